@@ -1,0 +1,279 @@
+/**
+ * The application service: decides commands against the current projections, appends each command's
+ * events atomically, folds them into the projections and acknowledges. Commands are serialized within
+ * the process and group-committed: every command that arrives while a commit is in flight is decided in
+ * order (each against the state its predecessors produced) and written with the others in one
+ * transaction and one flush. Each command stays all-or-nothing and is acknowledged only after the flush.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { produce } from 'immer';
+import type { DomainError } from './domain-error.js';
+import type { Actor, Decider, Issued } from './decider.js';
+import type { DomainEvent, NewEvent, RecordedEvent } from './envelope.js';
+import type { EventRegistry } from './events.js';
+import { StaleWriter, type AppendResult, type Clock, type EventStore, type IdGenerator, type SnapshotStore, type StreamWrite } from './ports.js';
+
+export interface ApplicationOptions<C, S> {
+  readonly decider: Decider<C, DomainEvent, S>;
+  readonly registry: EventRegistry;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly snapshots?: SnapshotStore;
+  /** Changes whenever the projection code changes, so that older snapshots are ignored. */
+  readonly projectionVersion: string;
+  /** Take a snapshot after this many events since the last one (0 = never automatically). */
+  readonly snapshotEvery?: number;
+  /** Upper bound of commands written in one transaction. */
+  readonly maxBatch?: number;
+  /** Reports catch-up progress (events folded so far, head position). */
+  readonly onProgress?: (folded: number, head: number) => void;
+}
+
+export interface CommandResult<S> {
+  readonly events: readonly RecordedEvent[];
+  /** The committed state right after this command's batch. */
+  readonly state: S;
+}
+
+interface Pending<C, S> {
+  readonly issued: Issued<C>;
+  readonly resolve: (result: E.Either<DomainError, CommandResult<S>>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type CommittedListener<S> = (events: readonly RecordedEvent[], state: S) => void;
+
+const PAGE = 5_000;
+
+/** Applies events to a plain, mutable state: the replay path (no immer, plain mutation speed). */
+export const foldMutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: Iterable<DomainEvent>): S => {
+  for (const event of events) decider.evolve(state, event);
+  return state;
+};
+
+/** Applies events to an immutable state inside one immer `produce` (the live path). */
+export const foldImmutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: readonly DomainEvent[]): S =>
+  events.length === 0 ? state : produce(state, (draft) => { for (const event of events) decider.evolve(draft as S, event); });
+
+export class Application<C, S> {
+  private committed: S;
+  private committedPosition: number;
+  private queue: Pending<C, S>[] = [];
+  private flushing = false;
+  private flushScheduled = false;
+  private idle: (() => void)[] = [];
+  private eventsSinceSnapshot = 0;
+  private readonly listeners = new Set<CommittedListener<S>>();
+
+  private constructor(private readonly options: ApplicationOptions<C, S>, state: S, position: number) {
+    this.committed = state;
+    this.committedPosition = position;
+  }
+
+  /** Loads the newest snapshot (if any) and folds the tail of the log. */
+  static async start<C, S>(options: ApplicationOptions<C, S>): Promise<Application<C, S>> {
+    const snapshot = options.snapshots ? await options.snapshots.load(options.projectionVersion) : null;
+    const base = snapshot ? (snapshot.state as S) : options.decider.initialState();
+    const { state, position } = await foldLog(options, base, snapshot?.position ?? 0, true);
+    return new Application(options, state, position);
+  }
+
+  /** The committed projections: only acknowledged commands are visible. */
+  get state(): S {
+    return this.committed;
+  }
+
+  get position(): number {
+    return this.committedPosition;
+  }
+
+  /** Runs a query against the committed projections. */
+  query<R>(read: (state: S) => R): R {
+    return read(this.committed);
+  }
+
+  execute(actor: Actor, command: C): Promise<E.Either<DomainError, CommandResult<S>>> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ issued: { command, actor, at: this.options.clock.now() }, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /** Called after every commit with the recorded events and the new state. */
+  onCommitted(listener: CommittedListener<S>): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Folds events that other processes appended since our last commit. */
+  async catchUp(): Promise<void> {
+    const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, false);
+    this.committed = state;
+    this.committedPosition = position;
+  }
+
+  async snapshot(): Promise<void> {
+    if (!this.options.snapshots) return;
+    await this.whenIdle();
+    await this.options.snapshots.save({
+      position: this.committedPosition,
+      projectionVersion: this.options.projectionVersion,
+      state: this.committed,
+      takenAt: this.options.clock.now(),
+    });
+    this.eventsSinceSnapshot = 0;
+  }
+
+  /** Resolves once every queued command has been committed or rejected. */
+  whenIdle(): Promise<void> {
+    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing || this.flushScheduled || this.queue.length === 0) return;
+    this.flushScheduled = true;
+    // setImmediate runs after pending I/O callbacks, so requests that arrived meanwhile join the batch.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const batch = this.queue.splice(0, this.options.maxBatch ?? 1_000);
+    try {
+      await this.commitBatch(batch);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    } finally {
+      this.flushing = false;
+      if (this.queue.length > 0) this.scheduleFlush();
+      else for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  private async commitBatch(batch: Pending<C, S>[]): Promise<void> {
+    const { decider, registry, store, ids } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      const basePosition = this.committedPosition;
+      let state = this.committed;
+      const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
+      const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number }>[] = [];
+      for (const { issued } of batch) {
+        const decision = decider.decide(issued, state);
+        if (E.isLeft(decision)) {
+          outcomes.push(decision);
+          continue;
+        }
+        const events = decision.right;
+        state = foldImmutable(decider, state, events);
+        outcomes.push(E.right({ first: pending.length, count: events.length }));
+        for (const event of events) {
+          pending.push({
+            streamId: registry.streamOf(event),
+            event: {
+              eventId: ids.eventId(),
+              type: event.type,
+              schemaVersion: registry.versionOf(event.type),
+              data: event.data,
+              recordedAt: issued.at,
+              metadata: {
+                actorId: issued.actor.userId,
+                sudoFromId: issued.actor.sudoFromId ?? null,
+                requestId: issued.actor.requestId ?? null,
+                origin: issued.actor.origin,
+              },
+            },
+          });
+        }
+      }
+      const writes = groupConsecutive(pending);
+      let results: readonly AppendResult[] = [];
+      try {
+        if (writes.length > 0) results = await store.commit(writes, { expectedPosition: basePosition });
+      } catch (error) {
+        if (error instanceof StaleWriter && attempt < 10) {
+          await this.catchUp();
+          continue;
+        }
+        throw error;
+      }
+      const recorded = recordedFrom(writes, results, basePosition);
+      this.committed = state;
+      this.committedPosition = basePosition + recorded.length;
+      batch.forEach((entry, index) => {
+        const outcome = outcomes[index]!;
+        entry.resolve(
+          E.isLeft(outcome) ? outcome : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state }),
+        );
+      });
+      if (recorded.length > 0) {
+        for (const listener of this.listeners) listener(recorded, state);
+        this.eventsSinceSnapshot += recorded.length;
+        const every = this.options.snapshotEvery ?? 0;
+        if (every > 0 && this.eventsSinceSnapshot >= every) void this.snapshot().catch(() => undefined);
+      }
+      return;
+    }
+  }
+}
+
+/** Consecutive events of the same stream become one write, so a command's events on a stream stay one append. */
+const groupConsecutive = (pending: readonly { readonly streamId: string; readonly event: NewEvent }[]): StreamWrite[] => {
+  const writes: { streamId: string; expected: 'any'; events: NewEvent[] }[] = [];
+  for (const { streamId, event } of pending) {
+    const last = writes[writes.length - 1];
+    if (last && last.streamId === streamId) last.events.push(event);
+    else writes.push({ streamId, expected: 'any', events: [event] });
+  }
+  return writes;
+};
+
+/** One transaction assigns consecutive positions after the base, in write order. */
+const recordedFrom = (writes: readonly StreamWrite[], results: readonly AppendResult[], basePosition: number): RecordedEvent[] => {
+  const recorded: RecordedEvent[] = [];
+  writes.forEach((write, index) => {
+    const firstVersion = results[index]!.nextExpectedVersion - write.events.length + 1;
+    write.events.forEach((event, offset) => {
+      recorded.push({ ...event, streamId: write.streamId, streamVersion: firstVersion + offset, globalPosition: basePosition + recorded.length + 1 });
+    });
+  });
+  return recorded;
+};
+
+/** Reads the log after `position`, decodes every event and folds it. Throws on an undecodable event. */
+export const foldLog = async <S>(
+  options: { readonly decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>; readonly registry: EventRegistry; readonly store: EventStore; readonly onProgress?: (folded: number, head: number) => void },
+  base: S,
+  position: number,
+  mutable: boolean,
+  until?: (event: RecordedEvent) => boolean,
+): Promise<{ state: S; position: number }> => {
+  const { decider, registry, store, onProgress } = options;
+  const head = await store.headPosition();
+  let state = base;
+  let current = position;
+  for (;;) {
+    const page = await store.readAll(current, PAGE);
+    if (page.length === 0) break;
+    const domainEvents: DomainEvent[] = [];
+    let stop = false;
+    for (const recorded of page) {
+      if (until && !until(recorded)) {
+        stop = true;
+        break;
+      }
+      const decoded = registry.decode(recorded);
+      if (E.isLeft(decoded)) throw new Error(decoded.left.message);
+      domainEvents.push(decoded.right);
+      current = recorded.globalPosition;
+    }
+    state = mutable ? foldMutable(decider, state, domainEvents) : foldImmutable(decider, state, domainEvents);
+    onProgress?.(current, head);
+    if (stop || page.length < PAGE) break;
+  }
+  return { state, position: current };
+};
