@@ -6,3 +6,4 @@ export * from './kernel/decider.js';
 export * from './kernel/table.js';
 export * from './kernel/memory-store.js';
 export * from './kernel/application.js';
+export * from './kernel/hash.js';
