@@ -1,0 +1,24 @@
+import type { Visibility } from '../shared/access.js';
+
+export type GroupCommand =
+  | {
+      readonly type: 'CreateGroup';
+      readonly name: string;
+      readonly path: string;
+      readonly parent_id?: number | null;
+      readonly visibility?: Visibility;
+      readonly description?: string;
+      readonly request_access_enabled?: boolean;
+    }
+  | {
+      readonly type: 'UpdateGroup';
+      readonly id: number;
+      readonly name?: string;
+      readonly path?: string;
+      readonly visibility?: Visibility;
+      readonly description?: string;
+      readonly request_access_enabled?: boolean;
+      readonly new_user_signups_cap?: number | null;
+    }
+  /** Deletes the group with its subgroups, projects and memberships. */
+  | { readonly type: 'DeleteGroup'; readonly id: number };

@@ -1,0 +1,195 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
+import type { Issued } from '../../kernel/decider.js';
+import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
+import type { ForgefoldEvent } from '../../events.js';
+import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
+import { effectiveGroupAccess } from '../shared/policy.js';
+import { Errors, isNamespacePath } from '../shared/validation.js';
+import { findUserByUsername } from '../users/queries.js';
+import { memberAdded, removeMembershipsOfSources } from '../members/decider.js';
+import { projectsInNamespace } from '../projects/queries.js';
+import type { GroupCommand } from './commands.js';
+import type { GroupEvent } from './events.js';
+import type { Group } from './projection.js';
+import { findGroup, findGroupByFullPath, selfAndDescendants } from './queries.js';
+
+const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+
+const requireGroup = (state: State, id: number): E.Either<DomainError, Group> => {
+  const group = findGroup(state.groups, id);
+  return group ? E.right(group) : E.left(notFound('Group'));
+};
+
+const requireAccess = (state: State, actorId: number | null, group: Group, level: number): E.Either<DomainError, Group> =>
+  actorId === null || effectiveGroupAccess(state, actorId, group) >= level ? E.right(group) : E.left(forbidden());
+
+/** Path, name and visibility rules shared by create and update; messages as the platform's Group model. */
+const validateGroup = (
+  state: State,
+  fields: { name?: string; path?: string; visibility?: Visibility },
+  parent: Group | null,
+  self: Group | null,
+): E.Either<DomainError, void> => {
+  const errors = new Errors();
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  if (fields.path !== undefined) {
+    if (fields.path === '') errors.add('path', "can't be blank");
+    else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
+    else {
+      const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
+      const holder = findGroupByFullPath(state.groups, fullPath);
+      const userHolder = parent === null ? findUserByUsername(state.users, fields.path) : undefined;
+      if ((holder && holder.id !== self?.id) || userHolder) errors.add('path', 'has already been taken');
+    }
+  }
+  if (fields.visibility !== undefined && parent && visibilityRank(fields.visibility) > visibilityRank(parent.visibility)) {
+    errors.add('visibility_level', `${fields.visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
+  }
+  return errors.toEither(undefined);
+};
+
+const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+  const { command, at, actor } = issued;
+  switch (command.type) {
+    case 'CreateGroup': {
+      const parentId = command.parent_id ?? null;
+      const parent = parentId === null ? E.right<DomainError, Group | null>(null) : pipe(requireGroup(state, parentId), E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.MAINTAINER)));
+      return pipe(
+        parent,
+        E.chainFirst((parentGroup) => validateGroup(state, command, parentGroup, null)),
+        E.mapLeft((error) =>
+          // The platform renders a failed save as "Failed to save group {:path=>[…]}".
+          error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyHash(error.errors)}` } as DomainError) : error,
+        ),
+        E.map((parentGroup): ForgefoldEvent[] => {
+          const id = state.sequences.namespace + 1;
+          const created: GroupEvent = {
+            type: 'GroupCreated',
+            data: {
+              id,
+              name: command.name,
+              path: command.path,
+              parent_id: parentGroup?.id ?? null,
+              visibility: command.visibility ?? 'private',
+              description: command.description ?? '',
+              request_access_enabled: command.request_access_enabled ?? true,
+              created_at: at,
+              created_by_id: actor.userId,
+            },
+          };
+          // The creator owns what they create (the system actor creates groups without an owner).
+          const owner = actor.userId === null ? [] : [memberAdded(state, { source_type: 'Namespace', source_id: id, user_id: actor.userId, access_level: AccessLevel.OWNER, at, created_by_id: actor.userId })];
+          return [created, ...owner];
+        }),
+      );
+    }
+    case 'UpdateGroup':
+      return pipe(
+        requireGroup(state, command.id),
+        E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.OWNER)),
+        E.chainFirst((group) =>
+          command.new_user_signups_cap !== undefined && group.parent_id !== null
+            ? E.left(validation({ new_user_signups_cap: ['is only available on top-level groups'] }))
+            : E.right(undefined),
+        ),
+        E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
+        E.map((group): ForgefoldEvent[] => {
+          const { type: _type, ...changes } = command;
+          return [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
+        }),
+      );
+    case 'DeleteGroup':
+      return pipe(
+        requireGroup(state, command.id),
+        E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.OWNER)),
+        E.map((group): ForgefoldEvent[] => {
+          // Deepest first, so that every event refers to a source that still exists when it is folded.
+          const groups = selfAndDescendants(state.groups, group).reverse();
+          const events: ForgefoldEvent[] = [];
+          for (const doomed of groups) {
+            for (const project of projectsInNamespace(state.projects, doomed.id)) {
+              events.push(...removeMembershipsOfSources(state, [{ type: 'Project', id: project.id }], at));
+              events.push({ type: 'ProjectDeleted', data: { id: project.id, at } });
+            }
+            events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
+            events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
+          }
+          return events;
+        }),
+      );
+  }
+};
+
+/** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */
+const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =>
+  `{${Object.entries(errors)
+    .map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`)
+    .join(', ')}}`;
+
+/** Recomputes full paths and names below a renamed group (groups and their projects). */
+const refreshPaths = (state: MutableState, group: MutableState['groups']['byId'][string][string]): void => {
+  const parent = group.parent_id === null ? undefined : tableGet(state.groups.byId, group.parent_id);
+  const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
+  const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
+  if (fullPath !== group.full_path) {
+    tableDelete(state.groups.byFullPath, group.full_path.toLowerCase());
+    tableSet(state.groups.byFullPath, fullPath.toLowerCase(), group.id);
+  }
+  group.full_path = fullPath;
+  group.full_name = fullName;
+  const projectIds = tableGet(state.projects.byNamespace, group.id);
+  if (projectIds) {
+    for (const shard of Object.keys(projectIds)) for (const id of Object.keys(projectIds[shard]!)) {
+      const project = tableGet(state.projects.byId, Number(id));
+      if (!project) continue;
+      tableDelete(state.projects.byFullPath, project.path_with_namespace.toLowerCase());
+      project.path_with_namespace = `${fullPath}/${project.path}`;
+      project.name_with_namespace = `${fullName} / ${project.name}`;
+      tableSet(state.projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
+    }
+  }
+  for (const childId of group.children) {
+    const child = tableGet(state.groups.byId, childId);
+    if (child) refreshPaths(state, child);
+  }
+};
+
+const evolve = (state: MutableState, event: GroupEvent): void => {
+  const groups = state.groups;
+  switch (event.type) {
+    case 'GroupCreated': {
+      const { created_by_id: _creator, ...data } = event.data;
+      const parent = data.parent_id === null ? undefined : tableGet(groups.byId, data.parent_id);
+      const full_path = parent ? `${parent.full_path}/${data.path}` : data.path;
+      const full_name = parent ? `${parent.full_name} / ${data.name}` : data.name;
+      tableSet(groups.byId, data.id, { ...data, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
+      tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
+      parent?.children.push(data.id);
+      groups.count += 1;
+      advance(state, 'namespace', data.id);
+      return;
+    }
+    case 'GroupUpdated': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      Object.assign(group, event.data);
+      if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
+      return;
+    }
+    case 'GroupDeleted': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      tableDelete(groups.byId, group.id);
+      tableDelete(groups.byFullPath, group.full_path.toLowerCase());
+      const parent = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
+      if (parent) parent.children = parent.children.filter((id) => id !== group.id);
+      groups.count -= 1;
+      return;
+    }
+  }
+};
+
+export const groupsDecider: ModuleDecider<GroupCommand, GroupEvent> = { decide, evolve };

@@ -1,0 +1,41 @@
+import * as t from 'io-ts';
+import { defineEvents, type EventsOf } from '../../kernel/events.js';
+
+const stream = (data: { id: number }) => `group-${data.id}`;
+const visibility = t.keyof({ private: null, internal: null, public: null });
+
+export const groupEvents = defineEvents({
+  GroupCreated: {
+    version: 1,
+    stream,
+    codec: t.type({
+      id: t.number,
+      name: t.string,
+      path: t.string,
+      parent_id: t.union([t.number, t.null]),
+      visibility,
+      description: t.string,
+      request_access_enabled: t.boolean,
+      created_at: t.string,
+      created_by_id: t.union([t.number, t.null]),
+    }),
+  },
+  GroupUpdated: {
+    version: 1,
+    stream,
+    codec: t.intersection([
+      t.type({ id: t.number, updated_at: t.string }),
+      t.partial({
+        name: t.string,
+        path: t.string,
+        visibility,
+        description: t.string,
+        request_access_enabled: t.boolean,
+        new_user_signups_cap: t.union([t.number, t.null]),
+      }),
+    ]),
+  },
+  GroupDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+});
+
+export type GroupEvent = EventsOf<typeof groupEvents>;

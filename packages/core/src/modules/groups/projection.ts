@@ -1,0 +1,31 @@
+/** The groups projection: every group with its full path, parent and children, indexed by full path. */
+import { emptyTable, type Table } from '../../kernel/table.js';
+import type { Visibility } from '../shared/access.js';
+
+export interface Group {
+  readonly id: number;
+  readonly name: string;
+  readonly path: string;
+  /** "parent/child": derived from the ancestors' paths, kept current on renames. */
+  readonly full_path: string;
+  /** "Parent / Child". */
+  readonly full_name: string;
+  readonly parent_id: number | null;
+  readonly visibility: Visibility;
+  readonly description: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Top-level groups only: the user cap that puts new members in the awaiting state (null = no cap). */
+  readonly new_user_signups_cap: number | null;
+  readonly request_access_enabled: boolean;
+  readonly children: readonly number[];
+}
+
+export interface GroupsSlice {
+  readonly byId: Table<Group>;
+  /** Lower-cased full path → group id (the platform's route lookup is case-insensitive). */
+  readonly byFullPath: Table<number>;
+  readonly count: number;
+}
+
+export const initialGroups = (): GroupsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), count: 0 });

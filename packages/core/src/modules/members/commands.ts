@@ -1,0 +1,1 @@
+export type { MemberCommand } from './decider.js';

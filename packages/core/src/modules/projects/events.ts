@@ -1,0 +1,31 @@
+import * as t from 'io-ts';
+import { defineEvents, type EventsOf } from '../../kernel/events.js';
+
+const stream = (data: { id: number }) => `project-${data.id}`;
+const visibility = t.keyof({ private: null, internal: null, public: null });
+
+export const projectEvents = defineEvents({
+  ProjectCreated: {
+    version: 1,
+    stream,
+    codec: t.type({
+      id: t.number,
+      name: t.string,
+      path: t.string,
+      description: t.string,
+      namespace_id: t.number,
+      namespace_kind: t.keyof({ group: null, user: null }),
+      visibility,
+      creator_id: t.union([t.number, t.null]),
+      created_at: t.string,
+    }),
+  },
+  ProjectUpdated: {
+    version: 1,
+    stream,
+    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility })]),
+  },
+  ProjectDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+});
+
+export type ProjectEvent = EventsOf<typeof projectEvents>;

@@ -1,0 +1,32 @@
+/** The projects projection: every project with its namespace and full path, indexed by full path and namespace. */
+import { emptyTable, type Table } from '../../kernel/table.js';
+import type { Visibility } from '../shared/access.js';
+
+export interface Project {
+  readonly id: number;
+  readonly name: string;
+  readonly path: string;
+  readonly description: string;
+  /** A group id, or the personal namespace id of a user. */
+  readonly namespace_id: number;
+  readonly namespace_kind: 'group' | 'user';
+  /** "group/sub/project": kept current when a namespace is renamed. */
+  readonly path_with_namespace: string;
+  readonly name_with_namespace: string;
+  readonly visibility: Visibility;
+  readonly creator_id: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly last_activity_at: string;
+}
+
+export interface ProjectsSlice {
+  readonly byId: Table<Project>;
+  /** Lower-cased path_with_namespace → project id. */
+  readonly byFullPath: Table<number>;
+  /** Namespace id → project id → project id. */
+  readonly byNamespace: Table<Table<number>>;
+  readonly count: number;
+}
+
+export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0 });

@@ -1,0 +1,34 @@
+import { tableGet, tableValues } from '../../kernel/table.js';
+import type { Project, ProjectsSlice } from './projection.js';
+
+export const findProject = (projects: ProjectsSlice, id: number): Project | undefined => tableGet(projects.byId, id);
+
+export const findProjectByFullPath = (projects: ProjectsSlice, fullPath: string): Project | undefined => {
+  const id = tableGet(projects.byFullPath, fullPath.toLowerCase());
+  return id === undefined ? undefined : findProject(projects, id);
+};
+
+/** `:id` on project routes: digits are an id; a value with "/" a full path; anything else matches nothing. */
+export const findProjectByIdOrPath = (projects: ProjectsSlice, value: string): Project | undefined => {
+  if (/^\d+$/.test(value)) return findProject(projects, Number(value));
+  return value.includes('/') ? findProjectByFullPath(projects, value) : undefined;
+};
+
+export function* projectsInNamespace(projects: ProjectsSlice, namespaceId: number): Generator<Project> {
+  const ids = tableGet(projects.byNamespace, namespaceId);
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+    const project = findProject(projects, Number(id));
+    if (project) yield project;
+  }
+}
+
+export const listProjects = (projects: ProjectsSlice): Generator<Project> => tableValues(projects.byId);
+
+/** The platform's `parameterize` for a path derived from a name. */
+export const pathFromName = (name: string): string =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^-+|-+$/g, '');

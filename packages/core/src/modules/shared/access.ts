@@ -1,0 +1,34 @@
+/** Access levels and visibility, as the platform numbers and names them. */
+
+export const AccessLevel = {
+  NO_ACCESS: 0,
+  MINIMAL_ACCESS: 5,
+  GUEST: 10,
+  REPORTER: 20,
+  DEVELOPER: 30,
+  MAINTAINER: 40,
+  OWNER: 50,
+} as const;
+
+export type AccessLevel = (typeof AccessLevel)[keyof typeof AccessLevel];
+
+/** Levels a membership may hold (`Gitlab::Access.all_values`); projects stop at MAINTAINER (`values`). */
+export const GROUP_ACCESS_LEVELS: readonly number[] = [10, 20, 30, 40, 50];
+export const PROJECT_ACCESS_LEVELS: readonly number[] = [10, 20, 30, 40];
+
+const HUMAN: Record<number, string> = {
+  0: 'No access',
+  5: 'Minimal Access',
+  10: 'Guest',
+  20: 'Reporter',
+  30: 'Developer',
+  40: 'Maintainer',
+  50: 'Owner',
+};
+
+export const humanAccess = (level: number): string => HUMAN[level] ?? String(level);
+
+export type Visibility = 'private' | 'internal' | 'public';
+export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
+const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
+export const visibilityRank = (visibility: Visibility): number => VISIBILITY_RANK[visibility];

@@ -1,0 +1,223 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { badRequest, forbidden, notFound, unauthorized, type DomainError } from '../../kernel/domain-error.js';
+import { tableGet, tableSet } from '../../kernel/table.js';
+import type { Issued } from '../../kernel/decider.js';
+import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
+import type { ForgefoldEvent } from '../../events.js';
+import { AccessLevel } from '../shared/access.js';
+import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
+import { dayOf, Errors } from '../shared/validation.js';
+import { findUser, findUserByUsername } from '../users/queries.js';
+import { findGroup } from '../groups/queries.js';
+import { findProject } from '../projects/queries.js';
+import { memberAdded, removeMembershipsOfUser } from '../members/decider.js';
+import type { TokenCommand } from './commands.js';
+import type { TokenEvent } from './events.js';
+import { findAccessToken, findTokenByDigest } from './queries.js';
+
+const requireAdmin = (state: State, actorId: number | null): E.Either<DomainError, void> =>
+  actorId === null || isAdmin(state, actorId) ? E.right(undefined) : E.left(forbidden());
+
+const validateExpiry = (expiresAt: string | null, at: string): E.Either<DomainError, void> =>
+  new Errors().check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
+
+/** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
+const requireResourceAdmin = (state: State, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
+  if (type === 'project') {
+    const project = findProject(state.projects, id);
+    if (!project) return E.left(notFound('Project'));
+    return actorId === null || effectiveProjectAccess(state, actorId, project) >= AccessLevel.MAINTAINER ? E.right(undefined) : E.left(forbidden());
+  }
+  const group = findGroup(state.groups, id);
+  if (!group) return E.left(notFound('Group'));
+  return actorId === null || effectiveGroupAccess(state, actorId, group) >= AccessLevel.OWNER ? E.right(undefined) : E.left(forbidden());
+};
+
+/** `project_5_bot`, then `project_5_bot1`, … as the platform uniquifies bot usernames. */
+const botUsername = (state: State, type: 'project' | 'group', id: number): string => {
+  const base = `${type}_${id}_bot`;
+  for (let suffix = 0; ; suffix++) {
+    const candidate = suffix === 0 ? base : `${base}${suffix}`;
+    if (!findUserByUsername(state.users, candidate)) return candidate;
+  }
+};
+
+const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+  const { command, at, actor } = issued;
+  switch (command.type) {
+    case 'CreatePersonalAccessToken':
+      return pipe(
+        requireAdmin(state, actor.userId),
+        E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
+        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.map((): ForgefoldEvent[] => [
+          {
+            type: 'AccessTokenCreated',
+            data: {
+              id: state.sequences.token + 1,
+              kind: command.impersonation ? 'impersonation' : 'personal',
+              user_id: command.user_id,
+              name: command.name,
+              scopes: [...command.scopes],
+              created_at: at,
+              expires_at: command.expires_at,
+              token_digest: command.token_digest,
+              resource_type: null,
+              resource_id: null,
+              access_level: null,
+            },
+          },
+        ]),
+      );
+    case 'RevokePersonalAccessToken': {
+      const token = findAccessToken(state.tokens, command.id);
+      const matches =
+        token &&
+        (command.user_id === undefined || token.user_id === command.user_id) &&
+        (command.impersonation === undefined || (token.kind === 'impersonation') === command.impersonation) &&
+        (token.kind === 'personal' || token.kind === 'impersonation');
+      if (!token || !matches) return E.left(notFound(command.impersonation ? 'Impersonation Token' : 'Personal Access Token'));
+      // Owners revoke their own tokens; administrators revoke anyone's.
+      if (actor.userId !== null && actor.userId !== token.user_id && !isAdmin(state, actor.userId)) return E.left(forbidden());
+      if (token.revoked) return E.left(badRequest('Token already revoked'));
+      return E.right([{ type: 'AccessTokenRevoked', data: { id: token.id, user_id: token.user_id, at } }]);
+    }
+    case 'CreateResourceAccessToken':
+      return pipe(
+        requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
+        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.map((): ForgefoldEvent[] => {
+          const botId = state.sequences.user + 1;
+          const username = botUsername(state, command.resource_type, command.resource_id);
+          return [
+            {
+              type: 'UserCreated',
+              data: {
+                id: botId,
+                username,
+                name: command.name,
+                email: `${username}@noreply.${command.email_domain}`,
+                public_email: null,
+                is_admin: false,
+                bot: command.resource_type === 'project' ? 'project_bot' : 'group_bot',
+                password_digest: null,
+                namespace_id: state.sequences.namespace + 1,
+                created_at: at,
+                created_by_id: actor.userId,
+              },
+            },
+            memberAdded(state, {
+              source_type: command.resource_type === 'project' ? 'Project' : 'Namespace',
+              source_id: command.resource_id,
+              user_id: botId,
+              access_level: command.access_level,
+              expires_at: command.expires_at,
+              at,
+              created_by_id: actor.userId,
+            }),
+            {
+              type: 'AccessTokenCreated',
+              data: {
+                id: state.sequences.token + 1,
+                kind: command.resource_type,
+                user_id: botId,
+                name: command.name,
+                scopes: [...command.scopes],
+                created_at: at,
+                expires_at: command.expires_at,
+                token_digest: command.token_digest,
+                resource_type: command.resource_type,
+                resource_id: command.resource_id,
+                access_level: command.access_level,
+              },
+            },
+          ];
+        }),
+      );
+    case 'RevokeResourceAccessToken':
+      return pipe(
+        requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
+        E.chain(() => {
+          const token = findAccessToken(state.tokens, command.id);
+          if (!token || token.resource_type !== command.resource_type || token.resource_id !== command.resource_id) {
+            return E.left(notFound(command.resource_type === 'project' ? 'Project Access Token' : 'Group Access Token'));
+          }
+          // Revoking a resource token removes its bot user from the resource and deletes the bot, as the platform does.
+          return E.right<DomainError, ForgefoldEvent[]>([
+            ...(token.revoked ? [] : [{ type: 'AccessTokenRevoked' as const, data: { id: token.id, user_id: token.user_id, at } }]),
+            ...removeMembershipsOfUser(state, token.user_id, at),
+            { type: 'UserDeleted', data: { id: token.user_id, at } },
+          ]);
+        }),
+      );
+    case 'IssueOAuthToken': {
+      const user = findUser(state.users, command.user_id);
+      if (!user) return E.left(unauthorized);
+      return E.right([
+        {
+          type: 'OAuthTokenIssued',
+          data: {
+            id: state.sequences.oauth + 1,
+            user_id: user.id,
+            scopes: [...command.scopes],
+            token_digest: command.token_digest,
+            refresh_digest: command.refresh_digest,
+            created_at: at,
+            expires_in: command.expires_in,
+          },
+        },
+        { type: 'UserSignedIn', data: { id: user.id, at } },
+      ]);
+    }
+    case 'RefreshOAuthToken': {
+      const match = findTokenByDigest(state.tokens, command.refresh_digest);
+      if (!match || match.kind !== 'refresh' || match.token.revoked) return E.left(unauthorized);
+      const previous = match.token;
+      return E.right([
+        { type: 'OAuthTokenRevoked', data: { id: previous.id, user_id: previous.user_id, at } },
+        {
+          type: 'OAuthTokenIssued',
+          data: {
+            id: state.sequences.oauth + 1,
+            user_id: previous.user_id,
+            scopes: [...previous.scopes],
+            token_digest: command.token_digest,
+            refresh_digest: command.new_refresh_digest,
+            created_at: at,
+            expires_in: command.expires_in,
+          },
+        },
+      ]);
+    }
+  }
+};
+
+const evolve = (state: MutableState, event: TokenEvent): void => {
+  const tokens = state.tokens;
+  switch (event.type) {
+    case 'AccessTokenCreated':
+      tableSet(tokens.byId, event.data.id, { ...event.data, revoked: false });
+      tableSet(tokens.byDigest, event.data.token_digest, `pat:${event.data.id}`);
+      advance(state, 'token', event.data.id);
+      return;
+    case 'AccessTokenRevoked': {
+      const token = tableGet(tokens.byId, event.data.id);
+      if (token) token.revoked = true;
+      return;
+    }
+    case 'OAuthTokenIssued':
+      tableSet(tokens.oauthById, event.data.id, { ...event.data, revoked: false });
+      tableSet(tokens.byDigest, event.data.token_digest, `oauth:${event.data.id}`);
+      tableSet(tokens.byDigest, event.data.refresh_digest, `refresh:${event.data.id}`);
+      advance(state, 'oauth', event.data.id);
+      return;
+    case 'OAuthTokenRevoked': {
+      const token = tableGet(tokens.oauthById, event.data.id);
+      if (token) token.revoked = true;
+      return;
+    }
+  }
+};
+
+export const tokensDecider: ModuleDecider<TokenCommand, TokenEvent> = { decide, evolve };

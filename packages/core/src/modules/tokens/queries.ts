@@ -1,0 +1,27 @@
+import { tableGet, tableValues } from '../../kernel/table.js';
+import type { AccessToken, OAuthToken, TokensSlice } from './projection.js';
+
+export type TokenMatch = { readonly kind: 'access'; readonly token: AccessToken } | { readonly kind: 'oauth'; readonly token: OAuthToken } | { readonly kind: 'refresh'; readonly token: OAuthToken };
+
+export const findTokenByDigest = (tokens: TokensSlice, digest: string): TokenMatch | undefined => {
+  const ref = tableGet(tokens.byDigest, digest);
+  if (ref === undefined) return undefined;
+  const [kind, id] = ref.split(':') as [string, string];
+  if (kind === 'pat') {
+    const token = tableGet(tokens.byId, Number(id));
+    return token && { kind: 'access', token };
+  }
+  const token = tableGet(tokens.oauthById, Number(id));
+  return token && { kind: kind === 'refresh' ? 'refresh' : 'oauth', token };
+};
+
+export const findAccessToken = (tokens: TokensSlice, id: number): AccessToken | undefined => tableGet(tokens.byId, id);
+
+export const accessTokensOf = (tokens: TokensSlice, predicate: (token: AccessToken) => boolean): AccessToken[] => [...tableValues(tokens.byId)].filter(predicate);
+
+/** Active while `expires_at >= CURRENT_DATE` (the platform's `active` scope): expired from the day after. */
+export const isExpiredOn = (token: AccessToken, day: string): boolean => token.expires_at !== null && token.expires_at < day;
+
+export const isOAuthExpiredAt = (token: OAuthToken, at: string): boolean => Date.parse(token.created_at) + token.expires_in * 1000 <= Date.parse(at);
+
+export const isTokenActive = (token: AccessToken, day: string): boolean => !token.revoked && !isExpiredOn(token, day);

@@ -1,0 +1,181 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { conflict, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
+import type { Issued } from '../../kernel/decider.js';
+import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
+import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
+import { findTopLevelNamespaceByPath } from '../groups/queries.js';
+import { removeMembershipsOfUser } from '../members/decider.js';
+import type { ForgefoldEvent } from '../../events.js';
+import type { UserCommand } from './commands.js';
+import type { UserEvent } from './events.js';
+import { findUser, findUserByEmail, findUserByUsername } from './queries.js';
+
+const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+
+const requireUser = (state: State, id: number) => {
+  const user = findUser(state.users, id);
+  return user ? E.right(user) : E.left(notFound('User'));
+};
+
+/** Only administrators manage accounts (the system actor, for bootstrap, counts as one). */
+const requireAdmin = (issued: Issued<unknown>, state: State): E.Either<DomainError, void> => {
+  const actorId = issued.actor.userId;
+  if (actorId === null) return E.right(undefined);
+  return findUser(state.users, actorId)?.is_admin ? E.right(undefined) : E.left(forbidden());
+};
+
+const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string }, selfId: number | null) => {
+  const errors = new Errors();
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  if (fields.username !== undefined) {
+    errors.check(fields.username !== '', 'username', "can't be blank");
+    errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
+  }
+  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid');
+  const emailOwner = fields.email === undefined ? undefined : findUserByEmail(state.users, fields.email);
+  const usernameOwner = fields.username === undefined ? undefined : findUserByUsername(state.users, fields.username);
+  const pathOwner = fields.username === undefined ? undefined : findTopLevelNamespaceByPath(state.groups, fields.username);
+  // The platform reports a taken e-mail, then a taken username, as 409 before any other validation error.
+  if (emailOwner && emailOwner.id !== selfId) return E.left(conflict('Email has already been taken'));
+  if ((usernameOwner && usernameOwner.id !== selfId) || pathOwner) return E.left(conflict('Username has already been taken'));
+  return errors.toEither(undefined);
+};
+
+const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+  const { command, at } = issued;
+  switch (command.type) {
+    case 'CreateUser': {
+      const id = state.sequences.user + 1;
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => validateProfile(state, command, null)),
+        E.map((): UserEvent[] => [
+          {
+            type: 'UserCreated',
+            data: {
+              id,
+              username: command.username,
+              name: command.name,
+              email: command.email,
+              public_email: command.public_email ?? null,
+              is_admin: command.is_admin ?? false,
+              bot: null,
+              password_digest: command.password_digest,
+              namespace_id: state.sequences.namespace + 1,
+              created_at: at,
+              created_by_id: issued.actor.userId,
+            },
+          },
+        ]),
+      );
+    }
+    case 'UpdateUser':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chainFirst((user) => validateProfile(state, command, user.id)),
+        E.map(({ id }): UserEvent[] => {
+          const { type: _type, ...changes } = command;
+          return [{ type: 'UserUpdated', data: { ...changes, id, updated_at: at } }];
+        }),
+      );
+    case 'BlockUser':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user) =>
+          user.id === issued.actor.userId ? E.left(forbidden('You cannot block yourself')) : E.right<DomainError, UserEvent[]>(user.state === 'blocked' ? [] : [{ type: 'UserBlocked', data: { id: user.id, at } }]),
+        ),
+      );
+    case 'UnblockUser':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.map((user): UserEvent[] => (user.state === 'blocked' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
+      );
+    case 'DeleteUser':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        // Memberships end explicitly, so that the audit trail shows when the access went away.
+        E.map((user): ForgefoldEvent[] => [...removeMembershipsOfUser(state, user.id, at), { type: 'UserDeleted', data: { id: user.id, at } }]),
+      );
+    case 'RecordUserActivity':
+      return pipe(
+        requireUser(state, command.id),
+        E.map((user): UserEvent[] => (user.last_activity_on === dayOf(at) ? [] : [{ type: 'UserActivityRecorded', data: { id: user.id, day: dayOf(at) } }])),
+      );
+  }
+};
+
+const evolve = (state: MutableState, event: UserEvent): void => {
+  const users = state.users;
+  switch (event.type) {
+    case 'UserCreated': {
+      const data = event.data;
+      tableSet(users.byId, data.id, {
+        ...data,
+        state: 'active',
+        updated_at: data.created_at,
+        last_activity_on: null,
+        current_sign_in_at: null,
+        last_sign_in_at: null,
+      });
+      tableSet(users.byUsername, data.username.toLowerCase(), data.id);
+      tableSet(users.byEmail, data.email.toLowerCase(), data.id);
+      tableSet(users.byNamespace, data.namespace_id, data.id);
+      users.count += 1;
+      advance(state, 'user', data.id);
+      advance(state, 'namespace', data.namespace_id);
+      return;
+    }
+    case 'UserUpdated': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      if (event.data.username !== undefined && event.data.username !== user.username) {
+        tableDelete(users.byUsername, user.username.toLowerCase());
+        tableSet(users.byUsername, event.data.username.toLowerCase(), user.id);
+      }
+      if (event.data.email !== undefined && event.data.email !== user.email) {
+        tableDelete(users.byEmail, user.email.toLowerCase());
+        tableSet(users.byEmail, event.data.email.toLowerCase(), user.id);
+      }
+      Object.assign(user, event.data);
+      return;
+    }
+    case 'UserBlocked':
+    case 'UserUnblocked': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
+      user.updated_at = event.data.at;
+      return;
+    }
+    case 'UserDeleted': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      tableDelete(users.byId, user.id);
+      tableDelete(users.byUsername, user.username.toLowerCase());
+      tableDelete(users.byEmail, user.email.toLowerCase());
+      tableDelete(users.byNamespace, user.namespace_id);
+      users.count -= 1;
+      return;
+    }
+    case 'UserSignedIn': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      user.last_sign_in_at = user.current_sign_in_at;
+      user.current_sign_in_at = event.data.at;
+      return;
+    }
+    case 'UserActivityRecorded': {
+      const user = tableGet(users.byId, event.data.id);
+      if (user) user.last_activity_on = event.data.day;
+      return;
+    }
+  }
+};
+
+export const usersDecider: ModuleDecider<UserCommand, UserEvent> = { decide, evolve };

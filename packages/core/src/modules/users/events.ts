@@ -1,0 +1,38 @@
+import * as t from 'io-ts';
+import { defineEvents, type EventsOf } from '../../kernel/events.js';
+
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+const stream = (data: { id: number }) => `user-${data.id}`;
+
+export const UserData = t.type({
+  id: t.number,
+  username: t.string,
+  name: t.string,
+  email: t.string,
+  public_email: nullable(t.string),
+  is_admin: t.boolean,
+  bot: nullable(t.keyof({ project_bot: null, group_bot: null })),
+  password_digest: nullable(t.string),
+  namespace_id: t.number,
+  created_at: t.string,
+  created_by_id: nullable(t.number),
+});
+
+export const userEvents = defineEvents({
+  UserCreated: { version: 1, codec: UserData, stream },
+  UserUpdated: {
+    version: 1,
+    stream,
+    codec: t.intersection([
+      t.type({ id: t.number, updated_at: t.string }),
+      t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string) }),
+    ]),
+  },
+  UserBlocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserUnblocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserSignedIn: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserActivityRecorded: { version: 1, stream, codec: t.type({ id: t.number, day: t.string }) },
+});
+
+export type UserEvent = EventsOf<typeof userEvents>;

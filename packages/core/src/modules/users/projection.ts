@@ -1,0 +1,39 @@
+/** The users projection: every account, with indexes by lower-cased username and e-mail. */
+import { emptyTable, type Table } from '../../kernel/table.js';
+
+export type UserState = 'active' | 'blocked' | 'deactivated';
+export type BotKind = 'project_bot' | 'group_bot';
+
+export interface User {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+  readonly email: string;
+  readonly public_email: string | null;
+  readonly state: UserState;
+  readonly is_admin: boolean;
+  /** Set for the bot users behind project and group access tokens. */
+  readonly bot: BotKind | null;
+  /** scrypt digest of the password ("scrypt$salt$hash"), computed by the adapter; never the password. */
+  readonly password_digest: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly created_by_id: number | null;
+  /** Day of the last authenticated activity ("YYYY-MM-DD"), at most one update a day. */
+  readonly last_activity_on: string | null;
+  readonly current_sign_in_at: string | null;
+  readonly last_sign_in_at: string | null;
+  /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
+  readonly namespace_id: number;
+}
+
+export interface UsersSlice {
+  readonly byId: Table<User>;
+  readonly byUsername: Table<number>;
+  readonly byEmail: Table<number>;
+  /** Personal namespace id → user id. */
+  readonly byNamespace: Table<number>;
+  readonly count: number;
+}
+
+export const initialUsers = (): UsersSlice => ({ byId: emptyTable(), byUsername: emptyTable(), byEmail: emptyTable(), byNamespace: emptyTable(), count: 0 });

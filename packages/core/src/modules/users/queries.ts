@@ -1,0 +1,38 @@
+import { tableGet, tableValues } from '../../kernel/table.js';
+import type { User, UsersSlice } from './projection.js';
+
+export const findUser = (users: UsersSlice, id: number): User | undefined => tableGet(users.byId, id);
+
+export const findUserByUsername = (users: UsersSlice, username: string): User | undefined => {
+  const id = tableGet(users.byUsername, username.toLowerCase());
+  return id === undefined ? undefined : findUser(users, id);
+};
+
+export const findUserByEmail = (users: UsersSlice, email: string): User | undefined => {
+  const id = tableGet(users.byEmail, email.toLowerCase());
+  return id === undefined ? undefined : findUser(users, id);
+};
+
+/** Sudo and the users API accept an id (all digits) or a username (case-insensitive). */
+export const findUserByIdOrUsername = (users: UsersSlice, value: string): User | undefined =>
+  /^\d+$/.test(value) ? findUser(users, Number(value)) : findUserByUsername(users, value);
+
+export const listUsers = (users: UsersSlice): Generator<User> => tableValues(users.byId);
+
+/** `User.search`: partial match on name and username, exact match on e-mail; a leading "@" is ignored. */
+export const matchesUserSearch = (user: User, query: string): boolean => {
+  const term = query.replace(/^@/, '').toLowerCase();
+  if (term === '') return true;
+  return (
+    user.name.toLowerCase().includes(term) ||
+    user.username.toLowerCase().includes(term) ||
+    user.email.toLowerCase() === term ||
+    (user.public_email ?? '').toLowerCase() === term
+  );
+};
+
+/** The owner of a personal namespace. */
+export const findUserByNamespace = (users: UsersSlice, namespaceId: number): User | undefined => {
+  const id = tableGet(users.byNamespace, namespaceId);
+  return id === undefined ? undefined : findUser(users, id);
+};
