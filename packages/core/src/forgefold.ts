@@ -8,6 +8,8 @@ import type { DomainEvent } from './kernel/envelope.js';
 import { initialState, type ModuleDecider, type MutableState, type State } from './state.js';
 import { eventRegistry, type ForgefoldEvent } from './events.js';
 import { usersDecider } from './modules/users/decider.js';
+import { findUser } from './modules/users/queries.js';
+import { forbidden, unauthorized } from './kernel/domain-error.js';
 import { userEvents } from './modules/users/events.js';
 import type { UserCommand } from './modules/users/commands.js';
 import { tokensDecider } from './modules/tokens/decider.js';
@@ -58,6 +60,14 @@ const eventModules = new Map<string, AnyModule>([
 ]);
 
 const decide = (issued: Issued<ForgefoldCommand>, state: State) => {
+  // Every command runs as an existing, unblocked user (or the system); adapters check this too, but a
+  // decision must never record an act by someone who cannot act.
+  const actorId = issued.actor.userId;
+  if (actorId !== null) {
+    const actor = findUser(state.users, actorId);
+    if (!actor) return E.left(unauthorized);
+    if (actor.state !== 'active') return E.left(forbidden(`Your account has been ${actor.state}.`));
+  }
   const module = commandModules[issued.command.type];
   return module ? module.decide(issued, state) : E.left({ _tag: 'BadRequest' as const, reason: `unknown command ${String(issued.command.type)}` });
 };

@@ -47,11 +47,18 @@ export class InMemoryEventStore implements EventStore {
     const versions = new Map<string, number>();
     const versionOf = (id: string) => versions.get(id) ?? this.streams.get(id)?.length ?? 0;
     const plan: { write: StreamWrite; duplicate: AppendResult | null }[] = [];
+    // Ids written by this commit: repeating one (within a write or across writes) is a conflict, so that
+    // the log never holds an event id twice.
+    const planned = new Set<string>();
     for (const write of writes) {
+      if (new Set(write.events.map((event) => event.eventId)).size !== write.events.length || write.events.some((event) => planned.has(event.eventId))) {
+        throw new WrongExpectedVersion(write.streamId, write.expected, versionOf(write.streamId));
+      }
       const duplicate = this.findDuplicate(write);
       if (!duplicate) {
         checkExpectedVersion(write.streamId, write.expected, versionOf(write.streamId));
         versions.set(write.streamId, versionOf(write.streamId) + write.events.length);
+        for (const event of write.events) planned.add(event.eventId);
       }
       plan.push({ write, duplicate });
     }

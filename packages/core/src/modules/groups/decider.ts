@@ -105,23 +105,26 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
       return pipe(
         requireGroup(state, command.id),
         E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.OWNER)),
-        E.map((group): ForgefoldEvent[] => {
-          // Deepest first, so that every event refers to a source that still exists when it is folded.
-          const groups = selfAndDescendants(state.groups, group).reverse();
-          const events: ForgefoldEvent[] = [];
-          for (const doomed of groups) {
-            for (const project of projectsInNamespace(state.projects, doomed.id)) {
-              events.push(...removeMembershipsOfSources(state, [{ type: 'Project', id: project.id }], at));
-              events.push({ type: 'ProjectDeleted', data: { id: project.id, at } });
-            }
-            events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
-            events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
-          }
-          return events;
-        }),
+        E.map((group) => deleteGroupEvents(state, group, at)),
       );
   }
 };
+
+/** Deletes a group's subtree, deepest first, so that every event refers to a source that still exists when folded. */
+export const deleteGroupEvents = (state: State, group: Group, at: string): ForgefoldEvent[] => {
+  const events: ForgefoldEvent[] = [];
+  for (const doomed of selfAndDescendants(state.groups, group).reverse()) {
+    for (const project of projectsInNamespace(state.projects, doomed.id)) events.push(...deleteProjectEvents(state, project.id, at));
+    events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
+    events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
+  }
+  return events;
+};
+
+export const deleteProjectEvents = (state: State, projectId: number, at: string): ForgefoldEvent[] => [
+  ...removeMembershipsOfSources(state, [{ type: 'Project', id: projectId }], at),
+  { type: 'ProjectDeleted', data: { id: projectId, at } },
+];
 
 /** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */
 const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =>

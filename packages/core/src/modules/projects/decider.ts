@@ -11,7 +11,8 @@ import { Errors, isNamespacePath } from '../shared/validation.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
 import type { User } from '../users/projection.js';
 import { findGroup } from '../groups/queries.js';
-import { memberAdded, removeMembershipsOfSources } from '../members/decider.js';
+import { memberAdded } from '../members/decider.js';
+import { deleteProjectEvents } from '../groups/decider.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
@@ -124,10 +125,7 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
       return pipe(
         requireProject(state, command.id),
         E.chain((project) => requireAccess(state, actor.userId, project, AccessLevel.OWNER)),
-        E.map((project): ForgefoldEvent[] => [
-          ...removeMembershipsOfSources(state, [{ type: 'Project', id: project.id }], at),
-          { type: 'ProjectDeleted', data: { id: project.id, at } },
-        ]),
+        E.map((project) => deleteProjectEvents(state, project.id, at)),
       );
   }
 };

@@ -5,7 +5,11 @@ import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
 import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
-import { findTopLevelNamespaceByPath } from '../groups/queries.js';
+import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
+import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
+import { projectsInNamespace } from '../projects/queries.js';
+import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import type { Group } from '../groups/projection.js';
 import { removeMembershipsOfUser } from '../members/decider.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { UserCommand } from './commands.js';
@@ -25,6 +29,14 @@ const requireAdmin = (issued: Issued<unknown>, state: State): E.Either<DomainErr
   if (actorId === null) return E.right(undefined);
   return findUser(state.users, actorId)?.is_admin ? E.right(undefined) : E.left(forbidden());
 };
+
+/** Top-level groups where this user is the only active owner. */
+const soloOwnedGroups = (state: State, userId: number): Group[] =>
+  [...membershipsOfUser(state.members, userId)]
+    .filter((member) => member.source_type === 'Namespace' && member.access_level === 50 && member.state === 'active')
+    .map((member) => findGroup(state.groups, member.source_id))
+    .filter((group): group is Group => group !== undefined && group.parent_id === null)
+    .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.access_level < 50 || m.state !== 'active'));
 
 const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string }, selfId: number | null) => {
   const errors = new Errors();
@@ -99,8 +111,16 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        // Memberships end explicitly, so that the audit trail shows when the access went away.
-        E.map((user): ForgefoldEvent[] => [...removeMembershipsOfUser(state, user.id, at), { type: 'UserDeleted', data: { id: user.id, at } }]),
+        E.map((user): ForgefoldEvent[] => {
+          // As the platform: groups the user alone owns and the user's personal projects go with the account.
+          const soloOwned = soloOwnedGroups(state, user.id).flatMap((group) => deleteGroupEvents(state, group, at));
+          const personal = [...projectsInNamespace(state.projects, user.namespace_id)].flatMap((project) => deleteProjectEvents(state, project.id, at));
+          const cascaded = [...soloOwned, ...personal];
+          const alreadyRemoved = new Set(cascaded.flatMap((event) => (event.type === 'MemberRemoved' ? [event.data.id] : [])));
+          // Memberships end explicitly, so that the audit trail shows when the access went away.
+          const memberships = removeMembershipsOfUser(state, user.id, at).filter((event) => !alreadyRemoved.has(event.data.id));
+          return [...cascaded, ...memberships, { type: 'UserDeleted', data: { id: user.id, at } }];
+        }),
       );
     case 'RecordUserActivity':
       return pipe(
