@@ -1,1 +1,91 @@
-export {};
+/**
+ * @forgefold/sqlite-store: a durable EventStore and SnapshotStore on one SQLite file (better-sqlite3).
+ *
+ * WAL journal, `synchronous=FULL` by default, versioned migrations applied at open, WAL checkpoints in a
+ * worker thread (never on the request path). Several store instances (connections or processes) may share
+ * a file: every write is an IMMEDIATE transaction that re-reads the log head, so a stale writer is told
+ * (StaleWriter / WrongExpectedVersion) instead of overwriting.
+ */
+import Database from 'better-sqlite3';
+import { Checkpointer } from './checkpointer.js';
+import { SqliteEventStore } from './event-store.js';
+import { appliedMigrations, migrate, type AppliedMigration } from './schema.js';
+import { SqliteSnapshotStore } from './snapshot-store.js';
+
+export { SqliteEventStore } from './event-store.js';
+export { SqliteSnapshotStore } from './snapshot-store.js';
+export { migrations, type AppliedMigration, type Migration } from './schema.js';
+export type { CheckpointStats } from './checkpointer.js';
+
+export interface SqliteStoreOptions {
+  readonly path: string;
+  readonly synchronous?: 'FULL' | 'NORMAL' | 'OFF';
+  readonly readonly?: boolean;
+  /** How long a writer waits for another connection's write lock (ms). Default 5000. */
+  readonly busyTimeoutMs?: number;
+  /** Interval of the background WAL checkpoint (ms). Default 250. */
+  readonly checkpointIntervalMs?: number;
+  /** Interval at which subscriptions look for appends by other connections (ms). Default 50. */
+  readonly pollIntervalMs?: number;
+}
+
+export interface SqliteStore {
+  readonly events: SqliteEventStore;
+  readonly snapshots: SqliteSnapshotStore;
+  readonly path: string;
+  /** Migrations recorded in the file, oldest first. */
+  migrations(): AppliedMigration[];
+  /** The background checkpointer's last result (null until it has run). */
+  checkpointStats(): { readonly checkpoints: number; readonly last: { busy: number; log: number; checkpointed: number } | null };
+  close(): Promise<void>;
+}
+
+export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
+  const { path } = options;
+  const readonly = options.readonly ?? false;
+  const db = new Database(path, { readonly, fileMustExist: readonly });
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    if (!readonly) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (String(mode).toLowerCase() !== 'wal' && path !== ':memory:') throw new Error(`Cannot switch ${path} to WAL (journal_mode=${String(mode)})`);
+      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      // Checkpoints run in the worker; the writer never stops to copy the WAL back.
+      db.pragma('wal_autocheckpoint = 0');
+      // When a fully checkpointed WAL is reset, truncate it to this size.
+      db.pragma('journal_size_limit = 67108864');
+      migrate(db);
+    } else {
+      const known = appliedMigrations(db).length;
+      if (known === 0) throw new Error(`${path} has no Forgefold schema`);
+    }
+    db.pragma('cache_size = -65536');
+    db.pragma('temp_store = MEMORY');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? 250);
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      events.detach();
+      db.close();
+      await checkpointer.close();
+    })());
+  const events = new SqliteEventStore(db, close, {
+    readonly,
+    pollIntervalMs: options.pollIntervalMs,
+    onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
+  });
+  const snapshots = new SqliteSnapshotStore(db, readonly);
+  return {
+    events,
+    snapshots,
+    path,
+    migrations: () => appliedMigrations(db),
+    checkpointStats: () => ({ checkpoints: checkpointer.checkpoints, last: checkpointer.last }),
+    close,
+  };
+};

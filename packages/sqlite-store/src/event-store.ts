@@ -1,0 +1,339 @@
+/**
+ * SQLite EventStore: same semantics as InMemoryEventStore (the executable reference), plus durability.
+ *
+ * Every append/commit is one IMMEDIATE transaction (one WAL flush). The hot path does not look event ids
+ * up: it relies on the UNIQUE index on event_id, and only when that index reports a clash does it redo
+ * the transaction on the slow path that resolves idempotent repeats and partial overlaps.
+ */
+import type Database from 'better-sqlite3';
+import {
+  StaleWriter,
+  WrongExpectedVersion,
+  checkExpectedVersion,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  type StreamWrite,
+  type Unsubscribe,
+} from '@forgefold/core';
+
+type Row = [number, string, string, number, string, number, string, string, string];
+
+const COLUMNS = 'global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata';
+const PAGE = 1_000;
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  eventId: row[1],
+  type: row[4],
+  schemaVersion: row[5],
+  data: JSON.parse(row[6]),
+  recordedAt: row[7],
+  metadata: JSON.parse(row[8]),
+  streamId: row[2],
+  streamVersion: row[3],
+  globalPosition: row[0],
+});
+
+const isEventIdClash = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+  error.message.includes('events.event_id');
+
+interface Subscription {
+  readonly handler: (event: RecordedEvent) => void;
+  last: number;
+  active: boolean;
+  pumping: boolean;
+}
+
+interface Outcome {
+  readonly results: AppendResult[];
+  readonly written: number;
+  /** Only built when someone is subscribed. */
+  readonly recorded: RecordedEvent[] | null;
+}
+
+export interface SqliteEventStoreOptions {
+  /** How often, while someone is subscribed, to look for appends made by other connections (ms). */
+  readonly pollIntervalMs?: number;
+  /** Called after each transaction that wrote events (the store uses it to start the checkpointer). */
+  readonly onWrite?: () => void;
+  readonly readonly?: boolean;
+}
+
+export class SqliteEventStore implements EventStore {
+  private readonly head: Database.Statement<[], number>;
+  private readonly streamHead: Database.Statement<[string], [number, number]>;
+  private readonly byEventId: Database.Statement<[string], [string, number, number]>;
+  private readonly insert: Database.Statement<unknown[]>;
+  private readonly allAfter: Database.Statement<[number, number], Row>;
+  private readonly streamAfter: Database.Statement<[string, number], Row>;
+  private readonly dataVersion: Database.Statement<[], number>;
+  private readonly write: ((writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome) & {
+    immediate: (writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome;
+  };
+  private readonly subscriptions = new Set<Subscription>();
+  private poll: NodeJS.Timeout | null = null;
+  private lastDataVersion = 0;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly closeStore: () => Promise<void>,
+    private readonly options: SqliteEventStoreOptions = {},
+  ) {
+    this.head = db.prepare('SELECT coalesce(max(global_position), 0) FROM events').pluck() as never;
+    this.streamHead = db
+      .prepare('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
+      .raw() as never;
+    this.byEventId = db.prepare('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw() as never;
+    this.allAfter = db.prepare(`SELECT ${COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw() as never;
+    this.streamAfter = db
+      .prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
+      .raw() as never;
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck() as never;
+    if (options.readonly) {
+      this.insert = null as never;
+      this.write = null as never;
+    } else {
+      this.insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      this.write = db.transaction((writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) =>
+        this.writeInTransaction(writes, expectedPosition, slow),
+      ) as never;
+    }
+  }
+
+  async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
+    const [result] = this.commitSync([{ streamId, expected, events }], undefined);
+    return result!;
+  }
+
+  async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
+    return this.commitSync(writes, options.expectedPosition);
+  }
+
+  private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): AppendResult[] {
+    this.assertOpen();
+    if (this.options.readonly) throw new Error('The store was opened read-only');
+    let outcome: Outcome;
+    try {
+      outcome = this.write.immediate(writes, expectedPosition, false);
+    } catch (error) {
+      // A clash on event_id, or a failed expectation (which an idempotent repeat does not have to meet):
+      // redo it on the slow path, which tells repeats, overlaps and conflicts apart.
+      if (!isEventIdClash(error) && !(error instanceof WrongExpectedVersion)) throw error;
+      outcome = this.write.immediate(writes, expectedPosition, true);
+    }
+    if (outcome.written > 0) {
+      this.options.onWrite?.();
+      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+    }
+    return outcome.results;
+  }
+
+  /**
+   * Runs inside the transaction. Throwing rolls everything back. `slow` looks every event id up first,
+   * to answer idempotent repeats and to reject partial overlaps; the fast path lets the UNIQUE index
+   * detect that case (the caller then retries on the slow path).
+   */
+  private writeInTransaction(writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean): Outcome {
+    const head = this.head.get() as number;
+    if (expectedPosition !== undefined && expectedPosition !== head) throw new StaleWriter(expectedPosition, head);
+    let position = head;
+    const streams = new Map<string, { version: number; last: number }>();
+    const streamState = (streamId: string) => {
+      let state = streams.get(streamId);
+      if (!state) {
+        const row = this.streamHead.get(streamId);
+        state = row ? { version: row[0], last: row[1] } : { version: 0, last: 0 };
+        streams.set(streamId, state);
+      }
+      return state;
+    };
+    const writtenNow = slow ? new Set<string>() : null;
+    const results: AppendResult[] = [];
+    const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
+    for (const write of writes) {
+      const { streamId, expected, events } = write;
+      if (writtenNow && events.length > 0) {
+        const duplicate = this.findDuplicate(write, writtenNow, () => streamState(streamId).version);
+        if (duplicate) {
+          results.push(duplicate);
+          continue;
+        }
+      }
+      const state = streamState(streamId);
+      checkExpectedVersion(streamId, expected, state.version);
+      for (const event of events) {
+        position++;
+        state.version++;
+        state.last = position;
+        const data = JSON.stringify(event.data) ?? 'null';
+        const metadata = JSON.stringify(event.metadata) ?? 'null';
+        this.insert.run(position, event.eventId, streamId, state.version, event.type, event.schemaVersion, data, event.recordedAt, metadata);
+        writtenNow?.add(event.eventId);
+        recorded?.push({
+          eventId: event.eventId,
+          type: event.type,
+          schemaVersion: event.schemaVersion,
+          // The subscribers and the application get what a reader of the log would get.
+          data: JSON.parse(data),
+          recordedAt: event.recordedAt,
+          metadata: JSON.parse(metadata),
+          streamId,
+          streamVersion: state.version,
+          globalPosition: position,
+        });
+      }
+      results.push({
+        streamId,
+        nextExpectedVersion: state.version,
+        lastPosition: state.version > 0 ? state.last : position,
+        duplicate: false,
+      });
+    }
+    return { results, written: position - head, recorded };
+  }
+
+  /** An append whose event ids were all written before returns the original result; a partial overlap is a conflict. */
+  private findDuplicate(write: StreamWrite, writtenNow: Set<string>, version: () => number): AppendResult | null {
+    const ids = new Set<string>();
+    const originals = write.events.map((event) => {
+      // An id repeated within this commit (inside one write, or across two) is a conflict, never a repeat.
+      if (ids.has(event.eventId) || writtenNow.has(event.eventId)) throw new WrongExpectedVersion(write.streamId, write.expected, version());
+      ids.add(event.eventId);
+      return this.byEventId.get(event.eventId);
+    });
+    if (originals.every((original) => original === undefined)) return null;
+    if (originals.some((original) => original === undefined)) throw new WrongExpectedVersion(write.streamId, write.expected, version());
+    const last = originals[originals.length - 1]!;
+    return { streamId: last[0], nextExpectedVersion: last[1], lastPosition: last[2], duplicate: true };
+  }
+
+  async readAll(after: number, limit: number): Promise<readonly RecordedEvent[]> {
+    this.assertOpen();
+    return this.readAllSync(after, limit);
+  }
+
+  /** Synchronous page read (used by subscriptions and by replay-heavy callers). */
+  readAllSync(after: number, limit: number): RecordedEvent[] {
+    if (limit <= 0) return [];
+    const rows = this.allAfter.all(Math.max(0, after), limit);
+    const events = new Array<RecordedEvent>(rows.length);
+    for (let i = 0; i < rows.length; i++) events[i] = toRecorded(rows[i]!);
+    return events;
+  }
+
+  async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
+    this.assertOpen();
+    return this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    this.assertOpen();
+    return this.head.get() as number;
+  }
+
+  subscribe(after: number, handler: (event: RecordedEvent) => void): Unsubscribe {
+    this.assertOpen();
+    const subscription: Subscription = { handler, last: Math.max(0, after), active: true, pumping: false };
+    this.subscriptions.add(subscription);
+    this.pump(subscription);
+    this.startPolling();
+    return () => {
+      subscription.active = false;
+      this.subscriptions.delete(subscription);
+      if (this.subscriptions.size === 0) this.stopPolling();
+    };
+  }
+
+  /** Delivers, in order, everything in the log after the subscription's last delivered event. */
+  private pump(subscription: Subscription): void {
+    if (subscription.pumping) return; // re-entrant call from a handler: the outer loop picks the rest up
+    subscription.pumping = true;
+    try {
+      while (subscription.active && !this.closed) {
+        const page = this.readAllSync(subscription.last, PAGE);
+        for (const event of page) {
+          if (!subscription.active) return;
+          subscription.last = event.globalPosition;
+          this.deliver(subscription, event);
+        }
+        if (page.length < PAGE) break;
+      }
+    } finally {
+      subscription.pumping = false;
+    }
+  }
+
+  private publish(recorded: readonly RecordedEvent[]): void {
+    const first = recorded[0]!.globalPosition;
+    for (const subscription of [...this.subscriptions]) {
+      if (subscription.pumping || subscription.last !== first - 1) {
+        // Behind (another connection appended in between) or inside a handler: read from the log.
+        this.pump(subscription);
+        continue;
+      }
+      subscription.pumping = true;
+      try {
+        for (const event of recorded) {
+          if (!subscription.active) break;
+          subscription.last = event.globalPosition;
+          this.deliver(subscription, event);
+        }
+      } finally {
+        subscription.pumping = false;
+      }
+      // A handler may have appended meanwhile.
+      if (subscription.active && subscription.last < (this.head.get() as number)) this.pump(subscription);
+    }
+  }
+
+  private deliver(subscription: Subscription, event: RecordedEvent): void {
+    try {
+      subscription.handler(event);
+    } catch (error) {
+      // A failing subscriber must not fail the writer whose transaction is already committed.
+      process.emitWarning(`Event subscriber failed on position ${event.globalPosition}: ${String(error)}`, 'SubscriberError');
+    }
+  }
+
+  private startPolling(): void {
+    if (this.poll || this.closed) return;
+    this.lastDataVersion = this.dataVersion.get() as number;
+    this.poll = setInterval(() => this.pollOnce(), this.options.pollIntervalMs ?? 50);
+    this.poll.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+  }
+
+  /** `PRAGMA data_version` changes only when another connection commits: a cheap check. */
+  private pollOnce(): void {
+    if (this.closed) return;
+    const version = this.dataVersion.get() as number;
+    if (version === this.lastDataVersion) return;
+    this.lastDataVersion = version;
+    for (const subscription of [...this.subscriptions]) this.pump(subscription);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('The event store is closed');
+  }
+
+  /** Marks the store closed without closing the connection (the owner does that). */
+  detach(): void {
+    this.closed = true;
+    this.stopPolling();
+    for (const subscription of this.subscriptions) subscription.active = false;
+    this.subscriptions.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.closeStore();
+  }
+}

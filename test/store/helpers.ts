@@ -1,0 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh directory under the OS temp dir; `remove` deletes it. */
+export const tempDir = (prefix = 'forgefold-store-') => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, file: (name = 'events.db') => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+};

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import type { EventStore } from '@forgefold/core';
+import { eventStoreContract, newEvent } from './contract.js';
+import { tempDir } from './helpers.js';
+
+eventStoreContract(
+  'sqlite',
+  async () => {
+    const temp = tempDir();
+    const path = temp.file();
+    let current: SqliteStore = openSqliteStore({ path });
+    const others: SqliteStore[] = [];
+    return {
+      store: current.events,
+      reopen: async (): Promise<EventStore> => {
+        await current.close();
+        current = openSqliteStore({ path });
+        return current.events;
+      },
+      another: async () => {
+        const other = openSqliteStore({ path });
+        others.push(other);
+        return other.events;
+      },
+      cleanup: async () => {
+        await current.close();
+        for (const other of others) await other.close();
+        temp.remove();
+      },
+    };
+  },
+  { modelRuns: 40 },
+);
+
+describe('SqliteStore', () => {
+  it('applies migrations once and is idempotent on reopen', async () => {
+    const temp = tempDir();
+    try {
+      const first = openSqliteStore({ path: temp.file() });
+      const applied = first.migrations();
+      expect(applied.map((m) => m.version)).toEqual([1]);
+      await first.events.append('a', 'any', [newEvent()]);
+      await first.close();
+      for (let i = 0; i < 3; i++) {
+        const again = openSqliteStore({ path: temp.file() });
+        expect(again.migrations()).toEqual(applied);
+        expect(await again.events.headPosition()).toBe(1);
+        await again.close();
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('opens read-only: reads work, writes are refused', async () => {
+    const temp = tempDir();
+    try {
+      const writer = openSqliteStore({ path: temp.file() });
+      await writer.events.append('a', 'any', [newEvent(), newEvent()]);
+      const reader = openSqliteStore({ path: temp.file(), readonly: true });
+      expect(await reader.events.headPosition()).toBe(2);
+      await expect(reader.events.append('a', 'any', [newEvent()])).rejects.toThrow(/read-only/);
+      await reader.close();
+      await writer.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('round-trips snapshots and ignores other projection versions', async () => {
+    const temp = tempDir();
+    try {
+      const store = openSqliteStore({ path: temp.file() });
+      expect(await store.snapshots.load('v1')).toBeNull();
+      const state = { users: new Map([[1, { name: 'ann', tags: new Set(['a']) }]]), at: new Date(0), list: [1, 2, 3], nested: { deep: { n: 1n } } };
+      await store.snapshots.save({ position: 10, projectionVersion: 'v1', state, takenAt: '2026-01-01T00:00:00.000Z' });
+      await store.snapshots.save({ position: 12, projectionVersion: 'v2', state: { other: true }, takenAt: '2026-01-01T00:00:01.000Z' });
+      const loaded = await store.snapshots.load('v1');
+      expect(loaded).toEqual({ position: 10, projectionVersion: 'v1', state, takenAt: '2026-01-01T00:00:00.000Z' });
+      expect((await store.snapshots.load('v2'))!.state).toEqual({ other: true });
+      expect(await store.snapshots.load('v3')).toBeNull();
+      for (let position = 11; position <= 20; position++) {
+        await store.snapshots.save({ position, projectionVersion: 'v1', state: { position }, takenAt: '2026-01-01T00:00:02.000Z' });
+      }
+      await store.close();
+      const reopened = openSqliteStore({ path: temp.file() });
+      expect((await reopened.snapshots.load('v1'))!.state).toEqual({ position: 20 });
+      await reopened.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('keeps only the newest few snapshots', async () => {
+    const temp = tempDir();
+    try {
+      const store = openSqliteStore({ path: temp.file() });
+      for (let position = 1; position <= 10; position++) {
+        await store.snapshots.save({ position, projectionVersion: 'v1', state: { big: 'x'.repeat(1000), position }, takenAt: 't' });
+      }
+      expect((await store.snapshots.load('v1'))!.position).toBe(10);
+      expect(store.snapshots.count()).toBeLessThanOrEqual(3);
+      await store.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('a second instance on the same file sees appends and its stale commit is rejected', async () => {
+    const temp = tempDir();
+    try {
+      const a = openSqliteStore({ path: temp.file(), pollIntervalMs: 5 });
+      const b = openSqliteStore({ path: temp.file(), pollIntervalMs: 5 });
+      const seen: number[] = [];
+      const unsubscribe = b.events.subscribe(0, (e) => seen.push(e.globalPosition));
+      await a.events.append('s', 'any', [newEvent(), newEvent()]);
+      await expect(b.events.commit([{ streamId: 't', expected: 'any', events: [newEvent()] }], { expectedPosition: 0 })).rejects.toMatchObject({
+        _tag: 'StaleWriter',
+        actualPosition: 2,
+      });
+      await b.events.commit([{ streamId: 't', expected: 'any', events: [newEvent()] }], { expectedPosition: 2 });
+      await expect(a.events.append('s', 1, [newEvent()])).rejects.toMatchObject({ _tag: 'WrongExpectedVersion', actual: 2 });
+      await a.events.append('s', 2, [newEvent()]);
+      for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toEqual([1, 2, 3, 4]);
+      unsubscribe();
+      await a.close();
+      await b.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('checkpoints the WAL in the background worker', async () => {
+    const temp = tempDir();
+    try {
+      const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 20 });
+      for (let i = 0; i < 50; i++) await store.events.append('s', 'any', [newEvent()]);
+      for (let i = 0; i < 200 && store.checkpointStats().checkpoints === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const stats = store.checkpointStats();
+      expect(stats.checkpoints).toBeGreaterThan(0);
+      expect(stats.last!.log).toBeGreaterThanOrEqual(0);
+      await store.close();
+      const reopened = openSqliteStore({ path: temp.file() });
+      expect(await reopened.events.headPosition()).toBe(50);
+      await reopened.close();
+    } finally {
+      temp.remove();
+    }
+  });
+});
