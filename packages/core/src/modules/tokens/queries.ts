@@ -25,3 +25,27 @@ export const isExpiredOn = (token: AccessToken, day: string): boolean => token.e
 export const isOAuthExpiredAt = (token: OAuthToken, at: string): boolean => Date.parse(token.created_at) + token.expires_in * 1000 <= Date.parse(at);
 
 export const isTokenActive = (token: AccessToken, day: string): boolean => !token.revoked && !isExpiredOn(token, day);
+
+/** What a presented token amounts to, before routes and scopes are considered. */
+export type TokenResolution =
+  | { readonly _tag: 'Unknown' }
+  | { readonly _tag: 'Expired' }
+  | { readonly _tag: 'Revoked' }
+  | { readonly _tag: 'ImpersonationDisabled' }
+  | { readonly _tag: 'Valid'; readonly userId: number; readonly scopes: readonly string[]; readonly kind: 'personal' | 'impersonation' | 'project' | 'group' | 'oauth' };
+
+/** Resolves a token digest at a moment: unknown, revoked, expired, or valid with its user and scopes. */
+export const resolveToken = (tokens: TokensSlice, digest: string, at: string, options: { readonly impersonationEnabled: boolean }): TokenResolution => {
+  const match = findTokenByDigest(tokens, digest);
+  if (!match || match.kind === 'refresh') return { _tag: 'Unknown' };
+  if (match.kind === 'oauth') {
+    if (match.token.revoked) return { _tag: 'Revoked' };
+    if (isOAuthExpiredAt(match.token, at)) return { _tag: 'Expired' };
+    return { _tag: 'Valid', userId: match.token.user_id, scopes: match.token.scopes, kind: 'oauth' };
+  }
+  const token = match.token;
+  if (token.kind === 'impersonation' && !options.impersonationEnabled) return { _tag: 'ImpersonationDisabled' };
+  if (token.revoked) return { _tag: 'Revoked' };
+  if (isExpiredOn(token, at.slice(0, 10))) return { _tag: 'Expired' };
+  return { _tag: 'Valid', userId: token.user_id, scopes: token.scopes, kind: token.kind };
+};

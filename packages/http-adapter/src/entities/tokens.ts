@@ -1,0 +1,17 @@
+import type { AccessToken } from '@forgefold/core';
+
+/** PersonalAccessToken / ImpersonationToken / ResourceAccessToken entities. The value appears only at creation. */
+export const accessTokenEntity = (token: AccessToken, today: string, value?: string) => ({
+  id: token.id,
+  name: token.name,
+  revoked: token.revoked,
+  created_at: token.created_at,
+  scopes: token.scopes,
+  user_id: token.user_id,
+  last_used_at: null,
+  active: !token.revoked && (token.expires_at === null || token.expires_at >= today),
+  expires_at: token.expires_at,
+  ...(token.kind === 'impersonation' ? { impersonation: true } : {}),
+  ...(token.access_level !== null ? { access_level: token.access_level } : {}),
+  ...(value !== undefined ? { token: value } : {}),
+});
