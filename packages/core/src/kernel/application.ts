@@ -194,6 +194,12 @@ export class Application<C, S> {
       let results: readonly AppendResult[] = [];
       try {
         if (writes.length > 0) results = await store.commit(writes, { expectedPosition: basePosition });
+        // Nothing to write means nothing checked our base: rejections decided on a state another writer has
+        // since moved on from (e.g. "not found" for what it created) must be decided again.
+        else if (attempt < 10) {
+          const head = await store.headPosition();
+          if (head !== basePosition) throw new StaleWriter(basePosition, head);
+        }
       } catch (error) {
         if (error instanceof StaleWriter && attempt < 10) {
           await this.catchUp();

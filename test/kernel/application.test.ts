@@ -1,0 +1,315 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import {
+  Application,
+  EventRegistry,
+  InMemoryEventStore,
+  InMemorySnapshotStore,
+  StaleWriter,
+  defineEvents,
+  foldLog,
+  type Decider,
+  type EventStore,
+} from '@forgefold/core';
+import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { tempDir } from '../store/helpers.js';
+import { checkLogInvariants, newEvent } from '../store/contract.js';
+import { actor, bankDecider, bankRegistry, clock, ids, plain, startBank, type BankCommand, type BankState } from './toy.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const sqlite = (): SqliteStore => {
+  const temp = tempDir('forgefold-kernel-');
+  const store = openSqliteStore({ path: temp.file() });
+  cleanups.push(() => temp.remove(), () => store.close());
+  return store;
+};
+
+const replay = async (store: EventStore): Promise<BankState> =>
+  (await foldLog({ decider: bankDecider as never, registry: bankRegistry, store }, bankDecider.initialState(), 0, true)).state;
+
+const open = (accountId: string, initial = 0): BankCommand => ({ kind: 'open', accountId, owner: `owner-${accountId}`, initial });
+
+describe('Application: group commit', () => {
+  it('writes many concurrent commands in few transactions, each acknowledged with its own events', async () => {
+    const store = new InMemoryEventStore();
+    const commit = vi.spyOn(store, 'commit');
+    const app = await startBank(store);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => app.execute(actor, open(`a${i}`, 10))));
+    expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(results.every(E.isRight)).toBe(true);
+    for (const [i, result] of results.entries()) {
+      if (E.isLeft(result)) throw new Error('unexpected');
+      // all or nothing: the command's two events, on its own stream, consecutive
+      expect(result.right.events.map((e) => [e.type, e.streamId])).toEqual([
+        ['AccountOpened', `account-a${i}`],
+        ['Deposited', `account-a${i}`],
+      ]);
+      expect(result.right.events[1]!.globalPosition).toBe(result.right.events[0]!.globalPosition + 1);
+    }
+    expect(await store.headPosition()).toBe(400);
+    expect(plain(await replay(store))).toEqual(plain(app.state));
+  });
+
+  it('groups on SQLite too: one transaction per batch', async () => {
+    const { events: store } = sqlite();
+    const commit = vi.spyOn(store, 'commit');
+    const app = await startBank(store);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
+    expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(await store.headPosition()).toBe(300);
+  });
+
+  it('decides in order: a command sees the effects of the one before it in the same batch', async () => {
+    const store = new InMemoryEventStore();
+    const commit = vi.spyOn(store, 'commit');
+    const app = await startBank(store);
+    const [opened, deposited, withdrawn, overdrawn, duplicate] = await Promise.all([
+      app.execute(actor, open('x')),
+      app.execute(actor, { kind: 'deposit', accountId: 'x', amount: 5 }),
+      app.execute(actor, { kind: 'withdraw', accountId: 'x', amount: 3 }),
+      app.execute(actor, { kind: 'withdraw', accountId: 'x', amount: 3 }),
+      app.execute(actor, open('x')),
+    ]);
+    expect(commit).toHaveBeenCalledTimes(1);
+    expect([opened, deposited, withdrawn].every(E.isRight)).toBe(true);
+    expect(overdrawn).toEqual(E.left({ _tag: 'Conflict', message: 'Insufficient funds' }));
+    expect(E.isLeft(duplicate!)).toBe(true);
+    expect(app.state.accounts.x!.balance).toBe(2);
+    // rejected commands wrote nothing
+    expect((await store.readAll(0, 100)).map((e) => e.type)).toEqual(['AccountOpened', 'Deposited', 'Withdrawn']);
+  });
+
+  it('a command touching two streams is written whole', async () => {
+    const store = new InMemoryEventStore();
+    const app = await startBank(store);
+    await Promise.all([app.execute(actor, open('a', 10)), app.execute(actor, open('b'))]);
+    const result = await app.execute(actor, { kind: 'transfer', from: 'a', to: 'b', amount: 4 });
+    if (E.isLeft(result)) throw new Error('transfer failed');
+    expect(result.right.events.map((e) => [e.type, e.streamId])).toEqual([
+      ['Withdrawn', 'account-a'],
+      ['Deposited', 'account-b'],
+    ]);
+    expect(result.right.state.accounts.b!.balance).toBe(4);
+  });
+
+  it('a failing commit rejects every command of its batch and leaves the state unchanged', async () => {
+    const store = new InMemoryEventStore();
+    const app = await startBank(store);
+    await app.execute(actor, open('x', 100));
+    const before = app.state;
+    const position = app.position;
+    const original = store.commit.bind(store);
+    const commit = vi.spyOn(store, 'commit').mockImplementationOnce(async () => {
+      throw new Error('disk full');
+    });
+    const batch = await Promise.allSettled(Array.from({ length: 10 }, () => app.execute(actor, { kind: 'deposit', accountId: 'x', amount: 1 })));
+    expect(commit).toHaveBeenCalledTimes(1);
+    expect(batch.every((r) => r.status === 'rejected' && (r.reason as Error).message === 'disk full')).toBe(true);
+    expect(app.state).toBe(before);
+    expect(app.position).toBe(position);
+    expect(await store.headPosition()).toBe(2);
+    commit.mockImplementation(original);
+    const after = await app.execute(actor, { kind: 'deposit', accountId: 'x', amount: 1 });
+    expect(E.isRight(after)).toBe(true);
+    expect(app.state.accounts.x!.balance).toBe(101);
+    expect(plain(await replay(store))).toEqual(plain(app.state));
+  });
+
+  it('a failing SQLite transaction (a conflicting event id) leaves log and state unchanged', async () => {
+    const { events: store } = sqlite();
+    const app = await startBank(store);
+    await app.execute(actor, open('x', 1));
+    // Plant an event id the application is about to use: the batch's transaction fails as a whole.
+    const planted = newEvent({ eventId: 'clash', type: 'AccountOpened', data: { accountId: 'z', owner: 'zed' } });
+    await store.append('account-z', 'any', [planted]);
+    const position = await store.headPosition();
+    let calls = 0;
+    const spy = vi.spyOn(ids, 'eventId').mockImplementation(() => (++calls === 2 ? 'clash' : `id-${calls}-${Math.random()}`));
+    try {
+      const app2 = await Application.start({ ...appOptions(store), ids });
+      const before = app2.state;
+      const results = await Promise.allSettled([
+        app2.execute(actor, { kind: 'deposit', accountId: 'x', amount: 1 }),
+        app2.execute(actor, { kind: 'deposit', accountId: 'x', amount: 1 }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(app2.state).toBe(before);
+      expect(await store.headPosition()).toBe(position);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+const appOptions = (store: EventStore) => ({
+  decider: bankDecider as never as Decider<BankCommand, never, BankState>,
+  registry: bankRegistry,
+  store,
+  clock,
+  ids,
+  projectionVersion: 'bank-1',
+});
+
+describe('Application: start-up', () => {
+  for (const kind of ['memory', 'sqlite'] as const) {
+    it(`start from a snapshot plus the tail equals a full replay (${kind})`, async () => {
+      const { store, snapshots } =
+        kind === 'memory' ? { store: new InMemoryEventStore(), snapshots: new InMemorySnapshotStore() } : (() => {
+          const s = sqlite();
+          return { store: s.events, snapshots: s.snapshots };
+        })();
+      const app = await startBank(store, { snapshots });
+      for (let i = 0; i < 20; i++) await app.execute(actor, open(`a${i}`, i));
+      await app.snapshot();
+      await Promise.all(Array.from({ length: 30 }, (_, i) => app.execute(actor, { kind: 'transfer', from: `a${19 - (i % 10)}`, to: `a${i % 7}`, amount: 1 })));
+      const snapshot = await snapshots.load('bank-1');
+      expect(snapshot!.position).toBe(39);
+      const fromSnapshot = await startBank(store, { snapshots });
+      const fromScratch = await startBank(store);
+      expect(fromSnapshot.position).toBe(app.position);
+      expect(plain(fromSnapshot.state)).toEqual(plain(fromScratch.state));
+      expect(plain(fromSnapshot.state)).toEqual(plain(app.state));
+      // another projection version ignores the snapshot and refolds
+      const other = await startBank(store, { snapshots, projectionVersion: 'bank-2' });
+      expect(plain(other.state)).toEqual(plain(app.state));
+      // the restored state keeps working
+      const next = await fromSnapshot.execute(actor, { kind: 'deposit', accountId: 'a0', amount: 1 });
+      expect(E.isRight(next)).toBe(true);
+    });
+  }
+
+  it('takes snapshots automatically every N events', async () => {
+    const { events: store, snapshots } = sqlite();
+    const app = await startBank(store, { snapshots, snapshotEvery: 10 });
+    for (let i = 0; i < 12; i++) await app.execute(actor, open(`a${i}`));
+    await app.whenIdle();
+    await new Promise((r) => setTimeout(r, 10));
+    expect((await snapshots.load('bank-1'))!.position).toBeGreaterThanOrEqual(10);
+    expect(plain((await startBank(store, { snapshots })).state)).toEqual(plain(app.state));
+  });
+
+  it('fails to start on an undecodable event, naming stream, position, type and field', async () => {
+    const { events: store } = sqlite();
+    const app = await startBank(store);
+    await app.execute(actor, open('x', 1));
+    await store.append('account-x', 'any', [newEvent({ type: 'Deposited', data: { accountId: 'x', amount: 'lots' } })]);
+    const failure = startBank(store);
+    await expect(failure).rejects.toThrow(/Deposited/);
+    const message = await failure.catch((error: Error) => error.message);
+    expect(message).toContain('account-x');
+    expect(message).toContain('position 3');
+    expect(message).toContain('data.amount');
+  });
+
+  it('upcasts an old schema version on replay', async () => {
+    // Version 1 of Deposited carried `cents` as a string; version 2 is the current `amount` integer.
+    const v2 = defineEvents({
+      AccountOpened: bankRegistry.definition('AccountOpened')! as never,
+      Deposited: {
+        codec: t.type({ accountId: t.string, amount: t.Int }),
+        version: 2,
+        stream: (d: { accountId: string }) => `account-${d.accountId}`,
+        upcasters: { 1: (data: unknown) => ({ accountId: (data as { accountId: string }).accountId, amount: Number((data as { cents: string }).cents) }) },
+      },
+      Withdrawn: bankRegistry.definition('Withdrawn')! as never,
+    });
+    const registry = new EventRegistry(v2);
+    const store = new InMemoryEventStore();
+    await store.append('account-x', 'no_stream', [
+      newEvent({ type: 'AccountOpened', data: { accountId: 'x', owner: 'ann' } }),
+      newEvent({ type: 'Deposited', schemaVersion: 1, data: { accountId: 'x', cents: '42' } }),
+    ]);
+    const app = await Application.start({ ...appOptions(store), registry });
+    expect(app.state.accounts.x).toEqual({ owner: 'ann', balance: 42, operations: 1 });
+    const result = await app.execute(actor, { kind: 'deposit', accountId: 'x', amount: 8 });
+    if (E.isLeft(result)) throw new Error('deposit failed');
+    expect(result.right.events[0]!.schemaVersion).toBe(2);
+    expect(app.state.accounts.x!.balance).toBe(50);
+    // a version newer than the code knows is refused
+    await store.append('account-x', 'any', [newEvent({ type: 'Deposited', schemaVersion: 3, data: { accountId: 'x', amount: 1 } })]);
+    await expect(Application.start({ ...appOptions(store), registry })).rejects.toThrow(/schemaVersion/);
+  });
+});
+
+describe('Application: live state equals replay', () => {
+  const commandArb = fc.oneof(
+    fc.record({ kind: fc.constant('open' as const), accountId: fc.constantFrom('a', 'b', 'c', 'd'), owner: fc.constant('o'), initial: fc.nat(20) }),
+    fc.record({ kind: fc.constant('deposit' as const), accountId: fc.constantFrom('a', 'b', 'c', 'e'), amount: fc.integer({ min: 1, max: 20 }) }),
+    fc.record({ kind: fc.constant('withdraw' as const), accountId: fc.constantFrom('a', 'b', 'c'), amount: fc.integer({ min: 1, max: 20 }) }),
+    fc.record({ kind: fc.constant('transfer' as const), from: fc.constantFrom('a', 'b', 'c'), to: fc.constantFrom('a', 'b', 'd'), amount: fc.integer({ min: 1, max: 20 }) }),
+  );
+  // Commands come in chunks issued concurrently (one group commit each, roughly).
+  const scenarioArb = fc.array(fc.array(commandArb, { minLength: 1, maxLength: 8 }), { maxLength: 12 });
+
+  const check = async (store: EventStore, chunks: BankCommand[][]) => {
+    const app = await startBank(store, { maxBatch: 5 });
+    for (const chunk of chunks) await Promise.all(chunk.map((command) => app.execute(actor, command)));
+    expect(plain(await replay(store))).toEqual(plain(app.state));
+    expect(app.position).toBe(await store.headPosition());
+    await checkLogInvariants(store);
+  };
+
+  it('in memory', async () => {
+    await fc.assert(fc.asyncProperty(scenarioArb, (chunks) => check(new InMemoryEventStore(), chunks)), { numRuns: 100 });
+  });
+
+  it('on SQLite', async () => {
+    const temp = tempDir('forgefold-kernel-prop-');
+    cleanups.push(() => temp.remove());
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (chunks) => {
+        const store = openSqliteStore({ path: temp.file(`p${n++}.db`) });
+        try {
+          await check(store.events, chunks);
+        } finally {
+          await store.close();
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('Application: stale writers', () => {
+  it('two Applications on one SQLite file alternate commands and end with equal state', async () => {
+    const temp = tempDir('forgefold-kernel-stale-');
+    const a = openSqliteStore({ path: temp.file() });
+    const b = openSqliteStore({ path: temp.file() });
+    cleanups.push(() => temp.remove(), () => a.close(), () => b.close());
+    const appA = await startBank(a.events);
+    const appB = await startBank(b.events);
+    const staleB: unknown[] = [];
+    const original = b.events.commit.bind(b.events);
+    b.events.commit = async (writes, options) => {
+      try {
+        return await original(writes, options);
+      } catch (error) {
+        staleB.push(error);
+        throw error;
+      }
+    };
+    expect(E.isRight(await appA.execute(actor, open('x', 50)))).toBe(true);
+    expect(E.isRight(await appB.execute(actor, open('y', 50)))).toBe(true); // B is stale: catches up and retries
+    for (let i = 0; i < 20; i++) {
+      const [app, from, to] = i % 2 ? [appA, 'x', 'y'] : [appB, 'y', 'x'];
+      const result = await app.execute(actor, { kind: 'transfer', from, to, amount: i });
+      expect(E.isRight(result)).toBe(true);
+    }
+    // concurrently, too
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? appA : appB).execute(actor, { kind: 'deposit', accountId: i % 3 ? 'x' : 'y', amount: 1 })));
+    await appA.catchUp();
+    await appB.catchUp();
+    expect(staleB.some((error) => error instanceof StaleWriter)).toBe(true);
+    expect(plain(appA.state)).toEqual(plain(appB.state));
+    expect(plain(appA.state)).toEqual(plain(await replay(a.events)));
+    expect(appA.state.accounts.x!.balance + appA.state.accounts.y!.balance).toBe(140);
+    await checkLogInvariants(a.events);
+  });
+});
