@@ -1,1 +1,12 @@
-export {};
+export * from './args.js';
+export * from './paths.js';
+export * from './domain.js';
+export * from './store.js';
+export * from './progress.js';
+export * from './summary.js';
+export * from './context.js';
+export { runCli, commands, topLevelHelp, PROGRAM } from './cli.js';
+export { envelopeLine } from './commands/export.js';
+export { envelopeProblems } from './commands/import.js';
+export type { ReplaySummary } from './commands/replay.js';
+export type { VerifyResult, HashComparison } from './commands/verify.js';

@@ -1,0 +1,71 @@
+/** Opening the event database of a data directory (through @forgefold/sqlite-store). */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { EventStore, SnapshotStore } from '@forgefold/core';
+import { openSqliteStore } from '@forgefold/sqlite-store';
+import { CliError } from './args.js';
+import { DATA_ENV, dataPaths } from './paths.js';
+
+/** What the commands need from a store; @forgefold/sqlite-store's SqliteStore has this shape. */
+export interface StoreHandle {
+  readonly events: EventStore;
+  readonly snapshots: SnapshotStore;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** Read-only commands (replay, export, verify) never write to the database. */
+  readonly readonly: boolean;
+}
+
+/** Opens the store at a database path. Injected so that tests and embedders can substitute a store. */
+export type StoreOpener = (databasePath: string, options: OpenStoreOptions) => Promise<StoreHandle>;
+
+export const openSqlite: StoreOpener = async (path, options) => openSqliteStore({ path, readonly: options.readonly });
+
+/**
+ * Opens the data directory's database. `mode: 'existing'` fails clearly when there is no database (a read
+ * must not create an empty one); `mode: 'create'` creates the directory and the database if needed.
+ */
+export const openDataStore = async (
+  open: StoreOpener,
+  dataDir: string,
+  cwd: string,
+  mode: 'existing' | 'create',
+  options: OpenStoreOptions,
+): Promise<StoreHandle> => {
+  const paths = dataPaths(dataDir, cwd);
+  if (mode === 'existing' && !existsSync(paths.database)) {
+    throw new CliError(`no event database at ${paths.database} (choose the data directory with --data DIR or $${DATA_ENV})`);
+  }
+  if (mode === 'create') await mkdir(paths.dir, { recursive: true });
+  try {
+    return await open(paths.database, options);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot open ${paths.database}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+};
+
+/**
+ * Closes a store while holding the event loop open. The SQLite store's close waits for its (unref'd)
+ * checkpoint worker to exit; with nothing else pending, Node would otherwise end the process mid-close
+ * (exit code 13, "unsettled top-level await") instead of returning the command's exit code.
+ */
+export const closeStore = async (store: Pick<StoreHandle, 'close'>): Promise<void> => {
+  const keepAlive = setInterval(() => undefined, 1_000);
+  try {
+    await store.close();
+  } finally {
+    clearInterval(keepAlive);
+  }
+};
+
+/** Runs `body` with an open store and always closes it. */
+export const withStore = async <R>(store: StoreHandle, body: (store: StoreHandle) => Promise<R>): Promise<R> => {
+  try {
+    return await body(store);
+  } finally {
+    await closeStore(store);
+  }
+};
