@@ -1,0 +1,331 @@
+/**
+ * Raw request parameters: query string, and body (JSON, x-www-form-urlencoded, multipart/form-data), parsed the
+ * way Rack 2.2 and Grape do, then merged with route params (route params win, then body, then query — Grape).
+ *
+ * - Rack nesting: `a[]=1&a[]=2` → array; `h[k]=v` → hash; `l[][k]=v` → array of hashes (Rack rules);
+ *   `l[0][k]=v` → Rack builds a hash keyed "0","1"…; we turn any hash whose keys are all decimal integers into an
+ *   array ordered by index (so `name[0][key]=v` is an array of hashes).
+ * - Form and query: `+` is a space, `%2B` a plus; `&` and `;` separate pairs (Rack 2); `a` without `=` is null.
+ * - JSON body: an object's keys become params; any other JSON value is `_json` (Grape).
+ * - Multipart: text parts become strings; file parts `{filename, contentType, data: Buffer}`.
+ * - A POST without Content-Type is read as a form (Rack `form_data?`). Other types are not parsed (no body params),
+ *   unless `rejectUnsupportedContentType` is set, which gives Grape's 415.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './errors.js';
+import type { RawParams } from './validation.js';
+
+export interface UploadedFile {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly data: Buffer;
+}
+
+export const MAX_PARAM_DEPTH = 100;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Percent-decodes a form/query component (`+` → space). Throws ApiError 400 on invalid %-encoding or UTF-8. */
+export function decodeFormComponent(s: string): string {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  const replaced = s.replace(/\+/g, ' ');
+  if (!replaced.includes('%')) return replaced;
+  const bytes: number[] = [];
+  for (let i = 0; i < replaced.length; ) {
+    const ch = replaced.charCodeAt(i);
+    if (ch === 0x25) {
+      const hex = replaced.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw ApiError.error(400, 'Invalid %-encoding in query string or form');
+      bytes.push(parseInt(hex, 16));
+      i += 3;
+    } else {
+      const cp = replaced.codePointAt(i)!;
+      const chunk = Buffer.from(String.fromCodePoint(cp), 'utf8');
+      for (const b of chunk) bytes.push(b);
+      i += cp > 0xffff ? 2 : 1;
+    }
+  }
+  try {
+    return utf8.decode(Uint8Array.from(bytes));
+  } catch {
+    throw ApiError.error(400, 'Invalid %-encoding in query string or form');
+  }
+}
+
+/** Percent-decodes a path segment (no `+` handling). Returns null when the encoding is invalid. */
+export function decodePathSegment(s: string): string | null {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+const isHash = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && !isUploadedFile(v);
+
+function isUploadedFile(v: unknown): v is UploadedFile {
+  return typeof v === 'object' && v !== null && Buffer.isBuffer((v as { data?: unknown }).data) && 'filename' in v;
+}
+
+function typeError(k: string, expected: string, got: unknown): ApiError {
+  const cls = Array.isArray(got) ? 'Array' : isHash(got) ? 'Hash' : 'String';
+  return ApiError.error(400, `expected ${expected} (got ${cls}) for param \`${k}'`);
+}
+
+const NAME_RE = /^[[\]]*([^[\]]+)\]*/;
+
+/** Rack 2.2 `normalize_params`: inserts `name=value` into `params` following the bracket syntax. */
+export function normalizeParams(params: Record<string, unknown>, name: string, v: unknown, depth = MAX_PARAM_DEPTH): unknown {
+  if (depth <= 0) throw ApiError.error(400, 'Params nested too deep');
+  const m = NAME_RE.exec(name);
+  const k = m?.[1] ?? '';
+  const after = m ? name.slice(m[0].length) : '';
+  if (k === '') {
+    if (v !== null && v !== undefined && name === '[]') return [v];
+    return undefined;
+  }
+  if (k === '__proto__' || k === 'constructor' || k === 'prototype') return params;
+  if (after === '') {
+    params[k] = v;
+  } else if (after === '[') {
+    params[name] = v;
+  } else if (after === '[]') {
+    const cur = (params[k] ??= []);
+    if (!Array.isArray(cur)) throw typeError(k, 'Array', cur);
+    cur.push(v);
+  } else {
+    const md = /^\[\]\[([^[\]]+)\]$/.exec(after) ?? /^\[\](.+)$/.exec(after);
+    if (md && md[1] !== undefined) {
+      const childKey = md[1];
+      const cur = (params[k] ??= []);
+      if (!Array.isArray(cur)) throw typeError(k, 'Array', cur);
+      const last: unknown = cur[cur.length - 1];
+      if (isHash(last) && !hashHasKey(last, childKey)) {
+        normalizeParams(last, childKey, v, depth - 1);
+      } else {
+        cur.push(normalizeParams(Object.create(null) as Record<string, unknown>, childKey, v, depth - 1));
+      }
+    } else {
+      const cur = (params[k] ??= Object.create(null) as Record<string, unknown>);
+      if (!isHash(cur)) throw typeError(k, 'Hash', cur);
+      params[k] = normalizeParams(cur, after, v, depth - 1);
+    }
+  }
+  return params;
+}
+
+/** Rack `params_hash_has_key?`: does `h` already hold the (possibly nested, `a[b]`) key? */
+function hashHasKey(h: Record<string, unknown>, key: string): boolean {
+  if (/\[\]/.test(key)) return false;
+  let cur: unknown = h;
+  for (const part of key.split(/[[\]]+/).filter((p) => p !== '')) {
+    if (!isHash(cur) || !Object.prototype.hasOwnProperty.call(cur, part)) return false;
+    cur = cur[part];
+  }
+  return true;
+}
+
+/** Turns hashes with only decimal-integer keys into arrays ordered by index; plain objects everywhere. */
+function finalize(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(finalize);
+  if (isHash(v)) {
+    const keys = Object.keys(v);
+    if (keys.length > 0 && keys.every((k) => /^\d{1,9}$/.test(k))) {
+      return keys
+        .map((k) => [Number(k), v[k]] as const)
+        .sort((a, b) => a[0] - b[0])
+        .map(([, x]) => finalize(x));
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of keys) out[k] = finalize(v[k]);
+    return out;
+  }
+  return v;
+}
+
+/** Builds nested params from ordered `[name, value]` pairs. */
+export function buildNested(pairs: Iterable<readonly [string, unknown]>): RawParams {
+  const params = Object.create(null) as Record<string, unknown>;
+  for (const [name, value] of pairs) normalizeParams(params, name, value);
+  return finalize(params) as RawParams;
+}
+
+/** Rack 2 `parse_nested_query`: `&` or `;` separated, `+` is space, nesting per `normalizeParams`. */
+export function parseQueryString(qs: string): RawParams {
+  const pairs: Array<[string, string | null]> = [];
+  for (const part of qs.split(/[&;] */)) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const k = decodeFormComponent(eq === -1 ? part : part.slice(0, eq));
+    const v = eq === -1 ? null : decodeFormComponent(part.slice(eq + 1));
+    pairs.push([k, v]);
+  }
+  return buildNested(pairs);
+}
+
+/** Parses a Content-Type header: lower-cased media type and parameters. */
+export function parseContentType(h: string | undefined): { type: string; params: Record<string, string> } | null {
+  if (!h) return null;
+  const [type, ...rest] = h.split(';');
+  const params: Record<string, string> = {};
+  for (const p of rest) {
+    const eq = p.indexOf('=');
+    if (eq === -1) continue;
+    const k = p.slice(0, eq).trim().toLowerCase();
+    let v = p.slice(eq + 1).trim();
+    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
+    params[k] = v;
+  }
+  return { type: (type ?? '').trim().toLowerCase(), params };
+}
+
+/** Parses the header block of one multipart part. */
+function parsePartHeaders(block: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of block.split('\r\n')) {
+    const idx = line.indexOf(':');
+    if (idx <= 0) continue;
+    headers[line.slice(0, idx).trim().toLowerCase()] = line.slice(idx + 1).trim();
+  }
+  return headers;
+}
+
+function dispositionParam(disposition: string, key: string): string | undefined {
+  const re = new RegExp(`(?:^|;)\\s*${key}\\*?=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;]*))`, 'i');
+  const m = re.exec(disposition);
+  if (!m) return undefined;
+  if (m[1] !== undefined) return m[1].replace(/\\(.)/g, '$1');
+  return m[2]?.trim();
+}
+
+/**
+ * multipart/form-data (RFC 7578). Text parts → UTF-8 strings; parts with a filename → UploadedFile.
+ * Throws ApiError 400 on a malformed body.
+ */
+export function parseMultipart(body: Buffer, boundary: string): RawParams {
+  if (!boundary || boundary.length > 200) throw ApiError.error(400, 'Invalid multipart boundary');
+  const delim = Buffer.from(`--${boundary}`);
+  const pairs: Array<[string, unknown]> = [];
+  let pos = body.indexOf(delim);
+  if (pos === -1) throw ApiError.error(400, 'Malformed multipart body');
+  for (;;) {
+    pos += delim.length;
+    // "--" after a delimiter closes the body.
+    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) break;
+    // Skip transport padding up to CRLF.
+    const eol = body.indexOf('\r\n', pos);
+    if (eol === -1) throw ApiError.error(400, 'Malformed multipart body');
+    pos = eol + 2;
+    const headerEnd = body.indexOf('\r\n\r\n', pos);
+    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delim]), pos);
+    if (next === -1) throw ApiError.error(400, 'Malformed multipart body');
+    let headers: Record<string, string>;
+    let content: Buffer;
+    if (headerEnd === -1 || headerEnd > next) {
+      // A part without a blank line: headers only when it starts with one, else malformed.
+      if (body.subarray(pos, pos + 2).toString() === '\r\n') {
+        headers = {};
+        content = body.subarray(pos + 2, next);
+      } else throw ApiError.error(400, 'Malformed multipart body');
+    } else {
+      headers = parsePartHeaders(body.subarray(pos, headerEnd).toString('latin1'));
+      content = body.subarray(headerEnd + 4, next);
+    }
+    const disposition = headers['content-disposition'] ?? '';
+    const name = dispositionParam(disposition, 'name');
+    const filename = dispositionParam(disposition, 'filename');
+    if (name !== undefined) {
+      const decodedName = Buffer.from(name, 'latin1').toString('utf8');
+      if (filename !== undefined) {
+        pairs.push([
+          decodedName,
+          { filename: Buffer.from(filename, 'latin1').toString('utf8'), contentType: headers['content-type'] ?? 'application/octet-stream', data: Buffer.from(content) } satisfies UploadedFile,
+        ]);
+      } else {
+        pairs.push([decodedName, content.toString('utf8')]);
+      }
+    }
+    pos = next + 2;
+  }
+  return buildNested(pairs);
+}
+
+export interface BodyLimits {
+  /** Maximum body size in bytes (413 beyond). */
+  readonly maxBodyBytes: number;
+}
+
+/** Reads the request body up to `maxBodyBytes`; throws ApiError 413 when it is larger. */
+export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
+      req.resume();
+      reject(ApiError.error(413, '413 Request Entity Too Large'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limits.maxBodyBytes) {
+        failed = true;
+        chunks.length = 0;
+        reject(ApiError.error(413, '413 Request Entity Too Large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) {
+        failed = true;
+        reject(e);
+      }
+    });
+  });
+}
+
+export interface ParseBodyOptions {
+  readonly method: string;
+  readonly contentType: string | undefined;
+  /** Give Grape's 415 for unsupported media types instead of ignoring the body. */
+  readonly rejectUnsupportedContentType?: boolean;
+}
+
+/** Body → params according to Content-Type. */
+export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
+  if (body.length === 0) return {};
+  const ct = parseContentType(opts.contentType);
+  const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
+  if (type === 'application/json' || type.endsWith('+json')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw ApiError.error(400, 'message body does not match declared format');
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      const out: RawParams = {};
+      for (const [k, v] of Object.entries(parsed)) if (k !== '__proto__') out[k] = v;
+      return out;
+    }
+    return { _json: parsed };
+  }
+  if (type === 'application/x-www-form-urlencoded') return parseQueryString(body.toString('utf8'));
+  if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');
+  if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')
+    throw ApiError.error(415, `The provided content-type '${type}' is not supported.`);
+  return {};
+}
+
+/** Grape precedence: route params override body params, which override query params (top-level keys). */
+export function mergeParams(query: RawParams, body: RawParams, route: Readonly<Record<string, string>>): RawParams {
+  return { ...query, ...body, ...route };
+}

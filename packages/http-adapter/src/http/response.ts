@@ -1,0 +1,132 @@
+/**
+ * What a handler returns, and how it is written: JSON with exactly `Content-Type: application/json`, the security
+ * headers of every API response, weak ETags on GET 200 with `If-None-Match` → 304, and `If-Unmodified-Since`.
+ */
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { ApiError } from './errors.js';
+
+const REPLY = Symbol.for('forgefold.http.reply');
+
+export interface Reply {
+  readonly [REPLY]: true;
+  /** Default: 201 for POST, 200 otherwise (204 when `body` is undefined and status is unset: see `noContent`). */
+  readonly status?: number;
+  /** JSON-serialised; `undefined` means an empty body. */
+  readonly body?: unknown;
+  /** Pre-serialised body (wins over `body`). */
+  readonly rawBody?: string | Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Default `application/json` (the mount may override, e.g. `application/scim+json`). */
+  readonly contentType?: string;
+  /** Set `false` to skip the ETag / If-None-Match handling on a GET 200. */
+  readonly etag?: boolean;
+}
+
+export interface ReplyInit {
+  readonly status?: number;
+  readonly headers?: Record<string, string>;
+  readonly contentType?: string;
+  readonly etag?: boolean;
+}
+
+export function isReply(u: unknown): u is Reply {
+  return typeof u === 'object' && u !== null && (u as Record<symbol, unknown>)[REPLY] === true;
+}
+
+/** A JSON reply; status defaults by method (201 POST, else 200). */
+export function json(body: unknown, init: ReplyInit = {}): Reply {
+  return { [REPLY]: true, body, ...init };
+}
+export const ok = (body: unknown, init: Omit<ReplyInit, 'status'> = {}): Reply => json(body, { ...init, status: 200 });
+export const created = (body: unknown, init: Omit<ReplyInit, 'status'> = {}): Reply => json(body, { ...init, status: 201 });
+/** 204 with an empty body. */
+export const noContent = (headers: Record<string, string> = {}): Reply => ({ [REPLY]: true, status: 204, headers });
+/** Any status with an exact body (use `ApiError` for failures you want to throw). */
+export const withStatus = (status: number, body?: unknown, init: Omit<ReplyInit, 'status'> = {}): Reply =>
+  ({ [REPLY]: true, status, body, ...init });
+/** Adds headers to a reply (e.g. pagination headers). */
+export const addHeaders = (r: Reply, headers: Record<string, string>): Reply => ({ ...r, headers: { ...r.headers, ...headers } });
+
+/** Headers on every API response (reference §1.2 item 19). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Frame-Options': 'SAMEORIGIN',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+export const JSON_CONTENT_TYPE = 'application/json';
+export const SCIM_CONTENT_TYPE = 'application/scim+json';
+
+/** Weak ETag of a serialised body: `W/"<md5 hex>"` (Rails' form). */
+export function weakEtag(body: string | Buffer): string {
+  return `W/"${createHash('md5').update(body).digest('hex')}"`;
+}
+
+/** RFC 9110 weak comparison of an `If-None-Match` header against an ETag (`*` matches anything). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const strip = (s: string): string => s.trim().replace(/^W\//, '');
+  const target = strip(etag);
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || strip(tag) === target);
+}
+
+/**
+ * `If-Unmodified-Since` (GitLab `check_unmodified_since!`): true when the header parses as a time and the resource
+ * changed after it. An unparsable header is ignored, like Ruby's `Time.parse rescue nil`.
+ */
+export function modifiedSince(ifUnmodifiedSince: string | undefined, updatedAt: string | Date | null | undefined): boolean {
+  if (!ifUnmodifiedSince || updatedAt === null || updatedAt === undefined) return false;
+  const since = Date.parse(ifUnmodifiedSince);
+  const last = updatedAt instanceof Date ? updatedAt.getTime() : Date.parse(updatedAt);
+  if (Number.isNaN(since) || Number.isNaN(last)) return false;
+  return last > since;
+}
+
+/** Throws 412 `{"message":"412 Precondition Failed"}` when the resource changed after `If-Unmodified-Since`. */
+export function checkUnmodifiedSince(headers: Readonly<Record<string, string | string[] | undefined>>, updatedAt: string | Date | null | undefined): void {
+  const h = headers['if-unmodified-since'];
+  if (modifiedSince(Array.isArray(h) ? h[0] : h, updatedAt)) throw ApiError.message(412, '412 Precondition Failed');
+}
+
+export interface WriteOptions {
+  readonly method: string;
+  readonly requestHeaders: Readonly<Record<string, string | string[] | undefined>>;
+  readonly defaultContentType: string;
+  readonly extraHeaders?: Readonly<Record<string, string>>;
+}
+
+function defaultStatus(method: string, hasBody: boolean): number {
+  if (!hasBody) return method === 'POST' ? 201 : method === 'GET' || method === 'HEAD' ? 200 : 204;
+  return method === 'POST' ? 201 : 200;
+}
+
+/** Serialises and writes a reply; returns the status written. HEAD gets the GET headers and no body. */
+export function writeReply(res: ServerResponse, reply: Reply, opts: WriteOptions): number {
+  const hasBody = reply.rawBody !== undefined || reply.body !== undefined;
+  let status = reply.status ?? defaultStatus(opts.method, hasBody);
+  let payload: Buffer | null = null;
+  if (status !== 204 && status !== 304) {
+    if (reply.rawBody !== undefined) payload = Buffer.isBuffer(reply.rawBody) ? reply.rawBody : Buffer.from(reply.rawBody, 'utf8');
+    else if (reply.body !== undefined) payload = Buffer.from(JSON.stringify(reply.body), 'utf8');
+  }
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, ...opts.extraHeaders, ...reply.headers };
+  const isRead = opts.method === 'GET' || opts.method === 'HEAD';
+  if (isRead && status === 200 && payload && reply.etag !== false) {
+    const etag = weakEtag(payload);
+    headers['ETag'] = etag;
+    const inm = opts.requestHeaders['if-none-match'];
+    if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, etag)) {
+      status = 304;
+      payload = null;
+    }
+  }
+  if (status !== 204 && status !== 304) {
+    headers['Content-Type'] = reply.contentType ?? opts.defaultContentType;
+    headers['Content-Length'] = String(payload ? payload.length : 0);
+  }
+  res.statusCode = status;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  if (opts.method === 'HEAD' || !payload) res.end();
+  else res.end(payload);
+  return status;
+}

@@ -1,0 +1,235 @@
+/**
+ * Declarative routes under a mount prefix, matched the way Grape/Mustermann does it:
+ * - the request path is normalised first (`//` squeezed, trailing `/` dropped) — Grape `normalize_path`;
+ * - `:name` matches one raw segment `[^/]+` and is percent-decoded after matching (`parent%2Fchild` is one id,
+ *   an unencoded slash matches nothing); `:name*` (last segment only) matches the rest of the path (Grape
+ *   requirement `/.+/`, used by SCIM user ids);
+ * - literal segments compare exactly; the first declared route wins (`members/all` before `members/:user_id`);
+ * - an optional `.json` format suffix is accepted when the bare path matches nothing;
+ * - HEAD is served by GET routes; OPTIONS answers 204 with `Allow`; a known path with another method is 405.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Either } from 'fp-ts/lib/Either.js';
+import type { Actor, DomainError } from '@forgefold/core';
+import type { AuthMode, Principal } from './auth.js';
+import { decodePathSegment } from './params.js';
+import type { Reply } from './response.js';
+import type { RawParams, Schema } from './validation.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestInfo {
+  readonly method: string;
+  /** The raw path (still percent-encoded), without the query string. */
+  readonly path: string;
+  /** The raw query string without `?` ('' when none). */
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly requestId: string;
+  /** Scheme + host (+ port) for absolute URLs: the configured external URL, else `http://<Host>`. */
+  readonly baseUrl: string;
+}
+
+/** What a handler (and a `before` hook) receives. */
+export interface HandlerContext<P = unknown> {
+  /** Validated, coerced params (declared keys only; defaults applied). */
+  readonly params: P;
+  /** All raw params: query, overridden by body, overridden by route params. */
+  readonly raw: RawParams;
+  readonly routeParams: Readonly<Record<string, string>>;
+  readonly query: RawParams;
+  readonly body: RawParams;
+  readonly rawBody: Buffer;
+  readonly actor: Actor;
+  readonly principal: Principal | null;
+  /** The credential found on the request (for routes with their own token check, e.g. SCIM `auth: 'none'`). */
+  readonly token: string | null;
+  readonly request: RequestInfo;
+  readonly route: CompiledRoute;
+}
+
+/**
+ * A handler's result:
+ * - a `Reply` (`ok`, `created`, `noContent`, `json`, `paginate(...)`…);
+ * - a core `DomainError` (rendered by `domainErrorResponse`);
+ * - an fp-ts `Either<DomainError, unknown>`: Left → error; Right → JSON body with the default status
+ *   (or the Reply it holds);
+ * - any other value → JSON body with the default status (201 POST, 200 otherwise); `undefined` → empty body
+ *   (204, or 201 for POST).
+ * Handlers may also throw `ApiError` or a DomainError.
+ */
+export type HandlerResult = Reply | DomainError | Either<DomainError, unknown> | unknown;
+
+export interface RouteDef<P = any> {
+  readonly method: HttpMethod;
+  /** Relative to the mount prefix: '/groups/:id/members/:user_id'. */
+  readonly path: string;
+  /** Params schema (see `schema`, `requires`, `optional`); none → `params` is `{}`. */
+  readonly params?: Schema<P>;
+  /** Default 'required' (GitLab `before { authenticate! }`). */
+  readonly auth?: AuthMode;
+  /** Extra token scopes accepted besides api/read_api, e.g. ['read_user']. */
+  readonly scopes?: readonly string[];
+  /** `authenticated_as_admin!` before validation. */
+  readonly admin?: boolean;
+  /**
+   * Grape `before` block: runs after authentication and before param validation (e.g. `find_project!` +
+   * `authorize!`, which then win over a 400). Return or throw an error to stop; return nothing to continue.
+   */
+  readonly before?: (ctx: HandlerContext<unknown>) => void | DomainError | Promise<void | DomainError>;
+  readonly handler: (ctx: HandlerContext<P>) => HandlerResult | Promise<HandlerResult>;
+  /** Free-form name for logs. */
+  readonly name?: string;
+}
+
+/** Identity helper so TypeScript infers `P` from `params`. */
+export function route<P = {}>(def: RouteDef<P>): RouteDef<P> {
+  return def;
+}
+
+export interface MountOptions {
+  /** Response content type for this mount (default `application/json`; SCIM: `application/scim+json`). */
+  readonly contentType?: string;
+  /** Default auth mode for routes of this mount (default 'required'). */
+  readonly auth?: AuthMode;
+  /** `{"error":"404 Not Found"}` for unknown paths under this prefix (default true). */
+  readonly catchAll?: boolean;
+}
+
+export interface Mount {
+  readonly prefix: string;
+  readonly routes: readonly RouteDef<any>[];
+  readonly options: MountOptions;
+}
+
+export function mount(prefix: string, routes: readonly RouteDef<any>[], options: MountOptions = {}): Mount {
+  return { prefix: normalizePath(prefix), routes, options };
+}
+
+type Segment = { kind: 'literal'; value: string } | { kind: 'param'; name: string } | { kind: 'rest'; name: string };
+
+export interface CompiledRoute {
+  readonly def: RouteDef<any>;
+  readonly mount: Mount;
+  /** Full pattern, prefix included, e.g. '/api/v4/groups/:id/members'. */
+  readonly pattern: string;
+  readonly segments: readonly Segment[];
+}
+
+export type MatchResult =
+  | { readonly kind: 'match'; readonly route: CompiledRoute; readonly params: Record<string, string> }
+  | { readonly kind: 'options'; readonly allow: readonly string[]; readonly mount: Mount }
+  | { readonly kind: 'method_not_allowed'; readonly allow: readonly string[]; readonly mount: Mount }
+  | { readonly kind: 'not_found'; readonly mount: Mount | null }
+  | { readonly kind: 'gone' };
+
+/** Grape `Router.normalize_path`: leading '/', squeeze '/', drop trailing '/'. */
+export function normalizePath(path: string): string {
+  const p = `/${path}`.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  return p === '' ? '/' : p;
+}
+
+const splitPath = (p: string): string[] => (p === '/' ? [] : p.slice(1).split('/'));
+
+function compile(def: RouteDef<any>, m: Mount): CompiledRoute {
+  const pattern = normalizePath(`${m.prefix}/${def.path}`);
+  const parts = splitPath(pattern);
+  const segments: Segment[] = parts.map((part, i) => {
+    if (part.startsWith(':')) {
+      if (part.endsWith('*')) {
+        if (i !== parts.length - 1) throw new Error(`rest parameter must be last: ${pattern}`);
+        return { kind: 'rest', name: part.slice(1, -1) };
+      }
+      return { kind: 'param', name: part.slice(1) };
+    }
+    return { kind: 'literal', value: part };
+  });
+  return { def, mount: m, pattern, segments };
+}
+
+function matchSegments(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    if (seg.kind === 'rest') {
+      if (i >= parts.length) return null;
+      const decoded = parts.slice(i).map(decodePathSegment);
+      if (decoded.some((d) => d === null || d === '')) return null;
+      params[seg.name] = decoded.join('/');
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined || part === '') return null;
+    if (seg.kind === 'literal') {
+      if (part !== seg.value) return null;
+    } else {
+      const d = decodePathSegment(part);
+      if (d === null) return null;
+      params[seg.name] = d;
+    }
+  }
+  return segments.length === parts.length ? params : null;
+}
+
+const API_V3 = /^\/api\/v3(?:\/|$)/;
+
+function allowHeader(methods: Iterable<string>): string[] {
+  const set = new Set<string>(methods);
+  const out = [...set];
+  if (set.has('GET') && !set.has('HEAD')) out.splice(out.indexOf('GET') + 1, 0, 'HEAD');
+  out.push('OPTIONS');
+  return out;
+}
+
+export class Router {
+  readonly routes: readonly CompiledRoute[];
+  readonly mounts: readonly Mount[];
+
+  constructor(mounts: readonly Mount[]) {
+    this.mounts = mounts;
+    this.routes = mounts.flatMap((m) => m.routes.map((r) => compile(r, m)));
+  }
+
+  /** The mount whose prefix covers `path` (longest prefix). */
+  mountFor(path: string): Mount | null {
+    let best: Mount | null = null;
+    for (const m of this.mounts) {
+      if (m.prefix === '/' || path === m.prefix || path.startsWith(`${m.prefix}/`)) {
+        if (!best || m.prefix.length > best.prefix.length) best = m;
+      }
+    }
+    return best;
+  }
+
+  match(method: string, rawPath: string): MatchResult {
+    const path = normalizePath(rawPath);
+    if (API_V3.test(path)) return { kind: 'gone' };
+    const r = this.matchPath(method, path);
+    if (r.kind === 'not_found' && path.endsWith('.json')) {
+      const alt = this.matchPath(method, path.slice(0, -'.json'.length));
+      if (alt.kind !== 'not_found') return alt;
+    }
+    return r;
+  }
+
+  private matchPath(method: string, path: string): MatchResult {
+    const parts = splitPath(path);
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const allowed: string[] = [];
+    let allowedMount: Mount | null = null;
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, parts);
+      if (!params) continue;
+      if (route.def.method === wanted) return { kind: 'match', route, params };
+      allowed.push(route.def.method);
+      allowedMount ??= route.mount;
+    }
+    if (allowed.length > 0 && allowedMount) {
+      const allow = allowHeader(allowed);
+      return method === 'OPTIONS'
+        ? { kind: 'options', allow, mount: allowedMount }
+        : { kind: 'method_not_allowed', allow, mount: allowedMount };
+    }
+    return { kind: 'not_found', mount: this.mountFor(path) };
+  }
+}
