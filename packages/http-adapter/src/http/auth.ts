@@ -196,9 +196,9 @@ export interface AuthOutcome {
  */
 export async function authenticateRequest(backend: AuthBackend, input: AuthenticateInput): Promise<AuthOutcome> {
   const anonymous: AuthOutcome = { principal: null, actor: { userId: null, origin: 'api', requestId: input.requestId }, token: null };
-  if (input.route.auth === 'none') return anonymous;
-
   const found = extractToken(input.headers, input.params);
+  if (input.route.auth === 'none') return { ...anonymous, token: found?.token ?? null };
+
   let success: AuthSuccess | null = null;
   if (found) {
     success = checkTokenResult(await backend.authenticate(found.token, found.source));

@@ -5,7 +5,7 @@
  *   an unencoded slash matches nothing); `:name*` (last segment only) matches the rest of the path (Grape
  *   requirement `/.+/`, used by SCIM user ids);
  * - literal segments compare exactly; the first declared route wins (`members/all` before `members/:user_id`);
- * - an optional `.json` format suffix is accepted when the bare path matches nothing;
+ * - a `.json` format suffix is stripped when the bare path matches (Grape `(.:format)`);
  * - HEAD is served by GET routes; OPTIONS answers 204 with `Allow`; a known path with another method is 405.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -204,12 +204,12 @@ export class Router {
   match(method: string, rawPath: string): MatchResult {
     const path = normalizePath(rawPath);
     if (API_V3.test(path)) return { kind: 'gone' };
-    const r = this.matchPath(method, path);
-    if (r.kind === 'not_found' && path.endsWith('.json')) {
+    if (path.endsWith('.json')) {
+      // Grape's `(.:format)`: the suffix is a format, not part of the last parameter.
       const alt = this.matchPath(method, path.slice(0, -'.json'.length));
       if (alt.kind !== 'not_found') return alt;
     }
-    return r;
+    return this.matchPath(method, path);
   }
 
   private matchPath(method: string, path: string): MatchResult {
