@@ -1,13 +1,14 @@
 /** Data directories filled through the real stack (Application + SQLite store), and a way to run the CLI. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Application, forgefold, systemActor, type Actor, type ForgefoldCommand, type State } from '@forgefold/core';
 import { openSqliteStore } from '@forgefold/sqlite-store';
-import { closeStore, dataPaths } from '@forgefold/cli';
+import { closeStore, dataPaths, loadCoreDomain, openSqlite, runCli } from '@forgefold/cli';
 
 export const BIN = fileURLToPath(new URL('../../packages/cli/bin/forgefold.js', import.meta.url));
 
@@ -33,6 +34,48 @@ export const cli = (args: readonly string[], options: { readonly input?: string;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
+/** The same, without blocking: several runs can proceed in parallel. */
+export const cliAsync = (args: readonly string[], options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {}): Promise<CliRun> =>
+  new Promise((resolve, reject) => {
+    const env = { ...process.env, ...options.env };
+    if (!options.env || !('FORGEFOLD_DATA' in options.env)) delete env['FORGEFOLD_DATA'];
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+
+/** Runs the CLI in this process (same code path as bin/forgefold.js, minus process start-up). */
+export const cliInProcess = async (args: readonly string[], options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {}): Promise<CliRun> => {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        append(chunk.toString());
+        callback();
+      },
+    });
+  const status = await runCli(args, {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    stdin: Readable.from(options.input ? [options.input] : []),
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    loadDomain: loadCoreDomain,
+    openStore: openSqlite,
+  });
+  return { status, stdout, stderr };
+};
+
 export const tempDir = (prefix = 'forgefold-cli-'): { readonly path: string; readonly cleanup: () => void } => {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
@@ -55,6 +98,7 @@ export const STEP_MS = 60_000;
  * snapshot after `snapshotAfter` commands.
  */
 export const seed = async (dir: string, options: { readonly users: number; readonly snapshotAfter?: number; readonly startIndex?: number }): Promise<Step[]> => {
+  mkdirSync(dir, { recursive: true });
   const store = openSqliteStore({ path: dataPaths(dir).database, synchronous: 'OFF' });
   let tick = options.startIndex ?? 0;
   const app = await Application.start<ForgefoldCommand, State>({
@@ -65,6 +109,8 @@ export const seed = async (dir: string, options: { readonly users: number; reado
     ids: { eventId: () => randomUUID() },
   });
   const steps: Step[] = [];
+  // On an empty store the system creates the first user, an administrator (id 1); user 1 does the rest.
+  const fresh = app.position === 0;
   const run = async (actor: Actor, command: ForgefoldCommand) => {
     const result = await app.execute(actor, command);
     if (result._tag === 'Left') throw new Error(`${command.type} failed: ${JSON.stringify(result.left)}`);
@@ -76,13 +122,14 @@ export const seed = async (dir: string, options: { readonly users: number; reado
     const base = options.startIndex ?? 0;
     for (let i = 0; i < options.users; i++) {
       const name = `user${base + i}`;
-      await run(i === 0 && base === 0 ? systemActor : { userId: 1, origin: 'api' }, {
+      const first = fresh && i === 0;
+      await run(first ? systemActor : { userId: 1, origin: 'api' }, {
         type: 'CreateUser',
         username: name,
         name: `User ${base + i}`,
         email: `${name}@example.com`,
         password_digest: null,
-        is_admin: i === 0 && base === 0,
+        is_admin: first,
       });
     }
     await run({ userId: 1, origin: 'api' }, { type: 'CreateGroup', name: `Group ${base}`, path: `group-${base}` });

@@ -133,6 +133,8 @@ const validate = async (registry: EventRegistry, lines: AsyncIterable<string>, s
     errorCount++;
     if (errors.length < MAX_REPORTED) errors.push({ line: lineNumber, message });
   };
+  // After a line that is not JSON, its position is unknown: the next line's gap check is skipped.
+  let previousUnknown = false;
   for await (const line of lines) {
     lineNumber++;
     if (spool) await writeChunk(spool, `${line}\n`);
@@ -142,25 +144,27 @@ const validate = async (registry: EventRegistry, lines: AsyncIterable<string>, s
       value = JSON.parse(line);
     } catch (error) {
       report(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      previousUnknown = true;
       continue;
     }
     const problem = validateEvent(registry, value);
-    if (problem !== null) {
-      report(problem);
-      continue;
+    if (problem !== null) report(problem);
+    else events++;
+    // Log order is checked on every line that has a position, valid or not, so one bad line is reported once.
+    const { globalPosition, streamId, streamVersion } = (isRecord(value) ? value : {}) as Partial<Record<string, unknown>>;
+    if (isPositiveInteger(globalPosition)) {
+      if (globalPosition <= lastPosition) {
+        if (problem === null) report(`globalPosition ${globalPosition} is not after the previous line's ${lastPosition}: lines must be in log order`);
+      } else if (strictOrder && !previousUnknown && globalPosition !== lastPosition + 1 && problem === null) {
+        report(`globalPosition ${globalPosition} leaves a gap after ${lastPosition}: an import into an empty store must start at 1 without gaps (or use --append)`);
+      }
+      lastPosition = Math.max(lastPosition, globalPosition);
     }
-    events++;
-    const event = value as RecordedEvent;
-    if (event.globalPosition <= lastPosition) {
-      report(`globalPosition ${event.globalPosition} is not after the previous line's ${lastPosition}: lines must be in log order`);
-    } else if (strictOrder && event.globalPosition !== lastPosition + 1) {
-      report(`globalPosition ${event.globalPosition} leaves a gap after ${lastPosition}: an import into an empty store must start at 1 without gaps (or use --append)`);
-    }
-    lastPosition = Math.max(lastPosition, event.globalPosition);
-    if (strictOrder) {
-      const expected = (streamVersions.get(event.streamId) ?? 0) + 1;
-      if (event.streamVersion !== expected) report(`streamVersion ${event.streamVersion} of stream ${event.streamId} should be ${expected}`);
-      streamVersions.set(event.streamId, Math.max(expected, event.streamVersion));
+    previousUnknown = !isPositiveInteger(globalPosition);
+    if (strictOrder && typeof streamId === 'string' && isPositiveInteger(streamVersion)) {
+      const expected = (streamVersions.get(streamId) ?? 0) + 1;
+      if (streamVersion !== expected && problem === null) report(`streamVersion ${streamVersion} of stream ${streamId} should be ${expected}`);
+      streamVersions.set(streamId, Math.max(expected, streamVersion));
     }
   }
   return { events, errors, errorCount };
