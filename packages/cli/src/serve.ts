@@ -1,7 +1,174 @@
-/** Placeholder: `forgefold serve` is being written separately and will replace this file. */
-import type { ParsedArgs } from './args.js';
+/**
+ * `forgefold serve`: the API over HTTP on the embedded SQLite store.
+ *
+ * Start-up contract (operators' scripts depend on it): PORT (8080), HOST (127.0.0.1), FORGEFOLD_DATA
+ * (./data), FORGEFOLD_ROOT_TOKEN, FORGEFOLD_EXTERNAL_URL; the line `Forgefold listening on http://HOST:PORT`
+ * is printed once requests are accepted. SIGTERM/SIGINT: in-flight requests finish, a snapshot is written,
+ * the store closes.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type State } from '@forgefold/core';
+import { createForgefoldApi, newTokenValue, passwordDigest, tokenDigest } from '@forgefold/http-adapter';
+import { openSqliteStore } from '@forgefold/sqlite-store';
+import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
+import { dataPaths, resolveDataDir } from './paths.js';
+import { mkdir } from 'node:fs/promises';
+
+export const serveSpec = {
+  name: 'serve',
+  summary: 'Run the HTTP API over the data directory.',
+  usage: 'forgefold serve [--port N] [--host ADDR] [--data DIR] [--external-url URL]',
+  description: [
+    'Environment: PORT (default 8080), HOST (default 127.0.0.1), FORGEFOLD_DATA (default ./data),',
+    'FORGEFOLD_ROOT_TOKEN (the root token on first start; otherwise one is generated into <data>/initial_root_token),',
+    'FORGEFOLD_ROOT_PASSWORD (optional, for the OAuth password grant), FORGEFOLD_EXTERNAL_URL (links and web_url),',
+    'FORGEFOLD_SYNCHRONOUS (FULL or NORMAL, default FULL), FORGEFOLD_IMPERSONATION (false disables impersonation tokens),',
+    'FORGEFOLD_SNAPSHOT_EVERY (events between snapshots, default 10000), FORGEFOLD_ACCESS_LOG (false silences the access log).',
+    'Flags override the environment.',
+  ].join('\n'),
+  options: {
+    ...commonOptions,
+    port: { type: 'string', value: 'N', description: 'TCP port (default $PORT, else 8080; 0 picks a free one)' },
+    host: { type: 'string', value: 'ADDR', description: 'Address to bind (default $HOST, else 127.0.0.1)' },
+    'external-url': { type: 'string', value: 'URL', description: 'External base URL (default $FORGEFOLD_EXTERNAL_URL)' },
+  },
+} as const satisfies CommandSpec;
+
+export interface ServeConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly externalUrl?: string;
+  readonly rootToken?: string;
+  readonly rootPassword?: string;
+  readonly synchronous: 'FULL' | 'NORMAL';
+  readonly impersonationEnabled: boolean;
+  readonly snapshotEvery: number;
+  readonly accessLog: boolean;
+}
+
+export const serveConfig = (args: ParsedArgs): ServeConfig => {
+  const flags = parseFlags(serveSpec, args.argv);
+  const env = args.env;
+  const port = parseNonNegativeInteger('port', flags.port ?? env['PORT'] ?? '8080', 'serve');
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`, 'serve');
+  const synchronous = (env['FORGEFOLD_SYNCHRONOUS'] ?? 'FULL').toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new UsageError(`FORGEFOLD_SYNCHRONOUS must be FULL or NORMAL, got '${synchronous}'`, 'serve');
+  const externalUrl = flags['external-url'] ?? env['FORGEFOLD_EXTERNAL_URL'];
+  if (externalUrl) {
+    try {
+      new URL(externalUrl);
+    } catch {
+      throw new UsageError(`the external URL must be an absolute URL, got '${externalUrl}'`, 'serve');
+    }
+  }
+  return {
+    port,
+    host: flags.host ?? env['HOST'] ?? '127.0.0.1',
+    dataDir: dataPaths(resolveDataDir(flags.data, env)).dir,
+    ...(externalUrl ? { externalUrl } : {}),
+    ...(env['FORGEFOLD_ROOT_TOKEN'] ? { rootToken: env['FORGEFOLD_ROOT_TOKEN'] } : {}),
+    ...(env['FORGEFOLD_ROOT_PASSWORD'] ? { rootPassword: env['FORGEFOLD_ROOT_PASSWORD'] } : {}),
+    synchronous,
+    impersonationEnabled: env['FORGEFOLD_IMPERSONATION'] !== 'false',
+    snapshotEvery: parseNonNegativeInteger('FORGEFOLD_SNAPSHOT_EVERY', env['FORGEFOLD_SNAPSHOT_EVERY'] ?? '10000', 'serve'),
+    accessLog: env['FORGEFOLD_ACCESS_LOG'] !== 'false',
+  };
+};
+
+const ROOT_TOKEN_FILE = 'initial_root_token';
+
+const must = async (app: Application<ForgefoldCommand, State>, command: ForgefoldCommand) => {
+  const result = await app.execute(systemActor, command);
+  if (E.isLeft(result)) throw new CliError(`bootstrap failed (${command.type}): ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+
+/**
+ * First start: the administrator `root` and a personal access token (api, sudo) for it. The token is
+ * FORGEFOLD_ROOT_TOKEN when set (also on later starts, if that value is not yet a token), otherwise it is
+ * generated and written to <data>/initial_root_token (mode 0600); only the file's path is printed.
+ */
+export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, config: Pick<ServeConfig, 'dataDir' | 'rootToken' | 'rootPassword'>, clock: Clock, say: (line: string) => void): Promise<void> => {
+  let root = findUserByUsername(app.state.users, 'root');
+  const firstStart = root === undefined;
+  if (!root) {
+    await must(app, {
+      type: 'CreateUser',
+      username: 'root',
+      name: 'Administrator',
+      email: 'admin@example.com',
+      password_digest: config.rootPassword ? await passwordDigest(config.rootPassword) : null,
+      is_admin: true,
+    });
+    root = findUserByUsername(app.state.users, 'root')!;
+  }
+  const wanted = config.rootToken;
+  if (wanted && resolveToken(app.state.tokens, tokenDigest(wanted), clock.now(), { impersonationEnabled: true })._tag === 'Valid') return;
+  if (!wanted && !firstStart) return;
+  const value = wanted ?? newTokenValue();
+  await must(app, { type: 'CreatePersonalAccessToken', user_id: root.id, name: 'initial root token', scopes: ['api', 'sudo'], expires_at: null, token_digest: tokenDigest(value), impersonation: false });
+  if (!wanted) {
+    const file = join(config.dataDir, ROOT_TOKEN_FILE);
+    await writeFile(file, `${value}\n`, { mode: 0o600 });
+    say(`Forgefold root token written to ${file}`);
+  }
+};
 
 export async function serve(args: ParsedArgs): Promise<void> {
-  void args;
-  throw new Error('forgefold serve: not implemented');
+  if (wantsHelp(args.argv)) {
+    const lines = [serveSpec.usage, '', serveSpec.summary, '', serveSpec.description, '', 'Options:'];
+    for (const [name, option] of Object.entries(serveSpec.options)) lines.push(`  --${name}${'value' in option ? ` ${option.value}` : ''}  ${option.description}`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  const config = serveConfig(args);
+  await mkdir(config.dataDir, { recursive: true });
+  const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
+  const clock: Clock = { now: () => new Date().toISOString() };
+  const app = await Application.start<ForgefoldCommand, State>({
+    ...forgefold,
+    store: store.events,
+    snapshots: store.snapshots,
+    clock,
+    ids: { eventId: () => randomUUID() },
+    snapshotEvery: config.snapshotEvery,
+  });
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  await bootstrapRoot(app, config, clock, say);
+
+  // `last_activity_on`: at most one event per user and day, recorded off the request path.
+  const recordActivity = (userId: number) => {
+    const user = findUser(app.state.users, userId);
+    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId });
+  };
+  const api = createForgefoldApi({
+    app,
+    clock,
+    impersonationEnabled: config.impersonationEnabled,
+    ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
+    onAuthenticated: recordActivity,
+    ...(config.accessLog ? {} : { log: () => undefined }),
+  });
+  const address = await api.listen(config.port, config.host);
+  say(`Forgefold listening on http://${config.host}:${address.port}`);
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      say(`Forgefold stopping (${signal})`);
+      await api.close();
+      await app.whenIdle();
+      await app.snapshot();
+      await store.close();
+      resolve();
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
 }

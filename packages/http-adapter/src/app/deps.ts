@@ -1,0 +1,88 @@
+/**
+ * What every route file needs: the application, the clock, the server's configuration, and small
+ * helpers that give the platform's semantics to lookups (`find_group!`, `find_project!`, `find_user!`)
+ * and run commands as the request's actor.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  canReadGroup,
+  canReadProject,
+  findGroupByIdOrPath,
+  findProjectByIdOrPath,
+  findUser,
+  notFound,
+  unauthorized,
+  type Application,
+  type Clock,
+  type CommandResult,
+  type DomainError,
+  type ForgefoldCommand,
+  type Group,
+  type Project,
+  type State,
+  type User,
+} from '@forgefold/core';
+import type { HandlerContext } from '../http/index.js';
+import type { PresentContext } from '../entities/context.js';
+
+export interface ServerConfig {
+  /** The platform's `impersonation_enabled`; impersonation tokens are refused when false. */
+  readonly impersonationEnabled: boolean;
+  /** The external URL (FORGEFOLD_EXTERNAL_URL) used in web_url and pagination links, without trailing slash. */
+  readonly externalUrl?: string;
+}
+
+export interface ApiDeps {
+  readonly app: Application<ForgefoldCommand, State>;
+  readonly clock: Clock;
+  readonly config: ServerConfig;
+}
+
+export type Ctx = HandlerContext<unknown>;
+
+/** Runs a command as the request's actor (the sudo target, with the real user recorded beside it). */
+export const execute = (deps: ApiDeps, ctx: Ctx, command: ForgefoldCommand): Promise<E.Either<DomainError, CommandResult<State>>> =>
+  deps.app.execute(ctx.actor, command);
+
+export const presentContext = (deps: ApiDeps, ctx: Ctx, state: State = deps.app.state): PresentContext => ({
+  state,
+  baseUrl: deps.config.externalUrl ?? ctx.request.baseUrl,
+  viewerId: ctx.principal?.userId ?? null,
+  viewerIsAdmin: ctx.principal?.isAdmin ?? false,
+});
+
+export const viewerId = (ctx: Ctx): number | null => ctx.principal?.userId ?? null;
+
+/**
+ * `find_group!`: by id or full path; a group the caller cannot read is "404 Group Not Found" (not 403),
+ * or 401 for an anonymous caller on routes that authenticate non-public access.
+ */
+export const findReadableGroup = (state: State, ctx: Ctx, id: string, options: { readonly authenticateNonPublic?: boolean } = {}): E.Either<DomainError, Group> => {
+  const group = findGroupByIdOrPath(state.groups, id);
+  if (group && canReadGroup(state, viewerId(ctx), group)) return E.right(group);
+  if (options.authenticateNonPublic && ctx.principal === null) return E.left(unauthorized);
+  return E.left(notFound('Group'));
+};
+
+/** `find_project!`: as `find_group!`, "404 Project Not Found". A non-numeric id without "/" finds nothing. */
+export const findReadableProject = (state: State, ctx: Ctx, id: string, options: { readonly authenticateNonPublic?: boolean } = {}): E.Either<DomainError, Project> => {
+  const project = findProjectByIdOrPath(state.projects, id);
+  if (project && canReadProject(state, viewerId(ctx), project)) return E.right(project);
+  if (options.authenticateNonPublic && ctx.principal === null) return E.left(unauthorized);
+  return E.left(notFound('Project'));
+};
+
+export const findUserOr404 = (state: State, id: number): E.Either<DomainError, User> => {
+  const user = findUser(state.users, id);
+  return user ? E.right(user) : E.left(notFound('User'));
+};
+
+/** `Date.current` from the clock port, as "YYYY-MM-DD". */
+export const today = (deps: ApiDeps): string => deps.clock.now().slice(0, 10);
+
+/** The id carried by the first event of a type in a command's result (e.g. the new group's id). */
+export const createdId = (result: CommandResult<State>, type: string): number => {
+  const event = result.events.find((candidate) => candidate.type === type);
+  if (!event) throw new Error(`no ${type} event in the result`);
+  return (event.data as { id: number }).id;
+};
