@@ -1,0 +1,176 @@
+/**
+ * Crash safety: a child process appends commands (3 events each, group-committed) and is SIGKILLed at
+ * random moments; after every kill the file must hold every acknowledged command whole, no command in
+ * part, gap-free positions, and a projection that replays to the same state as a fold from scratch.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { openSqliteStore } from '@forgefold/sqlite-store';
+import type { RecordedEvent } from '@forgefold/core';
+import { tempDir } from '../store/helpers.js';
+import { logProblems } from '../store/contract.js';
+import { startTriple, tripleDecider, type TripleState } from './triple.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const KILLS = Number(process.env.CRASH_KILLS ?? 50);
+
+interface Child {
+  readonly process: ChildProcess;
+  readonly acks: string[];
+  readonly lines: string[];
+  ready: boolean;
+  readonly loaded: Promise<void>;
+  readonly readyOrExit: Promise<void>;
+  readonly exited: Promise<void>;
+}
+
+const spawnChild = (path: string, runId: string): Child => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'child.ts'), path, runId], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const acks: string[] = [];
+  const lines: string[] = [];
+  let onLoaded!: () => void;
+  let onReady!: () => void;
+  const state: Child = {
+    process: child,
+    acks,
+    lines,
+    ready: false,
+    loaded: new Promise((resolve) => (onLoaded = resolve)),
+    readyOrExit: new Promise((resolve) => (onReady = resolve)),
+    exited: new Promise((resolve) =>
+      child.once('close', (code, signal) => {
+        if (signal !== 'SIGKILL') lines.push(`exit ${code} ${signal} ${stderr}`);
+        onLoaded();
+        onReady();
+        resolve();
+      }),
+    ),
+  };
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.startsWith('ack ')) acks.push(line.slice(4));
+    else lines.push(line);
+    if (line === 'loaded') onLoaded();
+    if (line.startsWith('ready ')) {
+      state.ready = true;
+      onReady();
+    }
+  });
+  return state;
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The projection, computed from the raw log without the application, its codecs or snapshots. */
+const fromScratch = (events: readonly RecordedEvent[]): TripleState => {
+  const state = tripleDecider.initialState();
+  for (const event of events) {
+    const data = event.data as { commandId: string; account: string; step: number };
+    state.perAccount[data.account] = (state.perAccount[data.account] ?? 0) + 1;
+    state.steps++;
+    if (data.step === 2) state.lastCommand = data.commandId;
+  }
+  return state;
+};
+
+describe('crash safety', () => {
+  it(`survives ${KILLS} SIGKILLs with every acknowledged command whole`, async () => {
+    const temp = tempDir('forgefold-crash-');
+    const path = temp.file();
+    const allAcked = new Set<string>();
+    let killsWhileRunning = 0;
+    let killsAtStartup = 0;
+    let checks = 0;
+    let checkMs = 0;
+    let loadWaitMs = 0;
+
+    /**
+     * Checks the file after a kill. Another child may already be appending, so everything is judged on
+     * one consistent read (a single statement), and each projection against the prefix it folded.
+     */
+    const verify = async (acked: ReadonlySet<string>, last: boolean) => {
+      const started = performance.now();
+      const store = openSqliteStore({ path });
+      try {
+        const withSnapshot = await startTriple(store.events, store.snapshots);
+        // A full replay without the snapshot costs CPU the loading children need: every 10th check and the last.
+        const withoutSnapshot = last || checks % 10 === 0 ? await startTriple(store.events) : null;
+        const events = await store.events.readAll(0, Number.MAX_SAFE_INTEGER);
+        expect(logProblems(events)).toEqual([]);
+        const perCommand = new Map<string, number>();
+        const split: number[] = [];
+        events.forEach((event, index) => {
+          const id = (event.data as { commandId: string }).commandId;
+          perCommand.set(id, (perCommand.get(id) ?? 0) + 1);
+          // a command's three events are consecutive: one transaction, in order
+          if (index % 3 !== 0 && (events[index - 1]!.data as { commandId: string }).commandId !== id) split.push(index);
+        });
+        expect([...perCommand].filter(([, count]) => count !== 3)).toEqual([]);
+        expect(split).toEqual([]);
+        expect([...acked].filter((id) => !perCommand.has(id))).toEqual([]);
+        for (const app of withoutSnapshot ? [withSnapshot, withoutSnapshot] : [withSnapshot]) {
+          expect(app.position).toBeLessThanOrEqual(events.length);
+          expect(JSON.parse(JSON.stringify(app.state))).toEqual(fromScratch(events.slice(0, app.position)));
+        }
+        checks++;
+      } finally {
+        await store.close();
+        checkMs += performance.now() - started;
+      }
+    };
+
+    // Node + tsx take ~0.5 s to load: keep two children loading ahead of the one being killed.
+    let run = 0;
+    const queue = [spawnChild(path, `r${run++}`), spawnChild(path, `r${run++}`)];
+    let pendingCheck: Promise<void> = Promise.resolve();
+    try {
+      for (let kill = 0; kill < KILLS; kill++) {
+        const child = queue.shift()!;
+        queue.push(spawnChild(path, `r${run++}`));
+        const waitStarted = performance.now();
+        await child.loaded;
+        loadWaitMs += performance.now() - waitStarted;
+        child.process.stdin!.write('go\n');
+        const killed = (async () => {
+          if (kill % 10 === 9) {
+            // Now and then, kill it while it is starting (loading the snapshot, folding the tail).
+            await sleep(Math.random() * 60);
+          } else {
+            await child.readyOrExit;
+            await sleep(10 + Math.random() * 200);
+          }
+          const wasReady = child.ready;
+          child.process.kill('SIGKILL');
+          await child.exited;
+          return wasReady;
+        })();
+        // The previous kill's check runs while this child works (and is killed).
+        const [wasReady] = await Promise.all([killed, pendingCheck]);
+        expect(child.lines.filter((line) => line.startsWith('exit'))).toEqual([]);
+        if (wasReady) killsWhileRunning++;
+        else killsAtStartup++;
+        for (const ack of child.acks) allAcked.add(ack);
+        pendingCheck = verify(new Set(allAcked), kill === KILLS - 1);
+      }
+      await pendingCheck;
+    } finally {
+      for (const child of queue) {
+        child.process.kill('SIGKILL');
+        await child.exited;
+      }
+      temp.remove();
+    }
+    expect(checks).toBe(KILLS);
+    // The runs must have done real work.
+    expect(killsWhileRunning).toBeGreaterThanOrEqual(KILLS * 0.8);
+    expect(allAcked.size).toBeGreaterThan(KILLS * 5);
+    console.log(
+      `crash test: ${killsWhileRunning} kills while running, ${killsAtStartup} during start-up, ${allAcked.size} acknowledged commands, ${Math.round(checkMs)} ms checking, ${Math.round(loadWaitMs)} ms waiting for children to load`,
+    );
+  }, 120_000);
+});
