@@ -10,3 +10,4 @@ export { envelopeLine } from './commands/export.js';
 export { envelopeProblems } from './commands/import.js';
 export type { ReplaySummary } from './commands/replay.js';
 export type { VerifyResult, HashComparison } from './commands/verify.js';
+export { startForgefold, serveConfig, bootstrapRoot, type ServeConfig, type RunningForgefold } from './serve.js';

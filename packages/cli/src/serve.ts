@@ -118,17 +118,26 @@ export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, c
   }
 };
 
-export async function serve(args: ParsedArgs): Promise<void> {
-  if (wantsHelp(args.argv)) {
-    const lines = [serveSpec.usage, '', serveSpec.summary, '', serveSpec.description, '', 'Options:'];
-    for (const [name, option] of Object.entries(serveSpec.options)) lines.push(`  --${name}${'value' in option ? ` ${option.value}` : ''}  ${option.description}`);
-    process.stdout.write(`${lines.join('\n')}\n`);
-    return;
-  }
-  const config = serveConfig(args);
+export interface RunningForgefold {
+  readonly app: Application<ForgefoldCommand, State>;
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, lets in-flight requests finish, writes a snapshot and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store, starts the application, bootstraps root and serves the API: what `serve` does, minus
+ * flags and signals, so that tests and hosts get exactly the server operators run.
+ */
+export const startForgefold = async (
+  config: ServeConfig,
+  options: { readonly clock?: Clock; readonly say?: (line: string) => void; readonly log?: (entry: Readonly<Record<string, unknown>>) => void } = {},
+): Promise<RunningForgefold> => {
+  const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   await mkdir(config.dataDir, { recursive: true });
   const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
-  const clock: Clock = { now: () => new Date().toISOString() };
+  const clock: Clock = options.clock ?? { now: () => new Date().toISOString() };
   const app = await Application.start<ForgefoldCommand, State>({
     ...forgefold,
     store: store.events,
@@ -137,7 +146,6 @@ export async function serve(args: ParsedArgs): Promise<void> {
     ids: { eventId: () => randomUUID() },
     snapshotEvery: config.snapshotEvery,
   });
-  const say = (line: string) => process.stdout.write(`${line}\n`);
   await bootstrapRoot(app, config, clock, say);
 
   // `last_activity_on`: at most one event per user and day, recorded off the request path.
@@ -145,27 +153,47 @@ export async function serve(args: ParsedArgs): Promise<void> {
     const user = findUser(app.state.users, userId);
     if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId });
   };
+  const log = options.log ?? (config.accessLog ? undefined : () => undefined);
   const api = createForgefoldApi({
     app,
     clock,
     impersonationEnabled: config.impersonationEnabled,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     onAuthenticated: recordActivity,
-    ...(config.accessLog ? {} : { log: () => undefined }),
+    ...(log ? { log } : {}),
   });
   const address = await api.listen(config.port, config.host);
-  say(`Forgefold listening on http://${config.host}:${address.port}`);
+  return {
+    app,
+    port: address.port,
+    url: `http://${config.host}:${address.port}`,
+    close: async () => {
+      await api.close();
+      await app.whenIdle();
+      await app.snapshot();
+      await store.close();
+    },
+  };
+};
 
+export async function serve(args: ParsedArgs): Promise<void> {
+  if (wantsHelp(args.argv)) {
+    const lines = [serveSpec.usage, '', serveSpec.summary, '', serveSpec.description, '', 'Options:'];
+    for (const [name, option] of Object.entries(serveSpec.options)) lines.push(`  --${name}${'value' in option ? ` ${option.value}` : ''}  ${option.description}`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  const config = serveConfig(args);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const server = await startForgefold(config, { say });
+  say(`Forgefold listening on ${server.url}`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
       say(`Forgefold stopping (${signal})`);
-      await api.close();
-      await app.whenIdle();
-      await app.snapshot();
-      await store.close();
+      await server.close();
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -250,9 +250,12 @@ export const T = {
 // ---------------------------------------------------------------------------------------------------------------
 // Declarations
 
+/** For an array parameter, `values` constrains each element. */
+type ValueOf<A> = A extends readonly (infer E)[] ? E : A;
+
 export interface DeclOptions<A> {
   /** Allowed values (or a predicate); outside → "<name> does not have a valid value". Arrays: every element. */
-  readonly values?: readonly A[] | ((v: A) => boolean);
+  readonly values?: readonly ValueOf<A>[] | ((v: ValueOf<A>) => boolean);
   /** Forbidden values → "<name> has a value not allowed". */
   readonly exceptValues?: readonly A[];
   /** `false`: a blank value (empty string, empty array/hash, whitespace) → "<name> is empty". */

@@ -27,13 +27,13 @@ const RESOURCE_SCOPES = ['api', 'read_api', 'read_repository', 'write_repository
 
 const createTokenParams = schema(
   requires('name', T.String),
-  requires('scopes', T.Array(T.String), { values: (scopes) => scopes.every((scope) => (PERSONAL_SCOPES as readonly (string | null)[]).includes(scope)) }),
+  requires('scopes', T.Array(T.String), { values: [...PERSONAL_SCOPES] }),
   optional('expires_at', T.Date),
 );
 
 const createResourceTokenParams = schema(
   requires('name', T.String),
-  requires('scopes', T.Array(T.String), { values: (scopes) => scopes.every((scope) => RESOURCE_SCOPES.includes(scope ?? '')) }),
+  requires('scopes', T.Array(T.String), { values: RESOURCE_SCOPES }),
   optional('expires_at', T.Date),
   optional('access_level', T.Integer, { values: [10, 20, 30, 40, 50], default: 40 }),
 );
