@@ -66,6 +66,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
               resource_type: null,
               resource_id: null,
               access_level: null,
+              created_by_id: actor.userId,
             },
           },
         ]),
@@ -130,6 +131,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
                 resource_type: command.resource_type,
                 resource_id: command.resource_id,
                 access_level: command.access_level,
+                created_by_id: actor.userId,
               },
             },
           ];

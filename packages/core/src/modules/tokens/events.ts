@@ -19,6 +19,7 @@ export const tokenEvents = defineEvents({
       resource_type: nullable(t.keyof({ project: null, group: null })),
       resource_id: nullable(t.number),
       access_level: nullable(t.number),
+      created_by_id: nullable(t.number),
     }),
   },
   AccessTokenRevoked: { version: 1, stream: (data: { user_id: number }) => `user-${data.user_id}-tokens`, codec: t.type({ id: t.number, user_id: t.number, at: t.string }) },

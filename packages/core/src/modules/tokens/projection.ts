@@ -24,6 +24,8 @@ export interface AccessToken {
   readonly resource_type: 'project' | 'group' | null;
   readonly resource_id: number | null;
   readonly access_level: number | null;
+  /** Who created it: for impersonation tokens, the administrator acting through it. */
+  readonly created_by_id: number | null;
 }
 
 export interface OAuthToken {

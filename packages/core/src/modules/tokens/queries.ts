@@ -32,7 +32,7 @@ export type TokenResolution =
   | { readonly _tag: 'Expired' }
   | { readonly _tag: 'Revoked' }
   | { readonly _tag: 'ImpersonationDisabled' }
-  | { readonly _tag: 'Valid'; readonly userId: number; readonly scopes: readonly string[]; readonly kind: 'personal' | 'impersonation' | 'project' | 'group' | 'oauth' };
+  | { readonly _tag: 'Valid'; readonly userId: number; readonly scopes: readonly string[]; readonly kind: 'personal' | 'impersonation' | 'project' | 'group' | 'oauth'; readonly createdById: number | null };
 
 /** Resolves a token digest at a moment: unknown, revoked, expired, or valid with its user and scopes. */
 export const resolveToken = (tokens: TokensSlice, digest: string, at: string, options: { readonly impersonationEnabled: boolean }): TokenResolution => {
@@ -41,11 +41,11 @@ export const resolveToken = (tokens: TokensSlice, digest: string, at: string, op
   if (match.kind === 'oauth') {
     if (match.token.revoked) return { _tag: 'Revoked' };
     if (isOAuthExpiredAt(match.token, at)) return { _tag: 'Expired' };
-    return { _tag: 'Valid', userId: match.token.user_id, scopes: match.token.scopes, kind: 'oauth' };
+    return { _tag: 'Valid', userId: match.token.user_id, scopes: match.token.scopes, kind: 'oauth', createdById: null };
   }
   const token = match.token;
   if (token.kind === 'impersonation' && !options.impersonationEnabled) return { _tag: 'ImpersonationDisabled' };
   if (token.revoked) return { _tag: 'Revoked' };
   if (isExpiredOn(token, at.slice(0, 10))) return { _tag: 'Expired' };
-  return { _tag: 'Valid', userId: token.user_id, scopes: token.scopes, kind: token.kind };
+  return { _tag: 'Valid', userId: token.user_id, scopes: token.scopes, kind: token.kind, createdById: token.created_by_id };
 };
