@@ -156,10 +156,12 @@ describe('tokens', () => {
     const fred = await createUser('fred');
     const created = await server.request('POST', `/api/v4/users/${fred.id}/impersonation_tokens`, { body: { name: 'imp', scopes: ['api'] } });
     expect(created).toMatchObject({ status: 201, body: { impersonation: true, user_id: fred.id } });
+    const recorded: { type: string; metadata: unknown }[] = [];
+    const stop = server.app.onCommitted((events) => recorded.push(...events));
     const group = await server.request('POST', '/api/v4/groups', { token: created.body.token, body: { name: 'Fred', path: 'fred-group' } });
+    stop();
     expect(group.status).toBe(201);
-    const audit = await server.app.state;
-    expect(audit.users).toBeDefined();
+    expect(recorded.find((event) => event.type === 'GroupCreated')?.metadata).toMatchObject({ actorId: fred.id, sudoFromId: 1, origin: 'api' });
     const shown = await server.request('GET', `/api/v4/users/${fred.id}/impersonation_tokens/${created.body.id}`);
     expect(shown.body.token).toBeUndefined();
     expect((await server.request('DELETE', `/api/v4/users/${fred.id}/impersonation_tokens/${created.body.id}`)).status).toBe(204);
@@ -184,6 +186,13 @@ describe('sudo', () => {
   it('runs as the target with the checks in the platform order', async () => {
     const gina = await createUser('gina');
     const ginaToken = (await tokenFor(gina.id)).token;
+    const recorded: { type: string; metadata: unknown }[] = [];
+    const stop = server.app.onCommitted((events) => recorded.push(...events));
+    const sudoGroup = await server.request('POST', '/api/v4/groups', { headers: { Sudo: 'gina' }, body: { name: 'Ginas', path: 'ginas' } });
+    stop();
+    expect(sudoGroup.status).toBe(201);
+    // The event records the user the request ran as and the administrator behind it.
+    expect(recorded.find((event) => event.type === 'GroupCreated')?.metadata).toMatchObject({ actorId: gina.id, sudoFromId: 1 });
     const asGina = await server.request('GET', '/api/v4/user', { headers: { Sudo: 'GINA' } });
     expect(asGina.body.username).toBe('gina');
     expect((await server.request('GET', `/api/v4/user?sudo=${gina.id}`)).body.username).toBe('gina');
