@@ -24,8 +24,11 @@ import type { ProjectCommand } from './modules/projects/commands.js';
 import { membersDecider } from './modules/members/decider.js';
 import { memberEvents } from './modules/members/events.js';
 import type { MemberCommand } from './modules/members/commands.js';
+import { scimDecider } from './modules/scim/decider.js';
+import { scimEvents } from './modules/scim/events.js';
+import type { ScimCommand } from './modules/scim/commands.js';
 
-export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand;
+export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand | ScimCommand;
 
 type AnyModule = ModuleDecider<any, any>;
 
@@ -49,6 +52,30 @@ const commandModules: Record<ForgefoldCommand['type'], AnyModule> = {
   CreateProject: projectsDecider,
   UpdateProject: projectsDecider,
   DeleteProject: projectsDecider,
+  AddMember: membersDecider,
+  AddMembers: membersDecider,
+  UpdateMember: membersDecider,
+  RemoveMember: membersDecider,
+  InviteMembers: membersDecider,
+  UpdateInvitation: membersDecider,
+  RemoveInvitation: membersDecider,
+  ShareGroup: membersDecider,
+  UnshareGroup: membersDecider,
+  ShareProject: membersDecider,
+  UnshareProject: membersDecider,
+  ApproveMember: membersDecider,
+  ApproveAllMembers: membersDecider,
+  SetMemberOverride: membersDecider,
+  AddLdapGroupLink: membersDecider,
+  RemoveLdapGroupLink: membersDecider,
+  SyncLdapGroup: membersDecider,
+  RemoveBillableMember: membersDecider,
+  ExpireMemberships: membersDecider,
+  ConfigureSamlProvider: scimDecider,
+  RotateScimToken: scimDecider,
+  ProvisionScimIdentity: scimDecider,
+  UpdateScimIdentity: scimDecider,
+  DeleteScimIdentity: scimDecider,
 };
 
 const eventModules = new Map<string, AnyModule>([
@@ -57,6 +84,13 @@ const eventModules = new Map<string, AnyModule>([
   ...Object.keys(groupEvents).map((type) => [type, groupsDecider] as [string, AnyModule]),
   ...Object.keys(projectEvents).map((type) => [type, projectsDecider] as [string, AnyModule]),
   ...Object.keys(memberEvents).map((type) => [type, membersDecider] as [string, AnyModule]),
+  ...Object.keys(scimEvents).map((type) => [type, scimDecider] as [string, AnyModule]),
+]);
+
+/** Modules that also follow another module's event (SCIM identities end with their user or group). */
+const followers = new Map<string, readonly AnyModule[]>([
+  ['UserDeleted', [scimDecider]],
+  ['GroupDeleted', [scimDecider]],
 ]);
 
 const decide = (issued: Issued<ForgefoldCommand>, state: State) => {
@@ -74,6 +108,7 @@ const decide = (issued: Issued<ForgefoldCommand>, state: State) => {
 
 const evolve = (state: State, event: DomainEvent): void => {
   eventModules.get(event.type)?.evolve(state as MutableState, event as ForgefoldEvent);
+  for (const follower of followers.get(event.type) ?? []) follower.evolve(state as MutableState, event as ForgefoldEvent);
 };
 
 export const forgefoldDecider: Decider<ForgefoldCommand, DomainEvent, State> = { decide, evolve, initialState };
@@ -82,7 +117,7 @@ export const forgefoldDecider: Decider<ForgefoldCommand, DomainEvent, State> = {
  * Bump when a projection's shape or an evolve changes, so that snapshots taken by older code are
  * ignored and the log is refolded.
  */
-export const PROJECTION_VERSION = 'forgefold-projections-1';
+export const PROJECTION_VERSION = 'forgefold-projections-3';
 
 export const forgefold = { decider: forgefoldDecider, registry: eventRegistry(), projectionVersion: PROJECTION_VERSION } as const;
 

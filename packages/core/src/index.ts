@@ -18,3 +18,5 @@ export * from './modules/tokens/index.js';
 export * from './modules/groups/index.js';
 export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
+export * from './modules/audit/index.js';
+export * from './modules/scim/index.js';

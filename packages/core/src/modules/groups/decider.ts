@@ -9,7 +9,8 @@ import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.j
 import { effectiveGroupAccess } from '../shared/policy.js';
 import { Errors, isNamespacePath } from '../shared/validation.js';
 import { findUserByUsername } from '../users/queries.js';
-import { memberAdded, removeMembershipsOfSources } from '../members/decider.js';
+import { memberAdded, removeLinksOfSources, removeMembershipsOfSources } from '../members/decider.js';
+import { onGroupCreated, onGroupDeleted } from '../members/indexes.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
@@ -113,15 +114,19 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
 /** Deletes a group's subtree, deepest first, so that every event refers to a source that still exists when folded. */
 export const deleteGroupEvents = (state: State, group: Group, at: string): ForgefoldEvent[] => {
   const events: ForgefoldEvent[] = [];
+  const seenLinks = new Set<number>();
   for (const doomed of selfAndDescendants(state.groups, group).reverse()) {
-    for (const project of projectsInNamespace(state.projects, doomed.id)) events.push(...deleteProjectEvents(state, project.id, at));
+    for (const project of projectsInNamespace(state.projects, doomed.id)) events.push(...deleteProjectEvents(state, project.id, at, seenLinks));
+    // Shares end before the memberships they lend, so the audit trail shows every access going away.
+    events.push(...removeLinksOfSources(state, [{ type: 'Namespace', id: doomed.id }], at, seenLinks));
     events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
     events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
   }
   return events;
 };
 
-export const deleteProjectEvents = (state: State, projectId: number, at: string): ForgefoldEvent[] => [
+export const deleteProjectEvents = (state: State, projectId: number, at: string, seenLinks = new Set<number>()): ForgefoldEvent[] => [
+  ...removeLinksOfSources(state, [{ type: 'Project', id: projectId }], at, seenLinks),
   ...removeMembershipsOfSources(state, [{ type: 'Project', id: projectId }], at),
   { type: 'ProjectDeleted', data: { id: projectId, at } },
 ];
@@ -173,6 +178,7 @@ const evolve = (state: MutableState, event: GroupEvent): void => {
       parent?.children.push(data.id);
       groups.count += 1;
       advance(state, 'namespace', data.id);
+      onGroupCreated(state, data.id);
       return;
     }
     case 'GroupUpdated': {
@@ -185,6 +191,7 @@ const evolve = (state: MutableState, event: GroupEvent): void => {
     case 'GroupDeleted': {
       const group = tableGet(groups.byId, event.data.id);
       if (!group) return;
+      onGroupDeleted(state, group.id);
       tableDelete(groups.byId, group.id);
       tableDelete(groups.byFullPath, group.full_path.toLowerCase());
       const parent = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);

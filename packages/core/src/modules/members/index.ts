@@ -2,4 +2,25 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
-export { membersDecider, memberAdded, removeMembershipsOfSources, removeMembershipsOfUser } from './decider.js';
+export {
+  membersDecider,
+  memberAdded,
+  memberAddedWithCap,
+  removeMembershipsOfSources,
+  removeMembershipsOfUser,
+  removeLinksOfSources,
+  acceptInvitations,
+  resolveSource,
+  canAdminSource,
+  planAddMembers,
+  planInvitations,
+  validateMembership,
+  fullMessages,
+  toSentence,
+  expiryEvents,
+  ldapSyncEvents,
+  type ResolvedSource,
+  type AddMembersPlan,
+  type InvitePlan,
+} from './decider.js';
+export { onGroupCreated, onGroupDeleted, onUserStateChanging } from './indexes.js';

@@ -1,6 +1,8 @@
 /**
  * The memberships projection: one row per membership (like the platform's `members` table), indexed
- * by source, by (source, user) and by user, so that every lookup is a key access.
+ * by source, by (source, user) and by user, so that every lookup is a key access; plus the shares
+ * (group and project group links), LDAP group links, and incrementally maintained read models:
+ * the effective members of every group (`/members/all`) and the billable users of every top-level group.
  */
 import { emptyTable, type Table } from '../../kernel/table.js';
 
@@ -25,6 +27,30 @@ export interface Member {
   readonly created_at: string;
   readonly updated_at: string;
   readonly created_by_id: number | null;
+  /** When an e-mail invitation was accepted (the account with that address was created); null otherwise. */
+  readonly invite_accepted_at?: string | null;
+}
+
+/** A share: a group invited into a group (`POST /groups/:id/share`) or into a project (`POST /projects/:id/share`). */
+export interface GroupLink {
+  readonly id: number;
+  /** The shared resource. */
+  readonly source_type: SourceType;
+  readonly source_id: number;
+  /** The invited group, whose members gain access. */
+  readonly group_id: number;
+  readonly group_access: number;
+  readonly expires_at: string | null;
+  readonly created_at: string;
+  readonly created_by_id: number | null;
+}
+
+export interface LdapLink {
+  readonly group_id: number;
+  readonly cn: string | null;
+  readonly filter: string | null;
+  readonly group_access: number;
+  readonly provider: string;
 }
 
 export interface MembersSlice {
@@ -35,9 +61,46 @@ export interface MembersSlice {
   readonly bySourceUser: Table<number>;
   /** User id → member id → source key. */
   readonly byUser: Table<Table<string>>;
+  /** Lower-cased invite e-mail → member id → source key (pending invitations only). */
+  readonly byInviteEmail: Table<Table<string>>;
+  /** Members with an expiry date: member id → expires_at (what `ExpireMemberships` scans). */
+  readonly expiring: Table<string>;
+  /** Group id → user id → number of memberships that make the user an effective member (self, ancestors, direct shares). */
+  readonly effective: Table<Table<number>>;
+  readonly effectiveCount: Table<number>;
+  /** Top-level group id → user id → number of memberships that make the user billable there. */
+  readonly billable: Table<Table<number>>;
+  readonly billableCount: Table<number>;
+  /** Link id → link. */
+  readonly links: Table<GroupLink>;
+  /** Shared source key → invited group id → link id. */
+  readonly linksBySource: Table<Table<number>>;
+  /** Invited group id → link id → link id. */
+  readonly linksByGroup: Table<Table<number>>;
+  readonly linkSequence: number;
+  /** Group id → link key → LDAP link. */
+  readonly ldapLinks: Table<Table<LdapLink>>;
 }
 
-export const initialMembers = (): MembersSlice => ({ byId: emptyTable(), bySource: emptyTable(), bySourceUser: emptyTable(), byUser: emptyTable() });
+export const initialMembers = (): MembersSlice => ({
+  byId: emptyTable(),
+  bySource: emptyTable(),
+  bySourceUser: emptyTable(),
+  byUser: emptyTable(),
+  byInviteEmail: emptyTable(),
+  expiring: emptyTable(),
+  effective: emptyTable(),
+  effectiveCount: emptyTable(),
+  billable: emptyTable(),
+  billableCount: emptyTable(),
+  links: emptyTable(),
+  linksBySource: emptyTable(),
+  linksByGroup: emptyTable(),
+  linkSequence: 0,
+  ldapLinks: emptyTable(),
+});
 
 export const sourceKey = (type: SourceType, id: number): string => `${type}:${id}`;
 export const sourceUserKey = (type: SourceType, id: number, userId: number): string => `${type}:${id}:${userId}`;
+export const ldapLinkKey = (link: { cn: string | null; filter: string | null; provider: string }): string =>
+  `${link.provider}|${link.cn !== null ? `cn:${link.cn}` : `filter:${link.filter ?? ''}`}`;

@@ -1,10 +1,11 @@
 import { tableGet, tableValues } from '../../kernel/table.js';
 import type { State } from '../../state.js';
 import type { Group } from '../groups/projection.js';
-import { selfAndAncestors } from '../groups/queries.js';
+import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
-import { findGroup } from '../groups/queries.js';
-import { sourceKey, sourceUserKey, type Member, type MembersSlice, type SourceType } from './projection.js';
+import { findProject, projectsInNamespace } from '../projects/queries.js';
+import { findUser } from '../users/queries.js';
+import { sourceKey, sourceUserKey, type GroupLink, type LdapLink, type Member, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
 
@@ -38,42 +39,362 @@ export function* membershipsOfUser(members: MembersSlice, userId: number): Gener
   }
 }
 
-/** A membership grants access only when active (awaiting members have none). */
-const grants = (member: Member | undefined): number => (member && member.state === 'active' ? member.access_level : 0);
+/** Pending e-mail invitations to this address (case-insensitive), anywhere. */
+export function* invitationsForEmail(members: MembersSlice, email: string): Generator<Member> {
+  const ids = tableGet(members.byInviteEmail, email.toLowerCase());
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) {
+    for (const memberId of Object.keys(ids[shard]!)) {
+      const member = findMember(members, Number(memberId));
+      if (member && member.user_id === null) yield member;
+    }
+  }
+}
 
-/** A user's effective access to a group: the highest of their memberships in it and its ancestors. */
-export const groupAccessLevel = (state: State, group: Group, userId: number): number => {
+/** The pending invitation of an address to a source. */
+export const invitationOf = (members: MembersSlice, type: SourceType, sourceId: number, email: string): Member | undefined => {
+  for (const member of invitationsForEmail(members, email)) if (member.source_type === type && member.source_id === sourceId) return member;
+  return undefined;
+};
+
+/** `expires_at <= today`: the platform's `Member.active` excludes such rows (they are being removed). */
+export const isExpired = (expiresAt: string | null, today: string | undefined): boolean => today !== undefined && expiresAt !== null && expiresAt <= today;
+
+/** A membership grants access only when active (awaiting members have none) and not expired. */
+const grants = (member: Member | undefined, today?: string): number =>
+  member && member.state === 'active' && member.user_id !== null && !isExpired(member.expires_at, today) ? member.access_level : 0;
+
+export const findLink = (members: MembersSlice, id: number): GroupLink | undefined => tableGet(members.links, id);
+
+/** Shares into a source (groups invited to it), in invited-group order. */
+export function* linksOfSource(members: MembersSlice, type: SourceType, sourceId: number): Generator<GroupLink> {
+  const ids = tableGet(members.linksBySource, sourceKey(type, sourceId));
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) for (const groupId of Object.keys(ids[shard]!)) {
+    const link = findLink(members, ids[shard]![groupId]!);
+    if (link) yield link;
+  }
+}
+
+/** Shares of a group into other groups and projects. */
+export function* linksOfInvitedGroup(members: MembersSlice, groupId: number): Generator<GroupLink> {
+  const ids = tableGet(members.linksByGroup, groupId);
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+    const link = findLink(members, Number(id));
+    if (link) yield link;
+  }
+}
+
+export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: number, groupId: number): GroupLink | undefined => {
+  const id = tableGet(tableGet(members.linksBySource, sourceKey(type, sourceId)) ?? {}, groupId);
+  return id === undefined ? undefined : findLink(members, id);
+};
+
+/** Access through a share: the member's level in the invited group, capped at the share's `group_access`. */
+const viaLinks = (state: State, type: SourceType, sourceId: number, userId: number, today?: string): number => {
   let level = 0;
-  for (const candidate of selfAndAncestors(state.groups, group)) {
-    level = Math.max(level, grants(directMembership(state.members, 'Namespace', candidate.id, userId)));
+  for (const link of linksOfSource(state.members, type, sourceId)) {
+    if (isExpired(link.expires_at, today)) continue;
+    const own = grants(directMembership(state.members, 'Namespace', link.group_id, userId), today);
+    level = Math.max(level, Math.min(own, link.group_access));
   }
   return level;
 };
 
-/** A user's effective access to a project: its direct membership, or the access to its group. */
-export const projectAccessLevel = (state: State, project: Project, userId: number): number => {
-  let level = grants(directMembership(state.members, 'Project', project.id, userId));
-  if (project.namespace_kind === 'group') {
-    const group = findGroup(state.groups, project.namespace_id);
-    if (group) level = Math.max(level, groupAccessLevel(state, group, userId));
+/**
+ * A user's effective access to a group: the highest of their memberships in it and its ancestors, and of their
+ * memberships in groups shared into it or its ancestors (capped at each share's `group_access`).
+ * `today` ("YYYY-MM-DD"), when given, also ignores memberships and shares past their expiry date.
+ */
+export const groupAccessLevel = (state: State, group: Group, userId: number, today?: string): number => {
+  let level = 0;
+  for (const candidate of selfAndAncestors(state.groups, group)) {
+    level = Math.max(level, grants(directMembership(state.members, 'Namespace', candidate.id, userId), today), viaLinks(state, 'Namespace', candidate.id, userId, today));
   }
   return level;
+};
+
+/** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
+export const projectAccessLevel = (state: State, project: Project, userId: number, today?: string): number => {
+  let level = Math.max(grants(directMembership(state.members, 'Project', project.id, userId), today), viaLinks(state, 'Project', project.id, userId, today));
+  if (project.namespace_kind === 'group') {
+    const group = findGroup(state.groups, project.namespace_id);
+    if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
+  }
+  return level;
+};
+
+/** The group a source sits in (itself for a group, the namespace group for a group project). */
+export const groupOfSource = (state: State, type: SourceType, sourceId: number): Group | undefined => {
+  if (type === 'Namespace') return findGroup(state.groups, sourceId);
+  const project = findProject(state.projects, sourceId);
+  return project && project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+};
+
+/**
+ * The highest membership a user holds in the groups above a source (a group's ancestors, a project's group and
+ * its ancestors), with the group that grants it: the "inherited membership" of the lower-than-inherited rule.
+ */
+export const inheritedMembership = (state: State, type: SourceType, sourceId: number, userId: number): { level: number; group: Group } | undefined => {
+  const start = groupOfSource(state, type, sourceId);
+  if (!start) return undefined;
+  const chain = selfAndAncestors(state.groups, start);
+  let best: { level: number; group: Group } | undefined;
+  for (const group of type === 'Namespace' ? chain.slice(1) : chain) {
+    const member = directMembership(state.members, 'Namespace', group.id, userId);
+    if (member && member.state === 'active' && (!best || member.access_level > best.level)) best = { level: member.access_level, group };
+  }
+  return best;
+};
+
+/** Active owners of a group, counting inherited owners (distinct users). */
+export const ownerIds = (state: State, group: Group): Set<number> => {
+  const owners = new Set<number>();
+  for (const candidate of selfAndAncestors(state.groups, group)) {
+    for (const member of membersOfSource(state.members, 'Namespace', candidate.id)) {
+      if (member.user_id !== null && member.state === 'active' && member.access_level === 50) owners.add(member.user_id);
+    }
+  }
+  return owners;
+};
+
+/** GroupMemberPolicy `last_owner`: the member is an owner and nobody else owns the group (directly or above). */
+export const isLastOwner = (state: State, member: Member): boolean => {
+  if (member.source_type !== 'Namespace' || member.user_id === null || member.access_level !== 50 || member.state !== 'active') return false;
+  const group = findGroup(state.groups, member.source_id);
+  if (!group) return false;
+  const owners = ownerIds(state, group);
+  return owners.size === 1 && owners.has(member.user_id);
 };
 
 /** Whether the user holds any active membership in the group's subtree or in its projects. */
 export const hasMembershipBelow = (state: State, group: Group, userId: number): boolean => {
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.state !== 'active') continue;
-    const sourceGroupId =
-      member.source_type === 'Namespace' ? member.source_id : (() => {
-        const project = tableGet(state.projects.byId, member.source_id);
-        return project && project.namespace_kind === 'group' ? project.namespace_id : null;
-      })();
-    if (sourceGroupId === null) continue;
-    const sourceGroup = findGroup(state.groups, sourceGroupId);
+    const sourceGroup = groupOfSource(state, member.source_type, member.source_id);
     if (sourceGroup && selfAndAncestors(state.groups, sourceGroup).some((g) => g.id === group.id)) return true;
   }
   return false;
 };
 
 export const allMembers = (members: MembersSlice): Generator<Member> => tableValues(members.byId);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Effective membership (`/members/all`)
+
+/** The platform's DISTINCT ON winner: the highest level, then the later expiry (none = latest), then the earlier row. */
+export const betterMember = (a: Member, b: Member): Member => {
+  if (a.access_level !== b.access_level) return a.access_level > b.access_level ? a : b;
+  const ae = a.expires_at ?? '9999-12-31';
+  const be = b.expires_at ?? '9999-12-31';
+  if (ae !== be) return ae > be ? a : b;
+  return a.created_at <= b.created_at ? a : b;
+};
+
+/** Candidate rows of a user for a group's `/members/all`: self and ancestors, and groups shared into the group. */
+export const effectiveGroupCandidates = (state: State, group: Group, userId: number): Member[] => {
+  const rows: Member[] = [];
+  for (const candidate of selfAndAncestors(state.groups, group)) {
+    const member = directMembership(state.members, 'Namespace', candidate.id, userId);
+    if (member) rows.push(member);
+  }
+  for (const link of linksOfSource(state.members, 'Namespace', group.id)) {
+    const member = directMembership(state.members, 'Namespace', link.group_id, userId);
+    if (member) rows.push(member);
+  }
+  return rows;
+};
+
+const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>
+  member.user_id !== null && member.access_level >= 10 && !isExpired(member.expires_at, today) && (stateFilter ? member.state === stateFilter : true);
+
+/** The winning row of a user in a group's `/members/all`, or undefined. */
+export const effectiveGroupMember = (state: State, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
+  let best: Member | undefined;
+  for (const member of effectiveGroupCandidates(state, group, userId)) {
+    if (!listable(member, today, stateFilter)) continue;
+    best = best ? betterMember(best, member) : member;
+  }
+  return best;
+};
+
+/** User ids of a group's effective members, in user-id order (maintained incrementally; see indexes.ts). */
+export function* effectiveUserIds(members: MembersSlice, groupId: number): Generator<number> {
+  const table = tableGet(members.effective, groupId);
+  if (!table) return;
+  for (const shard of Object.keys(table)) for (const id of Object.keys(table[shard]!)) yield Number(id);
+}
+
+export const effectiveCount = (members: MembersSlice, groupId: number): number => tableGet(members.effectiveCount, groupId) ?? 0;
+
+/** Skips `offset` entries of a sharded user-id table cheaply (whole shards at a time). */
+export function* userIdsFrom(table: import('../../kernel/table.js').Table<number> | undefined, offset: number): Generator<number> {
+  if (!table) return;
+  let skip = offset;
+  for (const shard of Object.keys(table)) {
+    const keys = Object.keys(table[shard]!);
+    if (skip >= keys.length) {
+      skip -= keys.length;
+      continue;
+    }
+    for (let i = skip; i < keys.length; i++) yield Number(keys[i]);
+    skip = 0;
+  }
+}
+
+/** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups. */
+export const effectiveProjectCandidates = (state: State, project: Project, userId: number, canSeeGroup: (group: Group) => boolean): Member[] => {
+  const rows: Member[] = [];
+  const direct = directMembership(state.members, 'Project', project.id, userId);
+  if (direct) rows.push(direct);
+  if (project.namespace_kind === 'group') {
+    const group = findGroup(state.groups, project.namespace_id);
+    if (group) for (const candidate of selfAndAncestors(state.groups, group)) {
+      const member = directMembership(state.members, 'Namespace', candidate.id, userId);
+      if (member) rows.push(member);
+    }
+  }
+  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+    const invited = findGroup(state.groups, link.group_id);
+    if (!invited || !canSeeGroup(invited)) continue;
+    const member = directMembership(state.members, 'Namespace', link.group_id, userId);
+    if (member) rows.push(member);
+  }
+  return rows;
+};
+
+/** A project's `/members/all`, computed on demand (projects have few sources), in user-id order. */
+export const effectiveProjectMembers = (state: State, project: Project, canSeeGroup: (group: Group) => boolean, today?: string, stateFilter?: string | null): Member[] => {
+  const userIds = new Set<number>();
+  const sources: { type: SourceType; id: number }[] = [{ type: 'Project', id: project.id }];
+  if (project.namespace_kind === 'group') {
+    const group = findGroup(state.groups, project.namespace_id);
+    if (group) for (const g of selfAndAncestors(state.groups, group)) sources.push({ type: 'Namespace', id: g.id });
+  }
+  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+    const invited = findGroup(state.groups, link.group_id);
+    if (invited && canSeeGroup(invited)) sources.push({ type: 'Namespace', id: link.group_id });
+  }
+  for (const source of sources) for (const member of membersOfSource(state.members, source.type, source.id)) if (member.user_id !== null) userIds.add(member.user_id);
+  const out: Member[] = [];
+  for (const userId of [...userIds].sort((a, b) => a - b)) {
+    let best: Member | undefined;
+    for (const member of effectiveProjectCandidates(state, project, userId, canSeeGroup)) {
+      if (!listable(member, today, stateFilter)) continue;
+      best = best ? betterMember(best, member) : member;
+    }
+    if (best) out.push(best);
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Hierarchy, billable and pending members
+
+/** Every source in a top-level group's hierarchy: its groups and their projects. */
+export const hierarchySources = (state: State, root: Group): { type: SourceType; id: number }[] => {
+  const sources: { type: SourceType; id: number }[] = [];
+  for (const group of selfAndDescendants(state.groups, root)) {
+    sources.push({ type: 'Namespace', id: group.id });
+    for (const project of projectsInNamespace(state.projects, group.id)) sources.push({ type: 'Project', id: project.id });
+  }
+  return sources;
+};
+
+/** Whether a source lies in the hierarchy of a top-level group. */
+export const inHierarchy = (state: State, root: Group, type: SourceType, sourceId: number): boolean => {
+  const group = groupOfSource(state, type, sourceId);
+  return group !== undefined && rootAncestor(state.groups, group).id === root.id;
+};
+
+/** A user's direct memberships in a root's hierarchy (`user.members.in_hierarchy(group)`), in member-id order. */
+export const membershipsInHierarchy = (state: State, root: Group, userId: number): Member[] =>
+  [...membershipsOfUser(state.members, userId)].filter((m) => inHierarchy(state, root, m.source_type, m.source_id)).sort((a, b) => a.id - b.id);
+
+export const isBillable = (members: MembersSlice, rootId: number, userId: number): boolean => (tableGet(tableGet(members.billable, rootId) ?? {}, userId) ?? 0) > 0;
+export const billableCount = (members: MembersSlice, rootId: number): number => tableGet(members.billableCount, rootId) ?? 0;
+export const billableTable = (members: MembersSlice, rootId: number) => tableGet(members.billable, rootId);
+
+export type MembershipType = 'group_member' | 'project_member' | 'group_invite' | 'project_invite';
+
+/** `membership_type` of a billable user: the first of group_member, project_member, group_invite, project_invite. */
+export const membershipType = (state: State, root: Group, userId: number): MembershipType => {
+  let project = false;
+  let groupInvite = false;
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.state !== 'active' || member.access_level < 10) continue;
+    if (inHierarchy(state, root, member.source_type, member.source_id)) {
+      if (member.source_type === 'Namespace') return 'group_member';
+      project = true;
+    } else if (member.source_type === 'Namespace') {
+      for (const link of linksOfInvitedGroup(state.members, member.source_id)) {
+        if (!inHierarchy(state, root, link.source_type, link.source_id)) continue;
+        if (link.source_type === 'Namespace') groupInvite = true;
+      }
+    }
+  }
+  return project ? 'project_member' : groupInvite ? 'group_invite' : 'project_invite';
+};
+
+/** The highest access level a user holds anywhere in the hierarchy (billable sort by access level). */
+export const highestLevelInHierarchy = (state: State, root: Group, userId: number): number => {
+  let level = 0;
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.state !== 'active') continue;
+    if (inHierarchy(state, root, member.source_type, member.source_id)) level = Math.max(level, member.access_level);
+    else if (member.source_type === 'Namespace') {
+      for (const link of linksOfInvitedGroup(state.members, member.source_id)) {
+        if (inHierarchy(state, root, link.source_type, link.source_id)) level = Math.max(level, Math.min(member.access_level, link.group_access));
+      }
+    }
+  }
+  return level;
+};
+
+/** The earliest creation of a membership that makes the user billable (billable sort by join date). */
+export const joinedHierarchyAt = (state: State, root: Group, userId: number): string => {
+  let joined = '9999';
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.state !== 'active') continue;
+    if (inHierarchy(state, root, member.source_type, member.source_id) || (member.source_type === 'Namespace' && [...linksOfInvitedGroup(state.members, member.source_id)].some((l) => inHierarchy(state, root, l.source_type, l.source_id)))) {
+      if (member.created_at < joined) joined = member.created_at;
+    }
+  }
+  return joined;
+};
+
+/** Awaiting memberships and invitations in a root's hierarchy (`distinct_awaiting_or_invited_for_group`). */
+export const pendingMembers = (state: State, root: Group): Member[] => {
+  const seen = new Map<string, Member>();
+  for (const source of hierarchySources(state, root)) {
+    for (const member of membersOfSource(state.members, source.type, source.id)) {
+      const invited = member.invite_email !== null;
+      if (member.state !== 'awaiting' && !invited) continue;
+      const key = `${member.user_id ?? ''}|${member.invite_email?.toLowerCase() ?? ''}`;
+      const existing = seen.get(key);
+      if (!existing || member.id < existing.id) seen.set(key, member);
+    }
+  }
+  return [...seen.values()].sort((a, b) => (a.user_id ?? Infinity) - (b.user_id ?? Infinity) || (a.invite_email ?? '').localeCompare(b.invite_email ?? '') || a.id - b.id);
+};
+
+/** Whether a new membership of this user in the root's hierarchy must wait for approval (user cap reached). */
+export const mustAwait = (state: State, root: Group | null, userId: number | null): boolean => {
+  if (!root || root.new_user_signups_cap === null || root.new_user_signups_cap === undefined || userId === null) return false;
+  if (isBillable(state.members, root.id, userId)) return false;
+  const user = findUser(state.users, userId);
+  if (!user || user.bot !== null) return false;
+  return billableCount(state.members, root.id) >= root.new_user_signups_cap;
+};
+
+export function* ldapLinksOf(members: MembersSlice, groupId: number): Generator<LdapLink> {
+  const table = tableGet(members.ldapLinks, groupId);
+  if (!table) return;
+  yield* tableValues(table);
+}
+
+export const isLdapSynced = (members: MembersSlice, groupId: number): boolean => {
+  for (const _link of ldapLinksOf(members, groupId)) return true;
+  return false;
+};

@@ -10,7 +10,8 @@ import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import { membersOfSource, membershipsOfUser } from '../members/queries.js';
 import type { Group } from '../groups/projection.js';
-import { removeMembershipsOfUser } from '../members/decider.js';
+import { acceptInvitations, removeMembershipsOfUser } from '../members/decider.js';
+import { onUserStateChanging } from '../members/indexes.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { UserCommand } from './commands.js';
 import type { UserEvent } from './events.js';
@@ -63,7 +64,7 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => validateProfile(state, command, null)),
-        E.map((): UserEvent[] => [
+        E.map((): ForgefoldEvent[] => [
           {
             type: 'UserCreated',
             data: {
@@ -80,6 +81,8 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
               created_by_id: issued.actor.userId,
             },
           },
+          // Pending e-mail invitations to this address become the new account's memberships.
+          ...acceptInvitations(state, command.email, id, at),
         ]),
       );
     }
@@ -169,8 +172,11 @@ const evolve = (state: MutableState, event: UserEvent): void => {
     case 'UserUnblocked': {
       const user = tableGet(users.byId, event.data.id);
       if (!user) return;
-      user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
-      user.updated_at = event.data.at;
+      // Blocked users stop being billable: the members read models follow the state change.
+      onUserStateChanging(state, user.id, () => {
+        user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
+        user.updated_at = event.data.at;
+      });
       return;
     }
     case 'UserDeleted': {

@@ -1,0 +1,166 @@
+/**
+ * Incremental maintenance of the membership read models, called from evolve (live and replay alike):
+ * - `effective[group]`: the users listed by `GET /groups/:id/members/all` (direct members of the group and its
+ *   ancestors, and direct members of groups shared into it), each with the number of memberships behind it;
+ * - `billable[root]`: the users who count as billable in a top-level group's hierarchy (reference §2.10 item 98).
+ * Each membership contributes +1 to the entries it justifies and −1 when it stops doing so, so every change costs
+ * time proportional to the groups it touches, never to the number of members.
+ */
+import { emptyTable, tableDelete, tableGet, tableSet, type Table } from '../../kernel/table.js';
+import type { MutableState } from '../../state.js';
+import type { Group } from '../groups/projection.js';
+import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
+import { findProject } from '../projects/queries.js';
+import { findUser } from '../users/queries.js';
+import { sourceKey, type GroupLink, type Member } from './projection.js';
+
+type Counts = Table<Table<number>>;
+
+const bump = (tables: Counts, totals: Table<number>, key: number, userId: number, delta: number): void => {
+  let table = tableGet(tables, key);
+  if (!table) {
+    tableSet(tables, key, emptyTable<number>());
+    table = tableGet(tables, key)!;
+  }
+  const before = tableGet(table, userId) ?? 0;
+  const after = before + delta;
+  if (after <= 0) tableDelete(table, userId);
+  else tableSet(table, userId, after);
+  const change = (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+  if (change !== 0) tableSet(totals, key, (tableGet(totals, key) ?? 0) + change);
+};
+
+/** Minimal access (5) and pending invitations are never listed as effective members. */
+const listsEffectively = (member: Member): boolean => member.user_id !== null && member.access_level >= 10;
+
+/** Billable: an active, non-minimal membership of an active human user (reference item 98; awaiting excluded). */
+const countsAsBillable = (state: MutableState, member: Member): boolean => {
+  if (member.user_id === null || member.state !== 'active' || member.access_level < 10) return false;
+  const user = findUser(state.users, member.user_id);
+  return user !== undefined && user.state === 'active' && user.bot === null;
+};
+
+/** The top-level group a source belongs to (null for personal projects). */
+export const rootOfSource = (state: MutableState | import('../../state.js').State, type: 'Namespace' | 'Project', id: number): Group | null => {
+  if (type === 'Namespace') {
+    const group = findGroup(state.groups, id);
+    return group ? rootAncestor(state.groups, group) : null;
+  }
+  const project = findProject(state.projects, id);
+  if (!project || project.namespace_kind !== 'group') return null;
+  const group = findGroup(state.groups, project.namespace_id);
+  return group ? rootAncestor(state.groups, group) : null;
+};
+
+export function* linksInto(state: MutableState | import('../../state.js').State, groupId: number): Generator<GroupLink> {
+  const ids = tableGet(state.members.linksByGroup, groupId);
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) {
+    for (const id of Object.keys(ids[shard]!)) {
+      const link = tableGet(state.members.links, Number(id));
+      if (link) yield link;
+    }
+  }
+}
+
+const contributeEffective = (state: MutableState, member: Member, delta: number): void => {
+  if (!listsEffectively(member) || member.source_type !== 'Namespace') return;
+  const members = state.members;
+  const group = findGroup(state.groups, member.source_id);
+  if (!group) return;
+  for (const target of selfAndDescendants(state.groups, group)) bump(members.effective, members.effectiveCount, target.id, member.user_id!, delta);
+  for (const link of linksInto(state, group.id)) {
+    if (link.source_type === 'Namespace') bump(members.effective, members.effectiveCount, link.source_id, member.user_id!, delta);
+  }
+};
+
+const contributeBillable = (state: MutableState, member: Member, delta: number): void => {
+  if (!countsAsBillable(state, member)) return;
+  const members = state.members;
+  const roots = new Set<number>();
+  const root = rootOfSource(state, member.source_type, member.source_id);
+  if (root) roots.add(root.id);
+  if (member.source_type === 'Namespace') {
+    for (const link of linksInto(state, member.source_id)) {
+      const linkedRoot = rootOfSource(state, link.source_type, link.source_id);
+      if (linkedRoot) roots.add(linkedRoot.id);
+    }
+  }
+  // A user counts once per root however many memberships justify it; each membership adds one per distinct root.
+  for (const id of roots) bump(members.billable, members.billableCount, id, member.user_id!, delta);
+};
+
+export const contribute = (state: MutableState, member: Member, delta: 1 | -1): void => {
+  contributeEffective(state, member, delta);
+  contributeBillable(state, member, delta);
+};
+
+/** Runs `change` on a membership, moving its contributions from the old to the new version of the row. */
+export const changeMember = (state: MutableState, member: Member, change: (member: { -readonly [K in keyof Member]: Member[K] }) => void): void => {
+  contribute(state, member, -1);
+  change(member as { -readonly [K in keyof Member]: Member[K] });
+  contribute(state, member, 1);
+};
+
+function* directMembersOf(state: MutableState, groupId: number): Generator<Member> {
+  const ids = tableGet(state.members.bySource, sourceKey('Namespace', groupId));
+  if (!ids) return;
+  for (const shard of Object.keys(ids)) {
+    for (const id of Object.keys(ids[shard]!)) {
+      const member = tableGet(state.members.byId, Number(id));
+      if (member) yield member;
+    }
+  }
+}
+
+/** A share starts or stops: the invited group's members start or stop counting for the shared side. */
+export const contributeLink = (state: MutableState, link: GroupLink, delta: 1 | -1): void => {
+  const members = state.members;
+  const root = rootOfSource(state, link.source_type, link.source_id);
+  for (const member of directMembersOf(state, link.group_id)) {
+    if (link.source_type === 'Namespace' && listsEffectively(member)) bump(members.effective, members.effectiveCount, link.source_id, member.user_id!, delta);
+    if (root && countsAsBillable(state, member)) {
+      // Only when no other path already brings this membership to that root (own root, or another link).
+      const ownRoot = rootOfSource(state, 'Namespace', member.source_id);
+      const otherLinks = [...linksInto(state, link.group_id)].filter((other) => other.id !== link.id && rootOfSource(state, other.source_type, other.source_id)?.id === root.id);
+      if (ownRoot?.id !== root.id && otherLinks.length === 0) bump(members.billable, members.billableCount, root.id, member.user_id!, delta);
+    }
+  }
+};
+
+/** A subgroup starts with the effective members of its ancestors (called after GroupCreated). */
+export const onGroupCreated = (state: MutableState, groupId: number): void => {
+  const group = findGroup(state.groups, groupId);
+  if (!group) return;
+  const members = state.members;
+  tableSet(members.effective, group.id, emptyTable<number>());
+  tableSet(members.effectiveCount, group.id, 0);
+  for (const ancestor of selfAndAncestors(state.groups, group).slice(1)) {
+    for (const member of directMembersOf(state, ancestor.id)) {
+      if (listsEffectively(member)) bump(members.effective, members.effectiveCount, group.id, member.user_id!, 1);
+    }
+  }
+};
+
+/** Called before a group is removed from the groups projection. */
+export const onGroupDeleted = (state: MutableState, groupId: number): void => {
+  const members = state.members;
+  tableDelete(members.effective, groupId);
+  tableDelete(members.effectiveCount, groupId);
+  tableDelete(members.billable, groupId);
+  tableDelete(members.billableCount, groupId);
+  tableDelete(members.ldapLinks, groupId);
+};
+
+/** Blocking or unblocking a user changes whether their memberships are billable. */
+export const onUserStateChanging = (state: MutableState, userId: number, apply: () => void): void => {
+  const ids = tableGet(state.members.byUser, userId);
+  const memberships: Member[] = [];
+  if (ids) for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+    const member = tableGet(state.members.byId, Number(id));
+    if (member) memberships.push(member);
+  }
+  for (const member of memberships) contributeBillable(state, member, -1);
+  apply();
+  for (const member of memberships) contributeBillable(state, member, 1);
+};
