@@ -79,6 +79,9 @@ describe('forgefold export / import', () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`the target store is not empty (head at position ${before}); use --append`);
     expect(await readHead(target)).toBe(before);
+    const dryRun = await cliAsync(['import', '--data', target, '--dry-run'], { input: exported });
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stdout).toContain(`<stdin>: ${head()} valid events; nothing written (dry run); the target is not empty (head at position ${before}): a real import needs --append`);
 
     const appended = await cliAsync(['import', '--data', target, '--append'], { input: exported });
     expect(appended.stderr).toBe('');

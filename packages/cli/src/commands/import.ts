@@ -290,7 +290,8 @@ export const importLog: Command = {
           return EXIT_FAILURE;
         }
         if (dryRun) {
-          await printLine(context.stdout, `${source}: ${validation.events} valid events; nothing written (dry run)`);
+          const refused = head > 0 && !flags.append ? `; the target is not empty (head at position ${head}): a real import needs --append` : '';
+          await printLine(context.stdout, `${source}: ${validation.events} valid events; nothing written (dry run)${refused}`);
           return EXIT_OK;
         }
         const writeAll = async (events: EventStore): Promise<WriteOutcome> => {
