@@ -5,7 +5,8 @@ import { tokenEvents, type TokenEvent } from './modules/tokens/events.js';
 import { groupEvents, type GroupEvent } from './modules/groups/events.js';
 import { projectEvents, type ProjectEvent } from './modules/projects/events.js';
 import { memberEvents, type MemberEvent } from './modules/members/events.js';
+import { scimEvents, type ScimEvent } from './modules/scim/events.js';
 
-export type ForgefoldEvent = UserEvent | TokenEvent | GroupEvent | ProjectEvent | MemberEvent;
+export type ForgefoldEvent = UserEvent | TokenEvent | GroupEvent | ProjectEvent | MemberEvent | ScimEvent;
 
-export const eventRegistry = (): EventRegistry => new EventRegistry(userEvents, tokenEvents, groupEvents, projectEvents, memberEvents);
+export const eventRegistry = (): EventRegistry => new EventRegistry(userEvents, tokenEvents, groupEvents, projectEvents, memberEvents, scimEvents);

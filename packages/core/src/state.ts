@@ -12,6 +12,7 @@ import { initialTokens, type TokensSlice } from './modules/tokens/projection.js'
 import { initialGroups, type GroupsSlice } from './modules/groups/projection.js';
 import { initialProjects, type ProjectsSlice } from './modules/projects/projection.js';
 import { initialMembers, type MembersSlice } from './modules/members/projection.js';
+import { initialScim, type ScimSlice } from './modules/scim/projection.js';
 
 /** Id sequences, like database sequences: ids are decided from them and recorded in events. */
 export interface Sequences {
@@ -31,6 +32,7 @@ export interface State {
   readonly groups: GroupsSlice;
   readonly projects: ProjectsSlice;
   readonly members: MembersSlice;
+  readonly scim: ScimSlice;
 }
 
 export const initialState = (): State => ({
@@ -40,6 +42,7 @@ export const initialState = (): State => ({
   groups: initialGroups(),
   projects: initialProjects(),
   members: initialMembers(),
+  scim: initialScim(),
 });
 
 export type MutableState = Draft<State>;

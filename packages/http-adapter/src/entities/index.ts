@@ -4,3 +4,4 @@ export * from './tokens.js';
 export * from './groups.js';
 export * from './projects.js';
 export * from './members.js';
+export * from './scim.js';

@@ -9,6 +9,7 @@ import { tokenRoutes } from './tokens.js';
 import { groupRoutes } from './groups.js';
 import { projectRoutes } from './projects.js';
 import { oauthRoutes, versionRoutes } from './meta.js';
+import { scimMounts } from './scim.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -24,4 +25,5 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
     ...projectRoutes(deps),
   ]),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
+  ...scimMounts(deps),
 ];

@@ -1,0 +1,7 @@
+export * from './commands.js';
+export * from './events.js';
+export * from './projection.js';
+export * from './queries.js';
+export * from './filter.js';
+export * from './requests.js';
+export { scimDecider, usernameFor, DEFAULT_MEMBERSHIP_ROLES } from './decider.js';
