@@ -1,0 +1,76 @@
+/**
+ * The operator's start-up contract: `forgefold serve` (what `pnpm start` runs) with PORT, HOST,
+ * FORGEFOLD_DATA and FORGEFOLD_ROOT_TOKEN, the `Forgefold listening on …` line, persistence across
+ * restarts, and a clean stop on SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const BIN = resolve(__dirname, '../../packages/cli/bin/forgefold.js');
+const dirs: string[] = [];
+
+const start = (env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, FORGEFOLD_ACCESS_LOG: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Forgefold listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ child, url: match[1]!, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+
+const stop = (child: ChildProcess): Promise<number | null> =>
+  new Promise((resolvePromise) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolvePromise(code));
+    child.kill('SIGTERM');
+  });
+
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('forgefold serve', () => {
+  it('generates the root token into a 0600 file, prints only its path, and keeps data across restarts', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
+    dirs.push(data);
+    const first = await start({ PORT: '0', HOST: '127.0.0.1', FORGEFOLD_DATA: data });
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const tokenFile = join(data, 'initial_root_token');
+    const token = (await readFile(tokenFile, 'utf8')).trim();
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+    expect(first.output()).toContain(tokenFile);
+    expect(first.output()).not.toContain(token);
+    const created = await fetch(`${first.url}/api/v4/groups`, { method: 'POST', headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Kept', path: 'kept' }) });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${first.url}/-/health`)).status).toBe(200);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start({ PORT: '0', FORGEFOLD_DATA: data });
+    const kept = await fetch(`${second.url}/api/v4/groups/kept`, { headers: { 'PRIVATE-TOKEN': token } });
+    expect(kept.status).toBe(200);
+    expect(second.output()).not.toContain('initial_root_token');
+    expect(await stop(second.child)).toBe(0);
+  });
+
+  it('uses FORGEFOLD_ROOT_TOKEN as the root token when set', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
+    dirs.push(data);
+    const server = await start({ PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_ROOT_TOKEN: 'glpat-operator-chosen-token' });
+    const me = await fetch(`${server.url}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'glpat-operator-chosen-token' } });
+    expect(((await me.json()) as { username: string }).username).toBe('root');
+    await expect(stat(join(data, 'initial_root_token'))).rejects.toThrow();
+    expect(await stop(server.child)).toBe(0);
+  });
+});
