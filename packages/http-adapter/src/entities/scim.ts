@@ -78,18 +78,18 @@ export const samlProviderEntity = (provider: SamlProvider) => ({
 });
 
 /**
- * `group_saml_identity` of a member entity (reference §2.8): present only for viewers who own the member's group
- * (or administrators) when its top-level group has SAML SSO enabled; null when the member has no active SSO
- * identity there. Spread it into the member entity: `...groupSamlIdentityField(member, ctx)`.
+ * `group_saml_identity` of a member entity (reference §2.8): shown only to owners of the member's group (and
+ * administrators) when its top-level group has SAML SSO enabled — the member's active SSO identity there, or
+ * null; `undefined` leaves the key out. Registered with the members entity by `routes/scim.ts`.
  */
-export const groupSamlIdentityField = (member: Member, ctx: PresentContext): { group_saml_identity?: { provider: string; extern_uid: string; saml_provider_id: number } | null } => {
-  if (member.source_type !== 'Namespace') return {};
+export const groupSamlIdentity = (member: Member, ctx: PresentContext): { provider: string; extern_uid: string; saml_provider_id: number } | null | undefined => {
+  if (member.source_type !== 'Namespace') return undefined;
   const group = findGroup(ctx.state.groups, member.source_id);
-  if (!group) return {};
+  if (!group) return undefined;
   const root = rootAncestor(ctx.state.groups, group);
   const provider = findSamlProvider(ctx.state.scim, root.id);
-  if (!provider || !provider.enabled) return {};
-  if (!ctx.viewerIsAdmin && effectiveGroupAccess(ctx.state, ctx.viewerId, group) < 50) return {};
+  if (!provider || !provider.enabled) return undefined;
+  if (!ctx.viewerIsAdmin && effectiveGroupAccess(ctx.state, ctx.viewerId, group) < 50) return undefined;
   const identity = member.user_id === null ? undefined : findScimIdentityOfUser(ctx.state.scim, root.id, member.user_id);
-  return { group_saml_identity: identity && identity.active ? { provider: 'group_saml', extern_uid: identity.extern_uid, saml_provider_id: provider.id } : null };
+  return identity && identity.active ? { provider: 'group_saml', extern_uid: identity.extern_uid, saml_provider_id: provider.id } : null;
 };
