@@ -10,6 +10,7 @@ import { groupRoutes } from './groups.js';
 import { projectRoutes } from './projects.js';
 import { oauthRoutes, versionRoutes } from './meta.js';
 import { scimMounts } from './scim.js';
+import { memberRoutes } from './members.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -23,6 +24,7 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
     ...tokenRoutes(deps),
     ...groupRoutes(deps),
     ...projectRoutes(deps),
+    ...memberRoutes(deps),
   ]),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   ...scimMounts(deps),

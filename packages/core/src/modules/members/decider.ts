@@ -429,7 +429,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
         E.chain((source) => requireAdmin(state, actorId, source, today)),
         E.chain((source) => {
           const invitation = invitationOf(state.members, source.type, source.id, command.email);
-          if (!invitation) return E.left(notFound('Member'));
+          if (!invitation) return E.left(notFound());
           const level = command.access_level ?? invitation.access_level;
           return pipe(
             toEither(validateMembership(state, source, null, level, command.expires_at, today)),
@@ -443,7 +443,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
         E.chain((source) => requireAdmin(state, actorId, source, today)),
         E.chain((source) => {
           const invitation = invitationOf(state.members, source.type, source.id, command.email);
-          return invitation ? E.right([removed(invitation, at, 'invitation_removed')]) : E.left(notFound('Member'));
+          return invitation ? E.right([removed(invitation, at, 'invitation_removed')]) : E.left(notFound());
         }),
       );
     case 'ShareGroup':
@@ -544,7 +544,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
           const matches = [...ldapLinksOf(state.members, group.id)].filter(
             (l) => (command.cn ? l.cn === command.cn : l.filter === (command.filter ?? null)) && (command.provider ? l.provider === command.provider : true),
           );
-          if (matches.length === 0) return E.left(notFound(undefined, '404 LDAP group link not found'));
+          if (matches.length === 0) return E.left(notFound(undefined, 'Linked LDAP group not found'));
           return E.right(matches.map((l) => ({ type: 'LdapGroupLinkRemoved', data: { group_id: group.id, cn: l.cn, filter: l.filter, provider: l.provider, at } }) as MemberEvent));
         }),
       );
