@@ -94,8 +94,12 @@ export class Checkpointer {
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;
+    // Keep the event loop alive until the worker is gone (it is unref'd while running).
+    worker.ref();
     worker.postMessage('close');
-    const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000).unref());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 5_000)));
     if ((await Promise.race([this.exited, timeout])) === 'timeout') await worker.terminate();
+    clearTimeout(timer);
   }
 }

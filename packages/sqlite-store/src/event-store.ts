@@ -12,6 +12,7 @@ import {
   checkExpectedVersion,
   type AppendResult,
   type EventStore,
+  type EventMetadata,
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
@@ -24,17 +25,28 @@ type Row = [number, string, string, number, string, number, string, string, stri
 const COLUMNS = 'global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata';
 const PAGE = 1_000;
 
-const toRecorded = (row: Row): RecordedEvent => ({
-  eventId: row[1],
-  type: row[4],
-  schemaVersion: row[5],
-  data: JSON.parse(row[6]),
-  recordedAt: row[7],
-  metadata: JSON.parse(row[8]),
-  streamId: row[2],
-  streamVersion: row[3],
-  globalPosition: row[0],
-});
+/**
+ * A row as a RecordedEvent. `metadata` is parsed on first access (an own, enumerable accessor, so spreads,
+ * JSON and deep equality see it like a plain field): replay never reads it, and parsing it for every row
+ * costs about a quarter of the read.
+ */
+const toRecorded = (row: Row): RecordedEvent => {
+  const rawMetadata = row[8];
+  let metadata: EventMetadata | undefined;
+  return {
+    eventId: row[1],
+    type: row[4],
+    schemaVersion: row[5],
+    data: JSON.parse(row[6]),
+    recordedAt: row[7],
+    get metadata(): EventMetadata {
+      return (metadata ??= JSON.parse(rawMetadata) as EventMetadata);
+    },
+    streamId: row[2],
+    streamVersion: row[3],
+    globalPosition: row[0],
+  };
+};
 
 const isEventIdClash = (error: unknown): boolean =>
   error instanceof Error &&

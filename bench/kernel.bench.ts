@@ -1,0 +1,337 @@
+/**
+ * Kernel benchmarks: the application + SQLite store against raw better-sqlite3, on a log pre-filled with
+ * BENCH_EVENTS events (default 1e6; the prefilled file is cached in .bench-tmp/ and copied per case).
+ *
+ *  (a) single-writer append: raw one-row-per-transaction insert vs a one-event command (FULL and NORMAL)
+ *  (b) replay: raw read + JSON.parse of every row vs decode + fold of the same log
+ *  (c) start-up: Application.start with and without a snapshot
+ *  (d) 100 concurrent writers through the Application vs raw one-row-per-transaction inserts
+ *
+ * Knobs: BENCH_EVENTS (log size), BENCH_MS (duration of each throughput case, default 2000).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import {
+  Application,
+  EventRegistry,
+  defineEvents,
+  emptyTable,
+  foldLog,
+  tableGet,
+  tableSet,
+  type Actor,
+  type Decider,
+  type EventsOf,
+  type Table,
+} from '@forgefold/core';
+import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { Report, copyDb, envInt, log, percentile, removeDb, scratchPath, sleep, throughput, timed, tmpDir } from './lib.js';
+
+const EVENTS = envInt('BENCH_EVENTS', 1_000_000);
+const MS = envInt('BENCH_MS', 2_000);
+const ACCOUNTS = 10_000;
+const VERSION = process.env.TABLE_STATE === '1' ? 'bench-table-1' : 'bench-1';
+/** BENCH_CASES=abcd (default) picks the cases to run. */
+const CASES = process.env.BENCH_CASES ?? 'abcd';
+
+// ---------------------------------------------------------------------------------------------------
+// A small domain: one ~300-byte event per command.
+
+const events = defineEvents({
+  Noted: {
+    codec: t.type({ account: t.Int, amount: t.Int, memo: t.string }),
+    version: 1,
+    stream: (d: { account: number }) => `acct-${d.account}`,
+  },
+});
+type BenchEvent = EventsOf<typeof events>;
+interface BenchCommand {
+  readonly account: number;
+  readonly amount: number;
+  readonly memo: string;
+}
+/**
+ * The projection is deliberately small (totals and one slot per account in a typed array would not be
+ * immer-friendly): the benchmark measures the kernel (store + application), not the cost of a domain's
+ * state shape. TABLE_STATE=1 switches to a 10,000-account `Table` to show what such a state costs per
+ * command (immer copies and re-freezes one shard of up to 256 entries on every command).
+ */
+interface BenchState {
+  accounts: Table<{ balance: number; notes: number }> | null;
+  events: number;
+  total: number;
+  lastAccount: number;
+}
+const TABLE_STATE = process.env.TABLE_STATE === '1';
+const decider: Decider<BenchCommand, BenchEvent, BenchState> = {
+  initialState: () => ({ accounts: TABLE_STATE ? emptyTable() : null, events: 0, total: 0, lastAccount: -1 }),
+  decide: ({ command }) => E.right([{ type: 'Noted', data: { account: command.account as t.Int, amount: command.amount as t.Int, memo: command.memo } }]),
+  evolve: (state, event) => {
+    state.events++;
+    state.total += event.data.amount;
+    state.lastAccount = event.data.account;
+    if (!state.accounts) return;
+    const account = tableGet(state.accounts, event.data.account);
+    if (account) {
+      account.balance += event.data.amount;
+      account.notes++;
+    } else tableSet(state.accounts, event.data.account, { balance: event.data.amount, notes: 1 });
+  },
+};
+const registry = new EventRegistry(events);
+const actor: Actor = { userId: 1, origin: 'api', requestId: null };
+const memo = (i: number) => `note ${i}: `.padEnd(230, 'lorem ipsum dolor sit amet ');
+const command = (i: number): BenchCommand => ({ account: i % ACCOUNTS, amount: (i % 100) + 1, memo: memo(i) });
+
+const start = (store: SqliteStore, withSnapshot = true) =>
+  Application.start<BenchCommand, BenchState>({
+    decider: decider as never,
+    registry,
+    store: store.events,
+    snapshots: withSnapshot ? store.snapshots : undefined,
+    clock: { now: () => new Date().toISOString() },
+    ids: { eventId: () => randomUUID() },
+    projectionVersion: VERSION,
+  });
+
+const metadata = JSON.stringify({ actorId: 1, sudoFromId: null, requestId: null, origin: 'api' });
+
+// ---------------------------------------------------------------------------------------------------
+// The prefilled log, built once with big transactions and cached.
+
+const prefilled = async (n: number): Promise<string> => {
+  const path = join(tmpDir, `prefill-${n}${TABLE_STATE ? '-table' : ''}.db`);
+  if (existsSync(`${path}.done`) && existsSync(path)) return path;
+  removeDb(path);
+  scratchPath(`prefill-${n}${TABLE_STATE ? '-table' : ''}.db`);
+  const { ms } = await timed(async () => {
+    const store = openSqliteStore({ path, synchronous: 'OFF' });
+    await store.close();
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = OFF');
+    db.pragma('cache_size = -1000000');
+    const insert = db.prepare(
+      'INSERT INTO events (global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    const state = decider.initialState();
+    const versions = new Int32Array(ACCOUNTS);
+    const at = new Date().toISOString();
+    const chunk = db.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const { account, amount, memo: text } = command(i);
+        const data = { account: account as t.Int, amount: amount as t.Int, memo: text };
+        insert.run(i + 1, randomUUID(), `acct-${account}`, ++versions[account]!, 'Noted', JSON.stringify(data), at, metadata);
+        decider.evolve(state, { type: 'Noted', data });
+      }
+    });
+    for (let from = 0; from < n; from += 50_000) chunk(from, Math.min(n, from + 50_000));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const store2 = openSqliteStore({ path });
+    await store2.snapshots.save({ position: n, projectionVersion: VERSION, state, takenAt: at });
+    await store2.close();
+  });
+  writeFileSync(`${path}.done`, '');
+  log(`prefilled ${n} events in ${(ms / 1000).toFixed(1)} s → ${path}`);
+  return path;
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+type Sync = 'FULL' | 'NORMAL';
+
+/** Raw better-sqlite3: one ~300-byte row per transaction (autocommit), into a plain table and into the events table. */
+const rawInserts = (path: string, sync: Sync) => {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${sync}`);
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE IF NOT EXISTS raw_rows (id INTEGER PRIMARY KEY, data TEXT NOT NULL)');
+  const plain = db.prepare('INSERT INTO raw_rows (data) VALUES (?)');
+  const event = db.prepare(
+    'INSERT INTO events (global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)',
+  );
+  let position = db.prepare('SELECT max(global_position) FROM events').pluck().get() as number;
+  const at = new Date().toISOString();
+  return {
+    plainRow: (i: number) => plain.run(JSON.stringify(command(i))),
+    eventRow: (i: number) => {
+      const c = command(i);
+      event.run(++position, randomUUID(), `raw-${position}`, 1, 'Noted', JSON.stringify(c), at, metadata);
+    },
+    close: () => db.close(),
+  };
+};
+
+const singleWriter = async (report: Report, source: string, sync: Sync) => {
+  const path = copyDb(source, `append-${sync}.db`);
+  const raw = rawInserts(path, sync);
+  const rawPlain = await throughput((i) => raw.plainRow(i), { ms: MS });
+  const rawEvent = await throughput((i) => raw.eventRow(i), { ms: MS });
+  raw.close();
+  const store = openSqliteStore({ path, synchronous: sync });
+  const app = await start(store);
+  const viaStore = await throughput(
+    (i) =>
+      store.events.commit([{ streamId: `direct-${i}`, expected: 'any', events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: command(i), recordedAt: new Date().toISOString(), metadata: { actorId: 1, origin: 'api' } }] }], {
+        expectedPosition: undefined,
+      }),
+    { ms: MS },
+  );
+  await app.catchUp();
+  const viaApp = await throughput((i) => app.execute(actor, command(i)), { ms: MS });
+  await store.close();
+  removeDb(path);
+  const base = `raw row/txn ${sync}`;
+  report.add(base, rawPlain.opsPerSec, 'ops/s', { note: `plain table, p50 ${percentile(rawPlain.latencies, 50).toFixed(3)} ms` });
+  report.add(`raw event row/txn ${sync}`, rawEvent.opsPerSec, 'ops/s', { baseline: base, note: 'same row into the events table with its indexes' });
+  report.add(`store.commit 1 event ${sync}`, viaStore.opsPerSec, 'ops/s', { baseline: base, note: `p50 ${percentile(viaStore.latencies, 50).toFixed(3)} ms` });
+  report.add(`app command ${sync}`, viaApp.opsPerSec, 'ops/s', {
+    baseline: base,
+    target: { ratio: 0.7, text: '≥0.7x' },
+    note: `p50 ${percentile(viaApp.latencies, 50).toFixed(3)} ms, p99 ${percentile(viaApp.latencies, 99).toFixed(3)} ms`,
+  });
+};
+
+/** Appends on an empty log, to see what 1e6 rows cost. */
+const emptyLogAppend = async (report: Report, sync: Sync) => {
+  const path = scratchPath(`empty-${sync}.db`);
+  const store = openSqliteStore({ path, synchronous: sync });
+  const app = await start(store);
+  const viaApp = await throughput((i) => app.execute(actor, command(i)), { ms: MS });
+  await store.close();
+  removeDb(path);
+  report.add(`app command ${sync}, empty log`, viaApp.opsPerSec, 'ops/s', { baseline: `raw row/txn ${sync}`, note: 'compare with the prefilled log' });
+};
+
+/** Best of `runs` timings (the machine is shared; the minimum is the least disturbed run). */
+const bestOf = async <T>(runs: number, fn: () => T | Promise<T>) => {
+  let best: { ms: number; value: T } | null = null;
+  for (let i = 0; i < runs; i++) {
+    const result = await timed(fn);
+    if (!best || result.ms < best.ms) best = result;
+  }
+  return best!;
+};
+
+const replay = async (report: Report, source: string) => {
+  const store = openSqliteStore({ path: source, readonly: true });
+  const db = new Database(source, { readonly: true });
+  const rawRows = await bestOf(3, () => {
+    let n = 0;
+    for (const row of db.prepare('SELECT * FROM events ORDER BY global_position').raw().iterate() as Iterable<unknown[]>) {
+      JSON.parse(row[6] as string);
+      JSON.parse(row[8] as string);
+      n++;
+    }
+    return n;
+  });
+  const rawData = await bestOf(3, () => {
+    let sum = 0;
+    for (const [data] of db.prepare('SELECT data FROM events ORDER BY global_position').raw().iterate() as Iterable<[string]>) sum += (JSON.parse(data) as { amount: number }).amount;
+    return sum;
+  });
+  db.close();
+  const folded = await bestOf(3, () => foldLog({ decider: decider as never, registry, store: store.events }, decider.initialState(), 0, true));
+  await store.close();
+  if (folded.value.state.events !== EVENTS) throw new Error(`replayed ${folded.value.state.events} events, expected ${EVENTS}`);
+  const base = 'raw read of all rows + JSON.parse';
+  report.add(base, (EVENTS / rawRows.ms) * 1000, 'events/s', { note: `SELECT * + JSON.parse(data), JSON.parse(metadata): ${(rawRows.ms / 1000).toFixed(2)} s` });
+  report.add('raw read of the data column + JSON.parse', (EVENTS / rawData.ms) * 1000, 'events/s', { baseline: base, note: `${(rawData.ms / 1000).toFixed(2)} s (stricter baseline)` });
+  report.add('replay: readAll + decode + fold', (EVENTS / folded.ms) * 1000, 'events/s', {
+    baseline: base,
+    target: { ratio: 0.5, text: '≥0.5x' },
+    note: `${(folded.ms / 1000).toFixed(2)} s; ${(rawData.ms / folded.ms).toFixed(2)}x the data-column-only read`,
+  });
+};
+
+const startup = async (report: Report, source: string) => {
+  const store = openSqliteStore({ path: source, readonly: true });
+  const cold = await bestOf(2, () => start(store, false));
+  const warm = await bestOf(3, () => start(store, true));
+  await store.close();
+  if (warm.value.position !== EVENTS || cold.value.position !== EVENTS) throw new Error('start-up did not reach the head');
+  report.add(`start-up, full replay of ${EVENTS} events`, cold.ms, 'ms');
+  report.add(`start-up from a snapshot at ${EVENTS}`, warm.ms, 'ms', {
+    baseline: `start-up, full replay of ${EVENTS} events`,
+    note: `${warm.ms < 1500 ? 'OK' : 'MISSED'} target < 1500 ms`,
+  });
+};
+
+const concurrentWriters = async (report: Report, source: string, sync: Sync, writers: number) => {
+  const path = copyDb(source, `concurrent-${sync}.db`);
+  const raw = rawInserts(path, sync);
+  const rawEvent = await throughput((i) => raw.eventRow(i), { ms: MS });
+  raw.close();
+  const store = openSqliteStore({ path, synchronous: sync });
+  const app = await start(store);
+  const commit = store.events.commit.bind(store.events);
+  let transactions = 0;
+  store.events.commit = (writes, options) => {
+    transactions++;
+    return commit(writes, options);
+  };
+  const latencies: number[] = [];
+  let stop = false;
+  let issued = 0;
+  const began = performance.now();
+  const writer = async () => {
+    while (!stop) {
+      const t0 = performance.now();
+      const result = await app.execute(actor, command(issued++));
+      if (result._tag !== 'Right') throw new Error('command rejected');
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const running = Array.from({ length: writers }, writer);
+  await sleep(MS);
+  stop = true;
+  await Promise.all(running);
+  const elapsed = performance.now() - began;
+  await store.close();
+  removeDb(path);
+  const base = `raw event row/txn ${sync} `;
+  report.add(base, rawEvent.opsPerSec, 'ops/s', { note: 'one transaction per row' });
+  report.add(`${writers} concurrent writers ${sync}`, (latencies.length / elapsed) * 1000, 'commands/s', {
+    baseline: base,
+    target: sync === 'FULL' ? { ratio: 2, text: '≥2x' } : undefined,
+    note: `p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms${sync === 'FULL' ? ` (target < 20 ms: ${percentile(latencies, 99) < 20 ? 'OK' : 'MISSED'})` : ''}, ${(latencies.length / transactions).toFixed(1)} commands/transaction`,
+  });
+};
+
+export default async function kernelBench(): Promise<void> {
+  log(`BENCH_EVENTS=${EVENTS} BENCH_MS=${MS}${TABLE_STATE ? ' TABLE_STATE=1 (10,000-account Table projection)' : ''}`);
+  const source = await prefilled(EVENTS);
+
+  if (CASES.includes('a')) {
+  const append = new Report(`(a) single-writer append on a log of ${EVENTS} events (ratio vs raw one-row-per-transaction)`);
+  for (const sync of (process.env.BENCH_SYNC?.split(',') ?? ['FULL', 'NORMAL']) as Sync[]) {
+    await singleWriter(append, source, sync);
+    await emptyLogAppend(append, sync);
+  }
+  append.print();
+  }
+
+  if (CASES.includes('b')) {
+  const read = new Report(`(b) replay of ${EVENTS} events`);
+  await replay(read, source);
+  read.print();
+  }
+
+  if (CASES.includes('c')) {
+  const boot = new Report(`(c) start-up with ${EVENTS} events`);
+  await startup(boot, source);
+  boot.print();
+  }
+
+  if (CASES.includes('d')) {
+  const concurrent = new Report(`(d) 100 concurrent writers on a log of ${EVENTS} events`);
+  for (const sync of (process.env.BENCH_SYNC?.split(',') ?? ['FULL', 'NORMAL']) as Sync[]) await concurrentWriters(concurrent, source, sync, 100);
+  concurrent.print();
+  }
+}
