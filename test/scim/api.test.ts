@@ -435,3 +435,35 @@ describe('SCIM: discovery', () => {
     expect((await scim('GET', '/ServiceProviderConfig', { token: null })).status).toBe(401);
   });
 });
+
+describe('members responses: group_saml_identity', () => {
+  it('shows the active SSO identity to owners of an SSO-enabled group, null after deprovisioning, and nothing to others', async () => {
+    const group = await setupScimGroup(server, fresh());
+    const scim = scimClient(group);
+    const created = await scim('POST', '/Users', { body: user('saml-ext-1', `samluser${seq}`, `samluser${seq}@example.com`) });
+    expect(created.status).toBe(201);
+    const userId = findUserByEmail(server.app.state.users, `samluser${seq}@example.com`)!.id;
+    const member = await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`);
+    expect(member.status).toBe(200);
+    const provider = (await server.request('GET', `/api/v4/groups/${group.id}/saml_provider`)).body;
+    expect(member.body.group_saml_identity).toEqual({ provider: 'group_saml', extern_uid: 'saml-ext-1', saml_provider_id: provider.id });
+    const keys = Object.keys(member.body);
+    expect(keys.indexOf('group_saml_identity')).toBe(keys.indexOf('expires_at') + 1);
+    // the root owner has no SSO identity: null
+    const list = await server.request('GET', `/api/v4/groups/${group.id}/members`);
+    expect(list.body.find((m: { username: string }) => m.username === 'root').group_saml_identity).toBeNull();
+    // a non-owner member does not see the key
+    const token = await tokenFor(userId);
+    const asMember = await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`, { token });
+    expect(asMember.status).toBe(200);
+    expect('group_saml_identity' in asMember.body).toBe(false);
+    // deprovisioned: the membership is gone; re-provisioned: it is back with the identity
+    await scim('PATCH', '/Users/saml-ext-1', { body: { Operations: [{ op: 'replace', path: 'active', value: false }] } });
+    expect((await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`)).status).toBe(404);
+    await scim('PATCH', '/Users/saml-ext-1', { body: { Operations: [{ op: 'replace', path: 'active', value: true }] } });
+    expect((await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`)).body.group_saml_identity.extern_uid).toBe('saml-ext-1');
+    // SAML disabled: the key disappears
+    await server.request('PUT', `/api/v4/groups/${group.id}/saml_provider`, { body: { enabled: false } });
+    expect('group_saml_identity' in (await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`)).body).toBe(false);
+  });
+});

@@ -29,8 +29,10 @@ import {
 import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, optional, route, schema, T, type Mount, type RouteDef } from '../http/index.js';
 import { tokenDigest } from '../app/secrets.js';
 import { findReadableGroup, presentContext, viewerId, type ApiDeps, type Ctx } from '../app/deps.js';
+import { setGroupSamlIdentityPresenter } from '../entities/members.js';
 import {
   SCIM_USER_SCHEMA,
+  groupSamlIdentity,
   samlProviderEntity,
   scimBaseUrl,
   scimErrorEntity,
@@ -417,6 +419,9 @@ const discoveryRoutes = (deps: ApiDeps): RouteDef<any>[] => [
 ];
 
 export const scimRoutes = (deps: ApiDeps): RouteDef<any>[] => [...usersRoutes(deps), ...discoveryRoutes(deps)];
+
+// Members responses carry `group_saml_identity` for owners of SSO-enabled groups (reference §2.8).
+setGroupSamlIdentityPresenter(groupSamlIdentity);
 
 /** Both mounts: the set-up routes beside the rest of /api/v4, and the SCIM API with its own content type. */
 export const scimMounts = (deps: ApiDeps): Mount[] => [
