@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
 import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
 import type { EventStore } from '@forgefold/core';
 import { eventStoreContract, newEvent } from './contract.js';
@@ -127,6 +128,32 @@ describe('SqliteStore', () => {
       unsubscribe();
       await a.close();
       await b.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('keeps the WAL bounded under sustained writes (drains restart it)', async () => {
+    const temp = tempDir();
+    try {
+      const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 5, walDrainBytes: 64 * 1024, synchronous: 'NORMAL' });
+      let commits = 0;
+      const write = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          await store.events.commit([{ streamId: `s${commits % 50}`, expected: 'any', events: Array.from({ length: 10 }, () => newEvent()) }]);
+          if (++commits % 10 === 0) await new Promise((r) => setTimeout(r, 1));
+        }
+      };
+      // The checkpointer starts with the first write; wait until it drains.
+      for (let i = 0; i < 300 && store.checkpointStats().drains < 2; i++) await write(10);
+      expect(store.checkpointStats().drains).toBeGreaterThanOrEqual(2);
+      const before = statSync(`${temp.file()}-wal`).size;
+      await write(300);
+      // ~10 pages a commit: 300 commits would add ~12 MB to a WAL that never restarts
+      expect(statSync(`${temp.file()}-wal`).size - before).toBeLessThan(2 * 1024 * 1024);
+      expect(store.checkpointStats().last!.log).toBeLessThan(3_000);
+      expect(await store.events.headPosition()).toBe(commits * 10);
+      await store.close();
     } finally {
       temp.remove();
     }

@@ -40,6 +40,13 @@ const tick = () => {
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message === 'now') tick();
+  if (message === 'drain') {
+    // The main thread holds its writes back meanwhile: this pass copies the rest, and the writer's
+    // next transaction starts the WAL over from its beginning.
+    let result = null;
+    try { result = passive.get(); } catch (error) {}
+    parentPort.postMessage({ type: 'drained', ...(result ?? { busy: 1, log: -1, checkpointed: -1 }) });
+  }
   if (message === 'close') {
     clearInterval(timer);
     try { db.close(); } catch (error) {}
@@ -70,14 +77,44 @@ export class Checkpointer {
     const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, intervalMs: this.intervalMs } });
     worker.unref();
     worker.on('message', (message: { type: string } & CheckpointStats) => {
+      const stats = { busy: message.busy, log: message.log, checkpointed: message.checkpointed };
       if (message.type === 'checkpoint') {
         this.checkpoints++;
-        this.last = { busy: message.busy, log: message.log, checkpointed: message.checkpointed };
+        this.last = stats;
+        this.onCheckpoint?.(stats);
+      }
+      if (message.type === 'drained') {
+        this.drains++;
+        for (const resolve of this.drainWaiters.splice(0)) resolve();
       }
     });
     worker.on('error', () => undefined);
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     this.worker = worker;
+  }
+
+  /** Called after each background checkpoint (the event store uses it to decide when to drain). */
+  onCheckpoint: ((stats: CheckpointStats) => void) | null = null;
+  drains = 0;
+  private drainWaiters: (() => void)[] = [];
+
+  /**
+   * One more checkpoint pass while the caller holds its writes back, so that it catches up completely and
+   * the next write transaction restarts the WAL (a WAL that is never fully caught up between two
+   * transactions only grows). Resolves when done, or after `timeoutMs` whatever happened.
+   */
+  drain(timeoutMs = 100): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.drainWaiters.push(done);
+      worker.postMessage('drain');
+    });
   }
 
   get started(): boolean {
@@ -94,6 +131,7 @@ export class Checkpointer {
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;
+    for (const resolve of this.drainWaiters.splice(0)) resolve();
     // Keep the event loop alive until the worker is gone (it is unref'd while running).
     worker.ref();
     worker.postMessage('close');

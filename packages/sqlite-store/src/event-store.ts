@@ -118,12 +118,28 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
+    if (this.gate) await this.gate;
     const [result] = this.commitSync([{ streamId, expected, events }], undefined);
     return result!;
   }
 
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
+    if (this.gate) await this.gate;
     return this.commitSync(writes, options.expectedPosition);
+  }
+
+  /**
+   * Writes wait on this (asynchronously: the event loop keeps running) while the checkpointer catches the
+   * WAL up completely, which a background checkpoint racing a busy writer never does.
+   */
+  private gate: Promise<void> | null = null;
+
+  /** Holds writes back until `drain` settles. */
+  holdWritesDuring(drain: () => Promise<void>): void {
+    if (this.gate || this.closed) return;
+    this.gate = drain().finally(() => {
+      this.gate = null;
+    });
   }
 
   private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): AppendResult[] {

@@ -23,10 +23,14 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
-  /** Interval of the background WAL checkpoint (ms). Default 250. */
+  /** Interval of the background WAL checkpoint (ms). Default 100. */
   readonly checkpointIntervalMs?: number;
   /** Interval at which subscriptions look for appends by other connections (ms). Default 50. */
   readonly pollIntervalMs?: number;
+  /** WAL size that makes writes pause briefly so that the WAL can restart (bytes). Default 32 MiB. */
+  readonly walDrainBytes?: number;
+  /** Longest pause of writes for such a drain (ms). Default 50. */
+  readonly walDrainTimeoutMs?: number;
 }
 
 export interface SqliteStore {
@@ -36,7 +40,7 @@ export interface SqliteStore {
   /** Migrations recorded in the file, oldest first. */
   migrations(): AppliedMigration[];
   /** The background checkpointer's last result (null until it has run). */
-  checkpointStats(): { readonly checkpoints: number; readonly last: { busy: number; log: number; checkpointed: number } | null };
+  checkpointStats(): { readonly checkpoints: number; readonly drains: number; readonly last: { busy: number; log: number; checkpointed: number } | null };
   close(): Promise<void>;
 }
 
@@ -66,7 +70,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     throw error;
   }
 
-  const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? 250);
+  const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? 100);
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -79,13 +83,19 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
   });
+  // Once the WAL passes this many frames (4 KiB pages), the next checkpoint is a drain: writes wait a
+  // moment for the checkpointer to catch up so that the WAL restarts from the beginning.
+  const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
+  checkpointer.onCheckpoint = (stats) => {
+    if (stats.log >= drainFrames) events.holdWritesDuring(() => checkpointer.drain(options.walDrainTimeoutMs ?? 50));
+  };
   const snapshots = new SqliteSnapshotStore(db, readonly);
   return {
     events,
     snapshots,
     path,
     migrations: () => appliedMigrations(db),
-    checkpointStats: () => ({ checkpoints: checkpointer.checkpoints, last: checkpointer.last }),
+    checkpointStats: () => ({ checkpoints: checkpointer.checkpoints, drains: checkpointer.drains, last: checkpointer.last }),
     close,
   };
 };
