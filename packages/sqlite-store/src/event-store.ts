@@ -20,28 +20,27 @@ import {
   type Unsubscribe,
 } from '@forgefold/core';
 
-type Row = [number, string, string, number, string, number, string, string, string];
+type Row = [number, string, string, number, string, number, string, string];
 
 const COLUMNS = 'global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata';
+/**
+ * What reads select: data and metadata come as one JSON array text, which is one string to create and one
+ * JSON.parse per row instead of two (about a tenth of a replay's read time). Both columns only ever hold
+ * JSON.stringify output.
+ */
+const READ_COLUMNS = "global_position, event_id, stream_id, stream_version, type, schema_version, '[' || data || ',' || metadata || ']', recorded_at";
 const PAGE = 1_000;
 
-/**
- * A row as a RecordedEvent. `metadata` is parsed on first access (an own, enumerable accessor, so spreads,
- * JSON and deep equality see it like a plain field): replay never reads it, and parsing it for every row
- * costs about a quarter of the read.
- */
+/** A row as a RecordedEvent (a plain object literal: one shape for all, which V8 handles best). */
 const toRecorded = (row: Row): RecordedEvent => {
-  const rawMetadata = row[8];
-  let metadata: EventMetadata | undefined;
+  const [data, metadata] = JSON.parse(row[6]) as [unknown, EventMetadata];
   return {
     eventId: row[1],
     type: row[4],
     schemaVersion: row[5],
-    data: JSON.parse(row[6]),
+    data,
     recordedAt: row[7],
-    get metadata(): EventMetadata {
-      return (metadata ??= JSON.parse(rawMetadata) as EventMetadata);
-    },
+    metadata,
     streamId: row[2],
     streamVersion: row[3],
     globalPosition: row[0],
@@ -101,9 +100,9 @@ export class SqliteEventStore implements EventStore {
       .prepare('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
       .raw() as never;
     this.byEventId = db.prepare('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw() as never;
-    this.allAfter = db.prepare(`SELECT ${COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw() as never;
+    this.allAfter = db.prepare(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw() as never;
     this.streamAfter = db
-      .prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
+      .prepare(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
       .raw() as never;
     this.dataVersion = db.prepare('PRAGMA data_version').pluck() as never;
     if (options.readonly) {
