@@ -72,7 +72,7 @@ export class Checkpointer {
 
   /** Starts the worker on the first write (stores that never write never start a thread). */
   ensureStarted(): void {
-    if (this.worker || this.closed) return;
+    if (this.worker || this.closed || this.failed) return;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, intervalMs: this.intervalMs } });
     worker.unref();
@@ -89,13 +89,27 @@ export class Checkpointer {
       }
     });
     worker.on('error', () => undefined);
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', () => {
+        // Died on its own (not closed by us): the writer has to checkpoint again.
+        if (this.worker === worker) {
+          this.worker = null;
+          this.failed = true;
+          for (const resolve of this.drainWaiters.splice(0)) resolve();
+          this.onFailure?.();
+        }
+        resolve();
+      }),
+    );
     this.worker = worker;
   }
 
   /** Called after each background checkpoint (the event store uses it to decide when to drain). */
   onCheckpoint: ((stats: CheckpointStats) => void) | null = null;
   drains = 0;
+  /** Called if the worker dies: the store then turns SQLite's own autocheckpoint back on. */
+  onFailure: (() => void) | null = null;
+  private failed = false;
   private drainWaiters: (() => void)[] = [];
 
   /**
