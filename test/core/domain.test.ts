@@ -12,6 +12,7 @@ import {
   membersOfSource,
   projectAccessLevel,
   canReadGroup,
+  listGroups,
   type ForgefoldCommand,
   type State,
 } from '@forgefold/core';
@@ -103,8 +104,8 @@ describe('properties', () => {
         await Promise.all(steps.map(({ actor, command }) => app.execute(actor === null ? system : as(actor), command)));
         const replayed = await replay(store);
         expect(replayed).toEqual(app.state);
-        for (const shard of Object.values(app.state.groups.byId)) {
-          for (const group of Object.values(shard)) {
+        {
+          for (const group of listGroups(app.state.groups)) {
             if (group.parent_id === null) {
               const owners = [...membersOfSource(app.state.members, 'Namespace', group.id)].filter((m) => m.access_level === 50);
               expect(owners.length).toBeGreaterThan(0);

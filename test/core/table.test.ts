@@ -1,26 +1,76 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { emptyTable, tableDelete, tableGet, tableSet, tableSize, tableValues } from '@forgefold/core';
+import { produce } from 'immer';
+import { emptyTable, tableDelete, tableGet, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
+
+const model = <K extends number | string>(keys: fc.Arbitrary<K>) =>
+  fc.array(fc.tuple(fc.boolean(), keys), { maxLength: 300 });
+
+const apply = <K extends number | string>(ops: readonly (readonly [boolean, K])[]) => {
+  const table = emptyTable<string>();
+  const map = new Map<K, string>();
+  for (const [add, key] of ops) {
+    if (add) {
+      tableSet(table, key, `v${key}`);
+      map.set(key, `v${key}`);
+    } else {
+      tableDelete(table, key);
+      map.delete(key);
+    }
+  }
+  return { table, map };
+};
 
 describe('Table', () => {
   it('behaves like a Map and iterates integer keys in ascending order', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat(5_000))), (ops) => {
-        const table = emptyTable<number>();
-        const model = new Map<number, number>();
-        for (const [add, key] of ops) {
-          if (add) {
-            tableSet(table, key, key * 2);
-            model.set(key, key * 2);
-          } else {
-            tableDelete(table, key);
-            model.delete(key);
-          }
-        }
-        expect(tableSize(table)).toBe(model.size);
-        expect([...tableValues(table)]).toEqual([...model.keys()].sort((a, b) => a - b).map((k) => k * 2));
-        for (const key of model.keys()) expect(tableGet(table, key)).toBe(key * 2);
+      fc.property(model(fc.nat(50_000)), (ops) => {
+        const { table, map } = apply(ops);
+        const sorted = [...map.keys()].sort((a, b) => a - b);
+        expect(tableSize(table)).toBe(map.size);
+        expect(tableIsEmpty(table)).toBe(map.size === 0);
+        expect([...tableIds(table)]).toEqual(sorted);
+        expect([...tableValues(table)]).toEqual(sorted.map((key) => `v${key}`));
+        for (const key of map.keys()) expect(tableGet(table, key)).toBe(`v${key}`);
       }),
     );
+  });
+
+  it('holds string keys', () => {
+    fc.assert(
+      fc.property(model(fc.string({ maxLength: 8 })), (ops) => {
+        const { table, map } = apply(ops);
+        expect(new Set(tableKeys(table))).toEqual(new Set(map.keys()));
+        for (const [key, value] of map) expect(tableGet(table, key)).toBe(value);
+      }),
+    );
+  });
+
+  it('reads ids from an offset like a slice of the sorted ids', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat(100_000), { maxLength: 400 }), fc.nat(450), (ids, offset) => {
+        const table = emptyTable<number>();
+        for (const id of ids) tableSet(table, id, id);
+        expect([...tableIdsFrom(table, offset)]).toEqual([...ids].sort((a, b) => a - b).slice(offset));
+      }),
+    );
+  });
+
+  it('copies only small objects when immer applies a change, whatever the size of the table', () => {
+    for (const keyOf of [(i: number) => i, (i: number) => `key-${i}`]) {
+      let state: { table: Table<number> } = { table: emptyTable() };
+      for (let i = 0; i < 50_000; i++) tableSet(state.table, keyOf(i), i);
+      state = produce(state, () => undefined);
+      const next = produce(state, (draft) => tableSet(draft.table, keyOf(50_001), 1));
+      // Every object whose identity changed is on the path of the change: count their keys.
+      let copied = 0;
+      const walk = (before: unknown, after: unknown) => {
+        if (before === after || typeof after !== 'object' || after === null) return;
+        copied += Object.keys(after).length;
+        for (const key of Object.keys(after)) walk((before as Record<string, unknown> | undefined)?.[key], (after as Record<string, unknown>)[key]);
+      };
+      walk(state, next);
+      expect(copied).toBeLessThan(3 * 64 + 100);
+    }
   });
 });

@@ -38,7 +38,7 @@ describe('@gitbeaker/rest', () => {
     expect(all).toHaveLength(45);
     const keyset = await asKim.Projects.all({ pagination: 'keyset', orderBy: 'id', sort: 'asc', perPage: 20, membership: true });
     expect(keyset.map((p) => p.id)).toEqual(all.map((p) => p.id).sort((a, b) => (a as number) - (b as number)));
-    const offsetPage = await asKim.Projects.all({ perPage: 10, page: 2, showExpanded: true, maxPages: 1, membership: true });
+    const offsetPage = await asKim.Projects.all({ pagination: 'offset', perPage: 10, page: 2, showExpanded: true, maxPages: 1, membership: true });
     expect(offsetPage.paginationInfo).toMatchObject({ total: 45, totalPages: 5, current: 2, next: 3, previous: 1, perPage: 10 });
 
     const users = await api.Users.all({ perPage: 1 });

@@ -211,7 +211,7 @@ describe('OAuth', () => {
     await createUser('hank');
     const bad = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: 'hank', password: 'wrong-password' }) });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toBe('invalid_grant');
+    expect(((await bad.json()) as { error: string }).error).toBe('invalid_grant');
     const response = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=hank&password=password123' });
     expect(response.status).toBe(200);
     const token = (await response.json()) as { access_token: string; refresh_token: string; expires_in: number; token_type: string };

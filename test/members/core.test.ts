@@ -29,6 +29,10 @@ import {
   type State,
   type EventStore,
   type Group,
+  tableGet,
+  tableIds,
+  tableValues,
+  tableSize,
 } from '@forgefold/core';
 import { as, makeApp, system, userCommand } from '../core/fixtures.js';
 
@@ -287,7 +291,7 @@ const billableByDefinition = (state: State, root: Group): number[] => {
       const direct = inRoot(m.source_type, m.source_id);
       let shared = false;
       if (m.source_type === 'Namespace') {
-        for (const shard of Object.values(state.members.links)) for (const link of Object.values(shard)) if (link.group_id === m.source_id && inRoot(link.source_type, link.source_id)) shared = true;
+        for (const link of tableValues(state.members.links)) if (link.group_id === m.source_id && inRoot(link.source_type, link.source_id)) shared = true;
       }
       if (direct || shared) ids.add(u.id);
     }
@@ -316,8 +320,8 @@ describe('membership properties', () => {
         }
         const state = app.state;
         stats.runs += 1;
-        stats.members += [...Object.values(state.members.byId)].reduce((n, shard) => n + Object.keys(shard).length, 0);
-        stats.links += [...Object.values(state.members.links)].reduce((n, shard) => n + Object.keys(shard).length, 0);
+        stats.members += tableSize(state.members.byId);
+        stats.links += tableSize(state.members.links);
         expect(await replay(store)).toEqual(state);
         for (const group of listGroups(state.groups)) {
           if (group.parent_id === null) {
@@ -325,7 +329,8 @@ describe('membership properties', () => {
             const creatorGone = owners.length === 0;
             // A group loses its last owner only with the account of that owner (the platform deletes solely owned groups then).
             expect(creatorGone).toBe(false);
-            const billable = [...Object.values(state.members.billable[String(group.id >>> 8)]?.[group.id] ?? {})].flatMap((shard) => Object.keys(shard).map(Number)).sort((a, b) => a - b);
+            const ofGroup = tableGet(state.members.billable, group.id);
+            const billable = ofGroup ? [...tableIds(ofGroup)] : [];
             expect(billable).toEqual(billableByDefinition(state, group));
             expect(billableCount(state.members, group.id)).toBe(billable.length);
           }

@@ -5,6 +5,7 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directMembership } from '@forgefold/core';
 import { startServer, type TestServer } from '../support/server.js';
 import { createGroup, createPerson, createProject, type Person } from './support.js';
 
@@ -147,12 +148,7 @@ const cases = (): RouteCase[] => {
 };
 
 const findMemberId = async (userId: number): Promise<number> => {
-  const state = server.app.state as unknown as { members: { bySourceUser: Record<string, Record<string, number>> } };
-  for (const shard of Object.values(state.members.bySourceUser)) {
-    const id = shard[`Namespace:${group.id}:${userId}`];
-    if (id !== undefined) return id;
-  }
-  return 0;
+  return directMembership(server.app.state.members, 'Namespace', group.id, userId)?.id ?? 0;
 };
 
 beforeAll(async () => {

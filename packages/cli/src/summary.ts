@@ -4,50 +4,21 @@
  * Used when @forgefold/core does not export a domain-specific `summarize`.
  */
 
+import { looksLikeTable, tableSize, type Table } from '@forgefold/core';
+
 export type SummaryValue = number | string | boolean | null;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map) && !(value instanceof Set);
 
-/** The shard a key lands in, as kernel/table.ts computes it. */
-const fnvShard = (key: string): string => {
-  let hash = 2166136261;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 16777619);
-  return `h${(hash >>> 0) & 1023}`;
-};
-
-/**
- * True when `value` is a kernel Table: an index of shards whose every key sits in the shard it would be
- * stored in (number keys in `String(key >>> 8)`, string keys in `h<fnv & 1023>`). A record keyed by ids of
- * entities fails the check (an entity's field names do not shard to its id).
- */
-export const isTable = (value: unknown): value is Record<string, Record<string, unknown>> => {
-  if (!isPlainObject(value)) return false;
-  const shards = Object.keys(value);
-  if (shards.length === 0) return false;
-  for (const shard of shards) {
-    const entries = value[shard];
-    if (!isPlainObject(entries)) return false;
-    const hashed = shard.startsWith('h');
-    if (!hashed && !/^\d+$/.test(shard)) return false;
-    for (const key of Object.keys(entries)) {
-      if (hashed ? fnvShard(key) !== shard : !/^-?\d+$/.test(key) || String(Number(key) >>> 8) !== shard) return false;
-    }
-  }
-  return true;
-};
-
-const tableEntries = (table: Record<string, Record<string, unknown>>): number => {
-  let size = 0;
-  for (const shard of Object.keys(table)) size += Object.keys(table[shard]!).length;
-  return size;
-};
+/** True when `value` is a kernel Table (the kernel knows its layout). */
+export const isTable = (value: unknown): value is Table<unknown> => looksLikeTable(value);
 
 /** The count of a collection, or undefined when `value` is not one. */
 const collectionSize = (value: unknown): number | undefined => {
   if (Array.isArray(value)) return value.length;
   if (value instanceof Map || value instanceof Set) return value.size;
-  if (isTable(value)) return tableEntries(value);
+  if (isTable(value)) return tableSize(value);
   return undefined;
 };
 

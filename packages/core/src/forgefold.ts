@@ -10,6 +10,7 @@ import { eventRegistry, type ForgefoldEvent } from './events.js';
 import { usersDecider } from './modules/users/decider.js';
 import { findUser } from './modules/users/queries.js';
 import { forbidden, unauthorized } from './kernel/domain-error.js';
+import { tableSize } from './kernel/table.js';
 import { userEvents } from './modules/users/events.js';
 import type { UserCommand } from './modules/users/commands.js';
 import { tokensDecider } from './modules/tokens/decider.js';
@@ -123,9 +124,7 @@ export const forgefold = { decider: forgefoldDecider, registry: eventRegistry(),
 
 /** Counts of what exists, for `forgefold replay` and health output. */
 export const summarize = (state: State): Record<string, number> => {
-  let members = 0;
-  for (const shard of Object.keys(state.members.byId)) members += Object.keys(state.members.byId[shard]!).length;
-  let tokens = 0;
-  for (const shard of Object.keys(state.tokens.byId)) tokens += Object.keys(state.tokens.byId[shard]!).length;
+  const members = tableSize(state.members.byId);
+  const tokens = tableSize(state.tokens.byId);
   return { users: state.users.count, groups: state.groups.count, projects: state.projects.count, members, access_tokens: tokens };
 };

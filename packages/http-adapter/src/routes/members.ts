@@ -28,6 +28,8 @@ import {
   membershipsInHierarchy,
   membershipType,
   membersOfSource,
+  membersOfSourceFrom,
+  directMemberCount,
   invitationOf,
   pendingMembers,
   planAddMembers,
@@ -79,7 +81,7 @@ import {
   sharedWithGroupsEntity,
 } from '../entities/members.js';
 import { groupDetailEntity } from '../entities/groups.js';
-import { canReadProject } from '@forgefold/core';
+import { canReadProject, findProject, tableGet } from '@forgefold/core';
 
 type Kind = 'groups' | 'projects';
 const sourceTypeOf = (kind: Kind): SourceType => (kind === 'groups' ? 'Namespace' : 'Project');
@@ -176,10 +178,26 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         const state = deps.app.state;
         const source = orThrow(findSource(state, ctx, kind));
         const day = today(deps);
+        const view = present(ctx, state);
+        const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
+        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0) {
+          // Unfiltered: read the page straight from the per-source index (member-id order).
+          const page = lazySource(
+            () => directMemberCount(state.members, source.type, source.id),
+            (offset, limit) => {
+              const out: Member[] = [];
+              for (const m of membersOfSourceFrom(state.members, source.type, source.id, offset)) {
+                if (!isExpired(m.expires_at, day)) out.push(m);
+                if (out.length >= limit) break;
+              }
+              return out;
+            },
+          );
+          return paginate(ctx, page, { map });
+        }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id));
-        const view = present(ctx, state);
-        return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map: (m) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info)) });
+        return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map });
       },
     }),
     route({
@@ -201,7 +219,7 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
               () => effectiveCount(state.members, group.id),
               (offset, limit) => {
                 const out: Member[] = [];
-                for (const userId of userIdsFrom(state.members.effective[String(group.id >>> 8)]?.[group.id], offset)) {
+                for (const userId of userIdsFrom(tableGet(state.members.effective, group.id), offset)) {
                   const winner = effectiveGroupMember(state, group, userId, day);
                   if (winner) out.push(winner);
                   if (out.length >= limit) break;
@@ -571,7 +589,7 @@ const groupOnlyRoutes = (deps: ApiDeps): RouteDef[] => {
         const view = present(ctx, done.state);
         const viewer = viewerId(ctx);
         const detail = groupDetailEntity(findGroup(done.state.groups, shared.id)!, view, (projectId) => {
-          const project = done.state.projects.byId[String(projectId >>> 8)]?.[projectId];
+          const project = findProject(done.state.projects, projectId);
           return project !== undefined && canReadProject(done.state, viewer, project);
         });
         return created({ ...detail, shared_with_groups: sharedWithGroupsEntity(shared.id, view) });

@@ -6,6 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../../kernel/ports.js';
 import type { RecordedEvent } from '../../kernel/envelope.js';
 import { foldLog } from '../../kernel/application.js';
+import { tableValues } from '../../kernel/table.js';
 import { forgefold } from '../../forgefold.js';
 import type { State } from '../../state.js';
 import { memberEvents } from '../members/events.js';
@@ -87,10 +88,10 @@ export const membershipHistory = async (store: EventStore, filter: HistoryFilter
     projectIds = new Set();
     const state = filter.includeDescendants?.state;
     if (state) {
-      for (const shard of Object.keys(state.groups.byId)) for (const g of Object.values(state.groups.byId[shard]!)) {
+      for (const g of tableValues(state.groups.byId)) {
         if (selfAndAncestors(state.groups, g).some((a) => a.id === filter.groupId)) groupIds.add(g.id);
       }
-      for (const shard of Object.keys(state.projects.byId)) for (const p of Object.values(state.projects.byId[shard]!)) {
+      for (const p of tableValues(state.projects.byId)) {
         if (p.namespace_kind === 'group' && groupIds.has(p.namespace_id)) projectIds.add(p.id);
       }
     }

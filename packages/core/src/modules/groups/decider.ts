@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
+import type { Draft } from 'immer';
 import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
+import { tableDelete, tableGet, tableSet, tableKeys } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
@@ -138,7 +139,7 @@ const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =
     .join(', ')}}`;
 
 /** Recomputes full paths and names below a renamed group (groups and their projects). */
-const refreshPaths = (state: MutableState, group: MutableState['groups']['byId'][string][string]): void => {
+const refreshPaths = (state: MutableState, group: Draft<Group>): void => {
   const parent = group.parent_id === null ? undefined : tableGet(state.groups.byId, group.parent_id);
   const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
   const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
@@ -150,7 +151,7 @@ const refreshPaths = (state: MutableState, group: MutableState['groups']['byId']
   group.full_name = fullName;
   const projectIds = tableGet(state.projects.byNamespace, group.id);
   if (projectIds) {
-    for (const shard of Object.keys(projectIds)) for (const id of Object.keys(projectIds[shard]!)) {
+    for (const id of tableKeys(projectIds)) {
       const project = tableGet(state.projects.byId, Number(id));
       if (!project) continue;
       tableDelete(state.projects.byFullPath, project.path_with_namespace.toLowerCase());

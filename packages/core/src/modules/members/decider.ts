@@ -1,7 +1,7 @@
 export type { MemberCommand } from './commands.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { tableDelete, tableGet, tableSet, emptyTable } from '../../kernel/table.js';
+import { tableDelete, tableGet, tableSet, emptyTable, tableKeys, tableValues } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
 import type { MemberEvent } from './events.js';
@@ -588,8 +588,7 @@ const linkRemoved = (link: GroupLink, at: string, reason?: string): MemberEvent 
 export const expiryEvents = (state: State, today: string, at: string): MemberEvent[] => {
   const events: MemberEvent[] = [];
   const expiredOwners = new Map<number, number>();
-  for (const shard of Object.keys(state.members.expiring)) {
-    for (const id of Object.keys(state.members.expiring[shard]!)) {
+  for (const id of tableKeys(state.members.expiring)) {
       const member = findMember(state.members, Number(id));
       if (!member || !isExpired(member.expires_at, today)) continue;
       if (member.source_type === 'Namespace' && member.access_level === AccessLevel.OWNER && member.state === 'active' && member.user_id !== null) {
@@ -603,14 +602,11 @@ export const expiryEvents = (state: State, today: string, at: string): MemberEve
       }
       events.push({ type: 'MemberExpired', data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, expires_at: member.expires_at!, at } });
     }
-  }
-  for (const shard of Object.keys(state.members.links)) {
-    for (const link of Object.values(state.members.links[shard]!)) {
+  for (const link of tableValues(state.members.links)) {
       if (link.expires_at !== null && isExpired(link.expires_at, today)) {
         events.push({ type: 'GroupLinkExpired', data: { id: link.id, source_type: link.source_type, source_id: link.source_id, group_id: link.group_id, expires_at: link.expires_at, at } });
       }
     }
-  }
   return events;
 };
 
@@ -670,6 +666,12 @@ const unindexMember = (state: MutableState, member: Member): void => {
     removeFromIndex(members.byUser, member.user_id, member.id);
   }
   if (member.invite_email !== null) removeFromIndex(members.byInviteEmail, member.invite_email.toLowerCase(), member.id);
+  if (member.user_id === null) countInvite(state, member, -1);
+};
+
+const countInvite = (state: MutableState, member: { source_type: SourceType; source_id: number }, delta: number): void => {
+  const key = sourceKey(member.source_type, member.source_id);
+  tableSet(state.members.invitesBySource, key, (tableGet(state.members.invitesBySource, key) ?? 0) + delta);
 };
 
 const evolve = (state: MutableState, event: MemberEvent): void => {
@@ -684,8 +686,9 @@ const evolve = (state: MutableState, event: MemberEvent): void => {
       if (data.user_id !== null) {
         tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
         addToIndex(members.byUser, data.user_id, data.id, key);
-      } else if (data.invite_email !== null) {
-        addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
+      } else {
+        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
+        countInvite(state, data, 1);
       }
       if (data.expires_at !== null) tableSet(members.expiring, data.id, data.expires_at);
       contribute(state, tableGet(members.byId, data.id)!, 1);
@@ -730,6 +733,7 @@ const evolve = (state: MutableState, event: MemberEvent): void => {
       const member = tableGet(members.byId, event.data.id);
       if (!member || member.user_id !== null) return;
       removeFromIndex(members.byInviteEmail, event.data.invite_email.toLowerCase(), member.id);
+      countInvite(state, member, -1);
       const key = sourceKey(member.source_type, member.source_id);
       changeMember(state, member, (m) => {
         m.user_id = event.data.user_id;

@@ -6,7 +6,7 @@
  * Each membership contributes +1 to the entries it justifies and −1 when it stops doing so, so every change costs
  * time proportional to the groups it touches, never to the number of members.
  */
-import { emptyTable, tableDelete, tableGet, tableSet, type Table } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableSet, type Table, tableKeys } from '../../kernel/table.js';
 import type { MutableState } from '../../state.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
@@ -55,12 +55,10 @@ export const rootOfSource = (state: MutableState | import('../../state.js').Stat
 export function* linksInto(state: MutableState | import('../../state.js').State, groupId: number): Generator<GroupLink> {
   const ids = tableGet(state.members.linksByGroup, groupId);
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const id of Object.keys(ids[shard]!)) {
+  for (const id of tableKeys(ids)) {
       const link = tableGet(state.members.links, Number(id));
       if (link) yield link;
     }
-  }
 }
 
 const contributeEffective = (state: MutableState, member: Member, delta: number): void => {
@@ -105,12 +103,10 @@ export const changeMember = (state: MutableState, member: Member, change: (membe
 function* directMembersOf(state: MutableState, groupId: number): Generator<Member> {
   const ids = tableGet(state.members.bySource, sourceKey('Namespace', groupId));
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const id of Object.keys(ids[shard]!)) {
+  for (const id of tableKeys(ids)) {
       const member = tableGet(state.members.byId, Number(id));
       if (member) yield member;
     }
-  }
 }
 
 /** A share starts or stops: the invited group's members start or stop counting for the shared side. */
@@ -156,7 +152,7 @@ export const onGroupDeleted = (state: MutableState, groupId: number): void => {
 export const onUserStateChanging = (state: MutableState, userId: number, apply: () => void): void => {
   const ids = tableGet(state.members.byUser, userId);
   const memberships: Member[] = [];
-  if (ids) for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+  if (ids) for (const id of tableKeys(ids)) {
     const member = tableGet(state.members.byId, Number(id));
     if (member) memberships.push(member);
   }

@@ -61,6 +61,8 @@ export interface MembersSlice {
   readonly bySourceUser: Table<number>;
   /** User id → member id → source key. */
   readonly byUser: Table<Table<string>>;
+  /** Source key → number of pending e-mail invitations (so a direct-members page can count without a scan). */
+  readonly invitesBySource: Table<number>;
   /** Lower-cased invite e-mail → member id → source key (pending invitations only). */
   readonly byInviteEmail: Table<Table<string>>;
   /** Members with an expiry date: member id → expires_at (what `ExpireMemberships` scans). */
@@ -87,6 +89,7 @@ export const initialMembers = (): MembersSlice => ({
   bySource: emptyTable(),
   bySourceUser: emptyTable(),
   byUser: emptyTable(),
+  invitesBySource: emptyTable(),
   byInviteEmail: emptyTable(),
   expiring: emptyTable(),
   effective: emptyTable(),

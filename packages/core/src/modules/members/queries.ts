@@ -1,4 +1,4 @@
-import { tableGet, tableValues } from '../../kernel/table.js';
+import { tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { State } from '../../state.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
@@ -19,11 +19,41 @@ export const directMembership = (members: MembersSlice, type: SourceType, source
 export function* membersOfSource(members: MembersSlice, type: SourceType, sourceId: number): Generator<Member> {
   const ids = tableGet(members.bySource, sourceKey(type, sourceId));
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const memberId of Object.keys(ids[shard]!)) {
+  for (const memberId of tableKeys(ids)) {
       const member = findMember(members, Number(memberId));
       if (member) yield member;
     }
+}
+
+/** Number of direct memberships of a source that belong to an account (pending invitations excluded). */
+export const directMemberCount = (members: MembersSlice, type: SourceType, sourceId: number): number => {
+  const key = sourceKey(type, sourceId);
+  const ids = tableGet(members.bySource, key);
+  return (ids ? tableSize(ids) : 0) - (tableGet(members.invitesBySource, key) ?? 0);
+};
+
+/** Direct memberships of a source from the `offset`-th account-bound one on, in member-id order (whole shards skipped). */
+export function* membersOfSourceFrom(members: MembersSlice, type: SourceType, sourceId: number, offset: number): Generator<Member> {
+  const ids = tableGet(members.bySource, sourceKey(type, sourceId));
+  if (!ids) return;
+  const invites = tableGet(members.invitesBySource, sourceKey(type, sourceId)) ?? 0;
+  if (invites === 0) {
+    // No invitation can hide among the rows: skip whole leaves.
+    for (const id of tableIdsFrom(ids, offset)) {
+      const member = findMember(members, id);
+      if (member) yield member;
+    }
+    return;
+  }
+  let skip = offset;
+  for (const key of tableKeys(ids)) {
+    const member = findMember(members, Number(key));
+    if (!member || member.user_id === null) continue;
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    yield member;
   }
 }
 
@@ -31,24 +61,20 @@ export function* membersOfSource(members: MembersSlice, type: SourceType, source
 export function* membershipsOfUser(members: MembersSlice, userId: number): Generator<Member> {
   const ids = tableGet(members.byUser, userId);
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const memberId of Object.keys(ids[shard]!)) {
+  for (const memberId of tableKeys(ids)) {
       const member = findMember(members, Number(memberId));
       if (member) yield member;
     }
-  }
 }
 
 /** Pending e-mail invitations to this address (case-insensitive), anywhere. */
 export function* invitationsForEmail(members: MembersSlice, email: string): Generator<Member> {
   const ids = tableGet(members.byInviteEmail, email.toLowerCase());
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const memberId of Object.keys(ids[shard]!)) {
+  for (const memberId of tableKeys(ids)) {
       const member = findMember(members, Number(memberId));
       if (member && member.user_id === null) yield member;
     }
-  }
 }
 
 /** The pending invitation of an address to a source. */
@@ -70,8 +96,8 @@ export const findLink = (members: MembersSlice, id: number): GroupLink | undefin
 export function* linksOfSource(members: MembersSlice, type: SourceType, sourceId: number): Generator<GroupLink> {
   const ids = tableGet(members.linksBySource, sourceKey(type, sourceId));
   if (!ids) return;
-  for (const shard of Object.keys(ids)) for (const groupId of Object.keys(ids[shard]!)) {
-    const link = findLink(members, ids[shard]![groupId]!);
+  for (const linkId of tableValues(ids)) {
+    const link = findLink(members, linkId);
     if (link) yield link;
   }
 }
@@ -80,7 +106,7 @@ export function* linksOfSource(members: MembersSlice, type: SourceType, sourceId
 export function* linksOfInvitedGroup(members: MembersSlice, groupId: number): Generator<GroupLink> {
   const ids = tableGet(members.linksByGroup, groupId);
   if (!ids) return;
-  for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+  for (const id of tableKeys(ids)) {
     const link = findLink(members, Number(id));
     if (link) yield link;
   }
@@ -223,24 +249,14 @@ export const effectiveGroupMember = (state: State, group: Group, userId: number,
 export function* effectiveUserIds(members: MembersSlice, groupId: number): Generator<number> {
   const table = tableGet(members.effective, groupId);
   if (!table) return;
-  for (const shard of Object.keys(table)) for (const id of Object.keys(table[shard]!)) yield Number(id);
+  for (const id of tableKeys(table)) yield Number(id);
 }
 
 export const effectiveCount = (members: MembersSlice, groupId: number): number => tableGet(members.effectiveCount, groupId) ?? 0;
 
-/** Skips `offset` entries of a sharded user-id table cheaply (whole shards at a time). */
-export function* userIdsFrom(table: import('../../kernel/table.js').Table<number> | undefined, offset: number): Generator<number> {
-  if (!table) return;
-  let skip = offset;
-  for (const shard of Object.keys(table)) {
-    const keys = Object.keys(table[shard]!);
-    if (skip >= keys.length) {
-      skip -= keys.length;
-      continue;
-    }
-    for (let i = skip; i < keys.length; i++) yield Number(keys[i]);
-    skip = 0;
-  }
+/** User ids of a table from the `offset`-th on, skipping whole leaves (see `tableIdsFrom`). */
+export function* userIdsFrom(table: Table<number> | undefined, offset: number): Generator<number> {
+  if (table) yield* tableIdsFrom(table, offset);
 }
 
 /** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups. */

@@ -1,4 +1,4 @@
-import { tableGet, tableValues } from '../../kernel/table.js';
+import { tableGet, tableValues, tableKeys } from '../../kernel/table.js';
 import type { Project, ProjectsSlice } from './projection.js';
 
 export const findProject = (projects: ProjectsSlice, id: number): Project | undefined => tableGet(projects.byId, id);
@@ -17,7 +17,7 @@ export const findProjectByIdOrPath = (projects: ProjectsSlice, value: string): P
 export function* projectsInNamespace(projects: ProjectsSlice, namespaceId: number): Generator<Project> {
   const ids = tableGet(projects.byNamespace, namespaceId);
   if (!ids) return;
-  for (const shard of Object.keys(ids)) for (const id of Object.keys(ids[shard]!)) {
+  for (const id of tableKeys(ids)) {
     const project = findProject(projects, Number(id));
     if (project) yield project;
   }

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, notFound, preconditionFailed, validation, type DomainError } from '../../kernel/domain-error.js';
-import { emptyTable, tableDelete, tableGet, tableSet } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableSet, tableKeys } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { ModuleDecider, MutableState, State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
@@ -397,14 +397,14 @@ const evolve = (state: MutableState, event: ScimEvent | ScimFollowedEvent): void
     case 'UserDeleted': {
       const ofUser = tableGet(scim.ofUser, event.data.id);
       if (!ofUser) return;
-      for (const shard of Object.keys(ofUser)) for (const key of Object.keys(ofUser[shard]!)) removeIdentity(state, Number(key));
+      for (const key of tableKeys(ofUser)) removeIdentity(state, Number(key));
       tableDelete(scim.ofUser, event.data.id);
       return;
     }
     case 'GroupDeleted': {
       const groupId = event.data.id;
       const ofGroup = tableGet(scim.ofGroup, groupId);
-      if (ofGroup) for (const shard of Object.keys(ofGroup)) for (const key of Object.keys(ofGroup[shard]!)) removeIdentity(state, Number(key));
+      if (ofGroup) for (const key of tableKeys(ofGroup)) removeIdentity(state, Number(key));
       tableDelete(scim.ofGroup, groupId);
       tableDelete(scim.providers, groupId);
       tableDelete(scim.tokens, groupId);

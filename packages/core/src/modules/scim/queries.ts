@@ -1,4 +1,4 @@
-import { tableGet } from '../../kernel/table.js';
+import { tableGet, tableKeys } from '../../kernel/table.js';
 import type { State } from '../../state.js';
 import { findUser, findUserByEmail } from '../users/queries.js';
 import type { User } from '../users/projection.js';
@@ -43,12 +43,10 @@ export const scimIdentityCount = (scim: ScimSlice, groupId: number): number => t
 export function* scimIdentitiesOfGroup(scim: ScimSlice, groupId: number): Generator<ScimIdentity> {
   const ids = tableGet(scim.ofGroup, groupId);
   if (!ids) return;
-  for (const shard of Object.keys(ids)) {
-    for (const key of Object.keys(ids[shard]!)) {
+  for (const key of tableKeys(ids)) {
       const identity = findScimIdentity(scim, Number(key));
       if (identity) yield identity;
     }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
