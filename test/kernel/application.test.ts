@@ -10,7 +10,7 @@ import {
   StaleWriter,
   defineEvents,
   foldLog,
-  type Decider,
+  type ApplicationOptions,
   type EventStore,
 } from '@forgefold/core';
 import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
@@ -148,7 +148,7 @@ describe('Application: group commit', () => {
 });
 
 const appOptions = (store: EventStore) => ({
-  decider: bankDecider as never as Decider<BankCommand, never, BankState>,
+  decider: bankDecider as unknown as ApplicationOptions<BankCommand, BankState>['decider'],
   registry: bankRegistry,
   store,
   clock,
