@@ -1,7 +1,26 @@
 /** The platform's membership entities (reference §2.8, §2.10, §2.11, §2.13, §4). */
 import { findGroup, findProject, findUser, humanAccess, linksOfSource, type GroupLink, type LdapLink, type Member, type MembershipType, type User } from '@forgefold/core';
 import { gravatarUrl, type PresentContext } from './context.js';
-import { userBasic } from './users.js';
+
+/** UserBasic with the Gravatar URL memoized per address (a page of members would hash every address per request). */
+const avatars = new Map<string, string>();
+const avatarOf = (email: string): string => {
+  let url = avatars.get(email);
+  if (url === undefined) {
+    url = gravatarUrl(email);
+    if (avatars.size > 100_000) avatars.clear();
+    avatars.set(email, url);
+  }
+  return url;
+};
+const userBasic = (user: User, ctx: PresentContext) => ({
+  id: user.id,
+  username: user.username,
+  name: user.name,
+  state: user.state,
+  avatar_url: avatarOf(user.email),
+  web_url: `${ctx.baseUrl}/${user.username}`,
+});
 
 /**
  * Hook for SCIM/SAML: returns the `group_saml_identity` object (or null) of a member when the viewer may read it,
@@ -22,22 +41,29 @@ export const memberEntity = (member: Member, ctx: PresentContext, accessLevel = 
   const user = member.user_id === null ? undefined : findUser(ctx.state.users, member.user_id);
   const creator = member.created_by_id === null ? undefined : findUser(ctx.state.users, member.created_by_id);
   const saml = samlIdentity(member, ctx);
-  return {
-    ...(user ? userBasic(user, ctx) : { id: null, username: null, name: null, state: null, avatar_url: null, web_url: null }),
-    access_level: accessLevel,
-    created_at: member.created_at,
-    ...(creator ? { created_by: userBasic(creator, ctx) } : {}),
-    expires_at: member.expires_at,
-    ...(saml !== undefined ? { group_saml_identity: saml } : {}),
-    ...(options.isUsingSeat !== undefined ? { is_using_seat: options.isUsingSeat } : {}),
-    ...(member.ldap && member.source_type === 'Namespace' ? { override: member.override } : {}),
-    membership_state: member.state,
-  };
+  // Built key by key (no spreads): a page of members is serialized on every request.
+  const entity: Record<string, unknown> = user
+    ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarOf(user.email), web_url: `${ctx.baseUrl}/${user.username}` }
+    : { id: null, username: null, name: null, state: null, avatar_url: null, web_url: null };
+  entity['access_level'] = accessLevel;
+  entity['created_at'] = member.created_at;
+  if (creator) entity['created_by'] = userBasic(creator, ctx);
+  entity['expires_at'] = member.expires_at;
+  if (saml !== undefined) entity['group_saml_identity'] = saml;
+  if (options.isUsingSeat !== undefined) entity['is_using_seat'] = options.isUsingSeat;
+  if (member.ldap && member.source_type === 'Namespace') entity['override'] = member.override;
+  entity['membership_state'] = member.state;
+  return entity;
 };
 
 /** `BillableMember`: the object is the user (reference item 100). */
 export const billableMemberEntity = (user: User, ctx: PresentContext, membershipType: MembershipType) => ({
-  ...userBasic(user, ctx),
+  id: user.id,
+  username: user.username,
+  name: user.name,
+  state: user.state,
+  avatar_url: avatarOf(user.email),
+  web_url: `${ctx.baseUrl}/${user.username}`,
   email: user.public_email ?? null,
   last_activity_on: user.last_activity_on,
   membership_type: membershipType,

@@ -1,0 +1,210 @@
+/**
+ * Membership benchmarks (issue: membership):
+ *  (a) reads: GET /groups/:leaf/members/all and GET /groups/:root/billable_members (per_page=20) on a 5-level
+ *      hierarchy with BENCH_MEMBERS (10,000) members in total, vs a bare node:http server in the same run;
+ *      target ≥ 0.3x;
+ *  (b) a member add (POST /groups/:id/members, a durable command at synchronous=FULL, 100 connections) vs raw
+ *      better-sqlite3 one-row-per-transaction inserts at synchronous=FULL; target ≥ 0.5x;
+ *  (c) page cost vs hierarchy size: a page of 20 from /members/all and /billable_members with 1,000 and with
+ *      BENCH_MEMBERS_BIG (100,000) members; target: the big hierarchy's page takes < 2x as long.
+ * Servers under load run in their own processes; the hierarchies are built in-process through the application.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import { startForgefold, type RunningForgefold } from '@forgefold/cli';
+import { systemActor, type ForgefoldCommand } from '@forgefold/core';
+import { benchDir, envInt, log, percentile, Report, scratchPath, throughput } from './lib.js';
+
+const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
+const MEMBERS = envInt('BENCH_MEMBERS', 10_000);
+const BIG = envInt('BENCH_MEMBERS_BIG', 100_000);
+const MS = envInt('BENCH_MS', 2_000);
+const TOKEN = 'glpat-bench-members-root-0000';
+
+const BARE_SERVER = `
+const http = require('node:http');
+const body = JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ id: i, username: 'user' + i, name: 'User ' + i, state: 'active', access_level: 30 })));
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
+`;
+
+const startChild = (args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/i.exec(output);
+      if (match) resolvePromise({ child, url: match[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolvePromise) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => resolvePromise());
+    child.kill('SIGTERM');
+  });
+
+const load = async (options: autocannon.Options) => {
+  const result = await autocannon({ duration: DURATION, ...options });
+  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+};
+
+const must = async (server: RunningForgefold, command: ForgefoldCommand) => {
+  const result = await server.app.execute(systemActor, command);
+  if (result._tag === 'Left') throw new Error(`${command.type}: ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+
+/**
+ * Builds a 5-level chain of groups and `members` users spread evenly over the levels (plus `spare` users that are
+ * members of nothing), through the application with group commit. Returns the root and leaf group ids.
+ */
+const buildHierarchy = async (server: RunningForgefold, members: number, spare: number): Promise<{ root: number; leaf: number; spareIds: number[] }> => {
+  const app = server.app;
+  const firstUser = app.state.sequences.user + 1;
+  const total = members + spare;
+  for (let start = 0; start < total; start += 2_000) {
+    const batch: Promise<unknown>[] = [];
+    for (let i = start; i < Math.min(total, start + 2_000); i++) {
+      batch.push(must(server, { type: 'CreateUser', username: `member${i}`, name: `Member ${String(i).padStart(6, '0')}`, email: `member${i}@example.com`, password_digest: null }));
+    }
+    await Promise.all(batch);
+  }
+  const levels: number[] = [];
+  for (let level = 0; level < 5; level++) {
+    const done = await must(server, { type: 'CreateGroup', name: `Level ${level}`, path: `level${level}-${Date.now()}`, ...(levels.length > 0 ? { parent_id: levels[levels.length - 1] } : {}) });
+    levels.push((done.events[0]!.data as { id: number }).id);
+  }
+  const perLevel = Math.ceil(members / 5);
+  const adds: Promise<unknown>[] = [];
+  for (let i = 0; i < members; i += 100) {
+    const ids = Array.from({ length: Math.min(100, members - i) }, (_, k) => String(firstUser + i + k));
+    // Deeper levels get higher access levels, so that the inherited-level rule always holds.
+    const level = Math.min(4, Math.floor(i / perLevel));
+    adds.push(must(server, { type: 'AddMembers', source_type: 'Namespace', source_id: levels[level]!, user_ids: ids, access_level: 10 + level * 10 > 40 ? 40 : 10 + level * 7 - ((10 + level * 7) % 10) }));
+    if (adds.length >= 200) await Promise.all(adds.splice(0));
+  }
+  await Promise.all(adds);
+  return { root: levels[0]!, leaf: levels[4]!, spareIds: Array.from({ length: spare }, (_, k) => firstUser + members + k) };
+};
+
+const startInProcess = (dataDir: string, synchronous: 'FULL' | 'NORMAL') =>
+  startForgefold({ port: 0, host: '127.0.0.1', dataDir, rootToken: TOKEN, synchronous, impersonationEnabled: true, snapshotEvery: 0, accessLog: false }, { say: () => undefined, log: () => undefined });
+
+/** Median latency of sequential GETs of one page, in ms. */
+const pageLatency = async (url: string): Promise<number> => {
+  const result = await throughput(
+    async () => {
+      const response = await fetch(url, { headers: { 'PRIVATE-TOKEN': TOKEN } });
+      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+      await response.arrayBuffer();
+    },
+    { ms: MS, minIterations: 50, warmup: 20 },
+  );
+  return percentile(result.latencies, 50);
+};
+
+export default async function membersBench(): Promise<void> {
+  const report = new Report(`Members (autocannon ${DURATION} s per case; ${MEMBERS} members in a 5-level hierarchy)`);
+
+  // (a) and (b): a prefilled data directory served by `forgefold serve` in a child process.
+  const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-members-'));
+  const spare = envInt('BENCH_SPARE', 30_000);
+  log(`building ${MEMBERS} members (+ ${spare} spare users for adds)…`);
+  const builder = await startInProcess(data, 'NORMAL');
+  const { root, leaf, spareIds } = await buildHierarchy(builder, MEMBERS, spare);
+  await builder.close();
+  const bare = await startChild(['-e', BARE_SERVER]);
+  const forgefold = await startChild([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+    PORT: '0',
+    FORGEFOLD_DATA: data,
+    FORGEFOLD_ROOT_TOKEN: TOKEN,
+    FORGEFOLD_ACCESS_LOG: 'false',
+    FORGEFOLD_SYNCHRONOUS: 'FULL',
+  });
+  try {
+    const headers = { 'PRIVATE-TOKEN': TOKEN };
+    const baseline = await load({ url: `${bare.url}/`, connections: 10 });
+    report.add('bare GET, 10 conns', baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms` });
+    const all = await load({ url: `${forgefold.url}/api/v4/groups/${leaf}/members/all?per_page=20`, connections: 10, headers });
+    report.add('GET /groups/:leaf/members/all, 10 conns', all.rps, 'ops/s', { baseline: 'bare GET, 10 conns', target: { ratio: 0.3, text: '≥ 0.3x' }, note: `p50 ${all.p50} ms, p99 ${all.p99} ms` });
+    const billable = await load({ url: `${forgefold.url}/api/v4/groups/${root}/billable_members?per_page=20`, connections: 10, headers });
+    report.add('GET /groups/:root/billable_members, 10 conns', billable.rps, 'ops/s', { baseline: 'bare GET, 10 conns', target: { ratio: 0.3, text: '≥ 0.3x' }, note: `p50 ${billable.p50} ms, p99 ${billable.p99} ms` });
+
+    // (b) raw inserts (same machine, FULL) vs durable member adds through the API.
+    const dbPath = scratchPath('members-raw.db');
+    const db = new Database(dbPath);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE members (id INTEGER PRIMARY KEY, source_id INTEGER, user_id INTEGER, access_level INTEGER, data TEXT)');
+    const insert = db.prepare('INSERT INTO members (source_id, user_id, access_level, data) VALUES (?, ?, ?, ?)');
+    let rawCount = 0;
+    const raw = await throughput(() => insert.run(root, ++rawCount, 30, JSON.stringify({ created_at: new Date().toISOString() })), { ms: MS });
+    db.close();
+    report.add('raw SQLite insert (FULL, 1 row/txn)', raw.opsPerSec, 'rows/s');
+    let next = 0;
+    const adds = await load({
+      url: `${forgefold.url}/api/v4/groups/${root}/members`,
+      connections: 100,
+      requests: [
+        {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify({ user_id: spareIds[next++ % spareIds.length], access_level: 30 }) }),
+        },
+      ],
+    });
+    report.add('POST /groups/:id/members (FULL), 100 conns', adds.rps, 'commands/s', {
+      baseline: 'raw SQLite insert (FULL, 1 row/txn)',
+      target: { ratio: 0.5, text: '≥ 0.5x' },
+      note: `p50 ${adds.p50} ms, p99 ${adds.p99} ms`,
+    });
+  } finally {
+    await stop(forgefold.child);
+    await stop(bare.child);
+    rmSync(data, { recursive: true, force: true });
+  }
+
+  // (c) page cost against hierarchy size, through a real server (in-process, sequential requests).
+  const sizes = [1_000, BIG];
+  const latencies: Record<number, { all: number; billable: number; allDeep: number }> = {};
+  for (const size of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), `forgefold-bench-members-${size}-`));
+    try {
+      log(`building a hierarchy of ${size} members…`);
+      const server = await startInProcess(dir, 'NORMAL');
+      const { root: r, leaf: l } = await buildHierarchy(server, size, 0);
+      latencies[size] = {
+        all: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20`),
+        allDeep: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20&page=40`),
+        billable: await pageLatency(`${server.url}/api/v4/groups/${r}/billable_members?per_page=20`),
+      };
+      await server.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const small = latencies[1_000]!;
+  const big = latencies[BIG]!;
+  report.add('page of /members/all, 1,000 members', small.all, 'ms', { note: 'median of sequential requests' });
+  report.add(`page of /members/all, ${BIG} members`, big.all, 'ms', { baseline: 'page of /members/all, 1,000 members', target: { ratio: 0.5, text: '< 2x as long' } });
+  report.add('page 40 of /members/all, 1,000 members', small.allDeep, 'ms');
+  report.add(`page 40 of /members/all, ${BIG} members`, big.allDeep, 'ms', { baseline: 'page 40 of /members/all, 1,000 members', target: { ratio: 0.5, text: '< 2x as long' } });
+  report.add('page of /billable_members, 1,000 members', small.billable, 'ms');
+  report.add(`page of /billable_members, ${BIG} members`, big.billable, 'ms', { baseline: 'page of /billable_members, 1,000 members', target: { ratio: 0.5, text: '< 2x as long' } });
+  report.print();
+}
