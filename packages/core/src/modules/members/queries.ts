@@ -1,4 +1,4 @@
-import { tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
+import { tableGet, tableValues, tableKeys, tableIds, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { State } from '../../state.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
@@ -235,13 +235,18 @@ export const effectiveGroupCandidates = (state: State, group: Group, userId: num
 const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>
   member.user_id !== null && member.access_level >= 10 && !isExpired(member.expires_at, today) && (stateFilter ? member.state === stateFilter : true);
 
-/** The winning row of a user in a group's `/members/all`, or undefined. */
+/** The winning row of a user in a group's `/members/all`, or undefined. Walks parent ids without allocating (hot path). */
 export const effectiveGroupMember = (state: State, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
   let best: Member | undefined;
-  for (const member of effectiveGroupCandidates(state, group, userId)) {
-    if (!listable(member, today, stateFilter)) continue;
-    best = best ? betterMember(best, member) : member;
+  const consider = (member: Member | undefined) => {
+    if (member && listable(member, today, stateFilter)) best = best ? betterMember(best, member) : member;
+  };
+  for (let current: Group | undefined = group, depth = 0; current && depth < 100; depth++) {
+    consider(directMembership(state.members, 'Namespace', current.id, userId));
+    current = current.parent_id === null ? undefined : findGroup(state.groups, current.parent_id);
   }
+  const links = tableGet(state.members.linksBySource, sourceKey('Namespace', group.id));
+  if (links) for (const invitedGroupId of tableIds(links)) consider(directMembership(state.members, 'Namespace', invitedGroupId, userId));
   return best;
 };
 
@@ -318,10 +323,22 @@ export const hierarchySources = (state: State, root: Group): { type: SourceType;
   return sources;
 };
 
-/** Whether a source lies in the hierarchy of a top-level group. */
+/** Whether a source lies in the hierarchy of a top-level group (walks parent ids; no allocation). */
 export const inHierarchy = (state: State, root: Group, type: SourceType, sourceId: number): boolean => {
-  const group = groupOfSource(state, type, sourceId);
-  return group !== undefined && rootAncestor(state.groups, group).id === root.id;
+  let groupId: number | null;
+  if (type === 'Namespace') groupId = sourceId;
+  else {
+    const project = findProject(state.projects, sourceId);
+    if (!project || project.namespace_kind !== 'group') return false;
+    groupId = project.namespace_id;
+  }
+  for (let depth = 0; groupId !== null && depth < 100; depth++) {
+    if (groupId === root.id) return true;
+    const group = findGroup(state.groups, groupId);
+    if (!group) return false;
+    groupId = group.parent_id;
+  }
+  return false;
 };
 
 /** A user's direct memberships in a root's hierarchy (`user.members.in_hierarchy(group)`), in member-id order. */
