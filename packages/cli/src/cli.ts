@@ -9,6 +9,7 @@ import { importLog } from './commands/import.js';
 import { replay } from './commands/replay.js';
 import { snapshot } from './commands/snapshot.js';
 import { verify } from './commands/verify.js';
+import { audit } from './commands/audit.js';
 import { printLine, type CliContext, type Command } from './context.js';
 import { DATA_ENV, DATABASE_FILE } from './paths.js';
 
@@ -20,6 +21,7 @@ export const commands: Readonly<Record<string, Command>> = {
   import: importLog,
   verify,
   snapshot,
+  audit,
 };
 
 /** `serve` lives in ./serve.ts and is loaded only when asked for (it pulls in the HTTP adapter). */
