@@ -1,0 +1,51 @@
+/**
+ * Two-process writer: `node --import tsx test/crash/writer.ts <db> <writer-id> <commands>`. Executes the
+ * commands (8 in flight) through an Application on the shared file, prints "ack <id>" for each and
+ * "done <stale commits> <stale rejections> <position>" at the end. Another process writes to the same file meanwhile.
+ */
+import { StaleWriter } from '@forgefold/core';
+import { openSqliteStore } from '@forgefold/sqlite-store';
+import { startTriple } from './triple.js';
+
+const [path, writerId, count] = process.argv.slice(2);
+if (!path || !writerId || !count) throw new Error('usage: writer.ts <db> <writer-id> <commands>');
+
+const store = openSqliteStore({ path, synchronous: 'NORMAL' });
+// Count the stale commits the application catches up from (the store refuses them with StaleWriter).
+let staleCommits = 0;
+const commit = store.events.commit.bind(store.events);
+store.events.commit = (writes, options) =>
+  commit(writes, options).catch((error: unknown) => {
+    if (error instanceof StaleWriter) staleCommits++;
+    throw error;
+  });
+const app = await startTriple(store.events, store.snapshots, 100);
+// Both writers start together: wait for the parent's "go".
+process.stdout.write('ready\n');
+await new Promise((resolve) => process.stdin.once('data', resolve));
+let next = 0;
+let staleRejections = 0;
+const worker = async () => {
+  while (next < Number(count)) {
+    const n = next++;
+    const commandId = `${writerId}-${n}`;
+    for (;;) {
+      try {
+        const result = await app.execute({ userId: 1, origin: 'api' }, { commandId, account: `${writerId}${n % 3}`, other: `shared${n % 2}` });
+        if (result._tag !== 'Right') throw new Error('rejected');
+        break;
+      } catch (error) {
+        // The application retried its catch-up ten times and the other writer won each time: nothing was
+        // written, so the command can simply be issued again.
+        if (!(error instanceof StaleWriter)) throw error;
+        staleRejections++;
+      }
+    }
+    process.stdout.write(`ack ${commandId}\n`);
+  }
+};
+await Promise.all(Array.from({ length: 8 }, worker));
+process.stdin.destroy();
+await app.catchUp();
+process.stdout.write(`done ${staleCommits} ${staleRejections} ${app.position}\n`);
+await store.close();
