@@ -29,6 +29,7 @@ import {
   membershipType,
   membersOfSource,
   membersOfSourceFrom,
+  nextExpiry,
   directMemberCount,
   invitationOf,
   pendingMembers,
@@ -754,10 +755,32 @@ const auditRoutes = (deps: ApiDeps): RouteDef[] => [
   ),
 ];
 
+/**
+ * Makes expiry exact at every moment: when a membership or share has reached its `expires_at` (by the injected
+ * clock) and `ExpireMemberships` has not recorded it yet, runs it (as the system) before the request is served.
+ * Cheap otherwise (the earliest expiry is memoized per projection version). The server may call this from its
+ * request pipeline for every route, and should also run `ExpireMemberships` periodically.
+ */
+const swept = new WeakMap<object, string>();
+export const sweepExpiredMemberships = async (deps: ApiDeps): Promise<void> => {
+  const members = deps.app.state.members;
+  const day = today(deps);
+  const next = nextExpiry(members);
+  if (next === null || next > day || swept.get(members as unknown as object) === day) return;
+  const result = await deps.app.execute({ userId: null, origin: 'system' }, { type: 'ExpireMemberships' });
+  if (result._tag === 'Right') swept.set(result.right.state.members as unknown as object, day);
+};
+
 /** Every membership route, in declaration order (`members/all` and `approve_all` before `members/:user_id`). */
 export const memberRoutes = (deps: ApiDeps): RouteDef[] => {
   const group = memberRoutesFor(deps, 'groups');
   const project = memberRoutesFor(deps, 'projects');
-  return [...groupOnlyRoutes(deps), ...group, ...project, ...projectShareRoutes(deps), ...auditRoutes(deps)];
+  return [...groupOnlyRoutes(deps), ...group, ...project, ...projectShareRoutes(deps), ...auditRoutes(deps)].map((def) => ({
+    ...def,
+    handler: async (ctx: Parameters<typeof def.handler>[0]) => {
+      await sweepExpiredMemberships(deps);
+      return def.handler(ctx);
+    },
+  }));
 };
 

@@ -246,7 +246,12 @@ export const effectiveGroupMember = (state: State, group: Group, userId: number,
     current = current.parent_id === null ? undefined : findGroup(state.groups, current.parent_id);
   }
   const links = tableGet(state.members.linksBySource, sourceKey('Namespace', group.id));
-  if (links) for (const invitedGroupId of tableIds(links)) consider(directMembership(state.members, 'Namespace', invitedGroupId, userId));
+  if (links) {
+    for (const linkId of tableValues(links)) {
+      const link = findLink(state.members, linkId);
+      if (link && !isExpired(link.expires_at, today)) consider(directMembership(state.members, 'Namespace', link.group_id, userId));
+    }
+  }
   return best;
 };
 
@@ -265,7 +270,7 @@ export function* userIdsFrom(table: Table<number> | undefined, offset: number): 
 }
 
 /** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups. */
-export const effectiveProjectCandidates = (state: State, project: Project, userId: number, canSeeGroup: (group: Group) => boolean): Member[] => {
+export const effectiveProjectCandidates = (state: State, project: Project, userId: number, canSeeGroup: (group: Group) => boolean, today?: string): Member[] => {
   const rows: Member[] = [];
   const direct = directMembership(state.members, 'Project', project.id, userId);
   if (direct) rows.push(direct);
@@ -278,7 +283,7 @@ export const effectiveProjectCandidates = (state: State, project: Project, userI
   }
   for (const link of linksOfSource(state.members, 'Project', project.id)) {
     const invited = findGroup(state.groups, link.group_id);
-    if (!invited || !canSeeGroup(invited)) continue;
+    if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
     const member = directMembership(state.members, 'Namespace', link.group_id, userId);
     if (member) rows.push(member);
   }
@@ -295,13 +300,13 @@ export const effectiveProjectMembers = (state: State, project: Project, canSeeGr
   }
   for (const link of linksOfSource(state.members, 'Project', project.id)) {
     const invited = findGroup(state.groups, link.group_id);
-    if (invited && canSeeGroup(invited)) sources.push({ type: 'Namespace', id: link.group_id });
+    if (invited && canSeeGroup(invited) && !isExpired(link.expires_at, today)) sources.push({ type: 'Namespace', id: link.group_id });
   }
   for (const source of sources) for (const member of membersOfSource(state.members, source.type, source.id)) if (member.user_id !== null) userIds.add(member.user_id);
   const out: Member[] = [];
   for (const userId of [...userIds].sort((a, b) => a - b)) {
     let best: Member | undefined;
-    for (const member of effectiveProjectCandidates(state, project, userId, canSeeGroup)) {
+    for (const member of effectiveProjectCandidates(state, project, userId, canSeeGroup, today)) {
       if (!listable(member, today, stateFilter)) continue;
       best = best ? betterMember(best, member) : member;
     }
@@ -430,4 +435,20 @@ export function* ldapLinksOf(members: MembersSlice, groupId: number): Generator<
 export const isLdapSynced = (members: MembersSlice, groupId: number): boolean => {
   for (const _link of ldapLinksOf(members, groupId)) return true;
   return false;
+};
+
+/**
+ * The earliest `expires_at` among live memberships and shares (null when none expires): when it is today or earlier,
+ * `ExpireMemberships` has work to do. Memoized per projection version (the tables are immutable between commands).
+ */
+const nextExpiryCache = new WeakMap<object, string | null>();
+export const nextExpiry = (members: MembersSlice): string | null => {
+  const key = members as unknown as object;
+  const cached = nextExpiryCache.get(key);
+  if (cached !== undefined) return cached;
+  let earliest: string | null = null;
+  for (const day of tableValues(members.expiring)) if (earliest === null || day < earliest) earliest = day;
+  for (const link of tableValues(members.links)) if (link.expires_at !== null && (earliest === null || link.expires_at < earliest)) earliest = link.expires_at;
+  nextExpiryCache.set(key, earliest);
+  return earliest;
 };
