@@ -107,6 +107,7 @@ describe('members over HTTP', () => {
 
   it('invitations: existing addresses become members, others invitations accepted at sign-up', async () => {
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/invitations`, { ...as(alice), body: { email: 'x@example.com', access_level: 99 } })).toMatchObject({ status: 400, body: { error: 'access_level does not have a valid value' } });
+    expect(await server.request('POST', `/api/v4/groups/${parent.id}/invitations`, { ...as(alice), body: { email: 'not-an-address', access_level: 10 } })).toMatchObject({ status: 400, body: { error: 'email contains an invalid email address' } });
     const invited = await server.request('POST', `/api/v4/groups/${parent.id}/invitations`, { ...as(alice), body: { email: `bob@example.com,newcomer@example.com`, access_level: 20 } });
     expect(invited).toMatchObject({ status: 201, body: { status: 'success' } });
     expect((await server.request('GET', `/api/v4/groups/${parent.id}/members/${bob.id}`, as(alice))).body.access_level).toBe(20);

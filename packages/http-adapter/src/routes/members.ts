@@ -29,6 +29,7 @@ import {
   membershipType,
   membersOfSource,
   membersOfSourceFrom,
+  isEmail,
   nextExpiry,
   directMemberCount,
   invitationOf,
@@ -346,6 +347,7 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         if (!canAdminSource(state, viewerId(ctx), resolved, today(deps))) throw ApiError.domain(forbidden());
         const emails = (ctx.params.email ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
         if (emails.length === 0) throw ApiError.error(400, 'email is empty');
+        if (emails.some((e) => !isEmail(e))) throw ApiError.error(400, 'email contains an invalid email address');
         const command = { type: 'InviteMembers' as const, source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level ?? 0, expires_at: dateOf(ctx.params.expires_at) };
         const plan = planInvitations({ command, actor: ctx.actor, at: deps.clock.now() }, state, resolved);
         await run(deps, ctx, command);

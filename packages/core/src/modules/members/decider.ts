@@ -421,6 +421,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
+        E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
         E.map((source) => planInvitations({ ...issued, command }, state, source).events),
       );
     case 'UpdateInvitation':
