@@ -1,9 +1,14 @@
 /**
  * WAL checkpoints off the request path. The writer connection runs with `wal_autocheckpoint=0`; this
- * worker thread owns a second connection and runs `PRAGMA wal_checkpoint(PASSIVE)` on an interval
- * (PASSIVE never takes the writer lock, so it never makes the main thread wait), and
- * `wal_checkpoint(TRUNCATE)` once the log is idle and fully checkpointed (with busy_timeout=0: it gives
- * up at once rather than wait for, or hold up, a writer).
+ * worker thread owns a second connection and runs `PRAGMA wal_checkpoint(PASSIVE)` every few ms while the
+ * WAL grows, less often when idle (PASSIVE never takes the writer lock, so it never makes the main thread
+ * wait), and `wal_checkpoint(TRUNCATE)` once the log has been idle and fully copied for a second (with
+ * busy_timeout=0: it gives up at once rather than wait for, or hold up, a writer).
+ *
+ * A WAL that a busy writer keeps appending to is never caught up between two of its transactions, so it
+ * would never restart and only grow. When it passes the drain size, the worker says so; the store then
+ * holds its writes back (asynchronously: the event loop keeps running) while one more PASSIVE pass copies
+ * the little that is left, and the writer's next transaction starts the WAL over.
  *
  * The worker source is a plain CommonJS string run with `eval: true`, so it works the same under tsx,
  * vitest and compiled JavaScript; it loads the very better-sqlite3 build this package resolves.
@@ -20,35 +25,50 @@ db.pragma('wal_autocheckpoint = 0');
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
 let previousLog = -1;
-let idleTicks = 0;
-const tick = () => {
-  try {
-    const result = passive.get();
-    if (result.log > 0 && result.log === result.checkpointed && result.log === previousLog) idleTicks++;
-    else idleTicks = 0;
-    previousLog = result.log;
-    if (idleTicks >= 2) {
-      truncate.get();
-      idleTicks = 0;
-      previousLog = -1;
-    }
-    parentPort.postMessage({ type: 'checkpoint', busy: result.busy, log: result.log, checkpointed: result.checkpointed });
-  } catch (error) {
-    // SQLITE_BUSY and friends: try again on the next tick.
-  }
+let idleSince = Date.now();
+let lastReport = 0;
+let truncated = false;
+let timer = null;
+let closed = false;
+const checkpoint = () => {
+  try { return passive.get(); } catch (error) { return null; } // SQLITE_BUSY and friends: next time
 };
-const timer = setInterval(tick, workerData.intervalMs);
+const tick = () => {
+  timer = null;
+  if (closed) return;
+  const result = checkpoint();
+  const now = Date.now();
+  let moving = false;
+  if (result) {
+    moving = result.log !== previousLog;
+    previousLog = result.log;
+    if (moving) { idleSince = now; truncated = false; }
+    if (result.log >= workerData.drainFrames) {
+      parentPort.postMessage({ type: 'needs-drain', ...result });
+    } else if (now - lastReport >= workerData.intervalMs) {
+      lastReport = now;
+      parentPort.postMessage({ type: 'checkpoint', ...result });
+    }
+    // Idle for a while and fully copied: shrink the file (gives up at once if a writer is there).
+    if (!moving && !truncated && result.log > 0 && result.log === result.checkpointed && now - idleSince >= workerData.idleTruncateMs) {
+      try { truncate.get(); truncated = true; } catch (error) {}
+    }
+  }
+  // While the WAL moves, keep copying in small steps, so that little is left when the writer pauses for a drain.
+  timer = setTimeout(tick, moving ? workerData.busyIntervalMs : workerData.intervalMs);
+};
+timer = setTimeout(tick, workerData.busyIntervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'now') tick();
+  if (message === 'now') { if (timer) clearTimeout(timer); tick(); }
   if (message === 'drain') {
     // The main thread holds its writes back meanwhile: this pass copies the rest, and the writer's
     // next transaction starts the WAL over from its beginning.
-    let result = null;
-    try { result = passive.get(); } catch (error) {}
+    const result = checkpoint();
     parentPort.postMessage({ type: 'drained', ...(result ?? { busy: 1, log: -1, checkpointed: -1 }) });
   }
   if (message === 'close') {
-    clearInterval(timer);
+    closed = true;
+    if (timer) clearTimeout(timer);
     try { db.close(); } catch (error) {}
     parentPort.close();
   }
@@ -68,21 +88,24 @@ export class Checkpointer {
   last: CheckpointStats | null = null;
   checkpoints = 0;
 
-  constructor(private readonly path: string, private readonly intervalMs: number) {}
+  constructor(
+    private readonly path: string,
+    private readonly options: { readonly intervalMs: number; readonly busyIntervalMs: number; readonly drainFrames: number; readonly idleTruncateMs: number },
+  ) {}
 
   /** Starts the worker on the first write (stores that never write never start a thread). */
   ensureStarted(): void {
     if (this.worker || this.closed || this.failed) return;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, intervalMs: this.intervalMs } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, ...this.options } });
     worker.unref();
     worker.on('message', (message: { type: string } & CheckpointStats) => {
       const stats = { busy: message.busy, log: message.log, checkpointed: message.checkpointed };
-      if (message.type === 'checkpoint') {
+      if (message.type === 'checkpoint' || message.type === 'needs-drain') {
         this.checkpoints++;
         this.last = stats;
-        this.onCheckpoint?.(stats);
       }
+      if (message.type === 'needs-drain') this.onNeedsDrain?.(stats);
       if (message.type === 'drained') {
         this.drains++;
         for (const resolve of this.drainWaiters.splice(0)) resolve();
@@ -104,8 +127,8 @@ export class Checkpointer {
     this.worker = worker;
   }
 
-  /** Called after each background checkpoint (the event store uses it to decide when to drain). */
-  onCheckpoint: ((stats: CheckpointStats) => void) | null = null;
+  /** Called when the WAL has reached the drain size (the store then pauses its writes for a drain). */
+  onNeedsDrain: ((stats: CheckpointStats) => void) | null = null;
   drains = 0;
   /** Called if the worker dies: the store then turns SQLite's own autocheckpoint back on. */
   onFailure: (() => void) | null = null;

@@ -23,7 +23,7 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
-  /** Interval of the background WAL checkpoint (ms). Default 100. */
+  /** Interval of the background WAL checkpoint while the WAL is idle (ms; every 10 ms while it grows). Default 100. */
   readonly checkpointIntervalMs?: number;
   /** Interval at which subscriptions look for appends by other connections (ms). Default 50. */
   readonly pollIntervalMs?: number;
@@ -31,7 +31,7 @@ export interface SqliteStoreOptions {
   readonly walDrainBytes?: number;
   /** SQLite page cache of the connection (MiB, allocated as used). Default 128. */
   readonly cacheSizeMiB?: number;
-  /** Longest pause of writes for such a drain (ms). Default 50. */
+  /** Longest pause of writes for such a drain (ms). Default 20. */
   readonly walDrainTimeoutMs?: number;
 }
 
@@ -74,7 +74,14 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     throw error;
   }
 
-  const checkpointer = new Checkpointer(path, options.checkpointIntervalMs ?? 100);
+  // Once the WAL passes this many frames (4 KiB pages), writes pause for a drain so that the WAL restarts.
+  const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
+  const checkpointer = new Checkpointer(path, {
+    intervalMs: options.checkpointIntervalMs ?? 100,
+    busyIntervalMs: Math.min(10, options.checkpointIntervalMs ?? 10),
+    drainFrames,
+    idleTruncateMs: 1_000,
+  });
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -87,11 +94,13 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
   });
-  // Once the WAL passes this many frames (4 KiB pages), the next checkpoint is a drain: writes wait a
-  // moment for the checkpointer to catch up so that the WAL restarts from the beginning.
-  const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
-  checkpointer.onCheckpoint = (stats) => {
-    if (stats.log >= drainFrames) events.holdWritesDuring(() => checkpointer.drain(options.walDrainTimeoutMs ?? 50));
+  let lastDrain = 0;
+  checkpointer.onNeedsDrain = () => {
+    // At most one drain in flight, and not back to back (e.g. when another connection's reader keeps the
+    // WAL from restarting).
+    if (Date.now() - lastDrain < 50) return;
+    lastDrain = Date.now();
+    events.holdWritesDuring(() => checkpointer.drain(options.walDrainTimeoutMs ?? 20));
   };
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
