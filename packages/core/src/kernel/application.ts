@@ -159,37 +159,42 @@ export class Application<C, S> {
     const { decider, registry, store, ids } = this.options;
     for (let attempt = 0; ; attempt++) {
       const basePosition = this.committedPosition;
-      let state = this.committed;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
       const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number }>[] = [];
-      for (const { issued } of batch) {
-        const decision = decider.decide(issued, state);
-        if (E.isLeft(decision)) {
-          outcomes.push(decision);
-          continue;
-        }
-        const events = decision.right;
-        state = foldImmutable(decider, state, events);
-        outcomes.push(E.right({ first: pending.length, count: events.length }));
-        for (const event of events) {
-          pending.push({
-            streamId: registry.streamOf(event),
-            event: {
-              eventId: ids.eventId(),
-              type: event.type,
-              schemaVersion: registry.versionOf(event.type),
-              data: event.data,
-              recordedAt: issued.at,
-              metadata: {
-                actorId: issued.actor.userId,
-                sudoFromId: issued.actor.sudoFromId ?? null,
-                requestId: issued.actor.requestId ?? null,
-                origin: issued.actor.origin,
+      // One produce for the whole batch: each command is decided against the draft, so it sees the effects
+      // of the commands before it, and immer finalizes (copies, freezes) the changed paths once per batch.
+      const state = produce(this.committed, (draft) => {
+        for (const { issued } of batch) {
+          const decision = decider.decide(issued, draft as S);
+          if (E.isLeft(decision)) {
+            outcomes.push(decision);
+            continue;
+          }
+          // Event data may have been built from values read through the draft: detach it before the
+          // draft's proxies are revoked.
+          const events = decision.right.map((event) => ({ type: event.type, data: detach(event.data) }));
+          for (const event of events) decider.evolve(draft as S, event);
+          outcomes.push(E.right({ first: pending.length, count: events.length }));
+          for (const event of events) {
+            pending.push({
+              streamId: registry.streamOf(event),
+              event: {
+                eventId: ids.eventId(),
+                type: event.type,
+                schemaVersion: registry.versionOf(event.type),
+                data: event.data,
+                recordedAt: issued.at,
+                metadata: {
+                  actorId: issued.actor.userId,
+                  sudoFromId: issued.actor.sudoFromId ?? null,
+                  requestId: issued.actor.requestId ?? null,
+                  origin: issued.actor.origin,
+                },
               },
-            },
-          });
+            });
+          }
         }
-      }
+      });
       const writes = groupConsecutive(pending);
       let results: readonly AppendResult[] = [];
       try {
@@ -226,6 +231,9 @@ export class Application<C, S> {
     }
   }
 }
+
+/** A plain copy of event data (JSON is what the store keeps anyway). */
+const detach = (data: unknown): unknown => (data === undefined ? undefined : JSON.parse(JSON.stringify(data)));
 
 /** Consecutive events of the same stream become one write, so a command's events on a stream stay one append. */
 const groupConsecutive = (pending: readonly { readonly streamId: string; readonly event: NewEvent }[]): StreamWrite[] => {
