@@ -104,7 +104,7 @@ describe('SCIM: mount, group and token checks', () => {
     await server.request('POST', '/api/v4/groups', { body: { name: path, path } });
     const plain = await fetch(`${server.baseUrl}/api/scim/v2/groups/${path}/Users/x`, { method: 'PATCH' });
     expect(plain.status).toBe(404);
-    expect((await plain.json()).detail).toBe(`Group ${path} does not have SAML SSO configured`);
+    expect(((await plain.json()) as { detail: string }).detail).toBe(`Group ${path} does not have SAML SSO configured`);
   });
 
   it('401 without a token, with a wrong one, and with the token of another group; the platform message stays', async () => {
@@ -286,7 +286,7 @@ describe('SCIM: GET /Users (filters and paging)', () => {
     expect((await list(`?filter=userName%20eq%20%22user4.${group.path}%22&startIndex=1&count=100`)).totalResults).toBe(1);
     expect((await list(`?filter=userName+eq+"user5.${group.path}"`)).totalResults).toBe(1);
     const raw = await fetch(`${group.url}/Users?filter=id eq "u6"`, { headers: { Authorization: `Bearer ${group.token}` } });
-    expect((await raw.json()).totalResults).toBe(1);
+    expect(((await raw.json()) as { totalResults: number }).totalResults).toBe(1);
   });
 
   it.each(['userName', 'userName eq', 'userName equals "x"', 'nickName eq "x"', 'name eq "x"', 'active gt true', '((id eq "x")', 'userName eq "x" garbage'])(

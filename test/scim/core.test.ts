@@ -107,7 +107,7 @@ describe('SCIM decisions', () => {
     for (let i = 0; i < 30; i++) await ok(scim, provision(groupId, `ext-${i}`, `user${i}`));
     for (let i = 0; i < 30; i += 3) await ok(scim, { type: 'UpdateScimIdentity', group_id: groupId, extern_uid: `ext-${i}`, changes: { active: false, family_name: null } });
     for (let i = 1; i < 30; i += 5) await ok(scim, { type: 'DeleteScimIdentity', group_id: groupId, extern_uid: `ext-${i}` });
-    const replayed = await foldLog({ decider: forgefold.decider, registry: forgefold.registry, store }, forgefold.decider.initialState(), 0);
+    const replayed = await foldLog({ decider: forgefold.decider, registry: forgefold.registry, store }, forgefold.decider.initialState(), 0, true);
     expect(await stateHash(replayed.state)).toBe(await stateHash(app.state));
   });
 
