@@ -94,6 +94,11 @@ export interface MountOptions {
   readonly auth?: AuthMode;
   /** `{"error":"404 Not Found"}` for unknown paths under this prefix (default true). */
   readonly catchAll?: boolean;
+  /**
+   * Renders the adapter's own errors (unknown route, wrong method, malformed body, parameter validation)
+   * in this mount's error format, e.g. SCIM's error schema. Receives the status and the platform body.
+   */
+  readonly renderError?: (status: number, body: unknown) => unknown;
 }
 
 export interface Mount {

@@ -149,6 +149,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     let routeName: string | undefined;
     let status = 500;
     let contentType = JSON_CONTENT_TYPE;
+    let currentMount: Mount | null = null;
     let bodyConsumed = false;
     try {
       const target = req.url ?? '/';
@@ -178,6 +179,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
       const match = router.match(method, path);
       const mountType = (m: Mount | null): string => m?.options.contentType ?? JSON_CONTENT_TYPE;
+      if (match.kind !== 'gone') currentMount = match.kind === 'match' ? match.route.mount : match.mount;
       switch (match.kind) {
         case 'gone':
           throw new ApiError(410, API_V3_GONE_BODY);
@@ -282,7 +284,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       } else {
         const headers: Record<string, string> = { ...r.headers };
         if (r.status === 413 || r.status === 400) headers['Connection'] = 'close';
-        status = writeReply(res, withStatus(r.status, r.body, { headers, etag: false }), {
+        const body = currentMount?.options.renderError ? currentMount.options.renderError(r.status, r.body) : r.body;
+        status = writeReply(res, withStatus(r.status, body, { headers, etag: false }), {
           method,
           requestHeaders: req.headers,
           defaultContentType: contentType,

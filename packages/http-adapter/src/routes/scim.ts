@@ -44,6 +44,17 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
 
+/**
+ * The adapter's own errors under the SCIM root (unknown route, wrong method, a body that is not JSON,
+ * parameter validation) in the SCIM error schema; errors the SCIM handlers raise are SCIM already.
+ */
+const scimAdapterError = (status: number, body: unknown): unknown => {
+  if (typeof body === 'object' && body !== null && 'schemas' in body) return body;
+  const fields = (body ?? {}) as { error?: unknown; message?: unknown };
+  const text = typeof fields.error === 'string' ? fields.error : typeof fields.message === 'string' ? fields.message : `${status}`;
+  return scimErrorEntity(status, text, status === 400 ? 'invalidSyntax' : undefined);
+};
+
 export const scimError = (status: number, detail: string, scimType?: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError(status, { ...scimErrorEntity(status, detail, scimType), ...extra });
 
@@ -426,5 +437,5 @@ setGroupSamlIdentityPresenter(groupSamlIdentity);
 /** Both mounts: the set-up routes beside the rest of /api/v4, and the SCIM API with its own content type. */
 export const scimMounts = (deps: ApiDeps): Mount[] => [
   mount('/api/v4', scimSetupRoutes(deps)),
-  mount('/api/scim/v2', scimRoutes(deps), { contentType: SCIM_CONTENT_TYPE, auth: 'none' }),
+  mount('/api/scim/v2', scimRoutes(deps), { contentType: SCIM_CONTENT_TYPE, auth: 'none', renderError: scimAdapterError }),
 ];
