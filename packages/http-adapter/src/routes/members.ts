@@ -29,6 +29,8 @@ import {
   membershipType,
   membersOfSource,
   membersOfSourceFrom,
+  effectiveSources,
+  winningMember,
   isEmail,
   nextExpiry,
   directMemberCount,
@@ -221,8 +223,9 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
               () => effectiveCount(state.members, group.id),
               (offset, limit) => {
                 const out: Member[] = [];
+                const sources = effectiveSources(state, group, day);
                 for (const userId of userIdsFrom(tableGet(state.members.effective, group.id), offset)) {
-                  const winner = effectiveGroupMember(state, group, userId, day);
+                  const winner = winningMember(state.members, sources, userId, day);
                   if (winner) out.push(winner);
                   if (out.length >= limit) break;
                 }
@@ -233,9 +236,10 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
           }
           const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
           const rows: Member[] = [];
+          const sources = effectiveSources(state, group, day);
           for (const userId of effectiveUserIds(state.members, group.id)) {
             if (!keep(userId)) continue;
-            const winner = effectiveGroupMember(state, group, userId, day, ctx.params.state);
+            const winner = winningMember(state.members, sources, userId, day, ctx.params.state);
             if (winner) rows.push(winner);
           }
           return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map });

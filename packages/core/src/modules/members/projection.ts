@@ -59,6 +59,8 @@ export interface MembersSlice {
   readonly bySource: Table<Table<number>>;
   /** "Namespace:5:12" (source and user) → member id. */
   readonly bySourceUser: Table<number>;
+  /** Group id → user id → member id: the integer-keyed twin of `bySourceUser` for groups (hot path of `/members/all`). */
+  readonly byGroupUser: Table<Table<number>>;
   /** User id → member id → source key. */
   readonly byUser: Table<Table<string>>;
   /** Source key → number of pending e-mail invitations (so a direct-members page can count without a scan). */
@@ -88,6 +90,7 @@ export const initialMembers = (): MembersSlice => ({
   byId: emptyTable(),
   bySource: emptyTable(),
   bySourceUser: emptyTable(),
+  byGroupUser: emptyTable(),
   byUser: emptyTable(),
   invitesBySource: emptyTable(),
   byInviteEmail: emptyTable(),

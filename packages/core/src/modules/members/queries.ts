@@ -11,6 +11,11 @@ export const findMember = (members: MembersSlice, id: number): Member | undefine
 
 /** The direct membership of a user in a source, whatever its state. */
 export const directMembership = (members: MembersSlice, type: SourceType, sourceId: number, userId: number): Member | undefined => {
+  if (type === 'Namespace') {
+    const ofGroup = tableGet(members.byGroupUser, sourceId);
+    const memberId = ofGroup ? tableGet(ofGroup, userId) : undefined;
+    return memberId === undefined ? undefined : findMember(members, memberId);
+  }
   const id = tableGet(members.bySourceUser, sourceUserKey(type, sourceId, userId));
   return id === undefined ? undefined : findMember(members, id);
 };
@@ -235,25 +240,43 @@ export const effectiveGroupCandidates = (state: State, group: Group, userId: num
 const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>
   member.user_id !== null && member.access_level >= 10 && !isExpired(member.expires_at, today) && (stateFilter ? member.state === stateFilter : true);
 
-/** The winning row of a user in a group's `/members/all`, or undefined. Walks parent ids without allocating (hot path). */
-export const effectiveGroupMember = (state: State, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
-  let best: Member | undefined;
-  const consider = (member: Member | undefined) => {
-    if (member && listable(member, today, stateFilter)) best = best ? betterMember(best, member) : member;
-  };
+/**
+ * Where a group's `/members/all` rows come from: the member tables (user id → member id) of the group and its
+ * ancestors, and of the groups shared into it with a live share. Resolved once per page.
+ */
+export const effectiveSources = (state: State, group: Group, today?: string): import('../../kernel/table.js').Table<number>[] => {
+  const sources: import('../../kernel/table.js').Table<number>[] = [];
   for (let current: Group | undefined = group, depth = 0; current && depth < 100; depth++) {
-    consider(directMembership(state.members, 'Namespace', current.id, userId));
+    const table = tableGet(state.members.byGroupUser, current.id);
+    if (table) sources.push(table);
     current = current.parent_id === null ? undefined : findGroup(state.groups, current.parent_id);
   }
   const links = tableGet(state.members.linksBySource, sourceKey('Namespace', group.id));
   if (links) {
     for (const linkId of tableValues(links)) {
       const link = findLink(state.members, linkId);
-      if (link && !isExpired(link.expires_at, today)) consider(directMembership(state.members, 'Namespace', link.group_id, userId));
+      const table = link && !isExpired(link.expires_at, today) ? tableGet(state.members.byGroupUser, link.group_id) : undefined;
+      if (table) sources.push(table);
     }
+  }
+  return sources;
+};
+
+/** The winning row of a user among prepared sources (see `effectiveSources`). */
+export const winningMember = (members: MembersSlice, sources: readonly import('../../kernel/table.js').Table<number>[], userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
+  let best: Member | undefined;
+  for (const table of sources) {
+    const memberId = tableGet(table, userId);
+    if (memberId === undefined) continue;
+    const member = findMember(members, memberId);
+    if (member && listable(member, today, stateFilter)) best = best ? betterMember(best, member) : member;
   }
   return best;
 };
+
+/** The winning row of a user in a group's `/members/all`, or undefined. */
+export const effectiveGroupMember = (state: State, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined =>
+  winningMember(state.members, effectiveSources(state, group, today), userId, today, stateFilter);
 
 /** User ids of a group's effective members, in user-id order (maintained incrementally; see indexes.ts). */
 export function* effectiveUserIds(members: MembersSlice, groupId: number): Generator<number> {
