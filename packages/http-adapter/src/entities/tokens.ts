@@ -1,4 +1,4 @@
-import type { AccessToken } from '@forgefold/core';
+import { isTokenActive, type AccessToken } from '@forgefold/core';
 
 /** PersonalAccessToken / ImpersonationToken / ResourceAccessToken entities. The value appears only at creation. */
 export const accessTokenEntity = (token: AccessToken, today: string, value?: string) => ({
@@ -9,7 +9,7 @@ export const accessTokenEntity = (token: AccessToken, today: string, value?: str
   scopes: token.scopes,
   user_id: token.user_id,
   last_used_at: null,
-  active: !token.revoked && (token.expires_at === null || token.expires_at >= today),
+  active: isTokenActive(token, today),
   expires_at: token.expires_at,
   ...(token.kind === 'impersonation' ? { impersonation: true } : {}),
   ...(token.access_level !== null ? { access_level: token.access_level } : {}),

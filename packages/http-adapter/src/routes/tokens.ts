@@ -13,6 +13,7 @@ import {
   effectiveGroupAccess,
   effectiveProjectAccess,
   findAccessToken,
+  isTokenActive,
   forbidden,
   notFound,
   type AccessToken,
@@ -57,6 +58,19 @@ const createPersonalToken = async (deps: ApiDeps, ctx: Ctx, userId: number, para
     E.map((done) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), value))),
   );
 };
+
+/** An administrator creates a personal (or impersonation) token for a user. */
+const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) =>
+  route({
+    method: 'POST',
+    path,
+    admin: true,
+    params: extend(schema(requires('user_id', T.Integer)), createTokenParams),
+    handler: async (ctx) => {
+      const user = findUserOr404(deps.app.state, ctx.params.user_id ?? 0);
+      return E.isLeft(user) ? user : createPersonalToken(deps, ctx, user.right.id, ctx.params, impersonation);
+    },
+  });
 
 const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[] => {
   const base = resource === 'project' ? '/projects/:id/access_tokens' : '/groups/:id/access_tokens';
@@ -134,16 +148,7 @@ const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[
 };
 
 export const tokenRoutes = (deps: ApiDeps): RouteDef[] => [
-  route({
-    method: 'POST',
-    path: '/users/:user_id/personal_access_tokens',
-    admin: true,
-    params: extend(schema(requires('user_id', T.Integer)), createTokenParams),
-    handler: async (ctx) => {
-      const user = findUserOr404(deps.app.state, ctx.params.user_id ?? 0);
-      return E.isLeft(user) ? user : createPersonalToken(deps, ctx, user.right.id, ctx.params, false);
-    },
-  }),
+  createTokenRoute(deps, '/users/:user_id/personal_access_tokens', false),
   route({
     method: 'GET',
     path: '/personal_access_tokens',
@@ -158,7 +163,7 @@ export const tokenRoutes = (deps: ApiDeps): RouteDef[] => [
         (token) =>
           token.kind === 'personal' &&
           (owner === null || token.user_id === owner) &&
-          (ctx.params.state === undefined || ctx.params.state === null || (ctx.params.state === 'active') === accessTokenEntity(token, day).active),
+          (ctx.params.state === undefined || ctx.params.state === null || (ctx.params.state === 'active') === isTokenActive(token, day)),
       );
       return paginate(ctx, arraySource(tokens), { map: (token) => accessTokenEntity(token, day) });
     },
@@ -199,21 +204,12 @@ export const tokenRoutes = (deps: ApiDeps): RouteDef[] => [
       const day = today(deps);
       const tokens = accessTokensOf(
         deps.app.state.tokens,
-        (token) => token.kind === 'impersonation' && token.user_id === user.right.id && (ctx.params.state === 'all' || (ctx.params.state === 'active') === accessTokenEntity(token, day).active),
+        (token) => token.kind === 'impersonation' && token.user_id === user.right.id && (ctx.params.state === 'all' || (ctx.params.state === 'active') === isTokenActive(token, day)),
       );
       return paginate(ctx, arraySource(tokens), { map: (token) => accessTokenEntity(token, day) });
     },
   }),
-  route({
-    method: 'POST',
-    path: '/users/:user_id/impersonation_tokens',
-    admin: true,
-    params: extend(schema(requires('user_id', T.Integer)), createTokenParams),
-    handler: async (ctx) => {
-      const user = findUserOr404(deps.app.state, ctx.params.user_id ?? 0);
-      return E.isLeft(user) ? user : createPersonalToken(deps, ctx, user.right.id, ctx.params, true);
-    },
-  }),
+  createTokenRoute(deps, '/users/:user_id/impersonation_tokens', true),
   route({
     method: 'GET',
     path: '/users/:user_id/impersonation_tokens/:impersonation_token_id',

@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable, visibility } from '../shared/codecs.js';
 
 const stream = (data: { id: number }) => `group-${data.id}`;
-const visibility = t.keyof({ private: null, internal: null, public: null });
 
 export const groupEvents = defineEvents({
   GroupCreated: {
@@ -12,12 +12,12 @@ export const groupEvents = defineEvents({
       id: t.number,
       name: t.string,
       path: t.string,
-      parent_id: t.union([t.number, t.null]),
+      parent_id: nullable(t.number),
       visibility,
       description: t.string,
       request_access_enabled: t.boolean,
       created_at: t.string,
-      created_by_id: t.union([t.number, t.null]),
+      created_by_id: nullable(t.number),
     }),
   },
   GroupUpdated: {
@@ -31,7 +31,7 @@ export const groupEvents = defineEvents({
         visibility,
         description: t.string,
         request_access_enabled: t.boolean,
-        new_user_signups_cap: t.union([t.number, t.null]),
+        new_user_signups_cap: nullable(t.number),
       }),
     ]),
   },

@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { visibility } from '../shared/codecs.js';
 
 const stream = (data: { id: number }) => `project-${data.id}`;
-const visibility = t.keyof({ private: null, internal: null, public: null });
 
 export const projectEvents = defineEvents({
   ProjectCreated: {

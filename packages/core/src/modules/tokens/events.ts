@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable } from '../shared/codecs.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const tokenEvents = defineEvents({
   AccessTokenCreated: {

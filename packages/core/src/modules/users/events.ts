@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable } from '../shared/codecs.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 const stream = (data: { id: number }) => `user-${data.id}`;
 
 export const UserData = t.type({
