@@ -41,5 +41,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
+    // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
+    responseCache: { version: () => `${options.app.position}:${options.clock.now().slice(0, 10)}` },
   });
 };

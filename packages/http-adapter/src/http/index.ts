@@ -6,3 +6,4 @@ export * from './router.js';
 export * from './auth.js';
 export * from './pagination.js';
 export * from './server.js';
+export * from './cache.js';

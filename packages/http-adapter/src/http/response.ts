@@ -100,10 +100,19 @@ function defaultStatus(method: string, hasBody: boolean): number {
   return method === 'POST' ? 201 : 200;
 }
 
-/** Serialises and writes a reply; returns the status written. HEAD gets the GET headers and no body. */
-export function writeReply(res: ServerResponse, reply: Reply, opts: WriteOptions): number {
+/** A reply serialised: what goes on the wire for a GET, before `If-None-Match` is considered. */
+export interface RenderedReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly payload: Buffer | null;
+  /** Set on GET/HEAD 200 replies with a body. */
+  readonly etag: string | null;
+}
+
+/** Serialises a reply: status, headers (content type, length, ETag) and body bytes. */
+export function renderReply(reply: Reply, opts: Omit<WriteOptions, 'requestHeaders'>): RenderedReply {
   const hasBody = reply.rawBody !== undefined || reply.body !== undefined;
-  let status = reply.status ?? defaultStatus(opts.method, hasBody);
+  const status = reply.status ?? defaultStatus(opts.method, hasBody);
   let payload: Buffer | null = null;
   if (status !== 204 && status !== 304) {
     if (reply.rawBody !== undefined) payload = Buffer.isBuffer(reply.rawBody) ? reply.rawBody : Buffer.from(reply.rawBody, 'utf8');
@@ -111,22 +120,39 @@ export function writeReply(res: ServerResponse, reply: Reply, opts: WriteOptions
   }
   const headers: Record<string, string> = { ...SECURITY_HEADERS, ...opts.extraHeaders, ...reply.headers };
   const isRead = opts.method === 'GET' || opts.method === 'HEAD';
+  let etag: string | null = null;
   if (isRead && status === 200 && payload && reply.etag !== false) {
-    const etag = weakEtag(payload);
+    etag = weakEtag(payload);
     headers['ETag'] = etag;
-    const inm = opts.requestHeaders['if-none-match'];
-    if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, etag)) {
-      status = 304;
-      payload = null;
-    }
   }
   if (status !== 204 && status !== 304) {
     headers['Content-Type'] = reply.contentType ?? opts.defaultContentType;
     headers['Content-Length'] = String(payload ? payload.length : 0);
+  }
+  return { status, headers, payload, etag };
+}
+
+/** Writes a rendered reply, answering 304 when `If-None-Match` matches its ETag; returns the status written. */
+export function sendRendered(res: ServerResponse, rendered: RenderedReply, opts: Pick<WriteOptions, 'method' | 'requestHeaders'>): number {
+  let { status, payload } = rendered;
+  let headers = rendered.headers;
+  if (rendered.etag !== null) {
+    const inm = opts.requestHeaders['if-none-match'];
+    if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, rendered.etag)) {
+      status = 304;
+      payload = null;
+      const { ['Content-Type']: _type, ['Content-Length']: _length, ...rest } = headers;
+      headers = rest;
+    }
   }
   res.statusCode = status;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   if (opts.method === 'HEAD' || !payload) res.end();
   else res.end(payload);
   return status;
+}
+
+/** Serialises and writes a reply; returns the status written. HEAD gets the GET headers and no body. */
+export function writeReply(res: ServerResponse, reply: Reply, opts: WriteOptions): number {
+  return sendRendered(res, renderReply(reply, opts), opts);
 }

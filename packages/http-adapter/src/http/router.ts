@@ -80,6 +80,8 @@ export interface RouteDef<P = any> {
   readonly handler: (ctx: HandlerContext<P>) => HandlerResult | Promise<HandlerResult>;
   /** Free-form name for logs. */
   readonly name?: string;
+  /** GET responses are cached until the application's state changes; false opts a route out. */
+  readonly cache?: boolean;
 }
 
 /** Identity helper so TypeScript infers `P` from `params`. */

@@ -20,8 +20,9 @@ import {
   ROUTE_NOT_FOUND_BODY,
 } from './errors.js';
 import { mergeParams, parseBody, parseQueryString, readBody } from './params.js';
-import { isReply, json, JSON_CONTENT_TYPE, writeReply, type Reply, withStatus } from './response.js';
+import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type Reply, withStatus } from './response.js';
 import { Router, type HandlerContext, type Mount, type RequestInfo } from './router.js';
+import { ResponseCache, type ResponseCacheOptions } from './cache.js';
 import { decodeParams, type RawParams } from './validation.js';
 
 export interface Limits {
@@ -55,6 +56,8 @@ export interface ApiServerOptions {
   readonly log?: LogSink;
   /** `/-/readiness` check: false or a thrown error → 503. */
   readonly readiness?: () => boolean | Promise<boolean>;
+  /** Caches rendered GET responses until `version()` changes (see cache.ts). */
+  readonly responseCache?: ResponseCacheOptions;
 }
 
 export interface ApiServer {
@@ -123,6 +126,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const router = new Router(options.routes);
   const log = options.log ?? defaultSink;
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
+  const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
   let closing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -228,6 +232,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       userId = auth.principal?.userId ?? null;
       sudoFromId = auth.actor.sudoFromId ?? null;
 
+      // Only routes whose caller the adapter authenticated are cached: the key names that caller.
+      const cacheKey =
+        cache && (method === 'GET' || method === 'HEAD') && authMode !== 'none' && route.def.cache !== false
+          ? `${path}?${query}|${req.headers.host ?? ''}|${auth.principal ? `${auth.principal.userId}:${auth.principal.realUserId}:${auth.principal.isAdmin}` : '-'}`
+          : null;
+      const cached = cacheKey === null ? undefined : cache!.get(cacheKey);
+      const cacheVersion = cacheKey === null ? '' : cache!.current();
+      if (cached) {
+        status = sendRendered(res, cached, { method, requestHeaders: req.headers });
+        return;
+      }
+
       const hostHeader = req.headers.host;
       const request: RequestInfo = {
         method,
@@ -263,7 +279,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         params = decoded.value;
       }
       const result = await route.def.handler({ ...ctx, params });
-      status = writeReply(res, toReply(result), { method, requestHeaders: req.headers, defaultContentType: contentType });
+      const rendered = renderReply(toReply(result), { method, defaultContentType: contentType });
+      if (cacheKey !== null && rendered.status === 200) cache!.set(cacheKey, rendered, cacheVersion);
+      status = sendRendered(res, rendered, { method, requestHeaders: req.headers });
     } catch (e) {
       const r = errorToResponse(e);
       if (r.internal) {

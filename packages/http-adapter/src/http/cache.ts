@@ -1,0 +1,72 @@
+/**
+ * A cache of rendered GET responses. What a read returns is a function of the projections, the URL, the
+ * caller and the day, so entries are valid until the application's version (its log position and the
+ * current day) changes; the whole cache is dropped then. Only 200 responses of routes that authenticate
+ * through the adapter are kept (routes that check their own credential, like SCIM, never are).
+ */
+import type { RenderedReply } from './response.js';
+
+export interface ResponseCacheOptions {
+  /** Changes whenever a response could change: e.g. `${position}:${day}`. */
+  readonly version: () => string;
+  readonly maxEntries?: number;
+  readonly maxBytes?: number;
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, RenderedReply>();
+  private bytes = 0;
+  private version = '';
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+
+  constructor(private readonly options: ResponseCacheOptions) {
+    this.maxEntries = options.maxEntries ?? 1_000;
+    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+  }
+
+  get(key: string): RenderedReply | undefined {
+    this.sync();
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Least recently used goes first: move the hit to the end.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** The version to pass to `set` for a response about to be computed. */
+  current(): string {
+    return this.options.version();
+  }
+
+  /** Stores a response computed at `version`, unless the state moved on while it was computed. */
+  set(key: string, rendered: RenderedReply, version: string): void {
+    this.sync();
+    if (version !== this.version) return;
+    const size = rendered.payload?.length ?? 0;
+    if (size > this.maxBytes / 8) return;
+    const previous = this.entries.get(key);
+    if (previous) this.bytes -= previous.payload?.length ?? 0;
+    this.entries.set(key, rendered);
+    this.bytes += size;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.payload?.length ?? 0;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private sync(): void {
+    const version = this.options.version();
+    if (version === this.version) return;
+    this.entries.clear();
+    this.bytes = 0;
+    this.version = version;
+  }
+}

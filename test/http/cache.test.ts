@@ -1,0 +1,67 @@
+/** The response cache: reads are served from it until the version changes, per caller, never for routes that authenticate themselves. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiServer, mount, route, type ApiServer, type AuthBackend } from '@forgefold/http-adapter';
+
+let server: ApiServer;
+let url: string;
+let version = 1;
+let calls = 0;
+
+const backend: AuthBackend = {
+  authenticate: (token) =>
+    token === 'alice' || token === 'bob'
+      ? { kind: 'ok', userId: token === 'alice' ? 1 : 2, isAdmin: false, scopes: ['api'], tokenKind: 'personal' }
+      : { kind: 'unknown' },
+  findUser: () => null,
+};
+
+beforeAll(async () => {
+  server = createApiServer({
+    routes: [
+      mount('/api/v4', [
+        route({ method: 'GET', path: '/counter', handler: (ctx) => ({ calls: ++calls, user: ctx.principal?.userId ?? null }) }),
+        route({ method: 'GET', path: '/uncached', cache: false, handler: () => ({ calls: ++calls }) }),
+        route({ method: 'GET', path: '/self-authenticated', auth: 'none', handler: (ctx) => ({ calls: ++calls, token: ctx.token }) }),
+      ]),
+    ],
+    authBackend: backend,
+    log: () => undefined,
+    responseCache: { version: () => String(version) },
+  });
+  url = (await server.listen(0, '127.0.0.1')).url;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const get = async (path: string, token?: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${url}/api/v4${path}`, { headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), ...headers } });
+  return { status: response.status, etag: response.headers.get('etag'), body: response.status === 200 ? ((await response.json()) as { calls: number; user?: number }) : null };
+};
+
+describe('response cache', () => {
+  it('serves a repeated read from the cache until the version changes', async () => {
+    const first = await get('/counter', 'alice');
+    const second = await get('/counter', 'alice');
+    expect(second.body).toEqual(first.body);
+    expect(second.etag).toBe(first.etag);
+    version++;
+    expect((await get('/counter', 'alice')).body!.calls).toBe(first.body!.calls + 1);
+  });
+
+  it('keeps callers apart, answers 304 from the cache, and still authenticates every request', async () => {
+    const alice = await get('/counter', 'alice');
+    const bob = await get('/counter', 'bob');
+    expect(bob.body!.user).toBe(2);
+    expect(alice.body!.user).toBe(1);
+    expect((await get('/counter', 'alice', { 'If-None-Match': alice.etag! })).status).toBe(304);
+    expect((await get('/counter', 'mallory')).status).toBe(401);
+  });
+
+  it('never caches routes that opt out or check their own credential', async () => {
+    const a = await get('/uncached', 'alice');
+    expect((await get('/uncached', 'alice')).body!.calls).toBe(a.body!.calls + 1);
+    const b = await get('/self-authenticated', 'alice');
+    expect((await get('/self-authenticated', 'bob')).body!.calls).toBe(b.body!.calls + 1);
+  });
+});
