@@ -184,12 +184,14 @@ describe('Application: start-up', () => {
     });
   }
 
-  it('takes snapshots automatically every N events', async () => {
+  it('takes snapshots automatically every N events, once the application is quiet', async () => {
     const { events: store, snapshots } = sqlite();
     const app = await startBank(store, { snapshots, snapshotEvery: 10 });
     for (let i = 0; i < 12; i++) await app.execute(actor, open(`a${i}`));
     await app.whenIdle();
-    await new Promise((r) => setTimeout(r, 10));
+    // Serialising the state blocks the event loop, so it waits until commands stop for a moment.
+    expect(await snapshots.load('bank-1')).toBeNull();
+    await new Promise((r) => setTimeout(r, 400));
     expect((await snapshots.load('bank-1'))!.position).toBeGreaterThanOrEqual(10);
     expect(plain((await startBank(store, { snapshots })).state)).toEqual(plain(app.state));
   });

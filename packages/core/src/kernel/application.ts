@@ -22,8 +22,13 @@ export interface ApplicationOptions<C, S> {
   readonly snapshots?: SnapshotStore;
   /** Changes whenever the projection code changes, so that older snapshots are ignored. */
   readonly projectionVersion: string;
-  /** Take a snapshot after this many events since the last one (0 = never automatically). */
+  /**
+   * Take a snapshot once this many events have been committed since the last one (0 = never automatically).
+   * Serialising the state blocks the event loop, so the snapshot waits for a quiet moment: it is taken once no
+   * command has been committed for `snapshotQuietMs` (default 250 ms), or regardless after ten times this many events.
+   */
   readonly snapshotEvery?: number;
+  readonly snapshotQuietMs?: number;
   /** Upper bound of commands written in one transaction. */
   readonly maxBatch?: number;
   /** Reports catch-up progress (events folded so far, head position). */
@@ -64,6 +69,7 @@ export class Application<C, S> {
   private flushScheduled = false;
   private idle: (() => void)[] = [];
   private eventsSinceSnapshot = 0;
+  private snapshotTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly listeners = new Set<CommittedListener<S>>();
 
   private constructor(private readonly options: ApplicationOptions<C, S>, state: S, position: number) {
@@ -123,6 +129,23 @@ export class Application<C, S> {
       takenAt: this.options.clock.now(),
     });
     this.eventsSinceSnapshot = 0;
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = null;
+  }
+
+  private scheduleSnapshot(): void {
+    const every = this.options.snapshotEvery ?? 0;
+    if (every <= 0 || this.eventsSinceSnapshot < every) return;
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = null;
+    const take = () => {
+      this.snapshotTimer = null;
+      void this.snapshot().catch(() => undefined);
+    };
+    if (this.eventsSinceSnapshot >= every * 10) return take();
+    this.snapshotTimer = setTimeout(take, this.options.snapshotQuietMs ?? 250);
+    // A pending snapshot must not keep a process alive that has nothing else to do.
+    this.snapshotTimer.unref?.();
   }
 
   /** Resolves once every queued command has been committed or rejected. */
@@ -224,8 +247,7 @@ export class Application<C, S> {
       if (recorded.length > 0) {
         for (const listener of this.listeners) listener(recorded, state);
         this.eventsSinceSnapshot += recorded.length;
-        const every = this.options.snapshotEvery ?? 0;
-        if (every > 0 && this.eventsSinceSnapshot >= every) void this.snapshot().catch(() => undefined);
+        this.scheduleSnapshot();
       }
       return;
     }
