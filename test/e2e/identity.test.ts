@@ -288,3 +288,27 @@ describe('groups and projects', () => {
     expect(seen).toHaveLength(total);
   });
 });
+
+describe('keyset pagination of groups', () => {
+  it('pages public groups by name for anonymous callers, following the Link, and refuses signed-in callers', async () => {
+    // Names in an order unrelated to ids.
+    for (const name of ['zeta', 'alpha', 'mu', 'beta', 'omega', 'kappa', 'delta']) {
+      expect((await server.request('POST', '/api/v4/groups', { body: { name: `Pub ${name}`, path: `pub-${name}`, visibility: 'public' } })).status).toBe(201);
+    }
+    const names: string[] = [];
+    let next: string | null = '/api/v4/groups?pagination=keyset&order_by=name&sort=asc&per_page=3';
+    while (next) {
+      const page = await server.request('GET', next, { token: null });
+      expect(page.status).toBe(200);
+      names.push(...page.body.map((group: { name: string }) => group.name));
+      const link = page.headers.get('link');
+      const url = link ? /<([^>]+)>; rel="next"/.exec(link)?.[1] : undefined;
+      next = url ? new URL(url).pathname + new URL(url).search : null;
+    }
+    const publicNames = names.filter((name) => name.startsWith('Pub '));
+    expect(publicNames).toEqual([...publicNames].sort());
+    expect(publicNames).toHaveLength(7);
+    const signedIn = await server.request('GET', '/api/v4/groups?pagination=keyset&order_by=name&sort=asc');
+    expect(signedIn.status).toBe(405);
+  });
+});

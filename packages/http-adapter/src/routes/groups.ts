@@ -14,7 +14,7 @@ import {
   type State,
   type Visibility,
 } from '@forgefold/core';
-import { arraySource, checkUnmodifiedSince, created, ok, optional, paginate, requires, route, schema, sortedArrayKeysetSource, T, withStatus, type RouteDef } from '../http/index.js';
+import { arraySource, checkUnmodifiedSince, created, ok, optional, paginate, requires, route, schema, T, withStatus, type KeysetSource, type RouteDef } from '../http/index.js';
 import { groupDetailEntity, groupEntity } from '../entities/groups.js';
 import { createdId, execute, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../app/deps.js';
 
@@ -79,6 +79,18 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
   return result;
 };
 
+/**
+ * Keyset pages over groups ordered by name: the cursor is the last group's id (clients follow the `Link`),
+ * found by position in the name order, so pages stay stable while groups are added elsewhere in the order.
+ */
+const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
+  keyOf: (group) => group.id,
+  page: (cursor, _direction, limit) => {
+    const start = cursor.after === undefined ? 0 : groups.findIndex((group) => group.id === cursor.after) + 1;
+    return start === 0 && cursor.after !== undefined ? [] : groups.slice(start, start + limit);
+  },
+});
+
 export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
   const detail = (ctx: Ctx, state: State, group: Group) => {
     const viewer = ctx.principal?.userId ?? null;
@@ -101,7 +113,7 @@ export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
           map: (group) => groupEntity(group, present),
           // Keyset pagination is offered to anonymous callers ordering by name ascending only (reference §1.8).
           keyset: {
-            source: sortedArrayKeysetSource(groups, (group) => group.id),
+            source: afterIdInOrder(groups),
             supports: (orderBy, sort) => ctx.principal === null && (orderBy ?? 'name') === 'name' && sort === 'asc',
           },
         });
