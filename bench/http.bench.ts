@@ -1,0 +1,115 @@
+/**
+ * HTTP throughput against a bare node:http baseline measured in the same run (issue: the API server):
+ *  - GET /api/v4/projects?per_page=20, authenticated, 100 projects, at 10 and 100 connections,
+ *    vs a bare server answering a small JSON body; target ≥ 0.5x;
+ *  - POST /api/v4/groups (a durable command at synchronous=FULL) at 100 connections vs the bare server
+ *    answering a POST of the same body; target ≥ 0.4x with p99 < 30 ms.
+ * Each server runs in its own process; autocannon drives both sides from this one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { benchDir, envInt, log, Report } from './lib.js';
+
+const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
+const TOKEN = 'glpat-bench-root-token-0000';
+
+const BARE_SERVER = `
+const http = require('node:http');
+const body = JSON.stringify([{ id: 1, name: 'project', path: 'project', visibility: 'private' }]);
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
+`;
+
+const startChild = (args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/i.exec(output);
+      if (match) resolvePromise({ child, url: match[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolvePromise) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => resolvePromise());
+    child.kill('SIGTERM');
+  });
+
+const load = async (options: autocannon.Options) => {
+  const result = await autocannon({ duration: DURATION, ...options });
+  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+};
+
+export default async function httpBench(): Promise<void> {
+  const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-http-'));
+  const bare = await startChild(['-e', BARE_SERVER]);
+  const forgefold = await startChild([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+    PORT: '0',
+    FORGEFOLD_DATA: data,
+    FORGEFOLD_ROOT_TOKEN: TOKEN,
+    FORGEFOLD_ACCESS_LOG: 'false',
+    FORGEFOLD_SYNCHRONOUS: 'FULL',
+  });
+  try {
+    const headers = { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' };
+    const group = await fetch(`${forgefold.url}/api/v4/groups`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench', path: 'bench' }) });
+    const groupId = ((await group.json()) as { id: number }).id;
+    for (let i = 0; i < 100; i++) {
+      await fetch(`${forgefold.url}/api/v4/projects`, { method: 'POST', headers, body: JSON.stringify({ path: `project-${i}`, namespace_id: groupId }) });
+    }
+    const report = new Report(`HTTP (autocannon, ${DURATION} s per case)`);
+    for (const connections of [10, 100]) {
+      const baseline = await load({ url: `${bare.url}/`, connections });
+      const projects = await load({ url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } });
+      report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms` });
+      report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
+        baseline: `bare GET, ${connections} conns`,
+        target: { ratio: 0.5, text: '≥ 0.5x' },
+        note: `p50 ${projects.p50} ms, p99 ${projects.p99} ms`,
+      });
+    }
+    const body = JSON.stringify({ name: 'Group 000000', path: 'group-000000' });
+    const bareWrites = await load({ url: `${bare.url}/`, connections: 100, method: 'POST', headers, body });
+    let counter = 0;
+    const writes = await load({
+      url: `${forgefold.url}/api/v4/groups`,
+      connections: 100,
+      requests: [
+        {
+          method: 'POST',
+          headers,
+          setupRequest: (request) => {
+            counter++;
+            const suffix = String(counter).padStart(6, '0');
+            return { ...request, body: JSON.stringify({ name: `Group ${suffix}`, path: `group-${suffix}` }) };
+          },
+        },
+      ],
+    });
+    report.add('bare POST, 100 conns', bareWrites.rps, 'ops/s', { note: `p50 ${bareWrites.p50} ms, p99 ${bareWrites.p99} ms` });
+    report.add('POST /groups (FULL), 100 conns', writes.rps, 'ops/s', {
+      baseline: 'bare POST, 100 conns',
+      target: { ratio: 0.4, text: '≥ 0.4x, p99 < 30 ms' },
+      note: `p50 ${writes.p50} ms, p99 ${writes.p99} ms${writes.p99 < 30 ? '' : ' (p99 target MISSED)'}`,
+    });
+    report.print();
+  } finally {
+    await stop(forgefold.child);
+    await stop(bare.child);
+    rmSync(data, { recursive: true, force: true });
+  }
+}
