@@ -663,8 +663,8 @@ const unindexMember = (state: MutableState, member: Member): void => {
   tableDelete(members.expiring, member.id);
   removeFromIndex(members.bySource, sourceKey(member.source_type, member.source_id), member.id);
   if (member.user_id !== null) {
-    tableDelete(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, member.user_id));
     if (member.source_type === 'Namespace') removeFromIndex(members.byGroupUser, member.source_id, member.user_id);
+    else tableDelete(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, member.user_id));
     removeFromIndex(members.byUser, member.user_id, member.id);
   }
   if (member.invite_email !== null) removeFromIndex(members.byInviteEmail, member.invite_email.toLowerCase(), member.id);
@@ -686,8 +686,9 @@ const evolve = (state: MutableState, event: MemberEvent): void => {
       const key = sourceKey(data.source_type, data.source_id);
       addToIndex(members.bySource, key, data.id, data.user_id ?? 0);
       if (data.user_id !== null) {
-        tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
+        // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
         if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
+        else tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
         addToIndex(members.byUser, data.user_id, data.id, key);
       } else {
         if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
@@ -744,8 +745,8 @@ const evolve = (state: MutableState, event: MemberEvent): void => {
         m.updated_at = event.data.at;
       });
       addToIndex(members.bySource, key, member.id, event.data.user_id);
-      tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
       if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
+      else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
       addToIndex(members.byUser, event.data.user_id, member.id, key);
       return;
     }

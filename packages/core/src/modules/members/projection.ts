@@ -57,7 +57,7 @@ export interface MembersSlice {
   readonly byId: Table<Member>;
   /** Source key ("Namespace:5") → member id → user id (or 0 for invitations). Iterates in member-id order. */
   readonly bySource: Table<Table<number>>;
-  /** "Namespace:5:12" (source and user) → member id. */
+  /** "Project:5:12" (project and user) → member id (groups use `byGroupUser`). */
   readonly bySourceUser: Table<number>;
   /** Group id → user id → member id: the integer-keyed twin of `bySourceUser` for groups (hot path of `/members/all`). */
   readonly byGroupUser: Table<Table<number>>;
