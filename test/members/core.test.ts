@@ -30,6 +30,8 @@ import {
   type EventStore,
   type Group,
   tableGet,
+  projectMembersPage,
+  effectiveProjectMembers,
   tableIds,
   tableValues,
   tableSize,
@@ -340,6 +342,16 @@ describe('membership properties', () => {
             if (effectiveGroupMember(state, group, u.id)) expected.push(u.id);
           }
           expect([...effectiveUserIds(state.members, group.id)]).toEqual(expected);
+          // A project's paged /members/all (index merged with its extras) equals the full computation, page by page.
+          for (const project of listProjects(state.projects)) {
+            if (project.namespace_kind !== 'group' || project.namespace_id !== group.id) continue;
+            const page = projectMembersPage(state, project, () => true);
+            const full = effectiveProjectMembers(state, project, () => true);
+            if (!page) continue;
+            const paged = [0, 1, 2, 3, 4, 5, 6].flatMap((n) => page.slice(n * 2, 2));
+            expect(paged.map((m) => [m.user_id, m.id])).toEqual(full.map((m) => [m.user_id, m.id]));
+            expect(page.count()).toBe(full.length);
+          }
           expect(effectiveCount(state.members, group.id)).toBe(expected.length);
         }
       }),

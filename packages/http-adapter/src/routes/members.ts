@@ -29,6 +29,7 @@ import {
   membershipType,
   membersOfSource,
   membersOfSourceFrom,
+  projectMembersPage,
   effectiveSources,
   winningMember,
   isEmail,
@@ -245,6 +246,10 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
           return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map });
         }
         const viewer = viewerId(ctx);
+        if (!filtered) {
+          const page = projectMembersPage(state, source.project!, (g) => canReadGroup(state, viewer, g), day);
+          if (page) return paginate(ctx, page, { map });
+        }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = effectiveProjectMembers(state, source.project!, (g) => canReadGroup(state, viewer, g), day, ctx.params.state).filter((m) => keep(m.user_id!));
         return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map });

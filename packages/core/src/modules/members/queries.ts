@@ -338,6 +338,63 @@ export const effectiveProjectMembers = (state: State, project: Project, canSeeGr
   return out;
 };
 
+/**
+ * A project's `/members/all` as a random-access page source when its group has no shares of its own: the group's
+ * effective index (its members and its ancestors', kept incrementally) merged with the few extra users of the
+ * project (direct members and members of visible groups shared into the project). A page costs the page (plus the
+ * extras), not the hierarchy. Returns null when the index cannot be used (the group has shares; see reference item 58).
+ */
+export const projectMembersPage = (
+  state: State,
+  project: Project,
+  canSeeGroup: (group: Group) => boolean,
+  today?: string,
+): { count: () => number; slice: (offset: number, limit: number) => Member[] } | null => {
+  const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+  if (group && tableGet(state.members.linksBySource, sourceKey('Namespace', group.id))) return null;
+  const index = group ? tableGet(state.members.effective, group.id) : undefined;
+  const inIndex = (userId: number): boolean => index !== undefined && tableGet(index, userId) !== undefined;
+  const extra = new Set<number>();
+  for (const member of membersOfSource(state.members, 'Project', project.id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
+  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+    const invited = findGroup(state.groups, link.group_id);
+    if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
+    for (const member of membersOfSource(state.members, 'Namespace', link.group_id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
+  }
+  const extras = [...extra].sort((a, b) => a - b);
+  const indexCount = group ? effectiveCount(state.members, group.id) : 0;
+  const winner = (userId: number): Member | undefined => {
+    let best: Member | undefined;
+    for (const member of effectiveProjectCandidates(state, project, userId, canSeeGroup, today)) {
+      if (listable(member, today)) best = best ? betterMember(best, member) : member;
+    }
+    return best;
+  };
+  return {
+    count: () => indexCount + extras.length,
+    slice: (offset, limit) => {
+      const out: Member[] = [];
+      // Index elements before rank offset − |extras| lie before the page whatever the extras are.
+      const start = Math.max(0, offset - extras.length);
+      const ids = index ? tableIdsFrom(index, start) : [][Symbol.iterator]();
+      let next = ids.next();
+      let e = 0;
+      if (start > 0 && !next.done) while (e < extras.length && extras[e]! < next.value) e++;
+      let position = start + (start > 0 ? e : 0);
+      while (out.length < limit) {
+        const fromIndex = !next.done && (e >= extras.length || next.value < extras[e]!);
+        if (!fromIndex && e >= extras.length) break;
+        const userId = fromIndex ? (next.value as number) : extras[e++]!;
+        if (fromIndex) next = ids.next();
+        if (position++ < offset) continue;
+        const member = winner(userId);
+        if (member) out.push(member);
+      }
+      return out;
+    },
+  };
+};
+
 // ---------------------------------------------------------------------------------------------------------------
 // Hierarchy, billable and pending members
 
