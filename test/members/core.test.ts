@@ -151,6 +151,28 @@ describe('invitations, shares, expiry, cap, LDAP', () => {
     expect(await replay(fxStore(app))).toEqual(app.state);
   });
 
+  it('billable membership types: group member, project member, group invite, project invite', async () => {
+    const { ok, app, parent, project } = await setup();
+    await ok(as(2), { type: 'CreateGroup', name: 'Ext', path: 'ext', visibility: 'internal' });
+    const ext = [...listGroups(app.state.groups)].find((g) => g.path === 'ext')!.id;
+    await ok(as(2), { type: 'AddMember', source_type: 'Namespace', source_id: ext, user_id: 3, access_level: 30 });
+    await ok(as(2), { type: 'CreateGroup', name: 'Ext2', path: 'ext2', visibility: 'internal' });
+    const ext2 = [...listGroups(app.state.groups)].find((g) => g.path === 'ext2')!.id;
+    await ok(as(2), { type: 'AddMember', source_type: 'Namespace', source_id: ext2, user_id: 4, access_level: 30 });
+    await ok(as(1), { type: 'AddMember', source_type: 'Project', source_id: project, user_id: 5, access_level: 20 });
+    await ok(as(1), { type: 'ShareGroup', group_id: parent, shared_with_group_id: ext, group_access: 20 });
+    await ok(as(1), { type: 'ShareProject', project_id: project, group_id: ext2, group_access: 20 });
+    const root = findGroup(app.state.groups, parent)!;
+    const { membershipType } = await import('@forgefold/core');
+    expect([1, 5, 3, 4, 2].map((u) => membershipType(app.state, root, u))).toEqual(['group_member', 'project_member', 'group_invite', 'project_invite', 'group_invite']);
+    // bob (2) owns both invited groups: billable through the shares too.
+    expect([1, 2, 3, 4, 5].map((u) => isBillable(app.state.members, parent, u))).toEqual([true, true, true, true, true]);
+    // The project lists its shared group's members (visible to the viewer), the group does not list the project's.
+    const projectAll = effectiveProjectMembers(app.state, findProject(app.state.projects, project)!, () => true).map((m) => m.user_id);
+    expect(projectAll).toEqual([1, 2, 4, 5]);
+    expect([...effectiveUserIds(app.state.members, parent)]).toEqual([1, 2, 3]);
+  });
+
   it('expiry: from the injected clock, ExpireMemberships records MemberExpired and the access ends', async () => {
     const { ok, app, parent, advance } = await setup();
     await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 30, expires_at: '2026-01-03' });
