@@ -312,3 +312,16 @@ describe('keyset pagination of groups', () => {
     expect(signedIn.status).toBe(405);
   });
 });
+
+describe('group detail', () => {
+  it('lists the groups a group is shared with', async () => {
+    const shared = await server.request('POST', '/api/v4/groups', { body: { name: 'Shared', path: 'shared-detail' } });
+    const invited = await server.request('POST', '/api/v4/groups', { body: { name: 'Invited', path: 'invited-detail' } });
+    const share = await server.request('POST', `/api/v4/groups/${shared.body.id}/share`, { body: { group_id: invited.body.id, group_access: 30 } });
+    expect(share.status).toBe(201);
+    const detail = await server.request('GET', `/api/v4/groups/${shared.body.id}`);
+    expect(detail.body.shared_with_groups).toEqual([
+      { group_id: invited.body.id, group_name: 'Invited', group_full_path: 'invited-detail', group_access_level: 30, expires_at: null },
+    ]);
+  });
+});

@@ -162,12 +162,19 @@ export const startForgefold = async (
     onAuthenticated: recordActivity,
     ...(log ? { log } : {}),
   });
+  // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
+  // start-up and every minute (membership requests also sweep on demand).
+  const expire = () => void app.execute(systemActor, { type: 'ExpireMemberships' }).catch(() => undefined);
+  expire();
+  const expiryTimer = setInterval(expire, 60_000);
+  expiryTimer.unref();
   const address = await api.listen(config.port, config.host);
   return {
     app,
     port: address.port,
     url: `http://${config.host}:${address.port}`,
     close: async () => {
+      clearInterval(expiryTimer);
       await api.close();
       await app.whenIdle();
       await app.snapshot();

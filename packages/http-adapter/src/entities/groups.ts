@@ -2,6 +2,7 @@
 import { projectsInNamespace, type Group } from '@forgefold/core';
 import type { PresentContext } from './context.js';
 import { projectEntity } from './projects.js';
+import { sharedWithGroupsEntity } from './members.js';
 
 export const groupEntity = (group: Group, ctx: PresentContext) => ({
   id: group.id,
@@ -34,7 +35,7 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
 export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProjects: (projectId: number) => boolean) => ({
   ...groupEntity(group, ctx),
   ...(group.parent_id === null ? { new_user_signups_cap: group.new_user_signups_cap } : {}),
-  shared_with_groups: [] as unknown[],
+  shared_with_groups: sharedWithGroupsEntity(group.id, ctx),
   projects: [...projectsInNamespace(ctx.state.projects, group.id)].filter((project) => visibleProjects(project.id)).map((project) => projectEntity(project, ctx)),
   shared_projects: [] as unknown[],
   prevent_sharing_groups_outside_hierarchy: false,
