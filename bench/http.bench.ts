@@ -6,12 +6,10 @@
  *    answering a POST of the same body; target ≥ 0.4x with p99 < 30 ms.
  * Each server runs in its own process; autocannon drives both sides from this one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
-import { benchDir, envInt, log, Report } from './lib.js';
+import { benchDir, envInt, log, Report, httpLoad, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-root-token-0000';
@@ -29,35 +27,11 @@ http.createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
 `;
 
-const startChild = (args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> =>
-  new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/i.exec(output);
-      if (match) resolvePromise({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
-  });
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolvePromise) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolvePromise());
-    child.kill('SIGTERM');
-  });
-
-const load = async (options: autocannon.Options) => {
-  const result = await autocannon({ duration: DURATION, ...options });
-  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-};
 
 export default async function httpBench(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-http-'));
-  const bare = await startChild(['-e', BARE_SERVER]);
-  const forgefold = await startChild([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+  const bare = await startServerProcess(['-e', BARE_SERVER]);
+  const forgefold = await startServerProcess([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
     PORT: '0',
     FORGEFOLD_DATA: data,
     FORGEFOLD_ROOT_TOKEN: TOKEN,
@@ -73,8 +47,8 @@ export default async function httpBench(): Promise<void> {
     }
     const report = new Report(`HTTP (autocannon, ${DURATION} s per case)`);
     for (const connections of [10, 100]) {
-      const baseline = await load({ url: `${bare.url}/`, connections });
-      const projects = await load({ url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } });
+      const baseline = await httpLoad(DURATION, { url: `${bare.url}/`, connections });
+      const projects = await httpLoad(DURATION, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } });
       report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms` });
       report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
         baseline: `bare GET, ${connections} conns`,
@@ -83,9 +57,9 @@ export default async function httpBench(): Promise<void> {
       });
     }
     const body = JSON.stringify({ name: 'Group 000000', path: 'group-000000' });
-    const bareWrites = await load({ url: `${bare.url}/`, connections: 100, method: 'POST', headers, body });
+    const bareWrites = await httpLoad(DURATION, { url: `${bare.url}/`, connections: 100, method: 'POST', headers, body });
     let counter = 0;
-    const writes = await load({
+    const writes = await httpLoad(DURATION, {
       url: `${forgefold.url}/api/v4/groups`,
       connections: 100,
       requests: [
@@ -108,8 +82,8 @@ export default async function httpBench(): Promise<void> {
     });
     report.print();
   } finally {
-    await stop(forgefold.child);
-    await stop(bare.child);
+    await stopServerProcess(forgefold.child);
+    await stopServerProcess(bare.child);
     rmSync(data, { recursive: true, force: true });
   }
 }

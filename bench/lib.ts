@@ -5,6 +5,8 @@
  * A bench file is `bench/<name>.bench.ts` exporting `default async function (): Promise<void>`; `pnpm bench`
  * (bench/run.ts) runs them all, or those whose name contains one of the command-line arguments.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,4 +137,32 @@ export const copyDb = (from: string, name: string): string => {
 
 export const log = (message: string): void => {
   console.log(`  · ${message}`);
+};
+
+/** Starts a server process (`node …args`) and resolves once it prints "listening on http://…". */
+export const startServerProcess = (args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/i.exec(output);
+      if (match) resolvePromise({ child, url: match[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+
+/** Stops a server process with SIGTERM and waits for it to exit. */
+export const stopServerProcess = (child: ChildProcess) =>
+  new Promise<void>((resolvePromise) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => resolvePromise());
+    child.kill('SIGTERM');
+  });
+
+/** Drives HTTP load with autocannon for `seconds`; the same tool on both sides of every ratio. */
+export const httpLoad = async (seconds: number, options: autocannon.Options) => {
+  const result = await autocannon({ duration: seconds, ...options });
+  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };

@@ -9,15 +9,14 @@
  *      BENCH_MEMBERS_BIG (100,000) members; target: the big hierarchy's page takes < 2x as long.
  * Servers under load run in their own processes; the hierarchies are built in-process through the application.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor, type ForgefoldCommand } from '@forgefold/core';
-import { benchDir, envInt, log, percentile, Report, scratchPath, throughput } from './lib.js';
+import { benchDir, envInt, log, percentile, Report, scratchPath, throughput, httpLoad, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const MEMBERS = envInt('BENCH_MEMBERS', 10_000);
@@ -51,30 +50,6 @@ const samplePage = async (url: string): Promise<{ body: string; headers: Record<
   return { body: await response.text(), headers };
 };
 
-const startChild = (args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> =>
-  new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/i.exec(output);
-      if (match) resolvePromise({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
-  });
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolvePromise) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolvePromise());
-    child.kill('SIGTERM');
-  });
-
-const load = async (options: autocannon.Options) => {
-  const result = await autocannon({ duration: DURATION, ...options });
-  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-};
 
 const must = async (server: RunningForgefold, command: ForgefoldCommand) => {
   const result = await server.app.execute(systemActor, command);
@@ -143,7 +118,7 @@ export default async function membersBench(): Promise<void> {
   const builder = await startInProcess(data, 'NORMAL');
   const { root, leaf, spareIds } = await buildHierarchy(builder, MEMBERS, spare);
   await builder.close();
-  const forgefold = await startChild([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+  const forgefold = await startServerProcess([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
     PORT: '0',
     FORGEFOLD_DATA: data,
     FORGEFOLD_ROOT_TOKEN: TOKEN,
@@ -160,10 +135,10 @@ export default async function membersBench(): Promise<void> {
     for (const read of reads) {
       // Baseline: a bare node:http server writing the very same bytes (body and pagination headers).
       const sample = await samplePage(read.url);
-      const bare = await startChild(['-e', BARE_SERVER], { BODY: sample.body, HEADERS: JSON.stringify(sample.headers) });
+      const bare = await startServerProcess(['-e', BARE_SERVER], { BODY: sample.body, HEADERS: JSON.stringify(sample.headers) });
       bares.push(bare.child);
-      await load({ url: `${bare.url}/`, connections: 10, duration: 1 });
-      await load({ url: read.url, connections: 10, headers, duration: 2 }); // warm-up (JIT)
+      await httpLoad(DURATION, { url: `${bare.url}/`, connections: 10, duration: 1 });
+      await httpLoad(DURATION, { url: read.url, connections: 10, headers, duration: 2 }); // warm-up (JIT)
       // Interleaved rounds, best of each side: other processes on the machine disturb both alike.
       // The server caches rendered GET responses per log position; a nonce parameter defeats the cache, so the
       // "uncached" rows measure the route itself (projection read, presenters, serialization) on every request.
@@ -173,11 +148,11 @@ export default async function membersBench(): Promise<void> {
       let measured = { rps: 0, p50: 0, p99: 0 };
       let raw = { rps: 0, p50: 0, p99: 0 };
       for (let round = 0; round < 2; round++) {
-        const b = await load({ url: `${bare.url}/`, connections: 10 });
+        const b = await httpLoad(DURATION, { url: `${bare.url}/`, connections: 10 });
         if (b.rps > baseline.rps) baseline = b;
-        const m = await load({ url: read.url, connections: 10, headers });
+        const m = await httpLoad(DURATION, { url: read.url, connections: 10, headers });
         if (m.rps > measured.rps) measured = m;
-        const u = await load(uncached);
+        const u = await httpLoad(DURATION, uncached);
         if (u.rps > raw.rps) raw = u;
       }
       const baseName = `bare GET, same ${sample.body.length} B page, 10 conns`;
@@ -198,7 +173,7 @@ export default async function membersBench(): Promise<void> {
     db.close();
     report.add('raw SQLite insert (FULL, 1 row/txn)', raw.opsPerSec, 'rows/s');
     let next = 0;
-    const adds = await load({
+    const adds = await httpLoad(DURATION, {
       url: `${forgefold.url}/api/v4/groups/${root}/members`,
       connections: 100,
       requests: [
@@ -215,8 +190,8 @@ export default async function membersBench(): Promise<void> {
       note: `p50 ${adds.p50} ms, p99 ${adds.p99} ms`,
     });
   } finally {
-    await stop(forgefold.child);
-    for (const child of bares) await stop(child);
+    await stopServerProcess(forgefold.child);
+    for (const child of bares) await stopServerProcess(child);
     rmSync(data, { recursive: true, force: true });
   }
 
