@@ -184,18 +184,22 @@ export class Application<C, S> {
       const basePosition = this.committedPosition;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
       const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number }>[] = [];
-      // One produce for the whole batch: each command is decided against the draft, so it sees the effects
-      // of the commands before it, and immer finalizes (copies, freezes) the changed paths once per batch.
-      const state = produce(this.committed, (draft) => {
+      // One produce for the whole batch: each command sees the effects of the commands before it, and immer
+      // finalizes (copies, freezes) the changed paths once per batch. Reading through a draft is not free
+      // (immer copies a parent when a child is first read), so a command reads the frozen committed state
+      // for as long as nothing has been folded into the draft yet: the same values, without the copies.
+      const committed = this.committed;
+      const state = produce(committed, (draft) => {
+        let folded = false;
         for (const { issued } of batch) {
-          const decision = decider.decide(issued, draft as S);
+          const decision = decider.decide(issued, folded ? (draft as S) : committed);
           if (E.isLeft(decision)) {
             outcomes.push(decision);
             continue;
           }
-          // Event data may have been built from values read through the draft: detach it before the
-          // draft's proxies are revoked.
-          const events = decision.right.map((event) => ({ type: event.type, data: detach(event.data) }));
+          // Event data read through the draft is detached before the draft's proxies are revoked.
+          const events: readonly DomainEvent[] = folded ? decision.right.map((event) => ({ type: event.type, data: detach(event.data) })) : decision.right;
+          folded ||= events.length > 0;
           for (const event of events) decider.evolve(draft as S, event);
           outcomes.push(E.right({ first: pending.length, count: events.length }));
           for (const event of events) {
