@@ -43,6 +43,13 @@ const botUsername = (state: State, type: 'project' | 'group', id: number): strin
   }
 };
 
+/** A new OAuth access token (with its refresh token), drawing its id from the oauth sequence. */
+const oauthTokenIssued = (
+  state: State,
+  token: { readonly user_id: number; readonly scopes: readonly string[]; readonly token_digest: string; readonly refresh_digest: string; readonly expires_in: number },
+  at: string,
+): ForgefoldEvent => ({ type: 'OAuthTokenIssued', data: { ...token, id: state.sequences.oauth + 1, scopes: [...token.scopes], created_at: at } });
+
 const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
   const { command, at, actor } = issued;
   switch (command.type) {
@@ -157,18 +164,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
       const user = findUser(state.users, command.user_id);
       if (!user) return E.left(unauthorized);
       return E.right([
-        {
-          type: 'OAuthTokenIssued',
-          data: {
-            id: state.sequences.oauth + 1,
-            user_id: user.id,
-            scopes: [...command.scopes],
-            token_digest: command.token_digest,
-            refresh_digest: command.refresh_digest,
-            created_at: at,
-            expires_in: command.expires_in,
-          },
-        },
+        oauthTokenIssued(state, { user_id: user.id, scopes: command.scopes, token_digest: command.token_digest, refresh_digest: command.refresh_digest, expires_in: command.expires_in }, at),
         { type: 'UserSignedIn', data: { id: user.id, at } },
       ]);
     }
@@ -178,18 +174,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
       const previous = match.token;
       return E.right([
         { type: 'OAuthTokenRevoked', data: { id: previous.id, user_id: previous.user_id, at } },
-        {
-          type: 'OAuthTokenIssued',
-          data: {
-            id: state.sequences.oauth + 1,
-            user_id: previous.user_id,
-            scopes: [...previous.scopes],
-            token_digest: command.token_digest,
-            refresh_digest: command.new_refresh_digest,
-            created_at: at,
-            expires_in: command.expires_in,
-          },
-        },
+        oauthTokenIssued(state, { user_id: previous.user_id, scopes: previous.scopes, token_digest: command.token_digest, refresh_digest: command.new_refresh_digest, expires_in: command.expires_in }, at),
       ]);
     }
   }
