@@ -325,3 +325,23 @@ describe('group detail', () => {
     ]);
   });
 });
+
+describe('group access tokens', () => {
+  it('create a group bot member, authenticate as it, list without values, and revoke (deleting the bot)', async () => {
+    const group = await server.request('POST', '/api/v4/groups', { body: { name: 'Bots', path: 'bots-group' } });
+    const created = await server.request('POST', `/api/v4/groups/${group.body.id}/access_tokens`, { body: { name: 'deploy', scopes: ['read_api'], access_level: 20 } });
+    expect(created).toMatchObject({ status: 201, body: { name: 'deploy', access_level: 20, scopes: ['read_api'], active: true } });
+    expect(created.body.token).toMatch(/^glpat-/);
+    const bot = await server.request('GET', `/api/v4/users/${created.body.user_id}`);
+    expect(bot.body).toMatchObject({ username: `group_${group.body.id}_bot`, bot: true });
+    expect((await server.request('GET', `/api/v4/groups/${group.body.id}`, { token: created.body.token })).status).toBe(200);
+    // read_api: reads only.
+    expect((await server.request('PUT', `/api/v4/groups/${group.body.id}`, { token: created.body.token, body: { description: 'x' } })).status).toBe(403);
+    const listed = await server.request('GET', `/api/v4/groups/${group.body.id}/access_tokens`);
+    expect(listed.body).toHaveLength(1);
+    expect(listed.body[0].token).toBeUndefined();
+    expect((await server.request('DELETE', `/api/v4/groups/${group.body.id}/access_tokens/${created.body.id}`)).status).toBe(204);
+    expect((await server.request('GET', `/api/v4/groups/${group.body.id}`, { token: created.body.token })).status).toBe(401);
+    expect((await server.request('GET', `/api/v4/users/${created.body.user_id}`)).status).toBe(404);
+  });
+});

@@ -26,7 +26,8 @@ export const serveSpec = {
     'FORGEFOLD_ROOT_TOKEN (the root token on first start; otherwise one is generated into <data>/initial_root_token),',
     'FORGEFOLD_ROOT_PASSWORD (optional, for the OAuth password grant), FORGEFOLD_EXTERNAL_URL (links and web_url),',
     'FORGEFOLD_SYNCHRONOUS (FULL or NORMAL, default FULL), FORGEFOLD_IMPERSONATION (false disables impersonation tokens),',
-    'FORGEFOLD_SNAPSHOT_EVERY (events between snapshots, default 10000), FORGEFOLD_ACCESS_LOG (false silences the access log).',
+    'FORGEFOLD_SNAPSHOT_EVERY (events between snapshots, default 10000), FORGEFOLD_ACCESS_LOG (false silences the access log),',
+    'FORGEFOLD_MAX_URL_BYTES (default 8192; longer → 414), FORGEFOLD_MAX_BODY_BYTES (default 10485760; larger → 413).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -48,6 +49,9 @@ export interface ServeConfig {
   readonly impersonationEnabled: boolean;
   readonly snapshotEvery: number;
   readonly accessLog: boolean;
+  /** Request limits: a longer URL answers 414, a larger body 413. */
+  readonly maxUrlBytes?: number;
+  readonly maxBodyBytes?: number;
 }
 
 export const serveConfig = (args: ParsedArgs): ServeConfig => {
@@ -76,6 +80,8 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     impersonationEnabled: env['FORGEFOLD_IMPERSONATION'] !== 'false',
     snapshotEvery: parseNonNegativeInteger('FORGEFOLD_SNAPSHOT_EVERY', env['FORGEFOLD_SNAPSHOT_EVERY'] ?? '10000', 'serve'),
     accessLog: env['FORGEFOLD_ACCESS_LOG'] !== 'false',
+    ...(env['FORGEFOLD_MAX_URL_BYTES'] ? { maxUrlBytes: parseNonNegativeInteger('FORGEFOLD_MAX_URL_BYTES', env['FORGEFOLD_MAX_URL_BYTES'], 'serve') } : {}),
+    ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
   };
 };
 
@@ -161,6 +167,10 @@ export const startForgefold = async (
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     onAuthenticated: recordActivity,
     ...(log ? { log } : {}),
+    limits: {
+      ...(config.maxUrlBytes !== undefined ? { maxUrlBytes: config.maxUrlBytes } : {}),
+      ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
+    },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
   // start-up and every minute (membership requests also sweep on demand).
