@@ -8,8 +8,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { benchDir, envInt, log, Report, httpLoad, startServerProcess, stopServerProcess } from './lib.js';
+import { join } from 'node:path';
+import { envInt, log, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-root-token-0000';
@@ -31,13 +31,7 @@ http.createServer((req, res) => {
 export default async function httpBench(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-http-'));
   const bare = await startServerProcess(['-e', BARE_SERVER]);
-  const forgefold = await startServerProcess([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
-    PORT: '0',
-    FORGEFOLD_DATA: data,
-    FORGEFOLD_ROOT_TOKEN: TOKEN,
-    FORGEFOLD_ACCESS_LOG: 'false',
-    FORGEFOLD_SYNCHRONOUS: 'FULL',
-  });
+  const forgefold = await startForgefoldProcess(data, TOKEN);
   try {
     const headers = { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' };
     const group = await fetch(`${forgefold.url}/api/v4/groups`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench', path: 'bench' }) });

@@ -166,3 +166,13 @@ export const httpLoad = async (seconds: number, options: autocannon.Options) => 
   if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };
+
+/** Starts `forgefold serve` in its own process on a free port, at synchronous=FULL (the server's default). */
+export const startForgefoldProcess = (dataDir: string, rootToken: string) =>
+  startServerProcess([join(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+    PORT: '0',
+    FORGEFOLD_DATA: dataDir,
+    FORGEFOLD_ROOT_TOKEN: rootToken,
+    FORGEFOLD_ACCESS_LOG: 'false',
+    FORGEFOLD_SYNCHRONOUS: 'FULL',
+  });

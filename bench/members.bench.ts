@@ -12,11 +12,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor, type ForgefoldCommand } from '@forgefold/core';
-import { benchDir, envInt, log, percentile, Report, scratchPath, throughput, httpLoad, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, log, percentile, Report, scratchPath, throughput, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const MEMBERS = envInt('BENCH_MEMBERS', 10_000);
@@ -118,13 +118,7 @@ export default async function membersBench(): Promise<void> {
   const builder = await startInProcess(data, 'NORMAL');
   const { root, leaf, spareIds } = await buildHierarchy(builder, MEMBERS, spare);
   await builder.close();
-  const forgefold = await startServerProcess([resolve(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
-    PORT: '0',
-    FORGEFOLD_DATA: data,
-    FORGEFOLD_ROOT_TOKEN: TOKEN,
-    FORGEFOLD_ACCESS_LOG: 'false',
-    FORGEFOLD_SYNCHRONOUS: 'FULL',
-  });
+  const forgefold = await startForgefoldProcess(data, TOKEN);
   const bares: ChildProcess[] = [];
   try {
     const headers = { 'PRIVATE-TOKEN': TOKEN };
