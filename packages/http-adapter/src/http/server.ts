@@ -128,6 +128,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
   let closing = false;
+  // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
+  // (say the rest of a body) must not draw a second reply from the clientError handler below.
+  const answeredForGood = new WeakSet<Socket>();
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -146,7 +149,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID_RE.test(incomingId) ? incomingId : randomUUID();
     res.setHeader('X-Request-Id', requestId);
-    if (closing) res.setHeader('Connection', 'close');
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      answeredForGood.add(req.socket);
+    }
     let logPath = '';
     let userId: number | null = null;
     let sudoFromId: number | null = null;
@@ -301,7 +307,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         res.destroy();
       } else {
         const headers: Record<string, string> = { ...r.headers };
-        if (r.status === 413 || r.status === 400) headers['Connection'] = 'close';
+        if (r.status === 413 || r.status === 400) {
+          headers['Connection'] = 'close';
+          answeredForGood.add(req.socket);
+        }
         const body = currentMount?.options.renderError ? currentMount.options.renderError(r.status, r.body) : r.body;
         status = writeReply(res, withStatus(r.status, body, { headers, etag: false }), {
           method,
@@ -332,6 +341,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     void handle(req, res);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (answeredForGood.has(socket)) {
+      // end(), not destroy(): the reply already written may still be in the socket's buffer.
+      if (socket.writable) socket.end();
+      else socket.destroy();
+      return;
+    }
     if (!socket.writable) {
       socket.destroy();
       return;
