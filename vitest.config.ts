@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Tests import the TypeScript sources; the packages' exports point node at the compiled dist/.
+    alias: {
+      '@forgefold/core': source('core'),
+      '@forgefold/sqlite-store': source('sqlite-store'),
+      '@forgefold/http-adapter': source('http-adapter'),
+      '@forgefold/cli': source('cli'),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

@@ -31,7 +31,7 @@ import {
   type EventsOf,
   type Table,
 } from '@forgefold/core';
-import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { openSqliteStore, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
 import { Report, copyDb, envInt, log, percentile, removeDb, scratchPath, sleep, throughput, timed, tmpDir } from './lib.js';
 
 const EVENTS = envInt('BENCH_EVENTS', 1_000_000);
@@ -97,7 +97,7 @@ const start = (store: SqliteStore, withSnapshot = true) =>
     store: store.events,
     snapshots: withSnapshot ? store.snapshots : undefined,
     clock: { now: () => new Date().toISOString() },
-    ids: { eventId: () => randomUUID() },
+    ids: { eventId: uuidv7Generator() },
     projectionVersion: VERSION,
   });
 

@@ -3,7 +3,8 @@
  * on the same machine, so results from different machines stay comparable.
  *
  * A bench file is `bench/<name>.bench.ts` exporting `default async function (): Promise<void>`; `pnpm bench`
- * (bench/run.ts) runs them all, or those whose name contains one of the command-line arguments.
+ * (bench/run.ts) runs them all, or those whose name contains one of the command-line arguments. They run
+ * compiled (`tsc -b` emits them under node_modules/.cache/tsc-bench), like the server they measure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -11,9 +12,17 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Where the bench modules are (their compiled copies, when run by `pnpm bench`). */
 export const benchDir = dirname(fileURLToPath(import.meta.url));
+/** The repository: the nearest directory above the bench modules with pnpm-workspace.yaml. */
+export const repoRoot = ((): string => {
+  for (let dir = benchDir; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no pnpm-workspace.yaml above ${benchDir}`);
+  }
+})();
 /** Scratch space for databases (gitignored). */
-export const tmpDir = join(benchDir, '..', '.bench-tmp');
+export const tmpDir = join(repoRoot, '.bench-tmp');
 
 /** Reads a positive integer from the environment (e.g. BENCH_EVENTS=100000 for a quick run). */
 export const envInt = (name: string, fallback: number): number => {
@@ -169,7 +178,7 @@ export const httpLoad = async (seconds: number, options: autocannon.Options) => 
 
 /** Starts `forgefold serve` in its own process on a free port, at synchronous=FULL (the server's default). */
 export const startForgefoldProcess = (dataDir: string, rootToken: string) =>
-  startServerProcess([join(benchDir, '../packages/cli/bin/forgefold.js'), 'serve'], {
+  startServerProcess([join(repoRoot, 'packages/cli/bin/forgefold.js'), 'serve'], {
     PORT: '0',
     FORGEFOLD_DATA: dataDir,
     FORGEFOLD_ROOT_TOKEN: rootToken,

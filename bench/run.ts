@@ -1,6 +1,7 @@
 /**
  * `pnpm bench [filter…]`: runs every bench/*.bench.ts (or those whose file name contains a filter), one
- * after the other, each exporting `default async function (): Promise<void>`.
+ * after the other, each exporting `default async function (): Promise<void>`. `pnpm bench` runs the
+ * compiled copies (.bench.js); under tsx the .ts files run as they are.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { benchDir } from './lib.js';
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const files = readdirSync(benchDir)
-  .filter((file) => file.endsWith('.bench.ts'))
+  .filter((file) => /\.bench\.[jt]s$/.test(file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 

@@ -1,4 +1,4 @@
-/** Entry point of the `forgefold` command (bin/forgefold.js runs it through tsx). */
+/** Entry point of the `forgefold` command (bin/forgefold.js runs its compiled form). */
 import { runCli } from './cli.js';
 import { loadCoreDomain } from './domain.js';
 import { openSqlite } from './store.js';

@@ -14,6 +14,7 @@ import { SqliteSnapshotStore } from './snapshot-store.js';
 
 export { SqliteEventStore } from './event-store.js';
 export { SqliteSnapshotStore } from './snapshot-store.js';
+export { uuidv7Generator } from './event-ids.js';
 export { migrations, type AppliedMigration, type Migration } from './schema.js';
 export type { CheckpointStats } from './checkpointer.js';
 

@@ -148,9 +148,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const method = (req.method ?? 'GET').toUpperCase();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID_RE.test(incomingId) ? incomingId : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
+    const exchangeHeaders: Record<string, string> = { 'X-Request-Id': requestId };
     if (closing) {
-      res.setHeader('Connection', 'close');
+      exchangeHeaders['Connection'] = 'close';
       answeredForGood.add(req.socket);
     }
     let logPath = '';
@@ -182,6 +182,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         status = writeReply(res, withStatus(ready ? 200 : 503, { status: ready ? 'ok' : 'failed' }, { etag: false }), {
           method,
           requestHeaders: req.headers,
+          exchangeHeaders,
           defaultContentType: JSON_CONTENT_TYPE,
         });
         return;
@@ -204,6 +205,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           status = writeReply(res, withStatus(204, undefined, { headers: { Allow: match.allow.join(', ') } }), {
             method,
             requestHeaders: req.headers,
+            exchangeHeaders,
             defaultContentType: contentType,
           });
           return;
@@ -246,7 +248,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const cached = cacheKey === null ? undefined : cache!.get(cacheKey);
       const cacheVersion = cacheKey === null ? '' : cache!.current();
       if (cached) {
-        status = sendRendered(res, cached, { method, requestHeaders: req.headers });
+        status = sendRendered(res, cached, { method, requestHeaders: req.headers, exchangeHeaders });
         return;
       }
 
@@ -287,7 +289,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const result = await route.def.handler({ ...ctx, params });
       const rendered = renderReply(toReply(result), { method, defaultContentType: contentType });
       if (cacheKey !== null && rendered.status === 200) cache!.set(cacheKey, rendered, cacheVersion);
-      status = sendRendered(res, rendered, { method, requestHeaders: req.headers });
+      status = sendRendered(res, rendered, { method, requestHeaders: req.headers, exchangeHeaders });
     } catch (e) {
       const r = errorToResponse(e);
       if (r.internal) {
@@ -315,6 +317,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         status = writeReply(res, withStatus(r.status, body, { headers, etag: false }), {
           method,
           requestHeaders: req.headers,
+          exchangeHeaders,
           defaultContentType: contentType,
         });
       }
