@@ -4,12 +4,12 @@
  *    vs a bare server answering a small JSON body; target ≥ 0.5x;
  *  - POST /api/v4/groups (a durable command at synchronous=FULL) at 100 connections vs the bare server
  *    answering a POST of the same body; target ≥ 0.4x with p99 < 30 ms.
- * Each server runs in its own process; autocannon drives both sides from this one.
+ * Each server runs in its own process; one load tool (wrk if installed, else autocannon) drives both sides.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envInt, log, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, loader, log, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-root-token-0000';
@@ -39,7 +39,7 @@ export default async function httpBench(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       await fetch(`${forgefold.url}/api/v4/projects`, { method: 'POST', headers, body: JSON.stringify({ path: `project-${i}`, namespace_id: groupId }) });
     }
-    const report = new Report(`HTTP (autocannon, ${DURATION} s per case)`);
+    const report = new Report(`HTTP (${loader}, ${DURATION} s per case)`);
     for (const connections of [10, 100]) {
       const baseline = await httpLoad(DURATION, { url: `${bare.url}/`, connections });
       const projects = await httpLoad(DURATION, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } });
@@ -52,21 +52,12 @@ export default async function httpBench(): Promise<void> {
     }
     const body = JSON.stringify({ name: 'Group 000000', path: 'group-000000' });
     const bareWrites = await httpLoad(DURATION, { url: `${bare.url}/`, connections: 100, method: 'POST', headers, body });
-    let counter = 0;
     const writes = await httpLoad(DURATION, {
       url: `${forgefold.url}/api/v4/groups`,
       connections: 100,
-      requests: [
-        {
-          method: 'POST',
-          headers,
-          setupRequest: (request) => {
-            counter++;
-            const suffix = String(counter).padStart(6, '0');
-            return { ...request, body: JSON.stringify({ name: `Group ${suffix}`, path: `group-${suffix}` }) };
-          },
-        },
-      ],
+      method: 'POST',
+      headers,
+      bodyTemplate: JSON.stringify({ name: 'Group {n}', path: 'group-{n}' }),
     });
     report.add('bare POST, 100 conns', bareWrites.rps, 'ops/s', { note: `p50 ${bareWrites.p50} ms, p99 ${bareWrites.p99} ms` });
     report.add('POST /groups (FULL), 100 conns', writes.rps, 'ops/s', {

@@ -4,11 +4,11 @@
  *
  * A bench file is `bench/<name>.bench.ts` exporting `default async function (): Promise<void>`; `pnpm bench`
  * (bench/run.ts) runs them all, or those whose name contains one of the command-line arguments. They run
- * compiled (`tsc -b` emits them under node_modules/.cache/tsc-bench), like the server they measure.
+ * compiled (`tsc -b` emits them into bench/dist), like the server they measure.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -169,12 +169,123 @@ export const stopServerProcess = (child: ChildProcess) =>
     child.kill('SIGTERM');
   });
 
-/** Drives HTTP load with autocannon for `seconds`; the same tool on both sides of every ratio. */
-export const httpLoad = async (seconds: number, options: autocannon.Options) => {
-  const result = await autocannon({ duration: seconds, ...options });
-  if (result.non2xx > 0 || result.errors > 0) log(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+/**
+ * One HTTP load: `connections` connections sending the same request, or requests that vary through
+ * templates, in which `{n}` is a per-request counter (1, 2, …) and `{v}` cycles through `values`.
+ */
+export interface Load {
+  readonly url: string;
+  readonly connections: number;
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Replaces the URL's path and query per request. */
+  readonly pathTemplate?: string;
+  readonly bodyTemplate?: string;
+  readonly values?: readonly (string | number)[];
+}
+
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/**
+ * wrk when it is installed (a C client: it leaves the server most of the machine's second core), else
+ * autocannon, which saturates its own core first (about 0.8x of wrk's figure here). BENCH_LOADER=autocannon
+ * or =wrk chooses. Either way the same tool drives both sides of every ratio.
+ */
+export const loader: 'wrk' | 'autocannon' = (() => {
+  const wanted = process.env['BENCH_LOADER'];
+  if (wanted === 'wrk' || wanted === 'autocannon') return wanted;
+  return spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk';
+})();
+
+const fill = (template: string, n: number, values: readonly (string | number)[] | undefined): string =>
+  template.replaceAll('{n}', String(n)).replaceAll('{v}', values && values.length > 0 ? String(values[(n - 1) % values.length]) : '');
+
+const luaString = (text: string): string => JSON.stringify(text); // JSON string escapes are valid Lua escapes here (ASCII)
+
+const wrkScript = (load: Load): string => {
+  const url = new URL(load.url);
+  const headers = Object.entries(load.headers ?? {}).map(([k, v]) => `[${luaString(k)}]=${luaString(v)}`).join(', ');
+  const template = (text: string | undefined) => (text === undefined ? 'nil' : luaString(text));
+  return `
+local n = 0
+local values = { ${(load.values ?? []).map((value) => luaString(String(value))).join(', ')} }
+local headers = { ${headers} }
+local function fill(text)
+  if text == nil then return nil end
+  local v = #values > 0 and values[((n - 1) % #values) + 1] or ""
+  return (text:gsub("{n}", tostring(n)):gsub("{v}", function() return v end))
+end
+local pathTemplate = ${template(load.pathTemplate ?? url.pathname + url.search)}
+local bodyTemplate = ${template(load.bodyTemplate ?? load.body)}
+request = function()
+  n = n + 1
+  return wrk.format(${luaString(load.method ?? 'GET')}, fill(pathTemplate), headers, fill(bodyTemplate))
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK-RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+end
+`;
+};
+
+const runWrk = (seconds: number, load: Load): Promise<LoadResult> =>
+  new Promise((resolvePromise, reject) => {
+    const script = join(tmpDir, `wrk-${process.pid}-${Date.now()}.lua`);
+    mkdirSync(tmpDir, { recursive: true });
+    writeFileSync(script, wrkScript(load));
+    const child = spawn('wrk', ['-t1', `-c${load.connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, load.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', () => {
+      rmSync(script, { force: true });
+      const line = /WRK-RESULT (\{.*\})/.exec(output);
+      if (!line) return reject(new Error(`wrk printed no result: ${output}`));
+      const r = JSON.parse(line[1]!) as { requests: number; duration_us: number; p50_us: number; p99_us: number; non2xx: number; errors: number };
+      if (r.non2xx > 0 || r.errors > 0) log(`${load.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      const ms = (us: number) => Math.round(us / 10) / 100;
+      resolvePromise({ rps: r.requests / (r.duration_us / 1e6), p50: ms(r.p50_us), p99: ms(r.p99_us) });
+    });
+  });
+
+const runAutocannon = async (seconds: number, load: Load): Promise<LoadResult> => {
+  let n = 0;
+  const varies = load.pathTemplate !== undefined || load.bodyTemplate !== undefined;
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: seconds,
+    ...(varies
+      ? {
+          requests: [
+            {
+              method: load.method ?? 'GET',
+              headers: { ...load.headers },
+              setupRequest: (request: autocannon.Request) => {
+                n++;
+                return {
+                  ...request,
+                  ...(load.pathTemplate !== undefined ? { path: fill(load.pathTemplate, n, load.values) } : {}),
+                  ...(load.bodyTemplate !== undefined ? { body: fill(load.bodyTemplate, n, load.values) } : {}),
+                };
+              },
+            },
+          ],
+        }
+      : { method: load.method ?? 'GET', headers: { ...load.headers }, ...(load.body !== undefined ? { body: load.body } : {}) }),
+  });
+  if (result.non2xx > 0 || result.errors > 0) log(`${load.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };
+
+/** Drives HTTP load for `seconds` with `loader`. */
+export const httpLoad = (seconds: number, load: Load): Promise<LoadResult> => (loader === 'wrk' ? runWrk(seconds, load) : runAutocannon(seconds, load));
 
 /** Starts `forgefold serve` in its own process on a free port, at synchronous=FULL (the server's default). */
 export const startForgefoldProcess = (dataDir: string, rootToken: string) =>

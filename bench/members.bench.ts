@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor, type ForgefoldCommand } from '@forgefold/core';
-import { envInt, log, percentile, Report, scratchPath, throughput, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, loader, log, percentile, Report, scratchPath, throughput, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const MEMBERS = envInt('BENCH_MEMBERS', 10_000);
@@ -109,7 +109,7 @@ const pageLatency = async (url: string): Promise<number> => {
 };
 
 export default async function membersBench(): Promise<void> {
-  const report = new Report(`Members (autocannon ${DURATION} s per case; ${MEMBERS} members in a 5-level hierarchy)`);
+  const report = new Report(`Members (${loader}, ${DURATION} s per case; ${MEMBERS} members in a 5-level hierarchy)`);
 
   // (a) and (b): a prefilled data directory served by `forgefold serve` in a child process.
   const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-members-'));
@@ -131,13 +131,12 @@ export default async function membersBench(): Promise<void> {
       const sample = await samplePage(read.url);
       const bare = await startServerProcess(['-e', BARE_SERVER], { BODY: sample.body, HEADERS: JSON.stringify(sample.headers) });
       bares.push(bare.child);
-      await httpLoad(DURATION, { url: `${bare.url}/`, connections: 10, duration: 1 });
-      await httpLoad(DURATION, { url: read.url, connections: 10, headers, duration: 2 }); // warm-up (JIT)
+      await httpLoad(1, { url: `${bare.url}/`, connections: 10 });
+      await httpLoad(2, { url: read.url, connections: 10, headers }); // warm-up (JIT)
       // Interleaved rounds, best of each side: other processes on the machine disturb both alike.
       // The server caches rendered GET responses per log position; a nonce parameter defeats the cache, so the
       // "uncached" rows measure the route itself (projection read, presenters, serialization) on every request.
-      let nonce = 0;
-      const uncached = { url: read.url, connections: 10, requests: [{ method: 'GET' as const, headers, setupRequest: (request: any) => ({ ...request, path: `${new URL(read.url).pathname}?per_page=20&nonce=${nonce++}` }) }] };
+      const uncached = { url: read.url, connections: 10, headers, pathTemplate: `${new URL(read.url).pathname}?per_page=20&nonce={n}` };
       let baseline = { rps: 0, p50: 0, p99: 0 };
       let measured = { rps: 0, p50: 0, p99: 0 };
       let raw = { rps: 0, p50: 0, p99: 0 };
@@ -166,17 +165,13 @@ export default async function membersBench(): Promise<void> {
     const raw = await throughput(() => insert.run(root, ++rawCount, 30, JSON.stringify({ created_at: new Date().toISOString() })), { ms: MS });
     db.close();
     report.add('raw SQLite insert (FULL, 1 row/txn)', raw.opsPerSec, 'rows/s');
-    let next = 0;
     const adds = await httpLoad(DURATION, {
       url: `${forgefold.url}/api/v4/groups/${root}/members`,
       connections: 100,
-      requests: [
-        {
-          method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: JSON.stringify({ user_id: spareIds[next++ % spareIds.length], access_level: 30 }) }),
-        },
-      ],
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      bodyTemplate: JSON.stringify({ user_id: '{v}', access_level: 30 }),
+      values: spareIds,
     });
     report.add('POST /groups/:id/members (FULL), 100 conns', adds.rps, 'commands/s', {
       baseline: 'raw SQLite insert (FULL, 1 row/txn)',

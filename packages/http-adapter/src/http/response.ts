@@ -103,7 +103,8 @@ function defaultStatus(method: string, hasBody: boolean): number {
 /** A reply serialised: what goes on the wire for a GET, before `If-None-Match` is considered. */
 export interface RenderedReply {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+  /** Names and values alternating, as `writeHead` takes them: sent without building an object per request. */
+  readonly headerList: readonly string[];
   readonly payload: Buffer | null;
   /** Set on GET/HEAD 200 replies with a body. */
   readonly etag: string | null;
@@ -129,29 +130,31 @@ export function renderReply(reply: Reply, opts: Omit<WriteOptions, 'requestHeade
     headers['Content-Type'] = reply.contentType ?? opts.defaultContentType;
     headers['Content-Length'] = String(payload ? payload.length : 0);
   }
-  return { status, headers, payload, etag };
+  return { status, headerList: Object.entries(headers).flat(), payload, etag };
 }
 
 /** Writes a rendered reply, answering 304 when `If-None-Match` matches its ETag; returns the status written. */
 export interface SendOptions extends Pick<WriteOptions, 'method' | 'requestHeaders'> {
-  /** Headers of this exchange rather than of the reply (request id, `Connection`), written first. */
-  readonly exchangeHeaders?: Readonly<Record<string, string>>;
+  /** Headers of this exchange rather than of the reply (request id, `Connection`), names and values alternating. */
+  readonly exchangeHeaders?: readonly string[];
 }
+
+const ENTITY_HEADERS = new Set(['Content-Type', 'Content-Length']);
 
 export function sendRendered(res: ServerResponse, rendered: RenderedReply, opts: SendOptions): number {
   let { status, payload } = rendered;
-  let headers = rendered.headers;
+  let list = rendered.headerList;
   if (rendered.etag !== null) {
     const inm = opts.requestHeaders['if-none-match'];
     if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, rendered.etag)) {
       status = 304;
       payload = null;
-      const { ['Content-Type']: _type, ['Content-Length']: _length, ...rest } = headers;
-      headers = rest;
+      list = list.filter((_, i) => i % 2 === 0 ? !ENTITY_HEADERS.has(list[i]!) : !ENTITY_HEADERS.has(list[i - 1]!));
     }
   }
-  // One writeHead with every header: node's fast path, instead of a setHeader (and its checks) per header.
-  res.writeHead(status, opts.exchangeHeaders ? { ...opts.exchangeHeaders, ...headers } : headers);
+  // One writeHead with a flat list: node's fast path, without a setHeader (and its checks) per header or an
+  // object spread per request (both showed up as a sixth of a cached GET's cost).
+  res.writeHead(status, (opts.exchangeHeaders ? opts.exchangeHeaders.concat(list) : list) as string[]);
   if (opts.method === 'HEAD' || !payload) res.end();
   else res.end(payload);
   return status;

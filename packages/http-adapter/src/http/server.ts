@@ -8,7 +8,7 @@
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { authenticateRequest, type AuthBackend } from './auth.js';
 import {
@@ -20,7 +20,7 @@ import {
   ROUTE_NOT_FOUND_BODY,
 } from './errors.js';
 import { mergeParams, parseBody, parseQueryString, readBody } from './params.js';
-import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type Reply, withStatus } from './response.js';
+import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
 import { Router, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
 import { decodeParams, type RawParams } from './validation.js';
@@ -115,6 +115,25 @@ function splitTarget(target: string): { path: string; query: string } {
   return q === -1 ? { path: t, query: '' } : { path: t.slice(0, q), query: t.slice(q + 1) };
 }
 
+/** A cached reply remembered with the caller it was computed for, so that a repeat can be logged alike. */
+interface CachedExchange extends RenderedReply {
+  readonly userId: number | null;
+  readonly sudoFromId: number | null;
+  readonly routeName: string | undefined;
+}
+
+/**
+ * What a read's reply can depend on besides the state: method, target (path and query, which may carry
+ * `private_token`, `access_token` or `sudo`), host, and the credential headers. Hashed, so that the cache
+ * does not keep tokens.
+ */
+const exchangeKeyOf = (method: string, target: string, headers: IncomingMessage['headers']): string =>
+  hash(
+    'sha256',
+    `${method} ${target}\0${headers.host ?? ''}\0${headers['private-token'] ?? ''}\0${headers.authorization ?? ''}\0${headers.sudo ?? ''}\0${headers.cookie ?? ''}`,
+    'base64',
+  );
+
 function hasBody(req: IncomingMessage): boolean {
   const len = req.headers['content-length'];
   if (len !== undefined) return Number(len) > 0;
@@ -148,9 +167,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const method = (req.method ?? 'GET').toUpperCase();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID_RE.test(incomingId) ? incomingId : randomUUID();
-    const exchangeHeaders: Record<string, string> = { 'X-Request-Id': requestId };
+    const exchangeHeaders = ['X-Request-Id', requestId];
     if (closing) {
-      exchangeHeaders['Connection'] = 'close';
+      exchangeHeaders.push('Connection', 'close');
       answeredForGood.add(req.socket);
     }
     let logPath = '';
@@ -186,6 +205,20 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           defaultContentType: JSON_CONTENT_TYPE,
         });
         return;
+      }
+
+      // A repeated read is answered before routing, parameters and authentication: the same target and
+      // credentials at the same version (log position and day) get the same reply.
+      const exchangeKey = cache && (method === 'GET' || method === 'HEAD') && !hasBody(req) ? exchangeKeyOf(method, target, req.headers) : null;
+      if (exchangeKey !== null) {
+        const hit = cache!.get(exchangeKey) as CachedExchange | undefined;
+        if (hit) {
+          userId = hit.userId;
+          sudoFromId = hit.sudoFromId;
+          routeName = hit.routeName;
+          status = sendRendered(res, hit, { method, requestHeaders: req.headers, exchangeHeaders });
+          return;
+        }
       }
 
       const match = router.match(method, path);
@@ -247,7 +280,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           : null;
       const cached = cacheKey === null ? undefined : cache!.get(cacheKey);
       const cacheVersion = cacheKey === null ? '' : cache!.current();
+      const remember = (rendered: RenderedReply, version: string): void => {
+        if (exchangeKey === null) return;
+        const exchange: CachedExchange = { ...rendered, userId, sudoFromId, routeName };
+        cache!.set(exchangeKey, exchange, version);
+      };
       if (cached) {
+        remember(cached, cacheVersion);
         status = sendRendered(res, cached, { method, requestHeaders: req.headers, exchangeHeaders });
         return;
       }
@@ -288,7 +327,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
       const result = await route.def.handler({ ...ctx, params });
       const rendered = renderReply(toReply(result), { method, defaultContentType: contentType });
-      if (cacheKey !== null && rendered.status === 200) cache!.set(cacheKey, rendered, cacheVersion);
+      if (cacheKey !== null && rendered.status === 200) {
+        cache!.set(cacheKey, rendered, cacheVersion);
+        remember(rendered, cacheVersion);
+      }
       status = sendRendered(res, rendered, { method, requestHeaders: req.headers, exchangeHeaders });
     } catch (e) {
       const r = errorToResponse(e);
@@ -309,8 +351,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         res.destroy();
       } else {
         const headers: Record<string, string> = { ...r.headers };
-        if (r.status === 413 || r.status === 400) {
-          headers['Connection'] = 'close';
+        if ((r.status === 413 || r.status === 400) && !answeredForGood.has(req.socket)) {
+          exchangeHeaders.push('Connection', 'close');
           answeredForGood.add(req.socket);
         }
         const body = currentMount?.options.renderError ? currentMount.options.renderError(r.status, r.body) : r.body;
@@ -343,23 +385,31 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const server = http.createServer({ maxHeaderSize: limits.maxHeaderBytes }, (req, res) => {
     void handle(req, res);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) => {
     if (answeredForGood.has(socket)) {
       // end(), not destroy(): the reply already written may still be in the socket's buffer.
       if (socket.writable) socket.end();
       else socket.destroy();
       return;
     }
-    if (!socket.writable) {
+    // Bytes that fail to parse while this socket still carries a reply (a request being handled, or a reply
+    // being flushed) are most often an unframed body sent after a request that has none (a DELETE with a
+    // body and no Content-Length). A 400 written now would reach the client as the reply to its *next*
+    // request. Like node's own handler, answer only when no reply is attached; otherwise hang up.
+    const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!socket.writable || owed) {
       socket.destroy();
       return;
     }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW';
     const body = JSON.stringify(overflow ? { error: '431 Request Header Fields Too Large' } : { error: '400 Bad Request' });
     const statusLine = overflow ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    // The request could not be parsed, but a HEAD must still get no body: its client would take one for
+    // garbage after the reply.
+    const head = err.rawPacket instanceof Buffer && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.end(
       `HTTP/1.1 ${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nX-Frame-Options: SAMEORIGIN\r\nConnection: close\r\n\r\n${body}`,
+        `X-Content-Type-Options: nosniff\r\nX-Frame-Options: SAMEORIGIN\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   });
 
