@@ -38,6 +38,8 @@ export const startServer = async (
     {
       clock: { now: () => new Date(now).toISOString() },
       say: () => undefined,
+      // Committed states frozen: a route that mutates one throws here instead of corrupting it.
+      freezeState: true,
       // FORGEFOLD_TEST_LOG=1 shows the server's access and error log while debugging a test.
       log: process.env['FORGEFOLD_TEST_LOG'] ? (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`) : () => undefined,
     },

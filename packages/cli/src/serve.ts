@@ -156,7 +156,13 @@ export interface RunningForgefold {
  */
 export const startForgefold = async (
   config: ServeConfig,
-  options: { readonly clock?: Clock; readonly say?: (line: string) => void; readonly log?: (entry: Readonly<Record<string, unknown>>) => void } = {},
+  options: {
+    readonly clock?: Clock;
+    readonly say?: (line: string) => void;
+    readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
+    /** Deep-freeze committed states (see ApplicationOptions.freeze); off by default, on in the tests. */
+    readonly freezeState?: boolean;
+  } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   await mkdir(config.dataDir, { recursive: true });
@@ -169,6 +175,7 @@ export const startForgefold = async (
     clock,
     ids: { eventId: uuidv7Generator() },
     snapshotEvery: config.snapshotEvery,
+    freeze: options.freezeState ?? false,
   });
   await bootstrapRoot(app, config, clock, say);
 
