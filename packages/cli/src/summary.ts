@@ -16,9 +16,9 @@ export const isTable = (value: unknown): value is Table<unknown> => looksLikeTab
 
 /** The count of a collection, or undefined when `value` is not one. */
 const collectionSize = (value: unknown): number | undefined => {
+  if (isTable(value)) return tableSize(value);
   if (Array.isArray(value)) return value.length;
   if (value instanceof Map || value instanceof Set) return value.size;
-  if (isTable(value)) return tableSize(value);
   return undefined;
 };
 
