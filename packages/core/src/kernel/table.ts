@@ -7,11 +7,12 @@
  * still copied ~1,000 (measured here: 0.3–3 ms per `produce`). A table is therefore a three-level trie with at
  * most 32 entries per node below the root:
  *   integer keys k:  root[k >>> 10][(k >>> 5) & 31][k & 31]
- *   string keys s:   root[h & 31][(h >>> 5) & 31] → [s0, v0, s1, v1, …]   (h = FNV-1a hash of s)
+ *   string keys s:   root[h & 31][(h >>> 5) & 31][(h >>> 10) & 31] → [s0, v0, s1, v1, …]   (h = FNV-1a of s)
  * Every node is an array. Immer copies a node in one call site shared by all its shapes, where V8 clones an
  * object with integer keys in 4–9 µs and one with more than 16 string keys in ~12 µs, but slices an array of
  * 64 in 0.09 µs (measured here). A string table's second-level nodes carry a mark at index 32, which tells
- * its leaves (key/value pairs) from an integer table's (values by the low five bits of the key). Integer
+ * its third level (leaves of key/value pairs, a few per leaf up to ~100,000 keys) from an integer table's
+ * leaves (values by the low five bits of the key). Integer
  * keys iterate in ascending order; string keys in hash order. A removed entry or emptied node is left as
  * `undefined` (what immer makes of `delete` on an array draft), never a hole, so that live and replayed
  * states have the same shape.
@@ -27,9 +28,11 @@ export interface Table<V> {
   readonly [TABLE]?: V;
 }
 
-/** Integer leaves: values at `k & 31`; string leaves: `[key, value, key, value, …]`. Both may have holes. */
+/** Integer leaves: values at `k & 31`; string leaves: `[key, value, key, value, …]`. */
 type Leaf<V> = (string | V | undefined)[];
-type Level2<V> = (Leaf<V> | typeof STRING_MARK | undefined)[];
+/** An integer table's second level holds leaves; a string table's holds a third level of leaves, and the mark. */
+type Level3<V> = (Leaf<V> | undefined)[];
+type Level2<V> = (Leaf<V> | Level3<V> | typeof STRING_MARK | undefined)[];
 type Root<V> = (Level2<V> | undefined)[];
 
 /** Index and value of the mark in a string table's second-level nodes. */
@@ -44,11 +47,11 @@ const hash = (key: string): number => {
   return h >>> 0;
 };
 
-/** The two inner levels of a key's path. */
-const pathOf = (key: number | string): [number, number] => {
-  if (typeof key === 'number') return [key >>> 10, (key >>> 5) & 31];
+/** The inner levels of a key's path: two for an integer, three for a string. */
+const pathOf = (key: number | string): [number, number, number] => {
+  if (typeof key === 'number') return [key >>> 10, (key >>> 5) & 31, -1];
   const h = hash(key);
-  return [h & 31, (h >>> 5) & 31];
+  return [h & 31, (h >>> 5) & 31, (h >>> 10) & 31];
 };
 
 /** Index of `key` in a string leaf, or -1. */
@@ -59,11 +62,30 @@ const indexIn = (leaf: Leaf<unknown>, key: string): number => {
 
 const isStringLevel = (level2: Level2<unknown>): boolean => level2[MARK_AT] === STRING_MARK;
 
+/** True when no slot of `node` below `end` holds anything. */
+const isBare = (node: readonly unknown[], end: number): boolean => {
+  for (let i = 0; i < Math.min(node.length, end); i++) if (node[i] !== undefined) return false;
+  return true;
+};
+
+/** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
+const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
+  if (node[index] === undefined) node[index] = create();
+  return node[index] as T;
+};
+
 export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
 
+/** The leaf that holds `key`, if any. */
+const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined => {
+  const [a, b, c] = pathOf(key);
+  const node = root(table)[a]?.[b];
+  if (node === undefined || node === STRING_MARK) return undefined;
+  return typeof key === 'number' ? (node as Leaf<V>) : (node as Level3<V>)[c];
+};
+
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
-  const [a, b] = pathOf(key);
-  const leaf = root(table)[a]?.[b] as Leaf<V> | undefined;
+  const leaf = leafOf(table, key);
   if (leaf === undefined) return undefined;
   if (typeof key === 'number') return leaf[key & 31] as V | undefined;
   const i = indexIn(leaf, key);
@@ -73,91 +95,88 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
 export const tableHas = (table: Table<unknown>, key: number | string): boolean => tableGet(table, key) !== undefined;
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
-  const [a, b] = pathOf(key);
-  const level1 = root(table);
-  let level2 = level1[a];
-  if (level2 === undefined) {
-    level2 = [];
-    if (typeof key === 'string') level2[MARK_AT] = STRING_MARK;
-    level1[a] = level2;
-    level2 = level1[a]!;
-  }
-  let leaf = level2[b] as Leaf<V> | undefined;
-  if (leaf === undefined) {
-    level2[b] = [];
-    leaf = level2[b] as Leaf<V>;
-  }
+  const [a, b, c] = pathOf(key);
   if (typeof key === 'number') {
-    leaf[key & 31] = value;
+    const level2 = child<Level2<V>>(root(table), a, () => []);
+    child<Leaf<V>>(level2, b, () => [])[key & 31] = value;
     return;
   }
+  const level2 = child<Level2<V>>(root(table), a, () => {
+    const marked: Level2<V> = [];
+    marked[MARK_AT] = STRING_MARK;
+    return marked;
+  });
+  const leaf = child<Leaf<V>>(child<Level3<V>>(level2, b, () => []), c, () => []);
   const i = indexIn(leaf, key);
   if (i === -1) leaf.push(key, value);
   else leaf[i + 1] = value;
 };
 
-/** True when no slot of `node` below `end` holds anything. */
-const isBare = (node: readonly unknown[], end: number): boolean => {
-  for (let i = 0; i < Math.min(node.length, end); i++) if (node[i] !== undefined) return false;
-  return true;
-};
-
 export const tableDelete = (table: Table<unknown>, key: number | string): void => {
-  const [a, b] = pathOf(key);
+  const [a, b, c] = pathOf(key);
   const level1 = root(table);
   const level2 = level1[a];
-  const leaf = level2?.[b] as Leaf<unknown> | undefined;
-  if (level2 === undefined || leaf === undefined) return;
-  if (typeof key === 'number') {
-    const low = key & 31;
-    if (leaf[low] === undefined) return;
-    leaf[low] = undefined;
-  } else {
-    const i = indexIn(leaf, key);
-    if (i === -1) return;
-    leaf.splice(i, 2);
-  }
+  const node = level2?.[b];
+  if (level2 === undefined || node === undefined || node === STRING_MARK) return;
   // Emptied nodes are pruned so that iteration and skipping never visit dead branches.
-  if (isBare(leaf, leaf.length)) {
+  const prune = (): void => {
     level2[b] = undefined;
     if (isBare(level2, MARK_AT)) level1[a] = undefined;
+  };
+  if (typeof key === 'number') {
+    const leaf = node as Leaf<unknown>;
+    if (leaf[key & 31] === undefined) return;
+    leaf[key & 31] = undefined;
+    if (isBare(leaf, leaf.length)) prune();
+    return;
   }
+  const level3 = node as Level3<unknown>;
+  const leaf = level3[c];
+  const i = leaf === undefined ? -1 : indexIn(leaf, key);
+  if (leaf === undefined || i === -1) return;
+  leaf.splice(i, 2);
+  if (leaf.length > 0) return;
+  level3[c] = undefined;
+  if (isBare(level3, level3.length)) prune();
 };
 
-/** The leaves of a second-level node, with the first integer key each could hold. */
-function* leavesOf<V>(level2: Level2<V>, a: number): Generator<[Leaf<V>, number]> {
-  for (let slot = 0; slot < Math.min(level2.length, MARK_AT); slot++) {
-    const leaf = level2[slot];
-    if (leaf !== undefined && leaf !== STRING_MARK) yield [leaf, (a << 10) + (slot << 5)];
-  }
-}
-
-/** Second-level nodes with their index. */
-function* levelsOf<V>(table: Table<V>): Generator<[Level2<V>, number]> {
+/**
+ * Every leaf, with whether it holds strings and (for integer leaves) the first key it could hold, integer
+ * leaves in key order. Callers may delete entries while iterating (evolve often does): nodes pruned in the
+ * meantime are skipped, and each leaf is read when it is reached.
+ */
+function* leaves<V>(table: Table<V>): Generator<[Leaf<V>, boolean, number]> {
   const level1 = root(table);
   for (let a = 0; a < level1.length; a++) {
     const level2 = level1[a];
-    if (level2 !== undefined) yield [level2, a];
+    if (level2 === undefined) continue;
+    const strings = isStringLevel(level2);
+    for (let b = 0; b < Math.min(level2.length, MARK_AT); b++) {
+      const node = level2[b];
+      if (node === undefined || node === STRING_MARK) continue;
+      if (!strings) {
+        yield [node as Leaf<V>, false, (a << 10) + (b << 5)];
+        continue;
+      }
+      const level3 = node as Level3<V>;
+      for (let c = 0; c < level3.length; c++) {
+        const leaf = level3[c];
+        if (leaf !== undefined) yield [leaf, true, 0];
+      }
+    }
   }
 }
 
-/**
- * Every entry's key and value, integer keys in ascending order. Callers may delete entries while iterating
- * (evolve often does): nodes pruned in the meantime are skipped, and each leaf is read when it is reached.
- */
 function* entries<V>(table: Table<V>): Generator<[number | string, V]> {
-  for (const [level2, a] of levelsOf(table)) {
-    const strings = isStringLevel(level2);
-    for (const [leaf, base] of leavesOf(level2, a)) {
-      if (strings) {
-        const pairs = leaf.slice();
-        for (let i = 0; i < pairs.length; i += 2) yield [pairs[i] as string, pairs[i + 1] as V];
-      } else {
-        for (let low = 0; low < leaf.length; low++) {
-          const value = leaf[low];
-          if (value !== undefined) yield [base + low, value as V];
-        }
-      }
+  for (const [leaf, strings, base] of leaves(table)) {
+    if (strings) {
+      const pairs = leaf.slice();
+      for (let i = 0; i < pairs.length; i += 2) yield [pairs[i] as string, pairs[i + 1] as V];
+      continue;
+    }
+    for (let low = 0; low < leaf.length; low++) {
+      const value = leaf[low];
+      if (value !== undefined) yield [base + low, value as V];
     }
   }
 }
@@ -194,28 +213,23 @@ export function* tableEntries<V>(table: Table<V>): Generator<[string, V]> {
  */
 export function* tableIdsFrom(table: Table<unknown>, offset: number): Generator<number> {
   let skip = offset;
-  for (const [level2, a] of levelsOf(table)) {
-    for (const [leaf, base] of leavesOf(level2, a)) {
-      const size = leafSize(leaf, false);
-      if (skip >= size) {
-        skip -= size;
-        continue;
-      }
-      for (let low = 0; low < leaf.length; low++) {
-        if (leaf[low] === undefined) continue;
-        if (skip > 0) skip--;
-        else yield base + low;
-      }
+  for (const [leaf, , base] of leaves(table)) {
+    const size = leafSize(leaf, false);
+    if (skip >= size) {
+      skip -= size;
+      continue;
+    }
+    for (let low = 0; low < leaf.length; low++) {
+      if (leaf[low] === undefined) continue;
+      if (skip > 0) skip--;
+      else yield base + low;
     }
   }
 }
 
 export const tableSize = (table: Table<unknown>): number => {
   let size = 0;
-  for (const [level2, a] of levelsOf(table)) {
-    const strings = isStringLevel(level2);
-    for (const [leaf] of leavesOf(level2, a)) size += leafSize(leaf, strings);
-  }
+  for (const [leaf, strings] of leaves(table)) size += leafSize(leaf, strings);
   return size;
 };
 
@@ -236,19 +250,20 @@ export const looksLikeTable = (value: unknown): value is Table<unknown> => {
     if (!Array.isArray(level2) || level2.length > MARK_AT + 1) return false;
     const strings = level2[MARK_AT] === STRING_MARK;
     for (let b = 0; b < Math.min(level2.length, MARK_AT); b++) {
-      const leaf: unknown = level2[b];
-      if (leaf === undefined) continue;
-      if (!Array.isArray(leaf)) return false;
-      if (!strings) {
-        if (leaf.length > 32) return false;
-        continue;
-      }
-      if (leaf.length === 0 || leaf.length % 2 !== 0) return false;
-      for (let i = 0; i < leaf.length; i += 2) {
-        const key: unknown = leaf[i];
-        if (typeof key !== 'string') return false;
-        const [x, y] = pathOf(key);
-        if (x !== a || y !== b) return false;
+      const node: unknown = level2[b];
+      if (node === undefined) continue;
+      if (!Array.isArray(node) || node.length > 32) return false;
+      if (!strings) continue;
+      for (let c = 0; c < node.length; c++) {
+        const leaf: unknown = node[c];
+        if (leaf === undefined) continue;
+        if (!Array.isArray(leaf) || leaf.length === 0 || leaf.length % 2 !== 0) return false;
+        for (let i = 0; i < leaf.length; i += 2) {
+          const key: unknown = leaf[i];
+          if (typeof key !== 'string') return false;
+          const [x, y, z] = pathOf(key);
+          if (x !== a || y !== b || z !== c) return false;
+        }
       }
     }
   }
