@@ -99,6 +99,7 @@ const start = (store: SqliteStore, withSnapshot = true) =>
     clock: { now: () => new Date().toISOString() },
     ids: { eventId: uuidv7Generator() },
     projectionVersion: VERSION,
+    freeze: false, // as `forgefold serve` runs it
   });
 
 const metadata = JSON.stringify({ actorId: 1, sudoFromId: null, requestId: null, origin: 'api' });

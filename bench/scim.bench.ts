@@ -27,7 +27,7 @@ import {
   type ForgefoldCommand,
   type State,
 } from '@forgefold/core';
-import { openSqliteStore } from '@forgefold/sqlite-store';
+import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { createForgefoldApi, tokenDigest } from '@forgefold/http-adapter';
 import { Report, envInt, log, percentile, removeDb, scratchPath, throughput, timed } from './lib.js';
 
@@ -47,7 +47,8 @@ const must = async (app: Application<ForgefoldCommand, State>, actor: Actor, com
 };
 
 const start = (store: EventStore) =>
-  Application.start<ForgefoldCommand, State>({ ...forgefold, store, clock: { now: () => new Date().toISOString() }, ids: { eventId: () => randomUUID() } });
+  // As `forgefold serve` runs it: time-ordered event ids, committed states not deep-frozen.
+  Application.start<ForgefoldCommand, State>({ ...forgefold, store, clock: { now: () => new Date().toISOString() }, ids: { eventId: uuidv7Generator() }, freeze: false });
 
 /** A top-level group with SAML configured and a known SCIM token; returns its id. */
 const scimGroup = async (app: Application<ForgefoldCommand, State>, path: string, token: string): Promise<number> => {

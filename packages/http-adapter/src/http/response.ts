@@ -149,7 +149,9 @@ export function sendRendered(res: ServerResponse, rendered: RenderedReply, opts:
     if (etagMatches(Array.isArray(inm) ? inm.join(',') : inm, rendered.etag)) {
       status = 304;
       payload = null;
-      list = list.filter((_, i) => i % 2 === 0 ? !ENTITY_HEADERS.has(list[i]!) : !ENTITY_HEADERS.has(list[i - 1]!));
+      const kept: string[] = [];
+      for (let i = 0; i < list.length; i += 2) if (!ENTITY_HEADERS.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
+      list = kept;
     }
   }
   // One writeHead with a flat list: node's fast path, without a setHeader (and its checks) per header or an
