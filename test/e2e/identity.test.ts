@@ -218,9 +218,16 @@ describe('OAuth', () => {
     expect(token).toMatchObject({ token_type: 'Bearer', expires_in: 7200, scope: 'api' });
     const me = await server.request('GET', '/api/v4/user', { token: null, headers: { Authorization: `Bearer ${token.access_token}` } });
     expect(me.body.username).toBe('hank');
+    await server.app.whenIdle(); // today's activity recorded: the next read is cached
+    const again = await server.request('GET', '/api/v4/user', { token: null, headers: { Authorization: `Bearer ${token.access_token}` } });
+    expect(again.body.username).toBe('hank');
     server.advance(7201 * 1000);
     const expired = await server.request('GET', `/api/v4/user?access_token=${token.access_token}`, { token: null });
     expect(expired.status).toBe(401);
+    // The very request that was answered (and cached) before expiry: an OAuth token expires by the second,
+    // not by the day, so no cached reply may outlive it.
+    const repeated = await server.request('GET', '/api/v4/user', { token: null, headers: { Authorization: `Bearer ${token.access_token}` } });
+    expect(repeated.status).toBe(401);
     const refreshed = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: token.refresh_token }) });
     const next = (await refreshed.json()) as { access_token: string };
     expect((await server.request('GET', '/api/v4/user', { token: null, headers: { Authorization: `Bearer ${next.access_token}` } })).status).toBe(200);

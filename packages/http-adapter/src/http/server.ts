@@ -10,7 +10,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo, Socket } from 'node:net';
 import { hash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { authenticateRequest, type AuthBackend } from './auth.js';
+import { authenticateRequest, type AuthBackend, type TokenKind } from './auth.js';
 import {
   API_V3_GONE_BODY,
   ApiError,
@@ -133,6 +133,12 @@ const exchangeKeyOf = (method: string, target: string, headers: IncomingMessage[
     `${method} ${target}\0${headers.host ?? ''}\0${headers['private-token'] ?? ''}\0${headers.authorization ?? ''}\0${headers.sudo ?? ''}\0${headers.cookie ?? ''}`,
     'base64',
   );
+
+/**
+ * Credentials whose validity changes only with the state or the day, both part of the cache's version. An
+ * OAuth access token expires by the second: its requests are authenticated every time.
+ */
+const DAY_BOUND_CREDENTIALS: ReadonlySet<TokenKind> = new Set(['personal', 'impersonation', 'project', 'group']);
 
 function hasBody(req: IncomingMessage): boolean {
   const len = req.headers['content-length'];
@@ -281,7 +287,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const cached = cacheKey === null ? undefined : cache!.get(cacheKey);
       const cacheVersion = cacheKey === null ? '' : cache!.current();
       const remember = (rendered: RenderedReply, version: string): void => {
-        if (exchangeKey === null) return;
+        if (exchangeKey === null || (auth.principal && !DAY_BOUND_CREDENTIALS.has(auth.principal.tokenKind))) return;
         const exchange: CachedExchange = { ...rendered, userId, sudoFromId, routeName };
         cache!.set(exchangeKey, exchange, version);
       };
