@@ -284,8 +284,9 @@ const runAutocannon = async (seconds: number, load: Load): Promise<LoadResult> =
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };
 
-/** Drives HTTP load for `seconds` with `loader`. */
-export const httpLoad = (seconds: number, load: Load): Promise<LoadResult> => (loader === 'wrk' ? runWrk(seconds, load) : runAutocannon(seconds, load));
+/** Drives HTTP load for `seconds` with `loader` (or the tool given). */
+export const httpLoad = (seconds: number, load: Load, using: 'wrk' | 'autocannon' = loader): Promise<LoadResult> =>
+  using === 'wrk' ? runWrk(seconds, load) : runAutocannon(seconds, load);
 
 /** Starts `forgefold serve` in its own process on a free port, at synchronous=FULL (the server's default). */
 export const startForgefoldProcess = (dataDir: string, rootToken: string) =>
