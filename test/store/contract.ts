@@ -405,6 +405,21 @@ export const eventStoreContract = (
         expect(await store.readStream('odd', 5)).toEqual([]);
       }));
 
+    it('a subscriber that throws neither fails the committed append nor starves the other subscribers', () =>
+      withStore(async ({ store }) => {
+        const seen: number[] = [];
+        const unsubscribeFaulty = store.subscribe(0, () => {
+          throw new Error('subscriber bug (expected in this test)');
+        });
+        const unsubscribe = store.subscribe(0, (e) => seen.push(e.globalPosition));
+        const [result] = await store.commit([{ streamId: 'a', expected: 'any', events: events(2) }]);
+        expect(result!.nextExpectedVersion).toBe(2);
+        expect(seen).toEqual([1, 2]);
+        expect((await store.readAll(0, 10)).length).toBe(2);
+        unsubscribeFaulty();
+        unsubscribe();
+      }));
+
     it('subscribe catches up, then delivers live appends in order until unsubscribed', () =>
       withStore(async ({ store }) => {
         await store.append('a', 'any', events(3));

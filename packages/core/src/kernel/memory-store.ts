@@ -24,11 +24,30 @@ export const checkExpectedVersion = (streamId: string, expected: ExpectedVersion
   if (!ok) throw new WrongExpectedVersion(streamId, expected, actual);
 };
 
+export interface InMemoryEventStoreOptions {
+  /**
+   * Told when a subscriber throws. The append it was told about is committed all the same (as with the
+   * SQLite store); by default the failure is reported with `console.error`.
+   */
+  readonly onSubscriberError?: (error: unknown, event: RecordedEvent) => void;
+}
+
 export class InMemoryEventStore implements EventStore {
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly byEventId = new Map<string, RecordedEvent>();
   private readonly subscribers = new Set<(event: RecordedEvent) => void>();
+
+  constructor(private readonly options: InMemoryEventStoreOptions = {}) {}
+
+  private deliver(subscriber: (event: RecordedEvent) => void, event: RecordedEvent): void {
+    try {
+      subscriber(event);
+    } catch (error) {
+      if (this.options.onSubscriberError) this.options.onSubscriberError(error, event);
+      else console.error(`Event subscriber failed on position ${event.globalPosition}:`, error);
+    }
+  }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
     const [result] = this.commitSync([{ streamId, expected, events }]);
@@ -86,7 +105,7 @@ export class InMemoryEventStore implements EventStore {
         duplicate: false,
       };
     });
-    for (const event of appended) for (const subscriber of this.subscribers) subscriber(event);
+    for (const event of appended) for (const subscriber of [...this.subscribers]) this.deliver(subscriber, event);
     return results;
   }
 
@@ -117,7 +136,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void): Unsubscribe {
-    for (const event of this.log.slice(Math.max(0, after))) handler(event);
+    for (const event of this.log.slice(Math.max(0, after))) this.deliver(handler, event);
     this.subscribers.add(handler);
     return () => this.subscribers.delete(handler);
   }
