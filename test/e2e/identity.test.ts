@@ -206,6 +206,27 @@ describe('sudo', () => {
   });
 });
 
+describe('sudo never widens a token (hardening issue)', () => {
+  it('refuses writes through sudo with read_api+sudo, sudo-only and read_user+sudo tokens', async () => {
+    const ivy = await createUser('ivy');
+    const group = await server.request('POST', '/api/v4/groups', { body: { name: 'Ivys', path: 'ivys' } });
+    expect(group.status).toBe(201);
+    const readApiSudo = (await tokenFor(1, ['read_api', 'sudo'])).token;
+    const addOwner = await server.request('POST', `/api/v4/groups/${group.body.id}/members`, { token: readApiSudo, headers: { Sudo: 'root' }, body: { user_id: ivy.id, access_level: 50 } });
+    expect(addOwner).toMatchObject({ status: 403, body: { error: 'insufficient_scope', scope: 'api read_api' } });
+    // Reads through sudo still work with read_api.
+    expect((await server.request('GET', `/api/v4/groups/${group.body.id}/members`, { token: readApiSudo, headers: { Sudo: 'root' } })).status).toBe(200);
+    const sudoOnly = (await tokenFor(1, ['sudo'])).token;
+    expect((await server.request('GET', `/api/v4/groups/${group.body.id}/members`, { token: sudoOnly, headers: { Sudo: 'root' } })).status).toBe(403);
+    expect((await server.request('POST', `/api/v4/groups/${group.body.id}/members`, { token: sudoOnly, headers: { Sudo: 'root' }, body: { user_id: ivy.id, access_level: 30 } })).status).toBe(403);
+    const readUserSudo = (await tokenFor(1, ['read_user', 'sudo'])).token;
+    const mint = await server.request('POST', '/api/v4/users/1/personal_access_tokens', { token: readUserSudo, headers: { Sudo: 'root' }, body: { name: 'x', scopes: ['api', 'sudo'] } });
+    expect(mint).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
+    const members = await server.request('GET', `/api/v4/groups/${group.body.id}/members`);
+    expect(members.body.map((m: { id: number }) => m.id)).not.toContain(ivy.id);
+  });
+});
+
 describe('OAuth', () => {
   it('issues, refreshes and expires access tokens from the password grant', async () => {
     await createUser('hank');

@@ -375,10 +375,56 @@ describe('authentication', () => {
     expect(byName.json()).toMatchObject({ actor: { userId: 3, sudoFromId: 1, origin: 'api' }, principal: { userId: 3, realUserId: 1, sudo: true } });
     const byId = await req('GET', '/api/v4/whoami?sudo=2', { headers: { ...tok('admin-sudo'), Sudo: 'bob' } });
     expect(byId.json()).toMatchObject({ actor: { userId: 2, sudoFromId: 1 } });
-    // After sudo, endpoint scope validation is skipped (a sudo-only token would otherwise lack api).
+    // The route's scopes are checked before sudo applies: a sudo-only token reaches nothing, with or without sudo.
     TOKENS['admin-sudo-only'] = ok_(1, ['sudo']);
-    expect((await req('GET', '/api/v4/whoami?sudo=2', { headers: tok('admin-sudo-only') })).status).toBe(200);
+    const sudoOnly = await req('GET', '/api/v4/whoami?sudo=2', { headers: tok('admin-sudo-only') });
+    expect([sudoOnly.status, sudoOnly.json()]).toEqual([403, { error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api read_api' }]);
     expect((await req('GET', '/api/v4/whoami', { headers: tok('admin-sudo-only') })).status).toBe(403);
+  });
+
+  it('scopes × sudo × route kind: the token must fit the route first, then sudo applies (property)', async () => {
+    const SCOPES = ['api', 'read_api', 'read_user', 'sudo', 'read_repository'] as const;
+    const KINDS = [
+      { method: 'GET', path: '/api/v4/whoami', extra: [] as string[], admin: false },
+      { method: 'HEAD', path: '/api/v4/whoami', extra: [], admin: false },
+      { method: 'GET', path: '/api/v4/user', extra: ['read_user'], admin: false },
+      { method: 'POST', path: '/api/v4/groups/1/members/2/override', extra: [], admin: false },
+      { method: 'DELETE', path: '/api/v4/groups/1/members/2/override', extra: [], admin: false },
+      { method: 'GET', path: '/api/v4/admin-only', extra: [], admin: true },
+    ] as const;
+    /** The platform's rule as the hardening issue states it, written independently of auth.ts. */
+    const expected = (scopes: readonly string[], isAdmin: boolean, sudo: string | null, kind: (typeof KINDS)[number]): { status: number; scope?: string; userId?: number } => {
+      const read = kind.method === 'GET' || kind.method === 'HEAD';
+      const fits = scopes.includes('api') || (read && scopes.includes('read_api')) || kind.extra.some((s) => scopes.includes(s));
+      if (!fits) return { status: 403, scope: ['api', 'read_api', ...kind.extra].join(' ') };
+      if (sudo !== null) {
+        if (!isAdmin) return { status: 403 };
+        if (!scopes.includes('sudo')) return { status: 403, scope: 'sudo' };
+        if (sudo === 'nobody') return { status: 404 };
+      }
+      const effective = sudo === null ? (isAdmin ? 1 : 2) : 3;
+      if (kind.admin && effective !== 1) return { status: 403 };
+      return { status: kind.method === 'POST' ? 201 : 200, userId: effective };
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray([...SCOPES]),
+        fc.boolean(),
+        fc.constantFrom(null, 'bob', 'nobody'),
+        fc.constantFrom(...KINDS),
+        async (scopes, isAdmin, sudo, kind) => {
+          const name = `prop-${isAdmin ? 1 : 2}-${scopes.join('+') || 'none'}`;
+          TOKENS[name] = ok_(isAdmin ? 1 : 2, scopes);
+          const headers: Record<string, string> = { ...tok(name), ...(sudo === null ? {} : { Sudo: sudo }) };
+          const res = await req(kind.method, kind.path, { headers });
+          const want = expected(scopes, isAdmin, sudo, kind);
+          expect(res.status).toBe(want.status);
+          if (want.scope !== undefined && kind.method !== 'HEAD') expect(res.json()).toMatchObject({ error: 'insufficient_scope', scope: want.scope });
+          if (want.userId !== undefined && kind.path === '/api/v4/whoami' && kind.method === 'GET') expect(res.json()).toMatchObject({ principal: { userId: want.userId } });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('access log: one line per request, no query string, no token', async () => {

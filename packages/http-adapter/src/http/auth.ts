@@ -188,10 +188,12 @@ export interface AuthOutcome {
  * Runs GitLab's `current_user` + `authenticate!` sequence for one request; throws ApiError on failure:
  * 1. a present token is looked up (unknown → 401; expired/revoked/impersonation disabled → 401 invalid_token;
  *    blocked → 403); without a token, the session cookie (if the backend supports it);
- * 2. sudo (§1.6 item 36): (a) anonymous → 401, (b) not admin → 403 "Must be admin to use sudo", (c) session →
+ * 2. the token must carry a scope the route accepts → 403 insufficient_scope, with or without sudo (the
+ *    hardening issue's rule: scopes are checked against the route first, then sudo applies; a `sudo` scope
+ *    never widens what the token may do, it only lets an administrator act as someone else);
+ * 3. sudo (§1.6 item 36): (a) anonymous → 401, (b) not admin → 403 "Must be admin to use sudo", (c) session →
  *    403 "Must be authenticated using an OAuth or Personal Access Token to use sudo", (d) no `sudo` scope →
  *    403 insufficient_scope "sudo", (e) unknown user → 404 "User with ID or username '<v>' Not Found";
- * 3. unless sudo: the token must carry a scope the route accepts → 403 insufficient_scope;
  * 4. `auth: 'required'` and anonymous → 401; `admin` and not admin → 403.
  */
 export async function authenticateRequest(backend: AuthBackend, input: AuthenticateInput): Promise<AuthOutcome> {
@@ -212,6 +214,11 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
     }
   }
 
+  if (success && success.tokenKind !== 'session' && success.tokenKind !== 'scim') {
+    const extra = input.route.scopes ?? [];
+    if (!scopeSufficient(success.scopes, input.method, extra)) throw insufficientScopeError(routeScopes(extra));
+  }
+
   const sudoId = sudoIdentifier(input.headers, input.params);
   let effective: { id: number; username?: string; isAdmin: boolean } | null = success
     ? { id: success.userId, username: success.username, isAdmin: success.isAdmin }
@@ -227,11 +234,6 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
     if (!target) throw ApiError.message(404, `404 User with ID or username '${sudoId}' Not Found`);
     effective = { id: target.id, username: target.username, isAdmin: target.isAdmin };
     sudo = true;
-  }
-
-  if (success && !sudo && success.tokenKind !== 'session' && success.tokenKind !== 'scim') {
-    const extra = input.route.scopes ?? [];
-    if (!scopeSufficient(success.scopes, input.method, extra)) throw insufficientScopeError(routeScopes(extra));
   }
 
   if (!success || !effective) {
