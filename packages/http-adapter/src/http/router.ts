@@ -120,6 +120,8 @@ export interface CompiledRoute {
   readonly mount: Mount;
   /** Full pattern, prefix included, e.g. '/api/v4/groups/:id/members'. */
   readonly pattern: string;
+  /** For logs and metrics: the route's `name`, else 'GET /api/v4/groups/:id/members' (built once, not per request). */
+  readonly name: string;
   readonly segments: readonly Segment[];
 }
 
@@ -151,7 +153,7 @@ function compile(def: RouteDef<any>, m: Mount): CompiledRoute {
     }
     return { kind: 'literal', value: part };
   });
-  return { def, mount: m, pattern, segments };
+  return { def, mount: m, pattern, name: def.name ?? `${def.method} ${pattern}`, segments };
 }
 
 function matchSegments(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {

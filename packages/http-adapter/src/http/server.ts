@@ -1,16 +1,18 @@
 /**
  * The server shell: one request pipeline for every route, over `node:http`.
  *
- * Pipeline: request id → URL length (414) → health endpoints → routing (404 / 405 / 410 / OPTIONS) → query and body
- * parsing (400 / 413) → authentication and sudo (401 / 403 / 404) → route `before` hook → params validation (400)
- * → handler → reply (JSON, ETag/304). Any failure is rendered by `errorToResponse`; unexpected exceptions are
- * logged and answered 500 `{"message":"500 Internal Server Error"}`. One JSON access-log line per request.
+ * A request goes through named stages, each a small function over its `Exchange` (the per-request context):
+ * identify (request id) → limits (URL length 414) → health endpoints → early cache (a repeated read) → route
+ * (404 / 405 / 410 / OPTIONS) → read body and params (400 / 413) → authenticate (401 / 403 / 404) → late cache
+ * → before hook → validate params (400) → handler → render and send (JSON, ETag / 304). Any failure is rendered
+ * by `renderError` (unexpected exceptions are logged and answered 500 `{"message":"500 Internal Server
+ * Error"}`); `closeExchange` writes one JSON access-log line per request.
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { hash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { authenticateRequest, type AuthBackend, type TokenKind } from './auth.js';
+import { authenticateRequest, type AuthBackend, type AuthOutcome, type Principal, type TokenKind } from './auth.js';
 import {
   API_V3_GONE_BODY,
   ApiError,
@@ -21,7 +23,7 @@ import {
 } from './errors.js';
 import { mergeParams, parseBody, parseQueryString, readBody } from './params.js';
 import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
-import { Router, type HandlerContext, type Mount, type RequestInfo } from './router.js';
+import { Router, type CompiledRoute, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
 import { decodeParams, type RawParams } from './validation.js';
 
@@ -98,23 +100,6 @@ export function toReply(result: unknown): Reply {
   return json(result);
 }
 
-function splitTarget(target: string): { path: string; query: string } {
-  let t = target;
-  const hash = t.indexOf('#');
-  if (hash !== -1) t = t.slice(0, hash);
-  if (!t.startsWith('/')) {
-    // absolute-form (proxies) or garbage
-    try {
-      const u = new URL(t);
-      return { path: u.pathname, query: u.search.replace(/^\?/, '') };
-    } catch {
-      throw ApiError.error(400, '400 Bad Request');
-    }
-  }
-  const q = t.indexOf('?');
-  return q === -1 ? { path: t, query: '' } : { path: t.slice(0, q), query: t.slice(q + 1) };
-}
-
 /** A cached reply remembered with the caller it was computed for, so that a repeat can be logged alike. */
 interface CachedExchange extends RenderedReply {
   readonly userId: number | null;
@@ -146,6 +131,57 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
+
+/**
+ * One request on its way through the stages: what it asked, and what the stages learnt and answered. One
+ * object per request, created with every field, so that each stage is a function of it alone.
+ */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  readonly started: number;
+  readonly requestId: string;
+  /** Headers of this exchange rather than of a reply (request id, `Connection`), names and values alternating. */
+  readonly exchangeHeaders: string[];
+  /** Path and query string of the target (both '' until the target was checked). */
+  path: string;
+  query: string;
+  /** The path as logged (a long target's is cut short). */
+  logPath: string;
+  /** The early cache's key for a repeatable read, or null. */
+  exchangeKey: string | null;
+  /** The mount whose content type and error format the replies use, once routed. */
+  mount: Mount | null;
+  contentType: string;
+  routeName: string | undefined;
+  userId: number | null;
+  sudoFromId: number | null;
+  /** The status written; 500 until a reply is. */
+  status: number;
+  /** Whether a stage read the body; an unread one is discarded when the exchange closes. */
+  bodyConsumed: boolean;
+}
+
+/** The parameters of a request, parsed from its query string, its body and its path. */
+interface RequestInput {
+  readonly query: RawParams;
+  readonly body: RawParams;
+  readonly rawBody: Buffer;
+  /** Query, overridden by body, overridden by route params (Grape). */
+  readonly raw: RawParams;
+}
+
+/** The route cache's slot for this request: where a rendered 200 goes, at the version it was computed at. */
+interface RouteCacheSlot {
+  readonly key: string;
+  readonly version: string;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+const DONE: Promise<void> = Promise.resolve();
+
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const router = new Router(options.routes);
@@ -167,10 +203,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    inFlight++;
-    const started = performance.now();
-    const method = (req.method ?? 'GET').toUpperCase();
+  // ------------------------------------------------------------------------------------------------
+  // Stages, in request order. Each takes the exchange; a failure is thrown and rendered by `renderError`.
+
+  /** Identify: method, request id, and the exchange's own headers. */
+  function openExchange(req: IncomingMessage, res: ServerResponse): Exchange {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID_RE.test(incomingId) ? incomingId : randomUUID();
     const exchangeHeaders = ['X-Request-Id', requestId];
@@ -178,214 +215,313 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       exchangeHeaders.push('Connection', 'close');
       answeredForGood.add(req.socket);
     }
-    let logPath = '';
-    let userId: number | null = null;
-    let sudoFromId: number | null = null;
-    let routeName: string | undefined;
-    let status = 500;
-    let contentType = JSON_CONTENT_TYPE;
-    let currentMount: Mount | null = null;
-    let bodyConsumed = false;
-    try {
-      const target = req.url ?? '/';
-      if (Buffer.byteLength(target) > limits.maxUrlBytes) {
-        logPath = target.split('?')[0]!.slice(0, 256);
-        throw ApiError.error(414, '414 Request-URI Too Large');
-      }
-      const { path, query } = splitTarget(target);
-      logPath = path;
+    return {
+      req,
+      res,
+      method: (req.method ?? 'GET').toUpperCase(),
+      started: performance.now(),
+      requestId,
+      exchangeHeaders,
+      path: '',
+      query: '',
+      logPath: '',
+      exchangeKey: null,
+      mount: null,
+      contentType: JSON_CONTENT_TYPE,
+      routeName: undefined,
+      userId: null,
+      sudoFromId: null,
+      status: 500,
+      bodyConsumed: false,
+    };
+  }
 
-      if (HEALTH_PATHS.has(path) && (method === 'GET' || method === 'HEAD')) {
-        let ready = true;
-        if (path === '/-/readiness' && options.readiness) {
-          try {
-            ready = await options.readiness();
-          } catch {
-            ready = false;
-          }
-        }
-        status = writeReply(res, withStatus(ready ? 200 : 503, { status: ready ? 'ok' : 'failed' }, { etag: false }), {
-          method,
-          requestHeaders: req.headers,
-          exchangeHeaders,
-          defaultContentType: JSON_CONTENT_TYPE,
+  /** Limits: the target's length (414), then its path and query. */
+  function checkTarget(x: Exchange): void {
+    let target = x.req.url ?? '/';
+    if (Buffer.byteLength(target) > limits.maxUrlBytes) {
+      x.logPath = target.split('?')[0]!.slice(0, 256);
+      throw ApiError.error(414, '414 Request-URI Too Large');
+    }
+    const fragment = target.indexOf('#');
+    if (fragment !== -1) target = target.slice(0, fragment);
+    if (!target.startsWith('/')) {
+      // absolute-form (proxies) or garbage
+      try {
+        const u = new URL(target);
+        x.path = u.pathname;
+        x.query = u.search.replace(/^\?/, '');
+      } catch {
+        throw ApiError.error(400, '400 Bad Request');
+      }
+    } else {
+      const q = target.indexOf('?');
+      x.path = q === -1 ? target : target.slice(0, q);
+      x.query = q === -1 ? '' : target.slice(q + 1);
+    }
+    x.logPath = x.path;
+  }
+
+  const isHealthCheck = (x: Exchange): boolean => HEALTH_PATHS.has(x.path) && isRead(x.method);
+
+  /** Health: liveness answers at once; readiness asks the host. */
+  async function answerHealth(x: Exchange): Promise<void> {
+    let ready = true;
+    if (x.path === '/-/readiness' && options.readiness) {
+      try {
+        ready = await options.readiness();
+      } catch {
+        ready = false;
+      }
+    }
+    x.status = writeReply(x.res, withStatus(ready ? 200 : 503, { status: ready ? 'ok' : 'failed' }, { etag: false }), {
+      method: x.method,
+      requestHeaders: x.req.headers,
+      exchangeHeaders: x.exchangeHeaders,
+      defaultContentType: JSON_CONTENT_TYPE,
+    });
+  }
+
+  /**
+   * Early cache: a repeated read is answered before routing, parameters and authentication; the same target
+   * and credentials at the same version (log position and day) get the same reply. The hot path: no closure
+   * and nothing allocated beyond the key and the reply.
+   */
+  function answerFromExchangeCache(x: Exchange): boolean {
+    if (cache === null || !isRead(x.method) || hasBody(x.req)) return false;
+    x.exchangeKey = exchangeKeyOf(x.method, x.req.url ?? '/', x.req.headers);
+    const hit = cache.get(x.exchangeKey) as CachedExchange | undefined;
+    if (!hit) return false;
+    x.userId = hit.userId;
+    x.sudoFromId = hit.sudoFromId;
+    x.routeName = hit.routeName;
+    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+    return true;
+  }
+
+  const mountContentType = (m: Mount | null): string => m?.options.contentType ?? JSON_CONTENT_TYPE;
+
+  /** Route: the matching route and its path params; 404, 405 and 410 are thrown, OPTIONS is answered (null). */
+  function routeRequest(x: Exchange): { readonly route: CompiledRoute; readonly params: Record<string, string> } | null {
+    const match = router.match(x.method, x.path);
+    if (match.kind === 'gone') throw new ApiError(410, API_V3_GONE_BODY);
+    x.mount = match.kind === 'match' ? match.route.mount : match.mount;
+    x.contentType = mountContentType(x.mount);
+    switch (match.kind) {
+      case 'not_found':
+        throw new ApiError(404, ROUTE_NOT_FOUND_BODY);
+      case 'method_not_allowed':
+        throw new ApiError(405, METHOD_NOT_ALLOWED_BODY, { Allow: match.allow.join(', ') });
+      case 'options':
+        x.status = writeReply(x.res, withStatus(204, undefined, { headers: { Allow: match.allow.join(', ') } }), {
+          method: x.method,
+          requestHeaders: x.req.headers,
+          exchangeHeaders: x.exchangeHeaders,
+          defaultContentType: x.contentType,
         });
-        return;
-      }
+        return null;
+      case 'match':
+        x.routeName = match.route.name;
+        return match;
+    }
+  }
 
-      // A repeated read is answered before routing, parameters and authentication: the same target and
-      // credentials at the same version (log position and day) get the same reply.
-      const exchangeKey = cache && (method === 'GET' || method === 'HEAD') && !hasBody(req) ? exchangeKeyOf(method, target, req.headers) : null;
-      if (exchangeKey !== null) {
-        const hit = cache!.get(exchangeKey) as CachedExchange | undefined;
-        if (hit) {
-          userId = hit.userId;
-          sudoFromId = hit.sudoFromId;
-          routeName = hit.routeName;
-          status = sendRendered(res, hit, { method, requestHeaders: req.headers, exchangeHeaders });
-          return;
-        }
-      }
+  /** Read body and params: query string, body (400 / 413 / 415), merged with the route's path params. */
+  async function readInput(x: Exchange, routeParams: Readonly<Record<string, string>>): Promise<RequestInput> {
+    const query = parseQueryString(x.query);
+    const rawBody = hasBody(x.req) ? await readBody(x.req, limits) : EMPTY_BODY;
+    x.bodyConsumed = true;
+    const body = parseBody(rawBody, {
+      method: x.method,
+      contentType: x.req.headers['content-type'],
+      rejectUnsupportedContentType: limits.rejectUnsupportedContentType,
+    });
+    return { query, body, rawBody, raw: mergeParams(query, body, routeParams) };
+  }
 
-      const match = router.match(method, path);
-      const mountType = (m: Mount | null): string => m?.options.contentType ?? JSON_CONTENT_TYPE;
-      if (match.kind !== 'gone') currentMount = match.kind === 'match' ? match.route.mount : match.mount;
-      switch (match.kind) {
-        case 'gone':
-          throw new ApiError(410, API_V3_GONE_BODY);
-        case 'not_found':
-          contentType = mountType(match.mount);
-          throw new ApiError(404, ROUTE_NOT_FOUND_BODY);
-        case 'method_not_allowed':
-          contentType = mountType(match.mount);
-          throw new ApiError(405, METHOD_NOT_ALLOWED_BODY, { Allow: match.allow.join(', ') });
-        case 'options':
-          contentType = mountType(match.mount);
-          status = writeReply(res, withStatus(204, undefined, { headers: { Allow: match.allow.join(', ') } }), {
-            method,
-            requestHeaders: req.headers,
-            exchangeHeaders,
-            defaultContentType: contentType,
-          });
-          return;
-        case 'match':
-          break;
-      }
-      const { route, params: routeParams } = match;
-      contentType = mountType(route.mount);
-      routeName = route.def.name ?? `${route.def.method} ${route.pattern}`;
+  /** Authenticate: credentials, scopes and sudo (401 / 403 / 404). */
+  async function authenticate(x: Exchange, route: CompiledRoute, raw: RawParams): Promise<AuthOutcome> {
+    const auth = await authenticateRequest(options.authBackend, {
+      method: x.method,
+      headers: x.req.headers,
+      params: raw,
+      requestId: x.requestId,
+      route: { auth: authModeOf(route), scopes: route.def.scopes, admin: route.def.admin },
+    });
+    x.userId = auth.principal?.userId ?? null;
+    x.sudoFromId = auth.actor.sudoFromId ?? null;
+    return auth;
+  }
 
-      const queryParams = parseQueryString(query);
-      let rawBody: Buffer = Buffer.alloc(0);
-      if (hasBody(req)) {
-        rawBody = await readBody(req, limits);
-      }
-      bodyConsumed = true;
-      const bodyParams = parseBody(rawBody, {
-        method,
-        contentType: req.headers['content-type'],
-        rejectUnsupportedContentType: limits.rejectUnsupportedContentType,
-      });
-      const raw: RawParams = mergeParams(queryParams, bodyParams, routeParams);
+  const authModeOf = (route: CompiledRoute) => route.def.auth ?? route.mount.options.auth ?? 'required';
 
-      const authMode = route.def.auth ?? route.mount.options.auth ?? 'required';
-      const auth = await authenticateRequest(options.authBackend, {
-        method,
-        headers: req.headers,
-        params: raw,
-        requestId,
-        route: { auth: authMode, scopes: route.def.scopes, admin: route.def.admin },
-      });
-      userId = auth.principal?.userId ?? null;
-      sudoFromId = auth.actor.sudoFromId ?? null;
+  /** Late cache: only routes whose caller the adapter authenticated are cached, under a key naming that caller. */
+  function routeCacheSlot(x: Exchange, route: CompiledRoute, principal: Principal | null): RouteCacheSlot | null {
+    if (cache === null || !isRead(x.method) || authModeOf(route) === 'none' || route.def.cache === false) return null;
+    const caller = principal ? `${principal.userId}:${principal.realUserId}:${principal.isAdmin}` : '-';
+    return { key: `${x.path}?${x.query}|${x.req.headers.host ?? ''}|${caller}`, version: cache.current() };
+  }
 
-      // Only routes whose caller the adapter authenticated are cached: the key names that caller.
-      const cacheKey =
-        cache && (method === 'GET' || method === 'HEAD') && authMode !== 'none' && route.def.cache !== false
-          ? `${path}?${query}|${req.headers.host ?? ''}|${auth.principal ? `${auth.principal.userId}:${auth.principal.realUserId}:${auth.principal.isAdmin}` : '-'}`
-          : null;
-      const cached = cacheKey === null ? undefined : cache!.get(cacheKey);
-      const cacheVersion = cacheKey === null ? '' : cache!.current();
-      const remember = (rendered: RenderedReply, version: string): void => {
-        if (exchangeKey === null || (auth.principal && !DAY_BOUND_CREDENTIALS.has(auth.principal.tokenKind))) return;
-        const exchange: CachedExchange = { ...rendered, userId, sudoFromId, routeName };
-        cache!.set(exchangeKey, exchange, version);
-      };
-      if (cached) {
-        remember(cached, cacheVersion);
-        status = sendRendered(res, cached, { method, requestHeaders: req.headers, exchangeHeaders });
-        return;
-      }
+  /** The early cache learns a reply under the exchange's key, for credentials whose validity lasts the day. */
+  function rememberExchange(x: Exchange, principal: Principal | null, rendered: RenderedReply, version: string): void {
+    if (cache === null || x.exchangeKey === null || (principal && !DAY_BOUND_CREDENTIALS.has(principal.tokenKind))) return;
+    const exchange: CachedExchange = { ...rendered, userId: x.userId, sudoFromId: x.sudoFromId, routeName: x.routeName };
+    cache.set(x.exchangeKey, exchange, version);
+  }
 
-      const hostHeader = req.headers.host;
-      const request: RequestInfo = {
-        method,
-        path,
-        query,
-        headers: req.headers,
-        requestId,
-        baseUrl: externalUrl ?? `http://${hostHeader && /^[A-Za-z0-9.:[\]-]+$/.test(hostHeader) ? hostHeader : 'localhost'}`,
-      };
-      const ctx: HandlerContext<unknown> = {
-        params: {},
-        raw,
-        routeParams,
-        query: queryParams,
-        body: bodyParams,
-        rawBody,
-        actor: auth.actor,
-        principal: auth.principal,
-        token: auth.token,
-        request,
-        route,
-      };
+  function answerFromRouteCache(x: Exchange, slot: RouteCacheSlot | null, principal: Principal | null): boolean {
+    const hit = slot === null ? undefined : cache!.get(slot.key);
+    if (!hit) return false;
+    rememberExchange(x, principal, hit, slot!.version);
+    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+    return true;
+  }
 
-      if (route.def.before) {
-        const r = await route.def.before(ctx);
-        if (r !== undefined && r !== null) toReply(r);
-      }
+  function handlerContext(x: Exchange, route: CompiledRoute, routeParams: Readonly<Record<string, string>>, input: RequestInput, auth: AuthOutcome): HandlerContext<unknown> {
+    const hostHeader = x.req.headers.host;
+    const request: RequestInfo = {
+      method: x.method,
+      path: x.path,
+      query: x.query,
+      headers: x.req.headers,
+      requestId: x.requestId,
+      baseUrl: externalUrl ?? `http://${hostHeader && /^[A-Za-z0-9.:[\]-]+$/.test(hostHeader) ? hostHeader : 'localhost'}`,
+    };
+    return {
+      params: {},
+      raw: input.raw,
+      routeParams,
+      query: input.query,
+      body: input.body,
+      rawBody: input.rawBody,
+      actor: auth.actor,
+      principal: auth.principal,
+      token: auth.token,
+      request,
+      route,
+    };
+  }
 
-      let params: unknown = {};
-      if (route.def.params) {
-        const decoded = decodeParams(route.def.params, raw);
-        if (!decoded.ok) throw ApiError.error(400, decoded.message);
-        params = decoded.value;
-      }
-      const result = await route.def.handler({ ...ctx, params });
-      const rendered = renderReply(toReply(result), { method, defaultContentType: contentType });
-      if (cacheKey !== null && rendered.status === 200) {
-        cache!.set(cacheKey, rendered, cacheVersion);
-        remember(rendered, cacheVersion);
-      }
-      status = sendRendered(res, rendered, { method, requestHeaders: req.headers, exchangeHeaders });
-    } catch (e) {
-      const r = errorToResponse(e);
-      if (r.internal) {
-        const err = e instanceof Error ? e : new Error(String(e));
-        safeLog({
-          time: new Date().toISOString(),
-          severity: 'ERROR',
-          request_id: requestId,
-          method,
-          path: logPath,
-          'exception.class': err.name,
-          'exception.message': err.message,
-          'exception.backtrace': err.stack?.split('\n').slice(1, 15).map((s) => s.trim()),
-        });
-      }
-      if (res.headersSent) {
-        res.destroy();
-      } else {
-        const headers: Record<string, string> = { ...r.headers };
-        if ((r.status === 413 || r.status === 400) && !answeredForGood.has(req.socket)) {
-          exchangeHeaders.push('Connection', 'close');
-          answeredForGood.add(req.socket);
-        }
-        const body = currentMount?.options.renderError ? currentMount.options.renderError(r.status, r.body) : r.body;
-        status = writeReply(res, withStatus(r.status, body, { headers, etag: false }), {
-          method,
-          requestHeaders: req.headers,
-          exchangeHeaders,
-          defaultContentType: contentType,
-        });
-      }
-    } finally {
-      if (!bodyConsumed && !req.complete) req.resume();
+  /** Before hook: the route's own lookups and authorisation, which win over a 400 from validation. */
+  async function runBeforeHook(route: CompiledRoute, ctx: HandlerContext<unknown>): Promise<void> {
+    if (!route.def.before) return;
+    const r = await route.def.before(ctx);
+    if (r !== undefined && r !== null) toReply(r);
+  }
+
+  /** Validate params: the route's schema decodes and coerces the raw params (400). */
+  function validateParams(route: CompiledRoute, raw: RawParams): unknown {
+    if (!route.def.params) return {};
+    const decoded = decodeParams(route.def.params, raw);
+    if (!decoded.ok) throw ApiError.error(400, decoded.message);
+    return decoded.value;
+  }
+
+  /** Render and send: the handler's result as a reply (ETag / 304), remembered by both caches when cacheable. */
+  function sendResult(x: Exchange, result: unknown, slot: RouteCacheSlot | null, principal: Principal | null): void {
+    const rendered = renderReply(toReply(result), { method: x.method, defaultContentType: x.contentType });
+    if (slot !== null && rendered.status === 200) {
+      cache!.set(slot.key, rendered, slot.version);
+      rememberExchange(x, principal, rendered, slot.version);
+    }
+    x.status = sendRendered(x.res, rendered, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+  }
+
+  /** Everything after the early cache: route → input → authentication → late cache → hook → params → handler. */
+  async function answerRoute(x: Exchange): Promise<void> {
+    const match = routeRequest(x);
+    if (match === null) return;
+    const { route, params: routeParams } = match;
+    const input = await readInput(x, routeParams);
+    const auth = await authenticate(x, route, input.raw);
+    const slot = routeCacheSlot(x, route, auth.principal);
+    if (answerFromRouteCache(x, slot, auth.principal)) return;
+    const ctx = handlerContext(x, route, routeParams, input, auth);
+    await runBeforeHook(route, ctx);
+    const params = validateParams(route, input.raw);
+    const result = await route.def.handler({ ...ctx, params });
+    sendResult(x, result, slot, auth.principal);
+  }
+
+  /** Error rendering: any failure as the platform renders it (500s are logged, never leaked). */
+  function renderError(x: Exchange, e: unknown): void {
+    const r = errorToResponse(e);
+    if (r.internal) {
+      const err = e instanceof Error ? e : new Error(String(e));
       safeLog({
         time: new Date().toISOString(),
-        severity: 'INFO',
-        method,
-        path: logPath,
-        status,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        request_id: requestId,
-        user_id: userId,
-        ...(sudoFromId !== null ? { sudo_from_id: sudoFromId } : {}),
-        ...(routeName ? { route: routeName } : {}),
+        severity: 'ERROR',
+        request_id: x.requestId,
+        method: x.method,
+        path: x.logPath,
+        'exception.class': err.name,
+        'exception.message': err.message,
+        'exception.backtrace': err.stack?.split('\n').slice(1, 15).map((s) => s.trim()),
       });
-      inFlight--;
-      if (inFlight === 0 && drained) drained();
     }
+    if (x.res.headersSent) {
+      x.res.destroy();
+      return;
+    }
+    if ((r.status === 413 || r.status === 400) && !answeredForGood.has(x.req.socket)) {
+      x.exchangeHeaders.push('Connection', 'close');
+      answeredForGood.add(x.req.socket);
+    }
+    const body = x.mount?.options.renderError ? x.mount.options.renderError(r.status, r.body) : r.body;
+    x.status = writeReply(x.res, withStatus(r.status, body, { headers: r.headers, etag: false }), {
+      method: x.method,
+      requestHeaders: x.req.headers,
+      exchangeHeaders: x.exchangeHeaders,
+      defaultContentType: x.contentType,
+    });
+  }
+
+  /** Access log and bookkeeping: an unread body is discarded; one line per request. */
+  function closeExchange(x: Exchange): void {
+    if (!x.bodyConsumed && !x.req.complete) x.req.resume();
+    safeLog({
+      time: new Date().toISOString(),
+      severity: 'INFO',
+      method: x.method,
+      path: x.logPath,
+      status: x.status,
+      duration_ms: Math.round((performance.now() - x.started) * 1000) / 1000,
+      request_id: x.requestId,
+      user_id: x.userId,
+      ...(x.sudoFromId !== null ? { sudo_from_id: x.sudoFromId } : {}),
+      ...(x.routeName ? { route: x.routeName } : {}),
+    });
+    inFlight--;
+    if (inFlight === 0 && drained) drained();
+  }
+
+  /** The asynchronous part of a request: health checks, and everything a cached reply did not answer. */
+  async function answerLater(x: Exchange): Promise<void> {
+    try {
+      if (isHealthCheck(x)) await answerHealth(x);
+      else await answerRoute(x);
+    } catch (e) {
+      renderError(x, e);
+    } finally {
+      closeExchange(x);
+    }
+  }
+
+  /**
+   * The request handler. The early part runs synchronously, so that a cached read is answered without a
+   * promise of its own; anything else continues in `answerLater`.
+   */
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    inFlight++;
+    const x = openExchange(req, res);
+    try {
+      checkTarget(x);
+      if (isHealthCheck(x) || !answerFromExchangeCache(x)) return answerLater(x);
+    } catch (e) {
+      renderError(x, e);
+    }
+    closeExchange(x);
+    return DONE;
   }
 
   const server = http.createServer({ maxHeaderSize: limits.maxHeaderBytes }, (req, res) => {
