@@ -65,3 +65,27 @@ describe('response cache', () => {
     expect((await get('/self-authenticated', 'bob')).body!.calls).toBe(b.body!.calls + 1);
   });
 });
+
+describe('a read with a body', () => {
+  it('is never answered from the cache: its body params count (a GET with a JSON body got the reply of the bare GET)', async () => {
+    const counter = async (body?: string) => {
+      const { request } = await import('node:http');
+      const target = new URL(`${url}/api/v4/counter`);
+      return new Promise<number>((resolve, reject) => {
+        const headers: Record<string, string> = { 'PRIVATE-TOKEN': 'alice', ...(body ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}) };
+        const r = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve((JSON.parse(text) as { calls: number }).calls));
+        });
+        r.on('error', reject);
+        r.end(body);
+      });
+    };
+    version++;
+    const bare = await counter();
+    expect(await counter()).toBe(bare);
+    expect(await counter('{"x":1}')).toBe(bare + 1);
+    expect(await counter('{"x":1}')).toBe(bare + 2);
+  });
+});

@@ -260,6 +260,48 @@ describe('routing errors and limits', () => {
     expect([bad.status, bad.body]).toEqual([400, '{"error":"message body does not match declared format"}']);
   });
 
+  it('malformed strings: an unpaired surrogate, invalid UTF-8 or a NUL anywhere in the params is a 400, never a 500', async () => {
+    const malformed = (where: string) => `{"error":"Malformed string in ${where} (invalid UTF-8, an unpaired surrogate or a null byte)"}`;
+    const json = { 'Content-Type': 'application/json' };
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    // The hardening issue's case: a lone surrogate echoed into a paginated list's Link header threw in
+    // encodeURIComponent (500).
+    const list = await req('GET', '/api/v4/groups/5/members?per_page=1', { headers: { ...tok('user-api'), ...json }, body: '{"x":"\\ud800"}' });
+    expect([list.status, list.body]).toEqual([400, malformed("parameter 'x'")]);
+    const cases: Array<[string, Record<string, string>, string | Buffer, string]> = [
+      ['/api/v4/echo', json, '{"x":"\\ud800"}', "parameter 'x'"],
+      ['/api/v4/echo', json, '{"x":"a\\udc00b"}', "parameter 'x'"],
+      ['/api/v4/echo', json, '{"x":{"y":["ok","\\udbff"]}}', "parameter 'x'"],
+      ['/api/v4/echo', json, '{"\\ud800":1}', 'a parameter name'],
+      ['/api/v4/echo', json, '"\\ud800"', 'the request body'],
+      ['/api/v4/echo', json, '{"x":"a\\u0000"}', "parameter 'x'"],
+      ['/api/v4/echo', json, Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), 'the request body'],
+      ['/api/v4/echo', form, 'x=%ED%A0%80', 'the query string or form'],
+      ['/api/v4/echo', form, 'x=a%00', "parameter 'x'"],
+      ['/api/v4/echo', form, Buffer.from([0x78, 0x3d, 0xff]), 'the request body'],
+      ['/api/v4/echo?x=%ED%B0%80', {}, '', 'the query string or form'],
+      ['/api/v4/echo?x[y]=%00', {}, '', "parameter 'x'"],
+      ['/api/v4/echo', { 'Content-Type': 'multipart/form-data; boundary=BB' }, Buffer.concat([Buffer.from('--BB\r\nContent-Disposition: form-data; name="m"\r\n\r\n'), Buffer.from([0xc0, 0xaf]), Buffer.from('\r\n--BB--\r\n')]), "parameter 'm'"],
+      ['/api/v4/groups/%ED%A0%80/members/all', tok('user-api'), '', 'the path'],
+      ['/api/v4/groups/a%00/members/all', tok('user-api'), '', 'the path'],
+    ];
+    for (const [path, headers, body, where] of cases) {
+      const r = await req(body === '' ? 'GET' : 'PUT', path, { headers, ...(body === '' ? {} : { body }) });
+      expect([path, body, r.status, r.body]).toEqual([path, body, 400, malformed(where)]);
+    }
+    // Paired surrogates are text like any other.
+    const emoji = await req('PUT', '/api/v4/echo', { headers: json, body: '{"x":"\\ud83d\\ude00"}' });
+    expect([emoji.status, emoji.json()]).toEqual([200, { raw: { x: '\u{1F600}' } }]);
+  });
+
+  it('JSON nested deeper than 100 is refused like a syntax error (Ruby: max_nesting; see e2e/malformed for the 500 it caused)', async () => {
+    const nested = (depth: number) => `{"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const deep = await req('GET', '/api/v4/groups/5/members?per_page=1', { headers: { ...tok('user-api'), 'Content-Type': 'application/json' }, body: nested(400) });
+    expect([deep.status, deep.body]).toEqual([400, '{"error":"message body does not match declared format"}']);
+    expect((await req('PUT', '/api/v4/echo', { headers: { 'Content-Type': 'application/json' }, body: nested(101) })).status).toBe(400);
+    expect((await req('PUT', '/api/v4/echo', { headers: { 'Content-Type': 'application/json' }, body: nested(100) })).status).toBe(200);
+  });
+
   it('params: query + body (JSON, form, multipart) on PUT/GET/DELETE; route params win', async () => {
     const put = await req('PUT', '/api/v4/echo?a=1&b=q', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'b=form&t=%2B01:00&s=a+b&l[0][k]=v' });
     expect(put.json()).toEqual({ raw: { a: '1', b: 'form', t: '+01:00', s: 'a b', l: [{ k: 'v' }] } });

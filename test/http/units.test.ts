@@ -395,6 +395,11 @@ describe('pagination', () => {
     );
   });
 
+  it('toQuery escapes an unpaired surrogate as U+FFFD instead of throwing', () => {
+    expect(toQuery({ x: 'a\ud800b', y: '\udc00' })).toBe('x=a%EF%BF%BDb&y=%EF%BF%BD');
+    expect(toQuery({ x: '\u{1F600}' })).toBe('x=%F0%9F%98%80');
+  });
+
   it('toQuery like Rails', () => {
     expect(toQuery({ b: 'x y', a: [1, 2], h: { z: '1', c: null } })).toBe('a%5B%5D=1&a%5B%5D=2&b=x+y&h%5Bc%5D=&h%5Bz%5D=1');
     expect(toQuery({ e: [] })).toBe('e%5B%5D=');

@@ -3,6 +3,7 @@
  * costs time proportional to the page: projections are in memory and already sorted.
  */
 import { ApiError } from './errors.js';
+import { toWellFormed } from './params.js';
 import { json, type Reply } from './response.js';
 import type { HandlerContext } from './router.js';
 import { decodeParams, paginationParams, type RawParams } from './validation.js';
@@ -91,9 +92,12 @@ export function toQuery(value: unknown, namespace?: string): string {
   return `${cgiEscape(namespace ?? '')}=${cgiEscape(value === null || value === undefined ? '' : typeof value === 'string' ? value : Buffer.isBuffer(value) ? '' : globalThis.String(value))}`;
 }
 
-/** Ruby `CGI.escape`: unreserved `a-zA-Z0-9_.-~` kept, space → '+', everything else %XX (UTF-8). */
+/**
+ * Ruby `CGI.escape`: unreserved `a-zA-Z0-9_.-~` kept, space → '+', everything else %XX (UTF-8). An unpaired
+ * surrogate (which has no UTF-8 form, and made `encodeURIComponent` throw) is escaped as U+FFFD.
+ */
 export function cgiEscape(s: string): string {
-  return encodeURIComponent(s)
+  return encodeURIComponent(toWellFormed(s))
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }

@@ -8,6 +8,10 @@
  * - Form and query: `+` is a space, `%2B` a plus; `&` and `;` separate pairs (Rack 2); `a` without `=` is null.
  * - JSON body: an object's keys become params; any other JSON value is `_json` (Grape).
  * - Multipart: text parts become strings; file parts `{filename, contentType, data: Buffer}`.
+ * - Malformed strings are refused with 400, as the platform's `HandleMalformedStrings` middleware and Rails'
+ *   parameter encoding check do: invalid UTF-8 (in the body's bytes or behind %-escapes), an unpaired UTF-16
+ *   surrogate (which only a JSON `\ud800` escape can produce), or a NUL, in any key or value at any depth.
+ * - JSON nested deeper than `MAX_PARAM_DEPTH` is refused like a syntax error (Ruby's parser: `max_nesting` 100).
  * - A POST without Content-Type is read as a form (Rack `form_data?`). Other types are not parsed (no body params),
  *   unless `rejectUnsupportedContentType` is set, which gives Grape's 415.
  */
@@ -24,6 +28,72 @@ export interface UploadedFile {
 export const MAX_PARAM_DEPTH = 100;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const MALFORMED_DETAIL = '(invalid UTF-8, an unpaired surrogate or a null byte)';
+
+/** 400 for a malformed string; `where` names it: "parameter 'name'", "a parameter name", "the path"… */
+export const malformedStringError = (where: string): ApiError => ApiError.error(400, `Malformed string in ${where} ${MALFORMED_DETAIL}`);
+
+/** Any surrogate or NUL: the cheap first test; most strings stop here. */
+const SUSPECT_RE = /[\0\uD800-\uDFFF]/;
+
+/** A NUL, or a UTF-16 surrogate not part of a pair: text that has no UTF-8 form (or that the platform refuses). */
+export function isMalformedString(s: string): boolean {
+  if (!SUSPECT_RE.test(s)) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return true;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else return true;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
+  }
+  return false;
+}
+
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Unpaired surrogates replaced by U+FFFD (ES2024 `toWellFormed`): for output that must be valid UTF-8. */
+export const toWellFormed = (s: string): string => (SUSPECT_RE.test(s) ? s.replace(LONE_SURROGATE_RE, '\uFFFD') : s);
+
+/** Strict UTF-8: invalid bytes are a 400, never silently replaced. */
+function decodeUtf8(bytes: Uint8Array, where: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw malformedStringError(where);
+  }
+}
+
+/**
+ * Walks parsed params without recursion (a body may nest deeply): throws 400 on a malformed key or string,
+ * and on nesting deeper than `maxDepth` (then `tooDeep` is thrown).
+ */
+export function assertWellFormedParams(params: unknown, maxDepth = Number.POSITIVE_INFINITY, tooDeep?: () => ApiError): void {
+  const stack: Array<{ value: unknown; depth: number; top: string | null }> = [{ value: params, depth: 0, top: null }];
+  while (stack.length > 0) {
+    const { value, depth, top } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (isMalformedString(value)) throw malformedStringError(top === null ? 'the request body' : `parameter '${top}'`);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) continue;
+    if (depth >= maxDepth) throw tooDeep ? tooDeep() : ApiError.error(400, 'Params nested too deep');
+    if (isUploadedFile(value)) {
+      stack.push({ value: value.filename, depth, top });
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push({ value: item, depth: depth + 1, top });
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (isMalformedString(key)) throw malformedStringError('a parameter name');
+      stack.push({ value: item, depth: depth + 1, top: top ?? key });
+    }
+  }
+}
 
 /** Percent-decodes a form/query component (`+` → space). Throws ApiError 400 on invalid %-encoding or UTF-8. */
 export function decodeFormComponent(s: string): string {
@@ -45,11 +115,7 @@ export function decodeFormComponent(s: string): string {
       i += cp > 0xffff ? 2 : 1;
     }
   }
-  try {
-    return utf8.decode(Uint8Array.from(bytes));
-  } catch {
-    throw ApiError.error(400, 'Invalid %-encoding in query string or form');
-  }
+  return decodeUtf8(Uint8Array.from(bytes), 'the query string or form');
 }
 
 /** Percent-decodes a path segment (no `+` handling). Returns null when the encoding is invalid. */
@@ -162,7 +228,10 @@ export function parseQueryString(qs: string): RawParams {
     const v = eq === -1 ? null : decodeFormComponent(part.slice(eq + 1));
     pairs.push([k, v]);
   }
-  return buildNested(pairs);
+  const params = buildNested(pairs);
+  // %-decoding already refused invalid UTF-8 (and so surrogates); NULs remain to be found.
+  assertWellFormedParams(params);
+  return params;
 }
 
 /** Parses a Content-Type header: lower-cased media type and parameters. */
@@ -237,19 +306,25 @@ export function parseMultipart(body: Buffer, boundary: string): RawParams {
     const name = dispositionParam(disposition, 'name');
     const filename = dispositionParam(disposition, 'filename');
     if (name !== undefined) {
-      const decodedName = Buffer.from(name, 'latin1').toString('utf8');
+      const decodedName = decodeUtf8(Buffer.from(name, 'latin1'), 'a parameter name');
       if (filename !== undefined) {
         pairs.push([
           decodedName,
-          { filename: Buffer.from(filename, 'latin1').toString('utf8'), contentType: headers['content-type'] ?? 'application/octet-stream', data: Buffer.from(content) } satisfies UploadedFile,
+          {
+            filename: decodeUtf8(Buffer.from(filename, 'latin1'), `parameter '${decodedName}'`),
+            contentType: headers['content-type'] ?? 'application/octet-stream',
+            data: Buffer.from(content),
+          } satisfies UploadedFile,
         ]);
       } else {
-        pairs.push([decodedName, content.toString('utf8')]);
+        pairs.push([decodedName, decodeUtf8(content, `parameter '${decodedName}'`)]);
       }
     }
     pos = next + 2;
   }
-  return buildNested(pairs);
+  const params = buildNested(pairs);
+  assertWellFormedParams(params);
+  return params;
 }
 
 export interface BodyLimits {
@@ -299,6 +374,8 @@ export interface ParseBodyOptions {
   readonly rejectUnsupportedContentType?: boolean;
 }
 
+const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
+
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
@@ -306,11 +383,15 @@ export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
   if (type === 'application/json' || type.endsWith('+json')) {
     let parsed: unknown;
+    const text = decodeUtf8(body, 'the request body');
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
-      throw ApiError.error(400, 'message body does not match declared format');
+      throw notDeclaredFormat();
     }
+    // Ruby's parser refuses nesting beyond 100 as a syntax error; deeper values would also overflow the
+    // stack of whatever walks them later (validation, pagination links).
+    assertWellFormedParams(parsed, MAX_PARAM_DEPTH, notDeclaredFormat);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
       const out: RawParams = {};
       for (const [k, v] of Object.entries(parsed)) if (k !== '__proto__') out[k] = v;
@@ -318,7 +399,7 @@ export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
     }
     return { _json: parsed };
   }
-  if (type === 'application/x-www-form-urlencoded') return parseQueryString(body.toString('utf8'));
+  if (type === 'application/x-www-form-urlencoded') return parseQueryString(decodeUtf8(body, 'the request body'));
   if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');
   if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')
     throw ApiError.error(415, `The provided content-type '${type}' is not supported.`);

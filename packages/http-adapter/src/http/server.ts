@@ -21,7 +21,7 @@ import {
   METHOD_NOT_ALLOWED_BODY,
   ROUTE_NOT_FOUND_BODY,
 } from './errors.js';
-import { mergeParams, parseBody, parseQueryString, readBody } from './params.js';
+import { isMalformedString, malformedStringError, mergeParams, parseBody, parseQueryString, readBody } from './params.js';
 import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
 import { Router, type CompiledRoute, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
@@ -129,6 +129,16 @@ function hasBody(req: IncomingMessage): boolean {
   const len = req.headers['content-length'];
   if (len !== undefined) return Number(len) > 0;
   return req.headers['transfer-encoding'] !== undefined;
+}
+
+function checkPathEncoding(path: string): void {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    throw malformedStringError('the path');
+  }
+  if (isMalformedString(decoded)) throw malformedStringError('the path');
 }
 
 const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
@@ -301,8 +311,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const mountContentType = (m: Mount | null): string => m?.options.contentType ?? JSON_CONTENT_TYPE;
 
-  /** Route: the matching route and its path params; 404, 405 and 410 are thrown, OPTIONS is answered (null). */
+  /**
+   * Route: the matching route and its path params; 404, 405 and 410 are thrown, OPTIONS is answered (null). A
+   * path whose %-escapes are invalid or decode to a malformed string is a 400, as on the platform.
+   */
   function routeRequest(x: Exchange): { readonly route: CompiledRoute; readonly params: Record<string, string> } | null {
+    if (x.path.includes('%')) checkPathEncoding(x.path);
     const match = router.match(x.method, x.path);
     if (match.kind === 'gone') throw new ApiError(410, API_V3_GONE_BODY);
     x.mount = match.kind === 'match' ? match.route.mount : match.mount;
@@ -355,9 +369,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const authModeOf = (route: CompiledRoute) => route.def.auth ?? route.mount.options.auth ?? 'required';
 
-  /** Late cache: only routes whose caller the adapter authenticated are cached, under a key naming that caller. */
+  /**
+   * Late cache: only routes whose caller the adapter authenticated are cached, under a key naming that caller.
+   * A read with a body is not: its body's params count, and the key has no room for them.
+   */
   function routeCacheSlot(x: Exchange, route: CompiledRoute, principal: Principal | null): RouteCacheSlot | null {
-    if (cache === null || !isRead(x.method) || authModeOf(route) === 'none' || route.def.cache === false) return null;
+    if (cache === null || !isRead(x.method) || hasBody(x.req) || authModeOf(route) === 'none' || route.def.cache === false) return null;
     const caller = principal ? `${principal.userId}:${principal.realUserId}:${principal.isAdmin}` : '-';
     return { key: `${x.path}?${x.query}|${x.req.headers.host ?? ''}|${caller}`, version: cache.current() };
   }
