@@ -32,7 +32,11 @@ export interface Limits {
   readonly maxUrlBytes: number;
   /** Maximum body size in bytes; beyond → 413. Default 10 MiB. */
   readonly maxBodyBytes: number;
-  /** Node's header-block limit (request line + headers); beyond → 431. Default 64 KiB. */
+  /**
+   * Header-block limit (header lines, beyond the request line); beyond → 431. Default 64 KiB. Node's parser
+   * counts the request line in its limit, so it is given `maxUrlBytes + maxHeaderBytes`: a target up to the
+   * URL limit always reaches the 414 check.
+   */
   readonly maxHeaderBytes: number;
   /** Grape's 415 for unsupported request media types instead of ignoring the body. Default false. */
   readonly rejectUnsupportedContentType: boolean;
@@ -139,6 +143,23 @@ function checkPathEncoding(path: string): void {
     throw malformedStringError('the path');
   }
   if (isMalformedString(decoded)) throw malformedStringError('the path');
+}
+
+const REQUEST_LINE_START = /^[A-Z]+ \S/;
+const REQUEST_LINE_TAIL = /^\S* HTTP\/\d\.\d$/;
+
+/**
+ * Whether the bytes on which the parser overflowed belong to an over-long request target rather than to the
+ * header lines: they start a request line without ending it (or end it beyond the URL limit), or they end one
+ * (a target's tail and the version). The parser reports neither, and only the latest read's bytes are at hand:
+ * a target whose middle arrives in a read of its own is answered 431.
+ */
+function overflowIsTarget(chunk: unknown, maxUrlBytes: number): boolean {
+  if (!Buffer.isBuffer(chunk)) return false;
+  const lineEnd = chunk.indexOf('\r\n');
+  const firstLine = chunk.subarray(0, lineEnd === -1 ? Math.min(chunk.length, maxUrlBytes + 64) : lineEnd).toString('latin1');
+  if (REQUEST_LINE_START.test(firstLine)) return lineEnd === -1 || firstLine.length > maxUrlBytes;
+  return lineEnd !== -1 && REQUEST_LINE_TAIL.test(firstLine);
 }
 
 const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
@@ -541,7 +562,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return DONE;
   }
 
-  const server = http.createServer({ maxHeaderSize: limits.maxHeaderBytes }, (req, res) => {
+  const server = http.createServer({ maxHeaderSize: limits.maxUrlBytes + limits.maxHeaderBytes }, (req, res) => {
     void handle(req, res);
   });
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) => {
@@ -561,8 +582,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return;
     }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(overflow ? { error: '431 Request Header Fields Too Large' } : { error: '400 Bad Request' });
-    const statusLine = overflow ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const statusLine = !overflow ? '400 Bad Request' : overflowIsTarget(err.rawPacket, limits.maxUrlBytes) ? '414 Request-URI Too Large' : '431 Request Header Fields Too Large';
+    const body = JSON.stringify({ error: statusLine });
     // The request could not be parsed, but a HEAD must still get no body: its client would take one for
     // garbage after the reply.
     const head = err.rawPacket instanceof Buffer && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
