@@ -211,6 +211,10 @@ interface RouteCacheSlot {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** A lingering close ends after this long without a byte from the client (nginx: lingering_timeout 5 s)… */
+const LINGER_IDLE_MS = 5_000;
+/** …or after this long in all (nginx: lingering_time 30 s). */
+const LINGER_MAX_MS = 30_000;
 const DONE: Promise<void> = Promise.resolve();
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
@@ -223,6 +227,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
   // (say the rest of a body) must not draw a second reply from the clientError handler below.
   const answeredForGood = new WeakSet<Socket>();
+  // Sockets whose close waits for the client to stop sending (see lingerOnClose).
+  const lingering = new WeakSet<Socket>();
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -514,8 +520,36 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     });
   }
 
-  /** Access log and bookkeeping: an unread body is discarded; one line per request. */
+  /**
+   * A lingering close, as nginx and Apache do. A reply written while the client is still sending its body,
+   * on a connection that closes after it: closing at once makes the kernel answer the client's next bytes
+   * with a reset, which destroys the reply before a client that reads after sending has read it. So node's
+   * close (`destroySoon`, called once the reply is flushed) becomes a half-close: the reply is followed by a
+   * FIN, and whatever the client still sends is read and discarded until it closes, falls silent for
+   * `LINGER_IDLE_MS`, or `LINGER_MAX_MS` pass.
+   */
+  function lingerOnClose(req: IncomingMessage): void {
+    const socket = req.socket;
+    if (lingering.has(socket)) return;
+    lingering.add(socket);
+    socket.destroySoon = () => {
+      if (socket.writable) socket.end();
+      const stop = (): void => {
+        clearTimeout(idle);
+        clearTimeout(overall);
+        socket.destroy();
+      };
+      const idle = setTimeout(stop, LINGER_IDLE_MS);
+      const overall = setTimeout(stop, LINGER_MAX_MS);
+      req.on('data', () => idle.refresh());
+      socket.once('end', stop);
+      socket.once('close', stop);
+    };
+  }
+
+  /** Access log and bookkeeping: an unread body is discarded (lingering if need be); one line per request. */
   function closeExchange(x: Exchange): void {
+    if (!x.req.complete && hasBody(x.req)) lingerOnClose(x.req);
     if (!x.bodyConsumed && !x.req.complete) x.req.resume();
     safeLog({
       time: new Date().toISOString(),

@@ -1,0 +1,92 @@
+/**
+ * The server's connections under clients that send slowly or stop early: an early reply on a closing
+ * connection reaches a client that is still sending its body; time-outs end connections that hold the server.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiServer, mount, route, type ApiServer, type AuthBackend } from '@forgefold/http-adapter';
+
+const backend: AuthBackend = {
+  authenticate: (token) => (token === 'ok' ? { kind: 'ok', userId: 1, isAdmin: false, scopes: ['api'], tokenKind: 'personal' } : { kind: 'unknown' }),
+  findUser: () => null,
+};
+const routes = [
+  mount('/api/v4', [
+    route({ method: 'GET', path: '/things', auth: 'none', handler: () => [] }),
+    route({ method: 'POST', path: '/private', handler: () => ({ ok: true }) }),
+  ]),
+];
+
+let api: ApiServer;
+let port = 0;
+const BODY_LIMIT = 1024 * 1024;
+
+beforeAll(async () => {
+  api = createApiServer({ routes, authBackend: backend, limits: { maxBodyBytes: BODY_LIMIT }, log: () => {} });
+  port = (await api.listen(0)).port;
+});
+afterAll(async () => {
+  await api.close();
+});
+
+interface RawReply {
+  readonly status: number;
+  readonly complete: boolean;
+  readonly text: string;
+}
+
+/**
+ * A client like curl or python-requests: it writes its whole body, in pieces and with pauses, before it reads
+ * anything; then it reads until the server closes. The reply counts only when its whole body arrived.
+ */
+function sendSlowly(head: string, bodyBytes: number, piece = 64 * 1024): Promise<RawReply> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    const chunks: Buffer[] = [];
+    let failed = false;
+    const read = () => {
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.resume();
+    };
+    const finish = () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const [headers = '', body = ''] = text.split('\r\n\r\n', 2);
+      const length = /\r\ncontent-length: (\d+)/i.exec(headers);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0);
+      resolve({ status, complete: length !== null && Buffer.byteLength(body, 'latin1') === Number(length[1]), text });
+    };
+    socket.on('error', () => {
+      failed = true;
+    });
+    socket.on('close', finish);
+    socket.on('connect', async () => {
+      socket.write(head);
+      const chunk = Buffer.alloc(piece, 0x61);
+      for (let sent = 0; sent < bodyBytes && !failed; sent += piece) {
+        socket.write(sent + piece <= bodyBytes ? chunk : chunk.subarray(0, bodyBytes - sent));
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      read();
+    });
+  });
+}
+
+const post = (path: string, length: number, extra = '') =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n${extra}Connection: close\r\n\r\n`;
+
+describe('an early reply on a connection the client closes', () => {
+  const cases: Array<[string, string, number, number]> = [
+    ['404 unknown route', post('/api/v4/nowhere', 900_000), 900_000, 404],
+    ['405 wrong method', post('/api/v4/things', 900_000), 900_000, 405],
+    ['400 malformed path', post('/api/v4/%ZZ', 900_000), 900_000, 400],
+    ['413 declared too large', post('/api/v4/private', 1_500_000, 'PRIVATE-TOKEN: ok\r\n'), 1_500_000, 413],
+  ];
+  for (const [name, head, size, status] of cases) {
+    it(`${name}: read whole by a client still sending its body, 20 times in 20`, async () => {
+      const replies: RawReply[] = [];
+      for (let i = 0; i < 20; i++) replies.push(await sendSlowly(head, size));
+      expect(replies.map((r) => `${r.status}${r.complete ? '' : ' (cut)'}`)).toEqual(Array(20).fill(String(status)));
+    });
+  }
+});
