@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -72,5 +73,33 @@ describe('forgefold serve', () => {
     expect(((await me.json()) as { username: string }).username).toBe('root');
     await expect(stat(join(data, 'initial_root_token'))).rejects.toThrow();
     expect(await stop(server.child)).toBe(0);
+  });
+
+  it('takes its connection time-outs from the environment (a client holding half its headers gets 408)', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
+    dirs.push(data);
+    const server = await start({ PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_HEADERS_TIMEOUT_MS: '300', FORGEFOLD_REQUEST_TIMEOUT_MS: '1000' });
+    const { port, hostname } = new URL(server.url);
+    const started = Date.now();
+    const reply = await new Promise<string>((resolvePromise) => {
+      let text = '';
+      const socket = connect(Number(port), hostname, () => socket.write('GET /api/v4/version HTTP/1.1\r\nHost: x\r\nX-Half: '));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolvePromise(text));
+      setTimeout(() => socket.destroy(), 10_000).unref();
+    });
+    expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await stop(server.child)).toBe(0);
+  });
+
+  it('refuses time-outs that cannot work together', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: '0', FORGEFOLD_HEADERS_TIMEOUT_MS: '5000', FORGEFOLD_REQUEST_TIMEOUT_MS: '1000' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolvePromise) => child.on('exit', resolvePromise));
+    expect(code).toBe(64);
+    expect(stderr).toContain('must not exceed the request time-out');
   });
 });

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiServer, mount, route, type ApiServer, type AuthBackend } from '@forgefold/http-adapter';
+import { createApiServer, mount, route, type ApiServer, type AuthBackend, type Timeouts } from '@forgefold/http-adapter';
 
 const backend: AuthBackend = {
   authenticate: (token) => (token === 'ok' ? { kind: 'ok', userId: 1, isAdmin: false, scopes: ['api'], tokenKind: 'personal' } : { kind: 'unknown' }),
@@ -89,4 +89,75 @@ describe('an early reply on a connection the client closes', () => {
       expect(replies.map((r) => `${r.status}${r.complete ? '' : ' (cut)'}`)).toEqual(Array(20).fill(String(status)));
     });
   }
+});
+
+describe('time-outs (small values here; production defaults in docs/decisions.md)', () => {
+  const withServer = async (timeouts: Partial<Timeouts>, run: (server: ApiServer, p: number) => Promise<void>) => {
+    const big = Buffer.alloc(8 * 1024 * 1024, 0x62).toString('latin1');
+    const s = createApiServer({
+      routes: [mount('/api/v4', [...routes[0]!.routes, route({ method: 'GET', path: '/big', auth: 'none', handler: () => ({ big }) })])],
+      authBackend: backend,
+      log: () => {},
+      timeouts,
+    });
+    const { port: p } = await s.listen(0);
+    try {
+      await run(s, p);
+    } finally {
+      s.server.closeAllConnections();
+      await s.close();
+    }
+  };
+  /** Opens a connection, writes `data`, and resolves with what came back and after how long the server closed. */
+  const hold = (p: number, data: string): Promise<{ text: string; ms: number }> =>
+    new Promise((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(p, '127.0.0.1', () => socket.write(data));
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ text, ms: Date.now() - started }));
+      // The test's own bound: far beyond the configured time-outs, far below the old 60 s.
+      setTimeout(() => socket.destroy(), 8_000).unref();
+    });
+  const connections = (s: ApiServer) => new Promise<number>((resolve, reject) => s.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+
+  it('a client holding half its headers gets 408 and the connection closes (headers time-out)', async () => {
+    await withServer({ headersMs: 300, requestMs: 1_000 }, async (_s, p) => {
+      const slow = await hold(p, 'GET /api/v4/things HTTP/1.1\r\nHost: x\r\nX-Half: ');
+      expect(slow.text.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      expect(slow.text).toContain('{"error":"408 Request Timeout"}');
+      expect(slow.ms).toBeLessThan(3_000);
+    });
+  });
+
+  it('a body that does not arrive ends the connection (request time-out)', async () => {
+    await withServer({ headersMs: 300, requestMs: 600 }, async (_s, p) => {
+      const slow = await hold(p, 'POST /api/v4/private HTTP/1.1\r\nHost: x\r\nPRIVATE-TOKEN: ok\r\nContent-Length: 1000\r\n\r\nonly a little');
+      expect(slow.ms).toBeLessThan(3_000);
+    });
+  });
+
+  it('an idle keep-alive connection closes after the keep-alive time-out', async () => {
+    await withServer({ keepAliveMs: 200 }, async (_s, p) => {
+      const idle = await hold(p, 'GET /api/v4/things HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(idle.text).toMatch(/^HTTP\/1\.1 200 /);
+      expect(idle.ms).toBeLessThan(2_000);
+    });
+  });
+
+  it('a client that stops reading a reply is dropped after the idle time-out', async () => {
+    await withServer({ idleMs: 300 }, async (s, p) => {
+      // Never reads: the 8 MiB reply fills the socket buffers and the server's writes stall.
+      const stalled = net.connect(p, '127.0.0.1', () => stalled.write('GET /api/v4/big HTTP/1.1\r\nHost: x\r\n\r\n'));
+      stalled.pause();
+      stalled.on('error', () => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await connections(s)).toBe(1);
+      const deadline = Date.now() + 4_000;
+      while ((await connections(s)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await connections(s)).toBe(0);
+      stalled.destroy();
+    });
+  });
 });

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type State } from '@forgefold/core';
-import { createForgefoldApi, newTokenValue, passwordDigest, tokenDigest } from '@forgefold/http-adapter';
+import { checkTimeouts, createForgefoldApi, DEFAULT_TIMEOUTS, newTokenValue, passwordDigest, tokenDigest, type Timeouts } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
 import { dataPaths, resolveDataDir } from './paths.js';
@@ -45,7 +45,10 @@ export const serveSpec = {
     'FORGEFOLD_ROOT_PASSWORD (optional, for the OAuth password grant), FORGEFOLD_EXTERNAL_URL (links and web_url),',
     'FORGEFOLD_SYNCHRONOUS (FULL or NORMAL, default FULL), FORGEFOLD_IMPERSONATION (false disables impersonation tokens),',
     'FORGEFOLD_SNAPSHOT_EVERY (events between snapshots, default 10000), FORGEFOLD_ACCESS_LOG (false silences the access log),',
-    'FORGEFOLD_MAX_URL_BYTES (default 8192; longer → 414), FORGEFOLD_MAX_BODY_BYTES (default 10485760; larger → 413).',
+    'FORGEFOLD_MAX_URL_BYTES (default 8192; longer → 414), FORGEFOLD_MAX_BODY_BYTES (default 10485760; larger → 413),',
+    'FORGEFOLD_HEADERS_TIMEOUT_MS (default 10000; a header block slower than this → 408), FORGEFOLD_REQUEST_TIMEOUT_MS',
+    '(default 60000; a whole request slower than this is dropped), FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS (default 5000),',
+    'FORGEFOLD_IDLE_TIMEOUT_MS (default 60000; a connection silent this long is closed); 0 turns a time-out off.',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -70,7 +73,32 @@ export interface ServeConfig {
   /** Request limits: a longer URL answers 414, a larger body 413. */
   readonly maxUrlBytes?: number;
   readonly maxBodyBytes?: number;
+  /** Connection time-outs in milliseconds (see `Timeouts` in the HTTP adapter); unset ones keep its defaults. */
+  readonly timeouts?: Partial<Timeouts>;
 }
+
+/** Environment variable → `Timeouts` field. */
+const TIMEOUT_VARIABLES = {
+  FORGEFOLD_HEADERS_TIMEOUT_MS: 'headersMs',
+  FORGEFOLD_REQUEST_TIMEOUT_MS: 'requestMs',
+  FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS: 'keepAliveMs',
+  FORGEFOLD_IDLE_TIMEOUT_MS: 'idleMs',
+} as const satisfies Record<string, keyof Timeouts>;
+
+const timeoutsFrom = (env: ParsedArgs['env']): Partial<Timeouts> | undefined => {
+  const timeouts: { -readonly [K in keyof Timeouts]?: number } = {};
+  for (const [variable, field] of Object.entries(TIMEOUT_VARIABLES)) {
+    const text = env[variable];
+    if (text) timeouts[field] = parseNonNegativeInteger(variable, text, 'serve');
+  }
+  if (Object.keys(timeouts).length === 0) return undefined;
+  try {
+    checkTimeouts({ ...DEFAULT_TIMEOUTS, ...timeouts });
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'serve');
+  }
+  return timeouts;
+};
 
 export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const flags = parseFlags(serveSpec, args.argv);
@@ -80,6 +108,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const synchronous = (env['FORGEFOLD_SYNCHRONOUS'] ?? 'FULL').toUpperCase();
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new UsageError(`FORGEFOLD_SYNCHRONOUS must be FULL or NORMAL, got '${synchronous}'`, 'serve');
   const externalUrl = flags['external-url'] ?? env['FORGEFOLD_EXTERNAL_URL'];
+  const timeouts = timeoutsFrom(env);
   if (externalUrl) {
     try {
       new URL(externalUrl);
@@ -100,6 +129,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     accessLog: env['FORGEFOLD_ACCESS_LOG'] !== 'false',
     ...(env['FORGEFOLD_MAX_URL_BYTES'] ? { maxUrlBytes: parseNonNegativeInteger('FORGEFOLD_MAX_URL_BYTES', env['FORGEFOLD_MAX_URL_BYTES'], 'serve') } : {}),
     ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
+    ...(timeouts ? { timeouts } : {}),
   };
 };
 
@@ -196,6 +226,7 @@ export const startForgefold = async (
       ...(config.maxUrlBytes !== undefined ? { maxUrlBytes: config.maxUrlBytes } : {}),
       ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     },
+    ...(config.timeouts ? { timeouts: config.timeouts } : {}),
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
   // start-up and every minute (membership requests also sweep on demand).

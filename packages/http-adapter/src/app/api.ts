@@ -1,6 +1,6 @@
 /** The Forgefold API over HTTP: the route table, the authentication backend and the server shell together. */
 import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/core';
-import { createApiServer, type ApiServer, type Limits, type LogSink } from '../http/index.js';
+import { createApiServer, type ApiServer, type Limits, type LogSink, type Timeouts } from '../http/index.js';
 import { apiMounts } from '../routes/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig } from './deps.js';
@@ -9,6 +9,7 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
   readonly clock: Clock;
   readonly limits?: Partial<Limits>;
+  readonly timeouts?: Partial<Timeouts>;
   readonly log?: LogSink;
   /** OAuth access token lifetime in seconds (default 7200, the platform's two hours). */
   readonly accessTokenLifetime?: number;
@@ -39,6 +40,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
       : backend,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).

@@ -49,6 +49,38 @@ export const DEFAULT_LIMITS: Limits = {
   rejectUnsupportedContentType: false,
 };
 
+/**
+ * How long a connection may hold the server. Zero turns one off. The header and request time-outs are checked
+ * every second (more often when they are shorter), not node's default 30 s.
+ */
+export interface Timeouts {
+  /** Time to receive a request's header block; beyond → 408 and the connection closes. Default 10 s. */
+  readonly headersMs: number;
+  /** Time to receive a whole request, headers and body; beyond → the connection closes. Default 60 s. */
+  readonly requestMs: number;
+  /** How long an idle keep-alive connection waits for its next request. Default 5 s (node's). */
+  readonly keepAliveMs: number;
+  /** A connection without traffic either way for this long is closed (a client that stopped reading). Default 60 s. */
+  readonly idleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  headersMs: 10_000,
+  requestMs: 60_000,
+  keepAliveMs: 5_000,
+  idleMs: 60_000,
+};
+
+/** Throws when the time-outs cannot work together (node refuses a header time-out above the request time-out). */
+export function checkTimeouts(timeouts: Timeouts): void {
+  for (const [name, value] of Object.entries(timeouts)) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer of milliseconds, got ${value}`);
+  }
+  if (timeouts.requestMs > 0 && timeouts.headersMs > timeouts.requestMs) {
+    throw new RangeError(`the headers time-out (${timeouts.headersMs} ms) must not exceed the request time-out (${timeouts.requestMs} ms)`);
+  }
+}
+
 export type LogEntry = Readonly<Record<string, unknown>>;
 export type LogSink = (entry: LogEntry) => void;
 
@@ -58,6 +90,7 @@ export interface ApiServerOptions {
   /** e.g. 'https://gitlab.example.com' — used for pagination links; else `http://<Host header>`. */
   readonly externalUrl?: string;
   readonly limits?: Partial<Limits>;
+  readonly timeouts?: Partial<Timeouts>;
   /** Access-log and error-log sink (one object per line). Default: JSON lines on stdout. */
   readonly log?: LogSink;
   /** `/-/readiness` check: false or a thrown error → 503. */
@@ -219,6 +252,8 @@ const DONE: Promise<void> = Promise.resolve();
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  checkTimeouts(timeouts);
   const router = new Router(options.routes);
   const log = options.log ?? defaultSink;
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
@@ -596,9 +631,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return DONE;
   }
 
-  const server = http.createServer({ maxHeaderSize: limits.maxUrlBytes + limits.maxHeaderBytes }, (req, res) => {
-    void handle(req, res);
-  });
+  const checkEvery = Math.min(1_000, ...[timeouts.headersMs, timeouts.requestMs].filter((ms) => ms > 0).map((ms) => Math.max(10, Math.floor(ms / 4))));
+  const server = http.createServer(
+    {
+      maxHeaderSize: limits.maxUrlBytes + limits.maxHeaderBytes,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: checkEvery,
+    },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  // Without a 'timeout' listener, node destroys a socket that has been silent this long.
+  server.timeout = timeouts.idleMs;
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) => {
     if (answeredForGood.has(socket)) {
       // end(), not destroy(): the reply already written may still be in the socket's buffer.
@@ -615,8 +662,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       socket.destroy();
       return;
     }
-    const overflow = err.code === 'HPE_HEADER_OVERFLOW';
-    const statusLine = !overflow ? '400 Bad Request' : overflowIsTarget(err.rawPacket, limits.maxUrlBytes) ? '414 Request-URI Too Large' : '431 Request Header Fields Too Large';
+    const statusLine =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : err.code !== 'HPE_HEADER_OVERFLOW'
+          ? '400 Bad Request'
+          : overflowIsTarget(err.rawPacket, limits.maxUrlBytes)
+            ? '414 Request-URI Too Large'
+            : '431 Request Header Fields Too Large';
     const body = JSON.stringify({ error: statusLine });
     // The request could not be parsed, but a HEAD must still get no body: its client would take one for
     // garbage after the reply.
