@@ -262,8 +262,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
   // (say the rest of a body) must not draw a second reply from the clientError handler below.
   const answeredForGood = new WeakSet<Socket>();
-  // Sockets whose close waits for the client to stop sending (see lingerOnClose).
-  const lingering = new WeakSet<Socket>();
+  // Sockets whose close waits for the client to stop sending, with their latest request (see lingerOnClose).
+  const lingering = new WeakMap<Socket, IncomingMessage>();
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -283,6 +283,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID_RE.test(incomingId) ? incomingId : randomUUID();
     const exchangeHeaders = ['X-Request-Id', requestId];
+    if (hasBody(req)) lingerOnClose(req);
     if (closing) {
       exchangeHeaders.push('Connection', 'close');
       answeredForGood.add(req.socket);
@@ -559,15 +560,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * A lingering close, as nginx and Apache do. A reply written while the client is still sending its body,
    * on a connection that closes after it: closing at once makes the kernel answer the client's next bytes
    * with a reset, which destroys the reply before a client that reads after sending has read it. So node's
-   * close (`destroySoon`, called once the reply is flushed) becomes a half-close: the reply is followed by a
-   * FIN, and whatever the client still sends is read and discarded until it closes, falls silent for
-   * `LINGER_IDLE_MS`, or `LINGER_MAX_MS` pass.
+   * close (`destroySoon`, called once the reply is flushed) becomes a half-close when the socket's latest
+   * request is incomplete: the reply is followed by a FIN, and whatever the client still sends is read and
+   * discarded until it closes, falls silent for `LINGER_IDLE_MS`, or `LINGER_MAX_MS` pass. Installed when a
+   * request with a body arrives, before any reply can be written (a reply may finish before the stage that
+   * wrote it returns).
    */
   function lingerOnClose(req: IncomingMessage): void {
     const socket = req.socket;
-    if (lingering.has(socket)) return;
-    lingering.add(socket);
+    const installed = lingering.has(socket);
+    lingering.set(socket, req);
+    if (installed) return;
+    const closeNow = socket.destroySoon.bind(socket);
     socket.destroySoon = () => {
+      const current = lingering.get(socket);
+      if (!current || current.complete) return closeNow();
       if (socket.writable) socket.end();
       const stop = (): void => {
         clearTimeout(idle);
@@ -576,7 +583,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       };
       const idle = setTimeout(stop, LINGER_IDLE_MS);
       const overall = setTimeout(stop, LINGER_MAX_MS);
-      req.on('data', () => idle.refresh());
+      current.on('data', () => idle.refresh());
       socket.once('end', stop);
       socket.once('close', stop);
     };
@@ -584,7 +591,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   /** Access log and bookkeeping: an unread body is discarded (lingering if need be); one line per request. */
   function closeExchange(x: Exchange): void {
-    if (!x.req.complete && hasBody(x.req)) lingerOnClose(x.req);
     if (!x.bodyConsumed && !x.req.complete) x.req.resume();
     safeLog({
       time: new Date().toISOString(),
