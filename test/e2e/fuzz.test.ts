@@ -1,10 +1,13 @@
 /**
  * Generated malformed requests against the running server: random paths, methods, headers, encodings
- * and bodies. Never a 5xx, and a rejected request (4xx) never appends an event.
+ * and bodies, unpaired surrogates (JSON, form, query), over-long fields, and large bodies on connections the
+ * client closes. Never a 5xx, every request gets exactly one well-formed reply, and a rejected request (4xx)
+ * never appends an event.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { rawExchange } from '../support/raw-http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -39,11 +42,44 @@ const segment = fc.oneof(
   fc.constantFrom('api', 'v4', 'groups', 'projects', 'users', 'members', 'fuzz', '2', '1', 'user', 'personal_access_tokens', 'access_tokens', 'subgroups', 'all', '%2F', 'fuzz%2Fx', '..', '%00', '%ZZ', 'version', 'impersonation_tokens'),
   fc.string({ maxLength: 6 }).map(encodeURIComponent),
 );
+/** Query strings: random text, unpaired surrogates and NULs behind %-escapes, values near and over the URL limit. */
+const query = fc.oneof(
+  fc.string({ maxLength: 30 }).map((q) => q.replace(/[#\s]/g, '')),
+  fc.constantFrom('search=%ED%A0%80', 'search=a%ED%B0%80b&per_page=1', 'per_page=1&x=%00', 'name=%C0%AF', 'search=%F0%9F%98%80&per_page=1', 'x=%ZZ'),
+  fc.constantFrom(200, 7_000, 8_200, 20_000).map((n) => `search=${'q'.repeat(n)}&per_page=1`),
+);
 const path = fc
-  .tuple(fc.constantFrom('/api/v4/', '/api/v4/groups/', '/api/v4/projects/', '/api/v4/users/', '/oauth/', '/', '/api/v3/'), fc.array(segment, { maxLength: 4 }), fc.option(fc.string({ maxLength: 30 }), { nil: undefined }))
-  .map(([prefix, parts, query]) => `${prefix}${parts.join('/')}${query === undefined ? '' : `?${query.replace(/[#\s]/g, '')}`}`);
+  .tuple(fc.constantFrom('/api/v4/', '/api/v4/groups/', '/api/v4/projects/', '/api/v4/users/', '/oauth/', '/', '/api/v3/'), fc.array(segment, { maxLength: 4 }), fc.option(query, { nil: undefined }))
+  .map(([prefix, parts, q]) => `${prefix}${parts.join('/')}${q === undefined ? '' : `?${q}`}`);
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS');
 const contentType = fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'multipart/form-data', 'text/plain', 'application/json; charset=utf-8', '');
+/** A large buffer that prints as its size in a counterexample. */
+const sized = (buffer: Buffer, label: string): Buffer => Object.assign(buffer, { [fc.toStringMethod]: () => `<${label}: ${buffer.length} bytes>` });
+
+const FIELDS = ['name', 'path', 'username', 'email', 'description', 'title', 'search', 'scopes', 'user_id', 'access_level', 'expires_at', 'parent_id'] as const;
+/** JSON escapes that JavaScript's parser accepts and UTF-8 cannot hold, beside harmless ones. */
+const ESCAPES = ['\\ud800', '\\udbff', '\\udc00', '\\udfff', 'a\\ud800b', '\\udc00\\ud800', '\\u0000', '\\ud83d\\ude00', '\\u00e9'];
+/** A JSON object whose string values (and sometimes keys) carry such escapes, written as text. */
+function jsonWithEscapes(): fc.Arbitrary<Buffer> {
+  const value = fc.oneof(fc.string({ maxLength: 8 }).map((v) => JSON.stringify(v)), fc.constantFrom(...ESCAPES).map((e) => `"x${e}"`), fc.constantFrom(...ESCAPES).map((e) => `["ok","${e}"]`), fc.constantFrom(...ESCAPES).map((e) => `{"k":"${e}"}`));
+  const key = fc.oneof(fc.constantFrom(...FIELDS).map((k) => `"${k}"`), fc.constantFrom(...ESCAPES).map((e) => `"${e}"`));
+  return fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 4 }).map((pairs) => Buffer.from(`{${pairs.map(([k, v]) => `${k}:${v}`).join(',')}}`));
+}
+/** Forms with unpaired surrogates and NULs behind %-escapes, or invalid UTF-8 bytes as they are. */
+function malformedForm(): fc.Arbitrary<Buffer> {
+  return fc
+    .tuple(fc.constantFrom(...FIELDS), fc.constantFrom('%ED%A0%80', '%ED%B0%80x', 'a%00', '%C0%AF', '%FF', '%F0%9F%98%80', 'plain'), fc.boolean())
+    .map(([k, v, bytes]) => (bytes ? Buffer.concat([Buffer.from(`${k}=`), Buffer.from([0xed, 0xa0, 0x80, 0xff])]) : Buffer.from(`${k}=${v}&name=ok`)));
+}
+/** Fields far beyond any model limit, as JSON or a form. */
+function overLongFields(): fc.Arbitrary<Buffer> {
+  return fc.tuple(fc.subarray([...FIELDS], { minLength: 1, maxLength: 3 }), fc.constantFrom(256, 4_096, 100_000, 1_000_000), fc.boolean()).map(([fields, n, asJson]) => {
+    const long = 'x'.repeat(n);
+    const text = asJson ? JSON.stringify(Object.fromEntries(fields.map((f) => [f, long]))) : fields.map((f) => `${f}=${long}`).join('&');
+    return sized(Buffer.from(text), `${fields.join(',')} of ${n} characters as ${asJson ? 'JSON' : 'a form'}`);
+  });
+}
+
 const body = fc.oneof(
   fc.constant(null),
   fc.json().map((json) => Buffer.from(json)),
@@ -52,6 +88,9 @@ const body = fc.oneof(
     Buffer.from(new URLSearchParams(fields).toString()),
   ),
   fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+  jsonWithEscapes(),
+  malformedForm(),
+  overLongFields(),
 );
 const auth = fc.constantFrom<'root' | 'none' | 'garbage' | 'sudo-missing'>('root', 'none', 'garbage', 'sudo-missing');
 
@@ -70,6 +109,30 @@ describe('malformed requests', () => {
         if (status >= 400) expect(server.app.position).toBe(before);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('requests on connections the client closes, large bodies sent slowly among them', () => {
+  it('each get exactly one well-formed reply, never a 5xx, and change nothing when rejected', async () => {
+    const largeBody = fc.constantFrom(1_200_000, 2_500_000).map((n) => sized(Buffer.alloc(n, 0x7b), 'large body'));
+    await fc.assert(
+      fc.asyncProperty(method, path, contentType, fc.oneof(body, largeBody), auth, async (verb, target, type, payload, who) => {
+        const lines = [`${verb} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'];
+        if (type) lines.push(`Content-Type: ${type}`);
+        if (who === 'root' || who === 'sudo-missing') lines.push(`PRIVATE-TOKEN: ${server.rootToken}`);
+        if (who === 'garbage') lines.push('Authorization: Bearer not-a-token');
+        if (who === 'sudo-missing') lines.push('Sudo: nobody-here');
+        if (payload) lines.push(`Content-Length: ${payload.length}`);
+        const before = server.app.position;
+        const exchange = await rawExchange(server.baseUrl, verb, `${lines.join('\r\n')}\r\n\r\n`, payload, { pieceBytes: 256 * 1024, pauseMs: 1 });
+        expect(exchange.malformed).toBeNull();
+        expect(exchange.replies.map((r) => r.status)).toHaveLength(1);
+        const [reply] = exchange.replies;
+        expect(reply!.status).toBeLessThan(500);
+        if (reply!.status >= 400) expect(server.app.position).toBe(before);
+      }),
+      { numRuns: 120 },
     );
   });
 });

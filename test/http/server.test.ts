@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { rawExchange } from '../support/raw-http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -487,7 +488,7 @@ describe('fuzz: never a 5xx', () => {
       fc.stringMatching(/^[A-Za-z0-9%._~:@!$&'()*+,;=-]{0,12}$/),
     );
     const path = fc.array(seg, { maxLength: 7 }).chain((segs) =>
-      fc.tuple(fc.constantFrom('', '/api/v4/', '/api/scim/v2/', '/api/v4/groups/1/members/'), fc.constantFrom('', '?', '?a[]=1&a=2', '?page=x&per_page=0', '?sudo=', '?h[=1', '?x=%FF'), fc.boolean()).map(
+      fc.tuple(fc.constantFrom('', '/api/v4/', '/api/scim/v2/', '/api/v4/groups/1/members/'), fc.constantFrom('', '?', '?a[]=1&a=2', '?page=x&per_page=0', '?sudo=', '?h[=1', '?x=%FF', '?x=%ED%A0%80&per_page=1', '?x[y]=%00', `?q=${'q'.repeat(1500)}`, `?q=${'q'.repeat(3000)}`), fc.boolean()).map(
         ([prefix, q, slash]) => `${prefix}${segs.join('/')}${slash ? '/' : ''}${q}`.replace(/^(?!\/)/, '/'),
       ),
     );
@@ -509,6 +510,12 @@ describe('fuzz: never a 5xx', () => {
       fc.json({ maxDepth: 3 }),
       fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       fc.constantFrom('--x\r\nContent-Disposition: form-data; name="a[]"\r\n\r\n1\r\n--x--', 'a[b]=1&a[]=2', 'a[][b]=1&a[][b][c]=2', '{"access_level":{},"user_id":[]}', 'x'.repeat(2000)),
+      // Unpaired surrogates and NULs: JSON escapes, %-escapes in forms, raw invalid UTF-8.
+      fc.constantFrom('{"x":"\\ud800"}', '{"a":{"b":["\\udfff"]}}', '{"\\udc00":1}', '"\\ud800"', '{"x":"\\u0000"}', '{"x":"\\ud83d\\ude00"}', 'x=%ED%A0%80', 'x=%00', 'x=%F0%9F%98%80'),
+      fc.constant(Buffer.from([0x78, 0x3d, 0xed, 0xa0, 0x80])),
+      // Over-long fields, within and beyond the body limit (1 KiB here).
+      fc.constantFrom(900, 5_000, 100_000).chain((n) => fc.constantFrom(JSON.stringify({ access_level: 'x'.repeat(n), user_id: 1 }), `user_id=${'9'.repeat(n)}&access_level=30`)),
+      fc.constant(`{"x":${'['.repeat(300)}${']'.repeat(300)}}`),
     );
     let reached = 0;
     await fc.assert(
@@ -526,7 +533,7 @@ describe('fuzz: never a 5xx', () => {
 });
 
 /** Writes `payload` on a fresh connection and reads until the server closes: the raw reply. */
-function rawExchange(p: number, payload: string | Buffer): Promise<string> {
+function rawRoundTrip(p: number, payload: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(p, '127.0.0.1', () => socket.write(payload));
@@ -547,7 +554,7 @@ describe('a request target longer than the header limit', () => {
     });
     const { port: p } = await s.listen(0);
     try {
-      const get = (target: string, headers = '') => rawExchange(p, `GET ${target} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+      const get = (target: string, headers = '') => rawRoundTrip(p, `GET ${target} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
       const withinLimit = await get(`/api/v4/echo?q=${'x'.repeat(6000)}`);
       expect(withinLimit).toMatch(/^HTTP\/1\.1 200 /);
       expect(withinLimit).toContain('{"q":6000}');
@@ -567,6 +574,29 @@ describe('a request target longer than the header limit', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('fuzz: exactly one well-formed reply per request on closing connections', () => {
+  it('large bodies, unpaired surrogates and over-long fields, sent before reading', async () => {
+    const target = fc.constantFrom('/api/v4/echo', '/api/v4/groups/1/members', '/api/v4/groups/1/members?per_page=1', '/api/v4/groups/1/members/2/override', '/api/v4/nowhere', '/api/v4/whoami', '/api/v4/groups/%ED%A0%80/members', `/api/v4/echo?q=${'q'.repeat(3000)}`, '/api/scim/v2/groups/g/Users', '/-/health');
+    const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS');
+    const type = fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain');
+    const payload = fc.oneof(
+      fc.constant(null),
+      fc.constantFrom('{"x":"\\ud800"}', 'x=%ED%A0%80', '{"access_level":30,"user_id":1}', `{"x":"${'y'.repeat(5000)}"}`).map((t) => Buffer.from(t)),
+      fc.constantFrom(200_000, 1_200_000).map((n) => Object.assign(Buffer.alloc(n, 0x61), { [fc.toStringMethod]: () => `<${n} bytes>` })),
+    );
+    await fc.assert(
+      fc.asyncProperty(method, target, type, payload, fc.boolean(), async (m, path, contentType, body, authed) => {
+        const head = [`${m} ${path} HTTP/1.1`, 'Host: x', 'Connection: close', `Content-Type: ${contentType}`, ...(authed ? ['PRIVATE-TOKEN: user-api'] : []), ...(body ? [`Content-Length: ${body.length}`] : [])];
+        const exchange = await rawExchange(`http://127.0.0.1:${port}`, m, `${head.join('\r\n')}\r\n\r\n`, body, { pieceBytes: 64 * 1024, pauseMs: 1 });
+        expect(exchange.malformed).toBeNull();
+        expect(exchange.replies).toHaveLength(1);
+        expect(exchange.replies[0]!.status).toBeLessThan(500);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
