@@ -3,7 +3,7 @@
  * FORGEFOLD_DATA and FORGEFOLD_ROOT_TOKEN, the `Forgefold listening on …` line, persistence across
  * restarts, and a clean stop on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
@@ -101,5 +101,51 @@ describe('forgefold serve', () => {
     const code = await new Promise<number | null>((resolvePromise) => child.on('exit', resolvePromise));
     expect(code).toBe(64);
     expect(stderr).toContain('must not exceed the request time-out');
+  });
+
+  it('prints its version (--version, version), shows it in readiness, and says when it has stopped', async () => {
+    const { version } = JSON.parse(await readFile(resolve(__dirname, '../../packages/cli/package.json'), 'utf8')) as { version: string };
+    for (const argument of ['--version', 'version']) {
+      const run = spawnSync(process.execPath, [BIN, argument], { encoding: 'utf8' });
+      expect([run.status, run.stdout, run.stderr]).toEqual([0, `forgefold ${version}\n`, '']);
+    }
+    const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
+    dirs.push(data);
+    const server = await start({ PORT: '0', FORGEFOLD_DATA: data });
+    expect(await (await fetch(`${server.url}/-/readiness`)).json()).toEqual({ status: 'ok', forgefold_version: version });
+    expect(await stop(server.child)).toBe(0);
+    const lines = server.output().trim().split('\n');
+    expect(lines.slice(-2)).toEqual(['Forgefold stopping (SIGTERM)', 'Forgefold stopped']);
+  });
+
+  it('serves /-/metrics to loopback: requests, commit batches, log position, snapshot age', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
+    dirs.push(data);
+    const server = await start({ PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_ROOT_TOKEN: 'glpat-metrics-token', FORGEFOLD_SNAPSHOT_EVERY: '1' });
+    const headers = { 'PRIVATE-TOKEN': 'glpat-metrics-token', 'Content-Type': 'application/json' };
+    for (const path of ['alpha', 'beta']) expect((await fetch(`${server.url}/api/v4/groups`, { method: 'POST', headers, body: JSON.stringify({ name: path, path }) })).status).toBe(201);
+    expect((await fetch(`${server.url}/api/v4/groups`, { headers })).status).toBe(200);
+    let text = '';
+    const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}"[\]().*+?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    // A snapshot of the last position follows once the log has been quiet for a moment.
+    for (let i = 0; i < 50 && !(value('forgefold_snapshot_position') === value('forgefold_log_position')); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      text = await (await fetch(`${server.url}/-/metrics`)).text();
+    }
+    expect(value('forgefold_http_requests_total{route="POST /api/v4/groups",method="POST",status="201"}')).toBe(2);
+    expect(value('forgefold_http_requests_total{route="GET /api/v4/groups",method="GET",status="200"}')).toBe(1);
+    expect(value('forgefold_commit_batch_events_count')).toBeGreaterThanOrEqual(2);
+    const position = value('forgefold_log_position');
+    expect(position).toBeGreaterThan(2);
+    expect(value('forgefold_snapshot_position')).toBe(position);
+    expect(value('forgefold_snapshot_age_seconds')).toBeLessThan(60);
+    expect(await stop(server.child)).toBe(0);
+
+    const closed = await start({ PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_METRICS_ALLOW: '10.0.0.0/8' });
+    expect((await fetch(`${closed.url}/-/metrics`)).status).toBe(404);
+    expect(await stop(closed.child)).toBe(0);
+    const bad = spawnSync(process.execPath, [BIN, 'serve'], { env: { ...process.env, PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_METRICS_ALLOW: 'localhost' }, encoding: 'utf8' });
+    expect(bad.status).toBe(64);
+    expect(bad.stderr).toContain("not an IP address or CIDR block: 'localhost'");
   });
 });

@@ -12,6 +12,7 @@ import { verify } from './commands/verify.js';
 import { audit } from './commands/audit.js';
 import { printLine, type CliContext, type Command } from './context.js';
 import { DATA_ENV, DATABASE_FILE } from './paths.js';
+import { PRODUCT_VERSION } from './version.js';
 
 export const PROGRAM = 'forgefold';
 
@@ -43,7 +44,7 @@ export const topLevelHelp = (): string => {
     ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     '',
     `Every command takes --data DIR (default: $${DATA_ENV}, else ./data; the event database is DIR/${DATABASE_FILE})`,
-    `and --help. Run '${PROGRAM} <command> --help' for its flags and exit codes.`,
+    `and --help. Run '${PROGRAM} <command> --help' for its flags and exit codes; '${PROGRAM} --version' prints the version.`,
     '',
     `Exit codes: ${EXIT_OK} success, ${EXIT_FAILURE} failure, ${EXIT_USAGE} bad flags or arguments (verify documents its own).`,
     '',
@@ -74,6 +75,10 @@ export const runCli = async (argv: readonly string[], context: CliContext): Prom
     if (name === undefined) {
       await context.stderr.write(topLevelHelp());
       return EXIT_USAGE;
+    }
+    if (name === '--version' || name === 'version') {
+      await printLine(context.stdout, `${PROGRAM} ${PRODUCT_VERSION}`);
+      return EXIT_OK;
     }
     if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
       await printLine(context.stdout, topLevelHelp().trimEnd());

@@ -4,16 +4,29 @@
  * Start-up contract (operators' scripts depend on it): PORT (8080), HOST (127.0.0.1), FORGEFOLD_DATA
  * (./data), FORGEFOLD_ROOT_TOKEN, FORGEFOLD_EXTERNAL_URL; the line `Forgefold listening on http://HOST:PORT`
  * is printed once requests are accepted. SIGTERM/SIGINT: in-flight requests finish, a snapshot is written,
- * the store closes.
+ * the store closes, and `Forgefold stopped` is printed.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type State } from '@forgefold/core';
-import { checkTimeouts, createForgefoldApi, DEFAULT_TIMEOUTS, newTokenValue, passwordDigest, tokenDigest, type Timeouts } from '@forgefold/http-adapter';
+import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
+import {
+  checkTimeouts,
+  createForgefoldApi,
+  DEFAULT_TIMEOUTS,
+  familyHeader,
+  gaugeText,
+  Histogram,
+  metricsAllowList,
+  newTokenValue,
+  passwordDigest,
+  tokenDigest,
+  type Timeouts,
+} from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
 import { dataPaths, resolveDataDir } from './paths.js';
+import { PRODUCT_VERSION } from './version.js';
 import { mkdir } from 'node:fs/promises';
 
 /**
@@ -49,6 +62,8 @@ export const serveSpec = {
     'FORGEFOLD_HEADERS_TIMEOUT_MS (default 10000; a header block slower than this → 408), FORGEFOLD_REQUEST_TIMEOUT_MS',
     '(default 60000; a whole request slower than this is dropped), FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS (default 5000),',
     'FORGEFOLD_IDLE_TIMEOUT_MS (default 60000; a connection silent this long is closed); 0 turns a time-out off.',
+    'FORGEFOLD_METRICS_ALLOW (addresses or CIDR blocks that may read /-/metrics, comma-separated; default',
+    '127.0.0.0/8,::1/128; empty: nobody).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -75,6 +90,8 @@ export interface ServeConfig {
   readonly maxBodyBytes?: number;
   /** Connection time-outs in milliseconds (see `Timeouts` in the HTTP adapter); unset ones keep its defaults. */
   readonly timeouts?: Partial<Timeouts>;
+  /** Who may read `/-/metrics` (addresses or CIDR blocks); default loopback. */
+  readonly metricsAllow?: readonly string[];
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -109,6 +126,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new UsageError(`FORGEFOLD_SYNCHRONOUS must be FULL or NORMAL, got '${synchronous}'`, 'serve');
   const externalUrl = flags['external-url'] ?? env['FORGEFOLD_EXTERNAL_URL'];
   const timeouts = timeoutsFrom(env);
+  const metricsAllow = metricsAllowFrom(env);
   if (externalUrl) {
     try {
       new URL(externalUrl);
@@ -130,6 +148,43 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(env['FORGEFOLD_MAX_URL_BYTES'] ? { maxUrlBytes: parseNonNegativeInteger('FORGEFOLD_MAX_URL_BYTES', env['FORGEFOLD_MAX_URL_BYTES'], 'serve') } : {}),
     ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
     ...(timeouts ? { timeouts } : {}),
+    ...(metricsAllow ? { metricsAllow } : {}),
+  };
+};
+
+const metricsAllowFrom = (env: ParsedArgs['env']): readonly string[] | undefined => {
+  const text = env['FORGEFOLD_METRICS_ALLOW'];
+  if (text === undefined) return undefined;
+  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    metricsAllowList(entries);
+  } catch (error) {
+    throw new UsageError(`FORGEFOLD_METRICS_ALLOW: ${(error as Error).message}`, 'serve');
+  }
+  return entries;
+};
+
+/** Events per committed batch (group commit): 1 when idle, more under load. */
+const COMMIT_BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/**
+ * The host's part of `/-/metrics`: commit batch sizes (from `onCommitted`), the log position, and the last
+ * snapshot's position and age (from the snapshot store, wrapped to see what it loads and saves).
+ */
+const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, lastSnapshot: () => Pick<Snapshot, 'position' | 'takenAt'> | null) => {
+  const batches = new Histogram(COMMIT_BATCH_BUCKETS);
+  app.onCommitted((events) => batches.observe(events.length));
+  return (): string => {
+    const snapshot = lastSnapshot();
+    return (
+      familyHeader('forgefold_commit_batch_events', 'histogram', 'Events per committed batch.') +
+      batches.samples('forgefold_commit_batch_events') +
+      gaugeText('forgefold_log_position', 'Position of the last committed event.', app.position) +
+      (snapshot
+        ? gaugeText('forgefold_snapshot_position', 'Log position of the newest snapshot.', snapshot.position) +
+          gaugeText('forgefold_snapshot_age_seconds', 'Seconds since the newest snapshot was taken.', Math.max(0, (Date.parse(clock.now()) - Date.parse(snapshot.takenAt)) / 1000))
+        : '')
+    );
   };
 };
 
@@ -198,10 +253,22 @@ export const startForgefold = async (
   await mkdir(config.dataDir, { recursive: true });
   const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
   const clock: Clock = options.clock ?? systemClock();
+  let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
+  const snapshots: SnapshotStore = {
+    load: async (projectionVersion) => {
+      const loaded = await store.snapshots.load(projectionVersion);
+      if (loaded) lastSnapshot = { position: loaded.position, takenAt: loaded.takenAt };
+      return loaded;
+    },
+    save: async (snapshot) => {
+      await store.snapshots.save(snapshot);
+      lastSnapshot = { position: snapshot.position, takenAt: snapshot.takenAt };
+    },
+  };
   const app = await Application.start<ForgefoldCommand, State>({
     ...forgefold,
     store: store.events,
-    snapshots: store.snapshots,
+    snapshots,
     clock,
     ids: { eventId: uuidv7Generator() },
     snapshotEvery: config.snapshotEvery,
@@ -227,6 +294,8 @@ export const startForgefold = async (
       ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     },
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
+    version: PRODUCT_VERSION,
+    metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
   // start-up and every minute (membership requests also sweep on demand).
@@ -267,6 +336,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
       stopping = true;
       say(`Forgefold stopping (${signal})`);
       await server.close();
+      say('Forgefold stopped');
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -1,6 +1,6 @@
 /** The Forgefold API over HTTP: the route table, the authentication backend and the server shell together. */
 import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/core';
-import { createApiServer, type ApiServer, type Limits, type LogSink, type Timeouts } from '../http/index.js';
+import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
 import { apiMounts } from '../routes/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig } from './deps.js';
@@ -10,6 +10,9 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly clock: Clock;
   readonly limits?: Partial<Limits>;
   readonly timeouts?: Partial<Timeouts>;
+  /** The product's version, shown by `/-/readiness` and `/-/metrics`. */
+  readonly version?: string;
+  readonly metrics?: MetricsOptions;
   readonly log?: LogSink;
   /** OAuth access token lifetime in seconds (default 7200, the platform's two hours). */
   readonly accessTokenLifetime?: number;
@@ -41,6 +44,8 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).

@@ -7,3 +7,4 @@ export * from './auth.js';
 export * from './pagination.js';
 export * from './server.js';
 export * from './cache.js';
+export * from './metrics.js';

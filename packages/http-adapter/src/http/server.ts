@@ -2,11 +2,12 @@
  * The server shell: one request pipeline for every route, over `node:http`.
  *
  * A request goes through named stages, each a small function over its `Exchange` (the per-request context):
- * identify (request id) → limits (URL length 414) → health endpoints → early cache (a repeated read) → route
- * (404 / 405 / 410 / OPTIONS) → read body and params (400 / 413) → authenticate (401 / 403 / 404) → late cache
- * → before hook → validate params (400) → handler → render and send (JSON, ETag / 304). Any failure is rendered
- * by `renderError` (unexpected exceptions are logged and answered 500 `{"message":"500 Internal Server
- * Error"}`); `closeExchange` writes one JSON access-log line per request.
+ * identify (request id) → limits (URL length 414) → operator endpoints (health, readiness, metrics) → early
+ * cache (a repeated read) → route (404 / 405 / 410 / OPTIONS) → read body and params (400 / 413) → authenticate
+ * (401 / 403 / 404) → late cache → before hook → validate params (400) → handler → render and send (JSON,
+ * ETag / 304). Any failure is rendered by `renderError` (unexpected exceptions are logged and answered 500
+ * `{"message":"500 Internal Server Error"}`); `closeExchange` counts the request for `/-/metrics` and writes one
+ * JSON access-log line.
  */
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -26,6 +27,7 @@ import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply
 import { Router, type CompiledRoute, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
 import { decodeParams, type RawParams } from './validation.js';
+import { DEFAULT_METRICS_ALLOW, gaugeText, METRICS_PATH, metricsAllowList, PROMETHEUS_CONTENT_TYPE, RequestMetrics, type MetricsOptions } from './metrics.js';
 
 export interface Limits {
   /** Maximum request-target length in bytes (path + query); beyond → 414. Default 8192. */
@@ -97,6 +99,10 @@ export interface ApiServerOptions {
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Caches rendered GET responses until `version()` changes (see cache.ts). */
   readonly responseCache?: ResponseCacheOptions;
+  /** The product's own version: in `/-/readiness` (`forgefold_version`) and `/-/metrics` (`forgefold_build_info`). */
+  readonly version?: string;
+  /** `/-/metrics`: who may read it (default loopback) and the host's own metrics. */
+  readonly metrics?: MetricsOptions;
 }
 
 export interface ApiServer {
@@ -116,6 +122,9 @@ const defaultSink: LogSink = (entry) => {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/-/health', '/-/liveness', '/-/readiness']);
+const isOperatorPath = (path: string): boolean => HEALTH_PATHS.has(path) || path === METRICS_PATH;
+/** Route names of the operator endpoints, for the access log and the metrics (built once). */
+const OPERATOR_ROUTE_NAMES = new Map([...HEALTH_PATHS, METRICS_PATH].map((path) => [path, `GET ${path}`]));
 
 function isEither(u: unknown): u is { _tag: 'Left'; left: unknown } | { _tag: 'Right'; right: unknown } {
   if (typeof u !== 'object' || u === null) return false;
@@ -258,6 +267,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const log = options.log ?? defaultSink;
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
+  const requestMetrics = new RequestMetrics();
+  const mayReadMetrics = metricsAllowList(options.metrics?.allow ?? DEFAULT_METRICS_ALLOW);
   let closing = false;
   // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
   // (say the rest of a body) must not draw a second reply from the clientError handler below.
@@ -335,10 +346,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.logPath = x.path;
   }
 
-  const isHealthCheck = (x: Exchange): boolean => HEALTH_PATHS.has(x.path) && isRead(x.method);
+  const isOperatorEndpoint = (x: Exchange): boolean => isOperatorPath(x.path) && isRead(x.method);
 
-  /** Health: liveness answers at once; readiness asks the host. */
-  async function answerHealth(x: Exchange): Promise<void> {
+  /** Operator endpoints: liveness answers at once, readiness asks the host, metrics for the allow list only. */
+  async function answerOperator(x: Exchange): Promise<void> {
+    x.routeName = OPERATOR_ROUTE_NAMES.get(x.path);
+    if (x.path === METRICS_PATH) return answerMetrics(x);
     let ready = true;
     if (x.path === '/-/readiness' && options.readiness) {
       try {
@@ -347,11 +360,32 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         ready = false;
       }
     }
-    x.status = writeReply(x.res, withStatus(ready ? 200 : 503, { status: ready ? 'ok' : 'failed' }, { etag: false }), {
+    const body = { status: ready ? 'ok' : 'failed', ...(x.path === '/-/readiness' && options.version ? { forgefold_version: options.version } : {}) };
+    x.status = writeReply(x.res, withStatus(ready ? 200 : 503, body, { etag: false }), {
       method: x.method,
       requestHeaders: x.req.headers,
       exchangeHeaders: x.exchangeHeaders,
       defaultContentType: JSON_CONTENT_TYPE,
+    });
+  }
+
+  function answerMetrics(x: Exchange): void {
+    if (!mayReadMetrics(x.req.socket.remoteAddress)) throw new ApiError(404, ROUTE_NOT_FOUND_BODY);
+    const memory = process.memoryUsage();
+    const text =
+      requestMetrics.text() +
+      gaugeText('forgefold_http_requests_in_flight', 'Requests being answered, this one included.', inFlight) +
+      (options.version ? gaugeText('forgefold_build_info', 'The running version (always 1).', 1, { version: options.version }) : '') +
+      gaugeText('process_resident_memory_bytes', 'Resident set size.', memory.rss) +
+      gaugeText('nodejs_heap_used_bytes', 'V8 heap in use.', memory.heapUsed) +
+      gaugeText('process_uptime_seconds', 'Seconds since the process started.', Math.round(process.uptime())) +
+      (options.metrics?.collect?.() ?? '');
+    const reply: Reply = { ...withStatus(200, undefined, { etag: false, contentType: PROMETHEUS_CONTENT_TYPE }), rawBody: text };
+    x.status = writeReply(x.res, reply, {
+      method: x.method,
+      requestHeaders: x.req.headers,
+      exchangeHeaders: x.exchangeHeaders,
+      defaultContentType: PROMETHEUS_CONTENT_TYPE,
     });
   }
 
@@ -592,13 +626,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** Access log and bookkeeping: an unread body is discarded (lingering if need be); one line per request. */
   function closeExchange(x: Exchange): void {
     if (!x.bodyConsumed && !x.req.complete) x.req.resume();
+    const elapsed = performance.now() - x.started;
+    requestMetrics.record(x.method, x.routeName, x.status, elapsed / 1000);
     safeLog({
       time: new Date().toISOString(),
       severity: 'INFO',
       method: x.method,
       path: x.logPath,
       status: x.status,
-      duration_ms: Math.round((performance.now() - x.started) * 1000) / 1000,
+      duration_ms: Math.round(elapsed * 1000) / 1000,
       request_id: x.requestId,
       user_id: x.userId,
       ...(x.sudoFromId !== null ? { sudo_from_id: x.sudoFromId } : {}),
@@ -611,7 +647,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The asynchronous part of a request: health checks, and everything a cached reply did not answer. */
   async function answerLater(x: Exchange): Promise<void> {
     try {
-      if (isHealthCheck(x)) await answerHealth(x);
+      if (isOperatorEndpoint(x)) await answerOperator(x);
       else await answerRoute(x);
     } catch (e) {
       renderError(x, e);
@@ -629,7 +665,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const x = openExchange(req, res);
     try {
       checkTarget(x);
-      if (isHealthCheck(x) || !answerFromExchangeCache(x)) return answerLater(x);
+      if (isOperatorEndpoint(x) || !answerFromExchangeCache(x)) return answerLater(x);
     } catch (e) {
       renderError(x, e);
     }
