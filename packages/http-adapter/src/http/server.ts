@@ -644,7 +644,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (inFlight === 0 && drained) drained();
   }
 
-  /** The asynchronous part of a request: health checks, and everything a cached reply did not answer. */
+  /** The asynchronous part of a request: operator endpoints, and everything a cached reply did not answer. */
   async function answerLater(x: Exchange): Promise<void> {
     try {
       if (isOperatorEndpoint(x)) await answerOperator(x);
