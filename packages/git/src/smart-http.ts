@@ -195,20 +195,26 @@ const receivePack = async (
   const gateway = await deps.gateway();
   let release: (() => void) | null = null;
   let accepted: readonly RefChange[] = [];
+  // Set once receive-pack has exited: a check still running then must not keep the lock.
+  let exited = false;
   const session = gateway.open({
     preReceive: async (updates, quarantine) => {
       // One writer per repository: the lock is held from the check until the refs are known after receive-pack.
       const free = await ctx.lock.acquire(ctx.gitDir);
       try {
+        if (exited) {
+          free();
+          return { accepted: false, message: 'Forgefold: the push was interrupted' };
+        }
         const context = { isAncestor: (ancestor: Sha, descendant: Sha) => isAncestor(ctx, ancestor, descendant, quarantine) };
         const verdict = await push.check(updates, context);
-        if (verdict.accepted) {
+        if (verdict.accepted && !exited) {
           release = free;
           accepted = updates;
           return { accepted: true };
         }
         free();
-        return { accepted: false, message: verdict.message };
+        return { accepted: false, message: verdict.accepted ? 'Forgefold: the push was interrupted' : verdict.message };
       } catch (error) {
         free();
         throw error;
@@ -216,6 +222,7 @@ const receivePack = async (
     },
   });
   const finish = async () => {
+    exited = true;
     session.close();
     const free = release;
     if (free === null) return;
