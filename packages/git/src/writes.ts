@@ -25,7 +25,7 @@ import {
 import { git, gitText } from './exec.js';
 import { type RepoContext, findCommitObject, readCommits, requireCommit } from './context.js';
 import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
-import { isValidNewRefName } from './ref-names.js';
+import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
 import { currentValues, findTag } from './refs.js';
 import { isAncestor, lastCommitFor } from './reads.js';
 import type {
@@ -72,6 +72,9 @@ const commitEnv = (author: Signature, committer: Signature): Record<string, stri
 /** Moves refs in one transaction, each only if it still has its `oldSha` (absent when null). */
 export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[], env: Readonly<Record<string, string>> = {}): Promise<void> => {
   if (changes.length === 0) return;
+  // Names reach update-ref's stdin protocol: nothing but a valid ref name may (a newline would be a command).
+  const invalid = changes.find((change) => !isValidFullRefName(change.ref));
+  if (invalid) fail(invalidRefName(invalid.ref, `Invalid reference name: ${invalid.ref}`));
   const commands = changes.map((change) => `update ${change.ref} ${change.newSha ?? ZERO_SHA} ${change.oldSha ?? ZERO_SHA}\n`).join('');
   try {
     await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
