@@ -117,6 +117,10 @@ describe('branches', () => {
     expect((await failure(repository.createBranch({ branch: 'a..b', ref: 'main' }))).message).toBe('Branch name is invalid');
     expect((await failure(repository.createBranch({ branch: 'HEAD', ref: 'main' }))).message).toBe('Branch name is invalid');
     expect((await failure(repository.createBranch({ branch: 'x', ref: 'missing' }))).message).toBe('Invalid reference name: missing');
+    expect(await failure(repository.createBranch({ branch: 'main/x', ref: 'main' }))).toMatchObject({
+      _tag: 'RefExists',
+      message: 'Cannot create refs/heads/main/x: refs/heads/main exists',
+    });
     expect((await ok(repository.deleteBranch({ branch: 'fix' }))).changes).toEqual([{ ref: 'refs/heads/fix', oldSha: main.id, newSha: null }]);
     expect((await failure(repository.deleteBranch({ branch: 'fix' }))).message).toBe('No such branch');
     expect((await failure(repository.deleteBranch({ branch: 'feature/one', expectedSha: '0'.repeat(40) as Sha })))._tag).toBe('RefChanged');

@@ -194,6 +194,22 @@ describe('smart HTTP', () => {
     expect(await ok(repository().refs())).toEqual(refsBefore);
   });
 
+  it('clones an empty repository and takes its first push', async () => {
+    const EMPTY = 9;
+    await ok(store.repositories.create(EMPTY, { default_branch: 'trunk' }));
+    const cloned = await clone(2, EMPTY);
+    expect(cloned.code, cloned.stderr).toBe(0);
+    await writeFile(join(cloned.work, 'first.txt'), 'first\n');
+    await client(cloned.work, ['add', 'first.txt'], env);
+    await client(cloned.work, ['commit', '--quiet', '-m', 'First'], env);
+    events.length = 0;
+    const pushed = await client(cloned.work, ['push', '--quiet', 'origin', 'HEAD:trunk'], env);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const head = (await client(cloned.work, ['rev-parse', 'HEAD'], env)).stdout.trim();
+    expect(events[0]!.updates).toEqual([{ ref: 'refs/heads/trunk', oldSha: null, newSha: head }]);
+    expect((await ok(store.repositories.open(EMPTY).findBranch('trunk'))).commit.message).toBe('First\n');
+  });
+
   it('refuses a push straight into the directory, past the server', async () => {
     const { work } = await clone(2);
     await client(work, ['commit', '--quiet', '--allow-empty', '-m', 'Sneaky'], env);

@@ -80,6 +80,9 @@ export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[]
     await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
   } catch (error) {
     if (error instanceof GitCommandError) {
+      // A ref cannot be both a name and a directory of names (`a` and `a/b`).
+      const clash = /'([^']+)' exists; cannot create '([^']+)'/.exec(error.stderr);
+      if (clash) fail(refExists(clash[2]!, `Cannot create ${clash[2]}: ${clash[1]} exists`));
       const lost = changes.find((change) => error.stderr.includes(`'${change.ref}'`)) ?? changes[0]!;
       fail(refChanged(lost.ref, lost.oldSha));
     }
