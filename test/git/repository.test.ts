@@ -100,6 +100,19 @@ describe('commits with actions', () => {
     expect((await ok(repository.blob({ ref: 'main', path: 'docs/a.txt' }))).content.toString()).toBe('two\n');
   });
 
+  it('handles paths with spaces and unicode', async () => {
+    const repository = await newRepository();
+    await ok(commit(repository, [{ action: 'create', file_path: 'my docs/été 1.txt', content: 'x' }]));
+    expect((await ok(repository.tree({ ref: 'main', path: 'my docs' }))).items.map((e) => e.path)).toEqual(['my docs/été 1.txt']);
+    expect((await ok(repository.blob({ ref: 'main', path: 'my docs/été 1.txt' }))).size).toBe(1);
+    expect((await failure(repository.tree({ ref: 'main', path: 'my docs/no such dir' })))._tag).toBe('PathNotFound');
+    // One space: git's "<name> missing" has three words, like an object header.
+    expect((await failure(repository.tree({ ref: 'main', path: 'no docs' })))._tag).toBe('PathNotFound');
+    expect((await failure(repository.blob({ ref: 'main', path: 'my docs/no such file' })))._tag).toBe('PathNotFound');
+    const [diff] = await ok(repository.commitDiff('main'));
+    expect(diff).toMatchObject({ new_path: 'my docs/été 1.txt', new_file: true, diff: '@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n' });
+  });
+
   it('answers the platform’s errors and changes nothing', async () => {
     const repository = await newRepository();
     const before = await ok(repository.findBranch('main'));

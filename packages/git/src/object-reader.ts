@@ -21,6 +21,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+const objectHeader = /^([0-9a-f]{40}) (commit|tree|blob|tag) (\d+)$/;
+
 /** Object names must fit on one line of the batch protocol; anything else is never an object. */
 const isBatchSafe = (name: string) => name.length > 0 && !/[\n\r\0]/.test(name);
 
@@ -77,13 +79,13 @@ class ObjectReader {
         if (newline === -1) return;
         const header = this.buffer.subarray(0, newline).toString('utf8');
         this.buffer = this.buffer.subarray(newline + 1);
-        const parts = header.split(' ');
-        // `<name> missing` or `<name> ambiguous`: no content follows.
-        if (parts.length !== 3) {
+        const found = objectHeader.exec(header);
+        // Otherwise `<name> missing` or `<name> ambiguous` (the name may hold spaces): no content follows.
+        if (!found) {
           this.pending.shift()?.resolve(null);
           continue;
         }
-        this.current = { sha: asSha(parts[0]!), type: parts[1] as ObjectType, size: Number(parts[2]) };
+        this.current = { sha: asSha(found[1]!), type: found[2] as ObjectType, size: Number(found[3]) };
       }
       const { size } = this.current;
       if (this.buffer.length < size + 1) return;
