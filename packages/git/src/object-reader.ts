@@ -1,0 +1,163 @@
+/**
+ * Bulk object reads through one long-lived `git cat-file --batch` per repository: a read is a line written to
+ * its stdin and a header plus the object's bytes read back, in order, with no process spawned per object.
+ * Readers close themselves when idle and the pool keeps a bounded number open.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawnGit } from './exec.js';
+import { asSha } from './objects.js';
+import type { Sha } from './types.js';
+
+export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+
+export interface GitObject {
+  readonly sha: Sha;
+  readonly type: ObjectType;
+  readonly data: Buffer;
+}
+
+interface Pending {
+  readonly resolve: (object: GitObject | null) => void;
+  readonly reject: (error: Error) => void;
+}
+
+const objectHeader = /^([0-9a-f]{40}) (commit|tree|blob|tag) (\d+)$/;
+
+/** Object names must fit on one line of the batch protocol; anything else is never an object. */
+const isBatchSafe = (name: string) => name.length > 0 && !/[\n\r\0]/.test(name);
+
+class ObjectReader {
+  private readonly process: ChildProcess;
+  private readonly pending: Pending[] = [];
+  private buffer: Buffer = Buffer.alloc(0);
+  /** The header of the object being read, once its line arrived. */
+  private current: { sha: Sha; type: ObjectType; size: number } | null = null;
+  private closed = false;
+  lastUsed = Date.now();
+
+  constructor(
+    gitDir: string,
+    private readonly onExit: () => void,
+  ) {
+    this.process = spawnGit(gitDir, ['cat-file', '--batch']);
+    this.process.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.process.stderr!.on('data', () => undefined);
+    this.process.stdin!.on('error', () => undefined);
+    this.process.on('error', (error) => this.failAll(error));
+    this.process.on('close', () => {
+      this.closed = true;
+      this.failAll(new Error('git cat-file exited'));
+      this.onExit();
+    });
+  }
+
+  get busy(): boolean {
+    return this.pending.length > 0;
+  }
+
+  read(name: string): Promise<GitObject | null> {
+    this.lastUsed = Date.now();
+    if (!isBatchSafe(name)) return Promise.resolve(null);
+    if (this.closed) return Promise.reject(new Error('git cat-file is closed'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      this.process.stdin!.write(`${name}\n`);
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.process.stdin!.end();
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      if (this.current === null) {
+        const newline = this.buffer.indexOf(0x0a);
+        if (newline === -1) return;
+        const header = this.buffer.subarray(0, newline).toString('utf8');
+        this.buffer = this.buffer.subarray(newline + 1);
+        const found = objectHeader.exec(header);
+        // Otherwise `<name> missing` or `<name> ambiguous` (the name may hold spaces): no content follows.
+        if (!found) {
+          this.pending.shift()?.resolve(null);
+          continue;
+        }
+        this.current = { sha: asSha(found[1]!), type: found[2] as ObjectType, size: Number(found[3]) };
+      }
+      const { size } = this.current;
+      if (this.buffer.length < size + 1) return;
+      // Copy: the object outlives the chunk it arrived in.
+      const data = Buffer.from(this.buffer.subarray(0, size));
+      this.buffer = this.buffer.subarray(size + 1);
+      const object: GitObject = { sha: this.current.sha, type: this.current.type, data };
+      this.current = null;
+      this.pending.shift()?.resolve(object);
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const waiting of this.pending.splice(0)) waiting.reject(error);
+  }
+}
+
+/** One reader per repository directory, closed after `idleMs`, at most `max` open. */
+export class ObjectReaderPool {
+  private readonly readers = new Map<string, ObjectReader>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly max = 16,
+    private readonly idleMs = 15_000,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, idleMs / 3));
+    this.sweeper.unref();
+  }
+
+  /** Reads an object by sha or by any name git resolves (`main`, `v1.0^{commit}`, `<sha>:path`); null when missing. */
+  read(gitDir: string, name: string): Promise<GitObject | null> {
+    return this.reader(gitDir).read(name);
+  }
+
+  /** Reads many objects at once: the requests are written before the first answer is awaited. */
+  readAll(gitDir: string, names: readonly string[]): Promise<(GitObject | null)[]> {
+    const reader = this.reader(gitDir);
+    return Promise.all(names.map((name) => reader.read(name)));
+  }
+
+  /** Closes the reader of one repository (before it is deleted or replaced). */
+  release(gitDir: string): void {
+    this.readers.get(gitDir)?.close();
+    this.readers.delete(gitDir);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const reader of this.readers.values()) reader.close();
+    this.readers.clear();
+  }
+
+  private reader(gitDir: string): ObjectReader {
+    const existing = this.readers.get(gitDir);
+    if (existing) return existing;
+    if (this.readers.size >= this.max) this.evictOne();
+    const reader: ObjectReader = new ObjectReader(gitDir, () => {
+      if (this.readers.get(gitDir) === reader) this.readers.delete(gitDir);
+    });
+    this.readers.set(gitDir, reader);
+    return reader;
+  }
+
+  private evictOne(): void {
+    let oldest: [string, ObjectReader] | null = null;
+    for (const entry of this.readers) if (!entry[1].busy && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    if (oldest) this.release(oldest[0]);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [gitDir, reader] of this.readers) if (!reader.busy && now - reader.lastUsed > this.idleMs) this.release(gitDir);
+  }
+}

@@ -1,0 +1,214 @@
+/** Reads: commits, history, trees, files, diffs, comparisons, ancestry. Objects come through the batch reader. */
+import { fail, pathNotFound } from './errors.js';
+import { git, gitText } from './exec.js';
+import { type RepoContext, findCommitObject, readCommits, readObject, requireCommit } from './context.js';
+import { diffFlags, parseDiffOutput, parseNumstat } from './diff.js';
+import { EMPTY_TREE, asSha } from './objects.js';
+import type {
+  Blob,
+  Commit,
+  CommitStats,
+  CompareQuery,
+  Comparison,
+  ContainingRef,
+  DiffFile,
+  DiffOptions,
+  LogQuery,
+  Page,
+  Sha,
+  TreeEntry,
+  TreeEntryType,
+  TreeQuery,
+} from './types.js';
+
+/** Paths are literal everywhere (no glob or magic pathspecs from user input). */
+const literal = { GIT_LITERAL_PATHSPECS: '1' } as const;
+
+const page = <A>(items: readonly A[], offset = 0, limit?: number): Page<A> => ({
+  items: items.slice(offset, limit === undefined ? undefined : offset + limit),
+  total: items.length,
+});
+
+/** A directory path as given by a caller (`a/b/`, `/a`), normalised; `''` for the root. */
+export const normalizeDirectory = (path: string | undefined): string => (path ?? '').replace(/^\/+|\/+$/g, '');
+
+// ---------------------------------------------------------------------------------------------------------
+// Tree objects: `<mode> <name>\0<20-byte id>` repeated.
+
+interface RawTreeEntry {
+  readonly mode: string;
+  readonly name: string;
+  readonly id: Sha;
+}
+
+export const parseTree = (data: Buffer): RawTreeEntry[] => {
+  const entries: RawTreeEntry[] = [];
+  let at = 0;
+  while (at < data.length) {
+    const space = data.indexOf(0x20, at);
+    const nul = data.indexOf(0x00, space);
+    const mode = data.subarray(at, space).toString('latin1').padStart(6, '0');
+    const name = data.subarray(space + 1, nul).toString('utf8');
+    const id = asSha(data.subarray(nul + 1, nul + 21).toString('hex'));
+    entries.push({ mode, name, id });
+    at = nul + 21;
+  }
+  return entries;
+};
+
+const typeOfMode = (mode: string): TreeEntryType => (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+
+// ---------------------------------------------------------------------------------------------------------
+
+export const findCommit = (ctx: RepoContext, revision: string): Promise<Commit> => requireCommit(ctx, revision);
+
+export const commitStats = async (ctx: RepoContext, revision: string): Promise<CommitStats> => {
+  const commit = await requireCommit(ctx, revision);
+  const base = commit.parent_ids[0] ?? EMPTY_TREE;
+  const { stdout } = await git(ctx.gitDir, ['diff', '--numstat', '-z', '-M', '--no-color', base, commit.id]);
+  const { additions, deletions } = parseNumstat(stdout);
+  return { additions, deletions, total: additions + deletions };
+};
+
+const epochOf = (iso: string, field: string): number => {
+  const millis = Date.parse(iso);
+  if (Number.isNaN(millis)) fail({ _tag: 'InvalidInput', message: `${field} is invalid` });
+  return Math.floor(millis / 1000);
+};
+
+/** `rev-list` arguments shared by the page and its count. */
+const logArgs = (query: LogQuery, head: Sha): string[] => {
+  const args: string[] = [];
+  if (query.firstParent) args.push('--first-parent');
+  if (query.order === 'topo') args.push('--topo-order');
+  // `--max-age`/`--min-age` are `--since`/`--until` with the instant as seconds (no date parsing by git).
+  if (query.since !== undefined) args.push(`--max-age=${epochOf(query.since, 'since')}`);
+  if (query.until !== undefined) args.push(`--min-age=${epochOf(query.until, 'until')}`);
+  args.push(head, '--');
+  if (query.path !== undefined && query.path !== '') args.push(query.path);
+  return args;
+};
+
+export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commit>> => {
+  const head = await requireCommit(ctx, query.ref);
+  const offset = query.offset ?? 0;
+  const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`])];
+  const [listed, counted] = await Promise.all([
+    gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head.id)], { env: literal }),
+    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head.id)], { env: literal }),
+  ]);
+  const shas = listed === '' ? [] : listed.split('\n').map(asSha);
+  return { items: await readCommits(ctx, shas), total: Number(counted) };
+};
+
+/** Entries of the tree at `path`, the platform's order: trees, then blobs, then submodules (each in git's order). */
+export const tree = async (ctx: RepoContext, query: TreeQuery): Promise<Page<TreeEntry>> => {
+  const commit = await requireCommit(ctx, query.ref);
+  const directory = normalizeDirectory(query.path);
+  const root = await readObject(ctx, directory === '' ? commit.tree_id : `${commit.tree_id}:${directory}`);
+  if (!root || root.type !== 'tree') return fail(pathNotFound(directory, '404 Tree Not Found'));
+  const entries: TreeEntry[] = [];
+  const walk = async (data: Buffer, prefix: string): Promise<void> => {
+    const raw = parseTree(data);
+    const subtrees = query.recursive ? await ctx.objects.readAll(ctx.gitDir, raw.filter((entry) => entry.mode === '040000').map((entry) => entry.id)) : [];
+    let next = 0;
+    for (const entry of raw) {
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      entries.push({ id: entry.id, name: entry.name, type: typeOfMode(entry.mode), path, mode: entry.mode });
+      if (query.recursive && entry.mode === '040000') {
+        const subtree = subtrees[next++];
+        if (subtree) await walk(subtree.data, path);
+      }
+    }
+  };
+  await walk(root.data, directory);
+  const ordered = [...entries.filter((e) => e.type === 'tree'), ...entries.filter((e) => e.type === 'blob'), ...entries.filter((e) => e.type === 'commit')];
+  return page(ordered, query.offset, query.limit);
+};
+
+/** The last commit reachable from `head` that touched `path`. */
+export const lastCommitFor = async (ctx: RepoContext, head: Sha, path: string): Promise<Sha | null> => {
+  const sha = await gitText(ctx.gitDir, ['rev-list', '--max-count=1', head, '--', path], { env: literal });
+  return sha === '' ? null : asSha(sha);
+};
+
+/** A file at a ref. */
+export const blob = async (ctx: RepoContext, query: { ref: string; path: string }): Promise<Blob> => {
+  const commit = await requireCommit(ctx, query.ref);
+  const path = query.path.replace(/^\/+/, '');
+  const slash = path.lastIndexOf('/');
+  const directory = slash === -1 ? '' : path.slice(0, slash);
+  const name = path.slice(slash + 1);
+  const parent = await readObject(ctx, directory === '' ? commit.tree_id : `${commit.tree_id}:${directory}`);
+  const entry = parent && parent.type === 'tree' ? parseTree(parent.data).find((candidate) => candidate.name === name) : undefined;
+  if (!entry || typeOfMode(entry.mode) !== 'blob') return fail(pathNotFound(path, '404 File Not Found'));
+  const [object, lastCommit] = await Promise.all([readObject(ctx, entry.id), lastCommitFor(ctx, commit.id, path)]);
+  if (!object) return fail(pathNotFound(path, '404 File Not Found'));
+  return {
+    file_name: name,
+    file_path: path,
+    size: object.data.length,
+    blob_id: entry.id,
+    commit_id: commit.id,
+    last_commit_id: lastCommit ?? commit.id,
+    mode: entry.mode,
+    content: object.data,
+  };
+};
+
+export const diffTrees = async (ctx: RepoContext, from: Sha, to: Sha, options: DiffOptions = {}): Promise<DiffFile[]> => {
+  const paths = options.paths ?? [];
+  const { stdout } = await git(ctx.gitDir, ['diff', ...diffFlags, from, to, '--', ...paths], { env: literal });
+  return parseDiffOutput(stdout, options.maxPatchBytes);
+};
+
+/** A commit's changes against its first parent (the empty tree for a root commit), as the platform shows them. */
+export const commitDiff = async (ctx: RepoContext, revision: string, options: DiffOptions = {}): Promise<DiffFile[]> => {
+  const commit = await requireCommit(ctx, revision);
+  return diffTrees(ctx, commit.parent_ids[0] ?? EMPTY_TREE, commit.id, options);
+};
+
+export const mergeBase = async (ctx: RepoContext, a: string, b: string): Promise<Sha | null> => {
+  const [left, right] = await Promise.all([requireCommit(ctx, a), requireCommit(ctx, b)]);
+  const { code, stdout } = await git(ctx.gitDir, ['merge-base', left.id, right.id], { okCodes: [0, 1] });
+  return code === 0 ? asSha(stdout.toString('utf8').trim()) : null;
+};
+
+export const isAncestor = async (ctx: RepoContext, ancestor: string, descendant: string, env: Readonly<Record<string, string>> = {}): Promise<boolean> => {
+  const { code } = await git(ctx.gitDir, ['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [0, 1], env });
+  return code === 0;
+};
+
+/**
+ * Commits reachable from `to` and not from `from` (any revision; null: all of `to`'s history), oldest first.
+ * With `limit`, the newest `limit` of them; `total` counts all.
+ */
+export const commitsBetween = async (ctx: RepoContext, from: string | null, to: string, limit?: number): Promise<Page<Commit>> => {
+  const head = await requireCommit(ctx, to);
+  const base = from === null ? null : await requireCommit(ctx, from);
+  const range = base === null ? [head.id] : [head.id, `^${base.id}`];
+  const listed = await gitText(ctx.gitDir, ['rev-list', ...(limit === undefined ? [] : [`--max-count=${limit}`]), ...range]);
+  const counted = limit === undefined ? null : await gitText(ctx.gitDir, ['rev-list', '--count', ...range]);
+  const shas = listed === '' ? [] : listed.split('\n').map(asSha).reverse();
+  return { items: await readCommits(ctx, shas), total: counted === null ? shas.length : Number(counted) };
+};
+
+export const compare = async (ctx: RepoContext, query: CompareQuery & DiffOptions): Promise<Comparison> => {
+  const [from, to] = await Promise.all([requireCommit(ctx, query.from), requireCommit(ctx, query.to)]);
+  const baseSha = query.straight ? from.id : await mergeBase(ctx, from.id, to.id);
+  const [between, diffs] = await Promise.all([commitsBetween(ctx, from.id, to.id), diffTrees(ctx, baseSha ?? EMPTY_TREE, to.id, query)]);
+  return { fromSha: from.id, toSha: to.id, baseSha, commits: between.items, diffs, sameRef: from.id === to.id };
+};
+
+/** Branches, then tags, whose history holds the commit (each sorted by name), as `…/commits/:sha/refs`. */
+export const refsContaining = async (ctx: RepoContext, revision: string, type: 'branch' | 'tag' | 'all' = 'all'): Promise<ContainingRef[]> => {
+  const commit = await requireCommit(ctx, revision);
+  const patterns = type === 'branch' ? ['refs/heads/'] : type === 'tag' ? ['refs/tags/'] : ['refs/heads/', 'refs/tags/'];
+  const listed = await gitText(ctx.gitDir, ['for-each-ref', `--contains=${commit.id}`, '--format=%(refname)', ...patterns]);
+  const refs = listed === '' ? [] : listed.split('\n');
+  const named = (prefix: string, kind: ContainingRef['type']) =>
+    refs.filter((ref) => ref.startsWith(prefix)).map((ref): ContainingRef => ({ type: kind, name: ref.slice(prefix.length) }));
+  return [...named('refs/heads/', 'branch'), ...named('refs/tags/', 'tag')];
+};
+
+export { findCommitObject };

@@ -1,0 +1,243 @@
+/**
+ * Git's smart HTTP protocol over `node:http`, by spawning `git upload-pack|receive-pack --stateless-rpc`:
+ *
+ * - `GET info/refs?service=…`: the ref advertisement. The `# service=` preamble only for protocol v0/v1 (a v2
+ *   upload-pack answers with its capabilities; receive-pack has no v2 and always gets the preamble).
+ * - `POST git-upload-pack|git-receive-pack`: the request body (gunzipped when `Content-Encoding: gzip`) streams
+ *   into git and git's answer streams out; no pack is held in memory.
+ * - The client's `Git-Protocol` header becomes `GIT_PROTOCOL`.
+ *
+ * A push is checked by the caller's `push.check` from the repository's `pre-receive` hook (through the push
+ * gateway) before any ref moves; the repository's lock is taken there and held until receive-pack has exited,
+ * then `push.received` gets the updates that did apply, and only then does the response end.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createGunzip } from 'node:zlib';
+import { spawnGit } from './exec.js';
+import type { RepoContext } from './context.js';
+import type { PushGateway } from './push-gateway.js';
+import { currentValues } from './refs.js';
+import { isAncestor } from './reads.js';
+import type { RefChange, Sha } from './types.js';
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+export type Authorization =
+  | { readonly allowed: true }
+  /** 401 answers with `WWW-Authenticate: Basic realm="GitLab"` so that git asks for credentials. */
+  | { readonly allowed: false; readonly status: 401 | 403 | 404; readonly message?: string };
+
+/** What a push policy may look at: the pushed objects are visible through receive-pack's quarantine. */
+export interface PushContext {
+  isAncestor(ancestor: Sha, descendant: Sha): Promise<boolean>;
+}
+
+export type PushVerdict = { readonly accepted: true } | { readonly accepted: false; readonly message: string };
+
+export interface PushHandlers {
+  /** Before any ref moves: accept or refuse the whole push. A refusal's message reaches the client as `remote: …`. */
+  check(updates: readonly RefChange[], context: PushContext): Promise<PushVerdict>;
+  /** After receive-pack exited: the updates that applied, under the repository's lock (record the events here). */
+  received(updates: readonly RefChange[]): Promise<void>;
+}
+
+export interface SmartHttpRequest {
+  /** The path below `<project>.git/`: `info/refs`, `git-upload-pack` or `git-receive-pack`. */
+  readonly path: string;
+  readonly authorize: (service: GitService) => Promise<Authorization>;
+  /** Required to accept pushes; without it receive-pack answers 403. */
+  readonly push?: PushHandlers;
+  /** Told about failures that cannot reach the client any more (a `received` that threw). */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface SmartHttpDeps {
+  readonly ctx: RepoContext;
+  readonly gateway: () => Promise<PushGateway>;
+}
+
+const noCache = {
+  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
+  Pragma: 'no-cache',
+  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+} as const;
+
+const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;
+
+const plain = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...noCache, ...headers });
+  res.end(body);
+};
+
+const deny = (res: ServerResponse, decision: Extract<Authorization, { allowed: false }>) => {
+  if (decision.status === 401) plain(res, 401, decision.message ?? 'HTTP Basic: Access denied\n', { 'WWW-Authenticate': 'Basic realm="GitLab"' });
+  else plain(res, decision.status, decision.message ?? (decision.status === 403 ? 'Forbidden\n' : 'Not Found\n'));
+};
+
+/** The client's protocol request, passed on only when it looks like one (`version=2`, `version=2:object-format=sha1`). */
+const protocolOf = (req: IncomingMessage): string | null => {
+  const header = req.headers['git-protocol'];
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && /^[A-Za-z0-9=:.,_-]{1,256}$/.test(value) ? value : null;
+};
+
+const wantsV2 = (protocol: string | null) => protocol !== null && protocol.split(':').includes('version=2');
+
+/**
+ * Runs one git service and streams it into the response. Headers go out with git's first bytes, so a git that
+ * fails at once still gets a 500. `finish` runs after git exited and before the response ends.
+ */
+const stream = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  contentType: string,
+  options: { readonly body: boolean; readonly preamble?: string; readonly finish?: (code: number | null) => Promise<void> },
+): Promise<void> =>
+  new Promise((resolve) => {
+    const child = spawnGit(null, args, env);
+    let started = false;
+    let stderr = '';
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(200, { 'Content-Type': contentType, ...noCache });
+      if (options.preamble !== undefined) res.write(options.preamble);
+    };
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      start();
+      if (!res.write(chunk)) {
+        child.stdout!.pause();
+        res.once('drain', () => child.stdout!.resume());
+      }
+    });
+    child.stdin!.on('error', () => undefined);
+    if (options.body) {
+      const gzip = req.headers['content-encoding'] === 'gzip';
+      const body = gzip ? req.pipe(createGunzip()) : req;
+      body.on('error', () => child.kill());
+      body.pipe(child.stdin!);
+    } else {
+      child.stdin!.end();
+    }
+    // A client that goes away takes its git with it.
+    res.on('close', () => {
+      if (!res.writableFinished) child.kill();
+    });
+    child.on('error', () => undefined);
+    child.on('close', (code) => {
+      void (async () => {
+        try {
+          await options.finish?.(code);
+        } finally {
+          if (!started && code !== 0) plain(res, 500, `git ${args[0]} failed\n${stderr}`);
+          else {
+            start();
+            res.end();
+          }
+          resolve();
+        }
+      })();
+    });
+  });
+
+export const serveSmartHttp = async (deps: SmartHttpDeps, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void> => {
+  const { gitDir } = deps.ctx;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = request.path.replace(/^\/+/, '');
+  const protocol = protocolOf(req);
+  const protocolEnv: Record<string, string> = protocol === null ? {} : { GIT_PROTOCOL: protocol };
+
+  let service: GitService;
+  let advertise: boolean;
+  if (path === 'info/refs' && req.method === 'GET') {
+    const asked = url.searchParams.get('service');
+    if (asked !== 'git-upload-pack' && asked !== 'git-receive-pack') return plain(res, 403, 'Only smart HTTP (service=git-upload-pack|git-receive-pack) is served\n');
+    service = asked;
+    advertise = true;
+  } else if ((path === 'git-upload-pack' || path === 'git-receive-pack') && req.method === 'POST') {
+    service = path;
+    advertise = false;
+  } else {
+    return plain(res, 404, 'Not Found\n');
+  }
+
+  const decision = await request.authorize(service);
+  if (!decision.allowed) return deny(res, decision);
+  const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
+  if (command === 'receive-pack' && request.push === undefined) return plain(res, 403, 'Pushes are not accepted here\n');
+
+  if (advertise) {
+    const preamble = command === 'upload-pack' && wantsV2(protocol) ? undefined : `${pktLine(`# service=${service}\n`)}0000`;
+    // `--strict`: the directory itself must be the repository (upload-pack would also try `<dir>/.git`).
+    const args = command === 'upload-pack' ? ['upload-pack', '--stateless-rpc', '--advertise-refs', '--strict', gitDir] : ['receive-pack', '--stateless-rpc', '--advertise-refs', gitDir];
+    return stream(req, res, args, protocolEnv, `application/x-${service}-advertisement`, { body: false, preamble });
+  }
+  if (command === 'upload-pack') {
+    return stream(req, res, ['upload-pack', '--stateless-rpc', '--strict', gitDir], protocolEnv, 'application/x-git-upload-pack-result', { body: true });
+  }
+  return receivePack(deps, req, res, request.push!, protocolEnv, request.onError);
+};
+
+const receivePack = async (
+  deps: SmartHttpDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  push: PushHandlers,
+  protocolEnv: Readonly<Record<string, string>>,
+  onError: ((error: unknown) => void) | undefined,
+): Promise<void> => {
+  const { ctx } = deps;
+  const gateway = await deps.gateway();
+  let release: (() => void) | null = null;
+  let accepted: readonly RefChange[] = [];
+  // Set once receive-pack has exited: a check still running then must not keep the lock.
+  let exited = false;
+  const session = gateway.open({
+    preReceive: async (updates, quarantine) => {
+      // One writer per repository: the lock is held from the check until the refs are known after receive-pack.
+      const free = await ctx.lock.acquire(ctx.gitDir);
+      try {
+        if (exited) {
+          free();
+          return { accepted: false, message: 'Forgefold: the push was interrupted' };
+        }
+        const context = { isAncestor: (ancestor: Sha, descendant: Sha) => isAncestor(ctx, ancestor, descendant, quarantine) };
+        const verdict = await push.check(updates, context);
+        if (verdict.accepted && !exited) {
+          release = free;
+          accepted = updates;
+          return { accepted: true };
+        }
+        free();
+        return { accepted: false, message: verdict.accepted ? 'Forgefold: the push was interrupted' : verdict.message };
+      } catch (error) {
+        free();
+        throw error;
+      }
+    },
+  });
+  const finish = async () => {
+    exited = true;
+    session.close();
+    const free = release;
+    if (free === null) return;
+    try {
+      const values = await currentValues(ctx, accepted.map((update) => update.ref));
+      const applied = accepted.filter((update) => (values.get(update.ref) ?? null) === update.newSha);
+      if (applied.length > 0) await push.received(applied);
+    } catch (error) {
+      onError?.(error);
+    } finally {
+      free();
+    }
+  };
+  await stream(req, res, ['receive-pack', '--stateless-rpc', ctx.gitDir], { ...protocolEnv, ...session.env }, 'application/x-git-receive-pack-result', {
+    body: true,
+    finish,
+  });
+};

@@ -1,0 +1,397 @@
+/**
+ * Writes. Objects are made with plumbing (a temporary index through `GIT_INDEX_FILE`, `write-tree`,
+ * `commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and refs move by compare-and-swap
+ * (`update-ref --stdin` with the old value) under the repository's lock. Dates and identities come from the
+ * caller, so the same inputs make the same shas.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  GitCommandError,
+  commitRefused,
+  fail,
+  indexError,
+  invalidInput,
+  invalidRefName,
+  mergeConflict,
+  notFastForward,
+  recordFailed,
+  refChanged,
+  refExists,
+  refNotFound,
+  revisionNotFound,
+} from './errors.js';
+import { git, gitText } from './exec.js';
+import { type RepoContext, findCommitObject, readCommits, requireCommit } from './context.js';
+import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
+import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
+import { currentValues, findTag } from './refs.js';
+import { isAncestor, lastCommitFor } from './reads.js';
+import type {
+  Branch,
+  CommitAction,
+  CommitFilesInput,
+  CommitFilesResult,
+  CreateBranchInput,
+  CreateTagInput,
+  MergeInput,
+  MergeResult,
+  RefChange,
+  Sha,
+  Signature,
+  Tag,
+  WriteOptions,
+} from './types.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Identities and refs
+
+/** `Name <email> <seconds> <offset>` parts, refused when git would refuse or rewrite them. */
+const gitIdentity = (signature: Signature, role: string): { name: string; email: string; date: string } => {
+  const date = gitDateFromIso(signature.at);
+  if (date === null) return fail(invalidInput(`${role} date is invalid`));
+  if (signature.name.trim() === '' || /[<>\n\0]/.test(signature.name)) return fail(invalidInput(`${role} name is invalid`));
+  if (/[<>\n\0]/.test(signature.email)) return fail(invalidInput(`${role} email is invalid`));
+  return { name: signature.name, email: signature.email, date };
+};
+
+const commitEnv = (author: Signature, committer: Signature): Record<string, string> => {
+  const a = gitIdentity(author, 'author');
+  const c = gitIdentity(committer, 'committer');
+  return {
+    GIT_AUTHOR_NAME: a.name,
+    GIT_AUTHOR_EMAIL: a.email,
+    GIT_AUTHOR_DATE: a.date,
+    GIT_COMMITTER_NAME: c.name,
+    GIT_COMMITTER_EMAIL: c.email,
+    GIT_COMMITTER_DATE: c.date,
+  };
+};
+
+/** Moves refs in one transaction, each only if it still has its `oldSha` (absent when null). */
+export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[], env: Readonly<Record<string, string>> = {}): Promise<void> => {
+  if (changes.length === 0) return;
+  // Names reach update-ref's stdin protocol: nothing but a valid ref name may (a newline would be a command).
+  const invalid = changes.find((change) => !isValidFullRefName(change.ref));
+  if (invalid) fail(invalidRefName(invalid.ref, `Invalid reference name: ${invalid.ref}`));
+  const commands = changes.map((change) => `update ${change.ref} ${change.newSha ?? ZERO_SHA} ${change.oldSha ?? ZERO_SHA}\n`).join('');
+  try {
+    await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
+  } catch (error) {
+    if (error instanceof GitCommandError) {
+      // A ref cannot be both a name and a directory of names (`a` and `a/b`).
+      const clash = /'([^']+)' exists; cannot create '([^']+)'/.exec(error.stderr);
+      if (clash) fail(refExists(clash[2]!, `Cannot create ${clash[2]}: ${clash[1]} exists`));
+      const lost = changes.find((change) => error.stderr.includes(`'${change.ref}'`)) ?? changes[0]!;
+      fail(refChanged(lost.ref, lost.oldSha));
+    }
+    throw error;
+  }
+};
+
+/** Runs a write under the repository's lock; `record` runs before the lock is freed (and undoes the write if it fails). */
+export const locked = <A extends { changes: readonly RefChange[] }>(ctx: RepoContext, options: WriteOptions | undefined, write: () => Promise<A>): Promise<A> =>
+  ctx.lock.run(ctx.gitDir, async () => {
+    const result = await write();
+    if (options?.record && result.changes.length > 0) {
+      try {
+        await options.record(result.changes);
+      } catch (cause) {
+        const undo = [...result.changes].reverse().map((change): RefChange => ({ ref: change.ref, oldSha: change.newSha, newSha: change.oldSha }));
+        await updateRefs(ctx, undo);
+        return fail(recordFailed(cause));
+      }
+    }
+    return result;
+  });
+
+const writeBlob = async (ctx: RepoContext, content: Buffer): Promise<Sha> =>
+  asSha(await gitText(ctx.gitDir, ['hash-object', '-w', '--stdin'], { input: content }));
+
+// ---------------------------------------------------------------------------------------------------------
+// Commits with actions
+
+interface IndexEntry {
+  readonly mode: string;
+  /** A sha, or the index of the action whose content becomes the blob. */
+  readonly blob: Sha | { readonly action: number };
+}
+
+/** The platform's path rule (Gitaly's `validatePath`): relative, already clean, nothing git refuses in an index. */
+const checkPath = (path: string): void => {
+  if (path === '') fail(indexError('empty_path', path));
+  const parts = path.split('/');
+  if (path.startsWith('/') || parts.some((part) => part === '' || part === '.' || part === '..')) fail(indexError('directory_traversal', path));
+  if (path.includes('\0') || parts.some((part) => part.toLowerCase() === '.git')) fail(indexError('invalid_path', path));
+};
+
+const base64Pattern = /^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/;
+
+const decodeContent = (action: CommitAction): Buffer => {
+  const content = action.content ?? '';
+  if (action.encoding !== 'base64') return Buffer.from(content, 'utf8');
+  if (!base64Pattern.test(content)) return fail(invalidInput(`content of ${action.file_path} is not valid base64`));
+  return Buffer.from(content, 'base64');
+};
+
+/** The index as a map, with the checks the platform's commit service makes for each action, in order. */
+class TreeEdit {
+  constructor(private readonly entries: Map<string, IndexEntry>) {}
+
+  /** The deepest existing file that is a proper ancestor directory of `path` (a file where a directory must go). */
+  private fileAbove(path: string): string | null {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      if (this.entries.has(path.slice(0, slash))) return path.slice(0, slash);
+    }
+    return null;
+  }
+
+  private isDirectory(path: string): boolean {
+    const prefix = `${path}/`;
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) return true;
+    return false;
+  }
+
+  private requireFile(path: string): IndexEntry {
+    return this.entries.get(path) ?? fail(indexError('file_not_found', path));
+  }
+
+  private requireFree(path: string): void {
+    if (this.entries.has(path)) fail(indexError('file_exists', path));
+    if (this.isDirectory(path)) fail(indexError('directory_exists', path));
+    const file = this.fileAbove(path);
+    if (file !== null) fail(indexError('file_exists', file));
+  }
+
+  apply(action: CommitAction, index: number): void {
+    checkPath(action.file_path);
+    const path = action.file_path;
+    switch (action.action) {
+      case 'create':
+        this.requireFree(path);
+        this.entries.set(path, { mode: action.execute_filemode ? '100755' : '100644', blob: { action: index } });
+        return;
+      case 'update':
+        this.entries.set(path, { mode: this.requireFile(path).mode, blob: { action: index } });
+        return;
+      case 'delete':
+        this.requireFile(path);
+        this.entries.delete(path);
+        return;
+      case 'chmod': {
+        const entry = this.requireFile(path);
+        this.entries.set(path, { mode: action.execute_filemode ? '100755' : '100644', blob: entry.blob });
+        return;
+      }
+      case 'move': {
+        const previous = action.previous_path ?? '';
+        checkPath(previous);
+        const moved = this.requireFile(previous);
+        this.entries.delete(previous);
+        this.requireFree(path);
+        // No content: the file keeps its content (the platform's `infer_content`).
+        this.entries.set(path, { mode: moved.mode, blob: action.content === undefined ? moved.blob : { action: index } });
+        return;
+      }
+      default:
+        fail(invalidInput(`Unknown action '${String((action as { action: unknown }).action)}'`));
+    }
+  }
+
+  /** `update-index -z --index-info` records that turn `before` into this state: removals first, then additions. */
+  changesSince(before: ReadonlyMap<string, IndexEntry>, blobs: ReadonlyMap<number, Sha>): string {
+    const shaOf = (entry: IndexEntry): Sha => (typeof entry.blob === 'string' ? entry.blob : blobs.get(entry.blob.action)!);
+    const records: string[] = [];
+    for (const path of before.keys()) if (!this.entries.has(path)) records.push(`0 ${ZERO_SHA}\t${path}\0`);
+    for (const [path, entry] of this.entries) {
+      const old = before.get(path);
+      if (old === undefined || old.mode !== entry.mode || shaOf(old) !== shaOf(entry)) records.push(`${entry.mode} ${shaOf(entry)}\t${path}\0`);
+    }
+    return records.join('');
+  }
+}
+
+const readIndex = async (ctx: RepoContext, env: Record<string, string>): Promise<Map<string, IndexEntry>> => {
+  const { stdout } = await git(ctx.gitDir, ['ls-files', '--stage', '-z'], { env });
+  const entries = new Map<string, IndexEntry>();
+  for (const record of stdout.toString('utf8').split('\0')) {
+    if (record === '') continue;
+    const tab = record.indexOf('\t');
+    const [mode, sha] = record.slice(0, tab).split(' ') as [string, string];
+    entries.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
+  }
+  return entries;
+};
+
+/** A tree: `base` (a commit's tree, or empty) with the actions applied, through a temporary index. */
+const buildTree = async (ctx: RepoContext, base: Sha | null, actions: readonly CommitAction[]): Promise<Sha> => {
+  const indexFile = join(ctx.gitDir, `forgefold-index-${randomUUID()}`);
+  const env = { GIT_INDEX_FILE: indexFile };
+  try {
+    await git(ctx.gitDir, base === null ? ['read-tree', '--empty'] : ['read-tree', base], { env });
+    const before = await readIndex(ctx, env);
+    const edit = new TreeEdit(new Map(before));
+    actions.forEach((action, index) => edit.apply(action, index));
+    const blobs = new Map<number, Sha>();
+    await Promise.all(
+      actions.map(async (action, index) => {
+        const writes = action.action === 'create' || action.action === 'update' || (action.action === 'move' && action.content !== undefined);
+        if (writes) blobs.set(index, await writeBlob(ctx, decodeContent(action)));
+      }),
+    );
+    const records = edit.changesSince(before, blobs);
+    if (records !== '') await git(ctx.gitDir, ['update-index', '-z', '--add', '--remove', '--replace', '--index-info'], { env, input: records });
+    return asSha(await gitText(ctx.gitDir, ['write-tree'], { env }));
+  } finally {
+    await rm(indexFile, { force: true });
+    await rm(`${indexFile}.lock`, { force: true });
+  }
+};
+
+const commitTree = async (ctx: RepoContext, tree: Sha, parents: readonly Sha[], message: string, author: Signature, committer: Signature): Promise<Sha> => {
+  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+  return asSha(await gitText(ctx.gitDir, args, { input: message, env: commitEnv(author, committer) }));
+};
+
+const branchRef = (name: string) => `refs/heads/${name}`;
+
+/** `POST /projects/:id/repository/commits`, with the checks of the platform's commit service. */
+export const commitFiles = (ctx: RepoContext, input: CommitFilesInput, options?: WriteOptions): Promise<CommitFilesResult> =>
+  locked(ctx, options, async () => {
+    if (input.actions.length === 0) fail(invalidInput('actions is empty'));
+    // The API defaults `start_branch` to `branch`.
+    const startBranch = input.start_sha === undefined ? (input.start_branch ?? input.branch) : input.start_branch;
+    if (input.start_sha !== undefined && input.start_branch !== undefined) fail(commitRefused("You can't pass both start_branch and start_sha"));
+    const ref = branchRef(input.branch);
+    const values = await currentValues(ctx, [ref, ...(startBranch === undefined ? [] : [branchRef(startBranch)])]);
+    const target = values.get(ref) ?? null;
+    // An empty repository (no branch at all) takes a first commit on any branch.
+    const empty = target === null && (await gitText(ctx.gitDir, ['for-each-ref', '--count=1', '--format=x', 'refs/heads/'])) === '';
+
+    let parent: Sha | null;
+    if (input.start_sha !== undefined) {
+      if (!/^[0-9a-fA-F]{7,40}$/.test(input.start_sha)) fail(commitRefused(`Invalid start_sha '${input.start_sha}'`));
+      parent = (await findCommitObject(ctx, input.start_sha))?.id ?? fail(commitRefused(`Cannot find start_sha '${input.start_sha}'`));
+    } else {
+      parent = values.get(branchRef(startBranch!)) ?? null;
+      if (parent === null && !empty) fail(commitRefused('You can only create or edit files when you are on a branch'));
+    }
+    const differentBranch = startBranch !== input.branch || input.start_sha !== undefined;
+    if (!empty && differentBranch && target !== null && !input.force) {
+      fail(commitRefused(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`));
+    }
+    if (target === null && !isValidNewRefName(input.branch)) {
+      fail(commitRefused(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`));
+    }
+
+    // `last_commit_id`: the file must not have changed since the caller read it.
+    if (parent !== null) {
+      for (const action of input.actions) {
+        if (action.last_commit_id === undefined || !['update', 'move', 'delete'].includes(action.action)) continue;
+        const path = action.previous_path ?? action.file_path;
+        const last = await lastCommitFor(ctx, parent, path);
+        if (last !== null && last !== action.last_commit_id) fail(commitRefused(`The file has changed since you started editing it: ${path}`));
+      }
+    }
+
+    const base = parent === null ? null : (await requireCommit(ctx, parent)).tree_id;
+    const tree = await buildTree(ctx, base, input.actions);
+    const sha = await commitTree(ctx, tree, parent === null ? [] : [parent], input.commit_message, input.author, input.committer);
+    // The ref moves from what it is now: the parent, or (with `force`, or on a new branch) its current value.
+    const change: RefChange = { ref, oldSha: target, newSha: sha };
+    await updateRefs(ctx, [change]);
+    const [commit] = await readCommits(ctx, [sha]);
+    return { commit: commit!, branchCreated: target === null, changes: [change] };
+  });
+
+// ---------------------------------------------------------------------------------------------------------
+// Branches and tags
+
+export const createBranch = (ctx: RepoContext, input: CreateBranchInput, options?: WriteOptions): Promise<{ branch: Branch; changes: readonly RefChange[] }> =>
+  locked(ctx, options, async () => {
+    if (!isValidNewRefName(input.branch)) fail(invalidRefName(input.branch, 'Branch name is invalid'));
+    const ref = branchRef(input.branch);
+    if ((await currentValues(ctx, [ref])).get(ref)) fail(refExists(ref, 'Branch already exists'));
+    const commit = (await findCommitObject(ctx, input.ref)) ?? fail(revisionNotFound(input.ref, `Invalid reference name: ${input.ref}`));
+    const change: RefChange = { ref, oldSha: null, newSha: commit.id };
+    await updateRefs(ctx, [change]);
+    return { branch: { name: input.branch, commit }, changes: [change] };
+  });
+
+export const deleteBranch = (ctx: RepoContext, input: { branch: string; expectedSha?: Sha }, options?: WriteOptions): Promise<{ changes: readonly RefChange[] }> =>
+  locked(ctx, options, async () => {
+    const ref = branchRef(input.branch);
+    const current = (await currentValues(ctx, [ref])).get(ref) ?? null;
+    if (current === null) return fail(refNotFound(ref, 'No such branch'));
+    if (input.expectedSha !== undefined && input.expectedSha !== current) fail(refChanged(ref, input.expectedSha));
+    const change: RefChange = { ref, oldSha: current, newSha: null };
+    await updateRefs(ctx, [change]);
+    return { changes: [change] };
+  });
+
+/** `POST …/repository/tags`: lightweight, or annotated when the (stripped) message is not blank. */
+export const createTag = (ctx: RepoContext, input: CreateTagInput, options?: WriteOptions): Promise<{ tag: Tag; changes: readonly RefChange[] }> =>
+  locked(ctx, options, async () => {
+    if (!isValidNewRefName(input.tag_name)) fail(invalidRefName(input.tag_name, 'Tag name invalid'));
+    const ref = `refs/tags/${input.tag_name}`;
+    if ((await currentValues(ctx, [ref])).get(ref)) fail(refExists(ref, `Tag ${input.tag_name} already exists`));
+    const commit = (await findCommitObject(ctx, input.ref)) ?? fail(revisionNotFound(input.ref, `Target ${input.ref} is invalid`));
+    const message = input.message?.trim() ?? '';
+    let target: Sha = commit.id;
+    if (message !== '') {
+      if (input.tagger === undefined) return fail(invalidInput('An annotated tag needs a tagger'));
+      const tagger = gitIdentity(input.tagger, 'tagger');
+      const object = formatTag({ object: commit.id, type: 'commit', name: input.tag_name, tagger: `${tagger.name} <${tagger.email}> ${tagger.date}`, message: `${message}\n` });
+      target = asSha(await gitText(ctx.gitDir, ['mktag'], { input: object }));
+    }
+    const change: RefChange = { ref, oldSha: null, newSha: target };
+    await updateRefs(ctx, [change]);
+    return { tag: await findTag(ctx, input.tag_name), changes: [change] };
+  });
+
+export const deleteTag = (ctx: RepoContext, input: { tag_name: string; expectedSha?: Sha }, options?: WriteOptions): Promise<{ changes: readonly RefChange[] }> =>
+  locked(ctx, options, async () => {
+    const ref = `refs/tags/${input.tag_name}`;
+    const current = (await currentValues(ctx, [ref])).get(ref) ?? null;
+    if (current === null) return fail(refNotFound(ref, 'No such tag'));
+    if (input.expectedSha !== undefined && input.expectedSha !== current) fail(refChanged(ref, input.expectedSha));
+    const change: RefChange = { ref, oldSha: current, newSha: null };
+    await updateRefs(ctx, [change]);
+    return { changes: [change] };
+  });
+
+// ---------------------------------------------------------------------------------------------------------
+// Merges
+
+const conflictedPaths = (output: Buffer): string[] => {
+  // `merge-tree --write-tree -z --name-only`: the tree id, then conflicted paths, then an empty record.
+  const records = output.toString('utf8').split('\0');
+  const paths: string[] = [];
+  for (const record of records.slice(1)) {
+    if (record === '') break;
+    if (!paths.includes(record)) paths.push(record);
+  }
+  return paths;
+};
+
+export const merge = (ctx: RepoContext, input: MergeInput, options?: WriteOptions): Promise<MergeResult> =>
+  locked(ctx, options, async () => {
+    const ref = branchRef(input.target_branch);
+    const target = (await currentValues(ctx, [ref])).get(ref) ?? fail(refNotFound(ref, 'Target branch does not exist'));
+    if (input.expected_target_sha !== undefined && input.expected_target_sha !== target) fail(refChanged(ref, asSha(input.expected_target_sha)));
+    const source = await requireCommit(ctx, input.source_sha, 'Invalid merge source');
+    const fastForward = input.mode !== 'merge_commit' && (await isAncestor(ctx, target, source.id));
+    if (input.mode === 'fast_forward' && !fastForward) fail(notFastForward());
+    let sha: Sha = source.id;
+    if (!fastForward) {
+      const result = await git(ctx.gitDir, ['merge-tree', '--write-tree', '-z', '--name-only', '--allow-unrelated-histories', target, source.id], { okCodes: [0, 1] });
+      if (result.code === 1) fail(mergeConflict(conflictedPaths(result.stdout)));
+      const tree = asSha(result.stdout.toString('utf8').split('\0')[0]!.trim());
+      sha = await commitTree(ctx, tree, [target, source.id], input.message, input.author, input.committer);
+    }
+    const change: RefChange = { ref, oldSha: target, newSha: sha };
+    await updateRefs(ctx, [change]);
+    const [commit] = await readCommits(ctx, [sha]);
+    return { commit: commit!, fastForward, changes: [change] };
+  });
