@@ -37,10 +37,10 @@ import {
   directMemberCount,
   invitationOf,
   pendingMembers,
-  planAddMembers,
-  planInvitations,
-  resolveSource,
-  canAdminSource,
+  addMembersOutcome,
+  inviteOutcome,
+  canAdminMembers,
+  toSentence,
   userIdsFrom,
   effectiveUserIds,
   directMembership,
@@ -118,10 +118,8 @@ const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
 const isAdminViewer = (ctx: Ctx): boolean => ctx.principal?.isAdmin ?? false;
 
 /** `admin_group_member` / `admin_project_member` on the source. */
-const mayAdmin = (deps: ApiDeps, state: State, ctx: Ctx, source: FoundSource): boolean => {
-  const resolved = resolveSource(state, source.type, source.id);
-  return E.isRight(resolved) && canAdminSource(state, viewerId(ctx), resolved.right, today(deps));
-};
+const mayAdmin = (deps: ApiDeps, state: State, ctx: Ctx, source: FoundSource): boolean =>
+  canAdminMembers(state, viewerId(ctx), source.group ? { group: source.group } : { project: source.project! }, today(deps));
 
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
 
@@ -299,19 +297,16 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         const expires_at = dateOf(ctx.params.expires_at);
         const raw = String(user_id ?? '');
         if (raw.includes(',')) {
-          const command = { type: 'AddMembers' as const, source_type: type, source_id: source.id, user_ids: raw.split(','), access_level: access_level ?? 0, expires_at };
-          // The plan against the current state names the failures; the command records the successes.
-          const resolved = orThrow(resolveSource(state, type, source.id));
-          if (!canAdminSource(state, viewerId(ctx), resolved, today(deps))) throw ApiError.domain(forbidden());
-          const plan = planAddMembers({ command, actor: ctx.actor, at: deps.clock.now() }, state, resolved);
-          await run(deps, ctx, command);
-          if (plan.error) return created({ status: 'error', message: plan.error });
-          if (plan.failures.length > 0) return created({ status: 'error', message: toSentence(plan.failures) });
+          // The decision plans the list once: its outcome names the failures, its events record the successes.
+          const done = await run(deps, ctx, { type: 'AddMembers', source_type: type, source_id: source.id, user_ids: raw.split(','), access_level: access_level ?? 0, expires_at });
+          const outcome = addMembersOutcome(done);
+          if (outcome.error) return created({ status: 'error', message: outcome.error });
+          if (outcome.failures.length > 0) return created({ status: 'error', message: toSentence(outcome.failures) });
           return created({ status: 'success' });
         }
         if (raw.trim() === '') throw ApiError.domain(notFound('User'));
         const id = typeof user_id === 'number' ? user_id : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : -1;
-        if (!canAdminSource(state, viewerId(ctx), orThrow(resolveSource(state, type, source.id)), today(deps))) throw ApiError.domain(forbidden());
+        if (!mayAdmin(deps, state, ctx, source)) throw ApiError.domain(forbidden());
         if (id < 0) throw ApiError.domain(notFound('User'));
         const done = await run(deps, ctx, { type: 'AddMember', source_type: type, source_id: source.id, user_id: id, access_level: access_level ?? 0, expires_at });
         const member = directMembership(done.state.members, type, source.id, id)!;
@@ -352,15 +347,13 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
       handler: async (ctx) => {
         const state = deps.app.state;
         const source = orThrow(findSource(state, ctx, kind));
-        const resolved = orThrow(resolveSource(state, type, source.id));
-        if (!canAdminSource(state, viewerId(ctx), resolved, today(deps))) throw ApiError.domain(forbidden());
+        if (!mayAdmin(deps, state, ctx, source)) throw ApiError.domain(forbidden());
         const emails = (ctx.params.email ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
         if (emails.length === 0) throw ApiError.error(400, 'email is empty');
         if (emails.some((e) => !isEmail(e))) throw ApiError.error(400, 'email contains an invalid email address');
-        const command = { type: 'InviteMembers' as const, source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level ?? 0, expires_at: dateOf(ctx.params.expires_at) };
-        const plan = planInvitations({ command, actor: ctx.actor, at: deps.clock.now() }, state, resolved);
-        await run(deps, ctx, command);
-        return created(Object.keys(plan.failures).length > 0 ? { status: 'error', message: plan.failures } : { status: 'success' });
+        const done = await run(deps, ctx, { type: 'InviteMembers', source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level ?? 0, expires_at: dateOf(ctx.params.expires_at) });
+        const { failures } = inviteOutcome(done);
+        return created(Object.keys(failures).length > 0 ? { status: 'error', message: failures } : { status: 'success' });
       },
     }),
     route({
@@ -409,9 +402,6 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
     }),
   ];
 };
-
-const toSentence = (items: readonly string[]): string =>
-  items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Groups only: billable and pending members, approval, override, shares, LDAP

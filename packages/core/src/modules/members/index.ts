@@ -2,25 +2,14 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
+export * from './builders.js';
+export { membersModule } from './module.js';
 export {
-  membersDecider,
-  memberAdded,
-  memberAddedWithCap,
-  removeMembershipsOfSources,
-  removeMembershipsOfUser,
-  removeLinksOfSources,
-  acceptInvitations,
   resolveSource,
-  canAdminSource,
-  planAddMembers,
-  planInvitations,
-  validateMembership,
-  fullMessages,
-  toSentence,
-  expiryEvents,
-  ldapSyncEvents,
+  addMembersOutcome,
+  inviteOutcome,
   type ResolvedSource,
-  type AddMembersPlan,
-  type InvitePlan,
+  type AddMembersOutcome,
+  type InviteOutcome,
+  type MembersView,
 } from './decider.js';
-export { onGroupCreated, onGroupDeleted, onUserStateChanging } from './indexes.js';

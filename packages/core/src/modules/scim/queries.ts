@@ -1,5 +1,5 @@
 import { tableGet, tableKeys } from '../../kernel/table.js';
-import type { State } from '../../state.js';
+import type { UsersSlice } from '../users/projection.js';
 import { findUser, findUserByEmail } from '../users/queries.js';
 import type { User } from '../users/projection.js';
 import { compileFilter, indexKeys, type Filter, type FilterError, type FilterSchema, type Predicate } from './filter.js';
@@ -32,7 +32,7 @@ export const findScimIdentityOfUser = (scim: ScimSlice, groupId: number, userId:
 };
 
 /** The identity in the group whose user has this e-mail (case-insensitive). */
-export const findScimIdentityByEmail = (state: State, groupId: number, email: string): ScimIdentity | undefined => {
+export const findScimIdentityByEmail = (state: { readonly users: UsersSlice; readonly scim: ScimSlice }, groupId: number, email: string): ScimIdentity | undefined => {
   const user = findUserByEmail(state.users, email);
   return user ? findScimIdentityOfUser(state.scim, groupId, user.id) : undefined;
 };
@@ -103,7 +103,7 @@ export const scimUserFilterSchema: FilterSchema<ScimUserView> = {
 
 export const compileScimUserFilter = (filter: Filter): E.Either<FilterError, Predicate<ScimUserView>> => compileFilter(filter, scimUserFilterSchema);
 
-export const scimUserView = (state: State, identity: ScimIdentity): ScimUserView | undefined => {
+export const scimUserView = (state: { readonly users: UsersSlice; readonly scim: ScimSlice }, identity: ScimIdentity): ScimUserView | undefined => {
   const user = findUser(state.users, identity.user_id);
   return user ? { identity, user } : undefined;
 };
@@ -119,7 +119,7 @@ export interface ScimSearchResult {
  * from the indexes; any other filter scans the group.
  */
 export const searchScimIdentities = (
-  state: State,
+  state: { readonly users: UsersSlice; readonly scim: ScimSlice },
   groupId: number,
   filter: Filter | null,
   predicate: Predicate<ScimUserView> | null,

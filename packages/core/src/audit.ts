@@ -1,20 +1,20 @@
 /**
- * Audit queries over the event log: who had which access to what, when, and who granted it.
+ * Audit queries over the event log (beside the composition: they fold the whole log with every module): who had which access to what, when, and who granted it.
  * They read the log itself (not the projections), so they answer for any past moment.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { EventStore } from '../../kernel/ports.js';
-import type { RecordedEvent } from '../../kernel/envelope.js';
-import { foldLog } from '../../kernel/application.js';
-import { tableValues } from '../../kernel/table.js';
-import { forgefold } from '../../forgefold.js';
-import type { State } from '../../state.js';
-import { memberEvents } from '../members/events.js';
-import { findGroup, selfAndAncestors } from '../groups/queries.js';
-import { findProject } from '../projects/queries.js';
-import { findUser } from '../users/queries.js';
-import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds, isExpired, membersOfSource } from '../members/queries.js';
-import type { SourceType } from '../members/projection.js';
+import type { EventStore } from './kernel/ports.js';
+import type { RecordedEvent } from './kernel/envelope.js';
+import { foldLog } from './kernel/application.js';
+import { tableValues } from './kernel/table.js';
+import { forgefold } from './forgefold.js';
+import type { State } from './state.js';
+import { memberEvents } from './modules/members/events.js';
+import { findGroup, selfAndAncestors } from './modules/groups/queries.js';
+import { findProject } from './modules/projects/queries.js';
+import { findUser } from './modules/users/queries.js';
+import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds, isExpired, membersOfSource } from './modules/members/queries.js';
+import type { Member, SourceType } from './modules/members/projection.js';
 
 export interface AuditEntry {
   readonly position: number;
@@ -143,7 +143,7 @@ export const stateAsOf = async (store: EventStore, at: string): Promise<{ state:
 export const membersAsOf = async (store: EventStore, source: { type: SourceType; id: number }, at: string): Promise<MemberAsOf[] | null> => {
   const { state } = await stateAsOf(store, at);
   const today = at.slice(0, 10);
-  const describe = (member: import('../members/projection.js').Member, viaGroup: number | null): MemberAsOf => ({
+  const describe = (member: Member, viaGroup: number | null): MemberAsOf => ({
     user_id: member.user_id!,
     username: findUser(state.users, member.user_id!)?.username ?? null,
     access_level: member.access_level,
