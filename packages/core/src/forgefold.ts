@@ -26,7 +26,7 @@ import type { ScimCommand } from './modules/scim/commands.js';
 export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand | ScimCommand;
 
 /** Every module, in the order their slices appear in the State and their followers run. */
-const modules: readonly AnyModule<State>[] = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule];
+export const forgefoldModules: readonly AnyModule<State>[] = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule];
 
 /**
  * Every command runs as an existing, unblocked user (or the system); adapters check this too, but a decision must
@@ -40,7 +40,7 @@ const actorMayAct = (issued: Issued<ForgefoldCommand>, state: State): DomainErro
   return actor.state !== 'active' ? forbidden(`Your account has been ${actor.state}.`) : null;
 };
 
-const composition = composeModules<ForgefoldCommand, State>('forgefold-projections-6', modules, { initial: () => ({ sequences: initialSequences() }), guard: actorMayAct });
+const composition = composeModules<ForgefoldCommand, State>('forgefold-projections-6', forgefoldModules, { initial: () => ({ sequences: initialSequences() }), guard: actorMayAct });
 
 export const forgefoldDecider = composition.decider;
 
