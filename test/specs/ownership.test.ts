@@ -27,7 +27,7 @@ const handlersOf = (type: string) =>
 
 describe('module kit', () => {
   it('has a given/when/then spec for every command of every module', () => {
-    const specified = new Set(specs.map((spec) => spec.when.type));
+    const specified = new Set<string>(specs.map((spec) => spec.when.type));
     const missing = forgefoldModules.flatMap((module) => module.commands.filter((type) => !specified.has(type)).map((type) => `${module.name}: ${type}`));
     expect(missing).toEqual([]);
   });

@@ -107,7 +107,8 @@ export const memberAdded = (
 });
 
 /** One `it` per spec, under the command's name. */
-export const describeSpecs = (title: string, specs: Readonly<Record<string, Spec>>): void =>
+export const describeSpecs = (title: string, specs: Readonly<Record<string, Spec>>): void => {
   describe(title, () => {
     for (const [name, spec] of Object.entries(specs)) it(`${spec.when.type}: ${name}`, () => check(spec));
   });
+};
