@@ -14,6 +14,7 @@ export * from './forgefold.js';
 export * from './audit.js';
 export * from './modules/shared/access.js';
 export * from './modules/shared/validation.js';
+export * from './modules/shared/errors.js';
 export * from './modules/access/index.js';
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';

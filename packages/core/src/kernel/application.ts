@@ -104,6 +104,11 @@ export class Application<C, S> {
     return this.committedPosition;
   }
 
+  /** The log this application appends to (audit queries read it for past moments). */
+  get events(): EventStore {
+    return this.options.store;
+  }
+
   /** Runs a query against the committed projections. */
   query<R>(read: (state: S) => R): R {
     return read(this.committed);

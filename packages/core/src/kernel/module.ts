@@ -24,6 +24,11 @@ export interface Process<R, C> {
   /** Whether the process has work at this moment (ISO-8601 time from the Clock); cheap, called before requests. */
   readonly due: (state: R, now: string) => boolean;
   readonly command: C;
+  /**
+   * The part of the state `due` reads: once the command has run against it on a day, it is not run again that day
+   * (a due process whose decision changes nothing, such as a last owner who never expires, runs once).
+   */
+  readonly reads: (state: R) => object;
 }
 
 export interface ModuleDefinition<Name extends string, R, W, C extends { readonly type: string }, Defs extends EventDefinitions, Followed extends DomainEvent = never> {

@@ -283,15 +283,39 @@ export interface GroupRule {
 
 export type Decl = ParamDecl<string, any> | GroupRule;
 
-export function requires<N extends string, A>(name: N, type: ParamType<A>, options: DeclOptions<A> = {}): ParamDecl<N, A | null> {
+/** The type a list of allowed values narrows a parameter to: the values (each element's, for an array). */
+type Narrowed<A, V extends readonly unknown[]> = A extends readonly unknown[] ? V[number][] : V[number];
+
+/**
+ * A required parameter. Grape only checks that the key is present (an empty string or JSON null passes, as null),
+ * except that `values` is checked for a required null: with a list of values the output is never null, and has the
+ * type of the values.
+ */
+export function requires<N extends string, A, const V extends readonly ValueOf<A>[]>(name: N, type: ParamType<A>, options: DeclOptions<A> & { readonly values: V }): ParamDecl<N, Narrowed<A, V>>;
+export function requires<N extends string, A>(name: N, type: ParamType<A>, options?: DeclOptions<A>): ParamDecl<N, A | null>;
+export function requires<N extends string, A>(name: N, type: ParamType<A>, options: DeclOptions<A> = {}): ParamDecl<N, unknown> {
   return { kind: 'param', name, type: type as t.Type<unknown, unknown, unknown>, required: true, hasDefault: false, options };
 }
 
+/**
+ * A route parameter (`:user_id`): a path segment is never empty and route parameters override query and body, so
+ * once it coerces it is never null. Declared like `requires`; the output type is not nullable.
+ */
+export function pathParam<N extends string, A>(name: N, type: ParamType<A>): ParamDecl<N, A> {
+  return { kind: 'param', name, type: type as t.Type<unknown, unknown, unknown>, required: true, hasDefault: false, options: { values: (value: unknown) => value !== null } };
+}
+
+export function optional<N extends string, A, const V extends readonly ValueOf<A>[]>(
+  name: N,
+  type: ParamType<A>,
+  options: DeclOptions<A> & { readonly values: V; readonly default: V[number] },
+): ParamDecl<N, Narrowed<A, V>>;
 export function optional<N extends string, A>(
   name: N,
   type: ParamType<A>,
   options: DeclOptions<A> & { readonly default: A },
 ): ParamDecl<N, A>;
+export function optional<N extends string, A, const V extends readonly ValueOf<A>[]>(name: N, type: ParamType<A>, options: DeclOptions<A> & { readonly values: V }): ParamDecl<N, Narrowed<A, V> | null | undefined>;
 export function optional<N extends string, A>(name: N, type: ParamType<A>, options?: DeclOptions<A>): ParamDecl<N, A | null | undefined>;
 export function optional<N extends string, A>(
   name: N,
@@ -319,6 +343,9 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 export type ParamsOf<D extends readonly Decl[]> = Simplify<{
   [E in Extract<D[number], ParamDecl<string, any>> as E['name']]: E extends ParamDecl<string, infer A> ? A : never;
 }>;
+
+/** The typed params object a schema decodes to. */
+export type ParamsOfSchema<S> = S extends Schema<infer P> ? P : never;
 
 /** A compiled schema: an io-ts codec from the merged raw params to the typed params object. */
 export interface Schema<P> extends t.Type<P, unknown, unknown> {
@@ -478,3 +505,6 @@ export const paginationParams = schema(
   optional('page', Integer, { default: 1 }),
   optional('per_page', Integer, { default: 20, exceptValues: [0] }),
 );
+
+/** A route's params with `use :pagination` after them. */
+export const withPagination = <P>(s: Schema<P>): Schema<Simplify<P & { page: number; per_page: number }>> => extend(s, paginationParams);

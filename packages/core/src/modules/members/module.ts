@@ -46,6 +46,7 @@ export const membersModule = defineModule<'members', MembersView, MembersDraft, 
         return next !== null && next <= now.slice(0, 10);
       },
       command: { type: 'ExpireMemberships' },
+      reads: (state) => state.members,
     },
   ],
 });

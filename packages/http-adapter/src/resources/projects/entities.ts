@@ -1,7 +1,7 @@
 /** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
 import { findGroup, findUserByNamespace, type Project } from '@forgefold/core';
-import { userBasic } from './users.js';
-import type { PresentContext } from './context.js';
+import { userBasic } from '../users/entities.js';
+import type { PresentContext } from '../context.js';
 
 export const namespaceEntity = (project: Project, ctx: PresentContext) => {
   if (project.namespace_kind === 'group') {

@@ -1,8 +1,8 @@
 /** The platform's Group and GroupDetail entities. */
 import { projectsInNamespace, type Group } from '@forgefold/core';
-import type { PresentContext } from './context.js';
-import { projectEntity } from './projects.js';
-import { sharedWithGroupsEntity } from './members.js';
+import type { PresentContext } from '../context.js';
+import { projectEntity } from '../projects/entities.js';
+import { sharedWithGroupsEntity } from '../shares/entities.js';
 
 export const groupEntity = (group: Group, ctx: PresentContext) => ({
   id: group.id,

@@ -26,10 +26,9 @@ import {
   type ScimRequestError,
   type State,
 } from '@forgefold/core';
-import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, optional, route, schema, T, type Mount, type RouteDef } from '../http/index.js';
-import { tokenDigest } from '../app/secrets.js';
-import { findReadableGroup, presentContext, viewerId, type ApiDeps, type Ctx } from '../app/deps.js';
-import { setGroupSamlIdentityPresenter } from '../entities/members.js';
+import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, optional, route, schema, T, type Mount, type RouteDef } from '../../http/index.js';
+import { tokenDigest } from '../../app/secrets.js';
+import { findReadableGroup, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import {
   SCIM_USER_SCHEMA,
   groupSamlIdentity,
@@ -39,7 +38,7 @@ import {
   scimListEntity,
   scimUserEntity,
   scimUserLocation,
-} from '../entities/scim.js';
+} from './entities.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -83,75 +82,6 @@ export const fromDomainError = (error: DomainError): ApiError => {
       return scimError(422, error.message ?? 'Unprocessable Entity');
   }
 };
-
-// ---------------------------------------------------------------------------------------------------------------
-// Set-up API under /api/v4
-
-/** A SCIM token as the platform's "Generate a SCIM token" button shows it: 20 random URL-safe characters. */
-const newScimToken = (): string => randomBytes(15).toString('base64url');
-
-const requireOwner = (deps: ApiDeps, ctx: Ctx, id: string): Group => {
-  const state = deps.app.state;
-  const group = findReadableGroup(state, ctx, id);
-  if (E.isLeft(group)) throw ApiError.domain(group.left);
-  if (effectiveGroupAccess(state, viewerId(ctx), group.right) < 50) throw ApiError.message(403, '403 Forbidden');
-  return group.right;
-};
-
-const samlParams = schema(
-  optional('enabled', T.Boolean),
-  optional('sso_url', T.String),
-  optional('certificate_fingerprint', T.String),
-  optional('enforced_sso', T.Boolean),
-  optional('default_membership_role', T.Integer),
-);
-
-export const scimSetupRoutes = (deps: ApiDeps): RouteDef<any>[] => [
-  route({
-    method: 'GET',
-    path: '/groups/:id/saml_provider',
-    handler: (ctx) => {
-      const group = requireOwner(deps, ctx, ctx.routeParams['id']!);
-      const provider = findSamlProvider(deps.app.state.scim, group.id);
-      if (!provider) throw ApiError.message(404, '404 SAML Provider Not Found');
-      return ok(samlProviderEntity(provider));
-    },
-  }),
-  route({
-    method: 'PUT',
-    path: '/groups/:id/saml_provider',
-    params: samlParams,
-    before: (ctx) => {
-      requireOwner(deps, ctx, ctx.routeParams['id']!);
-    },
-    handler: async (ctx) => {
-      const group = requireOwner(deps, ctx, ctx.routeParams['id']!);
-      const p = ctx.params;
-      const result = await deps.app.execute(ctx.actor, {
-        type: 'ConfigureSamlProvider',
-        group_id: group.id,
-        ...(p.enabled != null ? { enabled: p.enabled } : {}),
-        ...(p.sso_url != null ? { sso_url: p.sso_url } : {}),
-        ...(p.certificate_fingerprint != null ? { certificate_fingerprint: p.certificate_fingerprint } : {}),
-        ...(p.enforced_sso != null ? { enforced_sso: p.enforced_sso } : {}),
-        ...(p.default_membership_role != null ? { default_membership_role: p.default_membership_role } : {}),
-      });
-      if (E.isLeft(result)) throw ApiError.domain(result.left);
-      return ok(samlProviderEntity(findSamlProvider(result.right.state.scim, group.id)!));
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/groups/:id/scim_token',
-    handler: async (ctx) => {
-      const group = requireOwner(deps, ctx, ctx.routeParams['id']!);
-      const token = newScimToken();
-      const result = await deps.app.execute(ctx.actor, { type: 'RotateScimToken', group_id: group.id, token_digest: tokenDigest(token) });
-      if (E.isLeft(result)) throw ApiError.domain(result.left);
-      return created({ scim_api_url: scimBaseUrl(presentContext(deps, ctx).baseUrl, group), scim_token: token });
-    },
-  }),
-];
 
 // ---------------------------------------------------------------------------------------------------------------
 // The SCIM API under /api/scim/v2
@@ -431,11 +361,5 @@ const discoveryRoutes = (deps: ApiDeps): RouteDef<any>[] => [
 
 export const scimRoutes = (deps: ApiDeps): RouteDef<any>[] => [...usersRoutes(deps), ...discoveryRoutes(deps)];
 
-// Members responses carry `group_saml_identity` for owners of SSO-enabled groups (reference §2.8).
-setGroupSamlIdentityPresenter(groupSamlIdentity);
-
-/** Both mounts: the set-up routes beside the rest of /api/v4, and the SCIM API with its own content type. */
-export const scimMounts = (deps: ApiDeps): Mount[] => [
-  mount('/api/v4', scimSetupRoutes(deps)),
-  mount('/api/scim/v2', scimRoutes(deps), { contentType: SCIM_CONTENT_TYPE, auth: 'none', renderError: scimAdapterError }),
-];
+/** The SCIM API's mount: its own content type and error schema; the group's SCIM token is checked by each route. */
+export const scimMount = (deps: ApiDeps): Mount => mount('/api/scim/v2', scimRoutes(deps), { contentType: SCIM_CONTENT_TYPE, auth: 'none', renderError: scimAdapterError });

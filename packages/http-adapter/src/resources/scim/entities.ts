@@ -5,7 +5,7 @@
  * the `group_saml_identity` of members.
  */
 import {
-  effectiveGroupAccess,
+  canOnGroup,
   findGroup,
   findSamlProvider,
   findScimIdentityOfUser,
@@ -16,7 +16,7 @@ import {
   type SamlProvider,
   type ScimUserView,
 } from '@forgefold/core';
-import type { PresentContext } from './context.js';
+import type { PresentContext } from '../context.js';
 
 export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const SCIM_LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -80,7 +80,7 @@ export const samlProviderEntity = (provider: SamlProvider) => ({
 /**
  * `group_saml_identity` of a member entity (reference §2.8): shown only to owners of the member's group (and
  * administrators) when its top-level group has SAML SSO enabled — the member's active SSO identity there, or
- * null; `undefined` leaves the key out. Registered with the members entity by `routes/scim.ts`.
+ * null; `undefined` leaves the key out.
  */
 export const groupSamlIdentity = (member: Member, ctx: PresentContext): { provider: string; extern_uid: string; saml_provider_id: number } | null | undefined => {
   if (member.source_type !== 'Namespace') return undefined;
@@ -89,7 +89,7 @@ export const groupSamlIdentity = (member: Member, ctx: PresentContext): { provid
   const root = rootAncestor(ctx.state.groups, group);
   const provider = findSamlProvider(ctx.state.scim, root.id);
   if (!provider || !provider.enabled) return undefined;
-  if (!ctx.viewerIsAdmin && effectiveGroupAccess(ctx.state, ctx.viewerId, group) < 50) return undefined;
+  if (!ctx.viewerIsAdmin && !canOnGroup(ctx.state, ctx.viewerId, 'read_group_saml_identity', group)) return undefined;
   const identity = member.user_id === null ? undefined : findScimIdentityOfUser(ctx.state.scim, root.id, member.user_id);
   return identity && identity.active ? { provider: 'group_saml', extern_uid: identity.extern_uid, saml_provider_id: provider.id } : null;
 };

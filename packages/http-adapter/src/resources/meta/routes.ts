@@ -1,9 +1,9 @@
 /** `GET /version` and the OAuth token endpoint (`POST /oauth/token`, password and refresh_token grants). */
 import * as E from 'fp-ts/lib/Either.js';
 import { findUserByIdOrUsername, findUserByEmail } from '@forgefold/core';
-import { json, optional, route, schema, T, type RouteDef } from '../http/index.js';
-import { execute, type ApiDeps } from '../app/deps.js';
-import { newTokenValue, tokenDigest, verifyPassword } from '../app/secrets.js';
+import { json, optional, route, schema, T, type RouteDef } from '../../http/index.js';
+import { execute, type ApiDeps } from '../../app/deps.js';
+import { newTokenValue, tokenDigest, verifyPassword } from '../../app/secrets.js';
 
 /** The platform release Forgefold follows. */
 export const PLATFORM_VERSION = '14.7.0-ee';

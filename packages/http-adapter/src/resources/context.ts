@@ -14,3 +14,15 @@ export interface PresentContext {
 /** The platform shows a Gravatar identicon for users without an uploaded avatar. */
 export const gravatarUrl = (email: string): string =>
   `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`;
+
+/** The Gravatar URL memoized per address (a page of members would otherwise hash every address per request). */
+const avatars = new Map<string, string>();
+export const avatarOf = (email: string): string => {
+  let url = avatars.get(email);
+  if (url === undefined) {
+    url = gravatarUrl(email);
+    if (avatars.size > 100_000) avatars.clear();
+    avatars.set(email, url);
+  }
+  return url;
+};
