@@ -5,7 +5,7 @@
  */
 import type { Issued } from './kernel/decider.js';
 import { forbidden, unauthorized, type DomainError } from './kernel/domain-error.js';
-import { composeModules, type AnyModule } from './kernel/module.js';
+import { composeModules, type AnyModule, type CommandOf } from './kernel/module.js';
 import { initialSequences } from './kernel/sequences.js';
 import { tableSize } from './kernel/table.js';
 import type { State } from './state.js';
@@ -16,17 +16,14 @@ import { groupsModule } from './modules/groups/module.js';
 import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
-import type { UserCommand } from './modules/users/commands.js';
-import type { TokenCommand } from './modules/tokens/commands.js';
-import type { GroupCommand } from './modules/groups/commands.js';
-import type { ProjectCommand } from './modules/projects/commands.js';
-import type { MemberCommand } from './modules/members/commands.js';
-import type { ScimCommand } from './modules/scim/commands.js';
 
-export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand | ScimCommand;
+/** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule] as const;
 
-/** Every module, in the order their slices appear in the State and their followers run. */
-export const forgefoldModules: readonly AnyModule<State>[] = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule];
+export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
+
+/** The modules with their types erased, as the composition runs them (each decides against the whole State). */
+export const forgefoldModules: readonly AnyModule<State>[] = moduleList;
 
 /**
  * Every command runs as an existing, unblocked user (or the system); adapters check this too, but a decision must

@@ -31,12 +31,12 @@ export interface Process<R, C> {
   readonly reads: (state: R) => object;
 }
 
-export interface ModuleDefinition<Name extends string, R, W, C extends { readonly type: string }, Defs extends EventDefinitions, Followed extends DomainEvent = never> {
+export interface ModuleDefinition<Name extends string, S extends object, R, W, C extends { readonly type: string }, Defs extends EventDefinitions, Followed extends DomainEvent = never> {
   readonly name: Name;
   /** Bump when the module's slices change shape or its evolve changes: snapshots of older code are then ignored. */
   readonly version: number;
   /** The module's own slices, empty. */
-  readonly initial: () => object;
+  readonly initial: () => S;
   readonly events: Defs;
   /** Every command type the module decides (the dispatch table is built from these lists). */
   readonly commands: readonly C['type'][];
@@ -61,9 +61,20 @@ export interface AnyModule<S> {
 }
 
 /** Identity helper that infers a module's types from its parts. */
-export const defineModule = <Name extends string, R, W, C extends { readonly type: string }, Defs extends EventDefinitions, Followed extends DomainEvent = never>(
-  module: ModuleDefinition<Name, R, W, C, Defs, Followed>,
-): ModuleDefinition<Name, R, W, C, Defs, Followed> => module;
+export const defineModule = <Name extends string, S extends object, R, W, C extends { readonly type: string }, Defs extends EventDefinitions, Followed extends DomainEvent = never>(
+  module: ModuleDefinition<Name, S, R, W, C, Defs, Followed>,
+): ModuleDefinition<Name, S, R, W, C, Defs, Followed> => module;
+
+/** The commands a module decides. */
+export type CommandOf<M> = M extends { readonly commands: readonly unknown[]; readonly decide: (issued: Issued<infer C>, state: never) => unknown } ? C : never;
+
+/** The events a module defines. */
+export type EventOf<M> = M extends { readonly events: infer Defs extends EventDefinitions } ? EventsOf<Defs> : never;
+
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
+
+/** The slices of a list of modules, together. */
+export type SlicesOf<M> = Intersection<M extends { readonly initial: () => infer S } ? Readonly<S> : never>;
 
 export interface Composition<C, S> {
   readonly decider: Decider<C, DomainEvent, S>;

@@ -4,9 +4,9 @@ import type { GroupCommand } from './commands.js';
 import { decide, type GroupsView } from './decider.js';
 import { evolve, type GroupsDraft } from './evolve.js';
 import { groupEvents } from './events.js';
-import { initialGroups } from './projection.js';
+import { initialGroups, type GroupsSlice } from './projection.js';
 
-export const groupsModule = defineModule<'groups', GroupsView, GroupsDraft, GroupCommand, typeof groupEvents>({
+export const groupsModule = defineModule<'groups', { readonly groups: GroupsSlice }, GroupsView, GroupsDraft, GroupCommand, typeof groupEvents>({
   name: 'groups',
   version: 1,
   initial: () => ({ groups: initialGroups() }),

@@ -4,10 +4,10 @@ import type { MemberCommand } from './commands.js';
 import { decide, type MembersView } from './decider.js';
 import { evolve, follows, type MembersDraft, type MembersFollowed } from './evolve.js';
 import { memberEvents } from './events.js';
-import { initialMembers } from './projection.js';
+import { initialMembers, type MembersSlice } from './projection.js';
 import { nextExpiry } from './queries.js';
 
-export const membersModule = defineModule<'members', MembersView, MembersDraft, MemberCommand, typeof memberEvents, MembersFollowed>({
+export const membersModule = defineModule<'members', { readonly members: MembersSlice }, MembersView, MembersDraft, MemberCommand, typeof memberEvents, MembersFollowed>({
   name: 'members',
   // 2: billability of blocked users is kept in the members slice (`blockedUsers`).
   version: 2,

@@ -4,9 +4,9 @@ import type { ProjectCommand } from './commands.js';
 import { decide, type ProjectsView } from './decider.js';
 import { evolve, follows, type ProjectsDraft, type ProjectsFollowed } from './evolve.js';
 import { projectEvents } from './events.js';
-import { initialProjects } from './projection.js';
+import { initialProjects, type ProjectsSlice } from './projection.js';
 
-export const projectsModule = defineModule<'projects', ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
+export const projectsModule = defineModule<'projects', { readonly projects: ProjectsSlice }, ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
   name: 'projects',
   version: 1,
   initial: () => ({ projects: initialProjects() }),

@@ -4,9 +4,9 @@ import type { ScimCommand } from './commands.js';
 import { decide, type ScimView } from './decider.js';
 import { evolve, follows, type ScimDraft, type ScimFollowed } from './evolve.js';
 import { scimEvents } from './events.js';
-import { initialScim } from './projection.js';
+import { initialScim, type ScimSlice } from './projection.js';
 
-export const scimModule = defineModule<'scim', ScimView, ScimDraft, ScimCommand, typeof scimEvents, ScimFollowed>({
+export const scimModule = defineModule<'scim', { readonly scim: ScimSlice }, ScimView, ScimDraft, ScimCommand, typeof scimEvents, ScimFollowed>({
   name: 'scim',
   version: 1,
   initial: () => ({ scim: initialScim() }),

@@ -4,9 +4,9 @@ import type { TokenCommand } from './commands.js';
 import { decide, type TokensView } from './decider.js';
 import { evolve, type TokensDraft } from './evolve.js';
 import { tokenEvents } from './events.js';
-import { initialTokens } from './projection.js';
+import { initialTokens, type TokensSlice } from './projection.js';
 
-export const tokensModule = defineModule<'tokens', TokensView, TokensDraft, TokenCommand, typeof tokenEvents>({
+export const tokensModule = defineModule<'tokens', { readonly tokens: TokensSlice }, TokensView, TokensDraft, TokenCommand, typeof tokenEvents>({
   name: 'tokens',
   version: 1,
   initial: () => ({ tokens: initialTokens() }),

@@ -4,9 +4,9 @@ import type { UserCommand } from './commands.js';
 import { decide, type UsersView } from './decider.js';
 import { evolve, type UsersDraft } from './evolve.js';
 import { userEvents } from './events.js';
-import { initialUsers } from './projection.js';
+import { initialUsers, type UsersSlice } from './projection.js';
 
-export const usersModule = defineModule<'users', UsersView, UsersDraft, UserCommand, typeof userEvents>({
+export const usersModule = defineModule<'users', { readonly users: UsersSlice }, UsersView, UsersDraft, UserCommand, typeof userEvents>({
   name: 'users',
   version: 1,
   initial: () => ({ users: initialUsers() }),
