@@ -6,7 +6,7 @@
  * is printed once requests are accepted. SIGTERM/SIGINT: in-flight requests finish, a snapshot is written,
  * the store closes, and `Forgefold stopped` is printed.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
@@ -27,7 +27,6 @@ import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
-import { mkdir } from 'node:fs/promises';
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,

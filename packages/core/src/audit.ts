@@ -13,7 +13,7 @@ import { memberEvents } from './modules/members/events.js';
 import { findGroup, selfAndAncestors } from './modules/groups/queries.js';
 import { findProject } from './modules/projects/queries.js';
 import { findUser } from './modules/users/queries.js';
-import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds, isExpired, membersOfSource } from './modules/members/queries.js';
+import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds } from './modules/members/queries.js';
 import type { Member, SourceType } from './modules/members/projection.js';
 
 export interface AuditEntry {
@@ -174,10 +174,4 @@ export const membersAsOf = async (store: EventStore, source: { type: SourceType;
     if (group) for (const g of selfAndAncestors(state.groups, group)) chain.add(g.id);
   }
   return effectiveProjectMembers(state, project, () => true, today).map((m) => describe(m, m.source_type === 'Namespace' && chain.has(m.source_id) ? m.source_id : null));
-};
-
-/** Direct members of a source as of a past time. */
-export const directMembersAsOf = async (store: EventStore, source: { type: SourceType; id: number }, at: string) => {
-  const { state } = await stateAsOf(store, at);
-  return [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, at.slice(0, 10)));
 };

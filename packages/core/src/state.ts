@@ -3,14 +3,10 @@
  * Only the composition (and the adapters) see it whole; a module reads what its view declares and writes its own
  * slices.
  */
-import type { Draft } from 'immer';
 import type { SlicesOf } from './kernel/module.js';
 import type { Sequences } from './kernel/sequences.js';
 import type { moduleList } from './forgefold.js';
 
 export type { Sequences } from './kernel/sequences.js';
-export { advance } from './kernel/sequences.js';
 
 export type State = { readonly sequences: Sequences } & SlicesOf<(typeof moduleList)[number]>;
-
-export type MutableState = Draft<State>;

@@ -4,5 +4,3 @@ export * from './app/deps.js';
 export * from './app/secrets.js';
 export * from './app/auth-backend.js';
 export * from './app/api.js';
-export { apiMounts } from './resources/index.js';
-export { PLATFORM_VERSION } from './resources/meta/routes.js';

@@ -92,8 +92,6 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   return i === -1 ? undefined : (leaf[i + 1] as V);
 };
 
-export const tableHas = (table: Table<unknown>, key: number | string): boolean => tableGet(table, key) !== undefined;
-
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   const [a, b, c] = pathOf(key);
   if (typeof key === 'number') {
@@ -201,10 +199,6 @@ export function* tableIds(table: Table<unknown>): Generator<number> {
 
 export function* tableValues<V>(table: Table<V>): Generator<V> {
   for (const [, value] of entries(table)) yield value;
-}
-
-export function* tableEntries<V>(table: Table<V>): Generator<[string, V]> {
-  for (const [key, value] of entries(table)) yield [String(key), value];
 }
 
 /**

@@ -4,7 +4,7 @@
  * periodically.
  */
 import { forgefoldProcesses } from '@forgefold/core';
-import type { RouteDef } from '../http/index.js';
+import type { AnyRouteDef } from '../http/index.js';
 import { today, type ApiDeps } from './deps.js';
 
 /** Per process: the state part its command last ran against, and the day it ran. */
@@ -22,7 +22,7 @@ export const runDueProcesses = async (deps: ApiDeps): Promise<void> => {
 };
 
 /** The routes, each running the due processes first. */
-export const withDueProcesses = (deps: ApiDeps, routes: readonly RouteDef[]): RouteDef[] =>
+export const withDueProcesses = (deps: ApiDeps, routes: readonly AnyRouteDef[]): AnyRouteDef[] =>
   routes.map((def) => ({
     ...def,
     handler: async (ctx: Parameters<typeof def.handler>[0]) => {

@@ -1,6 +1,6 @@
-import { tableGet, tableValues, tableKeys, tableIds, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
+import { tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
+import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
@@ -208,8 +208,6 @@ export const hasMembershipBelow = (state: MembershipView, group: Group, userId: 
   return false;
 };
 
-export const allMembers = (members: MembersSlice): Generator<Member> => tableValues(members.byId);
-
 // ---------------------------------------------------------------------------------------------------------------
 // Effective membership (`/members/all`)
 
@@ -220,20 +218,6 @@ export const betterMember = (a: Member, b: Member): Member => {
   const be = b.expires_at ?? '9999-12-31';
   if (ae !== be) return ae > be ? a : b;
   return a.created_at <= b.created_at ? a : b;
-};
-
-/** Candidate rows of a user for a group's `/members/all`: self and ancestors, and groups shared into the group. */
-export const effectiveGroupCandidates = (state: MembershipView, group: Group, userId: number): Member[] => {
-  const rows: Member[] = [];
-  for (const candidate of selfAndAncestors(state.groups, group)) {
-    const member = directMembership(state.members, 'Namespace', candidate.id, userId);
-    if (member) rows.push(member);
-  }
-  for (const link of linksOfSource(state.members, 'Namespace', group.id)) {
-    const member = directMembership(state.members, 'Namespace', link.group_id, userId);
-    if (member) rows.push(member);
-  }
-  return rows;
 };
 
 const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>

@@ -1,8 +1,7 @@
 import { tableGet, tableKeys } from '../../kernel/table.js';
-import type { UsersSlice } from '../users/projection.js';
 import { findUser, findUserByEmail } from '../users/queries.js';
-import type { User } from '../users/projection.js';
-import { compileFilter, indexKeys, type Filter, type FilterError, type FilterSchema, type Predicate } from './filter.js';
+import type { User, UsersSlice } from '../users/projection.js';
+import { compileFilter, complexAttr, indexKeys, type Filter, type FilterError, type FilterSchema, type Predicate } from './filter.js';
 import { externUidKey, groupUserKey, userNameKey, type SamlProvider, type ScimIdentity, type ScimSlice, type ScimToken } from './projection.js';
 import * as E from 'fp-ts/lib/Either.js';
 
@@ -77,19 +76,19 @@ export const scimUserFilterSchema: FilterSchema<ScimUserView> = {
   username: str((v) => v.identity.user_name),
   displayname: str((v) => v.user.name),
   active: { kind: 'scalar', type: 'boolean', values: (v) => [v.identity.active] },
-  name: {
+  name: complexAttr<ScimUserView, ScimUserView>({
     kind: 'complex',
     multiValued: false,
     elements: (v) => [v],
     sub: { formatted: str((v: ScimUserView) => v.user.name), givenname: str((v: ScimUserView) => v.identity.given_name), familyname: str((v: ScimUserView) => v.identity.family_name) },
-  },
-  emails: {
+  }),
+  emails: complexAttr<ScimUserView, ScimEmail>({
     kind: 'complex',
     multiValued: true,
     elements: (v) => scimEmails(v.user),
     sub: { value: str((e: ScimEmail) => e.value), type: str((e: ScimEmail) => e.type), primary: { kind: 'scalar', type: 'boolean', values: (e: ScimEmail) => [e.primary] } },
-  },
-  meta: {
+  }),
+  meta: complexAttr<ScimUserView, ScimUserView>({
     kind: 'complex',
     multiValued: false,
     elements: (v) => [v],
@@ -98,7 +97,7 @@ export const scimUserFilterSchema: FilterSchema<ScimUserView> = {
       created: { kind: 'scalar', type: 'dateTime', values: (v: ScimUserView) => [v.identity.created_at] },
       lastmodified: { kind: 'scalar', type: 'dateTime', values: (v: ScimUserView) => [v.identity.updated_at] },
     },
-  },
+  }),
 };
 
 export const compileScimUserFilter = (filter: Filter): E.Either<FilterError, Predicate<ScimUserView>> => compileFilter(filter, scimUserFilterSchema);

@@ -1,11 +1,11 @@
 /** The membership audit API (administrators; see README "Membership audit"): history, and members as of a past time. */
 import * as E from 'fp-ts/lib/Either.js';
 import { findGroupByIdOrPath, findProjectByIdOrPath, membersAsOf, membershipHistory, notFound } from '@forgefold/core';
-import { arraySource, paginate, route, type RouteDef } from '../../http/index.js';
+import { arraySource, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { findReadableGroup, findReadableProject, type ApiDeps } from '../../app/deps.js';
 import { asOfParams, historyParams } from './params.js';
 
-export const auditRoutes = (deps: ApiDeps): RouteDef[] => [
+export const auditRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({
     method: 'GET',
     path: '/audit/membership_events',

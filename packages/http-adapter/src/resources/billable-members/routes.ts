@@ -20,7 +20,7 @@ import {
   type State,
   type User,
 } from '@forgefold/core';
-import { noContent, type HandlerContext, type OffsetSource, type RouteDef } from '../../http/index.js';
+import { noContent, type HandlerContext, type OffsetSource, type AnyRouteDef } from '../../http/index.js';
 import { today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { mayAdminSource } from '../members/source.js';
@@ -67,7 +67,7 @@ const sortBillable = (state: State, root: Group, users: User[], sort: (typeof BI
   }
 };
 
-export const billableMemberRoutes = (deps: ApiDeps): RouteDef[] => {
+export const billableMemberRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   /** A top-level group whose members the caller administers; anything else is the platform's "400 Bad request". */
   const administeredRoot = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, Group> =>
     pipe(

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { canReadGroup, canReadProject, findGroup, findProject, groupAccessLevel, hasMembershipBelow, listGroups, type Group, type State } from '@forgefold/core';
-import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type RouteDef } from '../../http/index.js';
+import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
@@ -47,7 +47,7 @@ const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
   },
 });
 
-export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
+export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const detail = (ctx: Ctx, state: State, group: Group) => {
     const viewer = ctx.principal?.userId ?? null;
     return groupDetailEntity(group, presentContext(deps, ctx, state), (projectId) => {

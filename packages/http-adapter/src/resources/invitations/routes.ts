@@ -1,5 +1,5 @@
 /** Invitations of groups and projects by e-mail (lib/api/invitations.rb). */
-import { ApiError, created, noContent, ok, type RouteDef } from '../../http/index.js';
+import { ApiError, created, noContent, ok, type AnyRouteDef } from '../../http/index.js';
 import { forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource } from '@forgefold/core';
 import { presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute } from '../../app/routes.js';
@@ -7,7 +7,7 @@ import { dateOf, findSource, mayAdminSource, sourceTypeOf, type SourceKind } fro
 import { invitationEntity } from './entities.js';
 import { emailParams, inviteParams, listParams, updateParams } from './params.js';
 
-const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): RouteDef[] => {
+const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
   const base = `/${kind}/:id/invitations`;
   const type = sourceTypeOf(kind);
   const find = findSource(kind);
@@ -67,4 +67,4 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): RouteDef[] => {
   ];
 };
 
-export const invitationRoutes = (deps: ApiDeps): RouteDef[] => [...invitationRoutesOf(deps, 'groups'), ...invitationRoutesOf(deps, 'projects')];
+export const invitationRoutes = (deps: ApiDeps): AnyRouteDef[] => [...invitationRoutesOf(deps, 'groups'), ...invitationRoutesOf(deps, 'projects')];

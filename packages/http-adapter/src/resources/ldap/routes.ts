@@ -1,12 +1,12 @@
 /** LDAP group links of a group (ee/lib/api/ldap_group_links.rb) and the directory sync that applies them. */
 import { canAdminMembers, findUser, findUserByUsername, forbidden, ldapLinksOf, type User } from '@forgefold/core';
-import { ApiError, created, noContent, ok, route, type RouteDef } from '../../http/index.js';
+import { ApiError, created, noContent, ok, route, type AnyRouteDef } from '../../http/index.js';
 import { today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { ldapGroupLinkEntity } from './entities.js';
 import { addParams, removeParams, syncParams } from './params.js';
 
-export const ldapRoutes = (deps: ApiDeps): RouteDef[] => [
+export const ldapRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({
     method: 'GET',
     path: '/groups/:id/ldap_group_links',

@@ -35,7 +35,7 @@ import {
   type Member,
   type State,
 } from '@forgefold/core';
-import { arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type HandlerContext, type OffsetSource, type RouteDef } from '../../http/index.js';
+import { arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type HandlerContext, type OffsetSource, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { memberEntity } from './entities.js';
@@ -65,7 +65,7 @@ const seatInfo = (state: State, source: FoundSource, member: Member, show: boole
   return { isUsingSeat: isBillable(state.members, root.id, member.user_id) };
 };
 
-const sourceRoutes = (deps: ApiDeps, kind: SourceKind): RouteDef[] => {
+const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
   const base = `/${kind}/:id`;
   const type = sourceTypeOf(kind);
   const find = findSource(kind);
@@ -247,7 +247,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): RouteDef[] => {
 };
 
 /** Approval of awaiting members and the LDAP override (groups only). */
-const groupRoutes = (deps: ApiDeps): RouteDef[] => {
+const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const approveAll = (method: 'POST' | 'PUT') =>
     commandRoute(deps, { method, path: '/groups/:id/members/approve_all', find: groupOfRoute, command: (_ctx, group) => ({ type: 'ApproveAllMembers', group_id: group.id }), present: () => noContent() });
   const approve = (method: 'POST' | 'PUT') =>
@@ -282,4 +282,4 @@ const groupRoutes = (deps: ApiDeps): RouteDef[] => {
   ];
 };
 
-export const memberRoutes = (deps: ApiDeps): RouteDef[] => [...groupRoutes(deps), ...sourceRoutes(deps, 'groups'), ...sourceRoutes(deps, 'projects')];
+export const memberRoutes = (deps: ApiDeps): AnyRouteDef[] => [...groupRoutes(deps), ...sourceRoutes(deps, 'groups'), ...sourceRoutes(deps, 'projects')];

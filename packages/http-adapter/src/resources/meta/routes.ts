@@ -1,14 +1,14 @@
 /** `GET /version` and the OAuth token endpoint (`POST /oauth/token`, password and refresh_token grants). */
 import * as E from 'fp-ts/lib/Either.js';
 import { findUserByIdOrUsername, findUserByEmail } from '@forgefold/core';
-import { json, optional, route, schema, T, type RouteDef } from '../../http/index.js';
+import { json, optional, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { execute, type ApiDeps } from '../../app/deps.js';
 import { newTokenValue, tokenDigest, verifyPassword } from '../../app/secrets.js';
 
 /** The platform release Forgefold follows. */
 export const PLATFORM_VERSION = '14.7.0-ee';
 
-export const versionRoutes = (_deps: ApiDeps): RouteDef[] => [
+export const versionRoutes = (_deps: ApiDeps): AnyRouteDef[] => [
   route({ method: 'GET', path: '/version', handler: () => ({ version: PLATFORM_VERSION, revision: 'forgefold' }) }),
 ];
 
@@ -18,7 +18,7 @@ const oauthError = (status: number, error: string, description: string) => json(
 const INVALID_GRANT =
   'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
 
-export const oauthRoutes = (deps: ApiDeps, options: { readonly accessTokenLifetime: number }): RouteDef[] => [
+export const oauthRoutes = (deps: ApiDeps, options: { readonly accessTokenLifetime: number }): AnyRouteDef[] => [
   route({
     method: 'POST',
     path: '/token',

@@ -2,13 +2,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { badRequest, pendingMembers } from '@forgefold/core';
-import { schema, withPagination, type RouteDef } from '../../http/index.js';
+import { schema, withPagination, type AnyRouteDef } from '../../http/index.js';
 import { today, type ApiDeps } from '../../app/deps.js';
 import { groupOfRoute, listRoute } from '../../app/routes.js';
 import { mayAdminSource } from '../members/source.js';
 import { pendingMemberEntity } from './entities.js';
 
-export const pendingMemberRoutes = (deps: ApiDeps): RouteDef[] => [
+export const pendingMemberRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
     path: '/groups/:id/pending_members',
     params: withPagination(schema()),

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { canReadProject, findProject, listProjects, projectAccessLevel, type ForgefoldCommand, type Project, type State } from '@forgefold/core';
-import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type RouteDef } from '../../http/index.js';
+import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { projectEntity } from './entities.js';
@@ -52,7 +52,7 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   ...(params.description ? { description: params.description } : {}),
 });
 
-export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
+export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
   const presentCreated = (done: CommandResultOf, ctx: Ctx) => created(present(ctx, findProject(done.state.projects, createdId(done, 'ProjectCreated'))!, done.state));
   return [

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { canOnGroup, findSamlProvider, forbidden, notFound, type DomainError, type Group, type State } from '@forgefold/core';
-import { created, ok, type HandlerContext, type RouteDef } from '../../http/index.js';
+import { created, ok, type HandlerContext, type AnyRouteDef } from '../../http/index.js';
 import { tokenDigest } from '../../app/secrets.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, perRequest } from '../../app/routes.js';
@@ -23,7 +23,7 @@ const ownedGroup = (ctx: HandlerContext<unknown>, state: State): E.Either<Domain
 /** The new token's value: shown once in the answer, only its digest recorded. */
 const tokenOf = perRequest(newScimToken);
 
-export const samlRoutes = (deps: ApiDeps): RouteDef[] => [
+export const samlRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   {
     method: 'GET',
     path: '/groups/:id/saml_provider',

@@ -47,8 +47,6 @@ export const scimUserEntity = (view: ScimUserView, groupBase: string) => {
   };
 };
 
-export type ScimUserEntity = ReturnType<typeof scimUserEntity>;
-
 export const scimListEntity = <T>(totalResults: number, startIndex: number, resources: readonly T[]) => ({
   schemas: [SCIM_LIST_SCHEMA],
   totalResults,

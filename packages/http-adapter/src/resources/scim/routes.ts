@@ -4,11 +4,9 @@
  * discovery (ServiceProviderConfig, Schemas, ResourceTypes). SCIM answers `application/scim+json` with the
  * RFC 7644 error schema; the group's SCIM token is the credential (checked here: the routes are `auth: 'none'`).
  */
-import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   compileScimUserFilter,
-  effectiveGroupAccess,
   findGroupByIdOrPath,
   findSamlProvider,
   findScimIdentityByExternUid,
@@ -26,13 +24,11 @@ import {
   type ScimRequestError,
   type State,
 } from '@forgefold/core';
-import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, optional, route, schema, T, type Mount, type RouteDef } from '../../http/index.js';
+import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, route, type Mount, type AnyRouteDef } from '../../http/index.js';
 import { tokenDigest } from '../../app/secrets.js';
-import { findReadableGroup, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import type { ApiDeps, Ctx } from '../../app/deps.js';
 import {
   SCIM_USER_SCHEMA,
-  groupSamlIdentity,
-  samlProviderEntity,
   scimBaseUrl,
   scimErrorEntity,
   scimListEntity,
@@ -155,7 +151,7 @@ const requireIdentity = (scope: ScimScope, id: string) => {
   return identity;
 };
 
-const usersRoutes = (deps: ApiDeps): RouteDef<any>[] => [
+const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({
     method: 'GET',
     path: '/groups/:group/Users',
@@ -335,7 +331,7 @@ export const serviceProviderConfig = (base: string) => ({
   meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },
 });
 
-const discoveryRoutes = (deps: ApiDeps): RouteDef<any>[] => [
+const discoveryRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({ method: 'GET', path: '/groups/:group/ServiceProviderConfig', handler: (ctx) => ok(serviceProviderConfig(scimScope(deps, ctx).base)) }),
   route({ method: 'GET', path: '/groups/:group/Schemas', handler: (ctx) => ok(scimListEntity(1, 1, [userSchemaResource(scimScope(deps, ctx).base)])) }),
   route({
@@ -359,7 +355,7 @@ const discoveryRoutes = (deps: ApiDeps): RouteDef<any>[] => [
   }),
 ];
 
-export const scimRoutes = (deps: ApiDeps): RouteDef<any>[] => [...usersRoutes(deps), ...discoveryRoutes(deps)];
+export const scimRoutes = (deps: ApiDeps): AnyRouteDef[] => [...usersRoutes(deps), ...discoveryRoutes(deps)];
 
 /** The SCIM API's mount: its own content type and error schema; the group's SCIM token is checked by each route. */
 export const scimMount = (deps: ApiDeps): Mount => mount('/api/scim/v2', scimRoutes(deps), { contentType: SCIM_CONTENT_TYPE, auth: 'none', renderError: scimAdapterError });

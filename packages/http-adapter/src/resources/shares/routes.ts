@@ -2,14 +2,14 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { canReadProject, findGroup, findProject, linkBetween } from '@forgefold/core';
-import { created, noContent, type RouteDef } from '../../http/index.js';
+import { created, noContent, type AnyRouteDef } from '../../http/index.js';
 import { findReadableGroup, presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, projectOfRoute } from '../../app/routes.js';
 import { groupDetailEntity } from '../groups/entities.js';
 import { projectGroupLinkEntity, sharedWithGroupsEntity } from './entities.js';
 import { shareGroupParams, shareProjectParams, unshareParams } from './params.js';
 
-export const shareRoutes = (deps: ApiDeps): RouteDef[] => [
+export const shareRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   commandRoute(deps, {
     method: 'POST',
     path: '/groups/:id/share',

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { accessTokensOf, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, type AccessToken, type DomainError, type State } from '@forgefold/core';
-import { arraySource, created, noContent, ok, paginate, route, type RouteDef } from '../../http/index.js';
+import { arraySource, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, findReadableProject, findUserOr404, today, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, perRequest, type CommandResultOf } from '../../app/routes.js';
 import { newTokenValue, tokenDigest } from '../../app/secrets.js';
@@ -38,7 +38,7 @@ const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) =
     present: (done, ctx) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), valueOf(ctx))),
   });
 
-const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[] => {
+const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): AnyRouteDef[] => {
   const base = resource === 'project' ? '/projects/:id/access_tokens' : '/groups/:id/access_tokens';
   /** `find_project!`/`find_group!` then `admin_resource_access_tokens` (maintainer of a project, owner of a group). */
   const findResource = (ctx: Ctx, state: State): E.Either<DomainError, number> => {
@@ -100,7 +100,7 @@ const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[
   ];
 };
 
-export const tokenRoutes = (deps: ApiDeps): RouteDef[] => [
+export const tokenRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   createTokenRoute(deps, '/users/:user_id/personal_access_tokens', false),
   route({
     method: 'GET',

@@ -1,7 +1,7 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import { findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type User } from '@forgefold/core';
-import { created, ok, route, type RouteDef } from '../../http/index.js';
+import { created, ok, route, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, nothing } from '../../app/routes.js';
 import { passwordDigest } from '../../app/secrets.js';
@@ -22,7 +22,7 @@ const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
 };
 
-export const userRoutes = (deps: ApiDeps): RouteDef[] => [
+export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({
     method: 'GET',
     path: '/user',
