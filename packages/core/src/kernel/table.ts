@@ -39,6 +39,7 @@ type Root<V> = (Level2<V> | undefined)[];
 const MARK_AT = 32;
 const STRING_MARK = 1;
 
+// The opaque Table is a trie of arrays underneath: these two casts are the only way in and out of it.
 const root = <V>(table: Table<V>): Root<V> => table as unknown as Root<V>;
 
 const hash = (key: string): number => {

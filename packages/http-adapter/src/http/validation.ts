@@ -465,6 +465,7 @@ export function HashOf<S extends AnySchema>(inner: S): ParamType<t.TypeOf<S>> {
 
 /** Concatenates schemas (e.g. a route's own declarations and `paginationParams`). */
 export function extend<A, B>(a: Schema<A>, b: Schema<B>): Schema<Simplify<A & B>> {
+  // The declarations of both, in order, decode to both params objects together (TypeScript cannot infer it).
   return schema(...a.decls, ...b.decls) as unknown as Schema<Simplify<A & B>>;
 }
 

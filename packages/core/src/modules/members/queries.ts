@@ -507,7 +507,7 @@ export const isLdapSynced = (members: MembersSlice, groupId: number): boolean =>
  */
 const nextExpiryCache = new WeakMap<object, string | null>();
 export const nextExpiry = (members: MembersSlice): string | null => {
-  const key = members as unknown as object;
+  const key: object = members;
   const cached = nextExpiryCache.get(key);
   if (cached !== undefined) return cached;
   let earliest: string | null = null;
