@@ -23,3 +23,14 @@ export const urlWithSchema = (schema: string, base = TEST_DATABASE_URL): string 
 };
 
 export const dropTestSchema = (schema: string, base = TEST_DATABASE_URL): Promise<void> => dropSchema(base, schema);
+
+/** A store in a fresh schema; `dispose` closes it and drops the schema. */
+export const openTestStore = async (options: { readonly schema?: string; readonly pollIntervalMs?: number } = {}) => {
+  const { openPostgresStore } = await import('@forgefold/postgres-store');
+  const schema = options.schema ?? freshSchema();
+  const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4, ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}) });
+  return { store, schema, dispose: async () => {
+    await store.close();
+    await dropTestSchema(schema);
+  } };
+};
