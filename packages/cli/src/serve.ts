@@ -309,7 +309,7 @@ export const startForgefold = async (
   // `last_activity_on`: at most one event per user and day, recorded off the request path.
   const recordActivity = (userId: number) => {
     const user = findUser(app.state.users, userId);
-    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId });
+    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
   const log = options.log ?? (config.accessLog ? undefined : () => undefined);
   const api = createForgefoldApi({
