@@ -309,7 +309,7 @@ describe('Application: live state equals replay', () => {
           await dispose();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 15 },
     );
   });
 });

@@ -33,7 +33,7 @@ if (hasPostgres) {
         },
       };
     },
-    { modelRuns: 40 },
+    { modelRuns: 25 },
   );
 }
 
