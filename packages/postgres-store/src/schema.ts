@@ -67,6 +67,28 @@ BEGIN
   v_check := cardinality(p_ids) > 0 AND (
     EXISTS (SELECT 1 FROM events WHERE event_id = ANY (p_ids))
     OR cardinality(p_ids) <> (SELECT count(DISTINCT id) FROM unnest(p_ids) AS id));
+  -- Group commits (every write non-empty, expectation 'any', fresh ids): all events in one INSERT, stream versions
+  -- numbered per stream after each stream's head, instead of two statements per write.
+  IF NOT v_check AND cardinality(p_ids) > 0 AND 'any' = ALL (p_expected) AND 0 < ALL (p_counts) THEN
+    INSERT INTO events (global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata)
+      SELECT v_head + e.i, p_ids[e.i], e.stream, h.version + row_number() OVER (PARTITION BY e.stream ORDER BY e.i),
+             p_types[e.i], p_schema_versions[e.i], p_data[e.i], p_recorded_at[e.i], p_metadata[e.i]
+        FROM (SELECT row_number() OVER (ORDER BY w.n, g) AS i, w.stream
+                FROM unnest(p_streams, p_counts) WITH ORDINALITY AS w(stream, count, n), generate_series(1, w.count) AS g) AS e
+        JOIN (SELECT d.stream, coalesce((SELECT x.stream_version FROM events x WHERE x.stream_id = d.stream
+                                          ORDER BY x.stream_version DESC LIMIT 1), 0) AS version
+                FROM (SELECT DISTINCT stream FROM unnest(p_streams) AS stream) AS d) AS h ON h.stream = e.stream;
+    v_position := v_head + cardinality(p_ids);
+    UPDATE log_head SET position = v_position;
+    PERFORM pg_notify('forgefold_events:' || current_schema(), v_position::text);
+    RETURN QUERY
+      SELECT w.stream, x.stream_version, x.global_position, false
+        FROM (SELECT stream, n, sum(count) OVER (ORDER BY n) AS upto
+                FROM unnest(p_streams, p_counts) WITH ORDINALITY AS u(stream, count, n)) AS w
+        JOIN events x ON x.global_position = v_head + w.upto
+       ORDER BY w.n;
+    RETURN;
+  END IF;
   FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
     v_stream := p_streams[i];
     v_expected := p_expected[i];
