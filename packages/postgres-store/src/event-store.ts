@@ -94,6 +94,8 @@ interface Subscription {
   last: number;
   active: boolean;
   pumping: boolean;
+  /** Inside a handler call (a delivery loop runs synchronously). */
+  delivering: boolean;
   /** Asked to pump again while pumping. */
   again: boolean;
 }
@@ -273,7 +275,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribe(after: number, handler: (event: RecordedEvent) => void): Unsubscribe {
     this.assertOpen();
-    const subscription: Subscription = { handler, last: Math.max(0, after), active: true, pumping: false, again: false };
+    const subscription: Subscription = { handler, last: Math.max(0, after), active: true, pumping: false, delivering: false, again: false };
     this.subscriptions.add(subscription);
     // Catch up from the tail at once when it reaches back far enough; the rest comes from the database.
     if (this.tail.covers(subscription.last)) {
@@ -373,12 +375,17 @@ export class PostgresEventStore implements EventStore {
           if (inTail && this.tail.end === subscription.last && subscription.last >= this.knownHead) break;
           const fromTail = inTail && this.tail.end > subscription.last;
           const page = fromTail ? this.tail.after(subscription.last, PAGE) : await this.readRows(subscription.last, PAGE);
-          for (const row of page) {
-            if (!subscription.active) return;
-            // A commit of this store may have delivered some of these while the page was being read.
-            if (row[0] <= subscription.last) continue;
-            subscription.last = row[0];
-            this.deliver(subscription, row);
+          subscription.delivering = true;
+          try {
+            for (const row of page) {
+              if (!subscription.active) return;
+              // A commit of this store may have delivered some of these while the page was being read.
+              if (row[0] <= subscription.last) continue;
+              subscription.last = row[0];
+              this.deliver(subscription, row);
+            }
+          } finally {
+            subscription.delivering = false;
           }
           if (!fromTail && page.length < PAGE) break;
         }
@@ -396,11 +403,13 @@ export class PostgresEventStore implements EventStore {
   private publish(recorded: readonly Row[]): void {
     const first = recorded[0]![0];
     for (const subscription of [...this.subscriptions]) {
-      if (subscription.pumping || subscription.last !== first - 1) {
+      // Delivered at once when they continue what the subscriber has, even while a pump awaits a page (it skips
+      // what was delivered meanwhile): a commit reaches this store's subscribers before it resolves.
+      if (subscription.delivering || subscription.last !== first - 1) {
         void this.pump(subscription);
         continue;
       }
-      subscription.pumping = true;
+      subscription.delivering = true;
       try {
         for (const row of recorded) {
           if (!subscription.active) break;
@@ -408,7 +417,7 @@ export class PostgresEventStore implements EventStore {
           this.deliver(subscription, row);
         }
       } finally {
-        subscription.pumping = false;
+        subscription.delivering = false;
       }
       if (subscription.active && (subscription.again || subscription.last < this.knownHead)) void this.pump(subscription);
     }
