@@ -27,7 +27,7 @@ import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
-import { mkdir } from 'node:fs/promises';
+import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
@@ -188,8 +188,6 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
   };
 };
 
-const ROOT_TOKEN_FILE = 'initial_root_token';
-
 const must = async (app: Application<ForgefoldCommand, State>, command: ForgefoldCommand) => {
   const result = await app.execute(systemActor, command);
   if (E.isLeft(result)) throw new CliError(`bootstrap failed (${command.type}): ${JSON.stringify(result.left)}`);
@@ -222,7 +220,7 @@ export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, c
   await must(app, { type: 'CreatePersonalAccessToken', user_id: root.id, name: 'initial root token', scopes: ['api', 'sudo'], expires_at: null, token_digest: tokenDigest(value), impersonation: false });
   if (!wanted) {
     const file = join(config.dataDir, ROOT_TOKEN_FILE);
-    await writeFile(file, `${value}\n`, { mode: 0o600 });
+    await writeFile(file, `${value}\n`, { mode: SECRET_FILE_MODE });
     say(`Forgefold root token written to ${file}`);
   }
 };
@@ -250,7 +248,7 @@ export const startForgefold = async (
   } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  await mkdir(config.dataDir, { recursive: true });
+  for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
   const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
