@@ -14,3 +14,4 @@ export { startForgefold, serveConfig, bootstrapRoot, type ServeConfig, type Runn
 export * from './secure.js';
 export * from './inventory.js';
 export * from './names.js';
+export * from './uploads.js';

@@ -18,7 +18,7 @@ const DATABASE_COMPANIONS = ['-wal', '-shm', '-journal'];
 
 /** Names a data directory holds when Forgefold alone uses it. */
 const isOwnFile = (name: string): boolean =>
-  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE;
+  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === 'uploads';
 
 const modeOf = async (path: string): Promise<number | undefined> => {
   try {

@@ -28,6 +28,7 @@ import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageErro
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
 import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
+import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
@@ -63,7 +64,8 @@ export const serveSpec = {
     '(default 60000; a whole request slower than this is dropped), FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS (default 5000),',
     'FORGEFOLD_IDLE_TIMEOUT_MS (default 60000; a connection silent this long is closed); 0 turns a time-out off.',
     'FORGEFOLD_METRICS_ALLOW (addresses or CIDR blocks that may read /-/metrics, comma-separated; default',
-    '127.0.0.0/8,::1/128; empty: nobody).',
+    '127.0.0.0/8,::1/128; empty: nobody). FORGEFOLD_GRAVATAR_URL (avatar URL template for users without an upload,',
+    'e.g. https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon; default none: avatar_url is null).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -92,6 +94,8 @@ export interface ServeConfig {
   readonly timeouts?: Partial<Timeouts>;
   /** Who may read `/-/metrics` (addresses or CIDR blocks); default loopback. */
   readonly metricsAllow?: readonly string[];
+  /** Gravatar URL template (%{hash}, %{size}, %{email}, %{username}); unset: no Gravatar URLs. */
+  readonly gravatarUrl?: string;
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -115,6 +119,17 @@ const timeoutsFrom = (env: ParsedArgs['env']): Partial<Timeouts> | undefined => 
     throw new UsageError((error as Error).message, 'serve');
   }
   return timeouts;
+};
+
+/** FORGEFOLD_GRAVATAR_URL: an absolute http(s) URL template. */
+const gravatarTemplate = (text: string): string => {
+  try {
+    const url = new URL(text.replaceAll('%{', '').replaceAll('}', ''));
+    if (url.protocol === 'http:' || url.protocol === 'https:') return text;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`FORGEFOLD_GRAVATAR_URL must be an http(s) URL template such as https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon, got '${text}'`, 'serve');
 };
 
 export const serveConfig = (args: ParsedArgs): ServeConfig => {
@@ -149,6 +164,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
     ...(timeouts ? { timeouts } : {}),
     ...(metricsAllow ? { metricsAllow } : {}),
+    ...(env['FORGEFOLD_GRAVATAR_URL'] ? { gravatarUrl: gravatarTemplate(env['FORGEFOLD_GRAVATAR_URL']) } : {}),
   };
 };
 
@@ -293,6 +309,8 @@ export const startForgefold = async (
     },
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     version: PRODUCT_VERSION,
+    uploads: fileUploadStore(join(config.dataDir, UPLOADS_DIR)),
+    ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
