@@ -31,7 +31,8 @@ import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageErro
 import { databaseUrlFrom, type StoreHandle } from './store.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
-import { mkdir } from 'node:fs/promises';
+import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
+import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
@@ -70,6 +71,8 @@ export const serveSpec = {
     '127.0.0.0/8,::1/128; empty: nobody). FORGEFOLD_DATABASE_URL (postgres://…: the log on PostgreSQL, which several',
     'nodes may share; default: SQLite in the data directory), FORGEFOLD_POSITION_WAIT_MS (default 5000; how long a',
     'request with X-Forgefold-Min-Position waits for this node to reach that log position before a 503).',
+    'FORGEFOLD_GRAVATAR_URL (avatar URL template for users without an upload,',
+    'e.g. https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon; default none: avatar_url is null).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -102,6 +105,8 @@ export interface ServeConfig {
   readonly databaseUrl?: string;
   /** Longest wait for `X-Forgefold-Min-Position` (ms). */
   readonly positionWaitMs?: number;
+  /** Gravatar URL template (%{hash}, %{size}, %{email}, %{username}); unset: no Gravatar URLs. */
+  readonly gravatarUrl?: string;
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -125,6 +130,17 @@ const timeoutsFrom = (env: ParsedArgs['env']): Partial<Timeouts> | undefined => 
     throw new UsageError((error as Error).message, 'serve');
   }
   return timeouts;
+};
+
+/** FORGEFOLD_GRAVATAR_URL: an absolute http(s) URL template. */
+const gravatarTemplate = (text: string): string => {
+  try {
+    const url = new URL(text.replaceAll('%{', '').replaceAll('}', ''));
+    if (url.protocol === 'http:' || url.protocol === 'https:') return text;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`FORGEFOLD_GRAVATAR_URL must be an http(s) URL template such as https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon, got '${text}'`, 'serve');
 };
 
 export const serveConfig = (args: ParsedArgs): ServeConfig => {
@@ -162,6 +178,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(metricsAllow ? { metricsAllow } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(env['FORGEFOLD_POSITION_WAIT_MS'] ? { positionWaitMs: parseNonNegativeInteger('FORGEFOLD_POSITION_WAIT_MS', env['FORGEFOLD_POSITION_WAIT_MS'], 'serve') } : {}),
+    ...(env['FORGEFOLD_GRAVATAR_URL'] ? { gravatarUrl: gravatarTemplate(env['FORGEFOLD_GRAVATAR_URL']) } : {}),
   };
 };
 
@@ -200,8 +217,6 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
     );
   };
 };
-
-const ROOT_TOKEN_FILE = 'initial_root_token';
 
 const must = async (app: Application<ForgefoldCommand, State>, command: ForgefoldCommand) => {
   const result = await app.execute(systemActor, command);
@@ -246,7 +261,7 @@ const bootstrapOnce = async (app: Application<ForgefoldCommand, State>, config: 
   await must(app, { type: 'CreatePersonalAccessToken', user_id: root.id, name: 'initial root token', scopes: ['api', 'sudo'], expires_at: null, token_digest: tokenDigest(value), impersonation: false });
   if (!wanted) {
     const file = join(config.dataDir, ROOT_TOKEN_FILE);
-    await writeFile(file, `${value}\n`, { mode: 0o600 });
+    await writeFile(file, `${value}\n`, { mode: SECRET_FILE_MODE });
     say(`Forgefold root token written to ${file}`);
   }
 };
@@ -274,7 +289,7 @@ export const startForgefold = async (
   } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  await mkdir(config.dataDir, { recursive: true });
+  for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
   const store: StoreHandle = config.databaseUrl
     ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
         throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
@@ -328,6 +343,8 @@ export const startForgefold = async (
     ...(config.positionWaitMs !== undefined ? { positionWaitMs: config.positionWaitMs } : {}),
     // On a shared database a node that cannot reach it is not ready (a load balancer then sends traffic elsewhere).
     ...(config.databaseUrl ? { readiness: async () => (await store.events.headPosition(), true) } : {}),
+    uploads: fileUploadStore(join(config.dataDir, UPLOADS_DIR)),
+    ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at

@@ -1,11 +1,11 @@
 /** Opening the event database of a data directory (through @forgefold/sqlite-store). */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import type { EventStore, SnapshotStore } from '@forgefold/core';
 import { openSqliteStore } from '@forgefold/sqlite-store';
 import { isPostgresUrl, openPostgresStore, redact } from '@forgefold/postgres-store';
 import { CliError, UsageError } from './args.js';
 import { DATA_ENV, dataPaths } from './paths.js';
+import { prepareDataDir, tightenSecretFile } from './secure.js';
 
 /** What the commands need from a store; @forgefold/sqlite-store's SqliteStore has this shape. */
 export interface StoreHandle {
@@ -52,7 +52,8 @@ export const openPostgres = async (url: string, options: OpenStoreOptions): Prom
 /**
  * Opens the data directory's database, or the PostgreSQL database at `databaseUrl` when one is given.
  * `mode: 'existing'` fails clearly when there is no database (a read must not create an empty one); `mode:
- * 'create'` creates the directory and the database if needed.
+ * 'create'` creates the directory (0700) and the database (0600) if needed (see prepareDataDir; its warnings
+ * go to `warn`). A writer tightens database files older versions left readable by others.
  */
 export const openDataStore = async (
   open: StoreOpener,
@@ -61,13 +62,15 @@ export const openDataStore = async (
   mode: 'existing' | 'create',
   options: OpenStoreOptions,
   databaseUrl?: string,
+  warn: (line: string) => void = () => undefined,
 ): Promise<StoreHandle> => {
   if (databaseUrl) return openPostgres(databaseUrl, options);
   const paths = dataPaths(dataDir, cwd);
   if (mode === 'existing' && !existsSync(paths.database)) {
     throw new CliError(`no event database at ${paths.database} (choose the data directory with --data DIR or $${DATA_ENV})`);
   }
-  if (mode === 'create') await mkdir(paths.dir, { recursive: true });
+  if (mode === 'create') for (const line of await prepareDataDir(paths.dir)) warn(line);
+  else if (!options.readonly) for (const suffix of ['', '-wal', '-shm']) await tightenSecretFile(`${paths.database}${suffix}`);
   try {
     return await open(paths.database, options);
   } catch (error) {

@@ -6,3 +6,4 @@ export * from './app/auth-backend.js';
 export * from './app/api.js';
 export { apiMounts } from './routes/index.js';
 export { PLATFORM_VERSION } from './routes/meta.js';
+export * from './app/uploads.js';

@@ -305,11 +305,13 @@ export const importLog: Command = {
             progress.finish();
           }
         };
+        const warnings: string[] = [];
         const outcome = existing
           ? await writeAll(existing)
-          : await withStore(await openDataStore(context.openStore, dataDir, context.cwd, 'create', { readonly: false }), ({ events }) => writeAll(events));
+          : await withStore(await openDataStore(context.openStore, dataDir, context.cwd, 'create', { readonly: false }, undefined, (line) => warnings.push(line)), ({ events }) => writeAll(events));
         const range = outcome.firstPosition !== null ? ` (positions ${outcome.firstPosition}..${outcome.lastPosition})` : '';
         const skipped = outcome.duplicates > 0 ? `; ${outcome.duplicates} already present, skipped` : '';
+        for (const line of warnings) await printLine(context.stderr, `warning: ${line}`);
         await printLine(context.stdout, `imported ${outcome.written} events${range} from ${source}${skipped}`);
         return EXIT_OK;
       } finally {

@@ -3,7 +3,8 @@ import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/cor
 import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
 import { apiMounts } from '../routes/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
-import type { ServerConfig } from './deps.js';
+import type { ServerConfig, UploadStore } from './deps.js';
+import { memoryUploadStore } from './uploads.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -24,6 +25,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
    * reflects in `X-Forgefold-Position`.
    */
   readonly positionWaitMs?: number;
+  /** Where uploaded avatars are kept (default: in memory). */
+  readonly uploads?: UploadStore;
 }
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
@@ -32,8 +35,9 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   const config: ServerConfig = {
     impersonationEnabled: options.impersonationEnabled ?? true,
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
+    ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config };
+  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore() };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
