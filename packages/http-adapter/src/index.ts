@@ -4,3 +4,4 @@ export * from './app/deps.js';
 export * from './app/secrets.js';
 export * from './app/auth-backend.js';
 export * from './app/api.js';
+export * from './app/uploads.js';

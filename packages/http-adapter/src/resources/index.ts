@@ -20,6 +20,7 @@ import { ldapRoutes } from './ldap/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { samlRoutes } from './saml/routes.js';
 import { scimMount } from './scim/routes.js';
+import { uploadMounts } from './uploads/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -47,4 +48,5 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   mount('/api/v4', samlRoutes(deps)),
   scimMount(deps),
+  ...uploadMounts(deps),
 ];

@@ -1,6 +1,6 @@
 /** BillableMember and its memberships (reference §2.10). */
 import { findGroup, findProject, humanAccess, type Member, type MembershipType, type User } from '@forgefold/core';
-import { avatarOf, type PresentContext } from '../context.js';
+import { userAvatarUrl, type PresentContext } from '../context.js';
 
 /** `BillableMember`: the object is the user (reference item 100). */
 export const billableMemberEntity = (user: User, ctx: PresentContext, membershipType: MembershipType) => ({
@@ -8,7 +8,7 @@ export const billableMemberEntity = (user: User, ctx: PresentContext, membership
   username: user.username,
   name: user.name,
   state: user.state,
-  avatar_url: avatarOf(user.email),
+  avatar_url: userAvatarUrl(user, ctx),
   web_url: `${ctx.baseUrl}/${user.username}`,
   email: user.public_email ?? null,
   last_activity_on: user.last_activity_on,

@@ -1,6 +1,6 @@
 /** The platform's Member entity (reference §2.8). */
 import { findUser, type Member } from '@forgefold/core';
-import { avatarOf, type PresentContext } from '../context.js';
+import { userAvatarUrl, type PresentContext } from '../context.js';
 import { groupSamlIdentity } from '../scim/entities.js';
 import { userBasic } from '../users/entities.js';
 
@@ -15,7 +15,7 @@ export const memberEntity = (member: Member, ctx: PresentContext, accessLevel = 
   const saml = groupSamlIdentity(member, ctx);
   // Built key by key (no spreads): a page of members is serialized on every request.
   const entity: Record<string, unknown> = user
-    ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarOf(user.email), web_url: `${ctx.baseUrl}/${user.username}` }
+    ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: userAvatarUrl(user, ctx), web_url: `${ctx.baseUrl}/${user.username}` }
     : { id: null, username: null, name: null, state: null, avatar_url: null, web_url: null };
   entity['access_level'] = accessLevel;
   entity['created_at'] = member.created_at;

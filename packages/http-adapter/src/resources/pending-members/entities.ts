@@ -1,6 +1,6 @@
 /** PendingMember (reference §2.11). */
 import { findUser, type Member } from '@forgefold/core';
-import { gravatarUrl, type PresentContext } from '../context.js';
+import { gravatarFor, userAvatarUrl, type PresentContext } from '../context.js';
 
 /** PendingMember (reference item 110). */
 export const pendingMemberEntity = (member: Member, ctx: PresentContext) => {
@@ -11,7 +11,7 @@ export const pendingMemberEntity = (member: Member, ctx: PresentContext) => {
     ...(user ? { name: user.name, username: user.username, web_url: `${ctx.baseUrl}/${user.username}` } : {}),
     email,
     invited: member.invite_email !== null,
-    avatar_url: gravatarUrl(email ?? ''),
+    avatar_url: user ? userAvatarUrl(user, ctx) : gravatarFor(email ?? '', ctx),
     approved: member.state === 'active',
   };
 };

@@ -1,5 +1,10 @@
 /** Parameters of the users API (lib/api/users.rb). */
-import { atLeastOneOf, optional, pathParam, requires, schema, T } from '../../http/index.js';
+import { atLeastOneOf, optional, paramType, pathParam, requires, schema, T, type UploadedFile } from '../../http/index.js';
+
+/** Grape's file parameter (the platform's WorkhorseFile): a multipart file part; a plain value "is invalid". */
+const isUploadedFile = (raw: unknown): raw is UploadedFile =>
+  typeof raw === 'object' && raw !== null && 'filename' in raw && typeof raw.filename === 'string' && 'data' in raw && Buffer.isBuffer(raw.data);
+const FileParam = paramType<UploadedFile>('File', (raw) => (isUploadedFile(raw) ? raw : undefined));
 
 export const listParams = schema(
   optional('username', T.String),
@@ -25,6 +30,7 @@ export const createParams = schema(
   optional('skip_confirmation', T.Boolean),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('avatar', FileParam),
 );
 
 export const updateParams = schema(
@@ -35,6 +41,7 @@ export const updateParams = schema(
   optional('password', T.String),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('avatar', FileParam),
 );
 
 export const idParams = schema(pathParam('id', T.Integer));

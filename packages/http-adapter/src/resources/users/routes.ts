@@ -1,7 +1,9 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
-import { findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type User } from '@forgefold/core';
-import { created, ok, route, type AnyRouteDef } from '../../http/index.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { avatarErrors, findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type Avatar, type DomainError, type User } from '@forgefold/core';
+import { created, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
+import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, nothing } from '../../app/routes.js';
 import { passwordDigest } from '../../app/secrets.js';
@@ -15,6 +17,27 @@ const passwordError = (password: string | null | undefined) =>
   password !== undefined && password !== null && password.length < MIN_PASSWORD
     ? validation({ password: [`is too short (minimum is ${MIN_PASSWORD} characters)`] })
     : null;
+
+/** CarrierWave's SanitizedFile: the base name, every character but word characters, '.', '-' and '+' as '_'. */
+const sanitizeFilename = (name: string): string => {
+  const base = name.replaceAll('\\', '/').split('/').pop() ?? '';
+  const clean = base.replace(/[^\p{L}\p{M}\p{N}\p{Pc}.+-]/gu, '_');
+  if (clean === '') return 'unnamed';
+  return /^\.+$/.test(clean) ? `_${clean}` : clean;
+};
+
+/**
+ * An uploaded avatar checked as the model would (extension, 200 KB) and stored before the command runs, so
+ * that the log only ever names bytes the store holds; rejected images are never stored.
+ */
+const storeAvatar = async (deps: ApiDeps, file: UploadedFile | null | undefined): Promise<E.Either<DomainError, Avatar | undefined>> => {
+  if (!file) return E.right(undefined);
+  const avatar: Avatar = { filename: sanitizeFilename(file.filename), sha256: sha256Hex(file.data), size: file.data.length };
+  const errors = avatarErrors(avatar);
+  if (errors.length > 0) return E.left(validation({ avatar: errors }));
+  await deps.uploads.put(file.data);
+  return E.right(avatar);
+};
 
 const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated_at') => (a: User, b: User): number => {
   const left = a[orderBy];
@@ -75,17 +98,20 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: nothing,
     command: async ({ params }) => {
       const password = params.password ?? (params.force_random_password ? randomBytes(24).toString('base64url') : null);
-      return (
-        passwordError(password) ?? {
-          type: 'CreateUser',
-          username: params.username ?? '',
-          name: params.name ?? '',
-          email: params.email ?? '',
-          password_digest: password ? await passwordDigest(password) : null,
-          is_admin: params.admin ?? false,
-          public_email: params.public_email ?? null,
-        }
-      );
+      const invalid = passwordError(password);
+      if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar.left;
+      return {
+        type: 'CreateUser',
+        username: params.username ?? '',
+        name: params.name ?? '',
+        email: params.email ?? '',
+        password_digest: password ? await passwordDigest(password) : null,
+        is_admin: params.admin ?? false,
+        public_email: params.public_email ?? null,
+        ...(avatar.right ? { avatar: avatar.right } : {}),
+      };
     },
     present: (done, ctx) => created(userWithAdmin(findUser(done.state.users, createdId(done, 'UserCreated'))!, presentContext(deps, ctx, done.state))),
   }),
@@ -95,8 +121,12 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     admin: true,
     params: updateParams,
     find: nothing,
-    command: async ({ params }) =>
-      passwordError(params.password) ?? {
+    command: async ({ params }) => {
+      const invalid = passwordError(params.password);
+      if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar.left;
+      return {
         type: 'UpdateUser',
         id: params.id,
         ...(params.email ? { email: params.email } : {}),
@@ -105,7 +135,9 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
-      },
+        ...(avatar.right ? { avatar: avatar.right } : {}),
+      };
+    },
     present: (done, ctx) => ok(userWithAdmin(findUser(done.state.users, ctx.params.id)!, presentContext(deps, ctx, done.state))),
   }),
   commandRoute(deps, {
