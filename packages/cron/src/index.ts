@@ -20,5 +20,5 @@ export { cronerPattern } from './fast.js';
 export { determineFields, parseFields, type CronFields, type Element, type ParsedFields, type Weekday } from './parse.js';
 export { IANA_ZONES } from './iana-zones.js';
 export { RAILS_ZONES } from './rails-zones.js';
-export { civilFields, daysFromCivil, localFields, localToUtc, wallString, type LocalFields, type Seconds, type Zone } from './zone.js';
+export { civilFields, daysFromCivil, fixedZone, localFields, localToUtc, wallString, type LocalFields, type Seconds, type Zone } from './zone.js';
 export { getTzone, timezoneName } from './zones.js';
