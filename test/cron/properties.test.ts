@@ -1,0 +1,127 @@
+/**
+ * Properties of the cron layer over random expressions (fugit's syntax included), zones and start times:
+ * next_run_at is after now, on the worker's grid and not before the ideal time, which is itself a tick of
+ * the cron in the zone; croner's fast path answers exactly what fugit's own steps answer; the zone model
+ * agrees with Intl.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CRON_INVALID_MESSAGE,
+  CRON_TIMEZONE_INVALID_MESSAGE,
+  fugitNextTime,
+  getTzone,
+  localFields,
+  nextRunAt,
+  nextTimeFrom,
+  parseLine,
+  scheduleCronErrors,
+  stripCron,
+  timezoneName,
+  type CronFields,
+  type Zone,
+} from '@forgefold/cron';
+import { ORACLE_ZONES, prng, randomCron } from './expressions.js';
+
+const VALID_ZONES = ORACLE_ZONES.filter((tz) => getTzone(timezoneName(tz)).kind === 'zone' && tz !== 'Sun');
+const cronArb = fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => randomCron(prng(seed), { invalid: 0 }));
+const fromArb = fc.integer({ min: Date.UTC(2019, 0, 1), max: Date.UTC(2032, 0, 1) });
+const zoneArb = fc.constantFrom(...VALID_ZONES);
+const zoneOf = (tz: string): Zone => {
+  const z = getTzone(timezoneName(tz));
+  if (z.kind !== 'zone') throw new Error(tz);
+  return z.zone;
+};
+
+/** Whether the wall clock at `t` matches every field (the day by fugit's rule: either day field when both are set). */
+const isTick = (c: CronFields, zone: Zone, t: number): boolean => {
+  const f = localFields(zone, t);
+  const inList = (list: readonly number[] | null, v: number) => list === null || list.includes(v);
+  if (!inList(c.months, f.month) || !inList(c.hours, f.hour) || !inList(c.minutes, f.min) || !inList(c.seconds, f.sec)) return false;
+  const daysInMonth = new Date(Date.UTC(f.year, f.month, 0)).getUTCDate();
+  const dom = c.monthdays === null || c.monthdays.some((d) => (d < 1 ? daysInMonth + 1 + d : d) === f.day);
+  const dow = c.weekdays === null || c.weekdays.some((w) => w[0] === f.wday); // #n and % narrow further; the day is right
+  return c.monthdays !== null && c.weekdays !== null ? dom || dow : dom && dow;
+};
+
+describe('cron properties', () => {
+  it('next_run_at is after now, on the worker grid, and not before the ideal time, a tick of the cron in its zone', () => {
+    fc.assert(
+      fc.property(cronArb, zoneArb, fromArb, (cron, tz, now) => {
+        const line = parseLine(`${cron} ${timezoneName(tz)}`);
+        fc.pre(line.ok);
+        const ideal = nextTimeFrom(cron, tz, now);
+        const next = nextRunAt(cron, tz, now);
+        fc.pre(ideal.ok);
+        expect(next.ok).toBe(true);
+        if (!next.ok || !ideal.ok || !line.ok) return;
+        const at = next.at.getTime();
+        expect(ideal.at.getTime()).toBeGreaterThan(now);
+        expect(at).toBeGreaterThanOrEqual(ideal.at.getTime());
+        expect(next.at.getUTCSeconds()).toBe(0);
+        expect(next.at.getUTCMinutes() % 10).toBe(3);
+        expect(isTick(line.line.fields, line.line.zone ?? zoneOf('UTC'), ideal.at.getTime() / 1000)).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('answers through croner exactly what fugit’s own steps answer', () => {
+    fc.assert(
+      fc.property(cronArb, zoneArb, fromArb, (cron, tz, from) => {
+        const line = parseLine(`${cron} ${timezoneName(tz)}`);
+        fc.pre(line.ok);
+        if (!line.ok) return;
+        const layer = nextTimeFrom(cron, tz, from);
+        const zone = line.line.zone ?? zoneOf('UTC');
+        const steps = fugitNextTime(line.line.fields, zone, from, zoneOf('UTC'));
+        expect(layer.ok ? layer.at.getTime() / 1000 : layer.failure.kind).toEqual(steps.ok ? steps.t : steps.error.kind);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('drops the fraction of a second of the start, as fugit does', () => {
+    fc.assert(
+      fc.property(cronArb, zoneArb, fromArb, fc.integer({ min: 0, max: 999 }), (cron, tz, from, ms) => {
+        const whole = Math.floor(from / 1000) * 1000;
+        const a = nextTimeFrom(cron, tz, whole);
+        const b = nextTimeFrom(cron, tz, whole + ms);
+        expect(b).toEqual(a);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads offsets as Intl does', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Tehran', 'Pacific/Chatham', 'Africa/Casablanca'), fromArb, (tz, ms) => {
+        const t = Math.floor(ms / 1000);
+        const f = localFields(zoneOf(tz), t);
+        const parts = Object.fromEntries(
+          new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+            .formatToParts(t * 1000)
+            .map((p) => [p.type, p.value]),
+        );
+        expect([f.year, f.month, f.day, f.hour, f.min, f.sec]).toEqual(['year', 'month', 'day', 'hour', 'minute', 'second'].map((k) => Number(parts[k])));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('cron validity messages', () => {
+  it('says what the platform says, the format before presence', () => {
+    expect(scheduleCronErrors('*/5 * * * *', 'UTC')).toEqual({ cron: [], cron_timezone: [] });
+    expect(scheduleCronErrors('invalid-cron', 'UTC')).toEqual({ cron: [CRON_INVALID_MESSAGE], cron_timezone: [] });
+    expect(scheduleCronErrors('', 'UTC')).toEqual({ cron: [' is invalid syntax', "can't be blank"], cron_timezone: [] });
+    expect(scheduleCronErrors('* * * * *', 'Mars/Olympus')).toEqual({ cron: [], cron_timezone: [CRON_TIMEZONE_INVALID_MESSAGE] });
+    expect(scheduleCronErrors('* * * * *', '')).toEqual({ cron: [], cron_timezone: ['syntax is invalid', "can't be blank"] });
+    expect(scheduleCronErrors('@daily', 'Pacific Time (US & Canada)')).toEqual({ cron: [' is invalid syntax'], cron_timezone: [] });
+  });
+
+  it('strips the cron as Ruby’s strip does', () => {
+    expect(stripCron(' \t*/5 * * * *\n\0')).toBe('*/5 * * * *');
+    expect(stripCron('*/5\t* * * *')).toBe('*/5\t* * * *');
+  });
+});
