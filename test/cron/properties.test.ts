@@ -123,5 +123,23 @@ describe('cron validity messages', () => {
   it('strips the cron as Ruby’s strip does', () => {
     expect(stripCron(' \t*/5 * * * *\n\0')).toBe('*/5 * * * *');
     expect(stripCron('*/5\t* * * *')).toBe('*/5\t* * * *');
+    expect(stripCron('\u00a0*/5 * * * *')).toBe('\u00a0*/5 * * * *');
+  });
+});
+
+describe('cron settings', () => {
+  it('rounds to another worker cron and reads it in the instance zone', () => {
+    const at = (r: ReturnType<typeof nextRunAt>) => (r.ok ? r.at.toISOString() : r.failure.kind);
+    // 13.x's worker ran at minute 19 of every hour.
+    expect(at(nextRunAt('*/5 * * * *', 'UTC', Date.parse('2022-01-10T10:00:30Z'), { workerCron: '19 * * * *', instanceZone: 'UTC' }))).toBe('2022-01-10T10:19:00.000Z');
+    // A worker at 03:00 in an instance zone of +05:30 (a Rails name), i.e. 21:30 UTC: the ideal 01:00 UTC on the
+    // 11th is not its next tick (21:30 on the 10th), so the first tick after it, 21:30 on the 11th.
+    expect(at(nextRunAt('0 1 * * *', 'UTC', Date.parse('2022-01-10T10:00:30Z'), { workerCron: '0 3 * * *', instanceZone: 'Chennai' }))).toBe('2022-01-11T21:30:00.000Z');
+  });
+
+  it('reads a line without zone in the instance zone (a cron_timezone such as "Sun" leaves none)', () => {
+    const sun = (instanceZone: string) => nextTimeFrom('0 12 * * *', 'Sun', Date.parse('2022-07-09T00:00:00Z'), { workerCron: '3-59/10 * * * *', instanceZone });
+    expect(sun('UTC')).toEqual({ ok: true, at: new Date('2022-07-10T00:12:00Z') });
+    expect(sun('Asia/Tokyo')).toEqual({ ok: true, at: new Date('2022-07-09T15:12:00Z') });
   });
 });

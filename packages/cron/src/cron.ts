@@ -41,7 +41,8 @@ interface Line {
   /** null: no zone in the line, so the instance zone (EtOrbi's local zone). */
   readonly zone: Zone | null;
   readonly pattern: string | null;
-  job?: Cron;
+  /** croner jobs by zone name (a line without zone runs in whichever instance zone the settings name). */
+  readonly jobs: Map<string, Cron>;
 }
 
 type Parsed = { readonly ok: true; readonly line: Line } | { readonly ok: false; readonly failure: CronFailure };
@@ -73,14 +74,14 @@ const parseUncached = (text: string): Parsed => {
   const fields = determineFields(syntax);
   if (fields === null) return UNPARSABLE;
   if (fields === 'step-zero') return { ok: false, failure: { kind: 'step-zero' } };
-  return { ok: true, line: { fields, zone, pattern: cronerPattern(fields) } };
+  return { ok: true, line: { fields, zone, pattern: cronerPattern(fields), jobs: new Map() } };
 };
 
 /**
- * Ruby's `strip` as `strip_attributes :cron` applies it before validation and storage (NUL counts as
- * whitespace at the end).
+ * Ruby's `strip` as `strip_attributes :cron` applies it before validation and storage: ASCII whitespace and
+ * NUL at both ends, nothing else (a no-break space stays).
  */
-export const stripCron = (cron: string): string => cron.replace(/^[\t\n\v\f\r ]+/, '').replace(/[\0\t\n\v\f\r ]+$/, '');
+export const stripCron = (cron: string): string => cron.replace(/^[\0\t\n\v\f\r ]+/, '').replace(/[\0\t\n\v\f\r ]+$/, '');
 
 /** `cron_valid?`: the cron parses with the sample zone UTC. A line the platform raises on is invalid here. */
 export const cronValid = (cron: string): boolean => parseLine(`${cron} UTC`).ok;
@@ -88,7 +89,8 @@ export const cronValid = (cron: string): boolean => parseLine(`${cron} UTC`).ok;
 /** `cron_timezone_valid?`: `* * * * *` parses with the zone. Rails names and IANA names; echoed as given. */
 export const cronTimezoneValid = (tz: string): boolean => parseLine(`* * * * * ${timezoneName(tz)}`).ok;
 
-const isBlank = (value: string | null | undefined): boolean => value === null || value === undefined || /^[\s\u0000]*$/.test(value);
+/** Rails' `blank?` on a string: nil, or only (Unicode) whitespace. */
+const isBlank = (value: string | null | undefined): boolean => value === null || value === undefined || /^\s*$/.test(value);
 
 /**
  * The model's errors for `cron` and `cron_timezone`, in the order the validators add them (the format
@@ -122,8 +124,12 @@ const DAY = 86_400;
 const nextOfLine = (line: Line, fromMs: number, local: Zone): NextTime => {
   const zone = line.zone ?? local;
   if (line.pattern !== null) {
-    line.job ??= cronerJob(line.pattern, zone.fixedOffset !== null ? { utcOffset: zone.fixedOffset / 60 } : { timezone: zone.name });
-    const next = line.job.nextRun(new Date(fromMs));
+    let job = line.jobs.get(zone.name);
+    if (!job) {
+      job = cronerJob(line.pattern, zone.fixedOffset !== null ? { utcOffset: zone.fixedOffset / 60 } : { timezone: zone.name });
+      line.jobs.set(zone.name, job);
+    }
+    const next = job.nextRun(new Date(fromMs));
     if (next !== null) {
       const t: Seconds = next.getTime() / 1000;
       const from = Math.floor(fromMs / 1000);

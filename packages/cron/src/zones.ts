@@ -31,6 +31,7 @@ export const getTzone = (text: string): ZoneLookup => {
   const cached = zones.get(text);
   if (cached) return cached;
   const result = lookup(text);
+  if (zones.size >= 10_000) zones.clear(); // zone texts come from users: keep the cache bounded
   zones.set(text, result);
   return result;
 };
