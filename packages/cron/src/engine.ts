@@ -16,6 +16,7 @@ import { localFields, localToUtc, wallString, type LocalFields, type Seconds, ty
 export type EngineError =
   | { readonly kind: 'too-many-loops' } // fugit's MAX_ITERATION_COUNT
   | { readonly kind: 'month-start-in-gap' | 'month-start-ambiguous'; readonly year: number; readonly month: number } // TZInfo PeriodNotFound / AmbiguousTime
+  | { readonly kind: 'day-start-ambiguous'; readonly year: number; readonly month: number; readonly day: number } // fugit ≥ 1.4 only
   | { readonly kind: 'modulo-zero' }; // ZeroDivisionError for `%0`
 
 const MAX_ITERATION_COUNT = 2048;
@@ -87,13 +88,35 @@ const has = (list: readonly number[] | null, v: number) => list === null || list
 export type EngineResult = { readonly ok: true; readonly t: Seconds } | { readonly ok: false; readonly error: EngineError };
 
 /**
+ * Which fugit steps: the platform's (1.2), or those of fugit 1.4–1.5 around DST (Debian's ruby-fugit, the
+ * oracle), so that the oracle test can tell a DST difference from a bug. Only `inc_day` and the duplicate
+ * guard differ here; the grammar is always 1.2's.
+ */
+export type FugitSteps = 'fugit-1.2' | 'fugit-1.5';
+
+/** fugit 1.5's `inc_day`: back to local midnight after the 24 - hour step when the step missed it. */
+const incDay15 = (zone: Zone, t: Seconds): Seconds => {
+  let f = localFields(zone, t);
+  t += (24 - f.hour) * 3600 - f.min * 60 - f.sec;
+  f = localFields(zone, t);
+  if (f.hour === 0) return t;
+  if (f.hour < 12) {
+    const midnight = localToUtc(zone, f.year, f.month, f.day);
+    if (midnight.kind === 'one') return midnight.t;
+    if (midnight.kind === 'overlap') throw new Raise({ kind: 'day-start-ambiguous', year: f.year, month: f.month, day: f.day });
+  }
+  return t + (24 - f.hour) * 3600;
+};
+
+/**
  * The first time after `fromMs` at which `c` fires in `zone`. `fromZone` is the zone the start is expressed in
  * on the platform (`Time.zone`), which only matters for fugit's duplicate guard.
  */
-export const fugitNextTime = (c: CronFields, zone: Zone, fromMs: number, fromZone: Zone): EngineResult => {
+export const fugitNextTime = (c: CronFields, zone: Zone, fromMs: number, fromZone: Zone, steps: FugitSteps = 'fugit-1.2'): EngineResult => {
   try {
     let ifrom = Math.trunc(fromMs / 1000);
     let sfrom = wallString(localFields(fromZone, Math.floor(fromMs / 1000)));
+    let zfrom = zone.offsetAt(ifrom); // 1.5 also compares the offset ('%z|%Z')
     let t = ifrom;
     for (let i = 1; ; i++) {
       if (i > MAX_ITERATION_COUNT) throw new Raise({ kind: 'too-many-loops' });
@@ -107,7 +130,7 @@ export const fugitNextTime = (c: CronFields, zone: Zone, fromMs: number, fromZon
         continue;
       }
       if (!dayMatch(c, zone, t, f)) {
-        t += (24 - f.hour) * 3600 - f.min * 60 - f.sec;
+        t = steps === 'fugit-1.2' ? t + (24 - f.hour) * 3600 - f.min * 60 - f.sec : incDay15(zone, t);
         continue;
       }
       if (!has(c.hours, f.hour)) {
@@ -124,10 +147,11 @@ export const fugitNextTime = (c: CronFields, zone: Zone, fromMs: number, fromZon
         continue;
       }
       const st = wallString(f);
-      if (st === sfrom) {
+      if (st === sfrom && (steps === 'fugit-1.2' || zone.offsetAt(t) !== zfrom)) {
         // fugit's guard against yielding the same wall time twice (gh-6): compared with the start's string.
         ifrom = t;
         sfrom = st;
+        zfrom = zone.offsetAt(t);
         continue;
       }
       return { ok: true, t };

@@ -15,7 +15,7 @@ export {
   type CronSettings,
   type NextTime,
 } from './cron.js';
-export { fugitNextTime, type EngineError } from './engine.js';
+export { fugitNextTime, type EngineError, type FugitSteps } from './engine.js';
 export { cronerPattern } from './fast.js';
 export { determineFields, parseFields, type CronFields, type Element, type ParsedFields, type Weekday } from './parse.js';
 export { IANA_ZONES } from './iana-zones.js';
