@@ -12,6 +12,7 @@ import {
   fugitNextTime,
   getTzone,
   localFields,
+  localToUtc,
   nextRunAt,
   nextTimeFrom,
   parseLine,
@@ -107,6 +108,46 @@ describe('cron properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('zone model', () => {
+  const dstZones = fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'America/Asuncion', 'Pacific/Chatham', 'Africa/Casablanca');
+
+  it('finds every offset change, to the second', () => {
+    fc.assert(
+      fc.property(dstZones, fc.integer({ min: 2019, max: 2031 }), (tz, year) => {
+        const zone = zoneOf(tz);
+        const start = Date.UTC(year, 0, 1) / 1000;
+        const end = Date.UTC(year + 1, 0, 1) / 1000;
+        const transitions = zone.transitionsIn(start, end);
+        for (const t of transitions) expect(zone.offsetAt(t)).not.toBe(zone.offsetAt(t - 1));
+        // Between transitions the offset holds (checked every 6 hours).
+        const edges = [start, ...transitions, end];
+        for (let i = 0; i + 1 < edges.length; i++) {
+          for (let t = edges[i]!; t < edges[i + 1]!; t += 6 * 3600) expect(zone.offsetAt(t)).toBe(zone.offsetAt(edges[i]!));
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('turns local times into the instants that read them: one, none in a gap, two in an overlap', () => {
+    fc.assert(
+      fc.property(dstZones, fromArb, (tz, ms) => {
+        const zone = zoneOf(tz);
+        const f = localFields(zone, Math.floor(ms / 1000));
+        const r = localToUtc(zone, f.year, f.month, f.day, f.hour, f.min, f.sec);
+        expect(r.kind).not.toBe('gap'); // the wall clock of an instant exists
+        const hits = r.kind === 'one' ? [r.t] : r.kind === 'overlap' ? [r.first, r.second] : [];
+        for (const t of hits) expect(localFields(zone, t)).toEqual(f);
+        expect(hits).toContain(Math.floor(ms / 1000));
+      }),
+      { numRuns: 500 },
+    );
+    // 02:30 on the European spring-forward day does not exist; 02:30 on the fall-back day twice.
+    expect(localToUtc(zoneOf('Europe/Berlin'), 2021, 3, 28, 2, 30).kind).toBe('gap');
+    expect(localToUtc(zoneOf('Europe/Berlin'), 2021, 10, 31, 2, 30)).toEqual({ kind: 'overlap', first: Date.UTC(2021, 9, 31, 0, 30) / 1000, second: Date.UTC(2021, 9, 31, 1, 30) / 1000 });
   });
 });
 

@@ -129,8 +129,10 @@ class IntlZone implements Zone {
     const start = daysFromCivil(y, 1, 1) * DAY;
     const end = daysFromCivil(y + 1, 1, 1) * DAY;
     const first = intlOffset(this.format, start);
-    const at: Seconds[] = [];
-    const offsets = [first];
+    const before = intlOffset(this.format, start - 1);
+    // A change exactly at the year's first second belongs to this year (the previous year stops short of it).
+    const at: Seconds[] = before === first ? [] : [start];
+    const offsets = before === first ? [first] : [before, first];
     let previous = first;
     for (let t = start + HALF_DAY; t <= end; t += HALF_DAY) {
       const o = intlOffset(this.format, t);
