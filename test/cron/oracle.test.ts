@@ -101,12 +101,19 @@ describe.skipIf(!hasFugit)('cron against fugit (the oracle)', () => {
       const tz = r.pick(ORACLE_ZONES);
       let from = Date.UTC(2020, 0, 1) + Math.floor(r.next() * 10 * 365 * DAY);
       const zone = zoneOf(tz);
+      let cron = randomCron(r);
       if (zone !== null && r.chance(0.3)) {
-        // Start near a transition a third of the time, where the two fugits part.
+        // Start near a transition a third of the time, where the two fugits part; half of those with a cron that
+        // fires around the changed hours, on restricted days, so that inc_day and the guard are exercised.
         const near = zone.transitionsIn(Math.floor(from / 1000), Math.floor(from / 1000) + 366 * 86_400)[0];
         if (near !== undefined) from = near * 1000 - Math.floor(r.next() * 3 * DAY);
+        if (r.chance(0.5)) {
+          const hours = r.pick(['0', '1', '2', '3', '23', '0-3', '1,2', '*', '*/2']);
+          const days = r.pick(['* * *', `* * ${r.int(0, 6)}`, `${r.int(1, 31)} * *`, '* * 1-5', `L * *`, `* * ${r.int(0, 6)}#${r.pick([1, 2, -1])}`]);
+          cron = `${r.pick(['0', '30', String(r.int(0, 59)), '*/15'])} ${hours} ${days}`;
+        }
       }
-      return { id, cron: randomCron(r), tz, from };
+      return { id, cron, tz, from };
     });
     const asked = performance.now();
     const { versions, answers } = ask(requests);
