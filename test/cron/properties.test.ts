@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CRON_INVALID_MESSAGE,
   CRON_TIMEZONE_INVALID_MESSAGE,
+  DEFAULT_CRON_SETTINGS,
+  cronSettingsError,
   fugitNextTime,
   getTzone,
   localFields,
@@ -169,6 +171,13 @@ describe('cron validity messages', () => {
 });
 
 describe('cron settings', () => {
+  it('are checked at start-up', () => {
+    expect(cronSettingsError(DEFAULT_CRON_SETTINGS)).toBeNull();
+    expect(cronSettingsError({ workerCron: '19 * * * *', instanceZone: 'Pacific Time (US & Canada)' })).toBeNull();
+    expect(cronSettingsError({ workerCron: '3-59/10 * * * *', instanceZone: 'Mars/Olympus' })).toMatch(/instance zone/);
+    expect(cronSettingsError({ workerCron: '@hourly', instanceZone: 'UTC' })).toMatch(/worker cron/);
+  });
+
   it('rounds to another worker cron and reads it in the instance zone', () => {
     const at = (r: ReturnType<typeof nextRunAt>) => (r.ok ? r.at.toISOString() : r.failure.kind);
     // 13.x's worker ran at minute 19 of every hour.

@@ -106,6 +106,13 @@ export const scheduleCronErrors = (cron: string | null | undefined, cronTimezone
   return { cron: cronErrors, cron_timezone: zoneErrors };
 };
 
+/** What is wrong with the settings (a start-up check for whoever reads them from the environment), or null. */
+export const cronSettingsError = (settings: CronSettings): string | null => {
+  if (knownZone(settings.instanceZone) === null) return `the instance zone ${JSON.stringify(settings.instanceZone)} is not a Rails or IANA zone name`;
+  if (!cronValid(settings.workerCron)) return `the worker cron ${JSON.stringify(settings.workerCron)} is not a valid cron`;
+  return null;
+};
+
 const instanceZones = new Map<string, Zone>();
 const instanceZone = (name: string): Zone => {
   let zone = instanceZones.get(name);

@@ -4,6 +4,7 @@ export {
   CRON_TIMEZONE_INVALID_MESSAGE,
   DEFAULT_CRON_SETTINGS,
   DEFAULT_WORKER_CRON,
+  cronSettingsError,
   cronTimezoneValid,
   cronValid,
   nextRunAt,

@@ -258,8 +258,9 @@ const determineWeekdays = (elements: readonly Element[]): Weekday[] | null => {
   const seen = new Set<string>();
   const unique: Weekday[] = [];
   for (const w of out) {
-    const day = w[0] === 7 ? 0 : w[0];
-    const entry = (w.length === 1 ? [day] : [day, w[1]]) as unknown as Weekday; // the same tuple shape, with 7 read as 0
+    const day = w[0] === 7 ? 0 : w[0]; // Sunday may be written 7
+    const hom = w[1];
+    const entry: Weekday = hom === undefined ? [day] : typeof hom === 'number' ? [day, hom] : [day, hom];
     const key = JSON.stringify(entry);
     if (!seen.has(key)) {
       seen.add(key);
