@@ -7,7 +7,7 @@ import type { Cron } from 'croner';
 import { fugitNextTime, type EngineError } from './engine.js';
 import { cronerJob, cronerPattern } from './fast.js';
 import { determineFields, parseFields, type CronFields } from './parse.js';
-import { localFields, wallString, type Seconds, type Zone } from './zone.js';
+import type { Seconds, Zone } from './zone.js';
 import { getTzone, knownZone, timezoneName } from './zones.js';
 
 /** The messages the platform's validators add. */
@@ -41,8 +41,8 @@ interface Line {
   /** null: no zone in the line, so the instance zone (EtOrbi's local zone). */
   readonly zone: Zone | null;
   readonly pattern: string | null;
-  /** croner jobs by zone name (a line without zone runs in whichever instance zone the settings name). */
-  readonly jobs: Map<string, Cron>;
+  /** croner jobs by UTC offset in seconds (the offset in force where croner is asked). */
+  readonly jobs: Map<number, Cron>;
 }
 
 type Parsed = { readonly ok: true; readonly line: Line } | { readonly ok: false; readonly failure: CronFailure };
@@ -127,25 +127,26 @@ const instanceZone = (name: string): Zone => {
 
 const DAY = 86_400;
 
-/** The next time of a parsed line after `fromMs`: croner where nothing can differ, else fugit's own steps. */
+/**
+ * The next time of a parsed line after `fromMs`: croner at the zone's offset where the offset holds from a day
+ * before the start to 40 days after the answer (month ends and `#n` weeks included) and the answer does not
+ * read like the start (fugit's guard), else fugit's own steps.
+ */
 const nextOfLine = (line: Line, fromMs: number, local: Zone): NextTime => {
   const zone = line.zone ?? local;
-  if (line.pattern !== null) {
-    let job = line.jobs.get(zone.name);
+  const from = Math.floor(fromMs / 1000);
+  const offset = zone.offsetAt(from);
+  // A transition within 41 days of the start rules croner out whatever it answers: ask fugit's steps straight away.
+  if (line.pattern !== null && offset % 60 === 0 && !zone.changesIn(from - DAY, from + 41 * DAY)) {
+    let job = line.jobs.get(offset);
     if (!job) {
-      job = cronerJob(line.pattern, zone.fixedOffset !== null ? { utcOffset: zone.fixedOffset / 60 } : { timezone: zone.name });
-      line.jobs.set(zone.name, job);
+      job = cronerJob(line.pattern, offset / 60);
+      line.jobs.set(offset, job);
     }
     const next = job.nextRun(new Date(fromMs));
     if (next !== null) {
       const t: Seconds = next.getTime() / 1000;
-      const from = Math.floor(fromMs / 1000);
-      if (
-        zone.transitionsIn(from - DAY, t + 40 * DAY).length === 0 &&
-        wallString(localFields(zone, t)) !== wallString(localFields(local, from))
-      ) {
-        return { ok: true, at: new Date(t * 1000) };
-      }
+      if (!zone.changesIn(from + 41 * DAY, t + 40 * DAY) && t + offset !== from + local.offsetAt(from)) return { ok: true, at: next };
     }
   }
   const r = fugitNextTime(line.fields, zone, fromMs, local);

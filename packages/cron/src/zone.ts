@@ -17,6 +17,8 @@ export interface Zone {
   readonly fixedOffset: number | null;
   /** The transitions (instants where the offset changes) in [from, to). */
   transitionsIn(from: Seconds, to: Seconds): readonly Seconds[];
+  /** Whether the offset changes in [from, to) (no list built: the fast path asks this on every call). */
+  changesIn(from: Seconds, to: Seconds): boolean;
 }
 
 export interface LocalFields {
@@ -91,6 +93,7 @@ export const fixedZone = (name: string, offset: number): Zone => ({
   fixedOffset: offset,
   offsetAt: () => offset,
   transitionsIn: () => [],
+  changesIn: () => false,
 });
 
 /** The offset Intl reports for `t` in `zone` (whole seconds). `format` and a regex: 3x cheaper than formatToParts. */
@@ -156,11 +159,29 @@ class IntlZone implements Zone {
     return cached;
   }
 
+  // The segment of the last answer: a search asks about nearby instants over and over.
+  private segment = { from: 0, to: -1, offset: 0 };
+
   offsetAt(t: Seconds): number {
-    const y = this.year(civilFields(t).year);
+    const s = this.segment;
+    if (t >= s.from && t < s.to) return s.offset;
+    const year = civilFields(t).year;
+    const y = this.year(year);
     let i = 0;
     while (i < y.at.length && y.at[i]! <= t) i++;
+    const from = i === 0 ? daysFromCivil(year, 1, 1) * DAY : y.at[i - 1]!;
+    const to = i < y.at.length ? y.at[i]! : daysFromCivil(year + 1, 1, 1) * DAY;
+    this.segment = { from, to, offset: y.offsets[i]! };
     return y.offsets[i]!;
+  }
+
+  changesIn(from: Seconds, to: Seconds): boolean {
+    if (to <= from) return false;
+    const last = civilFields(to).year;
+    for (let year = civilFields(from).year; year <= last; year++) {
+      for (const t of this.year(year).at) if (t >= from && t < to) return true;
+    }
+    return false;
   }
 
   transitionsIn(from: Seconds, to: Seconds): readonly Seconds[] {
