@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import {
   CRON_INVALID_MESSAGE,
   CRON_TIMEZONE_INVALID_MESSAGE,
+  IANA_ZONES,
+  RAILS_ZONES,
+  cronTimezoneValid,
   DEFAULT_CRON_SETTINGS,
   cronSettingsError,
   fugitNextTime,
@@ -114,6 +117,10 @@ describe('cron properties', () => {
 });
 
 describe('zone model', () => {
+  it('evaluates every IANA name TZInfo knows and every Rails name (node’s ICU has them all)', () => {
+    for (const name of [...IANA_ZONES, ...Object.keys(RAILS_ZONES)]) expect(cronTimezoneValid(name), name).toBe(true);
+  });
+
   const dstZones = fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'America/Asuncion', 'Pacific/Chatham', 'Africa/Casablanca');
 
   it('finds every offset change, to the second', () => {

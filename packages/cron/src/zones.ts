@@ -48,7 +48,13 @@ const lookup = (text: string): ZoneLookup => {
     }
   }
   for (let name = s; name.length > 0; name = name.slice(0, -1)) {
-    if (IANA.has(name)) return { kind: 'zone', zone: ianaZone(name) };
+    if (IANA.has(name)) {
+      try {
+        return { kind: 'zone', zone: ianaZone(name) };
+      } catch {
+        return { kind: 'unknown' }; // a zone this node's ICU does not have (an older tzdata): invalid, not a crash
+      }
+    }
     if (UTC_PSEUDO.has(name)) return { kind: 'raises' };
   }
   return { kind: 'unknown' };
@@ -57,5 +63,10 @@ const lookup = (text: string): ZoneLookup => {
 /** The zone of a name the platform already knows to be an IANA or Rails name (the instance zone). */
 export const knownZone = (name: string): Zone | null => {
   const iana = timezoneName(name);
-  return IANA.has(iana) ? ianaZone(iana) : null;
+  if (!IANA.has(iana)) return null;
+  try {
+    return ianaZone(iana);
+  } catch {
+    return null;
+  }
 };
