@@ -11,6 +11,7 @@ export default defineConfig({
       '@forgefold/cron': source('cron'),
       '@forgefold/git': source('git'),
       '@forgefold/sqlite-store': source('sqlite-store'),
+      '@forgefold/postgres-store': source('postgres-store'),
       '@forgefold/http-adapter': source('http-adapter'),
       '@forgefold/cli': source('cli'),
     },

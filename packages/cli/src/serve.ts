@@ -1,5 +1,7 @@
 /**
- * `forgefold serve`: the API over HTTP on the embedded SQLite store.
+ * `forgefold serve`: the API over HTTP on the embedded SQLite store, or on PostgreSQL (FORGEFOLD_DATABASE_URL),
+ * where several nodes may serve one database: each follows the shared log, and the membership expiry sweep runs
+ * on one node per tick (a lease).
  *
  * Start-up contract (operators' scripts depend on it): PORT (8080), HOST (127.0.0.1), FORGEFOLD_DATA
  * (./data), FORGEFOLD_ROOT_TOKEN, FORGEFOLD_EXTERNAL_URL; the line `Forgefold listening on http://HOST:PORT`
@@ -24,7 +26,9 @@ import {
   type Timeouts,
 } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
+import { openPostgresStore, redact } from '@forgefold/postgres-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
+import { databaseUrlFrom, type StoreHandle } from './store.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
 import { mkdir } from 'node:fs/promises';
@@ -63,7 +67,9 @@ export const serveSpec = {
     '(default 60000; a whole request slower than this is dropped), FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS (default 5000),',
     'FORGEFOLD_IDLE_TIMEOUT_MS (default 60000; a connection silent this long is closed); 0 turns a time-out off.',
     'FORGEFOLD_METRICS_ALLOW (addresses or CIDR blocks that may read /-/metrics, comma-separated; default',
-    '127.0.0.0/8,::1/128; empty: nobody).',
+    '127.0.0.0/8,::1/128; empty: nobody). FORGEFOLD_DATABASE_URL (postgres://…: the log on PostgreSQL, which several',
+    'nodes may share; default: SQLite in the data directory), FORGEFOLD_POSITION_WAIT_MS (default 5000; how long a',
+    'request with X-Forgefold-Min-Position waits for this node to reach that log position before a 503).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -92,6 +98,10 @@ export interface ServeConfig {
   readonly timeouts?: Partial<Timeouts>;
   /** Who may read `/-/metrics` (addresses or CIDR blocks); default loopback. */
   readonly metricsAllow?: readonly string[];
+  /** The log on PostgreSQL (`postgres://…`) instead of SQLite in the data directory. */
+  readonly databaseUrl?: string;
+  /** Longest wait for `X-Forgefold-Min-Position` (ms). */
+  readonly positionWaitMs?: number;
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -127,6 +137,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const externalUrl = flags['external-url'] ?? env['FORGEFOLD_EXTERNAL_URL'];
   const timeouts = timeoutsFrom(env);
   const metricsAllow = metricsAllowFrom(env);
+  const databaseUrl = databaseUrlFrom(flags['database-url'], env, 'serve');
   if (externalUrl) {
     try {
       new URL(externalUrl);
@@ -149,6 +160,8 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
     ...(timeouts ? { timeouts } : {}),
     ...(metricsAllow ? { metricsAllow } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(env['FORGEFOLD_POSITION_WAIT_MS'] ? { positionWaitMs: parseNonNegativeInteger('FORGEFOLD_POSITION_WAIT_MS', env['FORGEFOLD_POSITION_WAIT_MS'], 'serve') } : {}),
   };
 };
 
@@ -202,6 +215,17 @@ const must = async (app: Application<ForgefoldCommand, State>, command: Forgefol
  * generated and written to <data>/initial_root_token (mode 0600); only the file's path is printed.
  */
 export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, config: Pick<ServeConfig, 'dataDir' | 'rootToken' | 'rootPassword'>, clock: Clock, say: (line: string) => void): Promise<void> => {
+  try {
+    await bootstrapOnce(app, config, clock, say);
+  } catch (error) {
+    // Another node on the same database may have bootstrapped meanwhile (its root came first): look again.
+    if (!(error instanceof CliError)) throw error;
+    await app.catchUp();
+    await bootstrapOnce(app, config, clock, say);
+  }
+};
+
+const bootstrapOnce = async (app: Application<ForgefoldCommand, State>, config: Pick<ServeConfig, 'dataDir' | 'rootToken' | 'rootPassword'>, clock: Clock, say: (line: string) => void): Promise<void> => {
   let root = findUserByUsername(app.state.users, 'root');
   const firstStart = root === undefined;
   if (!root) {
@@ -251,7 +275,11 @@ export const startForgefold = async (
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   await mkdir(config.dataDir, { recursive: true });
-  const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
+  const store: StoreHandle = config.databaseUrl
+    ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
+        throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
+      })
+    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
   const snapshots: SnapshotStore = {
@@ -274,12 +302,14 @@ export const startForgefold = async (
     snapshotEvery: config.snapshotEvery,
     freeze: options.freezeState ?? false,
   });
+  // Other nodes on the same database append too: fold what they write as it is committed.
+  const unfollow = app.follow();
   await bootstrapRoot(app, config, clock, say);
 
   // `last_activity_on`: at most one event per user and day, recorded off the request path.
   const recordActivity = (userId: number) => {
     const user = findUser(app.state.users, userId);
-    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId });
+    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
   const log = options.log ?? (config.accessLog ? undefined : () => undefined);
   const api = createForgefoldApi({
@@ -295,11 +325,18 @@ export const startForgefold = async (
     },
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     version: PRODUCT_VERSION,
+    ...(config.positionWaitMs !== undefined ? { positionWaitMs: config.positionWaitMs } : {}),
+    // On a shared database a node that cannot reach it is not ready (a load balancer then sends traffic elsewhere).
+    ...(config.databaseUrl ? { readiness: async () => (await store.events.headPosition(), true) } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
-  // start-up and every minute (membership requests also sweep on demand).
-  const expire = () => void app.execute(systemActor, { type: 'ExpireMemberships' }).catch(() => undefined);
+  // start-up and every minute (membership requests also sweep on demand). With several nodes, the node holding
+  // the lease sweeps; the others skip the tick.
+  const sweep = async () => {
+    await app.execute(systemActor, { type: 'ExpireMemberships' });
+  };
+  const expire = () => void (store.events.exclusive ? store.events.exclusive('expire-memberships', sweep) : sweep()).catch(() => undefined);
   expire();
   const expiryTimer = setInterval(expire, 60_000);
   expiryTimer.unref();
@@ -310,6 +347,7 @@ export const startForgefold = async (
     url: `http://${config.host}:${address.port}`,
     close: async () => {
       clearInterval(expiryTimer);
+      unfollow();
       await api.close();
       await app.whenIdle();
       await app.snapshot();

@@ -8,7 +8,7 @@ import { findGroupByIdOrPath, findProjectByIdOrPath, findUserByIdOrUsername, mem
 import { commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
 import { printLine, type CliContext, type Command } from '../context.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 const spec = {
   name: 'audit',
@@ -59,7 +59,7 @@ export const audit: Command = {
     const at = iso('at', flags.at);
     const since = iso('since', flags.since);
     const until = iso('until', flags.until);
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     await withStore(store, async ({ events }) => {
       // Names are resolved against the state at --at, or as they are now.
       const { state } = await stateAsOf(events, at ?? '9999-12-31T23:59:59.999Z');

@@ -9,7 +9,7 @@ import { commonOptions, EXIT_OK, parseFlags, type CommandSpec } from '../args.js
 import { printLine, writeChunk, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 /** Events read per page: bounds memory whatever the size of the log. */
 export const EXPORT_PAGE = 2_000;
@@ -53,7 +53,7 @@ export const exportLog: Command = {
   spec,
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const target = flags.out !== undefined ? resolve(context.cwd, flags.out) : undefined;
     const partial = target !== undefined ? `${target}.partial-${process.pid}` : undefined;
     const output: Writable = partial !== undefined ? createWriteStream(partial, { flags: 'wx' }) : context.stdout;

@@ -4,7 +4,7 @@ import { commonOptions, EXIT_OK, parseFlags, parseIsoTime, parseNonNegativeInteg
 import { printLine, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 import { genericSummary, type SummaryValue } from '../summary.js';
 
 const spec = {
@@ -68,7 +68,7 @@ export const replay: Command = {
     const untilMs = flags.until !== undefined ? parseIsoTime('until', flags.until, spec.name) : undefined;
     const requested = flags.position !== undefined ? parseNonNegativeInteger('position', flags.position, spec.name) : undefined;
     const domain = await context.loadDomain();
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const summary = await withStore(store, async ({ events }): Promise<ReplaySummary> => {
       const head = await events.headPosition();
       const bound = requested !== undefined ? Math.min(requested, head) : head;

@@ -19,7 +19,14 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Called for every authenticated request: the activity tracking behind `last_activity_on`. */
   readonly onAuthenticated?: (userId: number) => void;
+  /**
+   * Longest wait for `X-Forgefold-Min-Position` (ms; default 5000). Every reply names the log position it
+   * reflects in `X-Forgefold-Position`.
+   */
+  readonly positionWaitMs?: number;
 }
+
+export const DEFAULT_POSITION_WAIT_MS = 5_000;
 
 export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   const config: ServerConfig = {
@@ -48,6 +55,11 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
+    position: {
+      current: () => options.app.position,
+      waitFor: (min, timeoutMs) => options.app.waitForPosition(min, timeoutMs),
+      waitMs: options.positionWaitMs ?? DEFAULT_POSITION_WAIT_MS,
+    },
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
     responseCache: { version: () => `${options.app.position}:${options.clock.now().slice(0, 10)}` },
   });
