@@ -1,7 +1,9 @@
 /**
  * Ports: everything the pure core needs from the outside world. Adapters implement them
- * (in-memory in this package, SQLite in @forgefold/sqlite-store, PostgreSQL in @forgefold/postgres-store).
+ * (in-memory in this package, SQLite in @forgefold/sqlite-store, PostgreSQL in @forgefold/postgres-store,
+ * git in @forgefold/git).
  */
+import type { Repositories as GitRepositories } from '@forgefold/git';
 import type { NewEvent, RecordedEvent } from './envelope.js';
 
 /** Optimistic concurrency expectation for one stream. A number is the exact current stream version. */
@@ -123,4 +125,43 @@ export interface Scheduler {
 export interface IdGenerator {
   /** A new unique event id (UUID). */
   eventId(): string;
+}
+
+/**
+ * Git, for a module shell (the repositories module's host): the project's bare repository is created with the
+ * project, removed after its deletion is recorded, and opened for the reads and ref writes the API performs. The
+ * types are @forgefold/git's own port (a type-only dependency: nothing of git runs in the core); serving
+ * clone/push and bundles for export stay with the hosts that hold the engine (HTTP adapter, CLI).
+ */
+export type Repositories = Pick<GitRepositories, 'exists' | 'create' | 'remove' | 'open'>;
+
+/** One project's repository: refs, commits, trees, blobs, diffs and ref writes (each answers its ref changes). */
+export type { Repository } from '@forgefold/git';
+
+/**
+ * Where a Geo secondary stands, as it reports to its primary (the platform's `cursor_last_event_id` and
+ * `cursor_last_event_timestamp` of `GeoNodeStatus`).
+ */
+export interface ReplicationStatus {
+  /** Global position of the last primary event the secondary has appended and folded (0: none yet). */
+  readonly cursorPosition: number;
+  /** `recordedAt` of that event, or null before the first. */
+  readonly cursorRecordedAt: string | null;
+  /** True while the secondary follows without error; `health` says why not (the platform's `health` text). */
+  readonly healthy: boolean;
+  readonly health: string;
+}
+
+/**
+ * Geo, from a secondary's side: read the primary's log from a position (the secondary appends those events to its
+ * own store unchanged: same ids, same positions), and report its own position and status back. The primary's
+ * adapter serves the other end; how (HTTP long-poll, events) is the adapter's business.
+ */
+export interface Replication {
+  /** The primary's events with globalPosition > `after`, in order, at most `limit`; empty when caught up. */
+  readAfter(after: number, limit: number): Promise<readonly RecordedEvent[]>;
+  /** The primary's head (its `last_event_id`), to measure how far behind the secondary is. */
+  primaryHead(): Promise<number>;
+  /** Sends the secondary's status to the primary (periodically and on demand). */
+  reportStatus(status: ReplicationStatus): Promise<void>;
 }
