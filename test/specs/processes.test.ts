@@ -1,31 +1,9 @@
 /** The modules' processes: when each is due, and that running its command leaves nothing due (membership expiry). */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { eventsOf, forgefold, forgefoldProcesses, type Scheduler } from '@forgefold/core';
+import { eventsOf, forgefold, forgefoldProcesses } from '@forgefold/core';
+import { manualScheduler } from '../support/scheduler.js';
 import { groupCreated, memberAdded, stateOf, userCreated } from './spec.js';
-
-/** A scheduler a test drives: `tick` runs every task whose interval has elapsed. */
-const manualScheduler = () => {
-  let now = 0;
-  const tasks: { every: number; next: number; task: () => void }[] = [];
-  const scheduler: Scheduler = {
-    every: (every, task) => {
-      const entry = { every, next: now + every, task };
-      tasks.push(entry);
-      return () => tasks.splice(tasks.indexOf(entry), 1);
-    },
-  };
-  const tick = (ms: number) => {
-    now += ms;
-    for (const entry of tasks) {
-      while (entry.next <= now) {
-        entry.next += entry.every;
-        entry.task();
-      }
-    }
-  };
-  return { scheduler, tick };
-};
 
 describe('module processes', () => {
   it('expiry is due from the expiry day, and its command leaves nothing due', () => {

@@ -1,18 +1,24 @@
 /**
  * End-to-end harness: the same server `forgefold serve` runs (SQLite in a temp directory, root bootstrap),
- * on 127.0.0.1 and a random port, with a clock the test can move.
+ * on 127.0.0.1 and a random port, with a clock the test can move (and the scheduler of the modules' processes
+ * with it).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startForgefold, type RunningForgefold, type ServeConfig } from '@forgefold/cli';
+import { manualScheduler, type ManualScheduler } from './scheduler.js';
 
 export interface TestServer extends RunningForgefold {
   readonly baseUrl: string;
   readonly rootToken: string;
   readonly dataDir: string;
-  /** Moves the server's clock forward. */
-  advance(ms: number): void;
+  /**
+   * Moves the server's clock forward, and its scheduler: the processes that fall due run (membership expiry).
+   * `{ tick: false }` moves the clock alone (the scheduler is then `processes`, to tick by hand).
+   */
+  advance(ms: number, options?: { readonly tick?: boolean }): void;
+  readonly processes: ManualScheduler;
   /** Raw request helper: JSON body in, status, headers and parsed body out. */
   request(method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
 }
@@ -22,6 +28,7 @@ export const startServer = async (
 ): Promise<TestServer> => {
   const dataDir = await mkdtemp(join(tmpdir(), 'forgefold-e2e-'));
   let now = options.start === undefined ? Date.now() : Date.parse(options.start);
+  const processes = manualScheduler();
   const rootToken = options.rootToken ?? `glpat-root-${Math.random().toString(36).slice(2)}`;
   const server = await startForgefold(
     {
@@ -37,6 +44,7 @@ export const startServer = async (
     },
     {
       clock: { now: () => new Date(now).toISOString() },
+      scheduler: processes.scheduler,
       say: () => undefined,
       // Committed states frozen: a route that mutates one throws here instead of corrupting it.
       freezeState: true,
@@ -45,6 +53,8 @@ export const startServer = async (
     },
   );
   const request: TestServer['request'] = async (method, path, { token = rootToken, body, headers = {} } = {}) => {
+    // What the last `advance` set running has finished before the next request, as it would have by then.
+    await processes.settled();
     const response = await fetch(`${server.url}${path}`, {
       method,
       headers: {
@@ -68,9 +78,11 @@ export const startServer = async (
     baseUrl: server.url,
     rootToken,
     dataDir,
-    advance: (ms) => {
+    advance: (ms, { tick = true } = {}) => {
       now += ms;
+      if (tick) processes.tick(ms);
     },
+    processes,
     request,
     close: async () => {
       await server.close();

@@ -1,6 +1,6 @@
 /**
  * `forgefold serve`: the API over HTTP on the embedded SQLite store, or on PostgreSQL (FORGEFOLD_DATABASE_URL),
- * where several nodes may serve one database: each follows the shared log, and the membership expiry sweep runs
+ * where several nodes may serve one database: each follows the shared log, and the membership expiry process runs
  * on one node per tick (a lease).
  *
  * Start-up contract (operators' scripts depend on it): PORT (8080), HOST (127.0.0.1), FORGEFOLD_DATA
@@ -37,7 +37,7 @@ import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
 /** The host's timers: `setInterval`, unreferenced (a pending tick keeps no process alive). */
 const intervalScheduler: Scheduler = {
   every: (intervalMs, task) => {
-    const timer = setInterval(task, intervalMs);
+    const timer = setInterval(() => void task(), intervalMs);
     timer.unref();
     return () => clearInterval(timer);
   },
@@ -295,6 +295,8 @@ export const startForgefold = async (
     readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
     /** Deep-freeze committed states (see ApplicationOptions.freeze); off by default, on in the tests. */
     readonly freezeState?: boolean;
+    /** The timers the modules' processes run on (`setInterval` by default; tests drive one by hand). */
+    readonly scheduler?: Scheduler;
   } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -356,18 +358,38 @@ export const startForgefold = async (
     ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
-  // The modules' processes (membership expiry) run by the clock: at start-up and every minute (membership requests
-  // also run them on demand). With several nodes, the node holding a process's lease runs it; the others skip the tick.
-  const runProcesses = () => {
-    for (const process of forgefoldProcesses) {
-      const run = async () => {
-        await app.execute(systemActor, process.command);
-      };
-      void (store.events.exclusive ? store.events.exclusive(process.name, run) : run()).catch(() => undefined);
-    }
+  // The modules' processes (membership expiry) run by the scheduler: at start-up and every minute. A tick runs a
+  // process only when it is due by the injected clock, not while its previous run is in flight, and not twice a day
+  // against the same state (a due process whose decision changes nothing runs once). With several nodes, the node
+  // holding a process's lease runs it; the others skip the tick.
+  const scheduler = options.scheduler ?? intervalScheduler;
+  const inFlight = new Map<string, Promise<void>>();
+  const ranOn = new Map(forgefoldProcesses.map((process) => [process.name, new WeakMap<object, string>()]));
+  const runProcess = async (process: (typeof forgefoldProcesses)[number]): Promise<void> => {
+    const state = app.state;
+    const now = clock.now();
+    const day = now.slice(0, 10);
+    const ran = ranOn.get(process.name)!;
+    if (ran.get(process.reads(state)) === day || !process.due(state, now)) return;
+    const result = await app.execute(systemActor, process.command);
+    if (result._tag === 'Right') ran.set(process.reads(result.right.state), day);
   };
-  runProcesses();
-  const stopProcesses = intervalScheduler.every(60_000, runProcesses);
+  const runProcesses = async (): Promise<void> => {
+    await Promise.all(
+      forgefoldProcesses.map((process) => {
+        const running = inFlight.get(process.name);
+        if (running) return running;
+        const run = () => runProcess(process);
+        const started = (store.events.exclusive ? store.events.exclusive(process.name, run).then(() => undefined) : run())
+          .catch(() => undefined)
+          .finally(() => inFlight.delete(process.name));
+        inFlight.set(process.name, started);
+        return started;
+      }),
+    );
+  };
+  void runProcesses();
+  const stopProcesses = scheduler.every(60_000, runProcesses);
   const address = await api.listen(config.port, config.host);
   return {
     app,

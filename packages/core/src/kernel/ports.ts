@@ -118,8 +118,11 @@ export interface Clock {
  * drive one by hand.
  */
 export interface Scheduler {
-  /** Runs `task` every `intervalMs` until the returned function is called; a pending timer keeps no process alive. */
-  every(intervalMs: number, task: () => void): () => void;
+  /**
+   * Runs `task` every `intervalMs` until the returned function is called; a pending timer keeps no process alive.
+   * A task may answer a promise (it never rejects): timers ignore it, a scheduler a test drives can wait for it.
+   */
+  every(intervalMs: number, task: () => void | Promise<void>): () => void;
 }
 
 export interface IdGenerator {

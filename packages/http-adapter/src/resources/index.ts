@@ -5,7 +5,6 @@
  */
 import { mount, type Mount } from '../http/index.js';
 import type { ApiDeps } from '../app/deps.js';
-import { withDueProcesses } from '../app/processes.js';
 import { oauthRoutes, versionRoutes } from './meta/routes.js';
 import { userRoutes } from './users/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
@@ -34,16 +33,13 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
     ...tokenRoutes(deps),
     ...groupRoutes(deps),
     ...projectRoutes(deps),
-    // Membership resources read what expiry changes: due processes run before them.
-    ...withDueProcesses(deps, [
-      ...billableMemberRoutes(deps),
-      ...pendingMemberRoutes(deps),
-      ...memberRoutes(deps),
-      ...invitationRoutes(deps),
-      ...shareRoutes(deps),
-      ...ldapRoutes(deps),
-      ...auditRoutes(deps),
-    ]),
+    ...billableMemberRoutes(deps),
+    ...pendingMemberRoutes(deps),
+    ...memberRoutes(deps),
+    ...invitationRoutes(deps),
+    ...shareRoutes(deps),
+    ...ldapRoutes(deps),
+    ...auditRoutes(deps),
   ]),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   mount('/api/v4', samlRoutes(deps)),
