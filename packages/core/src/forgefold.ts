@@ -1,11 +1,12 @@
 /**
  * The composition: the list of modules. Everything else — the decider over the whole State, the event registry,
- * the command dispatch and the projection version snapshots are keyed by — is derived from it. A new module is
- * one folder under `modules/` and one line in `modules` below.
+ * the command dispatch and the projection version snapshots are keyed by — is derived from it; the package's
+ * index re-exports the modules' public surfaces from here. A new module is one folder under `modules/`, its entry
+ * in `moduleList` and the re-export of its `index.ts` below.
  */
 import type { Issued } from './kernel/decider.js';
 import { forbidden, unauthorized, type DomainError } from './kernel/domain-error.js';
-import { composeModules, type AnyModule, type CommandOf } from './kernel/module.js';
+import { composeModules, type AnyModule, type CommandOf, type Composition } from './kernel/module.js';
 import { initialSequences } from './kernel/sequences.js';
 import { tableSize } from './kernel/table.js';
 import type { State } from './state.js';
@@ -16,6 +17,13 @@ import { groupsModule } from './modules/groups/module.js';
 import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
+
+export * from './modules/users/index.js';
+export * from './modules/tokens/index.js';
+export * from './modules/groups/index.js';
+export * from './modules/projects/index.js';
+export * from './modules/members/index.js';
+export * from './modules/scim/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
 export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule] as const;
@@ -29,7 +37,7 @@ export const forgefoldModules: readonly AnyModule<State>[] = moduleList;
  * Every command runs as an existing, unblocked user (or the system); adapters check this too, but a decision must
  * never record an act by someone who cannot act.
  */
-const actorMayAct = (issued: Issued<ForgefoldCommand>, state: State): DomainError | null => {
+const actorMayAct = (issued: Issued<{ readonly type: string }>, state: Pick<State, 'users'>): DomainError | null => {
   const actorId = issued.actor.userId;
   if (actorId === null) return null;
   const actor = findUser(state.users, actorId);
@@ -37,7 +45,14 @@ const actorMayAct = (issued: Issued<ForgefoldCommand>, state: State): DomainErro
   return actor.state !== 'active' ? forbidden(`Your account has been ${actor.state}.`) : null;
 };
 
-const composition = composeModules<ForgefoldCommand, State>('forgefold-projections-6', forgefoldModules, { initial: () => ({ sequences: initialSequences() }), guard: actorMayAct });
+/**
+ * Composes a module list as Forgefold runs it (the kernel's sequences, the actor guard): the product's list, or a
+ * longer one (`test/core/module-addition.test.ts` adds a module without touching this file).
+ */
+export const composeForgefold = <C extends { readonly type: string }, S extends State>(modules: readonly AnyModule<S>[]): Composition<C, S> =>
+  composeModules<C, S>('forgefold-projections-6', modules, { initial: () => ({ sequences: initialSequences() }), guard: actorMayAct });
+
+const composition = composeForgefold<ForgefoldCommand, State>(forgefoldModules);
 
 export const forgefoldDecider = composition.decider;
 

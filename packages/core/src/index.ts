@@ -10,15 +10,10 @@ export * from './kernel/application.js';
 export * from './kernel/hash.js';
 export * from './state.js';
 export * from './events.js';
+// The modules' public surfaces come with the module list.
 export * from './forgefold.js';
 export * from './audit.js';
 export * from './modules/shared/access.js';
 export * from './modules/shared/validation.js';
 export * from './modules/shared/errors.js';
 export * from './modules/access/index.js';
-export * from './modules/users/index.js';
-export * from './modules/tokens/index.js';
-export * from './modules/groups/index.js';
-export * from './modules/projects/index.js';
-export * from './modules/members/index.js';
-export * from './modules/scim/index.js';

@@ -1,7 +1,7 @@
 /** The Forgefold API over HTTP: the route table, the authentication backend and the server shell together. */
 import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/core';
 import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
-import { apiMounts } from '../resources/index.js';
+import { apiMounts, type ApiResource } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
@@ -27,6 +27,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly positionWaitMs?: number;
   /** Where uploaded avatars are kept (default: in memory). */
   readonly uploads?: UploadStore;
+  /** The resources served under `/api/v4` (default: the resource list, `apiResources`). */
+  readonly resources?: readonly ApiResource[];
 }
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
@@ -41,7 +43,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
-    routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }),
+    routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
     authBackend: onAuthenticated
       ? {
           ...backend,

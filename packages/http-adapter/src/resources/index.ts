@@ -1,9 +1,9 @@
 /**
  * Every resource of the API, one folder each (`resources/<name>/{routes,params,entities}.ts`); this list only
  * mounts them, in the order the router tries them (`members/approve_all` before `members/:user_id`, which each
- * resource keeps within itself).
+ * resource keeps within itself). A host may serve a longer list (`ForgefoldApiOptions.resources`).
  */
-import { mount, type Mount } from '../http/index.js';
+import { mount, type AnyRouteDef, type Mount } from '../http/index.js';
 import type { ApiDeps } from '../app/deps.js';
 import { oauthRoutes, versionRoutes } from './meta/routes.js';
 import { userRoutes } from './users/routes.js';
@@ -26,21 +26,31 @@ export interface RouteOptions {
   readonly accessTokenLifetime: number;
 }
 
-export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
-  mount('/api/v4', [
-    ...versionRoutes(deps),
-    ...userRoutes(deps),
-    ...tokenRoutes(deps),
-    ...groupRoutes(deps),
-    ...projectRoutes(deps),
-    ...billableMemberRoutes(deps),
-    ...pendingMemberRoutes(deps),
-    ...memberRoutes(deps),
-    ...invitationRoutes(deps),
-    ...shareRoutes(deps),
-    ...ldapRoutes(deps),
-    ...auditRoutes(deps),
-  ]),
+/** One resource folder's routes under `/api/v4` (its `routes.ts` export). */
+export type ApiResource = (deps: ApiDeps) => readonly AnyRouteDef[];
+
+/** The resource list: every resource under `/api/v4`, in the order the router tries them. A new resource is one entry. */
+export const apiResources: readonly ApiResource[] = [
+  versionRoutes,
+  userRoutes,
+  tokenRoutes,
+  groupRoutes,
+  projectRoutes,
+  billableMemberRoutes,
+  pendingMemberRoutes,
+  memberRoutes,
+  invitationRoutes,
+  shareRoutes,
+  ldapRoutes,
+  auditRoutes,
+];
+
+/** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */
+export const apiMounts = (deps: ApiDeps, options: RouteOptions, resources: readonly ApiResource[] = apiResources): Mount[] => [
+  mount(
+    '/api/v4',
+    resources.flatMap((routes) => routes(deps)),
+  ),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   mount('/api/v4', samlRoutes(deps)),
   scimMount(deps),
