@@ -8,7 +8,7 @@ import { advance, type ModuleDecider, type MutableState, type State } from '../.
 import type { ForgefoldEvent } from '../../events.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { effectiveGroupAccess } from '../shared/policy.js';
-import { Errors, isNamespacePath } from '../shared/validation.js';
+import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { findUserByUsername } from '../users/queries.js';
 import { memberAdded, removeLinksOfSources, removeMembershipsOfSources } from '../members/decider.js';
 import { onGroupCreated, onGroupDeleted } from '../members/indexes.js';
@@ -31,13 +31,16 @@ const requireAccess = (state: State, actorId: number | null, group: Group, level
 /** Path, name and visibility rules shared by create and update; messages as the platform's Group model. */
 const validateGroup = (
   state: State,
-  fields: { name?: string; path?: string; visibility?: Visibility },
+  fields: { name?: string; path?: string; visibility?: Visibility; description?: string },
   parent: Group | null,
   self: Group | null,
 ): E.Either<DomainError, void> => {
   const errors = new Errors();
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  // Namespace: name and path at most 255 characters, description at most 255 (checked in the model's order).
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  errors.maxLength('description', fields.description, MAX_NAME);
   if (fields.path !== undefined) {
+    errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
     else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
     else {

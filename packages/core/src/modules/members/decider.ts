@@ -36,7 +36,7 @@ import { findProject, projectsInNamespace } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findUser, findUserByEmail, findUserByIdOrUsername } from '../users/queries.js';
 import { AccessLevel, humanAccess } from '../shared/access.js';
-import { dayOf, Errors, isEmail } from '../shared/validation.js';
+import { dayOf, Errors, exceedsLength, isEmail, MAX_NAME, tooLong } from '../shared/validation.js';
 import { changeMember, contribute, contributeLink } from './indexes.js';
 
 type Either<A> = E.Either<DomainError, A>;
@@ -280,6 +280,10 @@ export const planInvitations = (issued: Issued<Extract<MemberCommand, { type: 'I
     seen.add(email.toLowerCase());
     if (!isEmail(email)) {
       failures[email] = 'Invite email is invalid';
+      continue;
+    }
+    if (exceedsLength(email, MAX_NAME)) {
+      failures[email] = `Invite email ${tooLong(MAX_NAME)}`;
       continue;
     }
     const user = findUserByEmail(state.users, email);
@@ -534,6 +538,10 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
           const link = { cn: command.cn ?? null, filter: command.cn ? null : (command.filter ?? null), provider: command.provider };
           if (tableGet(tableGet(state.members.ldapLinks, group.id) ?? {}, ldapLinkKey(link))) return E.left(conflict(link.cn !== null ? 'Cn has already been taken' : 'Filter has already been taken'));
           if (![10, 20, 30, 40, 50].includes(command.group_access)) return E.left(validation({ group_access: ['is not included in the list'] }));
+          // A failed save answers 409 with its first full message, as a duplicate does.
+          for (const [field, value] of [['Cn', link.cn], ['Filter', link.filter], ['Provider', link.provider]] as const) {
+            if (value !== null && exceedsLength(value, MAX_NAME)) return E.left(conflict(`${field} ${tooLong(MAX_NAME)}`));
+          }
           return E.right([{ type: 'LdapGroupLinkAdded', data: { group_id: group.id, ...link, group_access: command.group_access, at } }]);
         }),
       );

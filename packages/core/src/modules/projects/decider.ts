@@ -7,7 +7,7 @@ import { advance, type ModuleDecider, type MutableState, type State } from '../.
 import type { ForgefoldEvent } from '../../events.js';
 import { AccessLevel } from '../shared/access.js';
 import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
-import { Errors, isNamespacePath } from '../shared/validation.js';
+import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
 import type { User } from '../users/projection.js';
 import { findGroup } from '../groups/queries.js';
@@ -54,10 +54,13 @@ const resolveNamespace = (state: State, actorId: number | null, command: Extract
     : E.left(forbidden());
 };
 
-const validateProject = (state: State, fields: { name?: string; path?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
+const validateProject = (state: State, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
   const errors = new Errors();
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  // Project: description at most 2000 characters, name and path at most 255 (in the model's order).
+  errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   if (fields.path !== undefined) {
+    errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
     else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
     else {
@@ -86,7 +89,7 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
       const path = command.path ?? pathFromName(command.name ?? '');
       return pipe(
         resolveNamespace(state, actor.userId, command),
-        E.chainFirst((namespace) => validateProject(state, { name, path }, namespace.full_path, null)),
+        E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
         E.map((namespace): ForgefoldEvent[] => {
           const id = state.sequences.project + 1;
           const created: ProjectEvent = {

@@ -10,7 +10,7 @@ import { emptyTable, tableDelete, tableGet, tableSet, tableKeys } from '../../ke
 import type { Issued } from '../../kernel/decider.js';
 import type { ModuleDecider, MutableState, State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
-import { Errors, isEmail, isNamespacePath } from '../shared/validation.js';
+import { Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { isAdmin } from '../shared/policy.js';
 import { findGroup, findTopLevelNamespaceByPath, selfAndDescendants } from '../groups/queries.js';
 import type { Group } from '../groups/projection.js';
@@ -128,7 +128,14 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
         .check(command.extern_uid.trim() !== '', 'externalId', "can't be blank")
         .check(command.user_name.trim() !== '', 'userName', "can't be blank")
         .check(isEmail(command.email), 'emails', 'is invalid')
-        .check(command.name.trim() !== '', 'name', "can't be blank");
+        .check(command.name.trim() !== '', 'name', "can't be blank")
+        // The user and identity columns' limits (User and Namespace models; 255 for the extern_uid too).
+        .maxLength('externalId', command.extern_uid, MAX_NAME)
+        .maxLength('userName', command.user_name, MAX_NAME)
+        .maxLength('emails', command.email, MAX_NAME)
+        .maxLength('name', command.name, MAX_NAME)
+        .maxLength('name.givenName', command.given_name, MAX_NAME)
+        .maxLength('name.familyName', command.family_name, MAX_NAME);
       if (!errors.empty) return errors.toEither([]);
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       const existing = findUserByEmail(state.users, command.email);
@@ -194,6 +201,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
 
       if (changes.extern_uid !== undefined && changes.extern_uid !== identity.extern_uid) {
         if (changes.extern_uid.trim() === '') errors.add('externalId', "can't be blank");
+        errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
         if (other && other.id !== identity.id) return E.left(taken('externalId'));
         identityChanges.extern_uid = changes.extern_uid;
@@ -201,6 +209,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.user_name !== undefined && changes.user_name !== identity.user_name) {
         if (changes.user_name.trim() === '') errors.add('userName', "can't be blank");
+        errors.maxLength('userName', changes.user_name, MAX_NAME);
         const other = findScimIdentityByUserName(state.scim, group.id, changes.user_name);
         if (other && other.id !== identity.id) return E.left(taken('userName'));
         identityChanges.user_name = changes.user_name;
@@ -212,6 +221,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.email !== undefined && changes.email.toLowerCase() !== user.email.toLowerCase()) {
         if (!isEmail(changes.email)) errors.add('emails', 'is invalid');
+        errors.maxLength('emails', changes.email, MAX_NAME);
         const owner = findUserByEmail(state.users, changes.email);
         if (owner && owner.id !== user.id) return E.left(taken('Email'));
         userChanges.email = changes.email;
@@ -219,14 +229,17 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.name !== undefined && changes.name !== user.name) {
         if (changes.name.trim() === '') errors.add('name', "can't be blank");
+        errors.maxLength('name', changes.name, MAX_NAME);
         userChanges.name = changes.name;
         changed.push('name.formatted');
       }
       if (changes.given_name !== undefined && changes.given_name !== identity.given_name) {
+        errors.maxLength('name.givenName', changes.given_name, MAX_NAME);
         identityChanges.given_name = changes.given_name;
         changed.push('name.givenName');
       }
       if (changes.family_name !== undefined && changes.family_name !== identity.family_name) {
+        errors.maxLength('name.familyName', changes.family_name, MAX_NAME);
         identityChanges.family_name = changes.family_name;
         changed.push('name.familyName');
       }
@@ -267,6 +280,7 @@ const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError
           const errors = new Errors();
           if (next.sso_url === '') errors.add('sso_url', "can't be blank");
           else if (!/^https:\/\/[^\s/?#]+[^\s]*$/i.test(next.sso_url)) errors.add('sso_url', 'must be a valid URL using https');
+          errors.maxLength('sso_url', next.sso_url, MAX_NAME);
           if (next.certificate_fingerprint === '') errors.add('certificate_fingerprint', "can't be blank");
           else if (!FINGERPRINT.test(next.certificate_fingerprint)) errors.add('certificate_fingerprint', 'is invalid');
           errors.check(DEFAULT_MEMBERSHIP_ROLES.includes(next.default_membership_role), 'default_membership_role', 'is not included in the list');

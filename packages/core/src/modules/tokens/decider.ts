@@ -7,7 +7,7 @@ import { advance, type ModuleDecider, type MutableState, type State } from '../.
 import type { ForgefoldEvent } from '../../events.js';
 import { AccessLevel } from '../shared/access.js';
 import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
-import { dayOf, Errors } from '../shared/validation.js';
+import { dayOf, Errors, MAX_NAME } from '../shared/validation.js';
 import { findUser, findUserByUsername } from '../users/queries.js';
 import { findGroup } from '../groups/queries.js';
 import { findProject } from '../projects/queries.js';
@@ -19,8 +19,9 @@ import { findAccessToken, findTokenByDigest } from './queries.js';
 const requireAdmin = (state: State, actorId: number | null): E.Either<DomainError, void> =>
   actorId === null || isAdmin(state, actorId) ? E.right(undefined) : E.left(forbidden());
 
-const validateExpiry = (expiresAt: string | null, at: string): E.Either<DomainError, void> =>
-  new Errors().check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
+/** A token's name is capped like every other name (the 14.7 model has no limit; see decisions), then its expiry. */
+const validateToken = (name: string, expiresAt: string | null, at: string): E.Either<DomainError, void> =>
+  new Errors().maxLength('name', name, MAX_NAME).check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
 
 /** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
 const requireResourceAdmin = (state: State, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
@@ -57,7 +58,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
       return pipe(
         requireAdmin(state, actor.userId),
         E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
-        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.expires_at, at)),
         E.map((): ForgefoldEvent[] => [
           {
             type: 'AccessTokenCreated',
@@ -94,7 +95,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
     case 'CreateResourceAccessToken':
       return pipe(
         requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
-        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.expires_at, at)),
         E.map((): ForgefoldEvent[] => {
           const botId = state.sequences.user + 1;
           const username = botUsername(state, command.resource_type, command.resource_id);

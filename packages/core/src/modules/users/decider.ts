@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound, type DomainError } from '../../kernel/do
 import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
+import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
 import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
 import { projectsInNamespace } from '../projects/queries.js';
@@ -39,14 +39,17 @@ const soloOwnedGroups = (state: State, userId: number): Group[] =>
     .filter((group): group is Group => group !== undefined && group.parent_id === null)
     .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.access_level < 50 || m.state !== 'active'));
 
-const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string }, selfId: number | null) => {
+const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string; public_email?: string | null }, selfId: number | null) => {
+  // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
+  // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  errors.maxLength('public_email', fields.public_email, MAX_NAME);
   if (fields.username !== undefined) {
-    errors.check(fields.username !== '', 'username', "can't be blank");
+    errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
   }
-  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid');
   const emailOwner = fields.email === undefined ? undefined : findUserByEmail(state.users, fields.email);
   const usernameOwner = fields.username === undefined ? undefined : findUserByUsername(state.users, fields.username);
   const pathOwner = fields.username === undefined ? undefined : findTopLevelNamespaceByPath(state.groups, fields.username);
