@@ -178,7 +178,9 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
         const found = findUserOr404(deps.app.state, ctx.params.id ?? 0);
         if (E.isLeft(found)) return found;
         const result = await execute(deps, ctx, { type: action === 'block' ? 'BlockUser' : 'UnblockUser', id: found.right.id });
-        return pipe(result, E.map(() => created(true)));
+        // The platform answers what its call returned: `break` on an already blocked user (null), `user.activate`
+        // on an active one (false, no transition), true when the state changed.
+        return pipe(result, E.map((done) => created(done.events.length > 0 ? true : action === 'block' ? null : false)));
       },
     }),
   ),
