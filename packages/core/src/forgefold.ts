@@ -118,7 +118,7 @@ export const forgefoldDecider: Decider<ForgefoldCommand, DomainEvent, State> = {
  * Bump when a projection's shape or an evolve changes, so that snapshots taken by older code are
  * ignored and the log is refolded.
  */
-export const PROJECTION_VERSION = 'forgefold-projections-5';
+export const PROJECTION_VERSION = 'forgefold-projections-6';
 
 export const forgefold = { decider: forgefoldDecider, registry: eventRegistry(), projectionVersion: PROJECTION_VERSION } as const;
 

@@ -123,4 +123,4 @@ export const sharedWithGroupsEntity = (groupId: number, ctx: PresentContext) =>
 /** `POST /projects/:id/share` answer (ProjectGroupLink). */
 export const projectGroupLinkEntity = (link: GroupLink) => ({ id: link.id, project_id: link.source_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at });
 
-export const ldapGroupLinkEntity = (link: LdapLink) => ({ cn: link.cn, group_access: link.group_access, provider: link.provider, filter: link.filter });
+export const ldapGroupLinkEntity = (link: Pick<LdapLink, 'cn' | 'group_access' | 'provider' | 'filter'>) => ({ cn: link.cn, group_access: link.group_access, provider: link.provider, filter: link.filter });

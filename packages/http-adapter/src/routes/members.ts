@@ -625,7 +625,10 @@ const groupOnlyRoutes = (deps: ApiDeps): RouteDef[] => {
         const state = deps.app.state;
         const g = group(state, ctx);
         if (!mayAdminGroup(state, ctx, g)) throw ApiError.domain(forbidden());
-        return ok([...ldapLinksOf(state.members, g.id)].map(ldapGroupLinkEntity));
+        const links = [...ldapLinksOf(state.members, g.id)];
+        // ee/lib/api/ldap_group_links.rb: an empty list is a 404 with its own text.
+        if (links.length === 0) throw ApiError.message(404, 'No linked LDAP groups found');
+        return ok(links.map(ldapGroupLinkEntity));
       },
     }),
     route({
@@ -635,7 +638,7 @@ const groupOnlyRoutes = (deps: ApiDeps): RouteDef[] => {
       handler: async (ctx) => {
         const g = group(deps.app.state, ctx);
         await run(deps, ctx, { type: 'AddLdapGroupLink', group_id: g.id, cn: ctx.params.cn ?? null, filter: ctx.params.filter ?? null, group_access: ctx.params.group_access!, provider: ctx.params.provider ?? '' });
-        return created(ldapGroupLinkEntity({ group_id: g.id, cn: ctx.params.cn ?? null, filter: ctx.params.cn ? null : (ctx.params.filter ?? null), group_access: ctx.params.group_access!, provider: ctx.params.provider ?? '' }));
+        return created(ldapGroupLinkEntity({ cn: ctx.params.cn ?? null, filter: ctx.params.cn ? null : (ctx.params.filter ?? null), group_access: ctx.params.group_access!, provider: ctx.params.provider ?? '' }));
       },
     }),
     route({

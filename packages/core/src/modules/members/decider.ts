@@ -786,7 +786,8 @@ const evolve = (state: MutableState, event: MemberEvent): void => {
     }
     case 'LdapGroupLinkAdded': {
       const { at: _at, ...link } = event.data;
-      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), link);
+      members.ldapLinkSequence += 1;
+      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), { ...link, seq: members.ldapLinkSequence });
       return;
     }
     case 'LdapGroupLinkRemoved': {

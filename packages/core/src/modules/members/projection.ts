@@ -46,6 +46,8 @@ export interface GroupLink {
 }
 
 export interface LdapLink {
+  /** Creation order (the platform lists a group's links by row id). */
+  readonly seq: number;
   readonly group_id: number;
   readonly cn: string | null;
   readonly filter: string | null;
@@ -84,6 +86,8 @@ export interface MembersSlice {
   readonly linkSequence: number;
   /** Group id → link key → LDAP link. */
   readonly ldapLinks: Table<Table<LdapLink>>;
+  /** Counts LDAP links ever added, for their creation order. */
+  readonly ldapLinkSequence: number;
 }
 
 export const initialMembers = (): MembersSlice => ({
@@ -104,6 +108,7 @@ export const initialMembers = (): MembersSlice => ({
   linksByGroup: emptyTable(),
   linkSequence: 0,
   ldapLinks: emptyTable(),
+  ldapLinkSequence: 0,
 });
 
 export const sourceKey = (type: SourceType, id: number): string => `${type}:${id}`;

@@ -506,10 +506,11 @@ export const mustAwait = (state: State, root: Group | null, userId: number | nul
   return billableCount(state.members, root.id) >= root.new_user_signups_cap;
 };
 
+/** A group's LDAP links in creation order. */
 export function* ldapLinksOf(members: MembersSlice, groupId: number): Generator<LdapLink> {
   const table = tableGet(members.ldapLinks, groupId);
   if (!table) return;
-  yield* tableValues(table);
+  yield* [...tableValues(table)].sort((a, b) => a.seq - b.seq);
 }
 
 export const isLdapSynced = (members: MembersSlice, groupId: number): boolean => {
