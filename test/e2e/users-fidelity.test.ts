@@ -35,3 +35,35 @@ describe('block and unblock', () => {
     expect(await raw('POST', '/api/v4/users/9999/block')).toEqual({ status: 404, text: '{"message":"404 User Not Found"}' });
   });
 });
+
+describe('identities', () => {
+  it('PUT /users/:id with provider and extern_uid creates the identity; DELETE …/identities/:provider removes it', async () => {
+    const carol = await createPerson(server, 'carol');
+    const put = await server.request('PUT', `/api/v4/users/${carol.id}`, { body: { provider: 'github', extern_uid: '4242' } });
+    expect(put.status).toBe(200);
+    expect(put.body.identities).toEqual([{ provider: 'github', extern_uid: '4242' }]);
+    // The same provider again changes the extern_uid; another provider is added after it.
+    await server.request('PUT', `/api/v4/users/${carol.id}`, { body: { provider: 'github', extern_uid: '4343' } });
+    await server.request('PUT', `/api/v4/users/${carol.id}`, { body: { provider: 'ldapmain', extern_uid: 'cn=carol,dc=example' } });
+    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body.identities).toEqual([
+      { provider: 'github', extern_uid: '4343' },
+      { provider: 'ldapmain', extern_uid: 'cn=carol,dc=example' },
+    ]);
+    // What the user sees of themselves, and the administrator's lookup by identity.
+    expect((await server.request('GET', '/api/v4/user', { token: carol.token })).body.identities).toHaveLength(2);
+    const found = await server.request('GET', '/api/v4/users?extern_uid=4343&provider=github');
+    expect(found.body.map((u: { id: number }) => u.id)).toEqual([carol.id]);
+    expect((await server.request('GET', '/api/v4/users?extern_uid=4343&provider=github', { token: carol.token })).status).toBe(403);
+    // Both or neither; an extern_uid belongs to one user per provider.
+    expect(await raw('PUT', `/api/v4/users/${carol.id}`, { provider: 'github' })).toEqual({ status: 400, text: '{"error":"extern_uid, provider provide all or none of parameters"}' });
+    expect(await raw('PUT', `/api/v4/users/${bob.id}`, { provider: 'github', extern_uid: '4343' })).toEqual({ status: 400, text: '{"message":{"extern_uid":["has already been taken"]}}' });
+    expect(await raw('DELETE', `/api/v4/users/${carol.id}/identities/github`)).toEqual({ status: 204, text: '' });
+    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body.identities).toEqual([{ provider: 'ldapmain', extern_uid: 'cn=carol,dc=example' }]);
+    expect(await raw('DELETE', `/api/v4/users/${carol.id}/identities/github`)).toEqual({ status: 404, text: '{"message":"404 Identity Not Found"}' });
+    expect(await raw('DELETE', '/api/v4/users/9999/identities/github')).toEqual({ status: 404, text: '{"message":"404 User Not Found"}' });
+    expect((await server.request('DELETE', `/api/v4/users/${carol.id}/identities/ldapmain`, { token: carol.token })).status).toBe(403);
+    // POST /users takes them too.
+    const dan = await server.request('POST', '/api/v4/users', { body: { username: 'dan', name: 'Dan', email: 'dan@example.com', password: 'password123', provider: 'github', extern_uid: '77' } });
+    expect(dan.body.identities).toEqual([{ provider: 'github', extern_uid: '77' }]);
+  });
+});

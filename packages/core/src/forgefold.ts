@@ -37,6 +37,7 @@ type AnyModule = ModuleDecider<any, any>;
 const commandModules: Record<ForgefoldCommand['type'], AnyModule> = {
   CreateUser: usersDecider,
   UpdateUser: usersDecider,
+  DeleteUserIdentity: usersDecider,
   BlockUser: usersDecider,
   UnblockUser: usersDecider,
   DeleteUser: usersDecider,

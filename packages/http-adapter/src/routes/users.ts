@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type User } from '@forgefold/core';
-import { arraySource, atLeastOneOf, created, ok, optional, paginate, requires, route, schema, T, type RouteDef } from '../http/index.js';
+import { findUser, findUserByIdentity, forbidden, listUsers, matchesUserSearch, notFound, validation, type IdentityInput, type User } from '@forgefold/core';
+import { allOrNoneOf, ApiError, arraySource, atLeastOneOf, created, noContent, ok, optional, paginate, requires, route, schema, T, type RouteDef } from '../http/index.js';
 import { userBasic, userFor, userWithAdmin } from '../entities/users.js';
 import { createdId, execute, findUserOr404, presentContext, type ApiDeps } from '../app/deps.js';
 import { passwordDigest } from '../app/secrets.js';
@@ -18,11 +18,14 @@ const passwordError = (password: string | null | undefined) =>
 
 const listParams = schema(
   optional('username', T.String),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
   optional('search', T.String),
   optional('active', T.Boolean, { default: false }),
   optional('blocked', T.Boolean, { default: false }),
   optional('admins', T.Boolean, { default: false }),
   optional('exclude_internal', T.Boolean, { default: false }),
+  allOrNoneOf('extern_uid', 'provider'),
   optional('order_by', T.String, { values: ['id', 'name', 'username', 'created_at', 'updated_at'], default: 'id' }),
   optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
   optional('page', T.Integer, { default: 1 }),
@@ -40,6 +43,9 @@ const createParams = schema(
   optional('skip_confirmation', T.Boolean),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
+  allOrNoneOf('extern_uid', 'provider'),
 );
 
 const updateParams = schema(
@@ -50,7 +56,14 @@ const updateParams = schema(
   optional('password', T.String),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
+  allOrNoneOf('extern_uid', 'provider'),
 );
+
+/** `provider` and `extern_uid` together (the schema's all-or-none rule lets only both or neither through). */
+const identityOf = (params: { provider?: string | null; extern_uid?: string | null }): { identity?: IdentityInput } =>
+  typeof params.provider === 'string' && typeof params.extern_uid === 'string' ? { identity: { provider: params.provider, extern_uid: params.extern_uid } } : {};
 
 const idParams = schema(requires('id', T.Integer));
 
@@ -83,7 +96,16 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
       const state = deps.app.state;
       const present = presentContext(deps, ctx);
       const isAdmin = ctx.principal?.isAdmin ?? false;
+      // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
+      if (params.extern_uid && params.provider) {
+        if (!ctx.principal) throw ApiError.message(401, '401 Unauthorized');
+        if (!isAdmin) throw ApiError.message(403, '403 Forbidden');
+      }
       let users = [...listUsers(state.users)];
+      if (params.extern_uid && params.provider) {
+        const holder = findUserByIdentity(state.users, params.provider, params.extern_uid);
+        users = holder ? [holder] : [];
+      }
       if (params.username) users = users.filter((user) => user.username.toLowerCase() === params.username!.toLowerCase());
       if (params.search) users = users.filter((user) => matchesUserSearch(user, params.search!));
       if (params.active) users = users.filter((user) => user.state === 'active');
@@ -124,6 +146,7 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
         password_digest: password ? await passwordDigest(password) : null,
         is_admin: params.admin ?? false,
         public_email: params.public_email ?? null,
+        ...identityOf(params),
       });
       return pipe(
         result,
@@ -149,6 +172,7 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
         ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
+        ...identityOf(params),
       });
       return pipe(
         result,
@@ -166,6 +190,17 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
       if (E.isLeft(found)) return found;
       if (found.right.id === ctx.principal?.realUserId) return forbidden('You cannot delete yourself');
       return pipe(await execute(deps, ctx, { type: 'DeleteUser', id: found.right.id }), E.map(() => undefined));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/users/:id/identities/:provider',
+    admin: true,
+    params: schema(requires('id', T.Integer), requires('provider', T.String)),
+    handler: async (ctx) => {
+      const found = findUserOr404(deps.app.state, ctx.params.id ?? 0);
+      if (E.isLeft(found)) return found;
+      return pipe(await execute(deps, ctx, { type: 'DeleteUserIdentity', id: found.right.id, provider: ctx.params.provider ?? '' }), E.map(() => noContent()));
     },
   }),
   ...(['block', 'unblock'] as const).map((action) =>

@@ -1,3 +1,9 @@
+/** An external authentication identity of a user (`identities`): one per provider. */
+export interface IdentityInput {
+  readonly provider: string;
+  readonly extern_uid: string;
+}
+
 /** What callers may ask of the users module. Digests are computed by the adapter: the core never sees a password. */
 export type UserCommand =
   | {
@@ -8,6 +14,8 @@ export type UserCommand =
       readonly password_digest: string | null;
       readonly is_admin?: boolean;
       readonly public_email?: string | null;
+      /** `provider` + `extern_uid`: the user's identity with that provider. */
+      readonly identity?: IdentityInput;
     }
   | {
       readonly type: 'UpdateUser';
@@ -18,7 +26,11 @@ export type UserCommand =
       readonly public_email?: string | null;
       readonly is_admin?: boolean;
       readonly password_digest?: string;
+      /** Creates the identity with that provider, or changes its `extern_uid` (`Users::UpdateService#assign_identity`). */
+      readonly identity?: IdentityInput;
     }
+  /** `DELETE /users/:id/identities/:provider`. */
+  | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }
   | { readonly type: 'BlockUser'; readonly id: number }
   | { readonly type: 'UnblockUser'; readonly id: number }
   | { readonly type: 'DeleteUser'; readonly id: number }

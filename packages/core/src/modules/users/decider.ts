@@ -5,6 +5,8 @@ import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
 import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { identityKey } from './projection.js';
+import type { IdentityInput } from './commands.js';
 import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
 import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
 import { projectsInNamespace } from '../projects/queries.js';
@@ -15,7 +17,7 @@ import { onUserStateChanging } from '../members/indexes.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { UserCommand } from './commands.js';
 import type { UserEvent } from './events.js';
-import { findUser, findUserByEmail, findUserByUsername } from './queries.js';
+import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
 
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
@@ -59,6 +61,24 @@ const validateProfile = (state: State, fields: { username?: string; name?: strin
   return errors.toEither(undefined);
 };
 
+/**
+ * `Users::UpdateService#assign_identity`: the identity with that provider is created or its extern_uid changed.
+ * The provider must be present; an extern_uid is unique per provider (case-insensitive), as the Identity model says.
+ */
+const identityEvents = (state: State, userId: number, identity: IdentityInput | undefined, at: string): E.Either<DomainError, UserEvent[]> => {
+  if (identity === undefined) return E.right([]);
+  const errors = new Errors()
+    .check(identity.provider.trim() !== '', 'provider', "can't be blank")
+    .maxLength('provider', identity.provider, MAX_NAME)
+    .maxLength('extern_uid', identity.extern_uid, MAX_NAME);
+  const holder = findUserByIdentity(state.users, identity.provider, identity.extern_uid);
+  if (holder && holder.id !== userId) errors.add('extern_uid', 'has already been taken');
+  if (!errors.empty) return errors.toEither([]);
+  const current = findUser(state.users, userId)?.identities.find((candidate) => candidate.provider === identity.provider);
+  if (current?.extern_uid === identity.extern_uid) return E.right([]);
+  return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
+};
+
 const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
   const { command, at } = issued;
   switch (command.type) {
@@ -67,7 +87,8 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => validateProfile(state, command, null)),
-        E.map((): ForgefoldEvent[] => [
+        E.chain(() => identityEvents(state, id, command.identity, at)),
+        E.map((identity): ForgefoldEvent[] => [
           {
             type: 'UserCreated',
             data: {
@@ -84,6 +105,7 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
               created_by_id: issued.actor.userId,
             },
           },
+          ...identity,
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),
         ]),
@@ -94,10 +116,21 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
         E.chainFirst((user) => validateProfile(state, command, user.id)),
-        E.map(({ id }): UserEvent[] => {
-          const { type: _type, ...changes } = command;
-          return [{ type: 'UserUpdated', data: { ...changes, id, updated_at: at } }];
+        E.chain((user) => E.map((identity: UserEvent[]) => ({ user, identity }))(identityEvents(state, user.id, command.identity, at))),
+        E.map(({ user, identity }): UserEvent[] => {
+          const { type: _type, identity: _identity, ...changes } = command;
+          return [{ type: 'UserUpdated', data: { ...changes, id: user.id, updated_at: at } }, ...identity];
         }),
+      );
+    case 'DeleteUserIdentity':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.identities.some((identity) => identity.provider === command.provider)
+            ? E.right([{ type: 'UserIdentityRemoved', data: { id: user.id, provider: command.provider, at } }])
+            : E.left(notFound('Identity')),
+        ),
       );
     case 'BlockUser':
       return pipe(
@@ -148,6 +181,7 @@ const evolve = (state: MutableState, event: UserEvent): void => {
         last_activity_on: null,
         current_sign_in_at: null,
         last_sign_in_at: null,
+        identities: [],
       });
       tableSet(users.byUsername, data.username.toLowerCase(), data.id);
       tableSet(users.byEmail, data.email.toLowerCase(), data.id);
@@ -171,6 +205,27 @@ const evolve = (state: MutableState, event: UserEvent): void => {
       Object.assign(user, event.data);
       return;
     }
+    case 'UserIdentitySet': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      const { provider, extern_uid } = event.data;
+      const current = user.identities.find((identity) => identity.provider === provider);
+      if (current) tableDelete(users.byIdentity, identityKey(provider, current.extern_uid));
+      // A changed extern_uid keeps the identity's place; a new provider comes last.
+      user.identities = current ? user.identities.map((identity) => (identity.provider === provider ? { provider, extern_uid } : identity)) : [...user.identities, { provider, extern_uid }];
+      tableSet(users.byIdentity, identityKey(provider, extern_uid), user.id);
+      user.updated_at = event.data.at;
+      return;
+    }
+    case 'UserIdentityRemoved': {
+      const user = tableGet(users.byId, event.data.id);
+      const current = user?.identities.find((identity) => identity.provider === event.data.provider);
+      if (!user || !current) return;
+      tableDelete(users.byIdentity, identityKey(current.provider, current.extern_uid));
+      user.identities = user.identities.filter((identity) => identity.provider !== event.data.provider);
+      user.updated_at = event.data.at;
+      return;
+    }
     case 'UserBlocked':
     case 'UserUnblocked': {
       const user = tableGet(users.byId, event.data.id);
@@ -189,6 +244,7 @@ const evolve = (state: MutableState, event: UserEvent): void => {
       tableDelete(users.byUsername, user.username.toLowerCase());
       tableDelete(users.byEmail, user.email.toLowerCase());
       tableDelete(users.byNamespace, user.namespace_id);
+      for (const identity of user.identities) tableDelete(users.byIdentity, identityKey(identity.provider, identity.extern_uid));
       users.count -= 1;
       return;
     }

@@ -4,6 +4,12 @@ import { emptyTable, type Table } from '../../kernel/table.js';
 export type UserState = 'active' | 'blocked' | 'deactivated';
 export type BotKind = 'project_bot' | 'group_bot';
 
+/** An external authentication identity (`identities` table): at most one per provider and user. */
+export interface Identity {
+  readonly provider: string;
+  readonly extern_uid: string;
+}
+
 export interface User {
   readonly id: number;
   readonly username: string;
@@ -25,6 +31,8 @@ export interface User {
   readonly last_sign_in_at: string | null;
   /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
   readonly namespace_id: number;
+  /** External identities in creation order. */
+  readonly identities: readonly Identity[];
 }
 
 export interface UsersSlice {
@@ -33,7 +41,11 @@ export interface UsersSlice {
   readonly byEmail: Table<number>;
   /** Personal namespace id → user id. */
   readonly byNamespace: Table<number>;
+  /** `identityKey(provider, extern_uid)` → user id (an extern_uid is unique per provider, case-insensitively). */
+  readonly byIdentity: Table<number>;
   readonly count: number;
 }
 
-export const initialUsers = (): UsersSlice => ({ byId: emptyTable(), byUsername: emptyTable(), byEmail: emptyTable(), byNamespace: emptyTable(), count: 0 });
+export const initialUsers = (): UsersSlice => ({ byId: emptyTable(), byUsername: emptyTable(), byEmail: emptyTable(), byNamespace: emptyTable(), byIdentity: emptyTable(), count: 0 });
+
+export const identityKey = (provider: string, externUid: string): string => `${provider}\u0000${externUid.toLowerCase()}`;
