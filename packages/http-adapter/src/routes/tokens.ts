@@ -32,6 +32,13 @@ const createTokenParams = schema(
   optional('expires_at', T.Date),
 );
 
+/** `POST /users/:user_id/personal_access_tokens` also takes a comma list (`coerce_with: CommaSeparatedToArray`, reference #139). */
+const createPersonalTokenParams = schema(
+  requires('name', T.String),
+  requires('scopes', T.CommaSeparatedStrings, { values: [...PERSONAL_SCOPES] }),
+  optional('expires_at', T.Date),
+);
+
 const createResourceTokenParams = schema(
   requires('name', T.String),
   requires('scopes', T.Array(T.String), { values: RESOURCE_SCOPES }),
@@ -60,17 +67,16 @@ const createPersonalToken = async (deps: ApiDeps, ctx: Ctx, userId: number, para
 };
 
 /** An administrator creates a personal (or impersonation) token for a user. */
-const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) =>
-  route({
-    method: 'POST',
-    path,
-    admin: true,
-    params: extend(schema(requires('user_id', T.Integer)), createTokenParams),
-    handler: async (ctx) => {
-      const user = findUserOr404(deps.app.state, ctx.params.user_id ?? 0);
-      return E.isLeft(user) ? user : createPersonalToken(deps, ctx, user.right.id, ctx.params, impersonation);
-    },
-  });
+const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) => {
+  const handler = async (ctx: Ctx & { params: { user_id: number | null; name: string | null; scopes: (string | null)[] | null; expires_at?: string | null } }) => {
+    const user = findUserOr404(deps.app.state, ctx.params.user_id ?? 0);
+    return E.isLeft(user) ? user : createPersonalToken(deps, ctx, user.right.id, ctx.params, impersonation);
+  };
+  const userId = schema(requires('user_id', T.Integer));
+  return impersonation
+    ? route({ method: 'POST', path, admin: true, params: extend(userId, createTokenParams), handler })
+    : route({ method: 'POST', path, admin: true, params: extend(userId, createPersonalTokenParams), handler });
+};
 
 const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[] => {
   const base = resource === 'project' ? '/projects/:id/access_tokens' : '/groups/:id/access_tokens';
@@ -147,7 +153,11 @@ const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): RouteDef[
   ];
 };
 
-export const tokenRoutes = (deps: ApiDeps): RouteDef[] => [
+/** Routes under `/users/:user_id` belong to API::Users, which registers `read_user` for reads (see users.ts). */
+export const tokenRoutes = (deps: ApiDeps): RouteDef[] =>
+  tokenClassRoutes(deps).map((def) => (def.path.startsWith('/users/') ? { ...def, readScopes: ['read_user'] } : def));
+
+const tokenClassRoutes = (deps: ApiDeps): RouteDef[] => [
   createTokenRoute(deps, '/users/:user_id/personal_access_tokens', false),
   route({
     method: 'GET',

@@ -74,11 +74,13 @@ const compareBy = (orderBy: string) => (a: User, b: User): number => {
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
 };
 
-export const userRoutes = (deps: ApiDeps): RouteDef[] => [
+/** API::Users registers `read_user` for GET requests: every route of the class lists it (see `RouteDef.readScopes`). */
+export const userRoutes = (deps: ApiDeps): RouteDef[] => usersClassRoutes(deps).map((def) => ({ ...def, readScopes: ['read_user'] }));
+
+const usersClassRoutes = (deps: ApiDeps): RouteDef[] => [
   route({
     method: 'GET',
     path: '/user',
-    scopes: ['read_user'],
     handler: (ctx) => {
       const state = deps.app.state;
       const user = findUser(state.users, ctx.principal!.userId);
@@ -89,7 +91,6 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
     method: 'GET',
     path: '/users',
     auth: 'optional',
-    scopes: ['read_user'],
     params: listParams,
     handler: (ctx) => {
       const { params } = ctx;
@@ -121,7 +122,6 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
     method: 'GET',
     path: '/users/:id',
     auth: 'optional',
-    scopes: ['read_user'],
     params: idParams,
     handler: (ctx) => {
       const user = ctx.params.id === null ? undefined : findUser(deps.app.state.users, ctx.params.id);
