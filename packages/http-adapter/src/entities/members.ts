@@ -32,6 +32,9 @@ export const setGroupSamlIdentityPresenter = (presenter: GroupSamlIdentityPresen
   samlIdentity = presenter;
 };
 
+/** The member's `group_saml_identity` as the viewer would see it (undefined: the viewer may not read it). */
+export const groupSamlIdentityOf: GroupSamlIdentityPresenter = (member, ctx) => samlIdentity(member, ctx);
+
 export interface MemberEntityOptions {
   /** `show_seat_info=true`: adds `is_using_seat`. */
   readonly isUsingSeat?: boolean;

@@ -76,6 +76,7 @@ import {
 } from '../http/index.js';
 import { execute, findReadableGroup, findReadableProject, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../app/deps.js';
 import {
+  groupSamlIdentityOf,
   billableMemberEntity,
   billableMembershipEntity,
   invitationEntity,
@@ -185,7 +186,16 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         const day = today(deps);
         const view = present(ctx, state);
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
-        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0) {
+        // EE `retrieve_members`: with_saml_identity keeps members with a SAML identity of the group's own provider,
+        // only when the caller may read SAML identities there (else the parameter is ignored).
+        const samlFilter = ctx.params.with_saml_identity === true && source.group !== undefined && source.group.parent_id === null;
+        const keepSaml = (m: Member): boolean => {
+          if (!samlFilter) return true;
+          const identity = groupSamlIdentityOf(m, view);
+          // undefined: the viewer may not read SAML identities here (or SSO is off), so the filter does not apply.
+          return identity === undefined || identity !== null;
+        };
+        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
           // Unfiltered: read the page straight from the per-source index (member-id order).
           const page = lazySource(
             () => directMemberCount(state.members, source.type, source.id),
@@ -201,7 +211,7 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
           return paginate(ctx, page, { map });
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
-        const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id));
+        const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id) && keepSaml(m));
         return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map });
       },
     }),
