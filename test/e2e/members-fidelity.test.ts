@@ -45,3 +45,21 @@ describe('with_saml_identity on the direct members list', () => {
     expect(usernames((await server.request('GET', `${members}?with_saml_identity=true`)).body)).toEqual(['root', 'eve', 'bob']);
   });
 });
+
+describe('accepted invitations', () => {
+  it('leave pending_members and are no longer invited (the platform tests the invite token, which acceptance clears)', async () => {
+    const group = await createGroup(server, alice, 'Inviting');
+    const invited = await server.request('POST', `/api/v4/groups/${group.id}/invitations`, { token: alice.token, body: { email: 'zed@example.com,yan@example.com', access_level: 30 } });
+    expect(invited.body).toEqual({ status: 'success' });
+    const pending = async () => (await server.request('GET', `/api/v4/groups/${group.id}/pending_members`, { token: alice.token })).body as { email: string; invited: boolean }[];
+    expect((await pending()).map((m) => [m.email, m.invited])).toEqual([
+      ['yan@example.com', true],
+      ['zed@example.com', true],
+    ]);
+    // Zed's account is created with the invited address: the invitation becomes the membership.
+    const zed = await createPerson(server, 'zed');
+    expect((await pending()).map((m) => [m.email, m.invited])).toEqual([['yan@example.com', true]]);
+    expect((await server.request('GET', `/api/v4/groups/${group.id}/invitations`, { token: alice.token })).body.map((i: { invite_email: string }) => i.invite_email)).toEqual(['yan@example.com']);
+    expect((await server.request('GET', `/api/v4/groups/${group.id}/members/${zed.id}`, { token: alice.token })).body).toMatchObject({ username: 'zed', access_level: 30 });
+  });
+});

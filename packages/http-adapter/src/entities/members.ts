@@ -92,12 +92,13 @@ export const billableMembershipEntity = (member: Member, ctx: PresentContext) =>
 /** PendingMember (reference item 110). */
 export const pendingMemberEntity = (member: Member, ctx: PresentContext) => {
   const user = member.user_id === null ? undefined : findUser(ctx.state.users, member.user_id);
-  const email = member.invite_email ?? user?.email ?? null;
+  // Once accepted, the member is the user: their address, and no longer an invitation.
+  const email = user?.email ?? member.invite_email ?? null;
   return {
     id: member.id,
     ...(user ? { name: user.name, username: user.username, web_url: `${ctx.baseUrl}/${user.username}` } : {}),
     email,
-    invited: member.invite_email !== null,
+    invited: member.user_id === null,
     avatar_url: gravatarUrl(email ?? ''),
     approved: member.state === 'active',
   };

@@ -487,7 +487,8 @@ export const pendingMembers = (state: State, root: Group): Member[] => {
   const seen = new Map<string, Member>();
   for (const source of hierarchySources(state, root)) {
     for (const member of membersOfSource(state.members, source.type, source.id)) {
-      const invited = member.invite_email !== null;
+      // An invitation until accepted (the platform's `invite?` tests the invite token, which acceptance clears).
+      const invited = member.user_id === null && member.invite_email !== null;
       if (member.state !== 'awaiting' && !invited) continue;
       const key = `${member.user_id ?? ''}|${member.invite_email?.toLowerCase() ?? ''}`;
       const existing = seen.get(key);
