@@ -51,6 +51,11 @@ const requireProvider = (state: State, groupId: number) => {
   return provider && group ? E.right({ provider, group }) : E.left(notFound(undefined, `Group ${groupId} does not have SAML SSO configured`));
 };
 
+/** SCIM works only while single sign-on is enabled (spec): a disabled provider's identities are not there to change. */
+export const SSO_DISABLED = 'SAML single sign-on is not enabled for this group';
+const requireEnabled = (externUid: string) => <A extends { provider: { enabled: boolean } }>(found: A): E.Either<DomainError, A> =>
+  found.provider.enabled ? E.right(found) : E.left(resourceNotFound(externUid));
+
 /**
  * The platform's `Namespace.clean_path` for usernames derived from a SCIM userName: the local part of an e-mail,
  * allowed characters only, no trailing ".git"/".atom"/".", no leading "-", "blank" when nothing is left; then
@@ -121,6 +126,7 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
   const { command, at } = issued;
   return pipe(
     requireProvider(state, command.group_id),
+    E.chain((found) => (found.provider.enabled ? E.right(found) : E.left(preconditionFailed(SSO_DISABLED)))),
     E.chain(({ provider, group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
       // The same externalId again: the existing resource, unchanged (the adapter answers 201 with it).
       if (findScimIdentityByExternUid(state.scim, group.id, command.extern_uid)) return E.right([]);
@@ -190,6 +196,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
   const changes: ScimChanges = command.changes;
   return pipe(
     requireProvider(state, command.group_id),
+    E.chain(requireEnabled(command.extern_uid)),
     E.chain(({ provider, group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
       const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
       const user = identity && findUser(state.users, identity.user_id);
@@ -306,6 +313,7 @@ const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError
     case 'DeleteScimIdentity':
       return pipe(
         requireProvider(state, command.group_id),
+        E.chain(requireEnabled(command.extern_uid)),
         E.chain(({ group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
           const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
           const user = identity && findUser(state.users, identity.user_id);
