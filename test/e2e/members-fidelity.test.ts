@@ -63,3 +63,53 @@ describe('accepted invitations', () => {
     expect((await server.request('GET', `/api/v4/groups/${group.id}/members/${zed.id}`, { token: alice.token })).body).toMatchObject({ username: 'zed', access_level: 30 });
   });
 });
+
+describe('access through shares', () => {
+  it('a project shared with a group at Reporter shows that group\'s Maintainer at 20 (members/all, audit) and lets them do what a Reporter does', async () => {
+    const carol = await createPerson(server, 'carol');
+    const home = await createGroup(server, alice, 'Home');
+    const project = await createProject(server, alice, 'Shared', home.id);
+    const team = await createGroup(server, carol, 'Team', undefined, 'internal');
+    expect((await server.request('POST', `/api/v4/groups/${team.id}/members`, { token: carol.token, body: { user_id: bob.id, access_level: 40 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/share`, { token: alice.token, body: { group_id: team.id, group_access: 20 } })).status).toBe(201);
+    const one = await server.request('GET', `/api/v4/projects/${project.id}/members/all/${bob.id}`, { token: alice.token });
+    expect(one).toMatchObject({ status: 200, body: { username: 'bob', access_level: 20 } });
+    const all = await server.request('GET', `/api/v4/projects/${project.id}/members/all`, { token: alice.token });
+    expect(all.body.map((m: { username: string; access_level: number }) => [m.username, m.access_level])).toEqual([
+      ['alice', 50],
+      ['bob', 20],
+      ['carol', 20],
+    ]);
+    const audit = await server.request('GET', `/api/v4/audit/projects/${project.id}/members?at=2026-05-01T00:00:00Z`);
+    expect(audit.body.filter((m: { username: string }) => m.username === 'bob')).toMatchObject([{ access_level: 20, membership: 'shared' }]);
+    // A Reporter reads the project, and may not add members (a Maintainer's act) nor change it.
+    expect((await server.request('GET', `/api/v4/projects/${project.id}`, { token: bob.token })).status).toBe(200);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/members`, { token: bob.token, body: { user_id: carol.id, access_level: 10 } })).status).toBe(403);
+    expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { token: bob.token, body: { description: 'x' } })).status).toBe(403);
+    // A group shared at Developer: its Owner is a Developer there (shown so, and may not change the group).
+    const host = await createGroup(server, alice, 'Host');
+    expect((await server.request('POST', `/api/v4/groups/${host.id}/share`, { token: alice.token, body: { group_id: team.id, group_access: 30 } })).status).toBe(201);
+    expect(await server.request('GET', `/api/v4/groups/${host.id}/members/all/${carol.id}`, { token: alice.token })).toMatchObject({ status: 200, body: { access_level: 30 } });
+    expect((await server.request('PUT', `/api/v4/groups/${host.id}`, { token: carol.token, body: { description: 'x' } })).status).toBe(403);
+  });
+
+  it('a group\'s /members/all lists members of groups shared into it only when the viewer can see those groups', async () => {
+    const dave = await createPerson(server, 'dave');
+    const erin = await createPerson(server, 'erin');
+    const open = await createGroup(server, alice, 'Open');
+    await server.request('POST', `/api/v4/groups/${open.id}/members`, { token: alice.token, body: { user_id: dave.id, access_level: 30 } });
+    const secret = await createGroup(server, erin, 'Secret');
+    expect((await server.request('POST', `/api/v4/groups/${open.id}/share`, { token: alice.token, body: { group_id: secret.id, group_access: 30 } })).status).toBe(404);
+    // Shared by an administrator (who can see both); Alice, owner of Open, cannot see the private Secret group.
+    expect((await server.request('POST', `/api/v4/groups/${open.id}/share`, { body: { group_id: secret.id, group_access: 30 } })).status).toBe(201);
+    const names = async (token: string) => {
+      const r = await server.request('GET', `/api/v4/groups/${open.id}/members/all`, { token });
+      return { names: usernames(r.body), total: r.headers.get('x-total') };
+    };
+    expect(await names(dave.token)).toEqual({ names: ['alice', 'dave'], total: '2' });
+    expect(await names(erin.token)).toEqual({ names: ['alice', 'dave', 'erin'], total: '3' });
+    expect(await names(server.rootToken)).toEqual({ names: ['alice', 'dave', 'erin'], total: '3' });
+    expect((await server.request('GET', `/api/v4/groups/${open.id}/members/all/${erin.id}`, { token: dave.token })).status).toBe(404);
+    expect((await server.request('GET', `/api/v4/groups/${open.id}/members/all/${erin.id}`, { token: erin.token })).body).toMatchObject({ access_level: 30 });
+  });
+});

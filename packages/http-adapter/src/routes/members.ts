@@ -31,6 +31,7 @@ import {
   membersOfSourceFrom,
   projectMembersPage,
   effectiveSources,
+  allSharedGroupsVisible,
   winningMember,
   isEmail,
   nextExpiry,
@@ -228,7 +229,11 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
         if (source.group) {
           const group = source.group;
-          if (!filtered) {
+          // Members of groups shared into this one are listed only when the viewer can see that group (the
+          // platform's `shared_with_groups.public_or_visible_to_user`), at the share's level at most.
+          const viewer = viewerId(ctx);
+          const canSee = (g: Group) => canReadGroup(state, viewer, g);
+          if (!filtered && allSharedGroupsVisible(state, group, canSee)) {
             // The projection keeps the effective members of every group sorted by user id: a page costs the page.
             const page = lazySource(
               () => effectiveCount(state.members, group.id),
@@ -247,7 +252,7 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
           }
           const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
           const rows: Member[] = [];
-          const sources = effectiveSources(state, group, day);
+          const sources = effectiveSources(state, group, day, canSee);
           for (const userId of effectiveUserIds(state.members, group.id)) {
             if (!keep(userId)) continue;
             const winner = winningMember(state.members, sources, userId, day, ctx.params.state);
@@ -275,12 +280,12 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         const userId = ctx.params.user_id!;
         const day = today(deps);
         const view = present(ctx, state);
+        const viewer = viewerId(ctx);
         if (source.group) {
-          const winner = effectiveGroupMember(state, source.group, userId, day);
+          const winner = effectiveGroupMember(state, source.group, userId, day, null, (g) => canReadGroup(state, viewer, g));
           if (!winner) throw ApiError.domain(RECORD_NOT_FOUND);
           return ok(memberEntity(winner, view));
         }
-        const viewer = viewerId(ctx);
         const winner = effectiveProjectMembers(state, source.project!, (g) => canReadGroup(state, viewer, g), day).find((m) => m.user_id === userId);
         if (!winner) throw ApiError.domain(RECORD_NOT_FOUND);
         return ok(memberEntity(winner, view));
