@@ -11,7 +11,7 @@ import {
   type Visibility,
 } from '@forgefold/core';
 import { arraySource, atLeastOneOf, checkUnmodifiedSince, created, ok, optional, paginate, requires, route, schema, sortedArrayKeysetSource, T, withStatus, type RouteDef } from '../http/index.js';
-import { projectEntity } from '../entities/projects.js';
+import { projectEntity, projectWithAccessEntity } from '../entities/projects.js';
 import { createdId, execute, findReadableProject, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../app/deps.js';
 
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity'] as const;
@@ -133,7 +133,8 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
       handler: (ctx) =>
         pipe(
           findReadableProject(deps.app.state, ctx, String(ctx.routeParams['id'])),
-          E.map((project) => ok(present(ctx, project))),
+          // Signed-in callers get ProjectWithAccess (their `permissions`), anonymous ones the Project entity.
+          E.map((project) => ok(ctx.principal ? projectWithAccessEntity(project, presentContext(deps, ctx)) : present(ctx, project))),
         ),
     }),
     route({
