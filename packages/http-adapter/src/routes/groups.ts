@@ -10,6 +10,7 @@ import {
   groupAccessLevel,
   hasMembershipBelow,
   listGroups,
+  selfAndDescendants,
   type Group,
   type State,
   type Visibility,
@@ -192,6 +193,25 @@ export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
         return pipe(
           result,
           E.map(() => withStatus(202, { message: '202 Accepted' })),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id/descendant_groups',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          findReadableGroup(state, ctx, String(ctx.routeParams['id'])),
+          E.map((parent) => {
+            // `include_parent_descendants`: every group below, at any depth, that the caller can see.
+            const descendants = selfAndDescendants(state.groups, parent).slice(1);
+            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, descendants);
+            const present = presentContext(deps, ctx);
+            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
+          }),
         );
       },
     }),

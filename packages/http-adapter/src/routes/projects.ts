@@ -3,14 +3,23 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
   VISIBILITIES,
+  canReadGroup,
   canReadProject,
+  findGroup,
   findProject,
+  findUserByIdOrUsername,
+  linksOfSource,
   listProjects,
+  notFound,
   projectAccessLevel,
+  projectsInNamespace,
+  selfAndAncestors,
+  type Group,
   type Project,
   type Visibility,
 } from '@forgefold/core';
-import { arraySource, atLeastOneOf, checkUnmodifiedSince, created, ok, optional, paginate, requires, route, schema, sortedArrayKeysetSource, T, withStatus, type RouteDef } from '../http/index.js';
+import { arraySource, atLeastOneOf, checkUnmodifiedSince, created, extend, ok, optional, paginate, requires, route, schema, sortedArrayKeysetSource, T, withStatus, type RouteDef } from '../http/index.js';
+import { publicGroupDetailsEntity } from '../entities/groups.js';
 import { projectEntity, projectWithAccessEntity } from '../entities/projects.js';
 import { createdId, execute, findReadableProject, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../app/deps.js';
 
@@ -48,6 +57,8 @@ const updateParams = schema(
   optional('description', T.String),
 );
 
+type ListParams = typeof listParams extends { _A: infer P } ? P : never;
+
 /** Offset pagination over projects stops at 50,000 records (reference §1.7 item 48). */
 const MAX_OFFSET = { limit: 50_000, type: 'Project' };
 
@@ -70,18 +81,13 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
       E.map((done) => created(present(ctx, findProject(done.state.projects, createdId(done, 'ProjectCreated'))!, done.state))),
     );
   };
-  return [
-    route({
-      method: 'GET',
-      path: '/projects',
-      auth: 'optional',
-      params: listParams,
-      handler: (ctx) => {
+  /** `GET /projects` and `GET /users/:user_id/projects`: the readable ones among `candidates`, filtered, ordered, paged. */
+  const list = (ctx: Ctx & { params: ListParams }, candidates: Iterable<Project>) => {
         const { params } = ctx;
         const state = deps.app.state;
         const userId = ctx.principal?.userId ?? null;
         const projects: Project[] = [];
-        for (const project of listProjects(state.projects)) {
+        for (const project of candidates) {
           if (!canReadProject(state, userId, project)) continue;
           if (params.visibility && project.visibility !== params.visibility) continue;
           if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
@@ -108,6 +114,65 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
             supports: (orderBy) => orderBy === 'id',
           },
         });
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/projects',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => list(ctx, listProjects(deps.app.state.projects)),
+    }),
+    route({
+      method: 'GET',
+      path: '/users/:user_id/projects',
+      auth: 'optional',
+      params: extend(schema(requires('user_id', T.String)), listParams),
+      handler: (ctx) => {
+        // lib/api/projects.rb: the projects of the user's personal namespace that the caller can see; by id or username.
+        const user = findUserByIdOrUsername(deps.app.state.users, ctx.params.user_id ?? '');
+        if (!user) return notFound('User');
+        return list(ctx, projectsInNamespace(deps.app.state.projects, user.namespace_id));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/groups',
+      auth: 'optional',
+      params: schema(
+        optional('search', T.String),
+        optional('skip_groups', T.Array(T.Integer)),
+        optional('with_shared', T.Boolean, { default: false }),
+        optional('shared_min_access_level', T.Integer, { values: [10, 20, 30, 40, 50] }),
+        optional('page', T.Integer, { default: 1 }),
+        optional('per_page', T.Integer, { default: 20 }),
+      ),
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const found = findReadableProject(state, ctx, String(ctx.routeParams['id']));
+        if (E.isLeft(found)) return found;
+        const project = found.right;
+        const viewer = ctx.principal?.userId ?? null;
+        // Projects::GroupsFinder: the project's group and its ancestors, with_shared adds the invited groups (at least
+        // shared_min_access_level); groups the caller cannot see are left out; newest id first.
+        const groups = new Map<number, Group>();
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home) for (const group of selfAndAncestors(state.groups, home)) groups.set(group.id, group);
+        if (ctx.params.with_shared) {
+          for (const link of linksOfSource(state.members, 'Project', project.id)) {
+            if (ctx.params.shared_min_access_level && link.group_access < ctx.params.shared_min_access_level) continue;
+            const group = findGroup(state.groups, link.group_id);
+            if (group) groups.set(group.id, group);
+          }
+        }
+        const search = (ctx.params.search ?? '').toLowerCase();
+        const skip = new Set((ctx.params.skip_groups ?? []).filter((id): id is number => id !== null));
+        const rows = [...groups.values()]
+          .filter((group) => canReadGroup(state, viewer, group) && !skip.has(group.id))
+          .filter((group) => search === '' || `${group.name} ${group.path}`.toLowerCase().includes(search))
+          .sort((a, b) => b.id - a.id);
+        const view = presentContext(deps, ctx);
+        return paginate(ctx, arraySource(rows), { map: (group) => publicGroupDetailsEntity(group, view) });
       },
     }),
     route({

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { findUser, findUserByIdentity, forbidden, listUsers, matchesUserSearch, notFound, validation, type IdentityInput, type User } from '@forgefold/core';
+import { findGroup, findProject, findUser, findUserByIdentity, membershipsOfUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type IdentityInput, type User } from '@forgefold/core';
 import { allOrNoneOf, ApiError, arraySource, atLeastOneOf, created, noContent, ok, optional, paginate, requires, route, schema, T, type RouteDef } from '../http/index.js';
 import { userBasic, userFor, userWithAdmin } from '../entities/users.js';
 import { createdId, execute, findUserOr404, presentContext, type ApiDeps } from '../app/deps.js';
@@ -190,6 +190,29 @@ const usersClassRoutes = (deps: ApiDeps): RouteDef[] => [
       if (E.isLeft(found)) return found;
       if (found.right.id === ctx.principal?.realUserId) return forbidden('You cannot delete yourself');
       return pipe(await execute(deps, ctx, { type: 'DeleteUser', id: found.right.id }), E.map(() => undefined));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/users/:user_id/memberships',
+    admin: true,
+    params: schema(requires('user_id', T.Integer), optional('type', T.String, { values: ['Project', 'Namespace'] }), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20 })),
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const found = findUserOr404(state, ctx.params.user_id ?? 0);
+      if (E.isLeft(found)) return found;
+      // `user.members` (or its project/group members) in member-id order, as Entities::Membership.
+      const rows = [...membershipsOfUser(state.members, found.right.id)]
+        .filter((member) => !ctx.params.type || member.source_type === ctx.params.type)
+        .sort((a, b) => a.id - b.id);
+      return paginate(ctx, arraySource(rows), {
+        map: (member) => ({
+          source_id: member.source_id,
+          source_name: member.source_type === 'Namespace' ? (findGroup(state.groups, member.source_id)?.name ?? null) : (findProject(state.projects, member.source_id)?.name ?? null),
+          source_type: member.source_type,
+          access_level: member.access_level,
+        }),
+      });
     },
   }),
   route({

@@ -1,0 +1,95 @@
+/**
+ * Endpoints that real clients' tests need (issue 16), each against lib/api/*.rb and its request spec:
+ * descendant groups, a project's groups, a user's memberships and projects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { createGroup, createPerson, createProject, type Person } from '../members/support.js';
+
+let server: TestServer;
+let alice: Person, bob: Person, carol: Person;
+
+beforeAll(async () => {
+  server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  alice = await createPerson(server, 'alice');
+  bob = await createPerson(server, 'bob');
+  carol = await createPerson(server, 'carol');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const names = (body: { name: string }[]) => body.map((g) => g.name);
+
+describe('GET /groups/:id/descendant_groups', () => {
+  it('lists every group below, at any depth, that the caller can see, by name', async () => {
+    const top = await createGroup(server, alice, 'Top', undefined, 'public');
+    const a = await createGroup(server, alice, 'Bee', top.id, 'public');
+    await createGroup(server, alice, 'Cee', a.id, 'public');
+    const hidden = await createGroup(server, alice, 'Aay', top.id, 'private');
+    await createGroup(server, alice, 'Dee', hidden.id, 'private');
+    expect(names((await server.request('GET', `/api/v4/groups/${top.id}/descendant_groups`, { token: alice.token })).body)).toEqual(['Aay', 'Bee', 'Cee', 'Dee']);
+    expect(names((await server.request('GET', `/api/v4/groups/${top.id}/descendant_groups`, { token: bob.token })).body)).toEqual(['Bee', 'Cee']);
+    expect(names((await server.request('GET', `/api/v4/groups/${top.id}/descendant_groups`, { token: null })).body)).toEqual(['Bee', 'Cee']);
+    expect(names((await server.request('GET', `/api/v4/groups/${top.id}/descendant_groups?search=ee&sort=desc`, { token: alice.token })).body)).toEqual(['Dee', 'Cee', 'Bee']);
+    expect((await server.request('GET', `/api/v4/groups/${hidden.id}/descendant_groups`, { token: bob.token })).status).toBe(404);
+    // Subgroups stay one level deep.
+    expect(names((await server.request('GET', `/api/v4/groups/${top.id}/subgroups`, { token: alice.token })).body)).toEqual(['Aay', 'Bee']);
+  });
+});
+
+describe('GET /projects/:id/groups', () => {
+  it('lists the project group and its ancestors, and with_shared the invited groups (PublicGroupDetails, newest first)', async () => {
+    const base = await createGroup(server, alice, 'Base', undefined, 'internal');
+    const sub = await createGroup(server, alice, 'Sub', base.id, 'internal');
+    const project = await createProject(server, alice, 'Proj', sub.id);
+    const guests = await createGroup(server, carol, 'Guests', undefined, 'internal');
+    const secret = await createGroup(server, carol, 'Secret');
+    await server.request('POST', `/api/v4/projects/${project.id}/share`, { token: alice.token, body: { group_id: guests.id, group_access: 30 } });
+    await server.request('POST', `/api/v4/projects/${project.id}/share`, { body: { group_id: secret.id, group_access: 10 } });
+    const plain = await server.request('GET', `/api/v4/projects/${project.id}/groups`, { token: alice.token });
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual([
+      { id: sub.id, web_url: `${server.baseUrl}/groups/base/sub`, name: 'Sub', avatar_url: null, full_name: 'Base / Sub', full_path: 'base/sub' },
+      { id: base.id, web_url: `${server.baseUrl}/groups/base`, name: 'Base', avatar_url: null, full_name: 'Base', full_path: 'base' },
+    ]);
+    expect(names((await server.request('GET', `/api/v4/projects/${project.id}/groups?with_shared=true`, { token: alice.token })).body)).toEqual(['Guests', 'Sub', 'Base']);
+    expect(names((await server.request('GET', `/api/v4/projects/${project.id}/groups?with_shared=true`, { token: carol.token })).body)).toEqual(['Secret', 'Guests', 'Sub', 'Base']);
+    expect(names((await server.request('GET', `/api/v4/projects/${project.id}/groups?with_shared=true&shared_min_access_level=30`, { token: carol.token })).body)).toEqual(['Guests', 'Sub', 'Base']);
+    expect(names((await server.request('GET', `/api/v4/projects/${project.id}/groups?search=ba&skip_groups[]=${sub.id}`, { token: alice.token })).body)).toEqual(['Base']);
+    expect((await server.request('GET', `/api/v4/projects/${project.id}/groups`, { token: null })).status).toBe(404);
+  });
+});
+
+describe('GET /users/:user_id/memberships', () => {
+  it('lists a user\'s memberships for administrators (Entities::Membership), filtered by type', async () => {
+    const dave = await createPerson(server, 'dave');
+    const group = await createGroup(server, alice, 'Crew');
+    const project = await createProject(server, alice, 'Ship', group.id);
+    await server.request('POST', `/api/v4/groups/${group.id}/members`, { token: alice.token, body: { user_id: dave.id, access_level: 20 } });
+    await server.request('POST', `/api/v4/projects/${project.id}/members`, { token: alice.token, body: { user_id: dave.id, access_level: 30 } });
+    const all = await server.request('GET', `/api/v4/users/${dave.id}/memberships`);
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual([
+      { source_id: group.id, source_name: 'Crew', source_type: 'Namespace', access_level: 20 },
+      { source_id: project.id, source_name: 'Ship', source_type: 'Project', access_level: 30 },
+    ]);
+    expect((await server.request('GET', `/api/v4/users/${dave.id}/memberships?type=Project`)).body.map((m: { source_type: string }) => m.source_type)).toEqual(['Project']);
+    expect(await server.request('GET', `/api/v4/users/${dave.id}/memberships?type=Group`)).toMatchObject({ status: 400, body: { error: 'type does not have a valid value' } });
+    expect(await server.request('GET', '/api/v4/users/9999/memberships')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect((await server.request('GET', `/api/v4/users/${dave.id}/memberships`, { token: dave.token })).status).toBe(403);
+  });
+});
+
+describe('GET /users/:user_id/projects', () => {
+  it('lists the projects of the user\'s namespace the caller can see, by id or username', async () => {
+    const erin = await createPerson(server, 'erin');
+    const open = await server.request('POST', '/api/v4/projects', { token: erin.token, body: { name: 'Open', visibility: 'public' } });
+    await server.request('POST', '/api/v4/projects', { token: erin.token, body: { name: 'Closed' } });
+    const asErin = await server.request('GET', `/api/v4/users/${erin.id}/projects`, { token: erin.token });
+    expect(asErin.body.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual(['erin/closed', 'erin/open']);
+    expect((await server.request('GET', '/api/v4/users/erin/projects?order_by=id&sort=asc', { token: bob.token })).body.map((p: { id: number }) => p.id)).toEqual([open.body.id]);
+    expect((await server.request('GET', `/api/v4/users/${erin.id}/projects`, { token: null })).body.map((p: { name: string }) => p.name)).toEqual(['Open']);
+    expect(await server.request('GET', '/api/v4/users/nobody/projects')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+  });
+});
