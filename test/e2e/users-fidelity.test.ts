@@ -67,3 +67,26 @@ describe('identities', () => {
     expect(dan.body.identities).toEqual([{ provider: 'github', extern_uid: '77' }]);
   });
 });
+
+describe('ban and unban', () => {
+  it('ban an active user and unban a banned one (201 true); otherwise 403 with the service message', async () => {
+    const eve = await createPerson(server, 'eve');
+    expect(await raw('POST', `/api/v4/users/${eve.id}/unban`)).toEqual({ status: 403, text: '{"message":"You cannot unban active users."}' });
+    expect(await raw('POST', `/api/v4/users/${eve.id}/ban`)).toEqual({ status: 201, text: 'true' });
+    expect((await server.request('GET', `/api/v4/users/${eve.id}`)).body.state).toBe('banned');
+    expect(await raw('POST', `/api/v4/users/${eve.id}/ban`)).toEqual({ status: 403, text: '{"message":"You cannot ban banned users."}' });
+    // Banned is blocked wherever the platform asks `blocked?`: no API access, and blocking again does nothing.
+    expect(await server.request('GET', '/api/v4/user', { token: eve.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Your account has been blocked.' } });
+    expect(await raw('POST', `/api/v4/users/${eve.id}/block`)).toEqual({ status: 201, text: 'null' });
+    expect(await raw('POST', `/api/v4/users/${eve.id}/unban`)).toEqual({ status: 201, text: 'true' });
+    expect((await server.request('GET', '/api/v4/user', { token: eve.token })).status).toBe(200);
+    await raw('POST', `/api/v4/users/${eve.id}/block`);
+    expect(await raw('POST', `/api/v4/users/${eve.id}/ban`)).toEqual({ status: 403, text: '{"message":"You cannot ban blocked users."}' });
+    await raw('POST', `/api/v4/users/${eve.id}/unblock`);
+    // Unblock lifts a ban too (`user.activate`).
+    await raw('POST', `/api/v4/users/${eve.id}/ban`);
+    expect(await raw('POST', `/api/v4/users/${eve.id}/unblock`)).toEqual({ status: 201, text: 'true' });
+    expect(await raw('POST', '/api/v4/users/9999/ban')).toEqual({ status: 404, text: '{"message":"404 User Not Found"}' });
+    expect((await server.request('POST', `/api/v4/users/${bob.id}/ban`, { token: eve.token })).status).toBe(403);
+  });
+});

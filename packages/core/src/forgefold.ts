@@ -40,6 +40,8 @@ const commandModules: Record<ForgefoldCommand['type'], AnyModule> = {
   DeleteUserIdentity: usersDecider,
   BlockUser: usersDecider,
   UnblockUser: usersDecider,
+  BanUser: usersDecider,
+  UnbanUser: usersDecider,
   DeleteUser: usersDecider,
   RecordUserActivity: usersDecider,
   CreatePersonalAccessToken: tokensDecider,

@@ -226,6 +226,20 @@ const usersClassRoutes = (deps: ApiDeps): RouteDef[] => [
       return pipe(await execute(deps, ctx, { type: 'DeleteUserIdentity', id: found.right.id, provider: ctx.params.provider ?? '' }), E.map(() => noContent()));
     },
   }),
+  ...(['ban', 'unban'] as const).map((action) =>
+    route({
+      method: 'POST',
+      path: `/users/:id/${action}`,
+      admin: true,
+      params: idParams,
+      handler: async (ctx) => {
+        const found = findUserOr404(deps.app.state, ctx.params.id ?? 0);
+        if (E.isLeft(found)) return found;
+        const result = await execute(deps, ctx, { type: action === 'ban' ? 'BanUser' : 'UnbanUser', id: found.right.id });
+        return pipe(result, E.map(() => created(true)));
+      },
+    }),
+  ),
   ...(['block', 'unblock'] as const).map((action) =>
     route({
       method: 'POST',

@@ -33,6 +33,9 @@ export type UserCommand =
   | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }
   | { readonly type: 'BlockUser'; readonly id: number }
   | { readonly type: 'UnblockUser'; readonly id: number }
+  /** `POST /users/:id/ban` and `/unban` (Users::BanService, Users::UnbanService). */
+  | { readonly type: 'BanUser'; readonly id: number }
+  | { readonly type: 'UnbanUser'; readonly id: number }
   | { readonly type: 'DeleteUser'; readonly id: number }
   /** Authenticated activity: updates `last_activity_on` at most once a day. */
   | { readonly type: 'RecordUserActivity'; readonly id: number };

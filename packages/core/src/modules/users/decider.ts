@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { conflict, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { conflict, forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
 import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
@@ -137,15 +137,32 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
         E.chain((user) =>
-          user.id === issued.actor.userId ? E.left(forbidden('You cannot block yourself')) : E.right<DomainError, UserEvent[]>(user.state === 'blocked' ? [] : [{ type: 'UserBlocked', data: { id: user.id, at } }]),
+          // A banned user is already `blocked?`: nothing to do, as for a blocked one.
+          user.id === issued.actor.userId
+            ? E.left(forbidden('You cannot block yourself'))
+            : E.right<DomainError, UserEvent[]>(user.state === 'blocked' || user.state === 'banned' ? [] : [{ type: 'UserBlocked', data: { id: user.id, at } }]),
         ),
       );
     case 'UnblockUser':
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        E.map((user): UserEvent[] => (user.state === 'blocked' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
+        // `user.activate` lifts a block or a ban alike.
+        E.map((user): UserEvent[] => (user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
       );
+    case 'BanUser':
+    case 'UnbanUser': {
+      // Users::BanService / UnbanService: only an active user is banned, only a banned one unbanned; otherwise
+      // 403 "You cannot <action> <state> users." (`render_api_error!` with the service's message).
+      const [action, from, type] = command.type === 'BanUser' ? (['ban', 'active', 'UserBanned'] as const) : (['unban', 'banned', 'UserUnbanned'] as const);
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === from ? E.right([{ type, data: { id: user.id, at } }]) : E.left(forbiddenMessage(`You cannot ${action} ${user.state} users.`)),
+        ),
+      );
+    }
     case 'DeleteUser':
       return pipe(
         requireAdmin(issued, state),
@@ -227,12 +244,14 @@ const evolve = (state: MutableState, event: UserEvent): void => {
       return;
     }
     case 'UserBlocked':
-    case 'UserUnblocked': {
+    case 'UserUnblocked':
+    case 'UserBanned':
+    case 'UserUnbanned': {
       const user = tableGet(users.byId, event.data.id);
       if (!user) return;
-      // Blocked users stop being billable: the members read models follow the state change.
+      // Blocked and banned users stop being billable: the members read models follow the state change.
       onUserStateChanging(state, user.id, () => {
-        user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
+        user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : 'active';
         user.updated_at = event.data.at;
       });
       return;

@@ -33,6 +33,8 @@ export const userEvents = defineEvents({
   UserIdentityRemoved: { version: 1, stream, codec: t.type({ id: t.number, provider: t.string, at: t.string }) },
   UserBlocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserUnblocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserBanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserUnbanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserSignedIn: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserActivityRecorded: { version: 1, stream, codec: t.type({ id: t.number, day: t.string }) },

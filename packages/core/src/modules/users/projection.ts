@@ -1,7 +1,8 @@
 /** The users projection: every account, with indexes by lower-cased username and e-mail. */
 import { emptyTable, type Table } from '../../kernel/table.js';
 
-export type UserState = 'active' | 'blocked' | 'deactivated';
+/** `banned` counts as blocked wherever the platform asks `blocked?` (sign-in, block), and is lifted only by unban or unblock. */
+export type UserState = 'active' | 'blocked' | 'deactivated' | 'banned';
 export type BotKind = 'project_bot' | 'group_bot';
 
 /** An external authentication identity (`identities` table): at most one per provider and user. */
