@@ -93,3 +93,71 @@ describe('GET /users/:user_id/projects', () => {
     expect(await server.request('GET', '/api/v4/users/nobody/projects')).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
   });
 });
+
+describe('access requests', () => {
+  for (const kind of ['groups', 'projects'] as const) {
+    it(`${kind}: request, list, approve, deny and withdraw as spec/requests/api/access_requests_spec.rb`, async () => {
+      const owner = await createPerson(server, `own-${kind}`);
+      const dev = await createPerson(server, `dev-${kind}`);
+      const requester = await createPerson(server, `req-${kind}`);
+      const stranger = await createPerson(server, `str-${kind}`);
+      const other = await createPerson(server, `oth-${kind}`);
+      const group = await createGroup(server, owner, `Ar${kind}`, undefined, 'public');
+      const source =
+        kind === 'groups' ? group : (await server.request('POST', '/api/v4/projects', { token: owner.token, body: { name: `ar-${kind}`, namespace_id: group.id, visibility: 'public' } })).body;
+      const base = `/api/v4/${kind}/${source.id}`;
+      if (kind === 'projects') await server.request('POST', `${base}/members`, { token: owner.token, body: { user_id: owner.id, access_level: 40 } });
+      await server.request('POST', `${base}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } });
+
+      const asked = await server.request('POST', `${base}/access_requests`, { token: requester.token });
+      expect(asked.status).toBe(201);
+      expect(Object.keys(asked.body)).toEqual(['id', 'username', 'name', 'state', 'avatar_url', 'web_url', 'requested_at']);
+      expect(asked.body).toMatchObject({ id: requester.id, username: requester.username, requested_at: '2026-05-01T00:00:00.000Z' });
+      // Again: the model's uniqueness (400); a member: 403; nobody signed in: 401.
+      expect(await server.request('POST', `${base}/access_requests`, { token: requester.token })).toMatchObject({ status: 400, body: { message: { user_id: ['already exists in source'] } } });
+      expect((await server.request('POST', `${base}/access_requests`, { token: dev.token })).status).toBe(403);
+      expect((await server.request('POST', `${base}/access_requests`, { token: null })).status).toBe(401);
+      // Requesters are not members.
+      expect((await server.request('GET', `${base}/members/${requester.id}`, { token: owner.token })).status).toBe(404);
+
+      for (const who of [dev, requester, stranger]) expect((await server.request('GET', `${base}/access_requests`, { token: who.token })).status).toBe(403);
+      const list = await server.request('GET', `${base}/access_requests`, { token: owner.token });
+      expect(list.status).toBe(200);
+      expect(list.headers.get('x-total')).toBe('1');
+      expect(list.body.map((r: { id: number }) => r.id)).toEqual([requester.id]);
+
+      for (const who of [dev, requester, stranger]) expect((await server.request('PUT', `${base}/access_requests/${requester.id}/approve`, { token: who.token })).status).toBe(403);
+      expect(await server.request('PUT', `${base}/access_requests/${stranger.id}/approve`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+      const approved = await server.request('PUT', `${base}/access_requests/${requester.id}/approve`, { token: owner.token, body: { access_level: 40 } });
+      expect(approved).toMatchObject({ status: 201, body: { id: requester.id, username: requester.username, access_level: 40 } });
+      expect((await server.request('GET', `${base}/members/${requester.id}`, { token: owner.token })).body.access_level).toBe(40);
+      expect((await server.request('GET', `${base}/access_requests`, { token: owner.token })).body).toEqual([]);
+
+      // Denied by an administrator, withdrawn by the requester; a member is not a requester (404).
+      await server.request('POST', `${base}/access_requests`, { token: stranger.token });
+      await server.request('POST', `${base}/access_requests`, { token: other.token });
+      expect((await server.request('DELETE', `${base}/access_requests/${stranger.id}`, { token: dev.token })).status).toBe(403);
+      expect((await server.request('DELETE', `${base}/access_requests/${dev.id}`, { token: owner.token })).status).toBe(404);
+      expect((await server.request('DELETE', `${base}/access_requests/${stranger.id}`, { token: owner.token })).status).toBe(204);
+      expect((await server.request('DELETE', `${base}/access_requests/${other.id}`, { token: other.token })).status).toBe(204);
+      expect((await server.request('GET', `${base}/access_requests`, { token: owner.token })).body).toEqual([]);
+      // Requests can be turned off (groups).
+      if (kind === 'groups') {
+        await server.request('PUT', base, { token: owner.token, body: { request_access_enabled: false } });
+        expect((await server.request('POST', `${base}/access_requests`, { token: stranger.token })).status).toBe(403);
+      }
+    });
+  }
+
+  it('a private source is a 404 for strangers, and a source\'s deletion ends its requests', async () => {
+    const owner = await createPerson(server, 'ar-owner');
+    const asker = await createPerson(server, 'ar-asker');
+    const hidden = await createGroup(server, owner, 'ArHidden');
+    expect((await server.request('POST', `/api/v4/groups/${hidden.id}/access_requests`, { token: asker.token })).status).toBe(404);
+    const open = await createGroup(server, owner, 'ArOpen', undefined, 'internal');
+    await server.request('POST', `/api/v4/groups/${open.id}/access_requests`, { token: asker.token });
+    await server.request('DELETE', `/api/v4/groups/${open.id}`, { token: owner.token });
+    const history = await server.request('GET', `/api/v4/audit/membership_events?user_id=${asker.id}`);
+    expect(history.body.map((e: { event: string; reason?: string }) => [e.event, e.reason ?? null])).toContainEqual(['AccessRequestDenied', 'source_deleted']);
+  });
+});

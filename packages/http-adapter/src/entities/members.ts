@@ -1,5 +1,5 @@
 /** The platform's membership entities (reference §2.8, §2.10, §2.11, §2.13, §4). */
-import { findGroup, findProject, findUser, humanAccess, linksOfSource, type GroupLink, type LdapLink, type Member, type MembershipType, type User } from '@forgefold/core';
+import { findGroup, findProject, findUser, humanAccess, linksOfSource, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipType, type User } from '@forgefold/core';
 import { gravatarUrl, type PresentContext } from './context.js';
 
 /** UserBasic with the Gravatar URL memoized per address (a page of members would hash every address per request). */
@@ -128,3 +128,9 @@ export const sharedWithGroupsEntity = (groupId: number, ctx: PresentContext) =>
 export const projectGroupLinkEntity = (link: GroupLink) => ({ id: link.id, project_id: link.source_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at });
 
 export const ldapGroupLinkEntity = (link: Pick<LdapLink, 'cn' | 'group_access' | 'provider' | 'filter'>) => ({ cn: link.cn, group_access: link.group_access, provider: link.provider, filter: link.filter });
+
+/** `AccessRequester`: the requesting user (UserBasic) and `requested_at`. */
+export const accessRequesterEntity = (request: AccessRequest, ctx: PresentContext) => {
+  const user = findUser(ctx.state.users, request.user_id);
+  return { ...(user ? userBasic(user, ctx) : { id: request.user_id, username: null, name: null, state: null, avatar_url: null, web_url: null }), requested_at: request.requested_at };
+};

@@ -45,6 +45,8 @@ import {
   userIdsFrom,
   effectiveUserIds,
   directMembership,
+  accessRequestsOf,
+  findAccessRequest,
   badRequest,
   forbidden,
   notFound,
@@ -77,6 +79,7 @@ import {
 } from '../http/index.js';
 import { execute, findReadableGroup, findReadableProject, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../app/deps.js';
 import {
+  accessRequesterEntity,
   groupSamlIdentityOf,
   billableMemberEntity,
   billableMembershipEntity,
@@ -356,6 +359,51 @@ const memberRoutesFor = (deps: ApiDeps, kind: Kind): RouteDef[] => {
         if (!member) throw ApiError.domain(RECORD_NOT_FOUND);
         checkUnmodifiedSince(ctx.request.headers, member.updated_at);
         await run(deps, ctx, { type: 'RemoveMember', source_type: type, source_id: source.id, user_id: member.user_id!, skip_subresources: ctx.params.skip_subresources ?? false });
+        return noContent();
+      },
+    }),
+    // Access requests (lib/api/access_requests.rb)
+    route({
+      method: 'GET',
+      path: `${base}/access_requests`,
+      params: schema(optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })),
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const source = orThrow(findSource(state, ctx, kind));
+        // AccessRequestsFinder#execute!: administrators of the source only.
+        if (!mayAdmin(deps, state, ctx, source)) throw ApiError.domain(forbidden());
+        const rows = accessRequestsOf(state, source.type, source.id);
+        const view = present(ctx, state);
+        return paginate(ctx, { count: () => rows.length, slice: (o, l) => rows.slice(o, o + l) }, { map: (r) => accessRequesterEntity(r, view) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: `${base}/access_requests`,
+      handler: async (ctx) => {
+        const source = orThrow(findSource(deps.app.state, ctx, kind));
+        const done = await run(deps, ctx, { type: 'RequestAccess', source_type: type, source_id: source.id });
+        return created(accessRequesterEntity(findAccessRequest(done.state, type, source.id, viewerId(ctx)!)!, present(ctx, done.state)));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: `${base}/access_requests/:user_id/approve`,
+      params: schema(requires('user_id', T.Integer), optional('access_level', T.Integer)),
+      handler: async (ctx) => {
+        const source = orThrow(findSource(deps.app.state, ctx, kind));
+        const userId = ctx.params.user_id!;
+        const done = await run(deps, ctx, { type: 'ApproveAccessRequest', source_type: type, source_id: source.id, user_id: userId, access_level: ctx.params.access_level ?? null });
+        return created(memberEntity(directMembership(done.state.members, type, source.id, userId)!, present(ctx, done.state)));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: `${base}/access_requests/:user_id`,
+      params: schema(requires('user_id', T.Integer)),
+      handler: async (ctx) => {
+        const source = orThrow(findSource(deps.app.state, ctx, kind));
+        await run(deps, ctx, { type: 'DenyAccessRequest', source_type: type, source_id: source.id, user_id: ctx.params.user_id! });
         return noContent();
       },
     }),

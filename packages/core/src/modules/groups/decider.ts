@@ -12,6 +12,7 @@ import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { findUserByUsername } from '../users/queries.js';
 import { memberAdded, removeLinksOfSources, removeMembershipsOfSources } from '../members/decider.js';
 import { onGroupCreated, onGroupDeleted } from '../members/indexes.js';
+import { accessRequestsOf, endAccessRequests } from '../members/access-requests.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
@@ -124,6 +125,7 @@ export const deleteGroupEvents = (state: State, group: Group, at: string): Forge
     // Shares end before the memberships they lend, so the audit trail shows every access going away.
     events.push(...removeLinksOfSources(state, [{ type: 'Namespace', id: doomed.id }], at, seenLinks));
     events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
+    events.push(...endAccessRequests(accessRequestsOf(state, 'Namespace', doomed.id), at, 'source_deleted'));
     events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
   }
   return events;
@@ -132,6 +134,7 @@ export const deleteGroupEvents = (state: State, group: Group, at: string): Forge
 export const deleteProjectEvents = (state: State, projectId: number, at: string, seenLinks = new Set<number>()): ForgefoldEvent[] => [
   ...removeLinksOfSources(state, [{ type: 'Project', id: projectId }], at, seenLinks),
   ...removeMembershipsOfSources(state, [{ type: 'Project', id: projectId }], at),
+  ...endAccessRequests(accessRequestsOf(state, 'Project', projectId), at, 'source_deleted'),
   { type: 'ProjectDeleted', data: { id: projectId, at } },
 ];
 

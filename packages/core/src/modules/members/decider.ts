@@ -38,6 +38,7 @@ import { findUser, findUserByEmail, findUserByIdOrUsername } from '../users/quer
 import { AccessLevel, humanAccess } from '../shared/access.js';
 import { dayOf, Errors, exceedsLength, isEmail, MAX_NAME, tooLong } from '../shared/validation.js';
 import { changeMember, contribute, contributeLink } from './indexes.js';
+import { decideAccessRequest, evolveAccessRequest, type AccessRequestDeps } from './access-requests.js';
 
 type Either<A> = E.Either<DomainError, A>;
 
@@ -577,7 +578,18 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       );
     case 'ExpireMemberships':
       return E.right(expiryEvents(state, today, at));
+    case 'RequestAccess':
+    case 'ApproveAccessRequest':
+    case 'DenyAccessRequest':
+      return decideAccessRequest({ ...issued, command }, state, accessRequestDeps);
   }
+};
+
+const accessRequestDeps: AccessRequestDeps = {
+  resolveSource,
+  canAdminSource,
+  validateLevel: (state, source, userId, level, today) => toEither(validateMembership(state, source, userId, level, null, today)),
+  memberAdded: (state, fields) => memberAddedWithCap(state, fields),
 };
 
 import { canReadGroup as canReadGroupPolicy } from '../shared/policy.js';
@@ -686,6 +698,7 @@ const countInvite = (state: MutableState, member: { source_type: SourceType; sou
 
 const evolve = (state: MutableState, event: MemberEvent): void => {
   const members = state.members;
+  evolveAccessRequest(state, event);
   switch (event.type) {
     case 'MemberAdded': {
       const data = event.data;

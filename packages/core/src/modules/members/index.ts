@@ -24,3 +24,4 @@ export {
   type InvitePlan,
 } from './decider.js';
 export { onGroupCreated, onGroupDeleted, onUserStateChanging } from './indexes.js';
+export { accessRequestsOf, accessRequestsOfUser, endAccessRequests, findAccessRequest } from './access-requests.js';

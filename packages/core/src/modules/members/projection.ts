@@ -45,6 +45,16 @@ export interface GroupLink {
   readonly created_by_id: number | null;
 }
 
+/** A pending access request (`requested_at` set on the platform's member row). */
+export interface AccessRequest {
+  readonly source_type: SourceType;
+  readonly source_id: number;
+  readonly user_id: number;
+  readonly requested_at: string;
+  /** Creation order (the platform lists requesters by row id). */
+  readonly seq: number;
+}
+
 export interface LdapLink {
   /** Creation order (the platform lists a group's links by row id). */
   readonly seq: number;
@@ -88,6 +98,9 @@ export interface MembersSlice {
   readonly ldapLinks: Table<Table<LdapLink>>;
   /** Counts LDAP links ever added, for their creation order. */
   readonly ldapLinkSequence: number;
+  /** Source key → user id → pending access request. */
+  readonly accessRequests: Table<Table<AccessRequest>>;
+  readonly accessRequestSequence: number;
 }
 
 export const initialMembers = (): MembersSlice => ({
@@ -109,6 +122,8 @@ export const initialMembers = (): MembersSlice => ({
   linkSequence: 0,
   ldapLinks: emptyTable(),
   ldapLinkSequence: 0,
+  accessRequests: emptyTable(),
+  accessRequestSequence: 0,
 });
 
 export const sourceKey = (type: SourceType, id: number): string => `${type}:${id}`;

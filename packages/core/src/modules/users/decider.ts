@@ -14,6 +14,7 @@ import { membersOfSource, membershipsOfUser } from '../members/queries.js';
 import type { Group } from '../groups/projection.js';
 import { acceptInvitations, removeMembershipsOfUser } from '../members/decider.js';
 import { onUserStateChanging } from '../members/indexes.js';
+import { accessRequestsOfUser, endAccessRequests } from '../members/access-requests.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { UserCommand } from './commands.js';
 import type { UserEvent } from './events.js';
@@ -175,7 +176,9 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
           const alreadyRemoved = new Set(cascaded.flatMap((event) => (event.type === 'MemberRemoved' ? [event.data.id] : [])));
           // Memberships end explicitly, so that the audit trail shows when the access went away.
           const memberships = removeMembershipsOfUser(state, user.id, at).filter((event) => !alreadyRemoved.has(event.data.id));
-          return [...cascaded, ...memberships, { type: 'UserDeleted', data: { id: user.id, at } }];
+          const ended = new Set(cascaded.flatMap((event) => (event.type === 'AccessRequestDenied' ? [`${event.data.source_type}:${event.data.source_id}:${event.data.user_id}`] : [])));
+          const requests = endAccessRequests(accessRequestsOfUser(state, user.id).filter((r) => !ended.has(`${r.source_type}:${r.source_id}:${r.user_id}`)), at, 'user_deleted');
+          return [...cascaded, ...memberships, ...requests, { type: 'UserDeleted', data: { id: user.id, at } }];
         }),
       );
     case 'RecordUserActivity':
