@@ -161,3 +161,29 @@ describe('access requests', () => {
     expect(history.body.map((e: { event: string; reason?: string }) => [e.event, e.reason ?? null])).toContainEqual(['AccessRequestDenied', 'source_deleted']);
   });
 });
+
+describe('group membership lock (EE)', () => {
+  it('a locked group\'s projects take no new members (405); the group itself still does', async () => {
+    const owner = await createPerson(server, 'lock-owner');
+    const joiner = await createPerson(server, 'lock-joiner');
+    const group = await server.request('POST', '/api/v4/groups', { token: owner.token, body: { name: 'Locked', path: 'locked', membership_lock: true } });
+    expect(group.status).toBe(201);
+    expect(group.body.membership_lock).toBe(true);
+    const project = await createProject(server, owner, 'Vault', group.body.id);
+    const members = `/api/v4/projects/${project.id}/members`;
+    const before = server.app.position;
+    const single = await server.request('POST', members, { token: owner.token, body: { user_id: joiner.id, access_level: 30 } });
+    expect({ status: single.status, text: single.text }).toEqual({ status: 405, text: '{"message":"405 Method Not Allowed"}' });
+    expect((await server.request('POST', members, { token: owner.token, body: { user_id: `${joiner.id},${alice.id}`, access_level: 30 } })).status).toBe(405);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/invitations`, { token: owner.token, body: { email: 'someone@example.com', access_level: 30 } })).status).toBe(405);
+    expect(server.app.position).toBe(before);
+    // Permission and lookup failures come first.
+    expect((await server.request('POST', members, { token: joiner.token, body: { user_id: joiner.id, access_level: 30 } })).status).toBe(404);
+    expect((await server.request('POST', members, { token: owner.token, body: { user_id: 9999, access_level: 30 } })).status).toBe(404);
+    // The group's own membership is not locked.
+    expect((await server.request('POST', `/api/v4/groups/${group.body.id}/members`, { token: owner.token, body: { user_id: joiner.id, access_level: 30 } })).status).toBe(201);
+    const unlocked = await server.request('PUT', `/api/v4/groups/${group.body.id}`, { token: owner.token, body: { membership_lock: false } });
+    expect(unlocked.body.membership_lock).toBe(false);
+    expect((await server.request('POST', members, { token: owner.token, body: { user_id: bob.id, access_level: 30 } })).status).toBe(201);
+  });
+});

@@ -41,6 +41,7 @@ const createParams = schema(
   optional('visibility', T.String, visibility),
   optional('description', T.String),
   optional('request_access_enabled', T.Boolean),
+  optional('membership_lock', T.Boolean),
 );
 
 const updateParams = schema(
@@ -51,6 +52,7 @@ const updateParams = schema(
   optional('description', T.String),
   optional('request_access_enabled', T.Boolean),
   optional('new_user_signups_cap', T.Integer),
+  optional('membership_lock', T.Boolean),
 );
 
 type ListParams = typeof listParams extends { _A: infer P } ? P : never;
@@ -138,6 +140,7 @@ export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
           ...(params.visibility ? { visibility: params.visibility as Visibility } : {}),
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
+          ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
         });
         return pipe(
           result,
@@ -174,6 +177,7 @@ export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
           ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
+          ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
         });
         return pipe(
           result,

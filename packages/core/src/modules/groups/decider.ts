@@ -82,6 +82,7 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
               visibility: command.visibility ?? 'private',
               description: command.description ?? '',
               request_access_enabled: command.request_access_enabled ?? true,
+              ...(command.membership_lock ? { membership_lock: true } : {}),
               created_at: at,
               created_by_id: actor.userId,
             },
@@ -180,7 +181,7 @@ const evolve = (state: MutableState, event: GroupEvent): void => {
       const parent = data.parent_id === null ? undefined : tableGet(groups.byId, data.parent_id);
       const full_path = parent ? `${parent.full_path}/${data.path}` : data.path;
       const full_name = parent ? `${parent.full_name} / ${data.name}` : data.name;
-      tableSet(groups.byId, data.id, { ...data, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
+      tableSet(groups.byId, data.id, { ...data, membership_lock: data.membership_lock ?? false, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
       tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
       parent?.children.push(data.id);
       groups.count += 1;

@@ -27,7 +27,7 @@ import {
   mustAwait,
   findMember,
 } from './queries.js';
-import { badRequest, conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { badRequest, conflict, forbidden, methodNotAllowed, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { MemberCommand } from './commands.js';
 import { findGroup, rootAncestor, selfAndDescendants } from '../groups/queries.js';
@@ -146,6 +146,17 @@ const requireAdmin = (state: State, actorId: number | null, source: ResolvedSour
   canAdminSource(state, actorId, source, today) ? E.right(source) : E.left(forbidden());
 
 const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
+
+/**
+ * EE membership lock: a project whose group is locked takes no new members (ProjectTeam#add_user(s) refuses, and
+ * the members API answers `not_allowed!`). The project's own group decides, as `Project#membership_locked?`.
+ */
+export const isMembershipLocked = (state: State, source: ResolvedSource): boolean => {
+  const project = source.project;
+  if (!project || project.namespace_kind !== 'group') return false;
+  return findGroup(state.groups, project.namespace_id)?.membership_lock === true;
+};
+const MEMBERSHIP_LOCKED = methodNotAllowed('405 Method Not Allowed');
 
 const requireDirectMember = (state: State, source: ResolvedSource, userId: number): Either<Member> => {
   const member = directMembership(state.members, source.type, source.id, userId);
@@ -374,6 +385,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
           const user = findUser(state.users, command.user_id);
           if (!user) return E.left(notFound('User'));
           if (directMembership(state.members, source.type, source.id, user.id)) return E.left(conflict('Member already exists'));
+          if (isMembershipLocked(state, source)) return E.left(MEMBERSHIP_LOCKED);
           const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
           if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
           return pipe(
@@ -388,6 +400,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
+        E.chainFirst((source) => (isMembershipLocked(state, source) ? E.left(MEMBERSHIP_LOCKED) : E.right(undefined))),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
         E.map((source) => planAddMembers({ ...issued, command }, state, source).events),
       );
@@ -426,6 +439,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
+        E.chainFirst((source) => (isMembershipLocked(state, source) ? E.left(MEMBERSHIP_LOCKED) : E.right(undefined))),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
         E.map((source) => planInvitations({ ...issued, command }, state, source).events),
       );

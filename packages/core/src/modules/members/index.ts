@@ -12,6 +12,7 @@ export {
   acceptInvitations,
   resolveSource,
   canAdminSource,
+  isMembershipLocked,
   planAddMembers,
   planInvitations,
   validateMembership,
