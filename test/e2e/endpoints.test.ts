@@ -187,3 +187,71 @@ describe('group membership lock (EE)', () => {
     expect((await server.request('POST', members, { token: owner.token, body: { user_id: bob.id, access_level: 30 } })).status).toBe(201);
   });
 });
+
+describe('transfers', () => {
+  it('PUT /projects/:id/transfer moves a project to a group or a personal namespace, as Projects::TransferService', async () => {
+    const owner = await createPerson(server, 'tp-owner');
+    const dev = await createPerson(server, 'tp-dev');
+    const from = await createGroup(server, owner, 'TpFrom', undefined, 'public');
+    const to = await createGroup(server, owner, 'TpTo', undefined, 'internal');
+    await server.request('POST', `/api/v4/groups/${from.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 40 } });
+    const project = (await server.request('POST', '/api/v4/projects', { token: owner.token, body: { name: 'Moving', namespace_id: from.id, visibility: 'public' } })).body;
+    const path = `/api/v4/projects/${project.id}/transfer`;
+    // A maintainer may not (change_namespace is the owner's), and that comes before the namespace lookup.
+    expect(await server.request('PUT', path, { token: dev.token, body: { namespace: 'nowhere' } })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.request('PUT', path, { token: owner.token, body: { namespace: 'nowhere' } })).toMatchObject({ status: 404, body: { message: '404 Namespace Not Found' } });
+    expect(await server.request('PUT', path, { token: owner.token, body: { namespace: String(from.id) } })).toMatchObject({
+      status: 400,
+      body: { message: 'Failed to transfer project {:new_namespace=>["Transfer failed, please contact an admin."]}' },
+    });
+    const moved = await server.request('PUT', path, { token: owner.token, body: { namespace: 'tpto' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id: project.id, path_with_namespace: 'tpto/moving', name_with_namespace: 'TpTo / Moving', visibility: 'internal', namespace: { id: to.id, kind: 'group', full_path: 'tpto' } });
+    expect((await server.request('GET', '/api/v4/projects/tpfrom%2Fmoving', { token: owner.token })).status).toBe(404);
+    expect((await server.request('GET', '/api/v4/projects/tpto%2Fmoving', { token: owner.token })).body.id).toBe(project.id);
+    // Access follows the new hierarchy: the old group's maintainer has none there now.
+    expect((await server.request('GET', `/api/v4/projects/${project.id}/members/all/${dev.id}`, { token: owner.token })).status).toBe(404);
+    // A clash of path or name in the target.
+    const twin = (await server.request('POST', '/api/v4/projects', { token: owner.token, body: { name: 'Moving', namespace_id: from.id } })).body;
+    expect(await server.request('PUT', `/api/v4/projects/${twin.id}/transfer`, { token: owner.token, body: { namespace: to.id } })).toMatchObject({
+      status: 400,
+      body: { message: 'Failed to transfer project {:new_namespace=>["Project with same name or path in target namespace already exists"]}' },
+    });
+    // To the owner's personal namespace, by username.
+    const home = await server.request('PUT', `/api/v4/projects/${twin.id}/transfer`, { token: owner.token, body: { namespace: 'tp-owner' } });
+    expect(home.body).toMatchObject({ path_with_namespace: 'tp-owner/moving', namespace: { kind: 'user', full_path: 'tp-owner' } });
+    expect((await server.request('PUT', `/api/v4/projects/${twin.id}/transfer`, { token: owner.token, body: { namespace: 'tp-dev' } })).status).toBe(404);
+  });
+
+  it('POST /groups/:id/transfer moves a group with its subtree, or promotes it, as Groups::TransferService', async () => {
+    const owner = await createPerson(server, 'tg-owner');
+    const helper = await createPerson(server, 'tg-helper');
+    const a = await createGroup(server, owner, 'TgA', undefined, 'private');
+    const b = await createGroup(server, owner, 'TgB', undefined, 'public');
+    const child = await createGroup(server, owner, 'Kid', b.id, 'public');
+    const grandchild = await createGroup(server, owner, 'Grand', child.id, 'public');
+    const project = await createProject(server, owner, 'Deep', grandchild.id);
+    await server.request('POST', `/api/v4/groups/${b.id}/members`, { token: owner.token, body: { user_id: helper.id, access_level: 30 } });
+    const transfer = (id: number, body: unknown, token = owner.token) => server.request('POST', `/api/v4/groups/${id}/transfer`, { token, body });
+    expect(await transfer(b.id, {})).toMatchObject({ status: 400, body: { message: 'Transfer failed: Group is already a root group.' } });
+    expect(await transfer(child.id, { group_id: b.id })).toMatchObject({ status: 400, body: { message: 'Transfer failed: Group is already associated to the parent group.' } });
+    expect(await transfer(child.id, { group_id: grandchild.id })).toMatchObject({ status: 400, body: { message: 'Transfer failed: Cannot transfer group to one of its subgroup.' } });
+    expect(await transfer(child.id, { group_id: 9999 })).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+    expect((await transfer(child.id, { group_id: a.id }, helper.token)).status).toBe(403);
+    const moved = await transfer(child.id, { group_id: a.id });
+    expect(moved.status).toBe(201);
+    expect(moved.body).toMatchObject({ id: child.id, parent_id: a.id, full_path: 'tga/kid', full_name: 'TgA / Kid', visibility: 'private' });
+    expect((await server.request('GET', `/api/v4/groups/${grandchild.id}`, { token: owner.token })).body).toMatchObject({ full_path: 'tga/kid/grand', visibility: 'private' });
+    expect((await server.request('GET', `/api/v4/projects/${project.id}`, { token: owner.token })).body.path_with_namespace).toBe('tga/kid/grand/deep');
+    // The helper's access came from B: gone with the move.
+    expect((await server.request('GET', `/api/v4/groups/${child.id}/members/all`, { token: owner.token })).body.map((m: { username: string }) => m.username)).toEqual(['tg-owner']);
+    // Promoted to the top: its owner stays; the path must be free at the top.
+    const promoted = await transfer(grandchild.id, {});
+    expect(promoted).toMatchObject({ status: 201, body: { parent_id: null, full_path: 'grand' } });
+    await createGroup(server, owner, 'Dup', a.id);
+    const dup = await createGroup(server, owner, 'Dup', child.id);
+    expect(await transfer(dup.id, { group_id: a.id })).toMatchObject({ status: 400, body: { message: 'Transfer failed: The parent group already has a subgroup or a project with the same path.' } });
+    // Billable follows: the owner counts in the new top-level group.
+    expect((await server.request('GET', `/api/v4/groups/${grandchild.id}/billable_members`, { token: owner.token })).body.map((u: { username: string }) => u.username)).toEqual(['tg-owner']);
+  });
+});

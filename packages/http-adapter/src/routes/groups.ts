@@ -5,7 +5,9 @@ import {
   VISIBILITIES,
   canReadGroup,
   canReadProject,
+  effectiveGroupAccess,
   findGroup,
+  forbidden,
   findProject,
   groupAccessLevel,
   hasMembershipBelow,
@@ -182,6 +184,28 @@ export const groupRoutes = (deps: ApiDeps): RouteDef[] => {
         return pipe(
           result,
           E.map((done) => ok(detail(ctx, done.state, findGroup(done.state.groups, found.right.id)!))),
+        );
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/groups/:id/transfer',
+      params: schema(optional('group_id', T.Integer)),
+      handler: async (ctx) => {
+        const state = deps.app.state;
+        // lib/api/groups.rb: find_group!, authorize! :admin_group (a plain 403), find_group!(group_id), then the service.
+        const found = findReadableGroup(state, ctx, String(ctx.routeParams['id']));
+        if (E.isLeft(found)) return found;
+        if (effectiveGroupAccess(state, ctx.principal?.userId ?? null, found.right) < 50) return forbidden();
+        const parentId = ctx.params.group_id ?? null;
+        if (parentId !== null) {
+          const parent = findReadableGroup(state, ctx, String(parentId));
+          if (E.isLeft(parent)) return parent;
+        }
+        const result = await execute(deps, ctx, { type: 'TransferGroup', id: found.right.id, parent_id: parentId });
+        return pipe(
+          result,
+          E.map((done) => created(detail(ctx, done.state, findGroup(done.state.groups, found.right.id)!))),
         );
       },
     }),

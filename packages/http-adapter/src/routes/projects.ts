@@ -6,7 +6,11 @@ import {
   canReadGroup,
   canReadProject,
   findGroup,
+  findGroupByIdOrPath,
   findProject,
+  findUserByNamespace,
+  findUserByUsername,
+  type State,
   findUserByIdOrUsername,
   linksOfSource,
   listProjects,
@@ -56,6 +60,14 @@ const updateParams = schema(
   optional('visibility', T.String, { values: VISIBILITIES as readonly string[] }),
   optional('description', T.String),
 );
+
+/** A namespace (group or personal) by id or full path, when the caller may read it; undefined otherwise. */
+const readableNamespaceId = (state: State, viewer: number | null, viewerIsAdmin: boolean, value: string): number | undefined => {
+  const group = findGroupByIdOrPath(state.groups, value);
+  if (group) return canReadGroup(state, viewer, group) ? group.id : undefined;
+  const owner = /^\d+$/.test(value) ? findUserByNamespace(state.users, Number(value)) : findUserByUsername(state.users, value);
+  return owner && (viewerIsAdmin || owner.id === viewer) ? owner.namespace_id : undefined;
+};
 
 type ListParams = typeof listParams extends { _A: infer P } ? P : never;
 
@@ -218,6 +230,24 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
           ...(params.visibility ? { visibility: params.visibility as Visibility } : {}),
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         });
+        return pipe(
+          result,
+          E.map((done) => ok(present(ctx, findProject(done.state.projects, found.right.id)!, done.state))),
+        );
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/transfer',
+      params: schema(requires('namespace', T.String)),
+      handler: async (ctx) => {
+        const state = deps.app.state;
+        const found = findReadableProject(state, ctx, String(ctx.routeParams['id']));
+        if (E.isLeft(found)) return found;
+        // `find_namespace!`: a group the caller can read, or a personal namespace they own (administrators: any), by
+        // id or path; anything else is -1, which the decision answers "404 Namespace Not Found" after its 403.
+        const namespaceId = readableNamespaceId(state, ctx.principal?.userId ?? null, ctx.principal?.isAdmin ?? false, ctx.params.namespace ?? '') ?? -1;
+        const result = await execute(deps, ctx, { type: 'TransferProject', id: found.right.id, namespace_id: namespaceId });
         return pipe(
           result,
           E.map((done) => ok(present(ctx, findProject(done.state.projects, found.right.id)!, done.state))),

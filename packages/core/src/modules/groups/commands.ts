@@ -23,5 +23,7 @@ export type GroupCommand =
       readonly new_user_signups_cap?: number | null;
       readonly membership_lock?: boolean;
     }
+  /** `POST /groups/:id/transfer`: under another group (`parent_id`), or to the top (null). */
+  | { readonly type: 'TransferGroup'; readonly id: number; readonly parent_id: number | null }
   /** Deletes the group with its subgroups, projects and memberships. */
   | { readonly type: 'DeleteGroup'; readonly id: number };

@@ -9,15 +9,17 @@ import type { ForgefoldEvent } from '../../events.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { effectiveGroupAccess } from '../shared/policy.js';
 import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
-import { findUserByUsername } from '../users/queries.js';
+import { findUser, findUserByUsername } from '../users/queries.js';
+import { directMembership, membersOfSource } from '../members/queries.js';
+import { findProjectByFullPath } from '../projects/queries.js';
 import { memberAdded, removeLinksOfSources, removeMembershipsOfSources } from '../members/decider.js';
-import { onGroupCreated, onGroupDeleted } from '../members/indexes.js';
+import { onGroupCreated, onGroupDeleted, onGroupMoving } from '../members/indexes.js';
 import { accessRequestsOf, endAccessRequests } from '../members/access-requests.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
 import type { Group } from './projection.js';
-import { findGroup, findGroupByFullPath, selfAndDescendants } from './queries.js';
+import { findGroup, findGroupByFullPath, findTopLevelNamespaceByPath, selfAndDescendants } from './queries.js';
 
 const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
@@ -108,6 +110,11 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
           return [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
         }),
       );
+    case 'TransferGroup':
+      return pipe(
+        requireGroup(state, command.id),
+        E.chain((group) => transferGroupEvents(state, actor.userId, group, command.parent_id, at)),
+      );
     case 'DeleteGroup':
       return pipe(
         requireGroup(state, command.id),
@@ -115,6 +122,47 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
         E.map((group) => deleteGroupEvents(state, group, at)),
       );
   }
+};
+
+/** Groups::TransferService's refusals, rendered "Transfer failed: <text>" (400). */
+const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Transfer failed: ${text}` });
+
+/**
+ * Groups::TransferService: checks in the service's order, then the move, the visibility of everything below
+ * lowered to the new parent's, and an owner for a group promoted to the top without one.
+ */
+const transferGroupEvents = (state: State, actorId: number | null, group: Group, parentId: number | null, at: string): E.Either<DomainError, ForgefoldEvent[]> => {
+  const parent = parentId === null ? null : findGroup(state.groups, parentId);
+  if (parentId !== null && !parent) return E.left(notFound('Group'));
+  if (parent === null && group.parent_id === null) return E.left(transferFailed('Group is already a root group.'));
+  if (parent && parent.id === group.parent_id) return E.left(transferFailed('Group is already associated to the parent group.'));
+  const mayAdmin = actorId === null || effectiveGroupAccess(state, actorId, group) >= AccessLevel.OWNER;
+  // Subgroups need Maintainer on the new parent (create_subgroup); a new top-level group, the right to create groups.
+  const mayCreate = actorId === null || (parent ? effectiveGroupAccess(state, actorId, parent) >= AccessLevel.MAINTAINER : findUser(state.users, actorId)?.bot === null);
+  if (!mayAdmin || !mayCreate) return E.left(transferFailed("You don't have enough permissions."));
+  const takenAt = parent ? findGroupByFullPath(state.groups, `${parent.full_path}/${group.path}`) ?? findProjectByFullPath(state.projects, `${parent.full_path}/${group.path}`) : findTopLevelNamespaceByPath(state.groups, group.path) ?? findUserByUsername(state.users, group.path);
+  if (takenAt) return E.left(transferFailed('The parent group already has a subgroup or a project with the same path.'));
+  if (parent && selfAndDescendants(state.groups, group).some((g) => g.id === parent.id)) return E.left(transferFailed('Cannot transfer group to one of its subgroup.'));
+  const events: ForgefoldEvent[] = [{ type: 'GroupTransferred', data: { id: group.id, from_parent_id: group.parent_id, parent_id: parent?.id ?? null, at } }];
+  if (parent) {
+    // `update_visibility`: nothing below may be more visible than its new parent.
+    const ceiling = visibilityRank(parent.visibility);
+    for (const g of selfAndDescendants(state.groups, group)) {
+      if (visibilityRank(g.visibility) > ceiling) events.push({ type: 'GroupUpdated', data: { id: g.id, visibility: parent.visibility, updated_at: at } });
+      for (const project of projectsInNamespace(state.projects, g.id)) {
+        if (visibilityRank(project.visibility) > ceiling) events.push({ type: 'ProjectUpdated', data: { id: project.id, visibility: parent.visibility, updated_at: at } });
+      }
+    }
+  } else if (actorId !== null && ![...membersOfSource(state.members, 'Namespace', group.id)].some((m) => m.access_level === AccessLevel.OWNER && m.state === 'active' && m.user_id !== null)) {
+    // `ensure_ownership`: a new top-level group keeps an owner.
+    const own = directMembership(state.members, 'Namespace', group.id, actorId);
+    events.push(
+      own
+        ? { type: 'MemberAccessLevelChanged', data: { id: own.id, source_type: 'Namespace', source_id: group.id, user_id: actorId, from: own.access_level, to: AccessLevel.OWNER, at, reason: 'group_transferred' } }
+        : memberAdded(state, { source_type: 'Namespace', source_id: group.id, user_id: actorId, access_level: AccessLevel.OWNER, at, created_by_id: actorId }),
+    );
+  }
+  return E.right(events);
 };
 
 /** Deletes a group's subtree, deepest first, so that every event refers to a source that still exists when folded. */
@@ -194,6 +242,20 @@ const evolve = (state: MutableState, event: GroupEvent): void => {
       if (!group) return;
       Object.assign(group, event.data);
       if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
+      return;
+    }
+    case 'GroupTransferred': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      onGroupMoving(state, group.id, () => {
+        const from = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
+        if (from) from.children = from.children.filter((id) => id !== group.id);
+        const to = event.data.parent_id === null ? undefined : tableGet(groups.byId, event.data.parent_id);
+        to?.children.push(group.id);
+        group.parent_id = event.data.parent_id;
+        group.updated_at = event.data.at;
+        refreshPaths(state, group);
+      });
       return;
     }
     case 'GroupDeleted': {

@@ -40,6 +40,8 @@ export const groupEvents = defineEvents({
       }),
     ]),
   },
+  /** The group, with everything below it, moved under another parent (null: to the top). */
+  GroupTransferred: { version: 1, stream, codec: t.type({ id: t.number, from_parent_id: nullable(t.number), parent_id: nullable(t.number), at: t.string }) },
   GroupDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
 });
 

@@ -24,5 +24,5 @@ export {
   type AddMembersPlan,
   type InvitePlan,
 } from './decider.js';
-export { onGroupCreated, onGroupDeleted, onUserStateChanging } from './indexes.js';
+export { onGroupCreated, onGroupDeleted, onGroupMoving, onProjectMoving, onUserStateChanging } from './indexes.js';
 export { accessRequestsOf, accessRequestsOfUser, endAccessRequests, findAccessRequest } from './access-requests.js';

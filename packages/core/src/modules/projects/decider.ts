@@ -5,18 +5,19 @@ import { emptyTable, tableDelete, tableGet, tableSet } from '../../kernel/table.
 import type { Issued } from '../../kernel/decider.js';
 import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
-import { AccessLevel } from '../shared/access.js';
+import { AccessLevel, visibilityRank } from '../shared/access.js';
 import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
 import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
 import type { User } from '../users/projection.js';
 import { findGroup } from '../groups/queries.js';
 import { memberAdded } from '../members/decider.js';
+import { onProjectMoving } from '../members/indexes.js';
 import { deleteProjectEvents } from '../groups/decider.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
-import { findProject, findProjectByFullPath, pathFromName } from './queries.js';
+import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
 
 const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
 
@@ -79,6 +80,28 @@ const requireProject = (state: State, id: number): E.Either<DomainError, Project
 const requireAccess = (state: State, actorId: number | null, project: Project, level: number): E.Either<DomainError, Project> =>
   actorId === null || effectiveProjectAccess(state, actorId, project) >= level ? E.right(project) : E.left(forbidden());
 
+/** Projects::TransferService's refusals: 400 "Failed to transfer project {:new_namespace=>[…]}". */
+const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Failed to transfer project {:new_namespace=>[${JSON.stringify(text)}]}` });
+
+const transferProjectEvents = (state: State, actorId: number | null, project: Project, namespaceId: number, at: string): E.Either<DomainError, ForgefoldEvent[]> => {
+  const group = findGroup(state.groups, namespaceId);
+  const owner = group ? undefined : userNamespace(state, namespaceId);
+  if (!group && !owner) return E.left(notFound('Namespace'));
+  // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
+  const mayCreate =
+    actorId === null ||
+    isAdmin(state, actorId) ||
+    (group ? effectiveGroupAccess(state, actorId, group) >= AccessLevel.DEVELOPER : owner!.id === actorId);
+  if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
+  const targetPath = group ? group.full_path : owner!.username;
+  const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
+  if (clash || findProjectByFullPath(state.projects, `${targetPath}/${project.path}`)) return E.left(transferFailed('Project with same name or path in target namespace already exists'));
+  const events: ForgefoldEvent[] = [{ type: 'ProjectTransferred', data: { id: project.id, from_namespace_id: project.namespace_id, namespace_id: namespaceId, namespace_kind: group ? 'group' : 'user', at } }];
+  // A project may not be more visible than the group it moves into.
+  if (group && visibilityRank(project.visibility) > visibilityRank(group.visibility)) events.push({ type: 'ProjectUpdated', data: { id: project.id, visibility: group.visibility, updated_at: at } });
+  return E.right(events);
+};
+
 const namespacePathOf = (project: Project): string => project.path_with_namespace.slice(0, project.path_with_namespace.length - project.path.length - 1);
 
 const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
@@ -123,6 +146,13 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
           const { type: _type, ...changes } = command;
           return [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }];
         }),
+      );
+    case 'TransferProject':
+      return pipe(
+        requireProject(state, command.id),
+        // `authorize! :change_namespace`: the project's owner (or an administrator).
+        E.chain((project) => requireAccess(state, actor.userId, project, AccessLevel.OWNER)),
+        E.chain((project) => transferProjectEvents(state, actor.userId, project, command.namespace_id, at)),
       );
     case 'DeleteProject':
       return pipe(
@@ -184,6 +214,30 @@ const evolve = (state: MutableState, event: ProjectEvent): void => {
         tableDelete(projects.byFullPath, before.toLowerCase());
         tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
       }
+      return;
+    }
+    case 'ProjectTransferred': {
+      const project = tableGet(projects.byId, event.data.id);
+      if (!project) return;
+      onProjectMoving(state, project.id, () => {
+        const from = tableGet(projects.byNamespace, project.namespace_id);
+        if (from) tableDelete(from, project.id);
+        let to = tableGet(projects.byNamespace, event.data.namespace_id);
+        if (!to) {
+          tableSet(projects.byNamespace, event.data.namespace_id, emptyTable<number>());
+          to = tableGet(projects.byNamespace, event.data.namespace_id)!;
+        }
+        tableSet(to, project.id, project.id);
+        const namespace = namespaceNames(state, event.data.namespace_kind, event.data.namespace_id);
+        tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
+        project.namespace_id = event.data.namespace_id;
+        project.namespace_kind = event.data.namespace_kind;
+        project.path_with_namespace = `${namespace.path}/${project.path}`;
+        project.name_with_namespace = `${namespace.name} / ${project.name}`;
+        project.updated_at = event.data.at;
+        project.last_activity_at = event.data.at;
+        tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
+      });
       return;
     }
     case 'ProjectDeleted': {
