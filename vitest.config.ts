@@ -8,8 +8,10 @@ export default defineConfig({
     // Tests import the TypeScript sources; the packages' exports point node at the compiled dist/.
     alias: {
       '@forgefold/core': source('core'),
+      '@forgefold/cron': source('cron'),
       '@forgefold/git': source('git'),
       '@forgefold/sqlite-store': source('sqlite-store'),
+      '@forgefold/postgres-store': source('postgres-store'),
       '@forgefold/http-adapter': source('http-adapter'),
       '@forgefold/cli': source('cli'),
     },

@@ -2,7 +2,7 @@
  * The platform's model limits as an invariant over the whole state: no stored name, path, username, e-mail,
  * description or identifier is longer than its model allows (issue 16). Counted in characters, as Ruby does.
  */
-import { accessTokensOf, allMembers, ldapLinksOf, listGroups, listProjects, listUsers, tableValues, type State } from '@forgefold/core';
+import { accessTokensOf, ldapLinksOf, listGroups, listProjects, listUsers, tableValues, type State } from '@forgefold/core';
 
 const chars = (value: string | null | undefined): number => (value === null || value === undefined ? 0 : [...value].length);
 
@@ -22,7 +22,7 @@ export function overLongStrings(state: State): string[] {
     check('project', project.id, { description: project.description }, 2000);
   }
   for (const token of accessTokensOf(state.tokens, () => true)) check('token', token.id, { name: token.name });
-  for (const member of allMembers(state.members)) check('member', member.id, { invite_email: member.invite_email });
+  for (const member of tableValues(state.members.byId)) check('member', member.id, { invite_email: member.invite_email });
   for (const identity of tableValues(state.scim.identities)) check('scim identity', identity.id, { extern_uid: identity.extern_uid, user_name: identity.user_name, given_name: identity.given_name, family_name: identity.family_name });
   return found;
 }

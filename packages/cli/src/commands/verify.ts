@@ -9,7 +9,7 @@ import { printLine, type CliContext, type Command } from '../context.js';
 import type { Domain } from '../domain.js';
 import { createProgress, type Progress } from '../progress.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 export const EXIT_MISMATCH = 1;
 export const EXIT_NO_SNAPSHOT = 2;
@@ -130,7 +130,7 @@ export const verify: Command = {
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
     const domain = await context.loadDomain();
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const result = await withStore(store, ({ events, snapshots }) => check(domain, events, snapshots, context.stderr));
     if (flags.json) await printLine(context.stdout, JSON.stringify(result, null, 2));
     else {

@@ -4,11 +4,16 @@
  * the process and group-committed: every command that arrives while a commit is in flight is decided in
  * order (each against the state its predecessors produced) and written with the others in one
  * transaction and one flush. Each command stays all-or-nothing and is acknowledged only after the flush.
+ *
+ * Several processes may share one store (nodes on one database): a commit decided on a view that another process
+ * has since extended is refused by the store (StaleWriter); the application then folds what it missed and decides
+ * the batch again. Folding others' events (`catchUp`, or `follow` when the store tells of new appends) runs in
+ * turn with the application's own commits, never in the middle of one.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { Immer, produce } from 'immer';
 import type { DomainError } from './domain-error.js';
-import type { Actor, Decider, Issued } from './decider.js';
+import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
 import type { DomainEvent, NewEvent, RecordedEvent } from './envelope.js';
 import type { EventRegistry } from './events.js';
 import { StaleWriter, type AppendResult, type Clock, type EventStore, type IdGenerator, type SnapshotStore, type StreamWrite } from './ports.js';
@@ -45,6 +50,8 @@ export interface CommandResult<S> {
   readonly events: readonly RecordedEvent[];
   /** The committed state right after this command's batch. */
   readonly state: S;
+  /** What the decision reported beside its events (see `Decision`), if anything. */
+  readonly outcome?: unknown;
 }
 
 interface Pending<C, S> {
@@ -78,6 +85,10 @@ export class Application<C, S> {
   private snapshotTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly listeners = new Set<CommittedListener<S>>();
   private readonly immer: Immer;
+  /** Commits and catch-ups run one at a time, in the order asked for. */
+  private serial: Promise<void> = Promise.resolve();
+  private catchUpQueued = false;
+  private positionWaiters: { readonly min: number; readonly resolve: (reached: boolean) => void }[] = [];
 
   private constructor(private readonly options: ApplicationOptions<C, S>, state: S, position: number) {
     this.committed = state;
@@ -102,6 +113,11 @@ export class Application<C, S> {
     return this.committedPosition;
   }
 
+  /** The log this application appends to (audit queries read it for past moments). */
+  get events(): EventStore {
+    return this.options.store;
+  }
+
   /** Runs a query against the committed projections. */
   query<R>(read: (state: S) => R): R {
     return read(this.committed);
@@ -120,11 +136,82 @@ export class Application<C, S> {
     return () => this.listeners.delete(listener);
   }
 
-  /** Folds events that other processes appended since our last commit. */
-  async catchUp(): Promise<void> {
+  /** Folds events that other processes appended since our last commit (after any commit in flight). */
+  catchUp(): Promise<void> {
+    return this.inTurn(() => this.catchUpNow());
+  }
+
+  private async catchUpNow(): Promise<void> {
     const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, false);
     this.committed = state;
+    this.advanceTo(position);
+  }
+
+  /** Runs `task` after every commit and catch-up asked for before it. */
+  private inTurn<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(task);
+    this.serial = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private advanceTo(position: number): void {
     this.committedPosition = position;
+    if (this.positionWaiters.length === 0) return;
+    const waiting = this.positionWaiters;
+    this.positionWaiters = [];
+    for (const waiter of waiting) {
+      if (waiter.min <= position) waiter.resolve(true);
+      else this.positionWaiters.push(waiter);
+    }
+  }
+
+  /** Asks for a catch-up unless one is already waiting for its turn (failures are left to the next one). */
+  requestCatchUp(): void {
+    if (this.catchUpQueued) return;
+    this.catchUpQueued = true;
+    void this.inTurn(async () => {
+      this.catchUpQueued = false;
+      await this.catchUpNow();
+    }).catch(() => undefined);
+  }
+
+  /**
+   * Follows the store: whenever it tells of appends beyond this application's position (another process
+   * committed), folds them. A no-op for stores that cannot tell (`EventStore.watchHead`). Returns a stop function.
+   */
+  follow(): () => void {
+    const unwatch = this.options.store.watchHead?.((head) => {
+      if (head > this.committedPosition) this.requestCatchUp();
+    });
+    // Whatever was appended between start-up and now.
+    this.requestCatchUp();
+    return unwatch ?? (() => undefined);
+  }
+
+  /**
+   * Resolves true once the projections reflect the log up to `min` (catching up at once), or false after
+   * `timeoutMs`: what a read that must see a write made through another process waits for.
+   */
+  waitForPosition(min: number, timeoutMs: number): Promise<boolean> {
+    if (this.committedPosition >= min) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.positionWaiters = this.positionWaiters.filter((waiter) => waiter !== entry);
+        resolve(false);
+      }, timeoutMs);
+      const entry = {
+        min,
+        resolve: (reached: boolean) => {
+          clearTimeout(timer);
+          resolve(reached);
+        },
+      };
+      this.positionWaiters.push(entry);
+      this.requestCatchUp();
+    });
   }
 
   async snapshot(): Promise<void> {
@@ -176,7 +263,7 @@ export class Application<C, S> {
     this.flushing = true;
     const batch = this.queue.splice(0, this.options.maxBatch ?? 1_000);
     try {
-      await this.commitBatch(batch);
+      await this.inTurn(() => this.commitBatch(batch));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
@@ -191,7 +278,7 @@ export class Application<C, S> {
     for (let attempt = 0; ; attempt++) {
       const basePosition = this.committedPosition;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
-      const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number }>[] = [];
+      const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number; readonly outcome: unknown }>[] = [];
       // One produce for the whole batch: each command sees the effects of the commands before it, and immer
       // finalizes (copies, freezes) the changed paths once per batch. Reading through a draft is not free
       // (immer copies a parent when a child is first read), so a command reads the frozen committed state
@@ -206,10 +293,11 @@ export class Application<C, S> {
             continue;
           }
           // Event data read through the draft is detached before the draft's proxies are revoked.
-          const events: readonly DomainEvent[] = folded ? decision.right.map((event) => ({ type: event.type, data: detach(event.data) })) : decision.right;
+          const decided = eventsOf(decision.right);
+          const events: readonly DomainEvent[] = folded ? decided.map((event) => ({ type: event.type, data: detach(event.data) })) : decided;
           folded ||= events.length > 0;
           for (const event of events) decider.evolve(draft as S, event);
-          outcomes.push(E.right({ first: pending.length, count: events.length }));
+          outcomes.push(E.right({ first: pending.length, count: events.length, outcome: outcomeOf(decision.right) }));
           for (const event of events) {
             pending.push({
               streamId: registry.streamOf(event),
@@ -242,18 +330,20 @@ export class Application<C, S> {
         }
       } catch (error) {
         if (error instanceof StaleWriter && attempt < 10) {
-          await this.catchUp();
+          await this.catchUpNow();
           continue;
         }
         throw error;
       }
       const recorded = recordedFrom(writes, results, basePosition);
       this.committed = state;
-      this.committedPosition = basePosition + recorded.length;
+      this.advanceTo(basePosition + recorded.length);
       batch.forEach((entry, index) => {
         const outcome = outcomes[index]!;
         entry.resolve(
-          E.isLeft(outcome) ? outcome : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state }),
+          E.isLeft(outcome)
+            ? outcome
+            : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state, ...(outcome.right.outcome === undefined ? {} : { outcome: outcome.right.outcome }) }),
         );
       });
       if (recorded.length > 0) {

@@ -23,19 +23,30 @@ import {
   type User,
 } from '@forgefold/core';
 import type { HandlerContext } from '../http/index.js';
-import type { PresentContext } from '../entities/context.js';
+import type { PresentContext } from '../resources/context.js';
 
 export interface ServerConfig {
   /** The platform's `impersonation_enabled`; impersonation tokens are refused when false. */
   readonly impersonationEnabled: boolean;
   /** The external URL (FORGEFOLD_EXTERNAL_URL) used in web_url and pagination links, without trailing slash. */
   readonly externalUrl?: string;
+  /** Gravatar URL template for users without an uploaded avatar; unset: `avatar_url` is null for them. */
+  readonly gravatarUrl?: string;
+}
+
+/** Where uploaded files (avatars) are kept, addressed by the SHA-256 of their bytes. */
+export interface UploadStore {
+  /** Stores the bytes (idempotent) and resolves to their SHA-256, in hex. */
+  put(data: Buffer): Promise<string>;
+  /** The bytes stored under that digest, or undefined. */
+  get(sha256: string): Promise<Buffer | undefined>;
 }
 
 export interface ApiDeps {
   readonly app: Application<ForgefoldCommand, State>;
   readonly clock: Clock;
   readonly config: ServerConfig;
+  readonly uploads: UploadStore;
 }
 
 export type Ctx = HandlerContext<unknown>;
@@ -49,6 +60,7 @@ export const presentContext = (deps: ApiDeps, ctx: Ctx, state: State = deps.app.
   baseUrl: deps.config.externalUrl ?? ctx.request.baseUrl,
   viewerId: ctx.principal?.userId ?? null,
   viewerIsAdmin: ctx.principal?.isAdmin ?? false,
+  ...(deps.config.gravatarUrl ? { gravatarUrl: deps.config.gravatarUrl } : {}),
 });
 
 export const viewerId = (ctx: Ctx): number | null => ctx.principal?.userId ?? null;

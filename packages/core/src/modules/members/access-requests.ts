@@ -5,58 +5,32 @@
  * withdraw it. Requests are kept apart from memberships, so they never grant access or show in member lists.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { emptyTable, tableDelete, tableGet, tableKeys, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableKeys, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { MutableState, State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
+import { canReadGroup, canReadProject } from '../access/abilities.js';
 import { AccessLevel } from '../shared/access.js';
-import { canReadGroup, canReadProject } from '../shared/policy.js';
+import { RECORD_NOT_FOUND } from '../shared/errors.js';
 import { dayOf } from '../shared/validation.js';
+import type { MemberBuilderView } from './builders.js';
+import { accessRequestRef } from './builders.js';
 import type { MemberCommand } from './commands.js';
 import type { MemberEvent } from './events.js';
 import { sourceKey, type AccessRequest, type SourceType } from './projection.js';
-import { groupAccessLevel, projectAccessLevel } from './queries.js';
-import type { ResolvedSource } from './decider.js';
+import { findAccessRequest, groupAccessLevel, projectAccessLevel } from './queries.js';
+import type { MembersDraft } from './evolve.js';
 
 type AccessRequestCommand = Extract<MemberCommand, { type: 'RequestAccess' | 'ApproveAccessRequest' | 'DenyAccessRequest' }>;
 
 /** What the decider shares with this file (passed in, so that the module graph stays acyclic). */
-export interface AccessRequestDeps {
-  readonly resolveSource: (state: State, type: SourceType, id: number) => E.Either<DomainError, ResolvedSource>;
-  readonly canAdminSource: (state: State, actorId: number | null, source: ResolvedSource, today?: string) => boolean;
-  readonly validateLevel: (state: State, source: ResolvedSource, userId: number, level: number, today: string) => E.Either<DomainError, void>;
-  readonly memberAdded: (state: State, fields: { source_type: SourceType; source_id: number; user_id: number; access_level: number; at: string; created_by_id: number | null }) => MemberEvent;
+export interface AccessRequestDeps<S, V extends MemberBuilderView> {
+  readonly resolveSource: (state: V, type: SourceType, id: number) => E.Either<DomainError, S & ({ readonly type: 'Namespace'; readonly id: number; readonly group: import('../groups/projection.js').Group; readonly project?: undefined } | { readonly type: 'Project'; readonly id: number; readonly project: import('../projects/projection.js').Project; readonly group?: undefined })>;
+  readonly mayAdmin: (state: V, actorId: number | null, source: S, today: string) => boolean;
+  readonly validateLevel: (state: V, source: S, userId: number, level: number, today: string) => E.Either<DomainError, void>;
+  readonly memberAdded: (state: V, fields: { source_type: SourceType; source_id: number; user_id: number; access_level: number; at: string; created_by_id: number | null }) => MemberEvent;
 }
 
-export const findAccessRequest = (state: State, type: SourceType, sourceId: number, userId: number): AccessRequest | undefined =>
-  tableGet(tableGet(state.members.accessRequests, sourceKey(type, sourceId)) ?? emptyTable<AccessRequest>(), userId);
-
-/** Pending requests of a source, oldest first. */
-export const accessRequestsOf = (state: State, type: SourceType, sourceId: number): AccessRequest[] => {
-  const table = tableGet(state.members.accessRequests, sourceKey(type, sourceId));
-  return table ? [...tableValues(table)].sort((a, b) => a.seq - b.seq) : [];
-};
-
-const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
-
-const ref = (request: { source_type: SourceType; source_id: number; user_id: number }) => ({ source_type: request.source_type, source_id: request.source_id, user_id: request.user_id });
-
-/** The events that end pending requests when their source or user goes (reason as given). */
-export const endAccessRequests = (requests: readonly AccessRequest[], at: string, reason: string): MemberEvent[] =>
-  requests.map((request) => ({ type: 'AccessRequestDenied', data: { ...ref(request), at, reason } }));
-
-/** Every pending request of a user (scans the sources that have requests: user deletion is rare). */
-export const accessRequestsOfUser = (state: State, userId: number): AccessRequest[] => {
-  const out: AccessRequest[] = [];
-  for (const table of tableValues(state.members.accessRequests)) {
-    const request = tableGet(table, userId);
-    if (request) out.push(request);
-  }
-  return out;
-};
-
-export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state: State, deps: AccessRequestDeps): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decideAccessRequest = <S, V extends MemberBuilderView>(issued: Issued<AccessRequestCommand>, state: V, deps: AccessRequestDeps<S, V>): E.Either<DomainError, readonly MemberEvent[]> => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
   const actorId = actor.userId;
@@ -67,10 +41,10 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
     case 'RequestAccess': {
       if (actorId === null) return E.left(forbidden());
       // The `request_access` ability: the source is readable, requests are enabled, and the user has no access yet.
-      const readable = source.group ? canReadGroup(state, actorId, source.group) : canReadProject(state, actorId, source.project!);
+      const readable = source.group ? canReadGroup(state, actorId, source.group) : canReadProject(state, actorId, source.project);
       if (!readable) return E.left(notFound(source.group ? 'Group' : 'Project'));
       const enabled = source.group ? source.group.request_access_enabled : true;
-      const access = source.group ? groupAccessLevel(state, source.group, actorId, today) : projectAccessLevel(state, source.project!, actorId, today);
+      const access = source.group ? groupAccessLevel(state, source.group, actorId, today) : projectAccessLevel(state, source.project, actorId, today);
       if (!enabled || access > 0) return E.left(forbidden());
       // A second request fails the Member model's uniqueness (a 400, as the platform's `render_validation_error!`).
       if (findAccessRequest(state, source.type, source.id, actorId)) return E.left(validation({ user_id: ['already exists in source'] }));
@@ -79,12 +53,12 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
     case 'ApproveAccessRequest': {
       const request = findAccessRequest(state, source.type, source.id, command.user_id);
       if (!request) return E.left(RECORD_NOT_FOUND);
-      if (!deps.canAdminSource(state, actorId, source, today)) return E.left(forbidden());
+      if (!deps.mayAdmin(state, actorId, source, today)) return E.left(forbidden());
       const level = command.access_level ?? AccessLevel.DEVELOPER;
       const valid = deps.validateLevel(state, source, command.user_id, level, today);
       if (E.isLeft(valid)) return valid;
       return E.right([
-        { type: 'AccessRequestApproved', data: { ...ref(request), access_level: level, at } },
+        { type: 'AccessRequestApproved', data: { ...accessRequestRef(request), access_level: level, at } },
         deps.memberAdded(state, { source_type: source.type, source_id: source.id, user_id: command.user_id, access_level: level, at, created_by_id: actorId }),
       ]);
     }
@@ -92,13 +66,13 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
       const request = findAccessRequest(state, source.type, source.id, command.user_id);
       if (!request) return E.left(RECORD_NOT_FOUND);
       const withdrawn = actorId !== null && actorId === command.user_id;
-      if (!withdrawn && !deps.canAdminSource(state, actorId, source, today)) return E.left(forbidden());
-      return E.right([{ type: 'AccessRequestDenied', data: { ...ref(request), at, ...(withdrawn ? { reason: 'withdrawn' } : {}) } }]);
+      if (!withdrawn && !deps.mayAdmin(state, actorId, source, today)) return E.left(forbidden());
+      return E.right([{ type: 'AccessRequestDenied', data: { ...accessRequestRef(request), at, ...(withdrawn ? { reason: 'withdrawn' } : {}) } }]);
     }
   }
 };
 
-const drop = (state: MutableState, type: SourceType, sourceId: number, userId: number): void => {
+const drop = (state: MembersDraft, type: SourceType, sourceId: number, userId: number): void => {
   const table = tableGet(state.members.accessRequests, sourceKey(type, sourceId));
   if (!table) return;
   tableDelete(table, userId);
@@ -106,7 +80,7 @@ const drop = (state: MutableState, type: SourceType, sourceId: number, userId: n
 };
 
 /** Folds the access-request events; a membership added by any path also ends a pending request (it is granted). */
-export const evolveAccessRequest = (state: MutableState, event: MemberEvent): void => {
+export const evolveAccessRequest = (state: MembersDraft, event: MemberEvent): void => {
   switch (event.type) {
     case 'AccessRequested': {
       const { source_type, source_id, user_id, at } = event.data;

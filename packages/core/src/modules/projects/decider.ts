@@ -1,23 +1,28 @@
+/** The projects module's decisions: create (in a group, a personal namespace, or for a user), update, delete. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { emptyTable, tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
-import { AccessLevel, visibilityRank } from '../shared/access.js';
-import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
-import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
-import { findUser, findUserByNamespace } from '../users/queries.js';
-import type { User } from '../users/projection.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { authorizeGroup, authorizeProject, canOnGroup, isAdmin } from '../access/abilities.js';
+import { memberAdded } from '../members/builders.js';
+import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
 import { findGroup } from '../groups/queries.js';
-import { memberAdded } from '../members/decider.js';
-import { onProjectMoving } from '../members/indexes.js';
-import { deleteProjectEvents } from '../groups/decider.js';
+import { AccessLevel, visibilityRank } from '../shared/access.js';
+import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
+import type { User } from '../users/projection.js';
+import { findUser, findUserByNamespace } from '../users/queries.js';
+import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
 import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
+
+/** What project decisions read. */
+export type ProjectsView = MembershipView & { readonly sequences: Sequences };
+
+type Emitted = ProjectEvent | MemberEvent;
 
 const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
 
@@ -28,10 +33,10 @@ interface Namespace {
   readonly owner: User | null;
 }
 
-const userNamespace = (state: State, namespaceId: number): User | undefined => findUserByNamespace(state.users, namespaceId);
+const userNamespace = (state: ProjectsView, namespaceId: number): User | undefined => findUserByNamespace(state.users, namespaceId);
 
 /** Resolves `namespace_id` (a group or a personal namespace) and checks that the actor may create projects there. */
-const resolveNamespace = (state: State, actorId: number | null, command: Extract<ProjectCommand, { type: 'CreateProject' }>): E.Either<DomainError, Namespace> => {
+const resolveNamespace = (state: ProjectsView, actorId: number | null, command: Extract<ProjectCommand, { type: 'CreateProject' }>): E.Either<DomainError, Namespace> => {
   if (command.owner_id !== undefined) {
     if (!isAdmin(state, actorId) && actorId !== null) return E.left(forbidden());
     const owner = findUser(state.users, command.owner_id);
@@ -43,10 +48,7 @@ const resolveNamespace = (state: State, actorId: number | null, command: Extract
   }
   const group = findGroup(state.groups, command.namespace_id);
   if (group) {
-    // Developers and above may create projects in a group (the platform's default project_creation_level).
-    return actorId === null || effectiveGroupAccess(state, actorId, group) >= AccessLevel.DEVELOPER
-      ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null })
-      : E.left(forbidden());
+    return authorizeGroup(state, actorId, 'create_projects', group, { id: group.id, kind: 'group', full_path: group.full_path, owner: null });
   }
   const owner = userNamespace(state, command.namespace_id);
   if (!owner) return E.left(notFound('Namespace'));
@@ -55,7 +57,7 @@ const resolveNamespace = (state: State, actorId: number | null, command: Extract
     : E.left(forbidden());
 };
 
-const validateProject = (state: State, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
+const validateProject = (state: ProjectsView, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
   const errors = new Errors();
   // Project: description at most 2000 characters, name and path at most 255 (in the model's order).
   errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
@@ -72,31 +74,25 @@ const validateProject = (state: State, fields: { name?: string; path?: string; d
   return errors.toEither(undefined);
 };
 
-const requireProject = (state: State, id: number): E.Either<DomainError, Project> => {
+const requireProject = (state: ProjectsView, id: number): E.Either<DomainError, Project> => {
   const project = findProject(state.projects, id);
   return project ? E.right(project) : E.left(notFound('Project'));
 };
 
-const requireAccess = (state: State, actorId: number | null, project: Project, level: number): E.Either<DomainError, Project> =>
-  actorId === null || effectiveProjectAccess(state, actorId, project) >= level ? E.right(project) : E.left(forbidden());
-
 /** Projects::TransferService's refusals: 400 "Failed to transfer project {:new_namespace=>[…]}". */
 const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Failed to transfer project {:new_namespace=>[${JSON.stringify(text)}]}` });
 
-const transferProjectEvents = (state: State, actorId: number | null, project: Project, namespaceId: number, at: string): E.Either<DomainError, ForgefoldEvent[]> => {
+const transferProjectEvents = (state: ProjectsView, actorId: number | null, project: Project, namespaceId: number, at: string): E.Either<DomainError, Emitted[]> => {
   const group = findGroup(state.groups, namespaceId);
   const owner = group ? undefined : userNamespace(state, namespaceId);
   if (!group && !owner) return E.left(notFound('Namespace'));
   // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
-  const mayCreate =
-    actorId === null ||
-    isAdmin(state, actorId) ||
-    (group ? effectiveGroupAccess(state, actorId, group) >= AccessLevel.DEVELOPER : owner!.id === actorId);
+  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canOnGroup(state, actorId, 'transfer_projects', group) : owner!.id === actorId);
   if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
   const targetPath = group ? group.full_path : owner!.username;
   const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
   if (clash || findProjectByFullPath(state.projects, `${targetPath}/${project.path}`)) return E.left(transferFailed('Project with same name or path in target namespace already exists'));
-  const events: ForgefoldEvent[] = [{ type: 'ProjectTransferred', data: { id: project.id, from_namespace_id: project.namespace_id, namespace_id: namespaceId, namespace_kind: group ? 'group' : 'user', at } }];
+  const events: Emitted[] = [{ type: 'ProjectTransferred', data: { id: project.id, from_namespace_id: project.namespace_id, namespace_id: namespaceId, namespace_kind: group ? 'group' : 'user', at } }];
   // A project may not be more visible than the group it moves into.
   if (group && visibilityRank(project.visibility) > visibilityRank(group.visibility)) events.push({ type: 'ProjectUpdated', data: { id: project.id, visibility: group.visibility, updated_at: at } });
   return E.right(events);
@@ -104,7 +100,7 @@ const transferProjectEvents = (state: State, actorId: number | null, project: Pr
 
 const namespacePathOf = (project: Project): string => project.path_with_namespace.slice(0, project.path_with_namespace.length - project.path.length - 1);
 
-const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at, actor } = issued;
   switch (command.type) {
     case 'CreateProject': {
@@ -113,7 +109,7 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
       return pipe(
         resolveNamespace(state, actor.userId, command),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
-        E.map((namespace): ForgefoldEvent[] => {
+        E.map((namespace): Emitted[] => {
           const id = state.sequences.project + 1;
           const created: ProjectEvent = {
             type: 'ProjectCreated',
@@ -140,9 +136,9 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
     case 'UpdateProject':
       return pipe(
         requireProject(state, command.id),
-        E.chain((project) => requireAccess(state, actor.userId, project, AccessLevel.MAINTAINER)),
+        E.chain((project) => authorizeProject(state, actor.userId, 'admin_project', project, project)),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
-        E.map((project): ForgefoldEvent[] => {
+        E.map((project): Emitted[] => {
           const { type: _type, ...changes } = command;
           return [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }];
         }),
@@ -151,106 +147,15 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
       return pipe(
         requireProject(state, command.id),
         // `authorize! :change_namespace`: the project's owner (or an administrator).
-        E.chain((project) => requireAccess(state, actor.userId, project, AccessLevel.OWNER)),
+        E.chain((project) => authorizeProject(state, actor.userId, 'change_namespace', project, project)),
         E.chain((project) => transferProjectEvents(state, actor.userId, project, command.namespace_id, at)),
       );
     case 'DeleteProject':
       return pipe(
         requireProject(state, command.id),
-        E.chain((project) => requireAccess(state, actor.userId, project, AccessLevel.OWNER)),
+        E.chain((project) => authorizeProject(state, actor.userId, 'remove_project', project, project)),
         E.map((project) => deleteProjectEvents(state, project.id, at)),
       );
   }
 };
 
-const namespaceNames = (state: MutableState, kind: 'group' | 'user', namespaceId: number): { path: string; name: string } => {
-  if (kind === 'group') {
-    const group = tableGet(state.groups.byId, namespaceId);
-    return { path: group?.full_path ?? '', name: group?.full_name ?? '' };
-  }
-  const ownerId = tableGet(state.users.byNamespace, namespaceId);
-  const owner = ownerId === undefined ? undefined : tableGet(state.users.byId, ownerId);
-  if (owner) return { path: owner.username, name: owner.name };
-  return { path: '', name: '' };
-};
-
-const evolve = (state: MutableState, event: ProjectEvent): void => {
-  const projects = state.projects;
-  switch (event.type) {
-    case 'ProjectCreated': {
-      const { creator_id, ...data } = event.data;
-      const namespace = namespaceNames(state, data.namespace_kind, data.namespace_id);
-      const project: Project = {
-        ...data,
-        creator_id,
-        path_with_namespace: `${namespace.path}/${data.path}`,
-        name_with_namespace: `${namespace.name} / ${data.name}`,
-        updated_at: data.created_at,
-        last_activity_at: data.created_at,
-      };
-      tableSet(projects.byId, data.id, project);
-      tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), data.id);
-      let inNamespace = tableGet(projects.byNamespace, data.namespace_id);
-      if (!inNamespace) {
-        tableSet(projects.byNamespace, data.namespace_id, emptyTable<number>());
-        inNamespace = tableGet(projects.byNamespace, data.namespace_id)!;
-      }
-      tableSet(inNamespace, data.id, data.id);
-      projects.count += 1;
-      advance(state, 'project', data.id);
-      return;
-    }
-    case 'ProjectUpdated': {
-      const project = tableGet(projects.byId, event.data.id);
-      if (!project) return;
-      const before = project.path_with_namespace;
-      Object.assign(project, event.data);
-      project.last_activity_at = event.data.updated_at;
-      const namespacePath = before.slice(0, before.lastIndexOf('/'));
-      const namespaceName = project.name_with_namespace.slice(0, project.name_with_namespace.lastIndexOf(' / '));
-      project.path_with_namespace = `${namespacePath}/${project.path}`;
-      project.name_with_namespace = `${namespaceName} / ${project.name}`;
-      if (before !== project.path_with_namespace) {
-        tableDelete(projects.byFullPath, before.toLowerCase());
-        tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
-      }
-      return;
-    }
-    case 'ProjectTransferred': {
-      const project = tableGet(projects.byId, event.data.id);
-      if (!project) return;
-      onProjectMoving(state, project.id, () => {
-        const from = tableGet(projects.byNamespace, project.namespace_id);
-        if (from) tableDelete(from, project.id);
-        let to = tableGet(projects.byNamespace, event.data.namespace_id);
-        if (!to) {
-          tableSet(projects.byNamespace, event.data.namespace_id, emptyTable<number>());
-          to = tableGet(projects.byNamespace, event.data.namespace_id)!;
-        }
-        tableSet(to, project.id, project.id);
-        const namespace = namespaceNames(state, event.data.namespace_kind, event.data.namespace_id);
-        tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
-        project.namespace_id = event.data.namespace_id;
-        project.namespace_kind = event.data.namespace_kind;
-        project.path_with_namespace = `${namespace.path}/${project.path}`;
-        project.name_with_namespace = `${namespace.name} / ${project.name}`;
-        project.updated_at = event.data.at;
-        project.last_activity_at = event.data.at;
-        tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
-      });
-      return;
-    }
-    case 'ProjectDeleted': {
-      const project = tableGet(projects.byId, event.data.id);
-      if (!project) return;
-      tableDelete(projects.byId, project.id);
-      tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
-      const inNamespace = tableGet(projects.byNamespace, project.namespace_id);
-      if (inNamespace) tableDelete(inNamespace, project.id);
-      projects.count -= 1;
-      return;
-    }
-  }
-};
-
-export const projectsDecider: ModuleDecider<ProjectCommand, ProjectEvent> = { decide, evolve };

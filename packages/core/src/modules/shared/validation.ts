@@ -55,3 +55,6 @@ export const exceedsLength = (value: string, max: number): boolean => {
   for (const _ of value) if (++count > max) return true;
   return false;
 };
+/** Ruby's `Array#to_sentence`. */
+export const toSentence = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;

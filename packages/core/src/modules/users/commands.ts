@@ -3,6 +3,7 @@ export interface IdentityInput {
   readonly provider: string;
   readonly extern_uid: string;
 }
+import type { Avatar } from './projection.js';
 
 /** What callers may ask of the users module. Digests are computed by the adapter: the core never sees a password. */
 export type UserCommand =
@@ -16,6 +17,8 @@ export type UserCommand =
       readonly public_email?: string | null;
       /** `provider` + `extern_uid`: the user's identity with that provider. */
       readonly identity?: IdentityInput;
+      /** An upload already in the host's store (see `Avatar`). */
+      readonly avatar?: Avatar;
     }
   | {
       readonly type: 'UpdateUser';
@@ -28,6 +31,7 @@ export type UserCommand =
       readonly password_digest?: string;
       /** Creates the identity with that provider, or changes its `extern_uid` (`Users::UpdateService#assign_identity`). */
       readonly identity?: IdentityInput;
+      readonly avatar?: Avatar;
     }
   /** `DELETE /users/:id/identities/:provider`. */
   | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }

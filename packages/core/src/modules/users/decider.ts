@@ -1,52 +1,76 @@
+/** The users module's decisions: accounts (create, update, block, unblock, delete) and activity. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
-import { identityKey } from './projection.js';
-import type { IdentityInput } from './commands.js';
-import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
-import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
-import { projectsInNamespace } from '../projects/queries.js';
-import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { authorizeAdmin } from '../access/abilities.js';
+import { deleteGroupEvents } from '../groups/builders.js';
+import type { GroupEvent } from '../groups/events.js';
 import type { Group } from '../groups/projection.js';
-import { acceptInvitations, removeMembershipsOfUser } from '../members/decider.js';
-import { onUserStateChanging } from '../members/indexes.js';
-import { accessRequestsOfUser, endAccessRequests } from '../members/access-requests.js';
-import type { ForgefoldEvent } from '../../events.js';
-import type { UserCommand } from './commands.js';
+import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
+import { acceptInvitations, removeMembershipsOfUser } from '../members/builders.js';
+import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
+import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { deleteProjectEvents } from '../projects/builders.js';
+import type { ProjectEvent } from '../projects/events.js';
+import { projectsInNamespace } from '../projects/queries.js';
+import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { endAccessRequests } from '../members/builders.js';
+import { accessRequestsOfUser } from '../members/queries.js';
+import type { IdentityInput, UserCommand } from './commands.js';
+import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
+import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
+
+/** What user decisions read. */
+export type UsersView = MembershipView & { readonly sequences: Sequences };
+
+type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
 
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
-const requireUser = (state: State, id: number) => {
+const requireUser = (state: UsersView, id: number) => {
   const user = findUser(state.users, id);
   return user ? E.right(user) : E.left(notFound('User'));
 };
 
 /** Only administrators manage accounts (the system actor, for bootstrap, counts as one). */
-const requireAdmin = (issued: Issued<unknown>, state: State): E.Either<DomainError, void> => {
-  const actorId = issued.actor.userId;
-  if (actorId === null) return E.right(undefined);
-  return findUser(state.users, actorId)?.is_admin ? E.right(undefined) : E.left(forbidden());
-};
+const requireAdmin = (issued: Issued<unknown>, state: UsersView): E.Either<DomainError, void> => authorizeAdmin(state, issued.actor.userId);
 
 /** Top-level groups where this user is the only active owner. */
-const soloOwnedGroups = (state: State, userId: number): Group[] =>
+const soloOwnedGroups = (state: UsersView, userId: number): Group[] =>
   [...membershipsOfUser(state.members, userId)]
     .filter((member) => member.source_type === 'Namespace' && member.access_level === 50 && member.state === 'active')
     .map((member) => findGroup(state.groups, member.source_id))
     .filter((group): group is Group => group !== undefined && group.parent_id === null)
     .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.access_level < 50 || m.state !== 'active'));
 
-const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string; public_email?: string | null }, selfId: number | null) => {
+/** Avatarable's validations, with its messages (the adapter runs the same checks before storing the bytes). */
+export const avatarErrors = (avatar: Avatar): string[] => {
+  const errors: string[] = [];
+  const extension = /\.([^./]+)$/.exec(avatar.filename)?.[1]?.toLowerCase();
+  if (extension === undefined || !AVATAR_EXTENSIONS.includes(extension)) {
+    errors.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
+  }
+  if (avatar.size > AVATAR_MAX_BYTES) errors.push('is too big (should be at most 200 KB)');
+  return errors;
+};
+
+const isStoredAvatar = (avatar: Avatar): boolean =>
+  /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
+
+const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar }, selfId: number | null) => {
   // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
   // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
   if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  if (fields.avatar !== undefined) {
+    if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
+    else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
+  }
   if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('public_email', fields.public_email, MAX_NAME);
   if (fields.username !== undefined) {
@@ -66,7 +90,7 @@ const validateProfile = (state: State, fields: { username?: string; name?: strin
  * `Users::UpdateService#assign_identity`: the identity with that provider is created or its extern_uid changed.
  * The provider must be present; an extern_uid is unique per provider (case-insensitive), as the Identity model says.
  */
-const identityEvents = (state: State, userId: number, identity: IdentityInput | undefined, at: string): E.Either<DomainError, UserEvent[]> => {
+const identityEvents = (state: UsersView, userId: number, identity: IdentityInput | undefined, at: string): E.Either<DomainError, UserEvent[]> => {
   if (identity === undefined) return E.right([]);
   const errors = new Errors()
     .check(identity.provider.trim() !== '', 'provider', "can't be blank")
@@ -80,7 +104,7 @@ const identityEvents = (state: State, userId: number, identity: IdentityInput | 
   return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
 
-const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   switch (command.type) {
     case 'CreateUser': {
@@ -89,23 +113,15 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
         requireAdmin(issued, state),
         E.chain(() => validateProfile(state, command, null)),
         E.chain(() => identityEvents(state, id, command.identity, at)),
-        E.map((identity): ForgefoldEvent[] => [
-          {
-            type: 'UserCreated',
-            data: {
-              id,
-              username: command.username,
-              name: command.name,
-              email: command.email,
-              public_email: command.public_email ?? null,
-              is_admin: command.is_admin ?? false,
-              bot: null,
-              password_digest: command.password_digest,
-              namespace_id: state.sequences.namespace + 1,
-              created_at: at,
-              created_by_id: issued.actor.userId,
-            },
-          },
+        E.map((identity): Emitted[] => [
+          userCreated(
+            state,
+            { username: command.username, name: command.name, email: command.email, public_email: command.public_email ?? null, is_admin: command.is_admin ?? false, password_digest: command.password_digest },
+            at,
+            issued.actor.userId,
+          ),
+          // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
+          ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
           ...identity,
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),
@@ -168,7 +184,7 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        E.map((user): ForgefoldEvent[] => {
+        E.map((user): Emitted[] => {
           // As the platform: groups the user alone owns and the user's personal projects go with the account.
           const soloOwned = soloOwnedGroups(state, user.id).flatMap((group) => deleteGroupEvents(state, group, at));
           const personal = [...projectsInNamespace(state.projects, user.namespace_id)].flatMap((project) => deleteProjectEvents(state, project.id, at));
@@ -189,100 +205,3 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
   }
 };
 
-const evolve = (state: MutableState, event: UserEvent): void => {
-  const users = state.users;
-  switch (event.type) {
-    case 'UserCreated': {
-      const data = event.data;
-      tableSet(users.byId, data.id, {
-        ...data,
-        state: 'active',
-        updated_at: data.created_at,
-        last_activity_on: null,
-        current_sign_in_at: null,
-        last_sign_in_at: null,
-        identities: [],
-      });
-      tableSet(users.byUsername, data.username.toLowerCase(), data.id);
-      tableSet(users.byEmail, data.email.toLowerCase(), data.id);
-      tableSet(users.byNamespace, data.namespace_id, data.id);
-      users.count += 1;
-      advance(state, 'user', data.id);
-      advance(state, 'namespace', data.namespace_id);
-      return;
-    }
-    case 'UserUpdated': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      if (event.data.username !== undefined && event.data.username !== user.username) {
-        tableDelete(users.byUsername, user.username.toLowerCase());
-        tableSet(users.byUsername, event.data.username.toLowerCase(), user.id);
-      }
-      if (event.data.email !== undefined && event.data.email !== user.email) {
-        tableDelete(users.byEmail, user.email.toLowerCase());
-        tableSet(users.byEmail, event.data.email.toLowerCase(), user.id);
-      }
-      Object.assign(user, event.data);
-      return;
-    }
-    case 'UserIdentitySet': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      const { provider, extern_uid } = event.data;
-      const current = user.identities.find((identity) => identity.provider === provider);
-      if (current) tableDelete(users.byIdentity, identityKey(provider, current.extern_uid));
-      // A changed extern_uid keeps the identity's place; a new provider comes last.
-      user.identities = current ? user.identities.map((identity) => (identity.provider === provider ? { provider, extern_uid } : identity)) : [...user.identities, { provider, extern_uid }];
-      tableSet(users.byIdentity, identityKey(provider, extern_uid), user.id);
-      user.updated_at = event.data.at;
-      return;
-    }
-    case 'UserIdentityRemoved': {
-      const user = tableGet(users.byId, event.data.id);
-      const current = user?.identities.find((identity) => identity.provider === event.data.provider);
-      if (!user || !current) return;
-      tableDelete(users.byIdentity, identityKey(current.provider, current.extern_uid));
-      user.identities = user.identities.filter((identity) => identity.provider !== event.data.provider);
-      user.updated_at = event.data.at;
-      return;
-    }
-    case 'UserBlocked':
-    case 'UserUnblocked':
-    case 'UserBanned':
-    case 'UserUnbanned': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      // Blocked and banned users stop being billable: the members read models follow the state change.
-      onUserStateChanging(state, user.id, () => {
-        user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : 'active';
-        user.updated_at = event.data.at;
-      });
-      return;
-    }
-    case 'UserDeleted': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      tableDelete(users.byId, user.id);
-      tableDelete(users.byUsername, user.username.toLowerCase());
-      tableDelete(users.byEmail, user.email.toLowerCase());
-      tableDelete(users.byNamespace, user.namespace_id);
-      for (const identity of user.identities) tableDelete(users.byIdentity, identityKey(identity.provider, identity.extern_uid));
-      users.count -= 1;
-      return;
-    }
-    case 'UserSignedIn': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      user.last_sign_in_at = user.current_sign_in_at;
-      user.current_sign_in_at = event.data.at;
-      return;
-    }
-    case 'UserActivityRecorded': {
-      const user = tableGet(users.byId, event.data.id);
-      if (user) user.last_activity_on = event.data.day;
-      return;
-    }
-  }
-};
-
-export const usersDecider: ModuleDecider<UserCommand, UserEvent> = { decide, evolve };

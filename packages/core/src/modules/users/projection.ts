@@ -3,6 +3,21 @@ import { emptyTable, type Table } from '../../kernel/table.js';
 
 /** `banned` counts as blocked wherever the platform asks `blocked?` (sign-in, block), and is lifted only by unban or unblock. */
 export type UserState = 'active' | 'blocked' | 'deactivated' | 'banned';
+
+
+/**
+ * An uploaded avatar: the file's (sanitised) name and the SHA-256 of its bytes. The bytes live in the host's
+ * upload store, addressed by that digest; the log records which file is the user's avatar.
+ */
+export interface Avatar {
+  readonly filename: string;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+/** The platform's avatar rules (Avatarable): at most 200 KB, and an image extension. */
+export const AVATAR_MAX_BYTES = 200 * 1024;
+export const AVATAR_EXTENSIONS: readonly string[] = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'];
 export type BotKind = 'project_bot' | 'group_bot';
 
 /** An external authentication identity (`identities` table): at most one per provider and user. */
@@ -34,6 +49,8 @@ export interface User {
   readonly namespace_id: number;
   /** External identities in creation order. */
   readonly identities: readonly Identity[];
+  /** Absent (or null) without an upload; optional so that states folded before avatars existed stay valid. */
+  readonly avatar?: Avatar | null;
 }
 
 export interface UsersSlice {

@@ -1,0 +1,19 @@
+/** The projects module: projects in groups and personal namespaces. */
+import { defineModule } from '../../kernel/module.js';
+import type { ProjectCommand } from './commands.js';
+import { decide, type ProjectsView } from './decider.js';
+import { evolve, follows, type ProjectsDraft, type ProjectsFollowed } from './evolve.js';
+import { projectEvents } from './events.js';
+import { initialProjects, type ProjectsSlice } from './projection.js';
+
+export const projectsModule = defineModule<'projects', { readonly projects: ProjectsSlice }, ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
+  name: 'projects',
+  // 2: transfers.
+  version: 2,
+  initial: () => ({ projects: initialProjects() }),
+  events: projectEvents,
+  commands: ['CreateProject', 'UpdateProject', 'TransferProject', 'DeleteProject'],
+  decide,
+  evolve,
+  follows,
+});

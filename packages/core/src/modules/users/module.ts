@@ -1,0 +1,18 @@
+/** The users module: accounts, their state and activity. */
+import { defineModule } from '../../kernel/module.js';
+import type { UserCommand } from './commands.js';
+import { decide, type UsersView } from './decider.js';
+import { evolve, type UsersDraft } from './evolve.js';
+import { userEvents } from './events.js';
+import { initialUsers, type UsersSlice } from './projection.js';
+
+export const usersModule = defineModule<'users', { readonly users: UsersSlice }, UsersView, UsersDraft, UserCommand, typeof userEvents>({
+  name: 'users',
+  // 2: identities and bans.
+  version: 2,
+  initial: () => ({ users: initialUsers() }),
+  events: userEvents,
+  commands: ['CreateUser', 'UpdateUser', 'DeleteUserIdentity', 'BlockUser', 'UnblockUser', 'BanUser', 'UnbanUser', 'DeleteUser', 'RecordUserActivity'],
+  decide,
+  evolve,
+});
