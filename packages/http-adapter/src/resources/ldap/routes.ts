@@ -28,7 +28,7 @@ export const ldapRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: addParams,
     find: groupOfRoute,
     command: ({ params }, group) => ({ type: 'AddLdapGroupLink', group_id: group.id, cn: params.cn ?? null, filter: params.filter ?? null, group_access: params.group_access, provider: params.provider ?? '' }),
-    present: (_done, { params }, group) =>
+    present: (_done, { params }) =>
       created(ldapGroupLinkEntity({ cn: params.cn ?? null, filter: params.cn ? null : (params.filter ?? null), group_access: params.group_access, provider: params.provider ?? '' })),
   }),
   commandRoute(deps, {
