@@ -180,6 +180,13 @@ const limitedWrites = (): readonly LimitedWrite[] => [
 ];
 
 describe('over-long fields in every encoding', () => {
+  beforeAll(async () => {
+    // The random requests above may have deleted the targets (a `DELETE /api/v4/projects/1` as root): fresh ones.
+    const group = await server.request('POST', '/api/v4/groups', { body: { name: 'Limits', path: 'limits-target-group' } });
+    const project = await server.request('POST', '/api/v4/projects', { body: { name: 'limits-target', namespace_id: group.body.id } });
+    const user = await server.request('POST', '/api/v4/users', { body: { name: 'Limits', username: 'limits-target-user', email: 'limits-target@example.com', password: 'password123' } });
+    ids = { user: user.body.id, group: group.body.id, project: project.body.id };
+  });
   it('are refused with a 400 beyond the model limit and never stored', async () => {
     const write = fc.constantFrom(...limitedWrites());
     let run = 0;
