@@ -7,16 +7,20 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { rawExchange } from '../support/raw-http.js';
+import { encodeFields, rawExchange, type FieldEncoding, type FieldValue } from '../support/raw-http.js';
+import { overLongStrings } from '../support/limits.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
+let ids: { user: number; group: number; project: number };
 
 beforeAll(async () => {
   server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
   // Known resources for the generator to aim at; then one request so that today's activity is recorded.
-  await server.request('POST', '/api/v4/groups', { body: { name: 'Fuzz', path: 'fuzz' } });
-  await server.request('POST', '/api/v4/projects', { body: { name: 'target', namespace_id: 2 } });
+  const group = await server.request('POST', '/api/v4/groups', { body: { name: 'Fuzz', path: 'fuzz' } });
+  const project = await server.request('POST', '/api/v4/projects', { body: { name: 'target', namespace_id: group.body.id } });
+  const user = await server.request('POST', '/api/v4/users', { body: { name: 'Fuzzer', username: 'fuzzer', email: 'fuzzer@example.com', password: 'password123' } });
+  ids = { user: user.body.id, group: group.body.id, project: project.body.id };
   await server.request('GET', '/api/v4/user');
 });
 afterAll(async () => {
@@ -107,6 +111,7 @@ describe('malformed requests', () => {
         const status = await send(verb, target, headers, verb === 'GET' || verb === 'HEAD' ? null : payload);
         expect(status).toBeLessThan(500);
         if (status >= 400) expect(server.app.position).toBe(before);
+        expect(overLongStrings(server.app.state)).toEqual([]);
       }),
       { numRuns: 300 },
     );
@@ -131,7 +136,77 @@ describe('requests on connections the client closes, large bodies sent slowly am
         const [reply] = exchange.replies;
         expect(reply!.status).toBeLessThan(500);
         if (reply!.status >= 400) expect(server.app.position).toBe(before);
+        expect(overLongStrings(server.app.state)).toEqual([]);
       }),
+      { numRuns: 120 },
+    );
+  });
+});
+
+/** The writes that store a limited field: the field, its limit, and the other fields a valid request needs. */
+interface LimitedWrite {
+  readonly method: 'POST' | 'PUT';
+  readonly path: () => string;
+  readonly field: string;
+  readonly limit: number;
+  /** Fresh for every run (`n`), so that a success never makes the next request a conflict. */
+  readonly rest: (n: number) => Readonly<Record<string, FieldValue>>;
+  /** An e-mail field: the long text becomes the local part of an address. */
+  readonly email?: boolean;
+}
+/** Built once the setup has made the resources the writes aim at. */
+const limitedWrites = (): readonly LimitedWrite[] => [
+  ...(['name', 'username', 'email', 'public_email'] as const).map((field): LimitedWrite => ({
+    method: 'POST',
+    path: () => '/api/v4/users',
+    field,
+    limit: 255,
+    rest: (n) => ({ name: 'N', username: `n${n}`, email: `n${n}@example.com`, password: 'password123' }),
+    email: field.endsWith('email'),
+  })),
+  ...(['name', 'username', 'email'] as const).map((field): LimitedWrite => ({ method: 'PUT', path: () => `/api/v4/users/${ids.user}`, field, limit: 255, rest: () => ({}), email: field === 'email' })),
+  ...(['name', 'path', 'description'] as const).map((field): LimitedWrite => ({ method: 'POST', path: () => '/api/v4/groups', field, limit: 255, rest: (n) => ({ name: 'G', path: `g-fuzz-${n}` }) })),
+  ...(['name', 'path', 'description'] as const).map((field): LimitedWrite => ({ method: 'PUT', path: () => `/api/v4/groups/${ids.group}`, field, limit: 255, rest: () => ({}) })),
+  ...(['name', 'path', 'description'] as const).map((field): LimitedWrite => ({
+    method: 'POST',
+    path: () => '/api/v4/projects',
+    field,
+    limit: field === 'description' ? 2000 : 255,
+    rest: (n) => ({ name: `p${n}`, namespace_id: ids.group }),
+  })),
+  ...(['name', 'description'] as const).map((field): LimitedWrite => ({ method: 'PUT', path: () => `/api/v4/projects/${ids.project}`, field, limit: field === 'description' ? 2000 : 255, rest: () => ({}) })),
+  { method: 'POST', path: () => `/api/v4/users/${ids.user}/personal_access_tokens`, field: 'name', limit: 255, rest: () => ({ scopes: ['api'] }) },
+  { method: 'POST', path: () => `/api/v4/groups/${ids.group}/access_tokens`, field: 'name', limit: 255, rest: () => ({ scopes: ['api'] }) },
+];
+
+describe('over-long fields in every encoding', () => {
+  beforeAll(async () => {
+    // The random requests above may have deleted the targets (a `DELETE /api/v4/projects/1` as root): fresh ones.
+    const group = await server.request('POST', '/api/v4/groups', { body: { name: 'Limits', path: 'limits-target-group' } });
+    const project = await server.request('POST', '/api/v4/projects', { body: { name: 'limits-target', namespace_id: group.body.id } });
+    const user = await server.request('POST', '/api/v4/users', { body: { name: 'Limits', username: 'limits-target-user', email: 'limits-target@example.com', password: 'password123' } });
+    ids = { user: user.body.id, group: group.body.id, project: project.body.id };
+  });
+  it('are refused with a 400 beyond the model limit and never stored', async () => {
+    const write = fc.constantFrom(...limitedWrites());
+    let run = 0;
+    const lengthAround = (limit: number) => fc.constantFrom(limit - 1, limit, limit + 1, 4_096, 100_000, 1_000_000);
+    await fc.assert(
+      fc.asyncProperty(
+        write.chain((w) => fc.tuple(fc.constant(w), lengthAround(w.limit), fc.constantFrom('x', 'é', '😀'), fc.constantFrom<FieldEncoding>('json', 'form', 'multipart'))),
+        async ([w, length, char, encoding]) => {
+          run += 1;
+          const text = w.email ? `${'x'.repeat(Math.max(1, length - 12))}@example.com` : char.repeat(length);
+          const { body, contentType } = encodeFields({ ...w.rest(run), [w.field]: text }, encoding);
+          const before = server.app.position;
+          const status = await send(w.method, w.path(), { 'PRIVATE-TOKEN': server.rootToken, 'Content-Type': contentType }, sized(body, `${w.field} of ${length} × ${char} as ${encoding}`));
+          expect(status).toBeLessThan(500);
+          // Beyond the body limit (10 MiB: a million emoji %-escaped) the 413 comes first.
+          if (length > w.limit) expect(status).toBe(body.length > 10 * 1024 * 1024 ? 413 : 400);
+          if (status >= 400) expect(server.app.position).toBe(before);
+          expect(overLongStrings(server.app.state)).toEqual([]);
+        },
+      ),
       { numRuns: 120 },
     );
   });

@@ -440,7 +440,7 @@ describe('authentication', () => {
     const expected = (scopes: readonly string[], isAdmin: boolean, sudo: string | null, kind: (typeof KINDS)[number]): { status: number; scope?: string; userId?: number } => {
       const read = kind.method === 'GET' || kind.method === 'HEAD';
       const fits = scopes.includes('api') || (read && scopes.includes('read_api')) || kind.extra.some((s) => scopes.includes(s));
-      if (!fits) return { status: 403, scope: ['api', 'read_api', ...kind.extra].join(' ') };
+      if (!fits) return { status: 403, scope: [...kind.extra, 'api', 'read_api'].join(' ') };
       if (sudo !== null) {
         if (!isAdmin) return { status: 403 };
         if (!scopes.includes('sudo')) return { status: 403, scope: 'sudo' };

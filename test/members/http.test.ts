@@ -136,8 +136,10 @@ describe('members over HTTP', () => {
     expect(shared.status).toBe(201);
     expect(shared.body.shared_with_groups).toEqual([{ group_id: other.id, group_name: 'Other', group_full_path: 'other', group_access_level: 20, expires_at: '2026-04-01' }]);
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/share`, { body: { group_id: other.id, group_access: 20 } })).toMatchObject({ status: 409 });
-    const all = await server.request('GET', `/api/v4/groups/${parent.id}/members/all/${carol.id}`, as(alice));
-    expect(all.body).toMatchObject({ id: carol.id, access_level: 50 });
+    // Shown at the share's level (carol owns Other, shared at Reporter), and only to viewers who can see Other.
+    const all = await server.request('GET', `/api/v4/groups/${parent.id}/members/all/${carol.id}`);
+    expect(all.body).toMatchObject({ id: carol.id, access_level: 20 });
+    expect(await server.request('GET', `/api/v4/groups/${parent.id}/members/all/${carol.id}`, as(alice))).toMatchObject({ status: 404 });
     // carol (owner of Other) reaches Parent as a Reporter: she reads it, but cannot manage its members.
     expect(await server.request('GET', `/api/v4/groups/${parent.id}/members`, as(carol))).toMatchObject({ status: 200 });
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/members`, { ...as(carol), body: { user_id: dave.id, access_level: 10 } })).toMatchObject({ status: 403 });

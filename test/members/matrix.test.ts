@@ -122,7 +122,16 @@ const cases = (): RouteCase[] => {
     { name: 'POST /groups/:id/members/approve_all', prepare: async () => ({ method: 'POST', path: `${g()}/members/approve_all` }), expected: row(401, 404, 400, 400, 400, 400, 204, 204) },
     { name: 'POST /groups/:id/members/:user_id/override (no LDAP link)', prepare: async () => ({ method: 'POST', path: `${g()}/members/${people.guest!.id}/override` }), expected: row(401, 404, 403, 403, 403, 403, 403, 403) },
     { name: 'DELETE /groups/:id/members/:user_id/override (no LDAP link)', prepare: async () => ({ method: 'DELETE', path: `${g()}/members/${people.guest!.id}/override` }), expected: row(401, 404, 403, 403, 403, 403, 403, 403) },
-    { name: 'GET /groups/:id/ldap_group_links', prepare: async () => ({ method: 'GET', path: `${g()}/ldap_group_links` }), expected: row(401, 404, 403, 403, 403, 403, 200, 200) },
+    {
+      // With a link: a group without any answers 404 "No linked LDAP groups found" (see the LDAP tests).
+      name: 'GET /groups/:id/ldap_group_links',
+      prepare: async () => {
+        const cn = fresh();
+        await rootReq('POST', `${g()}/ldap_group_links`, { cn, group_access: 10, provider: 'ldapmain' });
+        return { method: 'GET', path: `${g()}/ldap_group_links`, cleanup: async () => void (await rootReq('DELETE', `${g()}/ldap_group_links/ldapmain/${cn}`)) };
+      },
+      expected: row(401, 404, 403, 403, 403, 403, 200, 200),
+    },
     {
       name: 'POST /groups/:id/ldap_group_links',
       prepare: async () => {

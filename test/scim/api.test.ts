@@ -467,3 +467,26 @@ describe('members responses: group_saml_identity', () => {
     expect('group_saml_identity' in (await server.request('GET', `/api/v4/groups/${group.id}/members/${userId}`)).body).toBe(false);
   });
 });
+
+describe('SCIM while the group SAML provider is disabled', () => {
+  it('works only when SSO is enabled: identities are not there, provisioning is refused, nothing changes', async () => {
+    const group = await setupScimGroup(server, 'ssooff');
+    const scim = scimClient(group);
+    expect((await scim('POST', '/Users', { body: user('off-1', 'offy', 'offy@example.com') })).status).toBe(201);
+    await server.request('PUT', `/api/v4/groups/${group.id}/saml_provider`, { body: { enabled: false } });
+    const before = server.app.position;
+    const get = await scim('GET', '/Users/off-1');
+    expectScimError(get, 404);
+    expect(get.body.detail).toBe('Resource off-1 not found');
+    expectScimError(await scim('PATCH', '/Users/off-1', { body: { Operations: [{ op: 'replace', path: 'active', value: false }] } }), 404);
+    expectScimError(await scim('PUT', '/Users/off-1', { body: user('off-1', 'offy', 'offy@example.com') }), 404);
+    expectScimError(await scim('DELETE', '/Users/off-1'), 404);
+    const post = await scim('POST', '/Users', { body: user('off-2', 'offo', 'offo@example.com') });
+    expectScimError(post, 412);
+    expect(post.body.detail).toBe('SAML single sign-on is not enabled for this group');
+    expect(server.app.position).toBe(before);
+    // Enabled again, the identity is back as it was.
+    await server.request('PUT', `/api/v4/groups/${group.id}/saml_provider`, { body: { enabled: true } });
+    expect(await scim('GET', '/Users/off-1')).toMatchObject({ status: 200, body: { id: 'off-1', active: true } });
+  });
+});

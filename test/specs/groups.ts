@@ -68,5 +68,34 @@ export const groupSpecs: Record<string, Spec> = {
   },
   'only owners delete a group': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 40)], as: 2, when: { type: 'DeleteGroup', id: 3 }, error: forbidden() },
   'deleting an unknown group': { given: [alice], as: 1, when: { type: 'DeleteGroup', id: 3 }, error: notFound('Group') },
+  // Groups::TransferService
+  'an owner moves a group under another group they maintain': {
+    given: [alice, team, owner, groupCreated(4, 'other', { by: 1 }), memberAdded(2, { group: 4 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'TransferGroup', id: 4, parent_id: 3 },
+    then: [{ type: 'GroupTransferred', data: { id: 4, from_parent_id: null, parent_id: 3, at: AT } }],
+  },
+  'a transfer lowers what moves under a less visible parent': {
+    given: [alice, team, owner, groupCreated(4, 'open', { by: 1, visibility: 'public' }), memberAdded(2, { group: 4 }, 1, 50, { by: 1 }), projectCreated(1, 'p', 4, { visibility: 'internal' })],
+    as: 1,
+    when: { type: 'TransferGroup', id: 4, parent_id: 3 },
+    then: [
+      { type: 'GroupTransferred', data: { id: 4, from_parent_id: null, parent_id: 3, at: AT } },
+      { type: 'GroupUpdated', data: { id: 4, visibility: 'private', updated_at: AT } },
+      { type: 'ProjectUpdated', data: { id: 1, visibility: 'private', updated_at: AT } },
+    ],
+  },
+  'a top-level group is already a root group': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'TransferGroup', id: 3, parent_id: null },
+    error: { _tag: 'BadRequest', message: 'Transfer failed: Group is already a root group.' },
+  },
+  'only an owner transfers a group': {
+    given: [alice, bob, team, owner, groupCreated(4, 'other', { by: 2 }), memberAdded(2, { group: 4 }, 2, 50, { by: 2 })],
+    as: 2,
+    when: { type: 'TransferGroup', id: 4, parent_id: 3 },
+    error: { _tag: 'BadRequest', message: "Transfer failed: You don't have enough permissions." },
+  },
 };
 

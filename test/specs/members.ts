@@ -223,4 +223,34 @@ export const memberSpecs: Record<string, Spec> = {
       { type: 'GroupLinkExpired', data: { id: 1, source_type: 'Namespace', source_id: 6, group_id: 4, expires_at: '2025-12-30', at: AT } },
     ],
   },
+  // Access requests (lib/api/access_requests.rb)
+  'a user who can read a group asks for access': {
+    given: [alice, bob, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner],
+    as: 2,
+    when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 },
+    then: [{ type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+  },
+  'a member does not ask for access': { given: [...base, memberAdded(2, { group: 4 }, 2, 30)], as: 2, when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 }, error: forbidden() },
+  'an owner approves a request: it becomes a Developer membership': {
+    given: [...base, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'ApproveAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 2 },
+    then: [
+      { type: 'AccessRequestApproved', data: { source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30, at: AT } },
+      memberAdded(2, { group: 4 }, 2, 30, { by: 1 }) as ForgefoldEvent,
+    ],
+  },
+  'approving a request that is not there': { given: base, as: 1, when: { type: 'ApproveAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 2 }, error: RECORD_NOT_FOUND },
+  'the requester withdraws a request': {
+    given: [...base, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+    as: 2,
+    when: { type: 'DenyAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 2 },
+    then: [{ type: 'AccessRequestDenied', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT, reason: 'withdrawn' } }],
+  },
+  'only administrators of the source deny another user’s request': {
+    given: [...base, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+    as: 3,
+    when: { type: 'DenyAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 2 },
+    error: forbidden(),
+  },
 };

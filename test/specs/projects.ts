@@ -65,4 +65,23 @@ export const projectSpecs: Record<string, Spec> = {
   },
   'maintainers do not delete a project (owners do)': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)], as: 2, when: { type: 'DeleteProject', id: 1 }, error: forbidden() },
   'deleting an unknown project': { given: [alice], as: 2, when: { type: 'DeleteProject', id: 1 }, error: notFound('Project') },
+  // Projects::TransferService
+  'an owner moves a project to a group they may create projects in': {
+    given: [root, alice, team, memberAdded(1, { group: 4 }, 2, 50), groupCreated(5, 'other'), memberAdded(2, { group: 5 }, 2, 30), projectCreated(1, 'p', 4)],
+    as: 2,
+    when: { type: 'TransferProject', id: 1, namespace_id: 5 },
+    then: [{ type: 'ProjectTransferred', data: { id: 1, from_namespace_id: 4, namespace_id: 5, namespace_kind: 'group', at: AT } }],
+  },
+  'only the project’s owner transfers it': {
+    given: [root, alice, team, memberAdded(1, { group: 4 }, 2, 40), groupCreated(5, 'other'), memberAdded(2, { group: 5 }, 2, 50), projectCreated(1, 'p', 4)],
+    as: 2,
+    when: { type: 'TransferProject', id: 1, namespace_id: 5 },
+    error: forbidden(),
+  },
+  'a namespace that is not there': {
+    given: [root, team, projectCreated(1, 'p', 4)],
+    as: 1,
+    when: { type: 'TransferProject', id: 1, namespace_id: 77 },
+    error: notFound('Namespace'),
+  },
 };

@@ -1,5 +1,5 @@
 /** Decider specs of the users module. */
-import { forbidden, notFound, unauthorized, conflict } from '@forgefold/core';
+import { forbidden, forbiddenMessage, notFound, unauthorized, conflict, validation } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const root = userCreated(1, 'root', { admin: true });
@@ -76,4 +76,42 @@ export const userSpecs: Record<string, Spec> = {
   },
   'every command runs as an existing user': { given: [root], as: 7, when: { type: 'RecordUserActivity', id: 1 }, error: unauthorized },
   'a blocked user cannot act': { given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }], as: 2, when: { type: 'RecordUserActivity', id: 2 }, error: forbidden('Your account has been blocked.') },
+  // Identities (Users::UpdateService#assign_identity) and bans (Users::BanService, UnbanService).
+  'an administrator gives an account an identity': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, identity: { provider: 'ldapmain', extern_uid: 'uid=alice' } },
+    then: [
+      { type: 'UserUpdated', data: { id: 2, updated_at: AT } },
+      { type: 'UserIdentitySet', data: { id: 2, provider: 'ldapmain', extern_uid: 'uid=alice', at: AT } },
+    ],
+  },
+  'an extern_uid another account holds is taken': {
+    given: [root, alice, userCreated(3, 'bob'), { type: 'UserIdentitySet', data: { id: 3, provider: 'ldapmain', extern_uid: 'uid=x', at: AT } }],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, identity: { provider: 'ldapmain', extern_uid: 'UID=X' } },
+    error: validation({ extern_uid: ['has already been taken'] }),
+  },
+  'an administrator deletes an identity': {
+    given: [root, alice, { type: 'UserIdentitySet', data: { id: 2, provider: 'ldapmain', extern_uid: 'uid=alice', at: AT } }],
+    as: 1,
+    when: { type: 'DeleteUserIdentity', id: 2, provider: 'ldapmain' },
+    then: [{ type: 'UserIdentityRemoved', data: { id: 2, provider: 'ldapmain', at: AT } }],
+  },
+  'deleting an identity the account lacks': { given: [root, alice], as: 1, when: { type: 'DeleteUserIdentity', id: 2, provider: 'ldapmain' }, error: notFound('Identity') },
+  'an administrator bans an active account': { given: [root, alice], as: 1, when: { type: 'BanUser', id: 2 }, then: [{ type: 'UserBanned', data: { id: 2, at: AT } }] },
+  'only active accounts are banned': {
+    given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'BanUser', id: 2 },
+    error: forbiddenMessage('You cannot ban blocked users.'),
+  },
+  'an administrator unbans a banned account': {
+    given: [root, alice, { type: 'UserBanned', data: { id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'UnbanUser', id: 2 },
+    then: [{ type: 'UserUnbanned', data: { id: 2, at: AT } }],
+  },
+  'only banned accounts are unbanned': { given: [root, alice], as: 1, when: { type: 'UnbanUser', id: 2 }, error: forbiddenMessage('You cannot unban active users.') },
+  'only administrators ban': { given: [root, alice, userCreated(3, 'bob')], as: 2, when: { type: 'BanUser', id: 3 }, error: forbidden() },
 };

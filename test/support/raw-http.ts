@@ -109,3 +109,16 @@ export function rawExchange(baseUrl: string, method: string, head: string, body:
     });
   });
 }
+
+export type FieldEncoding = 'json' | 'form' | 'multipart';
+export type FieldValue = string | number | readonly string[];
+
+/** A flat set of fields (arrays as `k[]` in forms) as a request body in one of the encodings clients use, with its Content-Type. */
+export function encodeFields(fields: Readonly<Record<string, FieldValue>>, encoding: FieldEncoding): { body: Buffer; contentType: string } {
+  if (encoding === 'json') return { body: Buffer.from(JSON.stringify(fields)), contentType: 'application/json' };
+  const pairs = Object.entries(fields).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((item): [string, string] => [`${k}[]`, item]) : [[k, String(v)]]));
+  if (encoding === 'form') return { body: Buffer.from(new URLSearchParams(pairs).toString()), contentType: 'application/x-www-form-urlencoded' };
+  const boundary = 'forgefold-fuzz-boundary';
+  const parts = pairs.map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  return { body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`), contentType: `multipart/form-data; boundary=${boundary}` };
+}

@@ -6,8 +6,8 @@
 export type DomainError =
   /** A resource is missing. `resource` picks the platform's text, e.g. "Group" → "404 Group Not Found". */
   | { readonly _tag: 'NotFound'; readonly resource?: string; readonly message?: string }
-  /** The actor may not do this. `reason` becomes "403 Forbidden - <reason>". */
-  | { readonly _tag: 'Forbidden'; readonly reason?: string }
+  /** The actor may not do this. `reason` becomes "403 Forbidden - <reason>"; `message` is rendered as it is. */
+  | { readonly _tag: 'Forbidden'; readonly reason?: string; readonly message?: string }
   | { readonly _tag: 'Unauthorized' }
   /** A conflicting resource already exists ("Member already exists"). */
   | { readonly _tag: 'Conflict'; readonly message: string }
@@ -21,6 +21,11 @@ export type DomainError =
 
 export const notFound = (resource?: string, message?: string): DomainError => ({ _tag: 'NotFound', resource, message });
 export const forbidden = (reason?: string): DomainError => ({ _tag: 'Forbidden', reason });
+/** A 403 whose text is the service's own message (`render_api_error!(message, 403)`). */
+export const methodNotAllowed = (message?: string): DomainError => ({ _tag: 'MethodNotAllowed', message });
+
+/** A 403 whose text is the service's own message (`render_api_error!(message, 403)`). */
+export const forbiddenMessage = (message: string): DomainError => ({ _tag: 'Forbidden', message });
 export const unauthorized: DomainError = { _tag: 'Unauthorized' };
 export const conflict = (message: string): DomainError => ({ _tag: 'Conflict', message });
 export const validation = (errors: Record<string, readonly string[]>): DomainError => ({ _tag: 'Validation', errors });

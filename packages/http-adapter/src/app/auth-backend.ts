@@ -5,6 +5,8 @@ import { tokenDigest } from './secrets.js';
 
 const REJECTION: Record<string, string> = {
   blocked: 'Your account has been blocked.',
+  // The platform's `blocked?` holds for banned users: the same rejection.
+  banned: 'Your account has been blocked.',
   deactivated: 'Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account.',
 };
 

@@ -28,6 +28,8 @@ interface RouteBase<P> {
   readonly auth?: AuthMode;
   readonly admin?: boolean;
   readonly scopes?: readonly string[];
+  /** Scopes accepted on GET/HEAD only, listed in every insufficient_scope answer (see `RouteDef.readScopes`). */
+  readonly readScopes?: readonly string[];
   /** Grape `before`: after authentication, before parameter validation. */
   readonly before?: RouteDef['before'];
 }
@@ -104,6 +106,7 @@ const routeOptions = <P>(spec: RouteBase<P>) => ({
   ...(spec.auth ? { auth: spec.auth } : {}),
   ...(spec.admin ? { admin: spec.admin } : {}),
   ...(spec.scopes ? { scopes: spec.scopes } : {}),
+  ...(spec.readScopes ? { readScopes: spec.readScopes } : {}),
   ...(spec.before ? { before: spec.before } : {}),
 });
 

@@ -69,6 +69,8 @@ export interface RouteAuth {
   readonly auth: AuthMode;
   /** Extra scopes this route accepts besides `api` (always) and `read_api` (GET/HEAD only), e.g. `read_user`. */
   readonly scopes?: readonly string[];
+  /** Scopes the route's endpoint class accepts on GET/HEAD only; listed in the error whatever the method. */
+  readonly readScopes?: readonly string[];
   /** `authenticated_as_admin!`: 401 when anonymous, 403 "403 Forbidden" when not an administrator. */
   readonly admin?: boolean;
 }
@@ -144,14 +146,20 @@ export function sudoIdentifier(headers: IncomingHttpHeaders, params: RawParams):
   return h === undefined ? null : h;
 }
 
-/** Scopes accepted by a route: `api`, `read_api` (conditional on GET/HEAD, still listed), then the route's own. */
+/**
+ * Scopes listed in an insufficient_scope answer, as `scopes_registered_for_endpoint` concatenates them: the
+ * endpoint class's own registrations first (conditional ones too), then `API::API`'s `api` and `read_api` (the
+ * latter conditional on GET/HEAD, still listed).
+ */
 export function routeScopes(extra: readonly string[] = []): string[] {
-  return [...new Set(['api', 'read_api', ...extra])];
+  return [...new Set([...extra, 'api', 'read_api'])];
 }
 
-function scopeSufficient(tokenScopes: readonly string[], method: string, extra: readonly string[]): boolean {
+const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
+
+function scopeSufficient(tokenScopes: readonly string[], method: string, extra: readonly string[], readOnly: readonly string[]): boolean {
   if (tokenScopes.includes('api')) return true;
-  if (tokenScopes.includes('read_api') && (method === 'GET' || method === 'HEAD')) return true;
+  if (isRead(method) && (tokenScopes.includes('read_api') || readOnly.some((s) => tokenScopes.includes(s)))) return true;
   return extra.some((s) => tokenScopes.includes(s));
 }
 
@@ -216,7 +224,8 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
 
   if (success && success.tokenKind !== 'session' && success.tokenKind !== 'scim') {
     const extra = input.route.scopes ?? [];
-    if (!scopeSufficient(success.scopes, input.method, extra)) throw insufficientScopeError(routeScopes(extra));
+    const readOnly = input.route.readScopes ?? [];
+    if (!scopeSufficient(success.scopes, input.method, extra, readOnly)) throw insufficientScopeError(routeScopes([...extra, ...readOnly]));
   }
 
   const sudoId = sudoIdentifier(input.headers, input.params);

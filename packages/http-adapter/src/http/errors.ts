@@ -76,7 +76,7 @@ export function domainErrorResponse(err: DomainError): ErrorResponse {
         body: { message: err.message ?? (err.resource ? `404 ${err.resource} Not Found` : '404 Not Found') },
       };
     case 'Forbidden':
-      return { status: 403, body: { message: err.reason ? `403 Forbidden - ${err.reason}` : '403 Forbidden' } };
+      return { status: 403, body: { message: err.message ?? (err.reason ? `403 Forbidden - ${err.reason}` : '403 Forbidden') } };
     case 'Unauthorized':
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'Conflict':

@@ -71,6 +71,11 @@ export interface RouteDef<P = unknown> {
   readonly auth?: AuthMode;
   /** Extra token scopes accepted besides api/read_api, e.g. ['read_user']. */
   readonly scopes?: readonly string[];
+  /**
+   * Scopes the route's endpoint class registers for reads only (`allow_access_with_scope :read_user, if: get?`):
+   * accepted on GET/HEAD, and listed first in every insufficient_scope answer of the class, writes included.
+   */
+  readonly readScopes?: readonly string[];
   /** `authenticated_as_admin!` before validation. */
   readonly admin?: boolean;
   /**

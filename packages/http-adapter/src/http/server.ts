@@ -505,7 +505,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       headers: x.req.headers,
       params: raw,
       requestId: x.requestId,
-      route: { auth: authModeOf(route), scopes: route.def.scopes, admin: route.def.admin },
+      route: { auth: authModeOf(route), scopes: route.def.scopes, readScopes: route.def.readScopes, admin: route.def.admin },
     });
     x.userId = auth.principal?.userId ?? null;
     x.sudoFromId = auth.actor.sudoFromId ?? null;

@@ -281,7 +281,7 @@ export interface ParamDecl<N extends string = string, Out = unknown> {
   readonly __out?: Out;
 }
 
-export type GroupRuleKind = 'mutually_exclusive' | 'at_least_one_of' | 'exactly_one_of';
+export type GroupRuleKind = 'mutually_exclusive' | 'at_least_one_of' | 'exactly_one_of' | 'all_or_none_of';
 export interface GroupRule {
   readonly kind: 'rule';
   readonly rule: GroupRuleKind;
@@ -344,6 +344,7 @@ export function optional<N extends string, A>(
 export const mutuallyExclusive = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'mutually_exclusive', names });
 export const atLeastOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'at_least_one_of', names });
 export const exactlyOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'exactly_one_of', names });
+export const allOrNoneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'all_or_none_of', names });
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 export type ParamsOf<D extends readonly Decl[]> = Simplify<{
@@ -399,6 +400,9 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
         case 'exactly_one_of':
           if (present.length === 0) errors.push(ruleFailure(c, d.names, 'are missing, exactly one parameter must be provided', src));
           else if (present.length > 1) errors.push(ruleFailure(c, present, 'are mutually exclusive', src));
+          break;
+        case 'all_or_none_of':
+          if (present.length !== 0 && present.length !== d.names.length) errors.push(ruleFailure(c, d.names, 'provide all or none of parameters', src));
           break;
       }
       continue;

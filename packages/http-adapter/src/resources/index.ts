@@ -17,6 +17,7 @@ import { invitationRoutes } from './invitations/routes.js';
 import { shareRoutes } from './shares/routes.js';
 import { ldapRoutes } from './ldap/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { accessRequestRoutes } from './access-requests/routes.js';
 import { samlRoutes } from './saml/routes.js';
 import { scimMount } from './scim/routes.js';
 import { uploadMounts } from './uploads/routes.js';
@@ -40,6 +41,7 @@ export const apiResources: readonly ApiResource[] = [
   pendingMemberRoutes,
   memberRoutes,
   invitationRoutes,
+  accessRequestRoutes,
   shareRoutes,
   ldapRoutes,
   auditRoutes,

@@ -29,6 +29,8 @@ export const GROUP_ABILITIES = {
   admin_group_member: AccessLevel.OWNER,
   /** Group access tokens (`admin_resource_access_tokens` on a group). */
   admin_resource_access_tokens: AccessLevel.OWNER,
+  /** Where projects may be moved to (`transfer_projects`; as `create_projects`). */
+  transfer_projects: AccessLevel.DEVELOPER,
   admin_group_saml: AccessLevel.OWNER,
   read_group_saml_identity: AccessLevel.OWNER,
 } as const;
@@ -40,6 +42,8 @@ export const PROJECT_ABILITIES = {
   /** Project access tokens (`admin_resource_access_tokens` on a project). */
   admin_resource_access_tokens: AccessLevel.MAINTAINER,
   remove_project: AccessLevel.OWNER,
+  /** `PUT /projects/:id/transfer` (`change_namespace`): the project's owner. */
+  change_namespace: AccessLevel.OWNER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;

@@ -1,5 +1,6 @@
 /** Group events other modules emit in their cascades (a deleted user takes the groups they alone own along). */
-import { removeLinksOfSources, removeMembershipsOfSources } from '../members/builders.js';
+import { endAccessRequests, removeLinksOfSources, removeMembershipsOfSources } from '../members/builders.js';
+import { accessRequestsOf } from '../members/queries.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { deleteProjectEvents } from '../projects/builders.js';
@@ -18,6 +19,7 @@ export const deleteGroupEvents = (state: MembershipView, group: Group, at: strin
     // Shares end before the memberships they lend, so the audit trail shows every access going away.
     events.push(...removeLinksOfSources(state, [{ type: 'Namespace', id: doomed.id }], at, seenLinks));
     events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
+    events.push(...endAccessRequests(accessRequestsOf(state, 'Namespace', doomed.id), at, 'source_deleted'));
     events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
   }
   return events;

@@ -9,6 +9,8 @@ export type GroupCommand =
       readonly visibility?: Visibility;
       readonly description?: string;
       readonly request_access_enabled?: boolean;
+      /** EE: no new members may be added to the projects of this group. */
+      readonly membership_lock?: boolean;
     }
   | {
       readonly type: 'UpdateGroup';
@@ -19,6 +21,9 @@ export type GroupCommand =
       readonly description?: string;
       readonly request_access_enabled?: boolean;
       readonly new_user_signups_cap?: number | null;
+      readonly membership_lock?: boolean;
     }
+  /** `POST /groups/:id/transfer`: under another group (`parent_id`), or to the top (null). */
+  | { readonly type: 'TransferGroup'; readonly id: number; readonly parent_id: number | null }
   /** Deletes the group with its subgroups, projects and memberships. */
   | { readonly type: 'DeleteGroup'; readonly id: number };

@@ -4,19 +4,22 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup } from '../access/abilities.js';
-import { memberAdded } from '../members/builders.js';
+import { authorizeGroup, canOnGroup } from '../access/abilities.js';
+import { memberAccessLevelChanged, memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import type { ProjectEvent } from '../projects/events.js';
+import { projectVisibilityLowered } from '../projects/builders.js';
+import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.js';
+import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { Errors, isNamespacePath } from '../shared/validation.js';
-import { findUserByUsername } from '../users/queries.js';
+import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { findUser, findUserByUsername } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
 import type { Group } from './projection.js';
-import { findGroup, findGroupByFullPath } from './queries.js';
+import { findGroup, findGroupByFullPath, findTopLevelNamespaceByPath, selfAndDescendants } from './queries.js';
 
 /** What group decisions read. */
 export type GroupsView = MembershipView & { readonly sequences: Sequences };
@@ -33,13 +36,16 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
 /** Path, name and visibility rules shared by create and update; messages as the platform's Group model. */
 const validateGroup = (
   state: GroupsView,
-  fields: { name?: string; path?: string; visibility?: Visibility },
+  fields: { name?: string; path?: string; visibility?: Visibility; description?: string },
   parent: Group | null,
   self: Group | null,
 ): E.Either<DomainError, void> => {
   const errors = new Errors();
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  // Namespace: name and path at most 255 characters, description at most 255 (checked in the model's order).
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  errors.maxLength('description', fields.description, MAX_NAME);
   if (fields.path !== undefined) {
+    errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
     else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
     else {
@@ -80,6 +86,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
               visibility: command.visibility ?? 'private',
               description: command.description ?? '',
               request_access_enabled: command.request_access_enabled ?? true,
+              ...(command.membership_lock ? { membership_lock: true } : {}),
               created_at: at,
               created_by_id: actor.userId,
             },
@@ -105,6 +112,11 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
           return [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
         }),
       );
+    case 'TransferGroup':
+      return pipe(
+        requireGroup(state, command.id),
+        E.chain((group) => transferGroupEvents(state, actor.userId, group, command.parent_id, at)),
+      );
     case 'DeleteGroup':
       return pipe(
         requireGroup(state, command.id),
@@ -112,6 +124,47 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
         E.map((group) => deleteGroupEvents(state, group, at)),
       );
   }
+};
+
+/** Groups::TransferService's refusals, rendered "Transfer failed: <text>" (400). */
+const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Transfer failed: ${text}` });
+
+/**
+ * Groups::TransferService: checks in the service's order, then the move, the visibility of everything below
+ * lowered to the new parent's, and an owner for a group promoted to the top without one.
+ */
+const transferGroupEvents = (state: GroupsView, actorId: number | null, group: Group, parentId: number | null, at: string): E.Either<DomainError, Emitted[]> => {
+  const parent = parentId === null ? null : findGroup(state.groups, parentId);
+  if (parentId !== null && !parent) return E.left(notFound('Group'));
+  if (parent === null && group.parent_id === null) return E.left(transferFailed('Group is already a root group.'));
+  if (parent && parent.id === group.parent_id) return E.left(transferFailed('Group is already associated to the parent group.'));
+  const mayAdmin = actorId === null || canOnGroup(state, actorId, 'admin_group', group);
+  // Subgroups need `create_subgroup` on the new parent; a new top-level group, the right to create groups.
+  const mayCreate = actorId === null || (parent ? canOnGroup(state, actorId, 'create_subgroup', parent) : findUser(state.users, actorId)?.bot === null);
+  if (!mayAdmin || !mayCreate) return E.left(transferFailed("You don't have enough permissions."));
+  const takenAt = parent ? findGroupByFullPath(state.groups, `${parent.full_path}/${group.path}`) ?? findProjectByFullPath(state.projects, `${parent.full_path}/${group.path}`) : findTopLevelNamespaceByPath(state.groups, group.path) ?? findUserByUsername(state.users, group.path);
+  if (takenAt) return E.left(transferFailed('The parent group already has a subgroup or a project with the same path.'));
+  if (parent && selfAndDescendants(state.groups, group).some((g) => g.id === parent.id)) return E.left(transferFailed('Cannot transfer group to one of its subgroup.'));
+  const events: Emitted[] = [{ type: 'GroupTransferred', data: { id: group.id, from_parent_id: group.parent_id, parent_id: parent?.id ?? null, at } }];
+  if (parent) {
+    // `update_visibility`: nothing below may be more visible than its new parent.
+    const ceiling = visibilityRank(parent.visibility);
+    for (const g of selfAndDescendants(state.groups, group)) {
+      if (visibilityRank(g.visibility) > ceiling) events.push({ type: 'GroupUpdated', data: { id: g.id, visibility: parent.visibility, updated_at: at } });
+      for (const project of projectsInNamespace(state.projects, g.id)) {
+        if (visibilityRank(project.visibility) > ceiling) events.push(projectVisibilityLowered(project.id, parent.visibility, at));
+      }
+    }
+  } else if (actorId !== null && ![...membersOfSource(state.members, 'Namespace', group.id)].some((m) => m.access_level === AccessLevel.OWNER && m.state === 'active' && m.user_id !== null)) {
+    // `ensure_ownership`: a new top-level group keeps an owner.
+    const own = directMembership(state.members, 'Namespace', group.id, actorId);
+    events.push(
+      own
+        ? memberAccessLevelChanged(own, AccessLevel.OWNER, at, 'group_transferred')
+        : memberAdded(state, { source_type: 'Namespace', source_id: group.id, user_id: actorId, access_level: AccessLevel.OWNER, at, created_by_id: actorId }),
+    );
+  }
+  return E.right(events);
 };
 
 /** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */

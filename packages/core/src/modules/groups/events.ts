@@ -8,17 +8,21 @@ export const groupEvents = defineEvents({
   GroupCreated: {
     version: 1,
     stream,
-    codec: t.type({
-      id: t.number,
-      name: t.string,
-      path: t.string,
-      parent_id: nullable(t.number),
-      visibility,
-      description: t.string,
-      request_access_enabled: t.boolean,
-      created_at: t.string,
-      created_by_id: nullable(t.number),
-    }),
+    codec: t.intersection([
+      t.type({
+        id: t.number,
+        name: t.string,
+        path: t.string,
+        parent_id: nullable(t.number),
+        visibility,
+        description: t.string,
+        request_access_enabled: t.boolean,
+        created_at: t.string,
+        created_by_id: nullable(t.number),
+      }),
+      // Optional, so that events recorded before the field existed still decode (absent means false).
+      t.partial({ membership_lock: t.boolean }),
+    ]),
   },
   GroupUpdated: {
     version: 1,
@@ -32,9 +36,12 @@ export const groupEvents = defineEvents({
         description: t.string,
         request_access_enabled: t.boolean,
         new_user_signups_cap: nullable(t.number),
+        membership_lock: t.boolean,
       }),
     ]),
   },
+  /** The group, with everything below it, moved under another parent (null: to the top). */
+  GroupTransferred: { version: 1, stream, codec: t.type({ id: t.number, from_parent_id: nullable(t.number), parent_id: nullable(t.number), at: t.string }) },
   GroupDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
 });
 

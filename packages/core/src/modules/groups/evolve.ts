@@ -33,7 +33,7 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
       const parent = data.parent_id === null ? undefined : tableGet(groups.byId, data.parent_id);
       const full_path = parent ? `${parent.full_path}/${data.path}` : data.path;
       const full_name = parent ? `${parent.full_name} / ${data.name}` : data.name;
-      tableSet(groups.byId, data.id, { ...data, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
+      tableSet(groups.byId, data.id, { ...data, membership_lock: data.membership_lock ?? false, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
       tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
       parent?.children.push(data.id);
       groups.count += 1;
@@ -45,6 +45,18 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
       if (!group) return;
       Object.assign(group, event.data);
       if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
+      return;
+    }
+    case 'GroupTransferred': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      const from = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
+      if (from) from.children = from.children.filter((id) => id !== group.id);
+      const to = event.data.parent_id === null ? undefined : tableGet(groups.byId, event.data.parent_id);
+      to?.children.push(group.id);
+      group.parent_id = event.data.parent_id;
+      group.updated_at = event.data.at;
+      refreshPaths(state, group);
       return;
     }
     case 'GroupDeleted': {

@@ -8,10 +8,11 @@ import { initialGroups, type GroupsSlice } from './projection.js';
 
 export const groupsModule = defineModule<'groups', { readonly groups: GroupsSlice }, GroupsView, GroupsDraft, GroupCommand, typeof groupEvents>({
   name: 'groups',
-  version: 1,
+  // 2: membership lock and transfers.
+  version: 2,
   initial: () => ({ groups: initialGroups() }),
   events: groupEvents,
-  commands: ['CreateGroup', 'UpdateGroup', 'DeleteGroup'],
+  commands: ['CreateGroup', 'UpdateGroup', 'TransferGroup', 'DeleteGroup'],
   decide,
   evolve,
 });

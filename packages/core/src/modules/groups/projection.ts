@@ -18,6 +18,8 @@ export interface Group {
   /** Top-level groups only: the user cap that puts new members in the awaiting state (null = no cap). */
   readonly new_user_signups_cap: number | null;
   readonly request_access_enabled: boolean;
+  /** EE membership lock: the group's projects take no new members. */
+  readonly membership_lock: boolean;
   readonly children: readonly number[];
 }
 

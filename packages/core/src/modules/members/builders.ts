@@ -5,7 +5,7 @@
 import { rootAncestor } from '../groups/queries.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import type { MemberEvent } from './events.js';
-import type { GroupLink, Member, MembershipView, SourceType } from './projection.js';
+import type { AccessRequest, GroupLink, Member, MembershipView, SourceType } from './projection.js';
 import { groupOfSource, invitationsForEmail, linksOfInvitedGroup, linksOfSource, membersOfSource, membershipsOfUser, mustAwait } from './queries.js';
 
 /** What the builders read: the memberships, and the member sequence new ids are drawn from. */
@@ -89,3 +89,17 @@ export const removed = (member: Member, at: string, reason?: string): MemberEven
   data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, at, ...(reason ? { reason } : {}) },
 });
 
+
+/** The request's key fields, as its events carry them. */
+export const accessRequestRef = (request: { source_type: SourceType; source_id: number; user_id: number }) => ({ source_type: request.source_type, source_id: request.source_id, user_id: request.user_id });
+
+/** The events that end pending requests when their source or user goes (reason as given). */
+export const endAccessRequests = (requests: readonly AccessRequest[], at: string, reason: string): MemberEvent[] =>
+  requests.map((request) => ({ type: 'AccessRequestDenied', data: { ...accessRequestRef(request), at, reason } }));
+
+
+/** A membership's level changed by another module's decision (a group transfer keeps an owner at the top). */
+export const memberAccessLevelChanged = (member: Member, to: number, at: string, reason: string): MemberEvent => ({
+  type: 'MemberAccessLevelChanged',
+  data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, from: member.access_level, to, at, reason },
+});

@@ -38,6 +38,12 @@ export type MemberCommand =
   | { readonly type: 'SyncLdapGroup'; readonly group_id: number; readonly directory: readonly DirectoryEntry[] }
   /** `DELETE /groups/:id/billable_members/:user_id`: removes the user from the whole hierarchy. */
   | { readonly type: 'RemoveBillableMember'; readonly group_id: number; readonly user_id: number }
+  /** `POST /:source/:id/access_requests`: the actor asks to become a member. */
+  | (Source & { readonly type: 'RequestAccess' })
+  /** `PUT …/access_requests/:user_id/approve`: the request becomes a membership (Developer unless `access_level`). */
+  | (Source & { readonly type: 'ApproveAccessRequest'; readonly user_id: number; readonly access_level?: number | null })
+  /** `DELETE …/access_requests/:user_id`: denied by an administrator of the source, or withdrawn by the requester. */
+  | (Source & { readonly type: 'DenyAccessRequest'; readonly user_id: number })
   /**
    * System command, run periodically by the server (and safe to run at any time): ends every membership and share
    * whose `expires_at` is today or earlier, with `MemberExpired` / `GroupLinkExpired` events.

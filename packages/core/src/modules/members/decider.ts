@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { tableGet, tableKeys, tableValues } from '../../kernel/table.js';
 import { withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
-import { badRequest, conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { badRequest, conflict, forbidden, methodNotAllowed, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import { canAdminMembers, canReadGroup } from '../access/abilities.js';
 import type { Group } from '../groups/projection.js';
@@ -16,7 +16,8 @@ import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser, findUserByEmail, findUserByIdOrUsername } from '../users/queries.js';
 import { AccessLevel, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, humanAccess } from '../shared/access.js';
-import { dayOf, Errors, isEmail, toSentence } from '../shared/validation.js';
+import { dayOf, Errors, exceedsLength, isEmail, MAX_NAME, tooLong, toSentence } from '../shared/validation.js';
+import { decideAccessRequest, type AccessRequestDeps } from './access-requests.js';
 import { RECORD_NOT_FOUND } from '../shared/errors.js';
 import { memberAdded, memberAddedWithCap, removed, type MemberBuilderView } from './builders.js';
 import type { MemberCommand } from './commands.js';
@@ -67,6 +68,17 @@ const mayAdmin = (state: MembersView, actorId: number | null, source: ResolvedSo
 
 const requireAdmin = (state: MembersView, actorId: number | null, source: ResolvedSource, today: string): Either<ResolvedSource> =>
   mayAdmin(state, actorId, source, today) ? E.right(source) : E.left(forbidden());
+
+/**
+ * EE membership lock: a project whose group is locked takes no new members (ProjectTeam#add_user(s) refuses, and
+ * the members API answers `not_allowed!`). The project's own group decides, as `Project#membership_locked?`.
+ */
+const isMembershipLocked = (state: MembersView, source: ResolvedSource): boolean => {
+  const project = source.project;
+  if (!project || project.namespace_kind !== 'group') return false;
+  return findGroup(state.groups, project.namespace_id)?.membership_lock === true;
+};
+const MEMBERSHIP_LOCKED = methodNotAllowed('405 Method Not Allowed');
 
 const requireDirectMember = (state: MembersView, source: ResolvedSource, userId: number): Either<Member> => {
   const member = directMembership(state.members, source.type, source.id, userId);
@@ -208,6 +220,10 @@ const planInvitations = (issued: Issued<Extract<MemberCommand, { type: 'InviteMe
       failures[email] = 'Invite email is invalid';
       continue;
     }
+    if (exceedsLength(email, MAX_NAME)) {
+      failures[email] = `Invite email ${tooLong(MAX_NAME)}`;
+      continue;
+    }
     const user = findUserByEmail(state.users, email);
     const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
     if (!errors.empty) {
@@ -283,6 +299,7 @@ export const decide = (issued: Issued<MemberCommand>, state: MembersView): Eithe
           const user = findUser(state.users, command.user_id);
           if (!user) return E.left(notFound('User'));
           if (directMembership(state.members, source.type, source.id, user.id)) return E.left(conflict('Member already exists'));
+          if (isMembershipLocked(state, source)) return E.left(MEMBERSHIP_LOCKED);
           const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
           if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
           return pipe(
@@ -297,6 +314,7 @@ export const decide = (issued: Issued<MemberCommand>, state: MembersView): Eithe
       return pipe(
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
+        E.chainFirst((source) => (isMembershipLocked(state, source) ? E.left(MEMBERSHIP_LOCKED) : E.right(undefined))),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
         E.map((source): Decision<MemberEvent> => {
           const { events, ...outcome } = planAddMembers({ ...issued, command }, state, source);
@@ -338,6 +356,7 @@ export const decide = (issued: Issued<MemberCommand>, state: MembersView): Eithe
       return pipe(
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
+        E.chainFirst((source) => (isMembershipLocked(state, source) ? E.left(MEMBERSHIP_LOCKED) : E.right(undefined))),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
         E.map((source): Decision<MemberEvent> => {
           const { events, ...outcome } = planInvitations({ ...issued, command }, state, source);
@@ -454,6 +473,10 @@ export const decide = (issued: Issued<MemberCommand>, state: MembersView): Eithe
           const link = { cn: command.cn ?? null, filter: command.cn ? null : (command.filter ?? null), provider: command.provider };
           if (tableGet(tableGet(state.members.ldapLinks, group.id) ?? {}, ldapLinkKey(link))) return E.left(conflict(link.cn !== null ? 'Cn has already been taken' : 'Filter has already been taken'));
           if (![10, 20, 30, 40, 50].includes(command.group_access)) return E.left(validation({ group_access: ['is not included in the list'] }));
+          // A failed save answers 409 with its first full message, as a duplicate does.
+          for (const [field, value] of [['Cn', link.cn], ['Filter', link.filter], ['Provider', link.provider]] as const) {
+            if (value !== null && exceedsLength(value, MAX_NAME)) return E.left(conflict(`${field} ${tooLong(MAX_NAME)}`));
+          }
           return E.right([{ type: 'LdapGroupLinkAdded', data: { group_id: group.id, ...link, group_access: command.group_access, at } }]);
         }),
       );
@@ -489,7 +512,18 @@ export const decide = (issued: Issued<MemberCommand>, state: MembersView): Eithe
       );
     case 'ExpireMemberships':
       return E.right(expiryEvents(state, today, at));
+    case 'RequestAccess':
+    case 'ApproveAccessRequest':
+    case 'DenyAccessRequest':
+      return decideAccessRequest({ ...issued, command }, state, accessRequestDeps);
   }
+};
+
+const accessRequestDeps: AccessRequestDeps<ResolvedSource, MembersView> = {
+  resolveSource,
+  mayAdmin,
+  validateLevel: (state, source, userId, level, today) => toEither(validateMembership(state, source, userId, level, null, today)),
+  memberAdded: (state, fields) => memberAddedWithCap(state, fields),
 };
 
 const canReadGroupFor = (state: MembersView, actorId: number | null, group: Group): boolean => actorId === null || canReadGroup(state, actorId, group);

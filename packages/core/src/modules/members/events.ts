@@ -47,6 +47,12 @@ export const memberEvents = defineEvents({
   },
   GroupLinkRemoved: { version: 1, stream, codec: t.intersection([t.type({ ...ref, group_id: t.number, at: t.string }), reason]) },
   GroupLinkExpired: { version: 1, stream, codec: t.type({ ...ref, group_id: t.number, expires_at: t.string, at: t.string }) },
+  /** A user asked for access to a group or project (the platform's member row with `requested_at`). */
+  AccessRequested: { version: 1, stream, codec: t.type({ source_type: sourceType, source_id: t.number, user_id: t.number, at: t.string }) },
+  /** The request was approved: it became the membership added beside this event. */
+  AccessRequestApproved: { version: 1, stream, codec: t.type({ source_type: sourceType, source_id: t.number, user_id: t.number, access_level: t.number, at: t.string }) },
+  /** The request was denied, withdrawn by the requester (`reason: withdrawn`), or ended with its source or user. */
+  AccessRequestDenied: { version: 1, stream, codec: t.intersection([t.type({ source_type: sourceType, source_id: t.number, user_id: t.number, at: t.string }), reason]) },
   LdapGroupLinkAdded: {
     version: 1,
     stream: (data: { group_id: number }) => `group-${data.group_id}-members`,

@@ -6,11 +6,13 @@ import { emptyTable, tableDelete, tableGet, tableSet, type Table } from '../../k
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
+import type { ProjectEvent } from '../projects/events.js';
 import type { UserEvent } from '../users/events.js';
 import type { MemberEvent } from './events.js';
-import { changeMember, contribute, contributeLink, onGroupCreated, onGroupDeleted, onUserBlockedChanging } from './indexes.js';
+import { changeMember, contribute, contributeLink, onGroupCreated, onGroupDeleted, onGroupMoved, onProjectMoved, onUserBlockedChanging } from './indexes.js';
 import { ldapLinkKey, sourceKey, sourceUserKey, type GroupLink, type Member, type MembershipView, type SourceType } from './projection.js';
 import { findLink } from './queries.js';
+import { evolveAccessRequest } from './access-requests.js';
 
 /** Members write their own slice and the member sequence; they read accounts and namespaces. */
 export type MembersDraft = Writable<MembershipView & { readonly sequences: Sequences }, 'members' | 'sequences'>;
@@ -53,6 +55,7 @@ const countInvite = (state: MembersDraft, member: { source_type: SourceType; sou
 
 export const evolve = (state: MembersDraft, event: MemberEvent): void => {
   const members = state.members;
+  evolveAccessRequest(state, event);
   switch (event.type) {
     case 'MemberAdded': {
       const data = event.data;
@@ -153,7 +156,8 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
     }
     case 'LdapGroupLinkAdded': {
       const { at: _at, ...link } = event.data;
-      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), link);
+      members.ldapLinkSequence += 1;
+      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), { ...link, seq: members.ldapLinkSequence });
       return;
     }
     case 'LdapGroupLinkRemoved': {
@@ -164,14 +168,23 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
 };
 
 /** Other modules' events the members read models follow. */
-export type MembersFollowed = Extract<GroupEvent, { type: 'GroupCreated' | 'GroupDeleted' }> | Extract<UserEvent, { type: 'UserBlocked' | 'UserUnblocked' | 'UserDeleted' }>;
+export type MembersFollowed =
+  | Extract<GroupEvent, { type: 'GroupCreated' | 'GroupDeleted' | 'GroupTransferred' }>
+  | Extract<ProjectEvent, { type: 'ProjectTransferred' }>
+  | Extract<UserEvent, { type: 'UserBlocked' | 'UserUnblocked' | 'UserBanned' | 'UserUnbanned' | 'UserDeleted' }>;
 
 export const follows = {
   /** A subgroup starts with the effective members of its ancestors. */
   GroupCreated: (state: MembersDraft, event: Extract<GroupEvent, { type: 'GroupCreated' }>) => onGroupCreated(state, event.data.id),
   GroupDeleted: (state: MembersDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>) => onGroupDeleted(state, event.data.id),
+  /** A transfer recomputes the read models of the hierarchies it leaves and joins. */
+  GroupTransferred: (state: MembersDraft, event: Extract<GroupEvent, { type: 'GroupTransferred' }>) => onGroupMoved(state, event.data.id, event.data.from_parent_id),
+  ProjectTransferred: (state: MembersDraft, event: Extract<ProjectEvent, { type: 'ProjectTransferred' }>) => onProjectMoved(state, event.data.id, event.data.from_namespace_id),
   /** Blocked users stop being billable. */
   UserBlocked: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserBlocked' }>) => onUserBlockedChanging(state, event.data.id, true),
   UserUnblocked: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserUnblocked' }>) => onUserBlockedChanging(state, event.data.id, false),
+  /** A banned user is `blocked?` too; unbanning lifts it. */
+  UserBanned: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserBanned' }>) => onUserBlockedChanging(state, event.data.id, true),
+  UserUnbanned: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserUnbanned' }>) => onUserBlockedChanging(state, event.data.id, false),
   UserDeleted: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserDeleted' }>) => tableDelete(state.members.blockedUsers, event.data.id),
 };

@@ -163,3 +163,100 @@ export const onUserBlockedChanging = (state: MembersDraft, userId: number, block
   else tableDelete(state.members.blockedUsers, userId);
   for (const member of memberships) contributeBillable(state, member, 1);
 };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Moves (group and project transfers): the read models of the hierarchies involved are recomputed from their
+// definition, with the same counts the incremental maintenance keeps (a transfer is rare; a delta would have to
+// untangle every membership, share and ancestor the move touches).
+
+/** Billable roots of one membership: its own root and, for a group membership, the roots of sources its group is shared into. */
+const billableRootsOf = (state: MembersDraft, member: Member): Set<number> => {
+  const roots = new Set<number>();
+  const own = rootOfSource(state, member.source_type, member.source_id);
+  if (own) roots.add(own.id);
+  if (member.source_type === 'Namespace') {
+    for (const link of linksInto(state, member.source_id)) {
+      const root = rootOfSource(state, link.source_type, link.source_id);
+      if (root) roots.add(root.id);
+    }
+  }
+  return roots;
+};
+
+function* membershipsOf(state: MembersDraft, type: 'Namespace' | 'Project', id: number): Generator<Member> {
+  const ids = tableGet(state.members.bySource, sourceKey(type, id));
+  if (!ids) return;
+  for (const memberId of tableKeys(ids)) {
+    const member = tableGet(state.members.byId, Number(memberId));
+    if (member) yield member;
+  }
+}
+
+/** Recomputes `billable[root]`: every billable membership counted once for each of its roots that is this one. */
+const rebuildBillable = (state: MembersDraft, rootId: number): void => {
+  const root = findGroup(state.groups, rootId);
+  const members = state.members;
+  tableDelete(members.billable, rootId);
+  tableDelete(members.billableCount, rootId);
+  if (!root || root.parent_id !== null) return;
+  tableSet(members.billable, rootId, emptyTable<number>());
+  tableSet(members.billableCount, rootId, 0);
+  const seen = new Set<number>();
+  const consider = (member: Member) => {
+    if (seen.has(member.id)) return;
+    seen.add(member.id);
+    if (countsAsBillable(state, member) && billableRootsOf(state, member).has(rootId)) bump(members.billable, members.billableCount, rootId, member.user_id!, 1);
+  };
+  for (const group of selfAndDescendants(state.groups, root)) {
+    const sources: { type: 'Namespace' | 'Project'; id: number }[] = [{ type: 'Namespace', id: group.id }];
+    const projects = tableGet(state.projects.byNamespace, group.id);
+    if (projects) for (const id of tableKeys(projects)) sources.push({ type: 'Project', id: Number(id) });
+    for (const source of sources) {
+      for (const member of membershipsOf(state, source.type, source.id)) consider(member);
+      // Members of groups shared into this source count here too.
+      const links = tableGet(members.linksBySource, sourceKey(source.type, source.id));
+      if (links) for (const invitedId of tableKeys(links)) for (const member of membershipsOf(state, 'Namespace', Number(invitedId))) consider(member);
+    }
+  }
+};
+
+/** Recomputes `effective[group]`: memberships of the group and its ancestors, and of groups shared into it. */
+const rebuildEffective = (state: MembersDraft, groupId: number): void => {
+  const group = findGroup(state.groups, groupId);
+  const members = state.members;
+  tableSet(members.effective, groupId, emptyTable<number>());
+  tableSet(members.effectiveCount, groupId, 0);
+  if (!group) return;
+  for (const ancestor of selfAndAncestors(state.groups, group)) {
+    for (const member of membershipsOf(state, 'Namespace', ancestor.id)) if (listsEffectively(member)) bump(members.effective, members.effectiveCount, groupId, member.user_id!, 1);
+  }
+  const links = tableGet(members.linksBySource, sourceKey('Namespace', groupId));
+  if (links) {
+    for (const invitedId of tableKeys(links)) {
+      for (const member of membershipsOf(state, 'Namespace', Number(invitedId))) if (listsEffectively(member)) bump(members.effective, members.effectiveCount, groupId, member.user_id!, 1);
+    }
+  }
+};
+
+/** A group (with its subtree) moved under another parent or to the top: follows `GroupTransferred`. */
+export const onGroupMoved = (state: MembersDraft, groupId: number, fromParentId: number | null): void => {
+  const group = findGroup(state.groups, groupId);
+  if (!group) return;
+  const fromParent = fromParentId === null ? undefined : findGroup(state.groups, fromParentId);
+  // A group that was at the top was its own root.
+  const oldRoot = fromParent ? rootAncestor(state.groups, fromParent).id : groupId;
+  for (const target of selfAndDescendants(state.groups, group)) rebuildEffective(state, target.id);
+  const newRoot = rootAncestor(state.groups, group).id;
+  // A group promoted to the top becomes a root of its own: its old root loses the subtree.
+  rebuildBillable(state, oldRoot);
+  if (newRoot !== oldRoot) rebuildBillable(state, newRoot);
+};
+
+/** A project moved to another namespace: follows `ProjectTransferred`. */
+export const onProjectMoved = (state: MembersDraft, projectId: number, fromNamespaceId: number): void => {
+  const fromGroup = findGroup(state.groups, fromNamespaceId);
+  const oldRoot = fromGroup ? rootAncestor(state.groups, fromGroup).id : null;
+  const newRoot = rootOfSource(state, 'Project', projectId)?.id ?? null;
+  if (oldRoot !== null) rebuildBillable(state, oldRoot);
+  if (newRoot !== null && newRoot !== oldRoot) rebuildBillable(state, newRoot);
+};

@@ -10,7 +10,8 @@ import { nextExpiry } from './queries.js';
 export const membersModule = defineModule<'members', { readonly members: MembersSlice }, MembersView, MembersDraft, MemberCommand, typeof memberEvents, MembersFollowed>({
   name: 'members',
   // 2: billability of blocked users is kept in the members slice (`blockedUsers`).
-  version: 2,
+  // 3: access requests, LDAP links' creation order, transfers followed.
+  version: 3,
   initial: () => ({ members: initialMembers() }),
   events: memberEvents,
   commands: [
@@ -33,6 +34,9 @@ export const membersModule = defineModule<'members', { readonly members: Members
     'SyncLdapGroup',
     'RemoveBillableMember',
     'ExpireMemberships',
+    'RequestAccess',
+    'ApproveAccessRequest',
+    'DenyAccessRequest',
   ],
   decide,
   evolve,

@@ -48,7 +48,19 @@ export interface GroupLink {
   readonly created_by_id: number | null;
 }
 
+/** A pending access request (`requested_at` set on the platform's member row). */
+export interface AccessRequest {
+  readonly source_type: SourceType;
+  readonly source_id: number;
+  readonly user_id: number;
+  readonly requested_at: string;
+  /** Creation order (the platform lists requesters by row id). */
+  readonly seq: number;
+}
+
 export interface LdapLink {
+  /** Creation order (the platform lists a group's links by row id). */
+  readonly seq: number;
   readonly group_id: number;
   readonly cn: string | null;
   readonly filter: string | null;
@@ -87,6 +99,11 @@ export interface MembersSlice {
   readonly linkSequence: number;
   /** Group id → link key → LDAP link. */
   readonly ldapLinks: Table<Table<LdapLink>>;
+  /** Counts LDAP links ever added, for their creation order. */
+  readonly ldapLinkSequence: number;
+  /** Source key → user id → pending access request. */
+  readonly accessRequests: Table<Table<AccessRequest>>;
+  readonly accessRequestSequence: number;
   /**
    * User id → 1 while the user is blocked: billability follows `UserBlocked`/`UserUnblocked` from this slice
    * (kept here so that the members read models change only by following those events).
@@ -120,6 +137,9 @@ export const initialMembers = (): MembersSlice => ({
   linksByGroup: emptyTable(),
   linkSequence: 0,
   ldapLinks: emptyTable(),
+  ldapLinkSequence: 0,
+  accessRequests: emptyTable(),
+  accessRequestSequence: 0,
   blockedUsers: emptyTable(),
 });
 

@@ -1,10 +1,10 @@
-import { tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
+import { emptyTable, tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
-import { sourceKey, sourceUserKey, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
+import { sourceKey, sourceUserKey, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
 
@@ -220,46 +220,77 @@ export const betterMember = (a: Member, b: Member): Member => {
   return a.created_at <= b.created_at ? a : b;
 };
 
+/**
+ * A membership as it grants access through a share: the same row with its level capped at the share's
+ * `group_access` (a Maintainer of a group shared at Reporter is a Reporter there). Uncapped rows are returned as is.
+ */
+export const cappedAt = (member: Member, cap: number): Member => (member.access_level <= cap ? member : { ...member, access_level: cap });
+
+/** No cap: the membership's own level (members of the source and of its ancestors). */
+const UNCAPPED = Number.POSITIVE_INFINITY;
+
 const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>
   member.user_id !== null && member.access_level >= 10 && !isExpired(member.expires_at, today) && (stateFilter ? member.state === stateFilter : true);
 
+/** A member table (user id → member id) that `/members/all` reads, with the level cap of the share it comes through. */
+export interface EffectiveSource {
+  readonly table: Table<number>;
+  readonly cap: number;
+}
+
+/** Whether a viewer may see a group shared into another (the platform's `public_or_visible_to_user`). */
+export type GroupVisibility = (group: Group) => boolean;
+
 /**
- * Where a group's `/members/all` rows come from: the member tables (user id → member id) of the group and its
- * ancestors, and of the groups shared into it with a live share. Resolved once per page.
+ * Where a group's `/members/all` rows come from: the member tables of the group and its ancestors, and of the groups
+ * shared into it with a live share that the viewer can see (capped at the share's level). Resolved once per page.
  */
-export const effectiveSources = (state: MembershipView, group: Group, today?: string): Table<number>[] => {
-  const sources: Table<number>[] = [];
+export const effectiveSources = (state: MembershipView, group: Group, today?: string, canSeeGroup?: GroupVisibility): EffectiveSource[] => {
+  const sources: EffectiveSource[] = [];
   for (let current: Group | undefined = group, depth = 0; current && depth < 100; depth++) {
     const table = tableGet(state.members.byGroupUser, current.id);
-    if (table) sources.push(table);
+    if (table) sources.push({ table, cap: UNCAPPED });
     current = current.parent_id === null ? undefined : findGroup(state.groups, current.parent_id);
   }
-  const links = tableGet(state.members.linksBySource, sourceKey('Namespace', group.id));
-  if (links) {
-    for (const linkId of tableValues(links)) {
-      const link = findLink(state.members, linkId);
-      const table = link && !isExpired(link.expires_at, today) ? tableGet(state.members.byGroupUser, link.group_id) : undefined;
-      if (table) sources.push(table);
+  for (const link of linksOfSource(state.members, 'Namespace', group.id)) {
+    if (isExpired(link.expires_at, today)) continue;
+    if (canSeeGroup) {
+      const invited = findGroup(state.groups, link.group_id);
+      if (!invited || !canSeeGroup(invited)) continue;
     }
+    const table = tableGet(state.members.byGroupUser, link.group_id);
+    if (table) sources.push({ table, cap: link.group_access });
   }
   return sources;
 };
 
-/** The winning row of a user among prepared sources (see `effectiveSources`). */
-export const winningMember = (members: MembersSlice, sources: readonly Table<number>[], userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
+/** Whether every group shared into this one is visible (then the incrementally kept index lists exactly the members). */
+export const allSharedGroupsVisible = (state: MembershipView, group: Group, canSeeGroup: GroupVisibility): boolean => {
+  for (const link of linksOfSource(state.members, 'Namespace', group.id)) {
+    const invited = findGroup(state.groups, link.group_id);
+    if (invited && !canSeeGroup(invited)) return false;
+  }
+  return true;
+};
+
+/** The winning row of a user among prepared sources (see `effectiveSources`), at its capped level. */
+export const winningMember = (members: MembersSlice, sources: readonly EffectiveSource[], userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
   let best: Member | undefined;
-  for (const table of sources) {
+  for (const { table, cap } of sources) {
     const memberId = tableGet(table, userId);
     if (memberId === undefined) continue;
     const member = findMember(members, memberId);
-    if (member && listable(member, today, stateFilter)) best = best ? betterMember(best, member) : member;
+    if (member && listable(member, today, stateFilter)) {
+      const row = cappedAt(member, cap);
+      best = best ? betterMember(best, row) : row;
+    }
   }
   return best;
 };
 
-/** The winning row of a user in a group's `/members/all`, or undefined. */
-export const effectiveGroupMember = (state: MembershipView, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined =>
-  winningMember(state.members, effectiveSources(state, group, today), userId, today, stateFilter);
+/** The winning row of a user in a group's `/members/all` (capped through shares), or undefined. */
+export const effectiveGroupMember = (state: MembershipView, group: Group, userId: number, today?: string, stateFilter?: string | null, canSeeGroup?: GroupVisibility): Member | undefined =>
+  winningMember(state.members, effectiveSources(state, group, today, canSeeGroup), userId, today, stateFilter);
 
 /** User ids of a group's effective members, in user-id order (maintained incrementally; see indexes.ts). */
 export function* effectiveUserIds(members: MembersSlice, groupId: number): Generator<number> {
@@ -275,7 +306,7 @@ export function* userIdsFrom(table: Table<number> | undefined, offset: number): 
   if (table) yield* tableIdsFrom(table, offset);
 }
 
-/** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups. */
+/** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups (capped). */
 export const effectiveProjectCandidates = (state: MembershipView, project: Project, userId: number, canSeeGroup: (group: Group) => boolean, today?: string): Member[] => {
   const rows: Member[] = [];
   const direct = directMembership(state.members, 'Project', project.id, userId);
@@ -291,7 +322,7 @@ export const effectiveProjectCandidates = (state: MembershipView, project: Proje
     const invited = findGroup(state.groups, link.group_id);
     if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
     const member = directMembership(state.members, 'Namespace', link.group_id, userId);
-    if (member) rows.push(member);
+    if (member) rows.push(cappedAt(member, link.group_access));
   }
   return rows;
 };
@@ -470,7 +501,8 @@ export const pendingMembers = (state: MembershipView, root: Group): Member[] => 
   const seen = new Map<string, Member>();
   for (const source of hierarchySources(state, root)) {
     for (const member of membersOfSource(state.members, source.type, source.id)) {
-      const invited = member.invite_email !== null;
+      // An invitation until accepted (the platform's `invite?` tests the invite token, which acceptance clears).
+      const invited = member.user_id === null && member.invite_email !== null;
       if (member.state !== 'awaiting' && !invited) continue;
       const key = `${member.user_id ?? ''}|${member.invite_email?.toLowerCase() ?? ''}`;
       const existing = seen.get(key);
@@ -490,10 +522,11 @@ export const mustAwait = (state: MembershipView, root: Group | null, userId: num
   return billableCount(state.members, root.id) >= root.new_user_signups_cap;
 };
 
+/** A group's LDAP links in creation order. */
 export function* ldapLinksOf(members: MembersSlice, groupId: number): Generator<LdapLink> {
   const table = tableGet(members.ldapLinks, groupId);
   if (!table) return;
-  yield* tableValues(table);
+  yield* [...tableValues(table)].sort((a, b) => a.seq - b.seq);
 }
 
 export const isLdapSynced = (members: MembersSlice, groupId: number): boolean => {
@@ -516,3 +549,25 @@ export const nextExpiry = (members: MembersSlice): string | null => {
   nextExpiryCache.set(key, earliest);
   return earliest;
 };
+
+// Access requests: kept apart from memberships (see access-requests.ts).
+
+export const findAccessRequest = (state: MembershipView, type: SourceType, sourceId: number, userId: number): AccessRequest | undefined =>
+  tableGet(tableGet(state.members.accessRequests, sourceKey(type, sourceId)) ?? emptyTable<AccessRequest>(), userId);
+
+/** Pending requests of a source, oldest first. */
+export const accessRequestsOf = (state: MembershipView, type: SourceType, sourceId: number): AccessRequest[] => {
+  const table = tableGet(state.members.accessRequests, sourceKey(type, sourceId));
+  return table ? [...tableValues(table)].sort((a, b) => a.seq - b.seq) : [];
+};
+
+/** Every pending request of a user (scans the sources that have requests: user deletion is rare). */
+export const accessRequestsOfUser = (state: MembershipView, userId: number): AccessRequest[] => {
+  const out: AccessRequest[] = [];
+  for (const table of tableValues(state.members.accessRequests)) {
+    const request = tableGet(table, userId);
+    if (request) out.push(request);
+  }
+  return out;
+};
+

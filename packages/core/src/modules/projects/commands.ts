@@ -13,4 +13,6 @@ export type ProjectCommand =
       readonly description?: string;
     }
   | { readonly type: 'UpdateProject'; readonly id: number; readonly name?: string; readonly path?: string; readonly visibility?: Visibility; readonly description?: string }
+  /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
+  | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }
   | { readonly type: 'DeleteProject'; readonly id: number };

@@ -4,20 +4,20 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, authorizeProject, isAdmin } from '../access/abilities.js';
+import { authorizeGroup, authorizeProject, canOnGroup, isAdmin } from '../access/abilities.js';
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findGroup } from '../groups/queries.js';
-import { AccessLevel } from '../shared/access.js';
-import { Errors, isNamespacePath } from '../shared/validation.js';
+import { AccessLevel, visibilityRank } from '../shared/access.js';
+import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
-import { findProject, findProjectByFullPath, pathFromName } from './queries.js';
+import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
 
 /** What project decisions read. */
 export type ProjectsView = MembershipView & { readonly sequences: Sequences };
@@ -57,10 +57,13 @@ const resolveNamespace = (state: ProjectsView, actorId: number | null, command: 
     : E.left(forbidden());
 };
 
-const validateProject = (state: ProjectsView, fields: { name?: string; path?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
+const validateProject = (state: ProjectsView, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
   const errors = new Errors();
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  // Project: description at most 2000 characters, name and path at most 255 (in the model's order).
+  errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   if (fields.path !== undefined) {
+    errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
     else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
     else {
@@ -76,6 +79,25 @@ const requireProject = (state: ProjectsView, id: number): E.Either<DomainError, 
   return project ? E.right(project) : E.left(notFound('Project'));
 };
 
+/** Projects::TransferService's refusals: 400 "Failed to transfer project {:new_namespace=>[…]}". */
+const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Failed to transfer project {:new_namespace=>[${JSON.stringify(text)}]}` });
+
+const transferProjectEvents = (state: ProjectsView, actorId: number | null, project: Project, namespaceId: number, at: string): E.Either<DomainError, Emitted[]> => {
+  const group = findGroup(state.groups, namespaceId);
+  const owner = group ? undefined : userNamespace(state, namespaceId);
+  if (!group && !owner) return E.left(notFound('Namespace'));
+  // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
+  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canOnGroup(state, actorId, 'transfer_projects', group) : owner!.id === actorId);
+  if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
+  const targetPath = group ? group.full_path : owner!.username;
+  const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
+  if (clash || findProjectByFullPath(state.projects, `${targetPath}/${project.path}`)) return E.left(transferFailed('Project with same name or path in target namespace already exists'));
+  const events: Emitted[] = [{ type: 'ProjectTransferred', data: { id: project.id, from_namespace_id: project.namespace_id, namespace_id: namespaceId, namespace_kind: group ? 'group' : 'user', at } }];
+  // A project may not be more visible than the group it moves into.
+  if (group && visibilityRank(project.visibility) > visibilityRank(group.visibility)) events.push({ type: 'ProjectUpdated', data: { id: project.id, visibility: group.visibility, updated_at: at } });
+  return E.right(events);
+};
+
 const namespacePathOf = (project: Project): string => project.path_with_namespace.slice(0, project.path_with_namespace.length - project.path.length - 1);
 
 export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.Either<DomainError, readonly Emitted[]> => {
@@ -86,7 +108,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       const path = command.path ?? pathFromName(command.name ?? '');
       return pipe(
         resolveNamespace(state, actor.userId, command),
-        E.chainFirst((namespace) => validateProject(state, { name, path }, namespace.full_path, null)),
+        E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
         E.map((namespace): Emitted[] => {
           const id = state.sequences.project + 1;
           const created: ProjectEvent = {
@@ -120,6 +142,13 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
           const { type: _type, ...changes } = command;
           return [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }];
         }),
+      );
+    case 'TransferProject':
+      return pipe(
+        requireProject(state, command.id),
+        // `authorize! :change_namespace`: the project's owner (or an administrator).
+        E.chain((project) => authorizeProject(state, actor.userId, 'change_namespace', project, project)),
+        E.chain((project) => transferProjectEvents(state, actor.userId, project, command.namespace_id, at)),
       );
     case 'DeleteProject':
       return pipe(

@@ -25,6 +25,12 @@ export const projectEvents = defineEvents({
     stream,
     codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility })]),
   },
+  /** The project moved to another namespace (a group or a personal namespace). */
+  ProjectTransferred: {
+    version: 1,
+    stream,
+    codec: t.type({ id: t.number, from_namespace_id: t.number, namespace_id: t.number, namespace_kind: t.keyof({ group: null, user: null }), at: t.string }),
+  },
   ProjectDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
 });
 

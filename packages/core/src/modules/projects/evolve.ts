@@ -64,6 +64,28 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       }
       return;
     }
+    case 'ProjectTransferred': {
+      const project = tableGet(projects.byId, event.data.id);
+      if (!project) return;
+      const from = tableGet(projects.byNamespace, project.namespace_id);
+      if (from) tableDelete(from, project.id);
+      let to = tableGet(projects.byNamespace, event.data.namespace_id);
+      if (!to) {
+        tableSet(projects.byNamespace, event.data.namespace_id, emptyTable<number>());
+        to = tableGet(projects.byNamespace, event.data.namespace_id)!;
+      }
+      tableSet(to, project.id, project.id);
+      const namespace = namespaceNames(state, event.data.namespace_kind, event.data.namespace_id);
+      tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
+      project.namespace_id = event.data.namespace_id;
+      project.namespace_kind = event.data.namespace_kind;
+      project.path_with_namespace = `${namespace.path}/${project.path}`;
+      project.name_with_namespace = `${namespace.name} / ${project.name}`;
+      project.updated_at = event.data.at;
+      project.last_activity_at = event.data.at;
+      tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
+      return;
+    }
     case 'ProjectDeleted': {
       const project = tableGet(projects.byId, event.data.id);
       if (!project) return;
@@ -104,6 +126,12 @@ const followGroupUpdated = (state: ProjectsDraft, event: Extract<GroupEvent, { t
   if (group) refreshPaths(state, group);
 };
 
-export type ProjectsFollowed = Extract<GroupEvent, { type: 'GroupUpdated' }>;
+/** A transferred group moves the full paths and names of every project below it. */
+const followGroupTransferred = (state: ProjectsDraft, event: Extract<GroupEvent, { type: 'GroupTransferred' }>): void => {
+  const group = findGroup(state.groups, event.data.id);
+  if (group) refreshPaths(state, group);
+};
 
-export const follows = { GroupUpdated: followGroupUpdated };
+export type ProjectsFollowed = Extract<GroupEvent, { type: 'GroupUpdated' | 'GroupTransferred' }>;
+
+export const follows = { GroupUpdated: followGroupUpdated, GroupTransferred: followGroupTransferred };

@@ -8,10 +8,11 @@ import { initialProjects, type ProjectsSlice } from './projection.js';
 
 export const projectsModule = defineModule<'projects', { readonly projects: ProjectsSlice }, ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
   name: 'projects',
-  version: 1,
+  // 2: transfers.
+  version: 2,
   initial: () => ({ projects: initialProjects() }),
   events: projectEvents,
-  commands: ['CreateProject', 'UpdateProject', 'DeleteProject'],
+  commands: ['CreateProject', 'UpdateProject', 'TransferProject', 'DeleteProject'],
   decide,
   evolve,
   follows,

@@ -16,7 +16,7 @@ import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
-import { Errors, isEmail, isNamespacePath } from '../shared/validation.js';
+import { Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
 import type { User } from '../users/projection.js';
@@ -52,6 +52,11 @@ const requireProvider = (state: ScimView, groupId: number) => {
   const group = findGroup(state.groups, groupId);
   return provider && group ? E.right({ provider, group }) : E.left(notFound(undefined, `Group ${groupId} does not have SAML SSO configured`));
 };
+
+/** SCIM works only while single sign-on is enabled (spec): a disabled provider's identities are not there to change. */
+export const SSO_DISABLED = 'SAML single sign-on is not enabled for this group';
+const requireEnabled = (externUid: string) => <A extends { provider: { enabled: boolean } }>(found: A): E.Either<DomainError, A> =>
+  found.provider.enabled ? E.right(found) : E.left(resourceNotFound(externUid));
 
 /**
  * The platform's `Namespace.clean_path` for usernames derived from a SCIM userName: the local part of an e-mail,
@@ -111,6 +116,7 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
   const { command, at } = issued;
   return pipe(
     requireProvider(state, command.group_id),
+    E.chain((found) => (found.provider.enabled ? E.right(found) : E.left(preconditionFailed(SSO_DISABLED)))),
     E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
       // The same externalId again: the existing resource, unchanged (the adapter answers 201 with it).
       if (findScimIdentityByExternUid(state.scim, group.id, command.extern_uid)) return E.right([]);
@@ -118,7 +124,14 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
         .check(command.extern_uid.trim() !== '', 'externalId', "can't be blank")
         .check(command.user_name.trim() !== '', 'userName', "can't be blank")
         .check(isEmail(command.email), 'emails', 'is invalid')
-        .check(command.name.trim() !== '', 'name', "can't be blank");
+        .check(command.name.trim() !== '', 'name', "can't be blank")
+        // The user and identity columns' limits (User and Namespace models; 255 for the extern_uid too).
+        .maxLength('externalId', command.extern_uid, MAX_NAME)
+        .maxLength('userName', command.user_name, MAX_NAME)
+        .maxLength('emails', command.email, MAX_NAME)
+        .maxLength('name', command.name, MAX_NAME)
+        .maxLength('name.givenName', command.given_name, MAX_NAME)
+        .maxLength('name.familyName', command.family_name, MAX_NAME);
       if (!errors.empty) return errors.toEither([]);
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       const existing = findUserByEmail(state.users, command.email);
@@ -158,6 +171,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
   const changes: ScimChanges = command.changes;
   return pipe(
     requireProvider(state, command.group_id),
+    E.chain(requireEnabled(command.extern_uid)),
     E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
       const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
       const user = identity && findUser(state.users, identity.user_id);
@@ -169,6 +183,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
 
       if (changes.extern_uid !== undefined && changes.extern_uid !== identity.extern_uid) {
         if (changes.extern_uid.trim() === '') errors.add('externalId', "can't be blank");
+        errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
         if (other && other.id !== identity.id) return E.left(taken('externalId'));
         identityChanges.extern_uid = changes.extern_uid;
@@ -176,6 +191,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.user_name !== undefined && changes.user_name !== identity.user_name) {
         if (changes.user_name.trim() === '') errors.add('userName', "can't be blank");
+        errors.maxLength('userName', changes.user_name, MAX_NAME);
         const other = findScimIdentityByUserName(state.scim, group.id, changes.user_name);
         if (other && other.id !== identity.id) return E.left(taken('userName'));
         identityChanges.user_name = changes.user_name;
@@ -187,6 +203,7 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.email !== undefined && changes.email.toLowerCase() !== user.email.toLowerCase()) {
         if (!isEmail(changes.email)) errors.add('emails', 'is invalid');
+        errors.maxLength('emails', changes.email, MAX_NAME);
         const owner = findUserByEmail(state.users, changes.email);
         if (owner && owner.id !== user.id) return E.left(taken('Email'));
         userChanges.email = changes.email;
@@ -194,14 +211,17 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (changes.name !== undefined && changes.name !== user.name) {
         if (changes.name.trim() === '') errors.add('name', "can't be blank");
+        errors.maxLength('name', changes.name, MAX_NAME);
         userChanges.name = changes.name;
         changed.push('name.formatted');
       }
       if (changes.given_name !== undefined && changes.given_name !== identity.given_name) {
+        errors.maxLength('name.givenName', changes.given_name, MAX_NAME);
         identityChanges.given_name = changes.given_name;
         changed.push('name.givenName');
       }
       if (changes.family_name !== undefined && changes.family_name !== identity.family_name) {
+        errors.maxLength('name.familyName', changes.family_name, MAX_NAME);
         identityChanges.family_name = changes.family_name;
         changed.push('name.familyName');
       }
@@ -242,6 +262,7 @@ export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<D
           const errors = new Errors();
           if (next.sso_url === '') errors.add('sso_url', "can't be blank");
           else if (!/^https:\/\/[^\s/?#]+[^\s]*$/i.test(next.sso_url)) errors.add('sso_url', 'must be a valid URL using https');
+          errors.maxLength('sso_url', next.sso_url, MAX_NAME);
           if (next.certificate_fingerprint === '') errors.add('certificate_fingerprint', "can't be blank");
           else if (!FINGERPRINT.test(next.certificate_fingerprint)) errors.add('certificate_fingerprint', 'is invalid');
           errors.check(DEFAULT_MEMBERSHIP_ROLES.includes(next.default_membership_role), 'default_membership_role', 'is not included in the list');
@@ -267,6 +288,7 @@ export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<D
     case 'DeleteScimIdentity':
       return pipe(
         requireProvider(state, command.group_id),
+        E.chain(requireEnabled(command.extern_uid)),
         E.chain(({ group }): E.Either<DomainError, readonly Emitted[]> => {
           const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
           const user = identity && findUser(state.users, identity.user_id);

@@ -14,6 +14,11 @@ export class Errors {
     return condition ? this : this.add(field, message);
   }
 
+  /** Rails' `length: { maximum: max }`: "is too long (maximum is 255 characters)"; absent values pass. */
+  maxLength(field: string, value: string | null | undefined, max: number): this {
+    return value !== null && value !== undefined && exceedsLength(value, max) ? this.add(field, tooLong(max)) : this;
+  }
+
   get empty(): boolean {
     return Object.keys(this.errors).length === 0;
   }
@@ -34,6 +39,22 @@ export const isEmail = (value: string): boolean => EMAIL.test(value);
 const PATH = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 export const isNamespacePath = (value: string): boolean => PATH.test(value) && !/\.(git|atom)$/.test(value) && !value.endsWith('.');
 
+/** The platform's model limits (`length: { maximum: … }` on User, Namespace, Project). */
+export const MAX_NAME = 255;
+export const MAX_PROJECT_DESCRIPTION = 2000;
+
+/** ActiveModel's message for `length: { maximum: max }`. */
+export const tooLong = (max: number): string => `is too long (maximum is ${max} characters)`;
+
+/** Whether a string has more than `max` characters, counted as Ruby does (code points, not UTF-16 units). */
+export const exceedsLength = (value: string, max: number): boolean => {
+  if (value.length <= max) return false;
+  // Every code point takes one or two UTF-16 units: only a string of at most 2 × max units can still fit.
+  if (value.length > 2 * max) return true;
+  let count = 0;
+  for (const _ of value) if (++count > max) return true;
+  return false;
+};
 /** Ruby's `Array#to_sentence`. */
 export const toSentence = (items: readonly string[]): string =>
   items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;

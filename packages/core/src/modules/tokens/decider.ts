@@ -10,7 +10,7 @@ import { memberAdded, removeMembershipsOfUser } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findProject } from '../projects/queries.js';
-import { dayOf, Errors } from '../shared/validation.js';
+import { dayOf, Errors, MAX_NAME } from '../shared/validation.js';
 import type { UserEvent } from '../users/events.js';
 import { userCreated, userDeleted } from '../users/builders.js';
 import { findUser, findUserByUsername } from '../users/queries.js';
@@ -26,8 +26,9 @@ type Emitted = TokenEvent | UserEvent | MemberEvent;
 
 const requireAdmin = authorizeAdmin;
 
-const validateExpiry = (expiresAt: string | null, at: string): E.Either<DomainError, void> =>
-  new Errors().check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
+/** A token's name is capped like every other name (the 14.7 model has no limit; see decisions), then its expiry. */
+const validateToken = (name: string, expiresAt: string | null, at: string): E.Either<DomainError, void> =>
+  new Errors().maxLength('name', name, MAX_NAME).check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
 
 /** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
 const requireResourceAdmin = (state: TokensView, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
@@ -62,7 +63,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
       return pipe(
         requireAdmin(state, actor.userId),
         E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
-        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.expires_at, at)),
         E.map((): Emitted[] => [
           {
             type: 'AccessTokenCreated',
@@ -99,7 +100,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
     case 'CreateResourceAccessToken':
       return pipe(
         requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
-        E.chain(() => validateExpiry(command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.expires_at, at)),
         E.map((): Emitted[] => {
           const botId = state.sequences.user + 1;
           const username = botUsername(state, command.resource_type, command.resource_id);

@@ -1,3 +1,8 @@
+/** An external authentication identity of a user (`identities`): one per provider. */
+export interface IdentityInput {
+  readonly provider: string;
+  readonly extern_uid: string;
+}
 import type { Avatar } from './projection.js';
 
 /** What callers may ask of the users module. Digests are computed by the adapter: the core never sees a password. */
@@ -10,6 +15,8 @@ export type UserCommand =
       readonly password_digest: string | null;
       readonly is_admin?: boolean;
       readonly public_email?: string | null;
+      /** `provider` + `extern_uid`: the user's identity with that provider. */
+      readonly identity?: IdentityInput;
       /** An upload already in the host's store (see `Avatar`). */
       readonly avatar?: Avatar;
     }
@@ -22,10 +29,17 @@ export type UserCommand =
       readonly public_email?: string | null;
       readonly is_admin?: boolean;
       readonly password_digest?: string;
+      /** Creates the identity with that provider, or changes its `extern_uid` (`Users::UpdateService#assign_identity`). */
+      readonly identity?: IdentityInput;
       readonly avatar?: Avatar;
     }
+  /** `DELETE /users/:id/identities/:provider`. */
+  | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }
   | { readonly type: 'BlockUser'; readonly id: number }
   | { readonly type: 'UnblockUser'; readonly id: number }
+  /** `POST /users/:id/ban` and `/unban` (Users::BanService, Users::UnbanService). */
+  | { readonly type: 'BanUser'; readonly id: number }
+  | { readonly type: 'UnbanUser'; readonly id: number }
   | { readonly type: 'DeleteUser'; readonly id: number }
   /** Authenticated activity: updates `last_activity_on` at most once a day. */
   | { readonly type: 'RecordUserActivity'; readonly id: number };

@@ -1,7 +1,7 @@
 /** The users module's decisions: accounts (create, update, block, unblock, delete) and activity. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { conflict, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { conflict, forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import { authorizeAdmin } from '../access/abilities.js';
@@ -9,18 +9,18 @@ import { deleteGroupEvents } from '../groups/builders.js';
 import type { GroupEvent } from '../groups/events.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
-import { acceptInvitations, removeMembershipsOfUser } from '../members/builders.js';
+import { acceptInvitations, endAccessRequests, removeMembershipsOfUser } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
-import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { accessRequestsOfUser, membersOfSource, membershipsOfUser } from '../members/queries.js';
 import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
-import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
-import type { UserCommand } from './commands.js';
+import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
-import { findUser, findUserByEmail, findUserByUsername } from './queries.js';
+import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
 import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
 
 /** What user decisions read. */
@@ -60,18 +60,21 @@ export const avatarErrors = (avatar: Avatar): string[] => {
 const isStoredAvatar = (avatar: Avatar): boolean =>
   /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
 
-const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; avatar?: Avatar }, selfId: number | null) => {
+const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar }, selfId: number | null) => {
+  // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
+  // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
+  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
   if (fields.avatar !== undefined) {
     if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
     else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
   }
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
+  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  errors.maxLength('public_email', fields.public_email, MAX_NAME);
   if (fields.username !== undefined) {
-    errors.check(fields.username !== '', 'username', "can't be blank");
+    errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
   }
-  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid');
   const emailOwner = fields.email === undefined ? undefined : findUserByEmail(state.users, fields.email);
   const usernameOwner = fields.username === undefined ? undefined : findUserByUsername(state.users, fields.username);
   const pathOwner = fields.username === undefined ? undefined : findTopLevelNamespaceByPath(state.groups, fields.username);
@@ -79,6 +82,24 @@ const validateProfile = (state: UsersView, fields: { username?: string; name?: s
   if (emailOwner && emailOwner.id !== selfId) return E.left(conflict('Email has already been taken'));
   if ((usernameOwner && usernameOwner.id !== selfId) || pathOwner) return E.left(conflict('Username has already been taken'));
   return errors.toEither(undefined);
+};
+
+/**
+ * `Users::UpdateService#assign_identity`: the identity with that provider is created or its extern_uid changed.
+ * The provider must be present; an extern_uid is unique per provider (case-insensitive), as the Identity model says.
+ */
+const identityEvents = (state: UsersView, userId: number, identity: IdentityInput | undefined, at: string): E.Either<DomainError, UserEvent[]> => {
+  if (identity === undefined) return E.right([]);
+  const errors = new Errors()
+    .check(identity.provider.trim() !== '', 'provider', "can't be blank")
+    .maxLength('provider', identity.provider, MAX_NAME)
+    .maxLength('extern_uid', identity.extern_uid, MAX_NAME);
+  const holder = findUserByIdentity(state.users, identity.provider, identity.extern_uid);
+  if (holder && holder.id !== userId) errors.add('extern_uid', 'has already been taken');
+  if (!errors.empty) return errors.toEither([]);
+  const current = findUser(state.users, userId)?.identities.find((candidate) => candidate.provider === identity.provider);
+  if (current?.extern_uid === identity.extern_uid) return E.right([]);
+  return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
 
 export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<DomainError, readonly Emitted[]> => {
@@ -89,7 +110,8 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => validateProfile(state, command, null)),
-        E.map((): Emitted[] => [
+        E.chain(() => identityEvents(state, id, command.identity, at)),
+        E.map((identity): Emitted[] => [
           userCreated(
             state,
             { username: command.username, name: command.name, email: command.email, public_email: command.public_email ?? null, is_admin: command.is_admin ?? false, password_digest: command.password_digest },
@@ -98,6 +120,7 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
           ),
           // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
           ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
+          ...identity,
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),
         ]),
@@ -108,25 +131,53 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
         E.chainFirst((user) => validateProfile(state, command, user.id)),
-        E.map(({ id }): UserEvent[] => {
-          const { type: _type, ...changes } = command;
-          return [{ type: 'UserUpdated', data: { ...changes, id, updated_at: at } }];
+        E.chain((user) => E.map((identity: UserEvent[]) => ({ user, identity }))(identityEvents(state, user.id, command.identity, at))),
+        E.map(({ user, identity }): UserEvent[] => {
+          const { type: _type, identity: _identity, ...changes } = command;
+          return [{ type: 'UserUpdated', data: { ...changes, id: user.id, updated_at: at } }, ...identity];
         }),
+      );
+    case 'DeleteUserIdentity':
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.identities.some((identity) => identity.provider === command.provider)
+            ? E.right([{ type: 'UserIdentityRemoved', data: { id: user.id, provider: command.provider, at } }])
+            : E.left(notFound('Identity')),
+        ),
       );
     case 'BlockUser':
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
         E.chain((user) =>
-          user.id === issued.actor.userId ? E.left(forbidden('You cannot block yourself')) : E.right<DomainError, UserEvent[]>(user.state === 'blocked' ? [] : [{ type: 'UserBlocked', data: { id: user.id, at } }]),
+          // A banned user is already `blocked?`: nothing to do, as for a blocked one.
+          user.id === issued.actor.userId
+            ? E.left(forbidden('You cannot block yourself'))
+            : E.right<DomainError, UserEvent[]>(user.state === 'blocked' || user.state === 'banned' ? [] : [{ type: 'UserBlocked', data: { id: user.id, at } }]),
         ),
       );
     case 'UnblockUser':
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        E.map((user): UserEvent[] => (user.state === 'blocked' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
+        // `user.activate` lifts a block or a ban alike.
+        E.map((user): UserEvent[] => (user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
       );
+    case 'BanUser':
+    case 'UnbanUser': {
+      // Users::BanService / UnbanService: only an active user is banned, only a banned one unbanned; otherwise
+      // 403 "You cannot <action> <state> users." (`render_api_error!` with the service's message).
+      const [action, from, type] = command.type === 'BanUser' ? (['ban', 'active', 'UserBanned'] as const) : (['unban', 'banned', 'UserUnbanned'] as const);
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === from ? E.right([{ type, data: { id: user.id, at } }]) : E.left(forbiddenMessage(`You cannot ${action} ${user.state} users.`)),
+        ),
+      );
+    }
     case 'DeleteUser':
       return pipe(
         requireAdmin(issued, state),
@@ -139,7 +190,9 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
           const alreadyRemoved = new Set(cascaded.flatMap((event) => (event.type === 'MemberRemoved' ? [event.data.id] : [])));
           // Memberships end explicitly, so that the audit trail shows when the access went away.
           const memberships = removeMembershipsOfUser(state, user.id, at).filter((event) => !alreadyRemoved.has(event.data.id));
-          return [...cascaded, ...memberships, { type: 'UserDeleted', data: { id: user.id, at } }];
+          const ended = new Set(cascaded.flatMap((event) => (event.type === 'AccessRequestDenied' ? [`${event.data.source_type}:${event.data.source_id}:${event.data.user_id}`] : [])));
+          const requests = endAccessRequests(accessRequestsOfUser(state, user.id).filter((r) => !ended.has(`${r.source_type}:${r.source_id}:${r.user_id}`)), at, 'user_deleted');
+          return [...cascaded, ...memberships, ...requests, { type: 'UserDeleted', data: { id: user.id, at } }];
         }),
       );
     case 'RecordUserActivity':

@@ -30,8 +30,13 @@ export const userEvents = defineEvents({
       t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string), avatar: nullable(AvatarCodec) }),
     ]),
   },
+  /** The user's identity with a provider was created, or its extern_uid changed. */
+  UserIdentitySet: { version: 1, stream, codec: t.type({ id: t.number, provider: t.string, extern_uid: t.string, at: t.string }) },
+  UserIdentityRemoved: { version: 1, stream, codec: t.type({ id: t.number, provider: t.string, at: t.string }) },
   UserBlocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserUnblocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserBanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserUnbanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserSignedIn: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserActivityRecorded: { version: 1, stream, codec: t.type({ id: t.number, day: t.string }) },

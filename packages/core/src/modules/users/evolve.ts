@@ -3,7 +3,7 @@ import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { UserEvent } from './events.js';
-import type { UsersSlice } from './projection.js';
+import { identityKey, type UsersSlice } from './projection.js';
 
 export type UsersDraft = Writable<{ readonly sequences: Sequences; readonly users: UsersSlice }, 'users' | 'sequences'>;
 
@@ -19,6 +19,7 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
         last_activity_on: null,
         current_sign_in_at: null,
         last_sign_in_at: null,
+        identities: [],
       });
       tableSet(users.byUsername, data.username.toLowerCase(), data.id);
       tableSet(users.byEmail, data.email.toLowerCase(), data.id);
@@ -42,11 +43,34 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       Object.assign(user, event.data);
       return;
     }
-    case 'UserBlocked':
-    case 'UserUnblocked': {
+    case 'UserIdentitySet': {
       const user = tableGet(users.byId, event.data.id);
       if (!user) return;
-      user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
+      const { provider, extern_uid } = event.data;
+      const current = user.identities.find((identity) => identity.provider === provider);
+      if (current) tableDelete(users.byIdentity, identityKey(provider, current.extern_uid));
+      // A changed extern_uid keeps the identity's place; a new provider comes last.
+      user.identities = current ? user.identities.map((identity) => (identity.provider === provider ? { provider, extern_uid } : identity)) : [...user.identities, { provider, extern_uid }];
+      tableSet(users.byIdentity, identityKey(provider, extern_uid), user.id);
+      user.updated_at = event.data.at;
+      return;
+    }
+    case 'UserIdentityRemoved': {
+      const user = tableGet(users.byId, event.data.id);
+      const current = user?.identities.find((identity) => identity.provider === event.data.provider);
+      if (!user || !current) return;
+      tableDelete(users.byIdentity, identityKey(current.provider, current.extern_uid));
+      user.identities = user.identities.filter((identity) => identity.provider !== event.data.provider);
+      user.updated_at = event.data.at;
+      return;
+    }
+    case 'UserBlocked':
+    case 'UserUnblocked':
+    case 'UserBanned':
+    case 'UserUnbanned': {
+      const user = tableGet(users.byId, event.data.id);
+      if (!user) return;
+      user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : 'active';
       user.updated_at = event.data.at;
       return;
     }
@@ -57,6 +81,7 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       tableDelete(users.byUsername, user.username.toLowerCase());
       tableDelete(users.byEmail, user.email.toLowerCase());
       tableDelete(users.byNamespace, user.namespace_id);
+      for (const identity of user.identities) tableDelete(users.byIdentity, identityKey(identity.provider, identity.extern_uid));
       users.count -= 1;
       return;
     }

@@ -8,10 +8,11 @@ import { initialUsers, type UsersSlice } from './projection.js';
 
 export const usersModule = defineModule<'users', { readonly users: UsersSlice }, UsersView, UsersDraft, UserCommand, typeof userEvents>({
   name: 'users',
-  version: 1,
+  // 2: identities and bans.
+  version: 2,
   initial: () => ({ users: initialUsers() }),
   events: userEvents,
-  commands: ['CreateUser', 'UpdateUser', 'BlockUser', 'UnblockUser', 'DeleteUser', 'RecordUserActivity'],
+  commands: ['CreateUser', 'UpdateUser', 'DeleteUserIdentity', 'BlockUser', 'UnblockUser', 'BanUser', 'UnbanUser', 'DeleteUser', 'RecordUserActivity'],
   decide,
   evolve,
 });

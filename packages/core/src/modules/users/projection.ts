@@ -1,7 +1,9 @@
 /** The users projection: every account, with indexes by lower-cased username and e-mail. */
 import { emptyTable, type Table } from '../../kernel/table.js';
 
-export type UserState = 'active' | 'blocked' | 'deactivated';
+/** `banned` counts as blocked wherever the platform asks `blocked?` (sign-in, block), and is lifted only by unban or unblock. */
+export type UserState = 'active' | 'blocked' | 'deactivated' | 'banned';
+
 
 /**
  * An uploaded avatar: the file's (sanitised) name and the SHA-256 of its bytes. The bytes live in the host's
@@ -17,6 +19,12 @@ export interface Avatar {
 export const AVATAR_MAX_BYTES = 200 * 1024;
 export const AVATAR_EXTENSIONS: readonly string[] = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'];
 export type BotKind = 'project_bot' | 'group_bot';
+
+/** An external authentication identity (`identities` table): at most one per provider and user. */
+export interface Identity {
+  readonly provider: string;
+  readonly extern_uid: string;
+}
 
 export interface User {
   readonly id: number;
@@ -39,6 +47,8 @@ export interface User {
   readonly last_sign_in_at: string | null;
   /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
   readonly namespace_id: number;
+  /** External identities in creation order. */
+  readonly identities: readonly Identity[];
   /** Absent (or null) without an upload; optional so that states folded before avatars existed stay valid. */
   readonly avatar?: Avatar | null;
 }
@@ -49,7 +59,11 @@ export interface UsersSlice {
   readonly byEmail: Table<number>;
   /** Personal namespace id → user id. */
   readonly byNamespace: Table<number>;
+  /** `identityKey(provider, extern_uid)` → user id (an extern_uid is unique per provider, case-insensitively). */
+  readonly byIdentity: Table<number>;
   readonly count: number;
 }
 
-export const initialUsers = (): UsersSlice => ({ byId: emptyTable(), byUsername: emptyTable(), byEmail: emptyTable(), byNamespace: emptyTable(), count: 0 });
+export const initialUsers = (): UsersSlice => ({ byId: emptyTable(), byUsername: emptyTable(), byEmail: emptyTable(), byNamespace: emptyTable(), byIdentity: emptyTable(), count: 0 });
+
+export const identityKey = (provider: string, externUid: string): string => `${provider}\u0000${externUid.toLowerCase()}`;

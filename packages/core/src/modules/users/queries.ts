@@ -1,5 +1,5 @@
 import { tableGet, tableValues } from '../../kernel/table.js';
-import type { User, UsersSlice } from './projection.js';
+import { identityKey, type User, type UsersSlice } from './projection.js';
 
 export const findUser = (users: UsersSlice, id: number): User | undefined => tableGet(users.byId, id);
 
@@ -34,5 +34,11 @@ export const matchesUserSearch = (user: User, query: string): boolean => {
 /** The owner of a personal namespace. */
 export const findUserByNamespace = (users: UsersSlice, namespaceId: number): User | undefined => {
   const id = tableGet(users.byNamespace, namespaceId);
+  return id === undefined ? undefined : findUser(users, id);
+};
+
+/** The user holding an identity (`Identity.with_extern_uid(provider, extern_uid)`, case-insensitive). */
+export const findUserByIdentity = (users: UsersSlice, provider: string, externUid: string): User | undefined => {
+  const id = tableGet(users.byIdentity, identityKey(provider, externUid));
   return id === undefined ? undefined : findUser(users, id);
 };

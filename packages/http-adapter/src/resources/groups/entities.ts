@@ -39,4 +39,16 @@ export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProj
   projects: [...projectsInNamespace(ctx.state.projects, group.id)].filter((project) => visibleProjects(project.id)).map((project) => projectEntity(project, ctx)),
   shared_projects: [] as unknown[],
   prevent_sharing_groups_outside_hierarchy: false,
+  // EE GroupDetail
+  membership_lock: group.membership_lock,
+});
+
+/** `PublicGroupDetails` (`GET /projects/:id/groups`): BasicGroupDetails (`id`, `web_url`, `name`) and its names and avatar. */
+export const publicGroupDetailsEntity = (group: Group, ctx: PresentContext) => ({
+  id: group.id,
+  web_url: `${ctx.baseUrl}/groups/${group.full_path}`,
+  name: group.name,
+  avatar_url: null,
+  full_name: group.full_name,
+  full_path: group.full_path,
 });

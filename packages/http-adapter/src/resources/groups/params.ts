@@ -24,6 +24,7 @@ export const createParams = schema(
   optional('visibility', T.String, visibility),
   optional('description', T.String),
   optional('request_access_enabled', T.Boolean),
+  optional('membership_lock', T.Boolean),
 );
 
 export const updateParams = schema(
@@ -34,5 +35,8 @@ export const updateParams = schema(
   optional('description', T.String),
   optional('request_access_enabled', T.Boolean),
   optional('new_user_signups_cap', T.Integer),
+  optional('membership_lock', T.Boolean),
 );
+
+export const transferParams = schema(optional('group_id', T.Integer));
 

@@ -1,12 +1,12 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canReadGroup, canReadProject, findGroup, findProject, groupAccessLevel, hasMembershipBelow, listGroups, type Group, type State } from '@forgefold/core';
+import { canOnGroup, canReadGroup, canReadProject, findGroup, findProject, forbidden, groupAccessLevel, hasMembershipBelow, listGroups, selfAndDescendants, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
-import { createParams, listParams, updateParams } from './params.js';
+import { createParams, listParams, transferParams, updateParams } from './params.js';
 
 type ListParams = ParamsOfSchema<typeof listParams>;
 
@@ -89,6 +89,7 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
+        ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
       }),
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
     }),
@@ -117,9 +118,24 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
+        ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
         ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
       }),
       present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
+    }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/groups/:id/transfer',
+      params: transferParams,
+      // lib/api/groups.rb: find_group!, authorize! :admin_group (a plain 403), find_group!(group_id), then the service.
+      find: (ctx, state) =>
+        pipe(
+          groupOfRoute(ctx, state),
+          E.chain((group) => (canOnGroup(state, ctx.principal?.userId ?? null, 'admin_group', group) ? E.right(group) : E.left(forbidden()))),
+          E.chainFirst(() => (ctx.params.group_id === undefined || ctx.params.group_id === null ? E.right(null) : findReadableGroup(state, ctx, String(ctx.params.group_id)))),
+        ),
+      command: ({ params }, group) => ({ type: 'TransferGroup', id: group.id, parent_id: params.group_id ?? null }),
+      present: (done, ctx, group) => created(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
     }),
     commandRoute(deps, {
       method: 'DELETE',
@@ -131,6 +147,25 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       },
       // The platform deletes groups in the background and answers 202 Accepted.
       present: () => withStatus(202, { message: '202 Accepted' }),
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id/descendant_groups',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          groupOfRoute(ctx, state),
+          E.map((parent) => {
+            // `include_parent_descendants`: every group below, at any depth, that the caller can see.
+            const descendants = selfAndDescendants(state.groups, parent).slice(1);
+            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, descendants);
+            const present = presentContext(deps, ctx);
+            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
+          }),
+        );
+      },
     }),
     route({
       method: 'GET',

@@ -1,5 +1,5 @@
 /** LDAP group links of a group (ee/lib/api/ldap_group_links.rb) and the directory sync that applies them. */
-import { canAdminMembers, findUser, findUserByUsername, forbidden, ldapLinksOf, type User } from '@forgefold/core';
+import { canAdminMembers, findUser, findUserByUsername, forbidden, ldapLinksOf, notFound, type User } from '@forgefold/core';
 import { ApiError, created, noContent, ok, route, type AnyRouteDef } from '../../http/index.js';
 import { today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -16,7 +16,10 @@ export const ldapRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       if (found._tag === 'Left') return found.left;
       const group = found.right;
       if (!canAdminMembers(state, viewerId(ctx), { group }, today(deps))) return forbidden();
-      return ok([...ldapLinksOf(state.members, group.id)].map(ldapGroupLinkEntity));
+      const links = [...ldapLinksOf(state.members, group.id)];
+      // ee/lib/api/ldap_group_links.rb: an empty list is a 404 with its own text.
+      if (links.length === 0) return notFound(undefined, 'No linked LDAP groups found');
+      return ok(links.map(ldapGroupLinkEntity));
     },
   }),
   commandRoute(deps, {
@@ -25,8 +28,8 @@ export const ldapRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: addParams,
     find: groupOfRoute,
     command: ({ params }, group) => ({ type: 'AddLdapGroupLink', group_id: group.id, cn: params.cn ?? null, filter: params.filter ?? null, group_access: params.group_access, provider: params.provider ?? '' }),
-    present: (_done, { params }, group) =>
-      created(ldapGroupLinkEntity({ group_id: group.id, cn: params.cn ?? null, filter: params.cn ? null : (params.filter ?? null), group_access: params.group_access, provider: params.provider ?? '' })),
+    present: (_done, { params }) =>
+      created(ldapGroupLinkEntity({ cn: params.cn ?? null, filter: params.cn ? null : (params.filter ?? null), group_access: params.group_access, provider: params.provider ?? '' })),
   }),
   commandRoute(deps, {
     method: 'DELETE',

@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   RECORD_NOT_FOUND,
   addMembersOutcome,
+  allSharedGroupsVisible,
   canReadGroup,
   directMemberCount,
   directMembership,
@@ -38,6 +39,7 @@ import {
 import { arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type HandlerContext, type OffsetSource, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, type CommandResultOf } from '../../app/routes.js';
+import { groupSamlIdentity } from '../scim/entities.js';
 import { memberEntity } from './entities.js';
 import { addParams, allParams, deleteParams, listParams, memberIdParams, overrideParams, updateParams, userIdParams } from './params.js';
 import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, type SourceKind } from './source.js';
@@ -83,7 +85,16 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const day = today(deps);
         const view = present(ctx, state);
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
-        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0) {
+        // EE `retrieve_members`: with_saml_identity keeps members with a SAML identity of the group's own provider,
+        // only when the caller may read SAML identities there (else the parameter is ignored).
+        const samlFilter = ctx.params.with_saml_identity === true && source.group !== undefined && source.group.parent_id === null;
+        const keepSaml = (m: Member): boolean => {
+          if (!samlFilter) return true;
+          const identity = groupSamlIdentity(m, view);
+          // undefined: the viewer may not read SAML identities here (or SSO is off), so the filter does not apply.
+          return identity === undefined || identity !== null;
+        };
+        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
           // Unfiltered: read the page straight from the per-source index (member-id order).
           const page = lazySource(
             () => directMemberCount(state.members, source.type, source.id),
@@ -99,7 +110,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           return paginate(ctx, page, { map });
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
-        const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id));
+        const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id) && keepSaml(m));
         return paginate(ctx, arraySource(rows), { map });
       },
     }),
@@ -118,7 +129,11 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
         if (source.group) {
           const group = source.group;
-          if (!filtered) {
+          // Members of groups shared into this one are listed only when the viewer can see that group (the
+          // platform's `shared_with_groups.public_or_visible_to_user`), at the share's level at most.
+          const viewer = viewerId(ctx);
+          const canSee = (g: Group) => canReadGroup(state, viewer, g);
+          if (!filtered && allSharedGroupsVisible(state, group, canSee)) {
             // The projection keeps the effective members of every group sorted by user id: a page costs the page.
             const page = lazySource(
               () => effectiveCount(state.members, group.id),
@@ -137,7 +152,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           }
           const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
           const rows: Member[] = [];
-          const sources = effectiveSources(state, group, day);
+          const sources = effectiveSources(state, group, day, canSee);
           for (const userId of effectiveUserIds(state.members, group.id)) {
             if (!keep(userId)) continue;
             const winner = winningMember(state.members, sources, userId, day, ctx.params.state);
@@ -168,7 +183,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const day = today(deps);
         const viewer = viewerId(ctx);
         const winner = source.group
-          ? effectiveGroupMember(state, source.group, userId, day)
+          ? effectiveGroupMember(state, source.group, userId, day, null, (g) => canReadGroup(state, viewer, g))
           : effectiveProjectMembers(state, source.project, (g) => canReadGroup(state, viewer, g), day).find((m) => m.user_id === userId);
         return winner ? ok(memberEntity(winner, present(ctx, state))) : RECORD_NOT_FOUND;
       },

@@ -1,5 +1,5 @@
 /** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
-import { findGroup, findUserByNamespace, type Project } from '@forgefold/core';
+import { AccessLevel, canReadGroup, directMembership, findGroup, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
 import { userBasic } from '../users/entities.js';
 import type { PresentContext } from '../context.js';
 
@@ -69,5 +69,37 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
     archived: false,
     empty_repo: true,
     request_access_enabled: true,
+    shared_with_groups: sharedWithGroups(project, ctx),
   };
+};
+
+/** `SharedGroupWithProject` of the project's `visible_group_links(for_user:)`: shares into groups the viewer can see. */
+const sharedWithGroups = (project: Project, ctx: PresentContext) =>
+  [...linksOfSource(ctx.state.members, 'Project', project.id)].flatMap((link) => {
+    const group = findGroup(ctx.state.groups, link.group_id);
+    if (!group || !(ctx.viewerIsAdmin || canReadGroup(ctx.state, ctx.viewerId, group))) return [];
+    return [{ group_id: link.group_id, group_name: group.name, group_full_path: group.full_path, group_access_level: link.group_access, expires_at: link.expires_at }];
+  });
+
+/** `MemberAccess`: the level and the member's notification level (a new member's setting is "global", 3). */
+const memberAccess = (member: Member | undefined) => (member ? { access_level: member.access_level, notification_level: 3 } : null);
+
+/**
+ * `ProjectWithAccess` (what `GET /projects/:id` shows a signed-in user): `permissions.project_access`, the viewer's
+ * direct membership of the project, and `permissions.group_access`, their highest membership of the project's
+ * group and its ancestors (`highest_group_member`; shares do not count), each null when there is none.
+ */
+export const projectWithAccessEntity = (project: Project, ctx: PresentContext) => {
+  const viewer = ctx.viewerId;
+  const active = (member: Member | undefined) => (member && member.state === 'active' && member.access_level >= AccessLevel.GUEST ? member : undefined);
+  const projectMember = viewer === null ? undefined : active(directMembership(ctx.state.members, 'Project', project.id, viewer));
+  let groupMember: Member | undefined;
+  const group = project.namespace_kind === 'group' ? findGroup(ctx.state.groups, project.namespace_id) : undefined;
+  if (group && viewer !== null) {
+    for (const candidate of selfAndAncestors(ctx.state.groups, group)) {
+      const member = active(directMembership(ctx.state.members, 'Namespace', candidate.id, viewer));
+      if (member && (!groupMember || member.access_level > groupMember.access_level)) groupMember = member;
+    }
+  }
+  return { ...projectEntity(project, ctx), permissions: { project_access: memberAccess(projectMember), group_access: memberAccess(groupMember) } };
 };

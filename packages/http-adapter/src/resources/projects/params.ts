@@ -1,6 +1,6 @@
 /** Parameters of the projects API (lib/api/projects.rb). */
 import { VISIBILITIES } from '@forgefold/core';
-import { atLeastOneOf, optional, pathParam, schema, T } from '../../http/index.js';
+import { atLeastOneOf, extend, optional, pathParam, requires, schema, T } from '../../http/index.js';
 
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity'] as const;
 
@@ -40,3 +40,18 @@ export const updateParams = schema(
   optional('visibility', T.String, { values: VISIBILITIES }),
   optional('description', T.String),
 );
+
+/** `GET /users/:user_id/projects`: the user by id or username. */
+export const userProjectsParams = extend(schema(pathParam('user_id', T.String)), listParams);
+
+/** `GET /projects/:id/groups` (Projects::GroupsFinder). */
+export const projectGroupsParams = schema(
+  optional('search', T.String),
+  optional('skip_groups', T.Array(T.Integer)),
+  optional('with_shared', T.Boolean, { default: false }),
+  optional('shared_min_access_level', T.Integer, { values: [10, 20, 30, 40, 50] }),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20 }),
+);
+
+export const transferParams = schema(requires('namespace', T.String));

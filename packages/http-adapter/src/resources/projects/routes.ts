@@ -1,12 +1,32 @@
 /** Projects: list (offset and keyset), create (also for a user, by an administrator), show, update, delete (lib/api/projects.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canReadProject, findProject, listProjects, projectAccessLevel, type ForgefoldCommand, type Project, type State } from '@forgefold/core';
+import {
+  canReadGroup,
+  canReadProject,
+  findGroup,
+  findGroupByIdOrPath,
+  findProject,
+  findUserByIdOrUsername,
+  findUserByNamespace,
+  findUserByUsername,
+  linksOfSource,
+  listProjects,
+  notFound,
+  projectAccessLevel,
+  projectsInNamespace,
+  selfAndAncestors,
+  type ForgefoldCommand,
+  type Group,
+  type Project,
+  type State,
+} from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
-import { projectEntity } from './entities.js';
-import { createForUserParams, createParams, listParams, updateParams } from './params.js';
+import { publicGroupDetailsEntity } from '../groups/entities.js';
+import { projectEntity, projectWithAccessEntity } from './entities.js';
+import { createForUserParams, createParams, listParams, projectGroupsParams, transferParams, updateParams, userProjectsParams } from './params.js';
 
 /** Offset pagination over projects stops at 50,000 records (reference §1.7 item 48). */
 const MAX_OFFSET = { limit: 50_000, type: 'Project' };
@@ -14,11 +34,11 @@ const MAX_OFFSET = { limit: 50_000, type: 'Project' };
 const sortKey = (orderBy: ParamsOfSchema<typeof listParams>['order_by']): keyof Project => (orderBy === 'similarity' ? 'name' : orderBy);
 
 /** The projects a caller may list, filtered and in the requested order. */
-const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: State): Project[] => {
+const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: State, candidates: Iterable<Project> = listProjects(state.projects)): Project[] => {
   const { params } = ctx;
   const userId = ctx.principal?.userId ?? null;
   const projects: Project[] = [];
-  for (const project of listProjects(state.projects)) {
+  for (const project of candidates) {
     if (!canReadProject(state, userId, project)) continue;
     if (params.visibility && project.visibility !== params.visibility) continue;
     if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
@@ -40,6 +60,14 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   return projects;
 };
 
+/** A namespace (group or personal) by id or full path, when the caller may read it; undefined otherwise. */
+const readableNamespaceId = (state: State, viewer: number | null, viewerIsAdmin: boolean, value: string): number | undefined => {
+  const group = findGroupByIdOrPath(state.groups, value);
+  if (group) return canReadGroup(state, viewer, group) ? group.id : undefined;
+  const owner = /^\d+$/.test(value) ? findUserByNamespace(state.users, Number(value)) : findUserByUsername(state.users, value);
+  return owner && (viewerIsAdmin || owner.id === viewer) ? owner.namespace_id : undefined;
+};
+
 type CreateFields = ParamsOfSchema<typeof createParams>;
 
 const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand => ({
@@ -55,22 +83,68 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
 export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
   const presentCreated = (done: CommandResultOf, ctx: Ctx) => created(present(ctx, findProject(done.state.projects, createdId(done, 'ProjectCreated'))!, done.state));
+  /** `GET /projects` and `GET /users/:user_id/projects`: the readable ones among the candidates, filtered, ordered, paged. */
+  const page = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, projects: Project[]) =>
+    paginate(ctx, arraySource(projects), {
+      map: (project) => present(ctx, project),
+      maxOffset: MAX_OFFSET,
+      keyset: {
+        source: sortedArrayKeysetSource(ctx.params.sort === 'desc' ? [...projects].reverse() : projects, (project) => project.id),
+        supports: (orderBy) => orderBy === 'id',
+      },
+    });
   return [
     route({
       method: 'GET',
       path: '/projects',
       auth: 'optional',
       params: listParams,
+      handler: (ctx) => page(ctx, listed(ctx, deps.app.state)),
+    }),
+    route({
+      method: 'GET',
+      path: '/users/:user_id/projects',
+      auth: 'optional',
+      params: userProjectsParams,
       handler: (ctx) => {
-        const projects = listed(ctx, deps.app.state);
-        return paginate(ctx, arraySource(projects), {
-          map: (project) => present(ctx, project),
-          maxOffset: MAX_OFFSET,
-          keyset: {
-            source: sortedArrayKeysetSource(ctx.params.sort === 'desc' ? [...projects].reverse() : projects, (project) => project.id),
-            supports: (orderBy) => orderBy === 'id',
-          },
-        });
+        // lib/api/projects.rb: the projects of the user's personal namespace that the caller can see; by id or username.
+        const state = deps.app.state;
+        const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
+        if (!user) return notFound('User');
+        return page(ctx, listed(ctx, state, projectsInNamespace(state.projects, user.namespace_id)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/groups',
+      auth: 'optional',
+      params: projectGroupsParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const found = projectOfRoute(ctx, state);
+        if (E.isLeft(found)) return found.left;
+        const project = found.right;
+        const viewer = ctx.principal?.userId ?? null;
+        // Projects::GroupsFinder: the project's group and its ancestors, with_shared adds the invited groups (at least
+        // shared_min_access_level); groups the caller cannot see are left out; newest id first.
+        const groups = new Map<number, Group>();
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home) for (const group of selfAndAncestors(state.groups, home)) groups.set(group.id, group);
+        if (ctx.params.with_shared) {
+          for (const link of linksOfSource(state.members, 'Project', project.id)) {
+            if (ctx.params.shared_min_access_level && link.group_access < ctx.params.shared_min_access_level) continue;
+            const group = findGroup(state.groups, link.group_id);
+            if (group) groups.set(group.id, group);
+          }
+        }
+        const search = (ctx.params.search ?? '').toLowerCase();
+        const skip = new Set((ctx.params.skip_groups ?? []).filter((id): id is number => id !== null));
+        const rows = [...groups.values()]
+          .filter((group) => canReadGroup(state, viewer, group) && !skip.has(group.id))
+          .filter((group) => search === '' || `${group.name} ${group.path}`.toLowerCase().includes(search))
+          .sort((a, b) => b.id - a.id);
+        const view = presentContext(deps, ctx);
+        return paginate(ctx, arraySource(rows), { map: (group) => publicGroupDetailsEntity(group, view) });
       },
     }),
     commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated }),
@@ -90,7 +164,8 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: (ctx) =>
         pipe(
           projectOfRoute(ctx, deps.app.state),
-          E.map((project) => ok(present(ctx, project))),
+          // Signed-in callers get ProjectWithAccess (their `permissions`), anonymous ones the Project entity.
+          E.map((project) => ok(ctx.principal ? projectWithAccessEntity(project, presentContext(deps, ctx)) : present(ctx, project))),
         ),
     }),
     commandRoute(deps, {
@@ -105,6 +180,20 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.path ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+      }),
+      present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
+    }),
+    commandRoute(deps, {
+      method: 'PUT',
+      path: '/projects/:id/transfer',
+      params: transferParams,
+      find: projectOfRoute,
+      // `find_namespace!`: a group the caller can read, or a personal namespace they own (administrators: any), by id
+      // or path; anything else is -1, which the decision answers "404 Namespace Not Found" after its 403.
+      command: (ctx, project) => ({
+        type: 'TransferProject',
+        id: project.id,
+        namespace_id: readableNamespaceId(deps.app.state, ctx.principal?.userId ?? null, ctx.principal?.isAdmin ?? false, ctx.params.namespace ?? '') ?? -1,
       }),
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
     }),

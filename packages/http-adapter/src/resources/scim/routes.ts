@@ -146,7 +146,8 @@ const userResponse = (scope: ScimScope, state: State, externUid: string, status:
 };
 
 const requireIdentity = (scope: ScimScope, id: string) => {
-  const identity = findScimIdentityByExternUid(scope.state.scim, scope.group.id, id);
+  // While SSO is disabled the group's identities are not there, as the list shows none (reference item 120).
+  const identity = scope.provider.enabled ? findScimIdentityByExternUid(scope.state.scim, scope.group.id, id) : undefined;
   if (!identity || !scimUserView(scope.state, identity)) throw scimError(404, `Resource ${id} not found`);
   return identity;
 };

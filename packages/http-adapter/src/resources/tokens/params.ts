@@ -10,6 +10,12 @@ const createTokenParams = schema(requires('name', T.String), requires('scopes', 
 /** An administrator creates a personal (or impersonation) token for `:user_id`. */
 export const createUserTokenParams = extend(schema(pathParam('user_id', T.Integer)), createTokenParams);
 
+/** `POST /users/:user_id/personal_access_tokens` also takes a comma list (`coerce_with: CommaSeparatedToArray`, reference #139). */
+export const createPersonalUserTokenParams = extend(
+  schema(pathParam('user_id', T.Integer)),
+  schema(requires('name', T.String), requires('scopes', T.CommaSeparatedStrings, { values: PERSONAL_SCOPES }), optional('expires_at', T.Date)),
+);
+
 export const createResourceTokenParams = schema(
   requires('name', T.String),
   requires('scopes', T.Array(T.String), { values: RESOURCE_SCOPES }),

@@ -6,12 +6,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { accessTokensOf, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, type AccessToken, type DomainError, type State } from '@forgefold/core';
-import { arraySource, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
+import { arraySource, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { createdId, findReadableGroup, findReadableProject, findUserOr404, today, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, perRequest, type CommandResultOf } from '../../app/routes.js';
 import { newTokenValue, tokenDigest } from '../../app/secrets.js';
 import { accessTokenEntity } from './entities.js';
-import { createResourceTokenParams, createUserTokenParams, idParams, impersonationTokenParams, listImpersonationParams, listPersonalParams, tokenIdParams } from './params.js';
+import { createPersonalUserTokenParams, createResourceTokenParams, createUserTokenParams, idParams, impersonationTokenParams, listImpersonationParams, listPersonalParams, tokenIdParams } from './params.js';
 
 const strings = (values: readonly (string | null)[]): string[] => values.filter((value): value is string => typeof value === 'string');
 
@@ -20,11 +20,21 @@ const valueOf = perRequest(() => newTokenValue());
 
 /** An administrator creates a personal (or impersonation) token for a user, answered 201 with the value shown this once. */
 const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) =>
+  impersonation ? createTokenRouteWith(deps, path, true, createUserTokenParams) : createTokenRouteWith(deps, path, false, createPersonalUserTokenParams);
+
+interface CreateTokenParams {
+  readonly user_id: number;
+  readonly name: string | null;
+  readonly scopes: readonly (string | null)[];
+  readonly expires_at?: string | null;
+}
+
+const createTokenRouteWith = <P extends CreateTokenParams>(deps: ApiDeps, path: string, impersonation: boolean, params: Schema<P>) =>
   commandRoute(deps, {
     method: 'POST',
     path,
     admin: true,
-    params: createUserTokenParams,
+    params,
     find: (ctx, state) => findUserOr404(state, ctx.params.user_id),
     command: (ctx, user) => ({
       type: 'CreatePersonalAccessToken',
@@ -100,7 +110,10 @@ const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): AnyRouteD
   ];
 };
 
-export const tokenRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+/** Routes under `/users/:user_id` belong to API::Users, which registers `read_user` for reads (see resources/users). */
+export const tokenRoutes = (deps: ApiDeps): AnyRouteDef[] => tokenClassRoutes(deps).map((def) => (def.path.startsWith('/users/') ? { ...def, readScopes: ['read_user'] } : def));
+
+const tokenClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   createTokenRoute(deps, '/users/:user_id/personal_access_tokens', false),
   route({
     method: 'GET',

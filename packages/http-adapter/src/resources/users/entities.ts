@@ -42,7 +42,7 @@ export const userPublic = (user: User, ctx: PresentContext) => ({
   color_scheme_id: 1,
   projects_limit: 100000,
   current_sign_in_at: user.current_sign_in_at,
-  identities: [],
+  identities: user.identities.map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
   can_create_group: user.bot === null,
   can_create_project: user.bot === null,
   two_factor_enabled: false,

@@ -1,5 +1,5 @@
 /** Parameters of the users API (lib/api/users.rb). */
-import { atLeastOneOf, optional, paramType, pathParam, requires, schema, T, type UploadedFile } from '../../http/index.js';
+import { allOrNoneOf, atLeastOneOf, optional, paramType, pathParam, requires, schema, T, type UploadedFile } from '../../http/index.js';
 
 /** Grape's file parameter (the platform's WorkhorseFile): a multipart file part; a plain value "is invalid". */
 const isUploadedFile = (raw: unknown): raw is UploadedFile =>
@@ -8,11 +8,14 @@ const FileParam = paramType<UploadedFile>('File', (raw) => (isUploadedFile(raw) 
 
 export const listParams = schema(
   optional('username', T.String),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
   optional('search', T.String),
   optional('active', T.Boolean, { default: false }),
   optional('blocked', T.Boolean, { default: false }),
   optional('admins', T.Boolean, { default: false }),
   optional('exclude_internal', T.Boolean, { default: false }),
+  allOrNoneOf('extern_uid', 'provider'),
   optional('order_by', T.String, { values: ['id', 'name', 'username', 'created_at', 'updated_at'], default: 'id' }),
   optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
   optional('page', T.Integer, { default: 1 }),
@@ -31,6 +34,9 @@ export const createParams = schema(
   optional('admin', T.Boolean),
   optional('public_email', T.String),
   optional('avatar', FileParam),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
+  allOrNoneOf('extern_uid', 'provider'),
 );
 
 export const updateParams = schema(
@@ -42,6 +48,18 @@ export const updateParams = schema(
   optional('admin', T.Boolean),
   optional('public_email', T.String),
   optional('avatar', FileParam),
+  optional('extern_uid', T.String),
+  optional('provider', T.String),
+  allOrNoneOf('extern_uid', 'provider'),
 );
 
 export const idParams = schema(pathParam('id', T.Integer));
+
+export const membershipsParams = schema(
+  pathParam('user_id', T.Integer),
+  optional('type', T.String, { values: ['Project', 'Namespace'] }),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20 }),
+);
+
+export const identityParams = schema(pathParam('id', T.Integer), pathParam('provider', T.String));

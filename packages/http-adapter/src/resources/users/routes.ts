@@ -1,14 +1,14 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type Avatar, type DomainError, type User } from '@forgefold/core';
-import { created, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, type Avatar, type DomainError, type IdentityInput, type User } from '@forgefold/core';
+import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, nothing } from '../../app/routes.js';
 import { passwordDigest } from '../../app/secrets.js';
 import { userBasic, userFor, userWithAdmin } from './entities.js';
-import { createParams, idParams, listParams, updateParams } from './params.js';
+import { createParams, identityParams, idParams, listParams, membershipsParams, updateParams } from './params.js';
 
 const MIN_PASSWORD = 8;
 
@@ -45,11 +45,17 @@ const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
 };
 
-export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+/** `provider` and `extern_uid` together (the schema's all-or-none rule lets only both or neither through). */
+const identityOf = (params: { provider?: string | null; extern_uid?: string | null }): { identity?: IdentityInput } =>
+  typeof params.provider === 'string' && typeof params.extern_uid === 'string' ? { identity: { provider: params.provider, extern_uid: params.extern_uid } } : {};
+
+/** API::Users registers `read_user` for GET requests: every route of the class lists it (see `RouteDef.readScopes`). */
+export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => usersClassRoutes(deps).map((def) => ({ ...def, readScopes: ['read_user'] }));
+
+const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   route({
     method: 'GET',
     path: '/user',
-    scopes: ['read_user'],
     handler: (ctx) => {
       const user = ctx.principal ? findUser(deps.app.state.users, ctx.principal.userId) : undefined;
       return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
@@ -58,13 +64,18 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
     path: '/users',
     auth: 'optional',
-    scopes: ['read_user'],
     params: listParams,
     find: nothing,
+    // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
+    authorize: (ctx) => (ctx.params.extern_uid && ctx.params.provider ? (!ctx.principal ? unauthorized : ctx.principal.isAdmin ? null : forbidden()) : null),
     rows: (ctx, state) => {
       const { params } = ctx;
       const isAdmin = ctx.principal?.isAdmin ?? false;
       let users = [...listUsers(state.users)];
+      if (params.extern_uid && params.provider) {
+        const holder = findUserByIdentity(state.users, params.provider, params.extern_uid);
+        users = holder ? [holder] : [];
+      }
       const username = params.username;
       const search = params.search;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
@@ -83,7 +94,6 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     method: 'GET',
     path: '/users/:id',
     auth: 'optional',
-    scopes: ['read_user'],
     params: idParams,
     handler: (ctx) => {
       const user = findUser(deps.app.state.users, ctx.params.id);
@@ -111,6 +121,7 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         is_admin: params.admin ?? false,
         public_email: params.public_email ?? null,
         ...(avatar.right ? { avatar: avatar.right } : {}),
+        ...identityOf(params),
       };
     },
     present: (done, ctx) => created(userWithAdmin(findUser(done.state.users, createdId(done, 'UserCreated'))!, presentContext(deps, ctx, done.state))),
@@ -136,6 +147,7 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
         ...(avatar.right ? { avatar: avatar.right } : {}),
+        ...identityOf(params),
       };
     },
     present: (done, ctx) => ok(userWithAdmin(findUser(done.state.users, ctx.params.id)!, presentContext(deps, ctx, done.state))),
@@ -158,8 +170,44 @@ export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       params: idParams,
       find: (ctx, state) => findUserOr404(state, ctx.params.id),
       command: (_ctx, user) => ({ type: action === 'block' ? 'BlockUser' : 'UnblockUser', id: user.id }),
+      // The platform answers what its call returned: `break` on an already blocked user (null), `user.activate`
+      // on an active one (false, no transition), true when the state changed.
+      present: (done) => created(done.events.length > 0 ? true : action === 'block' ? null : false),
+    }),
+  ),
+  ...(['ban', 'unban'] as const).map((action) =>
+    commandRoute(deps, {
+      method: 'POST',
+      path: `/users/:id/${action}`,
+      admin: true,
+      params: idParams,
+      find: (ctx, state) => findUserOr404(state, ctx.params.id),
+      command: (_ctx, user) => ({ type: action === 'ban' ? 'BanUser' : 'UnbanUser', id: user.id }),
       present: () => created(true),
     }),
   ),
+  listRoute(deps, {
+    path: '/users/:user_id/memberships',
+    admin: true,
+    params: membershipsParams,
+    find: (ctx, state) => findUserOr404(state, ctx.params.user_id),
+    // `user.members` (or its project/group members) in member-id order, as Entities::Membership.
+    rows: (ctx, state, user) => [...membershipsOfUser(state.members, user.id)].filter((member) => !ctx.params.type || member.source_type === ctx.params.type).sort((a, b) => a.id - b.id),
+    present: (member, view) => ({
+      source_id: member.source_id,
+      source_name: member.source_type === 'Namespace' ? (findGroup(view.state.groups, member.source_id)?.name ?? null) : (findProject(view.state.projects, member.source_id)?.name ?? null),
+      source_type: member.source_type,
+      access_level: member.access_level,
+    }),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/users/:id/identities/:provider',
+    admin: true,
+    params: identityParams,
+    find: (ctx, state) => findUserOr404(state, ctx.params.id),
+    command: (ctx, user) => ({ type: 'DeleteUserIdentity', id: user.id, provider: ctx.params.provider }),
+    present: () => noContent(),
+  }),
 ];
 
