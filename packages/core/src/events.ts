@@ -6,7 +6,8 @@ import { groupEvents, type GroupEvent } from './modules/groups/events.js';
 import { projectEvents, type ProjectEvent } from './modules/projects/events.js';
 import { memberEvents, type MemberEvent } from './modules/members/events.js';
 import { scimEvents, type ScimEvent } from './modules/scim/events.js';
+import { repositoryEvents, type RepositoryEvent } from './modules/repositories/events.js';
 
-export type ForgefoldEvent = UserEvent | TokenEvent | GroupEvent | ProjectEvent | MemberEvent | ScimEvent;
+export type ForgefoldEvent = UserEvent | TokenEvent | GroupEvent | ProjectEvent | MemberEvent | ScimEvent | RepositoryEvent;
 
-export const eventRegistry = (): EventRegistry => new EventRegistry(userEvents, tokenEvents, groupEvents, projectEvents, memberEvents, scimEvents);
+export const eventRegistry = (): EventRegistry => new EventRegistry(userEvents, tokenEvents, groupEvents, projectEvents, memberEvents, scimEvents, repositoryEvents);

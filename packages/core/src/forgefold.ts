@@ -28,8 +28,11 @@ import type { MemberCommand } from './modules/members/commands.js';
 import { scimDecider } from './modules/scim/decider.js';
 import { scimEvents } from './modules/scim/events.js';
 import type { ScimCommand } from './modules/scim/commands.js';
+import { repositoriesDecider } from './modules/repositories/decider.js';
+import { repositoryEvents } from './modules/repositories/events.js';
+import type { RepositoryCommand } from './modules/repositories/commands.js';
 
-export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand | ScimCommand;
+export type ForgefoldCommand = UserCommand | TokenCommand | GroupCommand | ProjectCommand | MemberCommand | ScimCommand | RepositoryCommand;
 
 type AnyModule = ModuleDecider<any, any>;
 
@@ -77,6 +80,16 @@ const commandModules: Record<ForgefoldCommand['type'], AnyModule> = {
   ProvisionScimIdentity: scimDecider,
   UpdateScimIdentity: scimDecider,
   DeleteScimIdentity: scimDecider,
+  EnsureRepository: repositoriesDecider,
+  UpdateRefs: repositoriesDecider,
+  ProtectTag: repositoriesDecider,
+  UnprotectTag: repositoriesDecider,
+  ProtectBranch: repositoriesDecider,
+  ProtectBranchLegacy: repositoriesDecider,
+  UnprotectBranch: repositoriesDecider,
+  CreateMergeRequest: repositoriesDecider,
+  UpdateMergeRequest: repositoriesDecider,
+  MergeMergeRequest: repositoriesDecider,
 };
 
 const eventModules = new Map<string, AnyModule>([
@@ -86,12 +99,14 @@ const eventModules = new Map<string, AnyModule>([
   ...Object.keys(projectEvents).map((type) => [type, projectsDecider] as [string, AnyModule]),
   ...Object.keys(memberEvents).map((type) => [type, membersDecider] as [string, AnyModule]),
   ...Object.keys(scimEvents).map((type) => [type, scimDecider] as [string, AnyModule]),
+  ...Object.keys(repositoryEvents).map((type) => [type, repositoriesDecider] as [string, AnyModule]),
 ]);
 
 /** Modules that also follow another module's event (SCIM identities end with their user or group). */
 const followers = new Map<string, readonly AnyModule[]>([
   ['UserDeleted', [scimDecider]],
   ['GroupDeleted', [scimDecider]],
+  ['ProjectDeleted', [repositoriesDecider]],
 ]);
 
 const decide = (issued: Issued<ForgefoldCommand>, state: State) => {
@@ -118,7 +133,7 @@ export const forgefoldDecider: Decider<ForgefoldCommand, DomainEvent, State> = {
  * Bump when a projection's shape or an evolve changes, so that snapshots taken by older code are
  * ignored and the log is refolded.
  */
-export const PROJECTION_VERSION = 'forgefold-projections-5';
+export const PROJECTION_VERSION = 'forgefold-projections-6';
 
 export const forgefold = { decider: forgefoldDecider, registry: eventRegistry(), projectionVersion: PROJECTION_VERSION } as const;
 
@@ -126,5 +141,5 @@ export const forgefold = { decider: forgefoldDecider, registry: eventRegistry(),
 export const summarize = (state: State): Record<string, number> => {
   const members = tableSize(state.members.byId);
   const tokens = tableSize(state.tokens.byId);
-  return { users: state.users.count, groups: state.groups.count, projects: state.projects.count, members, access_tokens: tokens };
+  return { users: state.users.count, groups: state.groups.count, projects: state.projects.count, members, access_tokens: tokens, merge_requests: tableSize(state.repositories.mergeRequests) };
 };

@@ -20,3 +20,4 @@ export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
 export * from './modules/audit/index.js';
 export * from './modules/scim/index.js';
+export * from './modules/repositories/index.js';

@@ -13,6 +13,7 @@ import { initialGroups, type GroupsSlice } from './modules/groups/projection.js'
 import { initialProjects, type ProjectsSlice } from './modules/projects/projection.js';
 import { initialMembers, type MembersSlice } from './modules/members/projection.js';
 import { initialScim, type ScimSlice } from './modules/scim/projection.js';
+import { initialRepositories, type RepositoriesSlice } from './modules/repositories/projection.js';
 
 /** Id sequences, like database sequences: ids are decided from them and recorded in events. */
 export interface Sequences {
@@ -33,6 +34,7 @@ export interface State {
   readonly projects: ProjectsSlice;
   readonly members: MembersSlice;
   readonly scim: ScimSlice;
+  readonly repositories: RepositoriesSlice;
 }
 
 export const initialState = (): State => ({
@@ -43,6 +45,7 @@ export const initialState = (): State => ({
   projects: initialProjects(),
   members: initialMembers(),
   scim: initialScim(),
+  repositories: initialRepositories(),
 });
 
 export type MutableState = Draft<State>;

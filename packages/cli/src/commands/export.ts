@@ -4,11 +4,12 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { RecordedEvent } from '@forgefold/core';
+import { foldLog, type RecordedEvent } from '@forgefold/core';
+import { exportBundles, repositoriesSlice } from '../repositories.js';
 import { commonOptions, EXIT_OK, parseFlags, type CommandSpec } from '../args.js';
 import { printLine, writeChunk, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
-import { resolveDataDir } from '../paths.js';
+import { dataPaths, resolveDataDir } from '../paths.js';
 import { openDataStore, withStore } from '../store.js';
 
 /** Events read per page: bounds memory whatever the size of the log. */
@@ -16,15 +17,20 @@ export const EXPORT_PAGE = 2_000;
 
 const spec = {
   name: 'export',
-  usage: 'export [--out FILE] [--data DIR]',
+  usage: 'export [--out FILE] [--repositories DIR] [--data DIR]',
   summary: 'Write the whole event log as NDJSON, one recorded envelope per line, in log order.',
   description: `
 Each line is a JSON object with globalPosition, streamId, streamVersion, eventId, type, schemaVersion,
 recordedAt, metadata and data (raw, as stored: not upcast). The log is read in pages up to the head at the
 start, so a live writer cannot make the file inconsistent. With --out, the file appears (atomically renamed)
-only when the export is complete. The store is opened read-only.`,
+only when the export is complete. The store is opened read-only.
+
+Repositories: one git bundle per repository that has refs (\`project-<id>.bundle\`, every ref), written to
+--repositories DIR, by default <FILE>.repositories beside --out FILE (none when writing to stdout without it).
+\`forgefold import\` reads them from the same place.`,
   options: {
     out: { type: 'string', value: 'FILE', description: 'Write to FILE instead of stdout' },
+    repositories: { type: 'string', value: 'DIR', description: 'Write the repositories as git bundles to DIR (default: <FILE>.repositories)' },
     ...commonOptions,
   },
 } as const satisfies CommandSpec;
@@ -53,11 +59,15 @@ export const exportLog: Command = {
   spec,
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
+    const dataDir = resolveDataDir(flags.data, context.env);
+    const bundles = flags.repositories !== undefined ? resolve(context.cwd, flags.repositories) : flags.out !== undefined ? `${resolve(context.cwd, flags.out)}.repositories` : null;
+    const domain = bundles === null ? null : await context.loadDomain();
     const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
     const target = flags.out !== undefined ? resolve(context.cwd, flags.out) : undefined;
     const partial = target !== undefined ? `${target}.partial-${process.pid}` : undefined;
     const output: Writable = partial !== undefined ? createWriteStream(partial, { flags: 'wx' }) : context.stdout;
     let failed: unknown;
+    let bundled = 0;
     const onError = (error: unknown): void => {
       failed ??= error;
     };
@@ -83,6 +93,12 @@ export const exportLog: Command = {
         } finally {
           progress.finish();
         }
+        // The repositories as the log left them at its head (a bundle holds every ref; import sets them to the log's).
+        if (bundles !== null && domain !== null && repositoriesSlice(domain.decider.initialState())) {
+          const folded = await foldLog({ decider: domain.decider, registry: domain.registry, store: events }, domain.decider.initialState(), 0, true, (event) => event.globalPosition <= head);
+          const slice = repositoriesSlice(folded.state);
+          if (slice) bundled = await exportBundles(slice, dataPaths(dataDir, context.cwd).repositories, bundles);
+        }
         return { count, head };
       });
       if (failed) throw failed;
@@ -90,7 +106,7 @@ export const exportLog: Command = {
         await closeStream(output);
         if (failed) throw failed;
         await rename(partial, target);
-        await printLine(context.stdout, `exported ${count} events (positions 1..${head}) to ${target}`);
+        await printLine(context.stdout, `exported ${count} events (positions 1..${head}) to ${target}${bundled > 0 ? ` and ${bundled} repositories to ${bundles}` : ''}`);
       }
       return EXIT_OK;
     } catch (error) {

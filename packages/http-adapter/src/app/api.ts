@@ -4,10 +4,13 @@ import { createApiServer, type ApiServer, type Limits, type LogSink, type Metric
 import { apiMounts } from '../routes/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig } from './deps.js';
+import type { RepositoryHost } from './repositories.js';
+import { gitHttpRoute } from '../routes/repositories/git-http.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
   readonly clock: Clock;
+  readonly repositories: RepositoryHost;
   readonly limits?: Partial<Limits>;
   readonly timeouts?: Partial<Timeouts>;
   /** The product's version, shown by `/-/readiness` and `/-/metrics`. */
@@ -26,11 +29,12 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     impersonationEnabled: options.impersonationEnabled ?? true,
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config };
+  const deps = { app: options.app, clock: options.clock, config, repositories: options.repositories };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }),
+    rawRoutes: [gitHttpRoute(deps)],
     authBackend: onAuthenticated
       ? {
           ...backend,
@@ -49,6 +53,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
-    responseCache: { version: () => `${options.app.position}:${options.clock.now().slice(0, 10)}` },
+    // Git reads too: every ref move is an event, and a move undone bumps the host's generation.
+    responseCache: { version: () => `${options.app.position}:${options.repositories.generation}:${options.clock.now().slice(0, 10)}` },
   });
 };

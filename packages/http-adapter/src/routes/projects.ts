@@ -13,6 +13,8 @@ import {
 import { arraySource, atLeastOneOf, checkUnmodifiedSince, created, ok, optional, paginate, requires, route, schema, sortedArrayKeysetSource, T, withStatus, type RouteDef } from '../http/index.js';
 import { projectEntity } from '../entities/projects.js';
 import { createdId, execute, findReadableProject, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../app/deps.js';
+import { isValidNewRefName } from '@forgefold/git';
+import { ApiError } from '../http/index.js';
 
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity'] as const;
 
@@ -38,6 +40,8 @@ const createFields = [
   optional('namespace_id', T.Integer),
   optional('visibility', T.String, { values: VISIBILITIES as readonly string[] }),
   optional('description', T.String),
+  optional('initialize_with_readme', T.Boolean),
+  optional('default_branch', T.String),
   atLeastOneOf('name', 'path'),
 ] as const;
 
@@ -55,7 +59,21 @@ const sortKey = (orderBy: string): keyof Project => (orderBy === 'similarity' ? 
 
 export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
   const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
-  const create = async (ctx: Ctx, params: { name?: string | null; path?: string | null; namespace_id?: number | null; visibility?: string | null; description?: string | null }, ownerId?: number) => {
+  const create = async (
+    ctx: Ctx,
+    params: {
+      name?: string | null;
+      path?: string | null;
+      namespace_id?: number | null;
+      visibility?: string | null;
+      description?: string | null;
+      initialize_with_readme?: boolean | null;
+      default_branch?: string | null;
+    },
+    ownerId?: number,
+  ) => {
+    // A default branch git would refuse never reaches the log (the repository is created with it).
+    if (params.default_branch && !isValidNewRefName(params.default_branch)) throw ApiError.error(400, 'default_branch is invalid');
     const result = await execute(deps, ctx, {
       type: 'CreateProject',
       ...(params.name ? { name: params.name } : {}),
@@ -64,11 +82,16 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
       ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
       ...(params.visibility ? { visibility: params.visibility as Visibility } : {}),
       ...(params.description ? { description: params.description } : {}),
+      ...(params.default_branch ? { default_branch: params.default_branch } : {}),
     });
-    return pipe(
-      result,
-      E.map((done) => created(present(ctx, findProject(done.state.projects, createdId(done, 'ProjectCreated'))!, done.state))),
-    );
+    if (E.isLeft(result)) return result;
+    // The repository follows the recorded project: git first, then its README commit, recorded as any commit.
+    const id = createdId(result.right, 'ProjectCreated');
+    const project = findProject(result.right.state.projects, id)!;
+    const readme = params.initialize_with_readme ? { content: `# ${project.name}\n${project.description ? `\n${project.description}\n` : ''}` } : null;
+    await deps.repositories.initialize(id, ctx.actor, readme);
+    const state = deps.app.state;
+    return created(present(ctx, findProject(state.projects, id) ?? project, state));
   };
   return [
     route({

@@ -13,6 +13,7 @@ import type { User } from '../users/projection.js';
 import { findGroup } from '../groups/queries.js';
 import { memberAdded } from '../members/decider.js';
 import { deleteProjectEvents } from '../groups/decider.js';
+import { repositoryCreated } from '../repositories/decide-refs.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
@@ -107,7 +108,7 @@ const decide = (issued: Issued<ProjectCommand>, state: State): E.Either<DomainEr
           const owner = namespace.owner
             ? [memberAdded(state, { source_type: 'Project', source_id: id, user_id: namespace.owner.id, access_level: AccessLevel.MAINTAINER, at, created_by_id: actor.userId })]
             : [];
-          return [created, ...owner];
+          return [created, ...owner, repositoryCreated(id, command.default_branch ?? 'main', at)];
         }),
       );
     }
