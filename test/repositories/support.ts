@@ -60,3 +60,12 @@ export const eventually = async (check: () => boolean | Promise<boolean>, ms = 5
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
+
+/** A user with an `api` token (and a password), optionally a member of a project at a level; answers id and token. */
+export const member = async (server: Running, username: string, project?: { id: number; level: number }): Promise<{ id: number; token: string }> => {
+  const user = await server.call('POST', '/users', { username, name: username.toUpperCase(), email: `${username}@example.com`, password: 'password-123', skip_confirmation: true });
+  if (user.status !== 201) throw new Error(`user ${username}: ${JSON.stringify(user.body)}`);
+  const token = await server.call('POST', `/users/${user.body.id}/personal_access_tokens`, { name: 'test', scopes: ['api'] });
+  if (project) await server.call('POST', `/projects/${project.id}/members`, { user_id: user.body.id, access_level: project.level });
+  return { id: user.body.id, token: token.body.token };
+};

@@ -11,6 +11,7 @@ import { projectRoutes } from './projects.js';
 import { oauthRoutes, versionRoutes } from './meta.js';
 import { scimMounts } from './scim.js';
 import { memberRoutes } from './members.js';
+import { repositoryRoutes } from './repositories/index.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -25,6 +26,7 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
     ...groupRoutes(deps),
     ...projectRoutes(deps),
     ...memberRoutes(deps),
+    ...repositoryRoutes(deps),
   ]),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   ...scimMounts(deps),

@@ -76,11 +76,11 @@ export const canDeleteBranch = (state: State, userId: number | null, project: Pr
     ? canRepository(state, userId, project, 'push_to_delete_protected_branch')
     : canRepository(state, userId, project, 'push_code');
 
-/** `ProtectedBranch.developers_can?`: every matching rule's levels are exactly Developer (vacuously true). */
+/** `ProtectedBranch.developers_can?`: a matching rule grants Developers (false for an unprotected branch). */
 export const developersCan = (repository: Repository, name: string, action: 'push' | 'merge'): boolean =>
   matchingProtectedBranches(repository, name)
     .flatMap((rule) => (action === 'push' ? rule.push_access_levels : rule.merge_access_levels))
-    .every((level) => level.access_level === AccessLevel.DEVELOPER);
+    .some((level) => level.access_level === AccessLevel.DEVELOPER);
 
 export const REF_CHECK_MESSAGES = {
   push_code: 'You are not allowed to push code to this project.',

@@ -1,0 +1,8 @@
+/** Every route of the repositories module (git over HTTP is a raw route, mounted by the API). */
+import type { RouteDef } from '../../http/index.js';
+import type { ApiDeps } from '../../app/deps.js';
+import { tagRoutes } from './tags.js';
+import { branchRoutes } from './branches.js';
+import { protectedRefRoutes } from './protected-refs.js';
+
+export const repositoryRoutes = (deps: ApiDeps): RouteDef[] => [...tagRoutes(deps), ...branchRoutes(deps), ...protectedRefRoutes(deps)];
