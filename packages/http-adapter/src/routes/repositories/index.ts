@@ -4,5 +4,7 @@ import type { ApiDeps } from '../../app/deps.js';
 import { tagRoutes } from './tags.js';
 import { branchRoutes } from './branches.js';
 import { protectedRefRoutes } from './protected-refs.js';
+import { commitRoutes } from './commits.js';
+import { fileRoutes } from './files.js';
 
-export const repositoryRoutes = (deps: ApiDeps): RouteDef[] => [...tagRoutes(deps), ...branchRoutes(deps), ...protectedRefRoutes(deps)];
+export const repositoryRoutes = (deps: ApiDeps): RouteDef[] => [...tagRoutes(deps), ...branchRoutes(deps), ...protectedRefRoutes(deps), ...commitRoutes(deps), ...fileRoutes(deps)];

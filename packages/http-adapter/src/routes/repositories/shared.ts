@@ -48,6 +48,8 @@ export const gitFailure = (error: GitError, notFoundText?: string): ApiError => 
     case 'RepositoryNotFound':
       return ApiError.message(404, '404 Not Found');
     case 'RevisionNotFound':
+      // A lookup (`user_project.commit(sha)`) misses with the route's 404; a write's bad start point is a 400.
+      return notFoundText ? ApiError.message(404, notFoundText) : ApiError.message(400, error.message);
     case 'InvalidRefName':
     case 'RefExists':
     case 'RefChanged':
