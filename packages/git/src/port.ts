@@ -90,6 +90,8 @@ export interface Repository {
   mergeBase(a: string, b: string): GitResult<Sha | null>;
   isAncestor(ancestor: string, descendant: string): GitResult<boolean>;
   refsContaining(revision: string, type?: 'branch' | 'tag' | 'all'): GitResult<readonly ContainingRef[]>;
+  /** Whether `source` merges into `target` without conflicts (`merge-tree`; nothing moves). */
+  mergeable(target: string, source: string): GitResult<boolean>;
 
   // Files and diffs
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;

@@ -252,6 +252,7 @@ class GitRepository implements Repository {
     });
 
   refsContaining: Repository['refsContaining'] = (revision, type) => this.run((ctx) => reads.refsContaining(ctx, revision, type));
+  mergeable: Repository['mergeable'] = (target, source) => this.run((ctx) => reads.mergeable(ctx, target, source));
   tree: Repository['tree'] = (query) => this.run((ctx) => reads.tree(ctx, query));
   blob: Repository['blob'] = (query) => this.run((ctx) => reads.blob(ctx, query));
   commitDiff: Repository['commitDiff'] = (revision, options) => this.run((ctx) => reads.commitDiff(ctx, revision, options));

@@ -62,7 +62,11 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
   if (command.title.trim() === '') return E.left(validation({ title: ["can't be blank"] }));
   const refused = checkBranches(state, repository, command.source_branch, command.target_branch, null);
   if (refused) return E.left(refused);
-  if (command.version === null || command.version.head_commit_sha !== branchSha(repository, command.source_branch)) return E.left(badRequest('the source branch moved; try again'));
+  // The shell read the version from git; the branches must still be where the log has them.
+  const { version } = command;
+  if (version === null || version.head_commit_sha !== branchSha(repository, command.source_branch) || version.start_commit_sha !== branchSha(repository, command.target_branch)) {
+    return E.left(badRequest('the branches moved meanwhile; try again'));
+  }
   const iid = repository.merge_request_iid + 1;
   return E.right([
     {
@@ -82,7 +86,7 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
         created_at: at,
       },
     },
-    versionEvent(state, project.id, iid, command.version, at),
+    versionEvent(state, project.id, iid, version, at),
   ]);
 };
 

@@ -6,5 +6,6 @@ import { branchRoutes } from './branches.js';
 import { protectedRefRoutes } from './protected-refs.js';
 import { commitRoutes } from './commits.js';
 import { fileRoutes } from './files.js';
+import { mergeRequestRoutes } from './merge-requests.js';
 
-export const repositoryRoutes = (deps: ApiDeps): RouteDef[] => [...tagRoutes(deps), ...branchRoutes(deps), ...protectedRefRoutes(deps), ...commitRoutes(deps), ...fileRoutes(deps)];
+export const repositoryRoutes = (deps: ApiDeps): RouteDef[] => [...tagRoutes(deps), ...branchRoutes(deps), ...protectedRefRoutes(deps), ...commitRoutes(deps), ...fileRoutes(deps), ...mergeRequestRoutes(deps)];
