@@ -58,7 +58,7 @@ const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Creden
   return { kind: 'invalid' };
 };
 
-/** The decision for one service of one project, and the actor a push runs as. */
+/** The decision for one service of one project (`Gitlab::GitAccess` download and push checks). */
 const decide = (deps: ApiDeps, project: Project | undefined, credentials: Credentials, service: GitService): Authorization => {
   if (credentials.kind === 'invalid') return { allowed: false, status: 401, message: MESSAGES.denied };
   const caller = credentials.kind === 'user' ? credentials.caller : null;
