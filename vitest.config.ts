@@ -10,6 +10,7 @@ export default defineConfig({
       '@forgefold/core': source('core'),
       '@forgefold/git': source('git'),
       '@forgefold/sqlite-store': source('sqlite-store'),
+      '@forgefold/postgres-store': source('postgres-store'),
       '@forgefold/http-adapter': source('http-adapter'),
       '@forgefold/cli': source('cli'),
     },

@@ -15,6 +15,7 @@ import {
 } from '@forgefold/core';
 import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
 import { tempDir } from '../store/helpers.js';
+import { hasPostgres, openTestStore } from '../support/postgres.js';
 import { checkLogInvariants, newEvent } from '../store/contract.js';
 import { actor, bankDecider, bankRegistry, clock, ids, plain, startBank, type BankCommand, type BankState } from './toy.js';
 
@@ -27,6 +28,13 @@ const sqlite = (): SqliteStore => {
   const temp = tempDir('forgefold-kernel-');
   const store = openSqliteStore({ path: temp.file() });
   cleanups.push(() => temp.remove(), () => store.close());
+  return store;
+};
+
+/** A PostgreSQL store in a schema of its own (dropped after the test). */
+const postgres = async (schema?: string) => {
+  const { store, dispose } = await openTestStore(schema ? { schema } : {});
+  cleanups.push(dispose);
   return store;
 };
 
@@ -58,6 +66,15 @@ describe('Application: group commit', () => {
 
   it('groups on SQLite too: one transaction per batch', async () => {
     const { events: store } = sqlite();
+    const commit = vi.spyOn(store, 'commit');
+    const app = await startBank(store);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
+    expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(await store.headPosition()).toBe(300);
+  });
+
+  it.skipIf(!hasPostgres)('groups on PostgreSQL too: one transaction per batch', async () => {
+    const { events: store } = await postgres();
     const commit = vi.spyOn(store, 'commit');
     const app = await startBank(store);
     await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
@@ -157,13 +174,17 @@ const appOptions = (store: EventStore) => ({
 });
 
 describe('Application: start-up', () => {
-  for (const kind of ['memory', 'sqlite'] as const) {
-    it(`start from a snapshot plus the tail equals a full replay (${kind})`, async () => {
+  for (const kind of ['memory', 'sqlite', 'postgres'] as const) {
+    it.skipIf(kind === 'postgres' && !hasPostgres)(`start from a snapshot plus the tail equals a full replay (${kind})`, async () => {
       const { store, snapshots } =
-        kind === 'memory' ? { store: new InMemoryEventStore(), snapshots: new InMemorySnapshotStore() } : (() => {
-          const s = sqlite();
-          return { store: s.events, snapshots: s.snapshots };
-        })();
+        kind === 'memory'
+          ? { store: new InMemoryEventStore(), snapshots: new InMemorySnapshotStore() }
+          : kind === 'postgres'
+            ? await postgres().then((s) => ({ store: s.events, snapshots: s.snapshots }))
+            : (() => {
+                const s = sqlite();
+                return { store: s.events, snapshots: s.snapshots };
+              })();
       const app = await startBank(store, { snapshots });
       for (let i = 0; i < 20; i++) await app.execute(actor, open(`a${i}`, i));
       await app.snapshot();
@@ -277,14 +298,39 @@ describe('Application: live state equals replay', () => {
       { numRuns: 25 },
     );
   });
+
+  it.skipIf(!hasPostgres)('on PostgreSQL', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (chunks) => {
+        const { store, dispose } = await openTestStore();
+        try {
+          await check(store.events, chunks);
+        } finally {
+          await dispose();
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
 });
 
 describe('Application: stale writers', () => {
-  it('two Applications on one SQLite file alternate commands and end with equal state', async () => {
-    const temp = tempDir('forgefold-kernel-stale-');
-    const a = openSqliteStore({ path: temp.file() });
-    const b = openSqliteStore({ path: temp.file() });
-    cleanups.push(() => temp.remove(), () => a.close(), () => b.close());
+  const pairs = {
+    sqlite: async () => {
+      const temp = tempDir('forgefold-kernel-stale-');
+      const a = openSqliteStore({ path: temp.file() });
+      const b = openSqliteStore({ path: temp.file() });
+      cleanups.push(() => temp.remove(), () => a.close(), () => b.close());
+      return [a, b] as const;
+    },
+    postgres: async () => {
+      const a = await postgres();
+      const b = await postgres(a.schema);
+      return [a, b] as const;
+    },
+  };
+  for (const [kind, pair] of Object.entries(pairs)) it.skipIf(kind === 'postgres' && !hasPostgres)(`two Applications on one ${kind} log alternate commands and end with equal state`, async () => {
+    const [a, b] = await pair();
     const appA = await startBank(a.events);
     const appB = await startBank(b.events);
     const staleB: unknown[] = [];
@@ -313,5 +359,26 @@ describe('Application: stale writers', () => {
     expect(plain(appA.state)).toEqual(plain(await replay(a.events)));
     expect(appA.state.accounts.x!.balance + appA.state.accounts.y!.balance).toBe(140);
     await checkLogInvariants(a.events);
+  });
+
+  it.skipIf(!hasPostgres)('a follower folds what another node commits, in turn with its own commits, and waits for a position', async () => {
+    const a = await postgres();
+    const b = await postgres(a.schema);
+    const appA = await startBank(a.events);
+    const appB = await startBank(b.events);
+    const stop = appB.follow();
+    cleanups.push(stop);
+    expect(E.isRight(await appA.execute(actor, open('x', 5)))).toBe(true);
+    expect(await appB.waitForPosition(appA.position, 5_000)).toBe(true);
+    expect(appB.state.accounts.x!.balance).toBe(5);
+    // Both write while B follows: B's catch-ups never interleave with its commits.
+    await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? appA : appB).execute(actor, { kind: 'deposit', accountId: 'x', amount: 1 })));
+    expect(await appB.waitForPosition(appA.position, 5_000)).toBe(true);
+    await appA.catchUp();
+    expect(plain(appB.state)).toEqual(plain(appA.state));
+    expect(plain(appB.state)).toEqual(plain(await replay(a.events)));
+    expect(appB.state.accounts.x!.balance).toBe(65);
+    // A position nobody reaches: false after the time-out.
+    expect(await appB.waitForPosition(appA.position + 100, 50)).toBe(false);
   });
 });

@@ -59,6 +59,11 @@ export class UsageError extends CliError {
 /** Flags every command accepts. */
 export const commonOptions = {
   data: { type: 'string', value: 'DIR', description: 'Data directory holding forgefold.db (default: $FORGEFOLD_DATA, else ./data)' },
+  'database-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'The log on PostgreSQL (postgres://user@host:port/db[?schema=NAME]) instead of DIR/forgefold.db (default: $FORGEFOLD_DATABASE_URL)',
+  },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 } as const satisfies OptionSpecs;
 

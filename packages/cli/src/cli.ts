@@ -10,6 +10,7 @@ import { replay } from './commands/replay.js';
 import { snapshot } from './commands/snapshot.js';
 import { verify } from './commands/verify.js';
 import { audit } from './commands/audit.js';
+import { migrate } from './commands/migrate.js';
 import { printLine, type CliContext, type Command } from './context.js';
 import { DATA_ENV, DATABASE_FILE } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
@@ -23,6 +24,7 @@ export const commands: Readonly<Record<string, Command>> = {
   verify,
   snapshot,
   audit,
+  migrate,
 };
 
 /** `serve` lives in ./serve.ts and is loaded only when asked for (it pulls in the HTTP adapter). */
@@ -43,8 +45,9 @@ export const topLevelHelp = (): string => {
     'Commands:',
     ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     '',
-    `Every command takes --data DIR (default: $${DATA_ENV}, else ./data; the event database is DIR/${DATABASE_FILE})`,
-    `and --help. Run '${PROGRAM} <command> --help' for its flags and exit codes; '${PROGRAM} --version' prints the version.`,
+    `Every command takes --data DIR (default: $${DATA_ENV}, else ./data; the event database is DIR/${DATABASE_FILE}),`,
+    `or --database-url postgres://… (default: $FORGEFOLD_DATABASE_URL) for the log on PostgreSQL, and --help.`,
+    `Run '${PROGRAM} <command> --help' for its flags and exit codes; '${PROGRAM} --version' prints the version.`,
     '',
     `Exit codes: ${EXIT_OK} success, ${EXIT_FAILURE} failure, ${EXIT_USAGE} bad flags or arguments (verify documents its own).`,
     '',

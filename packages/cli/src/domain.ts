@@ -3,6 +3,7 @@
  * `summarize`. The CLI uses @forgefold/core's `forgefold`; tests and hosts may pass another domain.
  */
 import { forgefold, summarize, type Decider, type DomainEvent, type EventRegistry, type State } from '@forgefold/core';
+import { inventoryOf, type Inventory } from './inventory.js';
 
 export interface Domain<S = unknown> {
   readonly decider: Decider<never, DomainEvent, S>;
@@ -10,6 +11,8 @@ export interface Domain<S = unknown> {
   readonly projectionVersion: string;
   /** A domain-specific summary of a state (counts per resource); the CLI falls back to a generic one. */
   readonly summarize?: (state: S) => unknown;
+  /** What existed, by name (users, groups, projects, memberships); `today` is the state's day ("YYYY-MM-DD"). */
+  readonly inventory?: (state: S, today: string | undefined) => Inventory;
 }
 
 /** The composed Forgefold domain. */
@@ -18,6 +21,7 @@ export const coreDomain: Domain<State> = {
   registry: forgefold.registry,
   projectionVersion: forgefold.projectionVersion,
   summarize,
+  inventory: inventoryOf,
 };
 
 export const loadCoreDomain = async (): Promise<Domain> => coreDomain as unknown as Domain;

@@ -11,3 +11,7 @@ export { envelopeProblems } from './commands/import.js';
 export type { ReplaySummary } from './commands/replay.js';
 export type { VerifyResult, HashComparison } from './commands/verify.js';
 export { startForgefold, serveConfig, bootstrapRoot, type ServeConfig, type RunningForgefold } from './serve.js';
+export * from './secure.js';
+export * from './inventory.js';
+export * from './names.js';
+export * from './uploads.js';

@@ -1,5 +1,7 @@
 /**
- * `forgefold serve`: the API over HTTP on the embedded SQLite store.
+ * `forgefold serve`: the API over HTTP on the embedded SQLite store, or on PostgreSQL (FORGEFOLD_DATABASE_URL),
+ * where several nodes may serve one database: each follows the shared log, and the membership expiry sweep runs
+ * on one node per tick (a lease).
  *
  * Start-up contract (operators' scripts depend on it): PORT (8080), HOST (127.0.0.1), FORGEFOLD_DATA
  * (./data), FORGEFOLD_ROOT_TOKEN, FORGEFOLD_EXTERNAL_URL; the line `Forgefold listening on http://HOST:PORT`
@@ -26,10 +28,13 @@ import {
 } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 import { GitRepositories } from '@forgefold/git';
+import { openPostgresStore, redact } from '@forgefold/postgres-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
+import { databaseUrlFrom, type StoreHandle } from './store.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
-import { mkdir } from 'node:fs/promises';
+import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
+import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
@@ -65,7 +70,11 @@ export const serveSpec = {
     '(default 60000; a whole request slower than this is dropped), FORGEFOLD_KEEP_ALIVE_TIMEOUT_MS (default 5000),',
     'FORGEFOLD_IDLE_TIMEOUT_MS (default 60000; a connection silent this long is closed); 0 turns a time-out off.',
     'FORGEFOLD_METRICS_ALLOW (addresses or CIDR blocks that may read /-/metrics, comma-separated; default',
-    '127.0.0.0/8,::1/128; empty: nobody).',
+    '127.0.0.0/8,::1/128; empty: nobody). FORGEFOLD_DATABASE_URL (postgres://…: the log on PostgreSQL, which several',
+    'nodes may share; default: SQLite in the data directory), FORGEFOLD_POSITION_WAIT_MS (default 5000; how long a',
+    'request with X-Forgefold-Min-Position waits for this node to reach that log position before a 503).',
+    'FORGEFOLD_GRAVATAR_URL (avatar URL template for users without an upload,',
+    'e.g. https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon; default none: avatar_url is null).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -94,6 +103,12 @@ export interface ServeConfig {
   readonly timeouts?: Partial<Timeouts>;
   /** Who may read `/-/metrics` (addresses or CIDR blocks); default loopback. */
   readonly metricsAllow?: readonly string[];
+  /** The log on PostgreSQL (`postgres://…`) instead of SQLite in the data directory. */
+  readonly databaseUrl?: string;
+  /** Longest wait for `X-Forgefold-Min-Position` (ms). */
+  readonly positionWaitMs?: number;
+  /** Gravatar URL template (%{hash}, %{size}, %{email}, %{username}); unset: no Gravatar URLs. */
+  readonly gravatarUrl?: string;
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -119,6 +134,17 @@ const timeoutsFrom = (env: ParsedArgs['env']): Partial<Timeouts> | undefined => 
   return timeouts;
 };
 
+/** FORGEFOLD_GRAVATAR_URL: an absolute http(s) URL template. */
+const gravatarTemplate = (text: string): string => {
+  try {
+    const url = new URL(text.replaceAll('%{', '').replaceAll('}', ''));
+    if (url.protocol === 'http:' || url.protocol === 'https:') return text;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`FORGEFOLD_GRAVATAR_URL must be an http(s) URL template such as https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon, got '${text}'`, 'serve');
+};
+
 export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const flags = parseFlags(serveSpec, args.argv);
   const env = args.env;
@@ -129,6 +155,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const externalUrl = flags['external-url'] ?? env['FORGEFOLD_EXTERNAL_URL'];
   const timeouts = timeoutsFrom(env);
   const metricsAllow = metricsAllowFrom(env);
+  const databaseUrl = databaseUrlFrom(flags['database-url'], env, 'serve');
   if (externalUrl) {
     try {
       new URL(externalUrl);
@@ -151,6 +178,9 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(env['FORGEFOLD_MAX_BODY_BYTES'] ? { maxBodyBytes: parseNonNegativeInteger('FORGEFOLD_MAX_BODY_BYTES', env['FORGEFOLD_MAX_BODY_BYTES'], 'serve') } : {}),
     ...(timeouts ? { timeouts } : {}),
     ...(metricsAllow ? { metricsAllow } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(env['FORGEFOLD_POSITION_WAIT_MS'] ? { positionWaitMs: parseNonNegativeInteger('FORGEFOLD_POSITION_WAIT_MS', env['FORGEFOLD_POSITION_WAIT_MS'], 'serve') } : {}),
+    ...(env['FORGEFOLD_GRAVATAR_URL'] ? { gravatarUrl: gravatarTemplate(env['FORGEFOLD_GRAVATAR_URL']) } : {}),
   };
 };
 
@@ -190,8 +220,6 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
   };
 };
 
-const ROOT_TOKEN_FILE = 'initial_root_token';
-
 const must = async (app: Application<ForgefoldCommand, State>, command: ForgefoldCommand) => {
   const result = await app.execute(systemActor, command);
   if (E.isLeft(result)) throw new CliError(`bootstrap failed (${command.type}): ${JSON.stringify(result.left)}`);
@@ -204,6 +232,17 @@ const must = async (app: Application<ForgefoldCommand, State>, command: Forgefol
  * generated and written to <data>/initial_root_token (mode 0600); only the file's path is printed.
  */
 export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, config: Pick<ServeConfig, 'dataDir' | 'rootToken' | 'rootPassword'>, clock: Clock, say: (line: string) => void): Promise<void> => {
+  try {
+    await bootstrapOnce(app, config, clock, say);
+  } catch (error) {
+    // Another node on the same database may have bootstrapped meanwhile (its root came first): look again.
+    if (!(error instanceof CliError)) throw error;
+    await app.catchUp();
+    await bootstrapOnce(app, config, clock, say);
+  }
+};
+
+const bootstrapOnce = async (app: Application<ForgefoldCommand, State>, config: Pick<ServeConfig, 'dataDir' | 'rootToken' | 'rootPassword'>, clock: Clock, say: (line: string) => void): Promise<void> => {
   let root = findUserByUsername(app.state.users, 'root');
   const firstStart = root === undefined;
   if (!root) {
@@ -224,7 +263,7 @@ export const bootstrapRoot = async (app: Application<ForgefoldCommand, State>, c
   await must(app, { type: 'CreatePersonalAccessToken', user_id: root.id, name: 'initial root token', scopes: ['api', 'sudo'], expires_at: null, token_digest: tokenDigest(value), impersonation: false });
   if (!wanted) {
     const file = join(config.dataDir, ROOT_TOKEN_FILE);
-    await writeFile(file, `${value}\n`, { mode: 0o600 });
+    await writeFile(file, `${value}\n`, { mode: SECRET_FILE_MODE });
     say(`Forgefold root token written to ${file}`);
   }
 };
@@ -252,8 +291,12 @@ export const startForgefold = async (
   } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  await mkdir(config.dataDir, { recursive: true });
-  const store = openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
+  for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
+  const store: StoreHandle = config.databaseUrl
+    ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
+        throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
+      })
+    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
   const snapshots: SnapshotStore = {
@@ -276,12 +319,14 @@ export const startForgefold = async (
     snapshotEvery: config.snapshotEvery,
     freeze: options.freezeState ?? false,
   });
+  // Other nodes on the same database append too: fold what they write as it is committed.
+  const unfollow = app.follow();
   await bootstrapRoot(app, config, clock, say);
 
   // `last_activity_on`: at most one event per user and day, recorded off the request path.
   const recordActivity = (userId: number) => {
     const user = findUser(app.state.users, userId);
-    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId });
+    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
   const log = options.log ?? (config.accessLog ? undefined : () => undefined);
   // Repositories live beside the event database; the log is their truth, so a crash is repaired before serving.
@@ -307,11 +352,20 @@ export const startForgefold = async (
     },
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     version: PRODUCT_VERSION,
+    ...(config.positionWaitMs !== undefined ? { positionWaitMs: config.positionWaitMs } : {}),
+    // On a shared database a node that cannot reach it is not ready (a load balancer then sends traffic elsewhere).
+    ...(config.databaseUrl ? { readiness: async () => (await store.events.headPosition(), true) } : {}),
+    uploads: fileUploadStore(join(config.dataDir, UPLOADS_DIR)),
+    ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
   // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
-  // start-up and every minute (membership requests also sweep on demand).
-  const expire = () => void app.execute(systemActor, { type: 'ExpireMemberships' }).catch(() => undefined);
+  // start-up and every minute (membership requests also sweep on demand). With several nodes, the node holding
+  // the lease sweeps; the others skip the tick.
+  const sweep = async () => {
+    await app.execute(systemActor, { type: 'ExpireMemberships' });
+  };
+  const expire = () => void (store.events.exclusive ? store.events.exclusive('expire-memberships', sweep) : sweep()).catch(() => undefined);
   expire();
   const expiryTimer = setInterval(expire, 60_000);
   expiryTimer.unref();
@@ -322,6 +376,7 @@ export const startForgefold = async (
     url: `http://${config.host}:${address.port}`,
     close: async () => {
       clearInterval(expiryTimer);
+      unfollow();
       await api.close();
       await app.whenIdle();
       repositories.close();

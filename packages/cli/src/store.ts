@@ -1,10 +1,11 @@
 /** Opening the event database of a data directory (through @forgefold/sqlite-store). */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import type { EventStore, SnapshotStore } from '@forgefold/core';
 import { openSqliteStore } from '@forgefold/sqlite-store';
-import { CliError } from './args.js';
+import { isPostgresUrl, openPostgresStore, redact } from '@forgefold/postgres-store';
+import { CliError, UsageError } from './args.js';
 import { DATA_ENV, dataPaths } from './paths.js';
+import { prepareDataDir, tightenSecretFile } from './secure.js';
 
 /** What the commands need from a store; @forgefold/sqlite-store's SqliteStore has this shape. */
 export interface StoreHandle {
@@ -23,9 +24,36 @@ export type StoreOpener = (databasePath: string, options: OpenStoreOptions) => P
 
 export const openSqlite: StoreOpener = async (path, options) => openSqliteStore({ path, readonly: options.readonly });
 
+/** Environment variable selecting PostgreSQL (`postgres://…`) instead of the data directory's SQLite file. */
+export const DATABASE_URL_ENV = 'FORGEFOLD_DATABASE_URL';
+
+/** The PostgreSQL URL a command uses: `--database-url`, else $FORGEFOLD_DATABASE_URL; undefined for SQLite. */
+export const databaseUrlFrom = (flag: string | undefined, env: NodeJS.ProcessEnv, command?: string): string | undefined => {
+  const url = flag !== undefined && flag !== '' ? flag : env[DATABASE_URL_ENV];
+  if (url === undefined || url === '') return undefined;
+  if (!isPostgresUrl(url)) throw new UsageError(`the database URL must start with postgres:// or postgresql://, got '${redact(url)}'`, command);
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`the database URL is not a valid URL: '${redact(url)}'`, command);
+  }
+  return url;
+};
+
+/** Opens the PostgreSQL store; read-only commands neither migrate nor write. */
+export const openPostgres = async (url: string, options: OpenStoreOptions): Promise<StoreHandle> => {
+  try {
+    return await openPostgresStore({ url, readonly: options.readonly, maxConnections: 4 });
+  } catch (error) {
+    throw new CliError(`cannot open ${redact(url)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+};
+
 /**
- * Opens the data directory's database. `mode: 'existing'` fails clearly when there is no database (a read
- * must not create an empty one); `mode: 'create'` creates the directory and the database if needed.
+ * Opens the data directory's database, or the PostgreSQL database at `databaseUrl` when one is given.
+ * `mode: 'existing'` fails clearly when there is no database (a read must not create an empty one); `mode:
+ * 'create'` creates the directory (0700) and the database (0600) if needed (see prepareDataDir; its warnings
+ * go to `warn`). A writer tightens database files older versions left readable by others.
  */
 export const openDataStore = async (
   open: StoreOpener,
@@ -33,12 +61,16 @@ export const openDataStore = async (
   cwd: string,
   mode: 'existing' | 'create',
   options: OpenStoreOptions,
+  databaseUrl?: string,
+  warn: (line: string) => void = () => undefined,
 ): Promise<StoreHandle> => {
+  if (databaseUrl) return openPostgres(databaseUrl, options);
   const paths = dataPaths(dataDir, cwd);
   if (mode === 'existing' && !existsSync(paths.database)) {
     throw new CliError(`no event database at ${paths.database} (choose the data directory with --data DIR or $${DATA_ENV})`);
   }
-  if (mode === 'create') await mkdir(paths.dir, { recursive: true });
+  if (mode === 'create') for (const line of await prepareDataDir(paths.dir)) warn(line);
+  else if (!options.readonly) for (const suffix of ['', '-wal', '-shm']) await tightenSecretFile(`${paths.database}${suffix}`);
   try {
     return await open(paths.database, options);
   } catch (error) {

@@ -7,3 +7,4 @@ export * from './app/api.js';
 export * from './app/repositories.js';
 export { apiMounts } from './routes/index.js';
 export { PLATFORM_VERSION } from './routes/meta.js';
+export * from './app/uploads.js';

@@ -4,11 +4,12 @@
  *   forgefold audit --group acme/dev [--descendants]   membership history of a group (and its subgroups/projects)
  *   forgefold audit --group acme --at 2026-03-01T00:00:00Z   the group's members as of that time
  */
-import { findGroupByIdOrPath, findProjectByIdOrPath, findUserByIdOrUsername, membersAsOf, membershipHistory, stateAsOf, type AuditEntry, type MemberAsOf } from '@forgefold/core';
-import { commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
+import { membersAsOf, membershipHistory, tableValues, type AuditEntry, type MemberAsOf, type State } from '@forgefold/core';
+import { CliError, commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
 import { printLine, type CliContext, type Command } from '../context.js';
+import { findIn, foldWithNames, type Kind } from '../names.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 const spec = {
   name: 'audit',
@@ -20,7 +21,9 @@ expired, approved, override set, invitation accepted, removed; shares and LDAP l
 or project, oldest first, with the acting user, the administrator behind sudo or impersonation, and the origin.
 With --at (and --group or --project), prints the effective members at that moment: level, membership state,
 expiry, where the membership comes from (direct, inherited, shared) and who granted it.
-Users, groups and projects are named by id, or by username / full path as they are now (or were at --at).`,
+Users, groups and projects are named by id, or by username / full path as they were at --at, are now, or were
+last before their deletion; the output names them the same way (full paths, not ids). A group or project that
+did not exist at --at (created later, or deleted before) has no members then: an empty list, exit 0.`,
   options: {
     user: { type: 'string', value: 'ID|USERNAME', description: 'History of this user' },
     group: { type: 'string', value: 'ID|PATH', description: 'History (or members, with --at) of this group' },
@@ -36,18 +39,30 @@ Users, groups and projects are named by id, or by username / full path as they a
 
 const iso = (flag: string, value: string | undefined): string | undefined => (value === undefined ? undefined : new Date(parseIsoTime(flag, value, spec.name)).toISOString());
 
-const describeEntry = (entry: AuditEntry, name: (id: number | null) => string): string => {
-  const source = entry.source_type === null ? '' : `${entry.source_type === 'Project' ? 'project' : 'group'} ${entry.source_id}`;
-  const subject = entry.user_id !== null ? name(entry.user_id) : entry.invite_email ? `<${entry.invite_email}>` : entry.group_id !== undefined ? `group ${entry.group_id}` : '';
+/** Labels of the users, groups and projects the output mentions: names, ids only for what has none. */
+interface Labels {
+  user(id: number | null): string;
+  source(type: 'Namespace' | 'Project', id: number): string;
+}
+
+const describeEntry = (entry: AuditEntry, labels: Labels): string => {
+  const source = entry.source_type === null || entry.source_id === null ? '' : labels.source(entry.source_type, entry.source_id);
+  const subject = entry.user_id !== null ? labels.user(entry.user_id) : entry.invite_email ? `<${entry.invite_email}>` : entry.group_id !== undefined ? labels.source('Namespace', entry.group_id) : '';
   const level = entry.from !== undefined ? ` ${entry.from}→${entry.access_level}` : entry.access_level !== undefined ? ` level ${entry.access_level}` : '';
   const extra = [entry.expires_at !== undefined ? `expires ${entry.expires_at ?? 'never'}` : '', entry.override !== undefined ? `override ${entry.override}` : '', entry.reason ? `(${entry.reason})` : ''].filter(Boolean).join(' ');
-  const actor = entry.actor_id === null ? 'system' : name(entry.actor_id);
-  const sudo = entry.sudo_from_id !== null ? ` via ${name(entry.sudo_from_id)}` : '';
-  return `${entry.at}  #${entry.position}  ${entry.event.padEnd(26)} ${source.padEnd(12)} ${subject}${level}${extra ? ` ${extra}` : ''}  by ${actor}${sudo} [${entry.origin}]`;
+  const sudo = entry.sudo_from_id !== null ? ` via ${labels.user(entry.sudo_from_id)}` : '';
+  return `${entry.at}  #${entry.position}  ${entry.event.padEnd(26)} ${source.padEnd(12)} ${subject}${level}${extra ? ` ${extra}` : ''}  by ${labels.user(entry.actor_id)}${sudo} [${entry.origin}]`;
 };
 
-const describeMember = (member: MemberAsOf, name: (id: number | null) => string): string =>
-  `${(member.username ?? String(member.user_id)).padEnd(20)} ${String(member.access_level).padStart(2)}  ${member.state.padEnd(8)} ${member.membership.padEnd(9)} from ${member.source_type === 'Project' ? 'project' : 'group'} ${member.source_id}  since ${member.created_at}  by ${name(member.created_by_id)}${member.expires_at ? `  expires ${member.expires_at}` : ''}`;
+const describeMember = (member: MemberAsOf, labels: Labels): string =>
+  `${(member.username ?? labels.user(member.user_id)).padEnd(20)} ${String(member.access_level).padStart(2)}  ${member.state.padEnd(8)} ${member.membership.padEnd(9)} from ${labels.source(member.source_type, member.source_id)}  since ${member.created_at}  by ${labels.user(member.created_by_id)}${member.expires_at ? `  expires ${member.expires_at}` : ''}`;
+
+/** Every name in a state, by kind and id: what --at resolves and prints with. */
+const namesOf = (state: State): Record<Kind, Map<number, string>> => ({
+  user: new Map([...tableValues(state.users.byId)].map((u) => [u.id, u.username])),
+  group: new Map([...tableValues(state.groups.byId)].map((g) => [g.id, g.full_path])),
+  project: new Map([...tableValues(state.projects.byId)].map((p) => [p.id, p.path_with_namespace])),
+});
 
 export const audit: Command = {
   spec,
@@ -59,27 +74,51 @@ export const audit: Command = {
     const at = iso('at', flags.at);
     const since = iso('since', flags.since);
     const until = iso('until', flags.until);
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     await withStore(store, async ({ events }) => {
-      // Names are resolved against the state at --at, or as they are now.
-      const { state } = await stateAsOf(events, at ?? '9999-12-31T23:59:59.999Z');
-      const name = (id: number | null): string => (id === null ? 'system' : (findUserByIdOrUsername(state.users, String(id))?.username ?? `user ${id}`));
-      const resolveId = (flag: string, value: string, find: (v: string) => { id: number } | undefined): number => {
-        const found = find(value);
-        if (found) return found.id;
-        if (/^\d+$/.test(value)) return Number(value);
-        throw new UsageError(`no ${flag} '${value}'`, spec.name);
+      const wanted = ([['user', flags.user], ['group', flags.group], ['project', flags.project]] as const).filter((pair): pair is [Kind, string] => pair[1] !== undefined);
+      // Names are resolved at --at first (what they meant then), then as they are now or were last.
+      const foundAt: Partial<Record<Kind, number>> = {};
+      let then: Record<Kind, Map<number, string>> | undefined;
+      const { state, names } = await foldWithNames(
+        events,
+        at === undefined
+          ? undefined
+          : {
+              time: at,
+              visit: (past) => {
+                then = namesOf(past);
+                for (const [kind, value] of wanted) {
+                  const id = findIn(past, kind, value);
+                  if (id !== undefined) foundAt[kind] = id;
+                }
+              },
+            },
+      );
+      const nameOf = (kind: Kind, id: number): string | undefined => then?.[kind].get(id) ?? names.name(kind, id);
+      const labels: Labels = {
+        user: (id) => (id === null ? 'system' : (nameOf('user', id) ?? `user #${id}`)),
+        source: (type, id) => (type === 'Project' ? `project ${nameOf('project', id) ?? `#${id}`}` : `group ${nameOf('group', id) ?? `#${id}`}`),
       };
-      const userId = flags.user === undefined ? undefined : resolveId('user', flags.user, (v) => findUserByIdOrUsername(state.users, v));
-      const groupId = flags.group === undefined ? undefined : resolveId('group', flags.group, (v) => findGroupByIdOrPath(state.groups, v));
-      const projectId = flags.project === undefined ? undefined : resolveId('project', flags.project, (v) => findProjectByIdOrPath(state.projects, v));
+      const resolveId = (kind: Kind, value: string): number => {
+        const id = foundAt[kind] ?? names.idOf(kind, value);
+        if (id !== undefined) return id;
+        // An id that never existed has an empty history; a name nobody ever had is a mistake.
+        if (/^\d+$/.test(value) && at === undefined) return Number(value);
+        throw new CliError(`no ${kind} '${value}'${at !== undefined ? ` at ${at}` : ''}, now or before its deletion`);
+      };
+      const userId = flags.user === undefined ? undefined : resolveId('user', flags.user);
+      const groupId = flags.group === undefined ? undefined : resolveId('group', flags.group);
+      const projectId = flags.project === undefined ? undefined : resolveId('project', flags.project);
       if (at !== undefined) {
-        const members = await membersAsOf(events, groupId !== undefined ? { type: 'Namespace', id: groupId } : { type: 'Project', id: projectId! }, at);
-        if (members === null) throw new UsageError(`no such ${groupId !== undefined ? 'group' : 'project'} at ${at}`, spec.name);
+        const source = groupId !== undefined ? ({ type: 'Namespace', id: groupId } as const) : ({ type: 'Project', id: projectId! } as const);
+        // null: the group or project did not exist at that time (created later or deleted before): no members.
+        const members = (await membersAsOf(events, source, at)) ?? [];
+        const existed = then?.[source.type === 'Namespace' ? 'group' : 'project'].has(source.id) === true;
         if (flags.json) await printLine(context.stdout, JSON.stringify(members, null, 2));
         else {
-          await printLine(context.stdout, `members as of ${at}: ${members.length}`);
-          for (const member of members) await printLine(context.stdout, `  ${describeMember(member, name)}`);
+          await printLine(context.stdout, `members as of ${at}: ${members.length} (${labels.source(source.type, source.id)}${existed ? '' : ', which did not exist then'})`);
+          for (const member of members) await printLine(context.stdout, `  ${describeMember(member, labels)}`);
         }
         return;
       }
@@ -92,7 +131,7 @@ export const audit: Command = {
         ...(until ? { until } : {}),
       });
       if (flags.json) await printLine(context.stdout, JSON.stringify(entries, null, 2));
-      else for (const entry of entries) await printLine(context.stdout, describeEntry(entry, name));
+      else for (const entry of entries) await printLine(context.stdout, describeEntry(entry, labels));
     });
     return EXIT_OK;
   },

@@ -10,7 +10,8 @@ import { commonOptions, EXIT_OK, parseFlags, type CommandSpec } from '../args.js
 import { printLine, writeChunk, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
 import { dataPaths, resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { SECRET_FILE_MODE } from '../secure.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 /** Events read per page: bounds memory whatever the size of the log. */
 export const EXPORT_PAGE = 2_000;
@@ -23,7 +24,10 @@ const spec = {
 Each line is a JSON object with globalPosition, streamId, streamVersion, eventId, type, schemaVersion,
 recordedAt, metadata and data (raw, as stored: not upcast). The log is read in pages up to the head at the
 start, so a live writer cannot make the file inconsistent. With --out, the file appears (atomically renamed)
-only when the export is complete. The store is opened read-only.
+only when the export is complete, with mode 0600. The store is opened read-only.
+The export holds secrets: password digests (scrypt), personal, impersonation, OAuth and SCIM token digests
+(SHA-256), e-mail addresses and SCIM identities. Keep it as private as the data directory
+(umask 077 before redirecting stdout to a file).
 
 Repositories: one git bundle per repository that has refs (\`project-<id>.bundle\`, every ref), written to
 --repositories DIR, by default <FILE>.repositories beside --out FILE (none when writing to stdout without it).
@@ -62,10 +66,10 @@ export const exportLog: Command = {
     const dataDir = resolveDataDir(flags.data, context.env);
     const bundles = flags.repositories !== undefined ? resolve(context.cwd, flags.repositories) : flags.out !== undefined ? `${resolve(context.cwd, flags.out)}.repositories` : null;
     const domain = bundles === null ? null : await context.loadDomain();
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const target = flags.out !== undefined ? resolve(context.cwd, flags.out) : undefined;
     const partial = target !== undefined ? `${target}.partial-${process.pid}` : undefined;
-    const output: Writable = partial !== undefined ? createWriteStream(partial, { flags: 'wx' }) : context.stdout;
+    const output: Writable = partial !== undefined ? createWriteStream(partial, { flags: 'wx', mode: SECRET_FILE_MODE }) : context.stdout;
     let failed: unknown;
     let bundled = 0;
     const onError = (error: unknown): void => {

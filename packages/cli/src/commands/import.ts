@@ -18,7 +18,7 @@ import { CliError, commonOptions, EXIT_FAILURE, EXIT_OK, parseFlags, type Comman
 import { printLine, writeChunk, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
 import { dataPaths, resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 /** Events written per transaction. */
 export const IMPORT_BATCH = 1_000;
@@ -270,9 +270,11 @@ export const importLog: Command = {
     const domain = await context.loadDomain();
     const dryRun = flags['dry-run'] === true;
     const dataDir = resolveDataDir(flags.data, context.env);
-    // A missing database is an empty store: it is created only once the file has been validated.
-    const exists = existsSync(dataPaths(dataDir, context.cwd).database);
-    const store = exists ? await openDataStore(context.openStore, dataDir, context.cwd, 'existing', { readonly: dryRun }) : null;
+    const databaseUrl = databaseUrlFrom(flags['database-url'], context.env, spec.name);
+    // A missing database is an empty store: it is created only once the file has been validated. (A PostgreSQL
+    // database is there already; opening it applies the migrations, except for a dry run.)
+    const exists = databaseUrl !== undefined || existsSync(dataPaths(dataDir, context.cwd).database);
+    const store = exists ? await openDataStore(context.openStore, dataDir, context.cwd, 'existing', { readonly: dryRun }, databaseUrl) : null;
     const run = async (existing: EventStore | null): Promise<number> => {
       const head = existing ? await existing.headPosition() : 0;
       if (head > 0 && !flags.append && !dryRun) {
@@ -321,11 +323,13 @@ export const importLog: Command = {
             progress.finish();
           }
         };
+        const warnings: string[] = [];
         const outcome = existing
           ? await writeAll(existing)
-          : await withStore(await openDataStore(context.openStore, dataDir, context.cwd, 'create', { readonly: false }), ({ events }) => writeAll(events));
+          : await withStore(await openDataStore(context.openStore, dataDir, context.cwd, 'create', { readonly: false }, undefined, (line) => warnings.push(line)), ({ events }) => writeAll(events));
         const range = outcome.firstPosition !== null ? ` (positions ${outcome.firstPosition}..${outcome.lastPosition})` : '';
         const skipped = outcome.duplicates > 0 ? `; ${outcome.duplicates} already present, skipped` : '';
+        for (const line of warnings) await printLine(context.stderr, `warning: ${line}`);
         await printLine(context.stdout, `imported ${outcome.written} events${range} from ${source}${skipped}`);
         return EXIT_OK;
       } finally {

@@ -5,7 +5,7 @@ import { commonOptions, EXIT_OK, parseFlags, type CommandSpec } from '../args.js
 import { printLine, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
 import { resolveDataDir } from '../paths.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 const spec = {
   name: 'snapshot',
@@ -19,7 +19,7 @@ export const snapshot: Command = {
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
     const domain = await context.loadDomain();
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: false });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: false }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const taken = await withStore(store, async ({ events, snapshots }) => {
       const progress = createProgress('snapshot', context.stderr);
       let app: Application<never, unknown>;

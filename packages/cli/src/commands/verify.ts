@@ -10,7 +10,7 @@ import type { Domain } from '../domain.js';
 import { createProgress, type Progress } from '../progress.js';
 import { dataPaths, resolveDataDir } from '../paths.js';
 import { checkRepositories, repositoriesSlice, type RepositoryCheck } from '../repositories.js';
-import { openDataStore, withStore } from '../store.js';
+import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 export const EXIT_MISMATCH = 1;
 export const EXIT_NO_SNAPSHOT = 2;
@@ -133,7 +133,7 @@ export const verify: Command = {
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
     const domain = await context.loadDomain();
-    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true });
+    const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     const dataDir = dataPaths(resolveDataDir(flags.data, context.env), context.cwd);
     const result = await withStore(store, async ({ events, snapshots }) => {
       const checked = await check(domain, events, snapshots, context.stderr);

@@ -4,6 +4,11 @@
  * the process and group-committed: every command that arrives while a commit is in flight is decided in
  * order (each against the state its predecessors produced) and written with the others in one
  * transaction and one flush. Each command stays all-or-nothing and is acknowledged only after the flush.
+ *
+ * Several processes may share one store (nodes on one database): a commit decided on a view that another process
+ * has since extended is refused by the store (StaleWriter); the application then folds what it missed and decides
+ * the batch again. Folding others' events (`catchUp`, or `follow` when the store tells of new appends) runs in
+ * turn with the application's own commits, never in the middle of one.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { Immer, produce } from 'immer';
@@ -78,6 +83,10 @@ export class Application<C, S> {
   private snapshotTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly listeners = new Set<CommittedListener<S>>();
   private readonly immer: Immer;
+  /** Commits and catch-ups run one at a time, in the order asked for. */
+  private serial: Promise<void> = Promise.resolve();
+  private catchUpQueued = false;
+  private positionWaiters: { readonly min: number; readonly resolve: (reached: boolean) => void }[] = [];
 
   private constructor(private readonly options: ApplicationOptions<C, S>, state: S, position: number) {
     this.committed = state;
@@ -120,11 +129,82 @@ export class Application<C, S> {
     return () => this.listeners.delete(listener);
   }
 
-  /** Folds events that other processes appended since our last commit. */
-  async catchUp(): Promise<void> {
+  /** Folds events that other processes appended since our last commit (after any commit in flight). */
+  catchUp(): Promise<void> {
+    return this.inTurn(() => this.catchUpNow());
+  }
+
+  private async catchUpNow(): Promise<void> {
     const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, false);
     this.committed = state;
+    this.advanceTo(position);
+  }
+
+  /** Runs `task` after every commit and catch-up asked for before it. */
+  private inTurn<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(task);
+    this.serial = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private advanceTo(position: number): void {
     this.committedPosition = position;
+    if (this.positionWaiters.length === 0) return;
+    const waiting = this.positionWaiters;
+    this.positionWaiters = [];
+    for (const waiter of waiting) {
+      if (waiter.min <= position) waiter.resolve(true);
+      else this.positionWaiters.push(waiter);
+    }
+  }
+
+  /** Asks for a catch-up unless one is already waiting for its turn (failures are left to the next one). */
+  requestCatchUp(): void {
+    if (this.catchUpQueued) return;
+    this.catchUpQueued = true;
+    void this.inTurn(async () => {
+      this.catchUpQueued = false;
+      await this.catchUpNow();
+    }).catch(() => undefined);
+  }
+
+  /**
+   * Follows the store: whenever it tells of appends beyond this application's position (another process
+   * committed), folds them. A no-op for stores that cannot tell (`EventStore.watchHead`). Returns a stop function.
+   */
+  follow(): () => void {
+    const unwatch = this.options.store.watchHead?.((head) => {
+      if (head > this.committedPosition) this.requestCatchUp();
+    });
+    // Whatever was appended between start-up and now.
+    this.requestCatchUp();
+    return unwatch ?? (() => undefined);
+  }
+
+  /**
+   * Resolves true once the projections reflect the log up to `min` (catching up at once), or false after
+   * `timeoutMs`: what a read that must see a write made through another process waits for.
+   */
+  waitForPosition(min: number, timeoutMs: number): Promise<boolean> {
+    if (this.committedPosition >= min) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.positionWaiters = this.positionWaiters.filter((waiter) => waiter !== entry);
+        resolve(false);
+      }, timeoutMs);
+      const entry = {
+        min,
+        resolve: (reached: boolean) => {
+          clearTimeout(timer);
+          resolve(reached);
+        },
+      };
+      this.positionWaiters.push(entry);
+      this.requestCatchUp();
+    });
   }
 
   async snapshot(): Promise<void> {
@@ -176,7 +256,7 @@ export class Application<C, S> {
     this.flushing = true;
     const batch = this.queue.splice(0, this.options.maxBatch ?? 1_000);
     try {
-      await this.commitBatch(batch);
+      await this.inTurn(() => this.commitBatch(batch));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
@@ -242,14 +322,14 @@ export class Application<C, S> {
         }
       } catch (error) {
         if (error instanceof StaleWriter && attempt < 10) {
-          await this.catchUp();
+          await this.catchUpNow();
           continue;
         }
         throw error;
       }
       const recorded = recordedFrom(writes, results, basePosition);
       this.committed = state;
-      this.committedPosition = basePosition + recorded.length;
+      this.advanceTo(basePosition + recorded.length);
       batch.forEach((entry, index) => {
         const outcome = outcomes[index]!;
         entry.resolve(

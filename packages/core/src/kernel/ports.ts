@@ -1,6 +1,6 @@
 /**
  * Ports: everything the pure core needs from the outside world. Adapters implement them
- * (in-memory in this package, SQLite in @forgefold/sqlite-store).
+ * (in-memory in this package, SQLite in @forgefold/sqlite-store, PostgreSQL in @forgefold/postgres-store).
  */
 import type { NewEvent, RecordedEvent } from './envelope.js';
 
@@ -40,6 +40,19 @@ export class StaleWriter extends Error {
   }
 }
 
+/**
+ * Raised when the store cannot be reached (its server is down, restarting, or the connection dropped). Nothing is
+ * known to be written: a commit whose acknowledgement was lost may or may not have happened, and the writer's next
+ * commit finds out (it is then stale, catches up and decides again). Adapters answer it as "try again shortly".
+ */
+export class StoreUnavailable extends Error {
+  readonly _tag = 'StoreUnavailable';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
 export interface StreamWrite {
   readonly streamId: string;
   readonly expected: ExpectedVersion;
@@ -64,6 +77,17 @@ export interface EventStore {
   headPosition(): Promise<number>;
   /** Delivers every event after `after` (catch-up), then each live append, in order. */
   subscribe(after: number, handler: (event: RecordedEvent) => void): Unsubscribe;
+  /**
+   * Optional (stores shared by several processes): calls `listener` with the head position whenever another
+   * process may have appended, so that a follower catches up without polling the log itself.
+   */
+  watchHead?(listener: (head: number) => void): Unsubscribe;
+  /**
+   * Optional (stores shared by several processes): runs `task` only in the one process that holds the lease named
+   * `name` (taking it when it is free), so that a periodic job runs once per tick across the processes rather
+   * than once in each. Resolves to whether `task` ran here. Without it, every process runs its jobs.
+   */
+  exclusive?(name: string, task: () => Promise<void>): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,8 @@ import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/cor
 import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
 import { apiMounts } from '../routes/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
-import type { ServerConfig } from './deps.js';
+import type { ServerConfig, UploadStore } from './deps.js';
+import { memoryUploadStore } from './uploads.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../routes/repositories/git-http.js';
 
@@ -22,14 +23,24 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Called for every authenticated request: the activity tracking behind `last_activity_on`. */
   readonly onAuthenticated?: (userId: number) => void;
+  /**
+   * Longest wait for `X-Forgefold-Min-Position` (ms; default 5000). Every reply names the log position it
+   * reflects in `X-Forgefold-Position`.
+   */
+  readonly positionWaitMs?: number;
+  /** Where uploaded avatars are kept (default: in memory). */
+  readonly uploads?: UploadStore;
 }
+
+export const DEFAULT_POSITION_WAIT_MS = 5_000;
 
 export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   const config: ServerConfig = {
     impersonationEnabled: options.impersonationEnabled ?? true,
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
+    ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config, repositories: options.repositories };
+  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
@@ -52,6 +63,11 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
+    position: {
+      current: () => options.app.position,
+      waitFor: (min, timeoutMs) => options.app.waitForPosition(min, timeoutMs),
+      waitMs: options.positionWaitMs ?? DEFAULT_POSITION_WAIT_MS,
+    },
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
     // Git reads too: every ref move is an event, and a move undone bumps the host's generation.
     responseCache: { version: () => `${options.app.position}:${options.repositories.generation}:${options.clock.now().slice(0, 10)}` },

@@ -31,6 +31,16 @@ export interface ServerConfig {
   readonly impersonationEnabled: boolean;
   /** The external URL (FORGEFOLD_EXTERNAL_URL) used in web_url and pagination links, without trailing slash. */
   readonly externalUrl?: string;
+  /** Gravatar URL template for users without an uploaded avatar; unset: `avatar_url` is null for them. */
+  readonly gravatarUrl?: string;
+}
+
+/** Where uploaded files (avatars) are kept, addressed by the SHA-256 of their bytes. */
+export interface UploadStore {
+  /** Stores the bytes (idempotent) and resolves to their SHA-256, in hex. */
+  put(data: Buffer): Promise<string>;
+  /** The bytes stored under that digest, or undefined. */
+  get(sha256: string): Promise<Buffer | undefined>;
 }
 
 export interface ApiDeps {
@@ -39,6 +49,7 @@ export interface ApiDeps {
   readonly config: ServerConfig;
   /** The git repositories and the recording of their ref moves. */
   readonly repositories: RepositoryHost;
+  readonly uploads: UploadStore;
 }
 
 export type Ctx = HandlerContext<unknown>;
@@ -52,6 +63,7 @@ export const presentContext = (deps: ApiDeps, ctx: Ctx, state: State = deps.app.
   baseUrl: deps.config.externalUrl ?? ctx.request.baseUrl,
   viewerId: ctx.principal?.userId ?? null,
   viewerIsAdmin: ctx.principal?.isAdmin ?? false,
+  ...(deps.config.gravatarUrl ? { gravatarUrl: deps.config.gravatarUrl } : {}),
 });
 
 export const viewerId = (ctx: Ctx): number | null => ctx.principal?.userId ?? null;

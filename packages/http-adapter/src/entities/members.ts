@@ -1,24 +1,12 @@
 /** The platform's membership entities (reference §2.8, §2.10, §2.11, §2.13, §4). */
 import { findGroup, findProject, findUser, humanAccess, linksOfSource, type GroupLink, type LdapLink, type Member, type MembershipType, type User } from '@forgefold/core';
-import { gravatarUrl, type PresentContext } from './context.js';
-
-/** UserBasic with the Gravatar URL memoized per address (a page of members would hash every address per request). */
-const avatars = new Map<string, string>();
-const avatarOf = (email: string): string => {
-  let url = avatars.get(email);
-  if (url === undefined) {
-    url = gravatarUrl(email);
-    if (avatars.size > 100_000) avatars.clear();
-    avatars.set(email, url);
-  }
-  return url;
-};
+import { gravatarFor, userAvatarUrl, type PresentContext } from './context.js';
 const userBasic = (user: User, ctx: PresentContext) => ({
   id: user.id,
   username: user.username,
   name: user.name,
   state: user.state,
-  avatar_url: avatarOf(user.email),
+  avatar_url: userAvatarUrl(user, ctx),
   web_url: `${ctx.baseUrl}/${user.username}`,
 });
 
@@ -43,7 +31,7 @@ export const memberEntity = (member: Member, ctx: PresentContext, accessLevel = 
   const saml = samlIdentity(member, ctx);
   // Built key by key (no spreads): a page of members is serialized on every request.
   const entity: Record<string, unknown> = user
-    ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: avatarOf(user.email), web_url: `${ctx.baseUrl}/${user.username}` }
+    ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: userAvatarUrl(user, ctx), web_url: `${ctx.baseUrl}/${user.username}` }
     : { id: null, username: null, name: null, state: null, avatar_url: null, web_url: null };
   entity['access_level'] = accessLevel;
   entity['created_at'] = member.created_at;
@@ -62,7 +50,7 @@ export const billableMemberEntity = (user: User, ctx: PresentContext, membership
   username: user.username,
   name: user.name,
   state: user.state,
-  avatar_url: avatarOf(user.email),
+  avatar_url: userAvatarUrl(user, ctx),
   web_url: `${ctx.baseUrl}/${user.username}`,
   email: user.public_email ?? null,
   last_activity_on: user.last_activity_on,
@@ -95,7 +83,7 @@ export const pendingMemberEntity = (member: Member, ctx: PresentContext) => {
     ...(user ? { name: user.name, username: user.username, web_url: `${ctx.baseUrl}/${user.username}` } : {}),
     email,
     invited: member.invite_email !== null,
-    avatar_url: gravatarUrl(email ?? ''),
+    avatar_url: user ? userAvatarUrl(user, ctx) : gravatarFor(email ?? '', ctx),
     approved: member.state === 'active',
   };
 };

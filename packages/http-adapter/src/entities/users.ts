@@ -1,13 +1,13 @@
 /** The platform's user entities: UserBasic ⊂ User ⊂ UserPublic (self) ⊂ UserWithAdmin. */
 import type { User } from '@forgefold/core';
-import { gravatarUrl, type PresentContext } from './context.js';
+import { userAvatarUrl, type PresentContext } from './context.js';
 
 export const userBasic = (user: User, ctx: PresentContext) => ({
   id: user.id,
   username: user.username,
   name: user.name,
   state: user.state,
-  avatar_url: gravatarUrl(user.email),
+  avatar_url: userAvatarUrl(user, ctx),
   web_url: `${ctx.baseUrl}/${user.username}`,
 });
 

@@ -107,9 +107,19 @@ export const ROUTE_NOT_FOUND_BODY = { error: '404 Not Found' } as const;
 export const METHOD_NOT_ALLOWED_BODY = { error: '405 Not Allowed' } as const;
 export const API_V3_GONE_BODY = { error: 'API V3 is no longer supported. Use API V4 instead.' } as const;
 
+/** The platform's `service_unavailable!` (`render_api_error!('503 Service Unavailable', 503)`). */
+export const SERVICE_UNAVAILABLE_BODY = { message: '503 Service Unavailable' } as const;
+
+/** A 503 the client should retry after a second: the store is unreachable, or a node is behind. */
+export const serviceUnavailable = (): ApiError => ApiError.message(503, SERVICE_UNAVAILABLE_BODY.message, { 'Retry-After': '1' });
+
+/** The store could not be reached (core's StoreUnavailable, told by its tag: adapters may bundle their own copy). */
+const isStoreUnavailable = (e: unknown): boolean => e instanceof Error && (e as { _tag?: unknown })._tag === 'StoreUnavailable';
+
 /** Normalises anything thrown by a handler into an ErrorResponse (+headers); `internal` marks a 500 to log. */
 export function errorToResponse(e: unknown): ErrorResponse & { headers: Record<string, string>; internal: boolean } {
   if (e instanceof ApiError) return { status: e.status, body: e.body, headers: { ...e.headers }, internal: false };
   if (isDomainError(e)) return { ...domainErrorResponse(e), headers: {}, internal: false };
+  if (isStoreUnavailable(e)) return { status: 503, body: SERVICE_UNAVAILABLE_BODY, headers: { 'Retry-After': '1' }, internal: false };
   return { status: 500, body: INTERNAL_ERROR_BODY, headers: {}, internal: true };
 }

@@ -21,6 +21,7 @@ import {
   isDomainError,
   METHOD_NOT_ALLOWED_BODY,
   ROUTE_NOT_FOUND_BODY,
+  serviceUnavailable,
 } from './errors.js';
 import { isMalformedString, malformedStringError, mergeParams, parseBody, parseQueryString, readBody } from './params.js';
 import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
@@ -116,7 +117,23 @@ export interface ApiServerOptions {
   readonly version?: string;
   /** `/-/metrics`: who may read it (default loopback) and the host's own metrics. */
   readonly metrics?: MetricsOptions;
+  /** Read-your-writes across nodes (see `PositionOptions`). */
+  readonly position?: PositionOptions;
 }
+
+/**
+ * Nodes sharing one log: every reply names the log position it reflects (`X-Forgefold-Position`), and a request
+ * carrying `X-Forgefold-Min-Position: N` is answered only once this node has folded the log up to N, waiting for
+ * at most `waitMs`, else 503 with `Retry-After: 1`.
+ */
+export interface PositionOptions {
+  current(): number;
+  waitFor(min: number, timeoutMs: number): Promise<boolean>;
+  readonly waitMs: number;
+}
+
+export const POSITION_HEADER = 'X-Forgefold-Position';
+export const MIN_POSITION_HEADER = 'x-forgefold-min-position';
 
 export interface ApiServer {
   readonly server: Server;
@@ -248,6 +265,8 @@ interface Exchange {
   status: number;
   /** Whether a stage read the body; an unread one is discarded when the exchange closes. */
   bodyConsumed: boolean;
+  /** `X-Forgefold-Min-Position`, when given and not yet reached. */
+  minPosition: number | null;
 }
 
 /** The parameters of a request, parsed from its query string, its body and its path. */
@@ -331,6 +350,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sudoFromId: null,
       status: 500,
       bodyConsumed: false,
+      minPosition: null,
     };
   }
 
@@ -362,6 +382,34 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const isOperatorEndpoint = (x: Exchange): boolean => isOperatorPath(x.path) && isRead(x.method);
 
+  /** The exchange's own headers for the reply being written, with the log position it reflects. */
+  function replyHeaders(x: Exchange): string[] {
+    if (!options.position) return x.exchangeHeaders;
+    const at = x.exchangeHeaders.indexOf(POSITION_HEADER);
+    if (at === -1) x.exchangeHeaders.push(POSITION_HEADER, String(options.position.current()));
+    else x.exchangeHeaders[at + 1] = String(options.position.current());
+    return x.exchangeHeaders;
+  }
+
+  /**
+   * Read-your-writes: a position this node has not reached yet sends the request down the asynchronous path
+   * (`awaitPosition`); a malformed one is a 400.
+   */
+  function checkMinPosition(x: Exchange): void {
+    if (!options.position) return;
+    const header = x.req.headers[MIN_POSITION_HEADER];
+    if (header === undefined) return;
+    const text = Array.isArray(header) ? header[0]! : header;
+    if (!/^\d{1,15}$/.test(text.trim())) throw ApiError.error(400, 'X-Forgefold-Min-Position must be a log position (a non-negative integer)');
+    const min = Number(text.trim());
+    if (min > options.position.current()) x.minPosition = min;
+  }
+
+  async function awaitPosition(x: Exchange): Promise<void> {
+    if (x.minPosition === null || !options.position) return;
+    if (!(await options.position.waitFor(x.minPosition, options.position.waitMs))) throw serviceUnavailable();
+  }
+
   /** Operator endpoints: liveness answers at once, readiness asks the host, metrics for the allow list only. */
   async function answerOperator(x: Exchange): Promise<void> {
     x.routeName = OPERATOR_ROUTE_NAMES.get(x.path);
@@ -378,7 +426,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.status = writeReply(x.res, withStatus(ready ? 200 : 503, body, { etag: false }), {
       method: x.method,
       requestHeaders: x.req.headers,
-      exchangeHeaders: x.exchangeHeaders,
+      exchangeHeaders: replyHeaders(x),
       defaultContentType: JSON_CONTENT_TYPE,
     });
   }
@@ -398,7 +446,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.status = writeReply(x.res, reply, {
       method: x.method,
       requestHeaders: x.req.headers,
-      exchangeHeaders: x.exchangeHeaders,
+      exchangeHeaders: replyHeaders(x),
       defaultContentType: PROMETHEUS_CONTENT_TYPE,
     });
   }
@@ -416,7 +464,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.userId = hit.userId;
     x.sudoFromId = hit.sudoFromId;
     x.routeName = hit.routeName;
-    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x) });
     return true;
   }
 
@@ -441,7 +489,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         x.status = writeReply(x.res, withStatus(204, undefined, { headers: { Allow: match.allow.join(', ') } }), {
           method: x.method,
           requestHeaders: x.req.headers,
-          exchangeHeaders: x.exchangeHeaders,
+          exchangeHeaders: replyHeaders(x),
           defaultContentType: x.contentType,
         });
         return null;
@@ -501,7 +549,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const hit = slot === null ? undefined : cache!.get(slot.key);
     if (!hit) return false;
     rememberExchange(x, principal, hit, slot!.version);
-    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+    x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x) });
     return true;
   }
 
@@ -556,7 +604,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       cache!.set(slot.key, rendered, slot.version);
       rememberExchange(x, principal, rendered, slot.version);
     }
-    x.status = sendRendered(x.res, rendered, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: x.exchangeHeaders });
+    x.status = sendRendered(x.res, rendered, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x) });
   }
 
   /** Everything after the early cache: route → input → authentication → late cache → hook → params → handler. */
@@ -603,7 +651,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.status = writeReply(x.res, withStatus(r.status, body, { headers: r.headers, etag: false }), {
       method: x.method,
       requestHeaders: x.req.headers,
-      exchangeHeaders: x.exchangeHeaders,
+      exchangeHeaders: replyHeaders(x),
       defaultContentType: x.contentType,
     });
   }
@@ -681,7 +729,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   async function answerLater(x: Exchange): Promise<void> {
     try {
       if (isOperatorEndpoint(x)) await answerOperator(x);
-      else await answerRoute(x);
+      else {
+        await awaitPosition(x);
+        if (x.minPosition !== null && answerFromExchangeCache(x)) return;
+        await answerRoute(x);
+      }
     } catch (e) {
       renderError(x, e);
     } finally {
@@ -700,7 +752,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       checkTarget(x);
       const raw = rawRoutes.length === 0 ? undefined : rawRoutes.find((candidate) => candidate.matches(x.path));
       if (raw) return answerRaw(x, raw);
-      if (isOperatorEndpoint(x) || !answerFromExchangeCache(x)) return answerLater(x);
+      if (!isOperatorEndpoint(x)) checkMinPosition(x);
+      if (isOperatorEndpoint(x) || x.minPosition !== null || !answerFromExchangeCache(x)) return answerLater(x);
     } catch (e) {
       renderError(x, e);
     }

@@ -4,7 +4,7 @@
  */
 import { mount, type Mount } from '../http/index.js';
 import type { ApiDeps } from '../app/deps.js';
-import { userRoutes } from './users.js';
+import { uploadMounts, userRoutes } from './users.js';
 import { tokenRoutes } from './tokens.js';
 import { groupRoutes } from './groups.js';
 import { projectRoutes } from './projects.js';
@@ -30,4 +30,5 @@ export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
   ]),
   mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
   ...scimMounts(deps),
+  ...uploadMounts(deps),
 ];

@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type User } from '@forgefold/core';
-import { arraySource, atLeastOneOf, created, ok, optional, paginate, requires, route, schema, T, type RouteDef } from '../http/index.js';
+import { avatarErrors, findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type Avatar, type DomainError, type User } from '@forgefold/core';
+import { arraySource, atLeastOneOf, created, mount, ok, optional, paginate, paramType, requires, route, schema, T, type Mount, type RouteDef, type UploadedFile } from '../http/index.js';
+import { sha256Hex } from '../app/uploads.js';
 import { userBasic, userFor, userWithAdmin } from '../entities/users.js';
 import { createdId, execute, findUserOr404, presentContext, type ApiDeps } from '../app/deps.js';
 import { passwordDigest } from '../app/secrets.js';
@@ -15,6 +16,72 @@ const passwordError = (password: string | null | undefined) =>
   password !== undefined && password !== null && password.length < MIN_PASSWORD
     ? validation({ password: [`is too short (minimum is ${MIN_PASSWORD} characters)`] })
     : null;
+
+/** Grape's file parameter (the platform's WorkhorseFile): a multipart file part; a plain value "is invalid". */
+const FileParam = paramType<UploadedFile>('File', (raw) =>
+  typeof raw === 'object' && raw !== null && typeof (raw as UploadedFile).filename === 'string' && Buffer.isBuffer((raw as UploadedFile).data) ? (raw as UploadedFile) : undefined,
+);
+
+/** CarrierWave's SanitizedFile: the base name, every character but word characters, '.', '-' and '+' as '_'. */
+export const sanitizeFilename = (name: string): string => {
+  const base = name.replaceAll('\\', '/').split('/').pop() ?? '';
+  const clean = base.replace(/[^\p{L}\p{M}\p{N}\p{Pc}.+-]/gu, '_');
+  if (clean === '') return 'unnamed';
+  return /^\.+$/.test(clean) ? `_${clean}` : clean;
+};
+
+/**
+ * An uploaded avatar checked as the model would (extension, 200 KB) and stored before the command runs, so
+ * that the log only ever names bytes the store holds; rejected images are never stored.
+ */
+const storeAvatar = async (deps: ApiDeps, file: UploadedFile | null | undefined): Promise<E.Either<DomainError, Avatar | undefined>> => {
+  if (!file) return E.right(undefined);
+  const avatar: Avatar = { filename: sanitizeFilename(file.filename), sha256: sha256Hex(file.data), size: file.data.length };
+  const errors = avatarErrors(avatar);
+  if (errors.length > 0) return E.left(validation({ avatar: errors }));
+  await deps.uploads.put(file.data);
+  return E.right(avatar);
+};
+
+const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tiff: 'image/tiff',
+  ico: 'image/vnd.microsoft.icon',
+  webp: 'image/webp',
+};
+
+/**
+ * `GET /uploads/-/system/user/avatar/:id/:filename`: a user's uploaded avatar, the same bytes, to anyone (user
+ * avatars are public on the platform). Anything else under the path is a 404.
+ */
+export const uploadMounts = (deps: ApiDeps): Mount[] => [
+  mount(
+    '/uploads',
+    [
+      route({
+        method: 'GET',
+        path: '/-/system/user/avatar/:id/:filename',
+        auth: 'none',
+        cache: false,
+        handler: async (ctx) => {
+          const id = ctx.routeParams['id'] ?? '';
+          const user = /^\d+$/.test(id) ? findUser(deps.app.state.users, Number(id)) : undefined;
+          const avatar = user?.avatar;
+          if (!user || !avatar || ctx.routeParams['filename'] !== avatar.filename) return notFound();
+          const bytes = await deps.uploads.get(avatar.sha256);
+          if (!bytes) return notFound();
+          const extension = /\.([^.]+)$/.exec(avatar.filename)?.[1]?.toLowerCase() ?? '';
+          return { ...ok(null, { contentType: IMAGE_TYPES[extension] ?? 'application/octet-stream', headers: { 'Content-Disposition': 'inline' } }), rawBody: bytes };
+        },
+      }),
+    ],
+    { catchAll: false },
+  ),
+];
 
 const listParams = schema(
   optional('username', T.String),
@@ -40,6 +107,7 @@ const createParams = schema(
   optional('skip_confirmation', T.Boolean),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('avatar', FileParam),
 );
 
 const updateParams = schema(
@@ -50,6 +118,7 @@ const updateParams = schema(
   optional('password', T.String),
   optional('admin', T.Boolean),
   optional('public_email', T.String),
+  optional('avatar', FileParam),
 );
 
 const idParams = schema(requires('id', T.Integer));
@@ -116,6 +185,8 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
       const password = params.password ?? (params.force_random_password ? randomBytes(24).toString('base64url') : null);
       const invalid = passwordError(password);
       if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar;
       const result = await execute(deps, ctx, {
         type: 'CreateUser',
         username: params.username ?? '',
@@ -124,6 +195,7 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
         password_digest: password ? await passwordDigest(password) : null,
         is_admin: params.admin ?? false,
         public_email: params.public_email ?? null,
+        ...(avatar.right ? { avatar: avatar.right } : {}),
       });
       return pipe(
         result,
@@ -140,6 +212,8 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
       const { params } = ctx;
       const invalid = passwordError(params.password);
       if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar;
       const result = await execute(deps, ctx, {
         type: 'UpdateUser',
         id: params.id ?? 0,
@@ -149,6 +223,7 @@ export const userRoutes = (deps: ApiDeps): RouteDef[] => [
         ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
+        ...(avatar.right ? { avatar: avatar.right } : {}),
       });
       return pipe(
         result,

@@ -1,3 +1,5 @@
+import type { Avatar } from './projection.js';
+
 /** What callers may ask of the users module. Digests are computed by the adapter: the core never sees a password. */
 export type UserCommand =
   | {
@@ -8,6 +10,8 @@ export type UserCommand =
       readonly password_digest: string | null;
       readonly is_admin?: boolean;
       readonly public_email?: string | null;
+      /** An upload already in the host's store (see `Avatar`). */
+      readonly avatar?: Avatar;
     }
   | {
       readonly type: 'UpdateUser';
@@ -18,6 +22,7 @@ export type UserCommand =
       readonly public_email?: string | null;
       readonly is_admin?: boolean;
       readonly password_digest?: string;
+      readonly avatar?: Avatar;
     }
   | { readonly type: 'BlockUser'; readonly id: number }
   | { readonly type: 'UnblockUser'; readonly id: number }

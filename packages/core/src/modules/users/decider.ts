@@ -16,6 +16,7 @@ import type { ForgefoldEvent } from '../../events.js';
 import type { UserCommand } from './commands.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByUsername } from './queries.js';
+import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
 
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
@@ -39,8 +40,26 @@ const soloOwnedGroups = (state: State, userId: number): Group[] =>
     .filter((group): group is Group => group !== undefined && group.parent_id === null)
     .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.access_level < 50 || m.state !== 'active'));
 
-const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string }, selfId: number | null) => {
+/** Avatarable's validations, with its messages (the adapter runs the same checks before storing the bytes). */
+export const avatarErrors = (avatar: Avatar): string[] => {
+  const errors: string[] = [];
+  const extension = /\.([^./]+)$/.exec(avatar.filename)?.[1]?.toLowerCase();
+  if (extension === undefined || !AVATAR_EXTENSIONS.includes(extension)) {
+    errors.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
+  }
+  if (avatar.size > AVATAR_MAX_BYTES) errors.push('is too big (should be at most 200 KB)');
+  return errors;
+};
+
+const isStoredAvatar = (avatar: Avatar): boolean =>
+  /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
+
+const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string; avatar?: Avatar }, selfId: number | null) => {
   const errors = new Errors();
+  if (fields.avatar !== undefined) {
+    if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
+    else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
+  }
   if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank");
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank");
@@ -81,6 +100,8 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
               created_by_id: issued.actor.userId,
             },
           },
+          // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
+          ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),
         ]),

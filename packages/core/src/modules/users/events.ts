@@ -4,6 +4,8 @@ import { nullable } from '../shared/codecs.js';
 
 const stream = (data: { id: number }) => `user-${data.id}`;
 
+const AvatarCodec = t.type({ filename: t.string, sha256: t.string, size: t.number });
+
 export const UserData = t.type({
   id: t.number,
   username: t.string,
@@ -25,7 +27,7 @@ export const userEvents = defineEvents({
     stream,
     codec: t.intersection([
       t.type({ id: t.number, updated_at: t.string }),
-      t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string) }),
+      t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string), avatar: nullable(AvatarCodec) }),
     ]),
   },
   UserBlocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },

@@ -2,6 +2,20 @@
 import { emptyTable, type Table } from '../../kernel/table.js';
 
 export type UserState = 'active' | 'blocked' | 'deactivated';
+
+/**
+ * An uploaded avatar: the file's (sanitised) name and the SHA-256 of its bytes. The bytes live in the host's
+ * upload store, addressed by that digest; the log records which file is the user's avatar.
+ */
+export interface Avatar {
+  readonly filename: string;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+/** The platform's avatar rules (Avatarable): at most 200 KB, and an image extension. */
+export const AVATAR_MAX_BYTES = 200 * 1024;
+export const AVATAR_EXTENSIONS: readonly string[] = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'];
 export type BotKind = 'project_bot' | 'group_bot';
 
 export interface User {
@@ -25,6 +39,8 @@ export interface User {
   readonly last_sign_in_at: string | null;
   /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
   readonly namespace_id: number;
+  /** Absent (or null) without an upload; optional so that states folded before avatars existed stay valid. */
+  readonly avatar?: Avatar | null;
 }
 
 export interface UsersSlice {
