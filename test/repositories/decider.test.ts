@@ -33,7 +33,7 @@ const given = async () => {
 };
 
 const move = (ref: string, old_sha: string | null, new_sha: string | null, extra: object = {}) => ({ ref, old_sha, new_sha, ...extra });
-const tag = { commit_sha: A, message: 'Release', tagger: { name: 'Dev', email: 'dev@example.com', date: '2026-01-01T00:00:00+00:00' } };
+const tag = { commit_sha: A, committed_date: '2026-01-01T00:00:00.000+00:00', message: 'Release', tagger: { name: 'Dev', email: 'dev@example.com', date: '2026-01-01T00:00:00+00:00' } };
 
 describe('UpdateRefs', () => {
   it('records each move with old and new object ids and how it came', async () => {
@@ -48,7 +48,7 @@ describe('UpdateRefs', () => {
       events: [
         { type: 'BranchUpdated', data: { project_id: 1, name: 'main', old_sha: A, new_sha: B, forced: false, via: 'push' } },
         { type: 'BranchCreated', data: { project_id: 1, name: 'topic', sha: C, via: 'push' } },
-        { type: 'TagCreated', data: { project_id: 1, name: 'v1', target: A, commit_sha: A, message: 'Release', tagger: tag.tagger, via: 'push' } },
+        { type: 'TagCreated', data: { project_id: 1, name: 'v1', target: A, commit_sha: A, committed_date: tag.committed_date, message: 'Release', tagger: tag.tagger, via: 'push' } },
       ],
     });
   });

@@ -124,8 +124,8 @@ export class RepositoryHost {
       if (change.ref.startsWith(TAG_PREFIX) && change.newSha) {
         const tag = await repository.findTag(change.ref.slice(TAG_PREFIX.length));
         update.tag = E.isRight(tag)
-          ? { commit_sha: tag.right.commit?.id ?? null, message: tag.right.message, tagger: tag.right.tagger }
-          : { commit_sha: null, message: '', tagger: null };
+          ? { commit_sha: tag.right.commit?.id ?? null, committed_date: tag.right.commit?.committed_date ?? null, message: tag.right.message, tagger: tag.right.tagger }
+          : { commit_sha: null, committed_date: null, message: '', tagger: null };
       }
       updates.push(update);
     }

@@ -14,7 +14,7 @@ export interface RefUpdate {
   /** Branch moves: the old commit is not an ancestor of the new one. */
   readonly forced?: boolean;
   /** Tags created or moved: what the tag points at. */
-  readonly tag?: { readonly commit_sha: string | null; readonly message: string; readonly tagger: TaggerData | null };
+  readonly tag?: { readonly commit_sha: string | null; readonly committed_date: string | null; readonly message: string; readonly tagger: TaggerData | null };
 }
 
 /** A merge request's new diff version, computed by the shell from git. */

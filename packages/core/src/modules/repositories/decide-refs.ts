@@ -50,7 +50,7 @@ const refEvent = (projectId: number, change: RefUpdate, via: Via): RepositoryEve
   }
   if (change.new_sha === null) return { type: 'TagDeleted', data: { ...base, old_target: change.old_sha! } };
   const tag = change.tag!;
-  const details = { target: change.new_sha, commit_sha: tag.commit_sha, message: tag.message, tagger: tag.tagger };
+  const details = { target: change.new_sha, commit_sha: tag.commit_sha, committed_date: tag.committed_date, message: tag.message, tagger: tag.tagger };
   return change.old_sha === null ? { type: 'TagCreated', data: { ...base, ...details } } : { type: 'TagUpdated', data: { ...base, old_target: change.old_sha, ...details } };
 };
 

@@ -35,6 +35,8 @@ export const repositoryEvents = defineEvents({
       name: t.string,
       target: t.string,
       commit_sha: nullable(t.string),
+      /** The committer date of `commit_sha` (the tags list's `updated` order, without asking git). */
+      committed_date: nullable(t.string),
       message: t.string,
       tagger: nullable(tagger),
       via,
@@ -50,6 +52,7 @@ export const repositoryEvents = defineEvents({
       old_target: t.string,
       target: t.string,
       commit_sha: nullable(t.string),
+      committed_date: nullable(t.string),
       message: t.string,
       tagger: nullable(tagger),
       via,

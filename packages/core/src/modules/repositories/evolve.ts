@@ -41,6 +41,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
         refs: emptyTable<string>(),
         branch_count: 0,
         tag_count: 0,
+        tag_dates: emptyTable<string>(),
         protected_tags: [],
         protected_branches: [],
         merge_requests: emptyTable<number>(),
@@ -66,12 +67,17 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
     case 'TagCreated':
     case 'TagUpdated': {
       const repository = repositoryOf(state, event.data.project_id);
-      if (repository) setRef(repository, tagRef(event.data.name), event.data.target, 'tag');
+      if (!repository) return;
+      setRef(repository, tagRef(event.data.name), event.data.target, 'tag');
+      if (event.data.committed_date === null) tableDelete(repository.tag_dates, event.data.name);
+      else tableSet(repository.tag_dates, event.data.name, event.data.committed_date);
       return;
     }
     case 'TagDeleted': {
       const repository = repositoryOf(state, event.data.project_id);
-      if (repository) setRef(repository, tagRef(event.data.name), null, 'tag');
+      if (!repository) return;
+      setRef(repository, tagRef(event.data.name), null, 'tag');
+      tableDelete(repository.tag_dates, event.data.name);
       return;
     }
     case 'ProtectedTagCreated': {

@@ -41,6 +41,8 @@ export interface Repository {
   readonly refs: Table<string>;
   readonly branch_count: number;
   readonly tag_count: number;
+  /** Tag name → the committer date of the commit it peels to (tags of trees or blobs have none). */
+  readonly tag_dates: Table<string>;
   readonly protected_tags: readonly ProtectedTag[];
   readonly protected_branches: readonly ProtectedBranch[];
   /** Merge request iid → merge request id. */

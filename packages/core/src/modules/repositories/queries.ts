@@ -34,6 +34,10 @@ export const branchNames = (repository: Repository): string[] =>
 export const tagNames = (repository: Repository): string[] =>
   [...tableEntries(repository.refs)].filter(([ref]) => ref.startsWith(TAG_PREFIX)).map(([ref]) => ref.slice(TAG_PREFIX.length));
 
+/** Every tag with the committer date of the commit it peels to (null: none), unordered. */
+export const tagListing = (repository: Repository): { readonly name: string; readonly committed_date: string | null }[] =>
+  tagNames(repository).map((name) => ({ name, committed_date: tableGet(repository.tag_dates, name) ?? null }));
+
 export const isEmptyRepository = (repository: Repository): boolean => repository.branch_count === 0;
 
 /**

@@ -3,8 +3,8 @@
  * create (lightweight, or annotated with `message`), delete. Every route needs `download_code` first; creating
  * and deleting need `admin_tag`; every failure of create and delete is a 400 with the service's message.
  */
-import { canCreateTag, canRepository, findRepository, forbidden, REF_CHECK_MESSAGES, tagRef } from '@forgefold/core';
-import type { Tag } from '@forgefold/git';
+import { canCreateTag, canRepository, findRepository, forbidden, REF_CHECK_MESSAGES, tagListing, tagRef } from '@forgefold/core';
+import { searchRefNames, sortByVersion, type Tag } from '@forgefold/git';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, optional, paginateLoaded, requires, route, schema, T, type RouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { tagEntity } from '../../entities/repositories.js';
@@ -37,12 +37,26 @@ export const tagRoutes = (deps: ApiDeps): RouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
-        const repository = deps.repositories.open(project.id);
-        // 14.7 sorts `name` with VersionSorter (reference §2.3).
-        const orderBy = ctx.params.order_by === 'name' ? 'version' : 'updated';
+        const git = deps.repositories.open(project.id);
+        // The log knows every tag and its commit's date: order, search and page here, then read only the page
+        // from git. 14.7 sorts `name` with VersionSorter (reference §2.3), `updated` by the commit's committer
+        // date (tags of no commit last), `desc` reversing the ascending list; ties by name.
+        const listed = tagListing(findRepository(deps.app.state.repositories, project.id)!);
+        const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+        const ordered =
+          ctx.params.order_by === 'name'
+            ? sortByVersion(listed, (tag) => tag.name)
+            : listed
+                .map((tag) => ({ ...tag, at: tag.committed_date === null ? Infinity : Date.parse(tag.committed_date) }))
+                .sort((a, b) => a.at - b.at || byName(a, b));
+        if (ctx.params.sort === 'desc') ordered.reverse();
+        const matches = searchRefNames(ordered, ctx.params.search ?? undefined, (tag) => tag.name);
         return paginateLoaded(
           ctx,
-          (offset, limit) => must(repository.listTags({ orderBy, sort: ctx.params.sort as 'asc' | 'desc', ...(ctx.params.search ? { search: ctx.params.search } : {}), offset, limit })),
+          async (offset, limit) => ({
+            items: await Promise.all(matches.slice(offset, offset + limit).map((tag) => must(git.findTag(tag.name)))),
+            total: matches.length,
+          }),
           (tags) => tags.map((tag) => present(ctx, tag)),
         );
       },
