@@ -114,13 +114,18 @@ export class RepositoryHost {
   }
 
   /** The facts the events of `changes` need, read from git (under the repository's lock, after the moves). */
-  async facts(projectId: number, changes: readonly RefChange[], read: { isAncestor(a: Sha, b: Sha): Promise<boolean> } | null = null): Promise<{ updates: RefUpdate[]; versions: VersionFact[] }> {
+  async facts(projectId: number, changes: readonly RefChange[]): Promise<{ updates: RefUpdate[]; versions: VersionFact[] }> {
     const repository = this.open(projectId);
-    const ancestor = read ?? { isAncestor: async (a: Sha, b: Sha) => E.getOrElse(() => false)(await repository.isAncestor(a, b)) };
+    const isAncestor = async (a: Sha, b: Sha) => E.getOrElse(() => false)(await repository.isAncestor(a, b));
     const updates: RefUpdate[] = [];
     for (const change of changes) {
       const update: { -readonly [K in keyof RefUpdate]: RefUpdate[K] } = { ref: change.ref, old_sha: change.oldSha, new_sha: change.newSha };
-      if (change.ref.startsWith(BRANCH_PREFIX) && change.oldSha && change.newSha) update.forced = !(await ancestor.isAncestor(change.oldSha, change.newSha));
+      if (change.ref.startsWith(BRANCH_PREFIX) && change.oldSha && change.newSha) {
+        // A commit on top of the old head (an API commit, a merge) is no force; otherwise ask git's ancestry.
+        const commit = await repository.findCommit(change.newSha);
+        const onTop = E.isRight(commit) && commit.right.parent_ids.includes(change.oldSha);
+        update.forced = !onTop && !(await isAncestor(change.oldSha, change.newSha));
+      }
       if (change.ref.startsWith(TAG_PREFIX) && change.newSha) {
         const tag = await repository.findTag(change.ref.slice(TAG_PREFIX.length));
         update.tag = E.isRight(tag)
