@@ -43,6 +43,12 @@ describe('repository storage', () => {
       expect(git(pathOf(dataDir, empty.body.id), 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
       expect((await server.call('POST', '/projects', { name: 'Bad', default_branch: 'bad name' })).body).toEqual({ error: 'default_branch is invalid' });
 
+      await server.call('POST', `/projects/${created.body.id}/repository/branches`, { branch: 'dev', ref: 'trunk' });
+      expect((await server.call('PUT', `/projects/${created.body.id}`, { default_branch: 'dev' })).body.default_branch).toBe('dev');
+      expect(git(path, 'symbolic-ref', 'HEAD')).toBe('refs/heads/dev');
+      expect(server.events.at(-2)).toMatchObject({ type: 'DefaultBranchChanged', data: { project_id: created.body.id, default_branch: 'dev' } });
+      expect(await server.call('PUT', `/projects/${created.body.id}`, { default_branch: 'nope' })).toMatchObject({ status: 400, body: { message: 'Could not set the default branch' } });
+
       const removed = await server.call('DELETE', `/projects/${created.body.id}`);
       expect(removed.status).toBe(202);
       await eventually(() => !existsSync(path));

@@ -81,6 +81,7 @@ const commandModules: Record<ForgefoldCommand['type'], AnyModule> = {
   UpdateScimIdentity: scimDecider,
   DeleteScimIdentity: scimDecider,
   EnsureRepository: repositoriesDecider,
+  ChangeDefaultBranch: repositoriesDecider,
   UpdateRefs: repositoriesDecider,
   ProtectTag: repositoriesDecider,
   UnprotectTag: repositoriesDecider,

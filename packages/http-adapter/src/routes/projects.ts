@@ -46,6 +46,7 @@ const createFields = [
 ] as const;
 
 const updateParams = schema(
+  optional('default_branch', T.String),
   optional('name', T.String),
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES as readonly string[] }),
@@ -167,6 +168,12 @@ export const projectRoutes = (deps: ApiDeps): RouteDef[] => {
         const found = findReadableProject(deps.app.state, ctx, String(ctx.routeParams['id']));
         if (E.isLeft(found)) return found;
         const { params } = ctx;
+        // The default branch first (its refusal changes nothing), then HEAD in git, which reconciliation keeps.
+        if (params.default_branch) {
+          const moved = await execute(deps, ctx, { type: 'ChangeDefaultBranch', project_id: found.right.id, branch: params.default_branch });
+          if (E.isLeft(moved)) return moved;
+          if (moved.right.events.length > 0) await deps.repositories.open(found.right.id).setHeadBranch(params.default_branch);
+        }
         const result = await execute(deps, ctx, {
           type: 'UpdateProject',
           id: found.right.id,

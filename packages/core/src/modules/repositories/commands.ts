@@ -28,6 +28,8 @@ export interface VersionFact {
 export type RepositoryCommand =
   /** Records a repository for a project that has none (projects created before repositories existed). */
   | { readonly type: 'EnsureRepository'; readonly project_id: number; readonly default_branch: string }
+  /** `PUT /projects/:id` with `default_branch`: HEAD moves to an existing branch. */
+  | { readonly type: 'ChangeDefaultBranch'; readonly project_id: number; readonly branch: string }
   /**
    * Records ref moves. `via: 'api'` runs the platform's checks as for a change from the web and API; `'push'` as
    * for `git push`. `versions`: for open merge requests whose source branch moved.

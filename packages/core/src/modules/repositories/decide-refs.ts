@@ -1,6 +1,6 @@
 /** Decisions about refs: a repository for a project, and ref moves (by the API or by a push). */
 import * as E from 'fp-ts/lib/Either.js';
-import { badRequest, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
@@ -9,7 +9,7 @@ import type { Project } from '../projects/projection.js';
 import type { RefUpdate, RepositoryCommand, VersionFact } from './commands.js';
 import type { RepositoryEvent, Via } from './events.js';
 import { BRANCH_PREFIX, TAG_PREFIX, type Repository } from './projection.js';
-import { refMoveRefusal } from './policy.js';
+import { canRepository, refMoveRefusal } from './policy.js';
 import { findRepository, openMergeRequestsFrom, refValue } from './queries.js';
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -36,6 +36,19 @@ export const decideEnsureRepository = (issued: Issued<Extract<RepositoryCommand,
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
   return E.right(findRepository(state.repositories, project.id) ? [] : [repositoryCreated(project.id, command.default_branch, at)]);
+};
+
+/** `Projects::UpdateService`: maintainers move HEAD to an existing branch ("Could not set the default branch"). */
+export const decideChangeDefaultBranch = (issued: Issued<Extract<RepositoryCommand, { type: 'ChangeDefaultBranch' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+  const { command, actor } = issued;
+  const project = findProject(state.projects, command.project_id);
+  if (!project) return E.left(notFound('Project'));
+  const repository = findRepository(state.repositories, project.id);
+  if (!repository) return E.left(notFound());
+  if (actor.userId !== null && !canRepository(state, actor.userId, project, 'admin_project')) return E.left(forbidden());
+  if (refValue(repository, `${BRANCH_PREFIX}${command.branch}`) === null) return E.left({ _tag: 'BadRequest', message: 'Could not set the default branch' });
+  if (repository.default_branch === command.branch) return E.right([]);
+  return E.right([{ type: 'DefaultBranchChanged', data: { project_id: project.id, default_branch: command.branch } }]);
 };
 
 /** The event of one ref move (the move was checked). */

@@ -6,7 +6,7 @@ import type { ModuleDecider, MutableState, State } from '../../state.js';
 import type { ForgefoldEvent } from '../../events.js';
 import type { RepositoryCommand } from './commands.js';
 import type { RepositoryEvent } from './events.js';
-import { decideEnsureRepository, decideUpdateRefs } from './decide-refs.js';
+import { decideChangeDefaultBranch, decideEnsureRepository, decideUpdateRefs } from './decide-refs.js';
 import { decideProtectBranch, decideProtectBranchLegacy, decideProtectTag, decideUnprotectBranch, decideUnprotectTag } from './decide-protected.js';
 import { decideCreateMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
 import { evolve, onProjectDeleted } from './evolve.js';
@@ -17,6 +17,8 @@ export const decide = (issued: Issued<RepositoryCommand>, state: State): E.Eithe
   switch (issued.command.type) {
     case 'EnsureRepository':
       return decideEnsureRepository(issued as Narrow<'EnsureRepository'>, state);
+    case 'ChangeDefaultBranch':
+      return decideChangeDefaultBranch(issued as Narrow<'ChangeDefaultBranch'>, state);
     case 'UpdateRefs':
       return decideUpdateRefs(issued as Narrow<'UpdateRefs'>, state);
     case 'ProtectTag':
@@ -52,6 +54,7 @@ export const repositoriesDecider: ModuleDecider<RepositoryCommand, RepositoryEve
 /** Every command type of the module (for the composition's dispatch table). */
 export const REPOSITORY_COMMANDS = [
   'EnsureRepository',
+  'ChangeDefaultBranch',
   'UpdateRefs',
   'ProtectTag',
   'UnprotectTag',

@@ -18,6 +18,8 @@ const accessLevel = t.type({ id: t.number, access_level: t.number });
 
 export const repositoryEvents = defineEvents({
   RepositoryCreated: { version: 1, stream, codec: t.type({ project_id: t.number, default_branch: t.string, created_at: t.string }) },
+  /** HEAD moved to another branch (the project's `default_branch`). */
+  DefaultBranchChanged: { version: 1, stream, codec: t.type({ project_id: t.number, default_branch: t.string }) },
   BranchCreated: { version: 1, stream, codec: t.type({ project_id: t.number, name: t.string, sha: t.string, via }) },
   /** A branch moved; `forced` when the old commit is not an ancestor of the new one. */
   BranchUpdated: {

@@ -49,6 +49,11 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       });
       return;
     }
+    case 'DefaultBranchChanged': {
+      const repository = repositoryOf(state, event.data.project_id);
+      if (repository) repository.default_branch = event.data.default_branch;
+      return;
+    }
     case 'BranchCreated': {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) setRef(repository, branchRef(event.data.name), event.data.sha, 'branch');
