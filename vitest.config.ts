@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests import the TypeScript sources; the packages' exports point node at the compiled dist/.
     alias: {
       '@forgefold/core': source('core'),
+      '@forgefold/cron': source('cron'),
       '@forgefold/git': source('git'),
       '@forgefold/sqlite-store': source('sqlite-store'),
       '@forgefold/postgres-store': source('postgres-store'),

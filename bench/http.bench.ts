@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envInt, loader, log, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, loader, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-root-token-0000';

@@ -161,7 +161,7 @@ export default async function (): Promise<void> {
       for (let i = 0; i < 105; i++) {
         const started = performance.now();
         const env = { ...gitEnv, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' };
-        const run = (args: string[], input?: string) => promisify(execFile)('git', ['--git-dir', bare, ...args], { env }).then((r) => r.stdout.trim());
+        const run = (args: string[]) => promisify(execFile)('git', ['--git-dir', bare, ...args], { env }).then((r) => r.stdout.trim());
         const blob = await new Promise<string>((resolve, reject) => {
           const child = execFile('git', ['--git-dir', bare, 'hash-object', '-w', '--stdin'], { env }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
           child.stdin!.end(`raw ${i}\n`);

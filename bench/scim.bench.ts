@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  eventsOf,
   Application,
   InMemoryEventStore,
   compileScimUserFilter,
@@ -85,7 +86,7 @@ const buildLog = async (store: InMemoryEventStore, commands: Iterable<{ actor: A
   for (const { actor, command } of commands) {
     const decision = decider.decide({ command, actor, at }, state);
     if (E.isLeft(decision)) throw new Error(`${command.type}: ${JSON.stringify(decision.left)}`);
-    for (const event of decision.right) {
+    for (const event of eventsOf(decision.right)) {
       decider.evolve(state, event);
       writes.push({
         streamId: registry.streamOf(event),

@@ -18,7 +18,7 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 /**
  * The fenced ```sh blocks, in order. The PostgreSQL examples are fenced ```bash and not run here: they need a database
- * server and start long-running nodes; test/cli/postgres-cli.test.ts covers migrate and the moves between stores.
+ * server and start long-running nodes; test/cli/cli-postgres.test.ts covers migrate and the moves between stores.
  */
 const shellBlocks = (markdown: string): string[] => [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 

@@ -33,7 +33,7 @@ describe('repository storage', () => {
       expect(git(path, 'show', 'trunk:README.md')).toBe('# Alpha');
       const sha = git(path, 'rev-parse', 'refs/heads/trunk');
       const types = server.events.filter((event) => event.streamId === `repository-${created.body.id}`).map((event) => event.type);
-      expect(types).toEqual(['RepositoryCreated', 'BranchCreated']);
+      expect(types).toEqual(['DefaultBranchChanged', 'BranchCreated']);
       const branch = server.events.find((event) => event.type === 'BranchCreated')!;
       expect(branch.data).toEqual({ project_id: created.body.id, name: 'trunk', sha, via: 'api' });
       expect(branch.metadata.actorId).toBe(1);

@@ -52,7 +52,7 @@ export const scimClient = (group: ScimGroup): ScimClient => async (method, path,
     ...(payload !== undefined ? { body: payload } : {}),
   });
   const text = await response.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text === '' ? null : JSON.parse(text);
   } catch {

@@ -24,4 +24,5 @@ export const coreDomain: Domain<State> = {
   inventory: inventoryOf,
 };
 
+// The commands only fold and summarize states of the domain's own type: its state type is erased here.
 export const loadCoreDomain = async (): Promise<Domain> => coreDomain as unknown as Domain;

@@ -11,7 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import { Application, findUser, findUserByUsername, forgefold, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
+import { Application, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
   checkTimeouts,
   createForgefoldApi,
@@ -35,6 +35,15 @@ import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
 import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
 import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
+
+/** The host's timers: `setInterval`, unreferenced (a pending tick keeps no process alive). */
+const intervalScheduler: Scheduler = {
+  every: (intervalMs, task) => {
+    const timer = setInterval(task, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
@@ -359,23 +368,25 @@ export const startForgefold = async (
     ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
   });
-  // Expiry takes effect by the clock: memberships and shares past their date are recorded as expired at
-  // start-up and every minute (membership requests also sweep on demand). With several nodes, the node holding
-  // the lease sweeps; the others skip the tick.
-  const sweep = async () => {
-    await app.execute(systemActor, { type: 'ExpireMemberships' });
+  // The modules' processes (membership expiry) run by the clock: at start-up and every minute (membership requests
+  // also run them on demand). With several nodes, the node holding a process's lease runs it; the others skip the tick.
+  const runProcesses = () => {
+    for (const process of forgefoldProcesses) {
+      const run = async () => {
+        await app.execute(systemActor, process.command);
+      };
+      void (store.events.exclusive ? store.events.exclusive(process.name, run) : run()).catch(() => undefined);
+    }
   };
-  const expire = () => void (store.events.exclusive ? store.events.exclusive('expire-memberships', sweep) : sweep()).catch(() => undefined);
-  expire();
-  const expiryTimer = setInterval(expire, 60_000);
-  expiryTimer.unref();
+  runProcesses();
+  const stopProcesses = intervalScheduler.every(60_000, runProcesses);
   const address = await api.listen(config.port, config.host);
   return {
     app,
     port: address.port,
     url: `http://${config.host}:${address.port}`,
     close: async () => {
-      clearInterval(expiryTimer);
+      stopProcesses();
       unfollow();
       await api.close();
       await app.whenIdle();

@@ -1,7 +1,7 @@
 /** Reads: commits, history, trees, files, diffs, comparisons, ancestry. Objects come through the batch reader. */
 import { fail, pathNotFound } from './errors.js';
 import { git, gitText } from './exec.js';
-import { type RepoContext, findCommitObject, readCommits, readObject, requireCommit } from './context.js';
+import { type RepoContext, readCommits, readObject, requireCommit } from './context.js';
 import { diffFlags, parseDiffOutput, parseNumstat } from './diff.js';
 import { EMPTY_TREE, asSha } from './objects.js';
 import type {
@@ -218,4 +218,3 @@ export const refsContaining = async (ctx: RepoContext, revision: string, type: '
   return [...named('refs/heads/', 'branch'), ...named('refs/tags/', 'tag')];
 };
 
-export { findCommitObject };

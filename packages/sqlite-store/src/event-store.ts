@@ -78,13 +78,10 @@ export class SqliteEventStore implements EventStore {
   private readonly head: Database.Statement<[], number>;
   private readonly streamHead: Database.Statement<[string], [number, number]>;
   private readonly byEventId: Database.Statement<[string], [string, number, number]>;
-  private readonly insert: Database.Statement<unknown[]>;
   private readonly allAfter: Database.Statement<[number, number], Row>;
   private readonly streamAfter: Database.Statement<[string, number], Row>;
   private readonly dataVersion: Database.Statement<[], number>;
-  private readonly write: ((writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome) & {
-    immediate: (writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome;
-  };
+  private readonly write: Database.Transaction<(writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome> | null;
   private readonly subscriptions = new Set<Subscription>();
   private poll: NodeJS.Timeout | null = null;
   private lastDataVersion = 0;
@@ -95,24 +92,24 @@ export class SqliteEventStore implements EventStore {
     private readonly closeStore: () => Promise<void>,
     private readonly options: SqliteEventStoreOptions = {},
   ) {
-    this.head = db.prepare('SELECT coalesce(max(global_position), 0) FROM events').pluck() as never;
+    // The result types name what `pluck()` (the first column) and `raw()` (rows as arrays) make of each row.
+    this.head = db.prepare<[], number>('SELECT coalesce(max(global_position), 0) FROM events').pluck();
     this.streamHead = db
-      .prepare('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
-      .raw() as never;
-    this.byEventId = db.prepare('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw() as never;
-    this.allAfter = db.prepare(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw() as never;
+      .prepare<[string], [number, number]>('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
+      .raw();
+    this.byEventId = db.prepare<[string], [string, number, number]>('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw();
+    this.allAfter = db.prepare<[number, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw();
     this.streamAfter = db
-      .prepare(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
-      .raw() as never;
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck() as never;
+      .prepare<[string, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
+      .raw();
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     if (options.readonly) {
-      this.insert = null as never;
-      this.write = null as never;
+      this.write = null;
     } else {
-      this.insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      const insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       this.write = db.transaction((writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) =>
-        this.writeInTransaction(writes, expectedPosition, slow),
-      ) as never;
+        this.writeInTransaction(insert, writes, expectedPosition, slow),
+      );
     }
   }
 
@@ -143,15 +140,16 @@ export class SqliteEventStore implements EventStore {
 
   private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): AppendResult[] {
     this.assertOpen();
-    if (this.options.readonly) throw new Error('The store was opened read-only');
+    const write = this.write;
+    if (!write) throw new Error('The store was opened read-only');
     let outcome: Outcome;
     try {
-      outcome = this.write.immediate(writes, expectedPosition, false);
+      outcome = write.immediate(writes, expectedPosition, false);
     } catch (error) {
       // A clash on event_id, or a failed expectation (which an idempotent repeat does not have to meet):
       // redo it on the slow path, which tells repeats, overlaps and conflicts apart.
       if (!isEventIdClash(error) && !(error instanceof WrongExpectedVersion)) throw error;
-      outcome = this.write.immediate(writes, expectedPosition, true);
+      outcome = write.immediate(writes, expectedPosition, true);
     }
     if (outcome.written > 0) {
       this.options.onWrite?.();
@@ -165,7 +163,7 @@ export class SqliteEventStore implements EventStore {
    * to answer idempotent repeats and to reject partial overlaps; the fast path lets the UNIQUE index
    * detect that case (the caller then retries on the slow path).
    */
-  private writeInTransaction(writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean): Outcome {
+  private writeInTransaction(insert: Database.Statement<unknown[]>, writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean): Outcome {
     const head = this.head.get() as number;
     if (expectedPosition !== undefined && expectedPosition !== head) throw new StaleWriter(expectedPosition, head);
     let position = head;
@@ -199,7 +197,7 @@ export class SqliteEventStore implements EventStore {
         state.last = position;
         const data = JSON.stringify(event.data) ?? 'null';
         const metadata = JSON.stringify(event.metadata) ?? 'null';
-        this.insert.run(position, event.eventId, streamId, state.version, event.type, event.schemaVersion, data, event.recordedAt, metadata);
+        insert.run(position, event.eventId, streamId, state.version, event.type, event.schemaVersion, data, event.recordedAt, metadata);
         writtenNow?.add(event.eventId);
         recorded?.push({
           eventId: event.eventId,

@@ -9,33 +9,29 @@ import type { Snapshot, SnapshotStore } from '@forgefold/core';
 const KEEP = 3;
 
 export class SqliteSnapshotStore implements SnapshotStore {
-  private readonly insert: Database.Statement<[string, number, Buffer, string]>;
-  private readonly pruneSame: Database.Statement<[string, string]>;
-  private readonly pruneOthers: Database.Statement<[string]>;
   private readonly newest: Database.Statement<[string], { position: number; projection_version: string; state: Buffer; taken_at: string }>;
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
 
   constructor(private readonly db: Database.Database, private readonly readonly = false) {
-    this.newest = db.prepare(
+    this.newest = db.prepare<[string], { position: number; projection_version: string; state: Buffer; taken_at: string }>(
       'SELECT position, projection_version, state, taken_at FROM snapshots WHERE projection_version = ? ORDER BY position DESC, id DESC LIMIT 1',
-    ) as never;
+    );
     if (readonly) {
-      this.insert = this.pruneSame = this.pruneOthers = null as never;
       this.saveTx = null;
       return;
     }
-    this.insert = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at) VALUES (?, ?, ?, ?)');
-    this.pruneSame = db.prepare(
+    const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at) VALUES (?, ?, ?, ?)');
+    const pruneSame = db.prepare<[string, string]>(
       `DELETE FROM snapshots WHERE projection_version = ? AND id NOT IN
          (SELECT id FROM snapshots WHERE projection_version = ? ORDER BY position DESC, id DESC LIMIT ${KEEP})`,
     );
-    this.pruneOthers = db.prepare(
+    const pruneOthers = db.prepare<[string]>(
       `DELETE FROM snapshots WHERE projection_version <> ? AND id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ${KEEP})`,
     );
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
-      this.insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt);
-      this.pruneSame.run(snapshot.projectionVersion, snapshot.projectionVersion);
-      this.pruneOthers.run(snapshot.projectionVersion);
+      insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt);
+      pruneSame.run(snapshot.projectionVersion, snapshot.projectionVersion);
+      pruneOthers.run(snapshot.projectionVersion);
     });
   }
 
@@ -49,7 +45,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** How many snapshots the file holds (all projection versions). */
   count(): number {
-    return this.db.prepare('SELECT count(*) FROM snapshots').pluck().get() as number;
+    return this.db.prepare<[], number>('SELECT count(*) FROM snapshots').pluck().get() ?? 0;
   }
 
   async load(projectionVersion: string): Promise<Snapshot | null> {

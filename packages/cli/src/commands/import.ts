@@ -100,6 +100,7 @@ interface LineError {
 const validateEvent = (registry: EventRegistry, value: unknown): string | null => {
   const problems = envelopeProblems(value);
   if (problems.length > 0) return `invalid envelope: ${problems.join('; ')}`;
+  // `envelopeProblems` found every envelope field in place.
   const event = value as unknown as RecordedEvent;
   const decoded = registry.decode(event);
   if (decoded._tag === 'Left') return decoded.left.message;

@@ -13,7 +13,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { Immer, produce } from 'immer';
 import type { DomainError } from './domain-error.js';
-import type { Actor, Decider, Issued } from './decider.js';
+import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
 import type { DomainEvent, NewEvent, RecordedEvent } from './envelope.js';
 import type { EventRegistry } from './events.js';
 import { StaleWriter, type AppendResult, type Clock, type EventStore, type IdGenerator, type SnapshotStore, type StreamWrite } from './ports.js';
@@ -50,6 +50,8 @@ export interface CommandResult<S> {
   readonly events: readonly RecordedEvent[];
   /** The committed state right after this command's batch. */
   readonly state: S;
+  /** What the decision reported beside its events (see `Decision`), if anything. */
+  readonly outcome?: unknown;
 }
 
 interface Pending<C, S> {
@@ -109,6 +111,11 @@ export class Application<C, S> {
 
   get position(): number {
     return this.committedPosition;
+  }
+
+  /** The log this application appends to (audit queries read it for past moments). */
+  get events(): EventStore {
+    return this.options.store;
   }
 
   /** Runs a query against the committed projections. */
@@ -271,7 +278,7 @@ export class Application<C, S> {
     for (let attempt = 0; ; attempt++) {
       const basePosition = this.committedPosition;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
-      const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number }>[] = [];
+      const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number; readonly outcome: unknown }>[] = [];
       // One produce for the whole batch: each command sees the effects of the commands before it, and immer
       // finalizes (copies, freezes) the changed paths once per batch. Reading through a draft is not free
       // (immer copies a parent when a child is first read), so a command reads the frozen committed state
@@ -286,10 +293,11 @@ export class Application<C, S> {
             continue;
           }
           // Event data read through the draft is detached before the draft's proxies are revoked.
-          const events: readonly DomainEvent[] = folded ? decision.right.map((event) => ({ type: event.type, data: detach(event.data) })) : decision.right;
+          const decided = eventsOf(decision.right);
+          const events: readonly DomainEvent[] = folded ? decided.map((event) => ({ type: event.type, data: detach(event.data) })) : decided;
           folded ||= events.length > 0;
           for (const event of events) decider.evolve(draft as S, event);
-          outcomes.push(E.right({ first: pending.length, count: events.length }));
+          outcomes.push(E.right({ first: pending.length, count: events.length, outcome: outcomeOf(decision.right) }));
           for (const event of events) {
             pending.push({
               streamId: registry.streamOf(event),
@@ -333,7 +341,9 @@ export class Application<C, S> {
       batch.forEach((entry, index) => {
         const outcome = outcomes[index]!;
         entry.resolve(
-          E.isLeft(outcome) ? outcome : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state }),
+          E.isLeft(outcome)
+            ? outcome
+            : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state, ...(outcome.right.outcome === undefined ? {} : { outcome: outcome.right.outcome }) }),
         );
       });
       if (recorded.length > 0) {

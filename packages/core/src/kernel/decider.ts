@@ -27,8 +27,22 @@ export interface Issued<C> {
   readonly at: string;
 }
 
+/**
+ * What a decision returns: its events, or its events with an outcome beside them — what the caller reports
+ * that the events do not say (the per-user failures of a comma-list add), decided against the same state.
+ */
+export type Decision<E> = readonly E[] | { readonly events: readonly E[]; readonly outcome: unknown };
+
+export const withOutcome = <E, O>(events: readonly E[], outcome: O): { readonly events: readonly E[]; readonly outcome: O } => ({ events, outcome });
+
+export const eventsOf = <E>(decision: Decision<E>): readonly E[] => (isEventList(decision) ? decision : decision.events);
+
+export const outcomeOf = (decision: Decision<unknown>): unknown => (isEventList(decision) ? undefined : decision.outcome);
+
+const isEventList = <E>(decision: Decision<E>): decision is readonly E[] => Array.isArray(decision);
+
 export interface Decider<C, E extends DomainEvent, S> {
-  readonly decide: (issued: Issued<C>, state: S) => Either<DomainError, readonly E[]>;
+  readonly decide: (issued: Issued<C>, state: S) => Either<DomainError, Decision<E>>;
   /** Applies one event. Called on an immer draft (live) or on a plain mutable state (replay). */
   readonly evolve: (state: S, event: E) => void;
   readonly initialState: () => S;

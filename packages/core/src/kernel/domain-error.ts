@@ -24,7 +24,6 @@ export const forbidden = (reason?: string): DomainError => ({ _tag: 'Forbidden',
 export const unauthorized: DomainError = { _tag: 'Unauthorized' };
 export const conflict = (message: string): DomainError => ({ _tag: 'Conflict', message });
 export const validation = (errors: Record<string, readonly string[]>): DomainError => ({ _tag: 'Validation', errors });
-export const invalidField = (field: string, ...messages: string[]): DomainError => validation({ [field]: messages });
 export const badRequest = (reason?: string): DomainError => ({ _tag: 'BadRequest', reason });
 export const preconditionFailed = (message?: string): DomainError => ({ _tag: 'PreconditionFailed', message });
 export const methodNotAllowed = (message?: string): DomainError => ({ _tag: 'MethodNotAllowed', message });

@@ -16,7 +16,15 @@ export interface EventDefinition<D> {
   readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>;
 }
 
-export type EventDefinitions = Readonly<Record<string, EventDefinition<any>>>;
+/** An event definition with its data type erased (io-ts codecs are invariant in their type, so `t.Mixed`). */
+export interface AnyEventDefinition {
+  readonly codec: t.Mixed;
+  readonly version: number;
+  readonly stream: (data: never) => string;
+  readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>;
+}
+
+export type EventDefinitions = Readonly<Record<string, AnyEventDefinition>>;
 
 /** The union of domain events described by a definitions object. */
 export type EventsOf<Defs extends EventDefinitions> = {
@@ -24,7 +32,7 @@ export type EventsOf<Defs extends EventDefinitions> = {
 }[keyof Defs & string];
 
 /** Identity helper that keeps the literal keys and infers each codec's data type. */
-export const defineEvents = <Defs extends Record<string, EventDefinition<any>>>(defs: Defs): Defs => defs;
+export const defineEvents = <Defs extends Record<string, AnyEventDefinition>>(defs: Defs): Defs => defs;
 
 export interface EventDecodeError {
   readonly _tag: 'EventDecodeError';

@@ -111,6 +111,15 @@ export interface Clock {
   now(): string;
 }
 
+/**
+ * Timers, from the host: the core never sets one itself. Hosts run the modules' processes with it; tests can
+ * drive one by hand.
+ */
+export interface Scheduler {
+  /** Runs `task` every `intervalMs` until the returned function is called; a pending timer keeps no process alive. */
+  every(intervalMs: number, task: () => void): () => void;
+}
+
 export interface IdGenerator {
   /** A new unique event id (UUID). */
   eventId(): string;

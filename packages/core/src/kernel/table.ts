@@ -39,6 +39,7 @@ type Root<V> = (Level2<V> | undefined)[];
 const MARK_AT = 32;
 const STRING_MARK = 1;
 
+// The opaque Table is a trie of arrays underneath: these two casts are the only way in and out of it.
 const root = <V>(table: Table<V>): Root<V> => table as unknown as Root<V>;
 
 const hash = (key: string): number => {
@@ -91,8 +92,6 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   const i = indexIn(leaf, key);
   return i === -1 ? undefined : (leaf[i + 1] as V);
 };
-
-export const tableHas = (table: Table<unknown>, key: number | string): boolean => tableGet(table, key) !== undefined;
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   const [a, b, c] = pathOf(key);

@@ -1,12 +1,12 @@
 /** The Forgefold API over HTTP: the route table, the authentication backend and the server shell together. */
 import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/core';
 import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
-import { apiMounts } from '../routes/index.js';
+import { apiMounts } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
 import type { RepositoryHost } from './repositories.js';
-import { gitHttpRoute } from '../routes/repositories/git-http.js';
+import { gitHttpRoute } from '../resources/repositories/git-http.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;

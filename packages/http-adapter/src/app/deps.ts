@@ -23,7 +23,7 @@ import {
   type User,
 } from '@forgefold/core';
 import type { HandlerContext } from '../http/index.js';
-import type { PresentContext } from '../entities/context.js';
+import type { PresentContext } from '../resources/context.js';
 import type { RepositoryHost } from './repositories.js';
 
 export interface ServerConfig {

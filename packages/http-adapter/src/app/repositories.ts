@@ -8,8 +8,8 @@
  *   nothing unrecorded stays.
  * - A push is checked by the same policy before any ref moves (`pre-receive`), and recorded after receive-pack
  *   succeeded; a failed record moves the refs back too.
- * - At start-up, `reconcile` makes the disk agree with the log after a crash: every project gets a repository,
- *   every repository gets exactly the refs the log recorded (a crash between a ref move and its event leaves the
+ * - At start-up, `reconcile` makes the disk agree with the log after a crash: every project's repository exists,
+ *   and gets exactly the refs the log recorded (a crash between a ref move and its event leaves the
  *   move unrecorded, so it is undone), and repositories of deleted projects are removed.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -19,12 +19,10 @@ import {
   findProject,
   findRepository,
   findUser,
-  listProjects,
   listRepositories,
   openMergeRequestsFrom,
   refMoveRefusal,
   repositoryRefs,
-  systemActor,
   type Actor,
   type Application,
   type Clock,
@@ -212,11 +210,6 @@ export class RepositoryHost {
   /** Makes the disk agree with the log (see the file's comment). */
   async reconcile(): Promise<ReconcileReport> {
     const report: ReconcileReport = { created: [], aligned: [], removed: [], failed: [] };
-    for (const project of [...listProjects(this.app.state.projects)]) {
-      if (findRepository(this.app.state.repositories, project.id)) continue;
-      const result = await this.app.execute(systemActor, { type: 'EnsureRepository', project_id: project.id, default_branch: 'main' });
-      if (E.isLeft(result)) report.failed.push({ project: project.id, message: JSON.stringify(result.left) });
-    }
     const repositories = [...listRepositories(this.app.state.repositories)];
     for (const record of repositories) {
       const id = record.project_id;

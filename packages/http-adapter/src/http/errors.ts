@@ -4,8 +4,6 @@
  */
 import type { DomainError } from '@forgefold/core';
 
-export type ErrorBody = { readonly error: unknown } | { readonly message: unknown } | Readonly<Record<string, unknown>>;
-
 /**
  * An adapter-level failure carrying its status and its exact JSON body. Throw it from a handler, a hook or the
  * infrastructure; the server renders it verbatim.

@@ -46,7 +46,6 @@ export const noContent = (headers: Record<string, string> = {}): Reply => ({ [RE
 export const withStatus = (status: number, body?: unknown, init: Omit<ReplyInit, 'status'> = {}): Reply =>
   ({ [REPLY]: true, status, body, ...init });
 /** Adds headers to a reply (e.g. pagination headers). */
-export const addHeaders = (r: Reply, headers: Record<string, string>): Reply => ({ ...r, headers: { ...r.headers, ...headers } });
 
 /** Headers on every API response (reference §1.2 item 19). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Either } from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
 import type { Actor, DomainError } from '@forgefold/core';
 import type { AuthMode, Principal } from './auth.js';
 import { decodePathSegment } from './params.js';
@@ -60,7 +61,7 @@ export interface HandlerContext<P = unknown> {
  */
 export type HandlerResult = Reply | DomainError | Either<DomainError, unknown> | unknown;
 
-export interface RouteDef<P = any> {
+export interface RouteDef<P = unknown> {
   readonly method: HttpMethod;
   /** Relative to the mount prefix: '/groups/:id/members/:user_id'. */
   readonly path: string;
@@ -84,8 +85,14 @@ export interface RouteDef<P = any> {
   readonly cache?: boolean;
 }
 
+/**
+ * A route with its params type erased, as mounts and the router hold it: its handler receives the params its own
+ * schema decoded (io-ts codecs are invariant in their type, so the schema is erased to a decoder).
+ */
+export type AnyRouteDef = Omit<RouteDef<never>, 'params'> & { readonly params?: t.Decoder<unknown, unknown> };
+
 /** Identity helper so TypeScript infers `P` from `params`. */
-export function route<P = {}>(def: RouteDef<P>): RouteDef<P> {
+export function route<P = Record<string, never>>(def: RouteDef<P>): RouteDef<P> {
   return def;
 }
 
@@ -105,18 +112,18 @@ export interface MountOptions {
 
 export interface Mount {
   readonly prefix: string;
-  readonly routes: readonly RouteDef<any>[];
+  readonly routes: readonly AnyRouteDef[];
   readonly options: MountOptions;
 }
 
-export function mount(prefix: string, routes: readonly RouteDef<any>[], options: MountOptions = {}): Mount {
+export function mount(prefix: string, routes: readonly AnyRouteDef[], options: MountOptions = {}): Mount {
   return { prefix: normalizePath(prefix), routes, options };
 }
 
 type Segment = { kind: 'literal'; value: string } | { kind: 'param'; name: string } | { kind: 'rest'; name: string };
 
 export interface CompiledRoute {
-  readonly def: RouteDef<any>;
+  readonly def: AnyRouteDef;
   readonly mount: Mount;
   /** Full pattern, prefix included, e.g. '/api/v4/groups/:id/members'. */
   readonly pattern: string;
@@ -140,7 +147,7 @@ export function normalizePath(path: string): string {
 
 const splitPath = (p: string): string[] => (p === '/' ? [] : p.slice(1).split('/'));
 
-function compile(def: RouteDef<any>, m: Mount): CompiledRoute {
+function compile(def: AnyRouteDef, m: Mount): CompiledRoute {
   const pattern = normalizePath(`${m.prefix}/${def.path}`);
   const parts = splitPath(pattern);
   const segments: Segment[] = parts.map((part, i) => {

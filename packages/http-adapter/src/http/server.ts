@@ -619,7 +619,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const ctx = handlerContext(x, route, routeParams, input, auth);
     await runBeforeHook(route, ctx);
     const params = validateParams(route, input.raw);
-    const result = await route.def.handler({ ...ctx, params });
+    // The params are what this route's own schema decoded: the type its handler declared.
+    const result = await route.def.handler({ ...ctx, params: params as never });
     sendResult(x, result, slot, auth.principal);
   }
 

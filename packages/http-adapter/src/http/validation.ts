@@ -4,7 +4,7 @@
  * Every parameter type is an io-ts codec (`t.Type<A | null, unknown, unknown>`) decoding a raw value (as produced
  * by `params.ts`: strings, arrays, hashes, or JSON scalars) into its coerced value. `schema(...)` composes the
  * declarations into one io-ts codec for the whole params object; its failures carry Grape's message in the io-ts
- * `ValidationError.message` and the parameter path in the io-ts context, and `grapeReporter` turns them into the
+ * `ValidationError.message` and the parameter path in the io-ts context, and `grapeMessages` turns them into the
  * single `{"error": "..."}` text Grape emits (messages grouped by parameter, de-duplicated, joined with ", ").
  *
  * Rules copied from Grape 1.5 (GitLab 14.x):
@@ -241,7 +241,7 @@ export const T = {
   JSON: Json,
   IntegerOrString,
   Array: ArrayOf,
-  Hash: <S extends Schema<any>>(inner: S) => HashOf(inner),
+  Hash: <S extends AnySchema>(inner: S) => HashOf(inner),
   CommaSeparatedIntegers,
   CommaSeparatedStrings,
   HashOfIntegerValues,
@@ -262,6 +262,13 @@ export interface DeclOptions<A> {
   readonly allowBlank?: boolean;
 }
 
+/** Declaration options with the parameter's type erased, as a declaration keeps them. */
+interface ErasedOptions {
+  readonly values?: readonly unknown[] | ((v: never) => boolean);
+  readonly exceptValues?: readonly unknown[];
+  readonly allowBlank?: boolean;
+}
+
 export interface ParamDecl<N extends string = string, Out = unknown> {
   readonly kind: 'param';
   readonly name: N;
@@ -269,29 +276,53 @@ export interface ParamDecl<N extends string = string, Out = unknown> {
   readonly required: boolean;
   readonly hasDefault: boolean;
   readonly defaultValue?: unknown;
-  readonly options: DeclOptions<any>;
+  readonly options: ErasedOptions;
   /** Phantom: the output type of this declaration. */
   readonly __out?: Out;
 }
 
-export type GroupRuleKind = 'mutually_exclusive' | 'at_least_one_of' | 'exactly_one_of' | 'all_or_none_of';
+export type GroupRuleKind = 'mutually_exclusive' | 'at_least_one_of' | 'exactly_one_of';
 export interface GroupRule {
   readonly kind: 'rule';
   readonly rule: GroupRuleKind;
   readonly names: readonly string[];
 }
 
-export type Decl = ParamDecl<string, any> | GroupRule;
+export type Decl = ParamDecl<string, unknown> | GroupRule;
 
-export function requires<N extends string, A>(name: N, type: ParamType<A>, options: DeclOptions<A> = {}): ParamDecl<N, A | null> {
+/** The type a list of allowed values narrows a parameter to: the values (each element's, for an array). */
+type Narrowed<A, V extends readonly unknown[]> = A extends readonly unknown[] ? V[number][] : V[number];
+
+/**
+ * A required parameter. Grape only checks that the key is present (an empty string or JSON null passes, as null),
+ * except that `values` is checked for a required null: with a list of values the output is never null, and has the
+ * type of the values.
+ */
+export function requires<N extends string, A, const V extends readonly ValueOf<A>[]>(name: N, type: ParamType<A>, options: DeclOptions<A> & { readonly values: V }): ParamDecl<N, Narrowed<A, V>>;
+export function requires<N extends string, A>(name: N, type: ParamType<A>, options?: DeclOptions<A>): ParamDecl<N, A | null>;
+export function requires<N extends string, A>(name: N, type: ParamType<A>, options: DeclOptions<A> = {}): ParamDecl<N, unknown> {
   return { kind: 'param', name, type: type as t.Type<unknown, unknown, unknown>, required: true, hasDefault: false, options };
 }
 
+/**
+ * A route parameter (`:user_id`): a path segment is never empty and route parameters override query and body, so
+ * once it coerces it is never null. Declared like `requires`; the output type is not nullable.
+ */
+export function pathParam<N extends string, A>(name: N, type: ParamType<A>): ParamDecl<N, A> {
+  return { kind: 'param', name, type: type as t.Type<unknown, unknown, unknown>, required: true, hasDefault: false, options: { values: (value: unknown) => value !== null } };
+}
+
+export function optional<N extends string, A, const V extends readonly ValueOf<A>[]>(
+  name: N,
+  type: ParamType<A>,
+  options: DeclOptions<A> & { readonly values: V; readonly default: V[number] },
+): ParamDecl<N, Narrowed<A, V>>;
 export function optional<N extends string, A>(
   name: N,
   type: ParamType<A>,
   options: DeclOptions<A> & { readonly default: A },
 ): ParamDecl<N, A>;
+export function optional<N extends string, A, const V extends readonly ValueOf<A>[]>(name: N, type: ParamType<A>, options: DeclOptions<A> & { readonly values: V }): ParamDecl<N, Narrowed<A, V> | null | undefined>;
 export function optional<N extends string, A>(name: N, type: ParamType<A>, options?: DeclOptions<A>): ParamDecl<N, A | null | undefined>;
 export function optional<N extends string, A>(
   name: N,
@@ -313,12 +344,17 @@ export function optional<N extends string, A>(
 export const mutuallyExclusive = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'mutually_exclusive', names });
 export const atLeastOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'at_least_one_of', names });
 export const exactlyOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'exactly_one_of', names });
-export const allOrNoneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'all_or_none_of', names });
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 export type ParamsOf<D extends readonly Decl[]> = Simplify<{
-  [E in Extract<D[number], ParamDecl<string, any>> as E['name']]: E extends ParamDecl<string, infer A> ? A : never;
+  [E in Extract<D[number], ParamDecl<string, unknown>> as E['name']]: E extends ParamDecl<string, infer A> ? A : never;
 }>;
+
+/** A schema with its type erased (io-ts codecs are invariant in their type, hence `t.Mixed`). */
+export type AnySchema = t.Mixed & { readonly decls: readonly Decl[] };
+
+/** The typed params object a schema decodes to. */
+export type ParamsOfSchema<S> = S extends Schema<infer P> ? P : never;
 
 /** A compiled schema: an io-ts codec from the merged raw params to the typed params object. */
 export interface Schema<P> extends t.Type<P, unknown, unknown> {
@@ -333,9 +369,10 @@ function isBlank(v: unknown): boolean {
   return false;
 }
 
-function inValues(values: DeclOptions<unknown>['values'], v: unknown): boolean {
+function inValues(values: ErasedOptions['values'], v: unknown): boolean {
   if (values === undefined) return true;
-  const test = (x: unknown): boolean => (typeof values === 'function' ? values(x) : values.includes(x));
+  // A predicate was declared for this parameter's own type, which is what it receives.
+  const test = (x: unknown): boolean => (typeof values === 'function' ? values(x as never) : values.includes(x));
   return Array.isArray(v) ? v.every(test) : test(v);
 }
 
@@ -363,10 +400,6 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
           if (present.length === 0) errors.push(ruleFailure(c, d.names, 'are missing, exactly one parameter must be provided', src));
           else if (present.length > 1) errors.push(ruleFailure(c, present, 'are mutually exclusive', src));
           break;
-        case 'all_or_none_of':
-          if (present.length !== 0 && present.length !== d.names.length)
-            errors.push(ruleFailure(c, d.names, 'provide all or none of parameters', src));
-          break;
       }
       continue;
     }
@@ -388,11 +421,11 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
       continue;
     }
     if (v === null && d.hasDefault) v = d.defaultValue;
-    if ((v !== null || d.required) && !inValues(d.options.values as DeclOptions<unknown>['values'], v)) {
+    if ((v !== null || d.required) && !inValues(d.options.values, v)) {
       errors.push({ value: v, context: ctx, message: M_VALUES });
       continue;
     }
-    if (v !== null && d.options.exceptValues && inValues(d.options.exceptValues as readonly unknown[], v) && d.options.exceptValues.length > 0) {
+    if (v !== null && d.options.exceptValues && inValues(d.options.exceptValues, v) && d.options.exceptValues.length > 0) {
       errors.push({ value: v, context: ctx, message: M_EXCEPT });
       continue;
     }
@@ -416,7 +449,7 @@ export function schema<const D extends readonly Decl[]>(...decls: D): Schema<Par
 }
 
 /** Grape `type: Hash do ... end`: a nested params hash; nested names print as `outer[inner]`. */
-export function HashOf<S extends Schema<any>>(inner: S): ParamType<t.TypeOf<S>> {
+export function HashOf<S extends AnySchema>(inner: S): ParamType<t.TypeOf<S>> {
   return new t.Type<t.TypeOf<S> | null, unknown, unknown>(
     'Hash',
     (u): u is t.TypeOf<S> => isPlainObject(u),
@@ -432,6 +465,7 @@ export function HashOf<S extends Schema<any>>(inner: S): ParamType<t.TypeOf<S>> 
 
 /** Concatenates schemas (e.g. a route's own declarations and `paginationParams`). */
 export function extend<A, B>(a: Schema<A>, b: Schema<B>): Schema<Simplify<A & B>> {
+  // The declarations of both, in order, decode to both params objects together (TypeScript cannot infer it).
   return schema(...a.decls, ...b.decls) as unknown as Schema<Simplify<A & B>>;
 }
 
@@ -462,12 +496,8 @@ export function grapeMessages(errors: t.Errors): string[] {
   return [...new Set(out)];
 }
 
-export const grapeReporter = {
-  report: (v: t.Validation<unknown>): string | null => (isLeft(v) ? grapeMessages(v.left).join(', ') : null),
-};
-
 /** Decodes raw params with a schema: `{ok: true, value}` or `{ok: false, message}` in Grape's words. */
-export function decodeParams<P>(s: t.Type<P, unknown, unknown>, raw: unknown): { ok: true; value: P } | { ok: false; message: string } {
+export function decodeParams<P>(s: t.Decoder<unknown, P>, raw: unknown): { ok: true; value: P } | { ok: false; message: string } {
   const r = s.decode(raw);
   if (isLeft(r)) return { ok: false, message: grapeMessages(r.left).join(', ') };
   return { ok: true, value: r.right };
@@ -478,3 +508,6 @@ export const paginationParams = schema(
   optional('page', Integer, { default: 1 }),
   optional('per_page', Integer, { default: 20, exceptValues: [0] }),
 );
+
+/** A route's params with `use :pagination` after them. */
+export const withPagination = <P>(s: Schema<P>): Schema<Simplify<P & { page: number; per_page: number }>> => extend(s, paginationParams);

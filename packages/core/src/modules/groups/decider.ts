@@ -1,36 +1,38 @@
+/** The groups module's decisions: create (subgroups too), update, and delete with everything below. */
 import * as E from 'fp-ts/lib/Either.js';
-import type { Draft } from 'immer';
 import { pipe } from 'fp-ts/lib/function.js';
-import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { tableDelete, tableGet, tableSet, tableKeys } from '../../kernel/table.js';
+import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { authorizeGroup } from '../access/abilities.js';
+import { memberAdded } from '../members/builders.js';
+import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
+import type { ProjectEvent } from '../projects/events.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { effectiveGroupAccess } from '../shared/policy.js';
 import { Errors, isNamespacePath } from '../shared/validation.js';
 import { findUserByUsername } from '../users/queries.js';
-import { memberAdded, removeLinksOfSources, removeMembershipsOfSources } from '../members/decider.js';
-import { onGroupCreated, onGroupDeleted } from '../members/indexes.js';
-import { projectsInNamespace } from '../projects/queries.js';
+import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
 import type { Group } from './projection.js';
-import { findGroup, findGroupByFullPath, selfAndDescendants } from './queries.js';
+import { findGroup, findGroupByFullPath } from './queries.js';
+
+/** What group decisions read. */
+export type GroupsView = MembershipView & { readonly sequences: Sequences };
+
+type Emitted = GroupEvent | MemberEvent | ProjectEvent;
 
 const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
-const requireGroup = (state: State, id: number): E.Either<DomainError, Group> => {
+const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Group> => {
   const group = findGroup(state.groups, id);
   return group ? E.right(group) : E.left(notFound('Group'));
 };
 
-const requireAccess = (state: State, actorId: number | null, group: Group, level: number): E.Either<DomainError, Group> =>
-  actorId === null || effectiveGroupAccess(state, actorId, group) >= level ? E.right(group) : E.left(forbidden());
-
 /** Path, name and visibility rules shared by create and update; messages as the platform's Group model. */
 const validateGroup = (
-  state: State,
+  state: GroupsView,
   fields: { name?: string; path?: string; visibility?: Visibility },
   parent: Group | null,
   self: Group | null,
@@ -53,12 +55,12 @@ const validateGroup = (
   return errors.toEither(undefined);
 };
 
-const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at, actor } = issued;
   switch (command.type) {
     case 'CreateGroup': {
       const parentId = command.parent_id ?? null;
-      const parent = parentId === null ? E.right<DomainError, Group | null>(null) : pipe(requireGroup(state, parentId), E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.MAINTAINER)));
+      const parent = parentId === null ? E.right<DomainError, Group | null>(null) : pipe(requireGroup(state, parentId), E.chain((group) => authorizeGroup(state, actor.userId, 'create_subgroup', group, group)));
       return pipe(
         parent,
         E.chainFirst((parentGroup) => validateGroup(state, command, parentGroup, null)),
@@ -66,7 +68,7 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
           // The platform renders a failed save as "Failed to save group {:path=>[…]}".
           error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyHash(error.errors)}` } as DomainError) : error,
         ),
-        E.map((parentGroup): ForgefoldEvent[] => {
+        E.map((parentGroup): Emitted[] => {
           const id = state.sequences.namespace + 1;
           const created: GroupEvent = {
             type: 'GroupCreated',
@@ -91,14 +93,14 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
     case 'UpdateGroup':
       return pipe(
         requireGroup(state, command.id),
-        E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.OWNER)),
+        E.chain((group) => authorizeGroup(state, actor.userId, 'admin_group', group, group)),
         E.chainFirst((group) =>
           command.new_user_signups_cap !== undefined && group.parent_id !== null
             ? E.left(validation({ new_user_signups_cap: ['is only available on top-level groups'] }))
             : E.right(undefined),
         ),
         E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
-        E.map((group): ForgefoldEvent[] => {
+        E.map((group): Emitted[] => {
           const { type: _type, ...changes } = command;
           return [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
         }),
@@ -106,31 +108,11 @@ const decide = (issued: Issued<GroupCommand>, state: State): E.Either<DomainErro
     case 'DeleteGroup':
       return pipe(
         requireGroup(state, command.id),
-        E.chain((group) => requireAccess(state, actor.userId, group, AccessLevel.OWNER)),
+        E.chain((group) => authorizeGroup(state, actor.userId, 'remove_group', group, group)),
         E.map((group) => deleteGroupEvents(state, group, at)),
       );
   }
 };
-
-/** Deletes a group's subtree, deepest first, so that every event refers to a source that still exists when folded. */
-export const deleteGroupEvents = (state: State, group: Group, at: string): ForgefoldEvent[] => {
-  const events: ForgefoldEvent[] = [];
-  const seenLinks = new Set<number>();
-  for (const doomed of selfAndDescendants(state.groups, group).reverse()) {
-    for (const project of projectsInNamespace(state.projects, doomed.id)) events.push(...deleteProjectEvents(state, project.id, at, seenLinks));
-    // Shares end before the memberships they lend, so the audit trail shows every access going away.
-    events.push(...removeLinksOfSources(state, [{ type: 'Namespace', id: doomed.id }], at, seenLinks));
-    events.push(...removeMembershipsOfSources(state, [{ type: 'Namespace', id: doomed.id }], at));
-    events.push({ type: 'GroupDeleted', data: { id: doomed.id, at } });
-  }
-  return events;
-};
-
-export const deleteProjectEvents = (state: State, projectId: number, at: string, seenLinks = new Set<number>()): ForgefoldEvent[] => [
-  ...removeLinksOfSources(state, [{ type: 'Project', id: projectId }], at, seenLinks),
-  ...removeMembershipsOfSources(state, [{ type: 'Project', id: projectId }], at),
-  { type: 'ProjectDeleted', data: { id: projectId, at } },
-];
 
 /** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */
 const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =>
@@ -138,69 +120,3 @@ const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =
     .map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`)
     .join(', ')}}`;
 
-/** Recomputes full paths and names below a renamed group (groups and their projects). */
-const refreshPaths = (state: MutableState, group: Draft<Group>): void => {
-  const parent = group.parent_id === null ? undefined : tableGet(state.groups.byId, group.parent_id);
-  const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
-  const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
-  if (fullPath !== group.full_path) {
-    tableDelete(state.groups.byFullPath, group.full_path.toLowerCase());
-    tableSet(state.groups.byFullPath, fullPath.toLowerCase(), group.id);
-  }
-  group.full_path = fullPath;
-  group.full_name = fullName;
-  const projectIds = tableGet(state.projects.byNamespace, group.id);
-  if (projectIds) {
-    for (const id of tableKeys(projectIds)) {
-      const project = tableGet(state.projects.byId, Number(id));
-      if (!project) continue;
-      tableDelete(state.projects.byFullPath, project.path_with_namespace.toLowerCase());
-      project.path_with_namespace = `${fullPath}/${project.path}`;
-      project.name_with_namespace = `${fullName} / ${project.name}`;
-      tableSet(state.projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
-    }
-  }
-  for (const childId of group.children) {
-    const child = tableGet(state.groups.byId, childId);
-    if (child) refreshPaths(state, child);
-  }
-};
-
-const evolve = (state: MutableState, event: GroupEvent): void => {
-  const groups = state.groups;
-  switch (event.type) {
-    case 'GroupCreated': {
-      const { created_by_id: _creator, ...data } = event.data;
-      const parent = data.parent_id === null ? undefined : tableGet(groups.byId, data.parent_id);
-      const full_path = parent ? `${parent.full_path}/${data.path}` : data.path;
-      const full_name = parent ? `${parent.full_name} / ${data.name}` : data.name;
-      tableSet(groups.byId, data.id, { ...data, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
-      tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
-      parent?.children.push(data.id);
-      groups.count += 1;
-      advance(state, 'namespace', data.id);
-      onGroupCreated(state, data.id);
-      return;
-    }
-    case 'GroupUpdated': {
-      const group = tableGet(groups.byId, event.data.id);
-      if (!group) return;
-      Object.assign(group, event.data);
-      if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
-      return;
-    }
-    case 'GroupDeleted': {
-      const group = tableGet(groups.byId, event.data.id);
-      if (!group) return;
-      onGroupDeleted(state, group.id);
-      tableDelete(groups.byId, group.id);
-      tableDelete(groups.byFullPath, group.full_path.toLowerCase());
-      const parent = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
-      if (parent) parent.children = parent.children.filter((id) => id !== group.id);
-      groups.count -= 1;
-      return;
-    }
-  }
-};
-
-export const groupsDecider: ModuleDecider<GroupCommand, GroupEvent> = { decide, evolve };

@@ -46,7 +46,4 @@ export const selfAndDescendants = (groups: GroupsSlice, group: Group): Group[] =
   return result;
 };
 
-export const isAncestorOf = (groups: GroupsSlice, ancestor: Group, group: Group): boolean =>
-  selfAndAncestors(groups, group).some((candidate) => candidate.id === ancestor.id && candidate.id !== group.id);
-
 export const listGroups = (groups: GroupsSlice): Generator<Group> => tableValues(groups.byId);

@@ -1,122 +1,59 @@
-export type { MemberCommand } from './commands.js';
+/**
+ * The members module's decisions: memberships, invitations, shares, approval, override, LDAP links and sync,
+ * billable removal and expiry. Authorisation comes from the access table; the events other modules emit in their
+ * cascades are built in `builders.ts`.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { tableDelete, tableGet, tableSet, emptyTable, tableKeys, tableValues } from '../../kernel/table.js';
-import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
+import { tableGet, tableKeys, tableValues } from '../../kernel/table.js';
+import { withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
+import { badRequest, conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { canAdminMembers, canReadGroup } from '../access/abilities.js';
+import type { Group } from '../groups/projection.js';
+import { findGroup, selfAndDescendants } from '../groups/queries.js';
+import type { Project } from '../projects/projection.js';
+import { findProject, projectsInNamespace } from '../projects/queries.js';
+import { findUser, findUserByEmail, findUserByIdOrUsername } from '../users/queries.js';
+import { AccessLevel, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, humanAccess } from '../shared/access.js';
+import { dayOf, Errors, isEmail, toSentence } from '../shared/validation.js';
+import { RECORD_NOT_FOUND } from '../shared/errors.js';
+import { memberAdded, memberAddedWithCap, removed, type MemberBuilderView } from './builders.js';
+import type { MemberCommand } from './commands.js';
 import type { MemberEvent } from './events.js';
-import { ldapLinkKey, sourceKey, sourceUserKey, type GroupLink, type Member, type SourceType } from './projection.js';
+import { ldapLinkKey, type GroupLink, type Member, type SourceType } from './projection.js';
 import {
   directMembership,
-  findLink,
-  groupOfSource,
+  findMember,
   hierarchySources,
   inheritedMembership,
   invitationOf,
-  invitationsForEmail,
   isExpired,
   isLastOwner,
   isLdapSynced,
   ldapLinksOf,
   linkBetween,
-  linksOfInvitedGroup,
-  linksOfSource,
   membersOfSource,
   membershipsInHierarchy,
-  membershipsOfUser,
-  mustAwait,
-  findMember,
 } from './queries.js';
-import { badRequest, conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { ForgefoldEvent } from '../../events.js';
-import type { MemberCommand } from './commands.js';
-import { findGroup, rootAncestor, selfAndDescendants } from '../groups/queries.js';
-import type { Group } from '../groups/projection.js';
-import { findProject, projectsInNamespace } from '../projects/queries.js';
-import type { Project } from '../projects/projection.js';
-import { findUser, findUserByEmail, findUserByIdOrUsername } from '../users/queries.js';
-import { AccessLevel, humanAccess } from '../shared/access.js';
-import { dayOf, Errors, isEmail } from '../shared/validation.js';
-import { changeMember, contribute, contributeLink } from './indexes.js';
 
 type Either<A> = E.Either<DomainError, A>;
 
-/** The events that end every membership of the given sources (used when a source is deleted). */
-export const removeMembershipsOfSources = (state: State, sources: readonly { type: SourceType; id: number }[], at: string): Extract<MemberEvent, { type: 'MemberRemoved' }>[] =>
-  sources.flatMap(({ type, id }) =>
-    [...membersOfSource(state.members, type, id)].map((member): Extract<MemberEvent, { type: 'MemberRemoved' }> => ({
-      type: 'MemberRemoved',
-      data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, at },
-    })),
-  );
-
-/** The events that end every membership of a user (used when the account is deleted). */
-export const removeMembershipsOfUser = (state: State, userId: number, at: string): Extract<MemberEvent, { type: 'MemberRemoved' }>[] =>
-  [...membershipsOfUser(state.members, userId)].map((member) => ({
-    type: 'MemberRemoved',
-    data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, at },
-  }));
-
-/** The events that end every share into or of the given groups and projects (used before they are deleted). */
-export const removeLinksOfSources = (state: State, sources: readonly { type: SourceType; id: number }[], at: string, seen = new Set<number>()): MemberEvent[] => {
-  const events: MemberEvent[] = [];
-  const end = (link: GroupLink) => {
-    if (seen.has(link.id)) return;
-    seen.add(link.id);
-    events.push({ type: 'GroupLinkRemoved', data: { id: link.id, source_type: link.source_type, source_id: link.source_id, group_id: link.group_id, at, reason: 'source_deleted' } });
-  };
-  for (const { type, id } of sources) {
-    for (const link of linksOfSource(state.members, type, id)) end(link);
-    if (type === 'Namespace') for (const link of linksOfInvitedGroup(state.members, id)) end(link);
-  }
-  return events;
-};
-
-/** A new membership's event, drawing its id from the member sequence (offset for several in one decision). */
-export const memberAdded = (
-  state: State,
-  fields: { source_type: SourceType; source_id: number; user_id: number | null; access_level: number; at: string; created_by_id: number | null; invite_email?: string | null; expires_at?: string | null; state?: 'active' | 'awaiting'; ldap?: boolean },
-  offset = 0,
-): MemberEvent => ({
-  type: 'MemberAdded',
-  data: {
-    id: state.sequences.member + 1 + offset,
-    source_type: fields.source_type,
-    source_id: fields.source_id,
-    user_id: fields.user_id,
-    invite_email: fields.invite_email ?? null,
-    access_level: fields.access_level,
-    expires_at: fields.expires_at ?? null,
-    state: fields.state ?? 'active',
-    ldap: fields.ldap ?? false,
-    created_at: fields.at,
-    created_by_id: fields.created_by_id,
-  },
-});
-
-/**
- * Like `memberAdded`, but applies the top-level group's user cap: when the hierarchy's billable count has reached
- * `new_user_signups_cap`, a user without an active membership there is added in the `awaiting` state.
- * SCIM provisioning and any other path that creates memberships should use this one.
- */
-export const memberAddedWithCap = (state: State, fields: Parameters<typeof memberAdded>[1], offset = 0): MemberEvent => {
-  const group = groupOfSource(state, fields.source_type, fields.source_id);
-  const root = group ? rootAncestor(state.groups, group) : null;
-  return memberAdded(state, { ...fields, state: fields.state ?? (mustAwait(state, root, fields.user_id) ? 'awaiting' : 'active') }, offset);
-};
+/** What members' decisions read. */
+export type MembersView = MemberBuilderView & { readonly sequences: Sequences };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lookups and permissions
 
-export interface ResolvedSource {
-  readonly type: SourceType;
+interface SourceName {
   readonly id: number;
   readonly name: string;
-  readonly group?: Group;
-  readonly project?: Project;
 }
 
-export const resolveSource = (state: State, type: SourceType, id: number): Either<ResolvedSource> => {
+/** A membership source found: a group or a project. */
+export type ResolvedSource = (SourceName & { readonly type: 'Namespace'; readonly group: Group; readonly project?: undefined }) | (SourceName & { readonly type: 'Project'; readonly project: Project; readonly group?: undefined });
+
+export const resolveSource = (state: MembersView, type: SourceType, id: number): Either<ResolvedSource> => {
   if (type === 'Namespace') {
     const group = findGroup(state.groups, id);
     return group ? E.right({ type, id, name: group.name, group }) : E.left(notFound('Group'));
@@ -125,34 +62,19 @@ export const resolveSource = (state: State, type: SourceType, id: number): Eithe
   return project ? E.right({ type, id, name: project.name, project }) : E.left(notFound('Project'));
 };
 
-const isAdminId = (state: State, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.is_admin === true;
+/** `admin_group_member` / `admin_project_member`; the system actor always. */
+const mayAdmin = (state: MembersView, actorId: number | null, source: ResolvedSource, today: string): boolean => actorId === null || canAdminMembers(state, actorId, source, today);
 
-/** `admin_group` (owner) for groups, `admin_project` (maintainer) for projects; administrators and the system always. */
-export const canAdminSource = (state: State, actorId: number | null, source: ResolvedSource, today?: string): boolean => {
-  if (actorId === null || isAdminId(state, actorId)) return true;
-  if (source.group) {
-    return groupAccessLevelFor(state, source.group, actorId, today) >= AccessLevel.OWNER;
-  }
-  const project = source.project!;
-  if (project.namespace_kind === 'user' && findUser(state.users, actorId)?.namespace_id === project.namespace_id) return true;
-  return projectAccessLevelFor(state, project, actorId, today) >= AccessLevel.MAINTAINER;
-};
+const requireAdmin = (state: MembersView, actorId: number | null, source: ResolvedSource, today: string): Either<ResolvedSource> =>
+  mayAdmin(state, actorId, source, today) ? E.right(source) : E.left(forbidden());
 
-// Imported lazily to keep the module graph acyclic at load time.
-import { groupAccessLevel as groupAccessLevelFor, projectAccessLevel as projectAccessLevelFor } from './queries.js';
-
-const requireAdmin = (state: State, actorId: number | null, source: ResolvedSource, today: string): Either<ResolvedSource> =>
-  canAdminSource(state, actorId, source, today) ? E.right(source) : E.left(forbidden());
-
-const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
-
-const requireDirectMember = (state: State, source: ResolvedSource, userId: number): Either<Member> => {
+const requireDirectMember = (state: MembersView, source: ResolvedSource, userId: number): Either<Member> => {
   const member = directMembership(state.members, source.type, source.id, userId);
   return member ? E.right(member) : E.left(RECORD_NOT_FOUND);
 };
 
 /** The owner of a personal project is its maintainer for good (ProjectMemberPolicy `target_is_owner`). */
-const isPersonalProjectOwner = (state: State, member: Member): boolean => {
+const isPersonalProjectOwner = (state: MembersView, member: Member): boolean => {
   if (member.source_type !== 'Project' || member.user_id === null) return false;
   const project = findProject(state.projects, member.source_id);
   return project !== undefined && project.namespace_kind === 'user' && findUser(state.users, member.user_id)?.namespace_id === project.namespace_id;
@@ -164,7 +86,7 @@ const isPersonalProjectOwner = (state: State, member: Member): boolean => {
 const ACCESS_FIELD = 'access_level';
 
 export const validateMembership = (
-  state: State,
+  state: MembersView,
   source: ResolvedSource,
   userId: number | null,
   level: number,
@@ -173,10 +95,10 @@ export const validateMembership = (
 ): Errors => {
   const errors = new Errors();
   if (source.type === 'Project') {
-    if (![10, 20, 30, 40].includes(level)) errors.add(ACCESS_FIELD, 'is not included in the list');
+    if (!PROJECT_ACCESS_LEVELS.includes(level)) errors.add(ACCESS_FIELD, 'is not included in the list');
   } else if (level === AccessLevel.MINIMAL_ACCESS) {
-    if (source.group!.parent_id !== null) errors.add(ACCESS_FIELD, 'is not included in the list').add(ACCESS_FIELD, 'supported on top level groups only');
-  } else if (![10, 20, 30, 40, 50].includes(level)) errors.add(ACCESS_FIELD, 'is not included in the list');
+    if (source.group.parent_id !== null) errors.add(ACCESS_FIELD, 'is not included in the list').add(ACCESS_FIELD, 'supported on top level groups only');
+  } else if (!GROUP_ACCESS_LEVELS.includes(level)) errors.add(ACCESS_FIELD, 'is not included in the list');
   if (errors.empty && userId !== null) {
     const inherited = inheritedMembership(state, source.type, source.id, userId);
     if (inherited && level < inherited.level) {
@@ -198,19 +120,19 @@ const humanField = (field: string): string => {
 export const fullMessages = (error: DomainError): string[] =>
   error._tag === 'Validation' ? Object.entries(error.errors).flatMap(([field, messages]) => messages.map((m) => `${humanField(field)} ${m}`)) : [];
 
-/** Ruby's `Array#to_sentence`. */
-export const toSentence = (items: readonly string[]): string =>
-  items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
-
 // ---------------------------------------------------------------------------------------------------------------
-// Plans shared by the decider and the HTTP adapter (which reports per-user failures)
+// Plans of the comma-list add and of invitations: their failures are the decision's outcome, reported by the adapter
 
-export interface AddMembersPlan {
-  readonly events: readonly ForgefoldEvent[];
+/** The outcome of `AddMembers`: what the events do not say. */
+export interface AddMembersOutcome {
   /** "<username>: <full messages>" per failed user. */
   readonly failures: readonly string[];
   /** A failure of the whole request ("No users specified."). */
   readonly error?: string;
+}
+
+interface AddMembersPlan extends AddMembersOutcome {
+  readonly events: readonly MemberEvent[];
 }
 
 const memberChangeEvents = (member: Member, level: number, expiresAt: string | null | undefined, at: string, reason?: string): MemberEvent[] => {
@@ -221,13 +143,13 @@ const memberChangeEvents = (member: Member, level: number, expiresAt: string | n
   return events;
 };
 
-export const planAddMembers = (issued: Issued<Extract<MemberCommand, { type: 'AddMembers' }>>, state: State, source: ResolvedSource): AddMembersPlan => {
+const planAddMembers = (issued: Issued<Extract<MemberCommand, { type: 'AddMembers' }>>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
   const tokens = command.user_ids.map((s) => s.trim()).filter((s) => s !== '');
   if (tokens.length === 0) return { events: [], failures: [], error: 'No users specified.' };
   if (tokens.length > 100) return { events: [], failures: [], error: 'Too many users specified (limit is 100)' };
-  const events: ForgefoldEvent[] = [];
+  const events: MemberEvent[] = [];
   const failures: string[] = [];
   const seen = new Set<number>();
   let offset = 0;
@@ -261,16 +183,20 @@ const errorEntries = (errors: Errors): [string, string[]][] => {
   return E.isLeft(either) && either.left._tag === 'Validation' ? Object.entries(either.left.errors).map(([k, v]) => [k, [...v]]) : [];
 };
 
-export interface InvitePlan {
-  readonly events: readonly ForgefoldEvent[];
+/** The outcome of `InviteMembers`. */
+export interface InviteOutcome {
   /** E-mail → error text, for `{"status":"error","message":{…}}`. */
   readonly failures: Readonly<Record<string, string>>;
 }
 
-export const planInvitations = (issued: Issued<Extract<MemberCommand, { type: 'InviteMembers' }>>, state: State, source: ResolvedSource): InvitePlan => {
+interface InvitePlan extends InviteOutcome {
+  readonly events: readonly MemberEvent[];
+}
+
+const planInvitations = (issued: Issued<Extract<MemberCommand, { type: 'InviteMembers' }>>, state: MembersView, source: ResolvedSource): InvitePlan => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
-  const events: ForgefoldEvent[] = [];
+  const events: MemberEvent[] = [];
   const failures: Record<string, string> = {};
   const seen = new Set<string>();
   let offset = 0;
@@ -305,15 +231,8 @@ export const planInvitations = (issued: Issued<Extract<MemberCommand, { type: 'I
   return { events, failures };
 };
 
-/** Pending invitations for a new account's e-mail become its memberships (called by the users decider on CreateUser). */
-export const acceptInvitations = (state: State, email: string, userId: number, at: string): MemberEvent[] =>
-  [...invitationsForEmail(state.members, email)].map((member) => ({
-    type: 'MemberInvitationAccepted',
-    data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: userId, invite_email: member.invite_email ?? email, at },
-  }));
-
 /** `skip_subresources: false`: the user's memberships below a group, and the unaccepted invitations they created there. */
-const subresourceRemovals = (state: State, group: Group, member: Member, at: string): MemberEvent[] => {
+const subresourceRemovals = (state: MembersView, group: Group, member: Member, at: string): MemberEvent[] => {
   const events: MemberEvent[] = [];
   for (const g of selfAndDescendants(state.groups, group)) {
     const sources: { type: SourceType; id: number }[] = [{ type: 'Namespace', id: g.id }, ...[...projectsInNamespace(state.projects, g.id)].map((p) => ({ type: 'Project' as const, id: p.id }))];
@@ -331,31 +250,26 @@ const subresourceRemovals = (state: State, group: Group, member: Member, at: str
   return events;
 };
 
-const removed = (member: Member, at: string, reason?: string): MemberEvent => ({
-  type: 'MemberRemoved',
-  data: { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id, at, ...(reason ? { reason } : {}) },
-});
-
-const requireGroup = (state: State, id: number): Either<Group> => {
+const requireGroup = (state: MembersView, id: number): Either<Group> => {
   const group = findGroup(state.groups, id);
   return group ? E.right(group) : E.left(notFound('Group'));
 };
 
 const requireRoot = (group: Group, reason?: string): Either<Group> => (group.parent_id === null ? E.right(group) : E.left(badRequest(reason)));
 
-const canAdminGroup = (state: State, actorId: number | null, group: Group, today: string): boolean =>
-  canAdminSource(state, actorId, { type: 'Namespace', id: group.id, name: group.name, group }, today);
+const canAdminGroup = (state: MembersView, actorId: number | null, group: Group, today: string): boolean =>
+  mayAdmin(state, actorId, { type: 'Namespace', id: group.id, name: group.name, group }, today);
 
 /** Activation of awaiting memberships. */
 const approvals = (members: readonly Member[], at: string): MemberEvent[] =>
   members.filter((m) => m.state === 'awaiting').map((m) => ({ type: 'MemberApproved', data: { id: m.id, source_type: m.source_type, source_id: m.source_id, user_id: m.user_id, at } }));
 
-const hierarchyMembers = (state: State, root: Group): Member[] => hierarchySources(state, root).flatMap((s) => [...membersOfSource(state.members, s.type, s.id)]);
+const hierarchyMembers = (state: MembersView, root: Group): Member[] => hierarchySources(state, root).flatMap((s) => [...membersOfSource(state.members, s.type, s.id)]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Decide
 
-const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<MemberCommand>, state: MembersView): Either<Decision<MemberEvent>> => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
   const actorId = actor.userId;
@@ -373,7 +287,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
           if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
           return pipe(
             toEither(errors),
-            E.map((): ForgefoldEvent[] => [
+            E.map((): MemberEvent[] => [
               memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actorId }),
             ]),
           );
@@ -384,7 +298,10 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
-        E.map((source) => planAddMembers({ ...issued, command }, state, source).events),
+        E.map((source): Decision<MemberEvent> => {
+          const { events, ...outcome } = planAddMembers({ ...issued, command }, state, source);
+          return withOutcome<MemberEvent, AddMembersOutcome>(events, outcome);
+        }),
       );
     case 'UpdateMember':
       return pipe(
@@ -407,13 +324,13 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
             requireDirectMember(state, source, command.user_id),
             E.chainFirst((member) => {
               const self = actorId !== null && member.user_id === actorId;
-              if (!self && !canAdminSource(state, actorId, source, today)) return E.left(forbidden());
+              if (!self && !mayAdmin(state, actorId, source, today)) return E.left(forbidden());
               if (isLastOwner(state, member) || isPersonalProjectOwner(state, member)) return E.left(forbidden());
               const user = member.user_id === null ? undefined : findUser(state.users, member.user_id);
               if (user?.bot === 'project_bot') return E.left(forbidden());
               return E.right(undefined);
             }),
-            E.map((member): ForgefoldEvent[] => [removed(member, at), ...(source.group && !command.skip_subresources ? subresourceRemovals(state, source.group, member, at) : [])]),
+            E.map((member): MemberEvent[] => [removed(member, at), ...(source.group && !command.skip_subresources ? subresourceRemovals(state, source.group, member, at) : [])]),
           ),
         ),
       );
@@ -422,7 +339,10 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
         resolveSource(state, command.source_type, command.source_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
         E.chainFirst((source) => (source.type === 'Namespace' && isLdapSynced(state.members, source.id) ? E.left(forbidden()) : E.right(undefined))),
-        E.map((source) => planInvitations({ ...issued, command }, state, source).events),
+        E.map((source): Decision<MemberEvent> => {
+          const { events, ...outcome } = planInvitations({ ...issued, command }, state, source);
+          return withOutcome<MemberEvent, InviteOutcome>(events, outcome);
+        }),
       );
     case 'UpdateInvitation':
       return pipe(
@@ -453,7 +373,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
         E.chain((shared) =>
           pipe(
             requireGroup(state, command.shared_with_group_id),
-            E.chain((invited): Either<ForgefoldEvent[]> => {
+            E.chain((invited): Either<MemberEvent[]> => {
               if (!canAdminGroup(state, actorId, shared, today) || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
               const errors: string[] = [];
               if (linkBetween(state.members, 'Namespace', shared.id, invited.id)) errors.push('The group has already been shared with this group');
@@ -479,7 +399,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         resolveSource(state, 'Project', command.project_id),
         E.chain((source) => requireAdmin(state, actorId, source, today)),
-        E.chain((source): Either<ForgefoldEvent[]> => {
+        E.chain((source): Either<MemberEvent[]> => {
           const invited = findGroup(state.groups, command.group_id);
           if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
           if (linkBetween(state.members, 'Project', source.id, invited.id)) return E.left(conflict('Group already shared with this group'));
@@ -530,7 +450,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         requireGroup(state, command.group_id),
         E.chain((group) => (canAdminGroup(state, actorId, group, today) ? E.right(group) : E.left(forbidden()))),
-        E.chain((group): Either<ForgefoldEvent[]> => {
+        E.chain((group): Either<MemberEvent[]> => {
           const link = { cn: command.cn ?? null, filter: command.cn ? null : (command.filter ?? null), provider: command.provider };
           if (tableGet(tableGet(state.members.ldapLinks, group.id) ?? {}, ldapLinkKey(link))) return E.left(conflict(link.cn !== null ? 'Cn has already been taken' : 'Filter has already been taken'));
           if (![10, 20, 30, 40, 50].includes(command.group_access)) return E.left(validation({ group_access: ['is not included in the list'] }));
@@ -541,7 +461,7 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
       return pipe(
         requireGroup(state, command.group_id),
         E.chain((group) => (canAdminGroup(state, actorId, group, today) ? E.right(group) : E.left(forbidden()))),
-        E.chain((group): Either<ForgefoldEvent[]> => {
+        E.chain((group): Either<MemberEvent[]> => {
           const matches = [...ldapLinksOf(state.members, group.id)].filter(
             (l) => (command.cn ? l.cn === command.cn : l.filter === (command.filter ?? null)) && (command.provider ? l.provider === command.provider : true),
           );
@@ -572,10 +492,9 @@ const decide = (issued: Issued<MemberCommand>, state: State): Either<readonly Fo
   }
 };
 
-import { canReadGroup as canReadGroupPolicy } from '../shared/policy.js';
-const canReadGroupFor = (state: State, actorId: number | null, group: Group): boolean => actorId === null || canReadGroupPolicy(state, actorId, group);
+const canReadGroupFor = (state: MembersView, actorId: number | null, group: Group): boolean => actorId === null || canReadGroup(state, actorId, group);
 
-const linkCreated = (state: State, type: SourceType, sourceId: number, groupId: number, access: number, expiresAt: string | null, at: string, by: number | null): MemberEvent => ({
+const linkCreated = (state: MembersView, type: SourceType, sourceId: number, groupId: number, access: number, expiresAt: string | null, at: string, by: number | null): MemberEvent => ({
   type: 'GroupLinkCreated',
   data: { id: state.members.linkSequence + 1, source_type: type, source_id: sourceId, group_id: groupId, group_access: access, expires_at: expiresAt, created_at: at, created_by_id: by },
 });
@@ -586,7 +505,7 @@ const linkRemoved = (link: GroupLink, at: string, reason?: string): MemberEvent 
 });
 
 /** Memberships and shares past their expiry date. The last owner of a top-level group never expires (the group keeps an owner). */
-export const expiryEvents = (state: State, today: string, at: string): MemberEvent[] => {
+export const expiryEvents = (state: MembersView, today: string, at: string): MemberEvent[] => {
   const events: MemberEvent[] = [];
   const expiredOwners = new Map<number, number>();
   for (const id of tableKeys(state.members.expiring)) {
@@ -612,7 +531,7 @@ export const expiryEvents = (state: State, today: string, at: string): MemberEve
 };
 
 /** Directory sync (see README "LDAP directory sync"): link levels for listed users, removal of unlisted LDAP members. */
-export const ldapSyncEvents = (state: State, group: Group, directory: readonly { provider: string; cn?: string | null; filter?: string | null; user_ids: readonly number[] }[], at: string, actorId: number | null): ForgefoldEvent[] => {
+export const ldapSyncEvents = (state: MembersView, group: Group, directory: readonly { provider: string; cn?: string | null; filter?: string | null; user_ids: readonly number[] }[], at: string, actorId: number | null): MemberEvent[] => {
   const desired = new Map<number, number>();
   for (const link of ldapLinksOf(state.members, group.id)) {
     for (const entry of directory) {
@@ -621,7 +540,7 @@ export const ldapSyncEvents = (state: State, group: Group, directory: readonly {
       for (const userId of entry.user_ids) if (findUser(state.users, userId)) desired.set(userId, Math.max(desired.get(userId) ?? 0, link.group_access));
     }
   }
-  const events: ForgefoldEvent[] = [];
+  const events: MemberEvent[] = [];
   let offset = 0;
   for (const [userId, level] of [...desired].sort((a, b) => a[0] - b[0])) {
     const member = directMembership(state.members, 'Namespace', group.id, userId);
@@ -637,155 +556,11 @@ export const ldapSyncEvents = (state: State, group: Group, directory: readonly {
   return events;
 };
 
-// ---------------------------------------------------------------------------------------------------------------
-// Evolve
 
-type MutableMember = { -readonly [K in keyof Member]: Member[K] };
+/** The outcome of an `AddMembers` command's result (the adapter reports it). */
+export const addMembersOutcome = (result: { readonly outcome?: unknown }): AddMembersOutcome => (isOutcome(result.outcome) ? (result.outcome as AddMembersOutcome) : { failures: [] });
 
-const addToIndex = <V>(tables: import('../../kernel/table.js').Table<import('../../kernel/table.js').Table<V>>, key: number | string, id: number | string, value: V): void => {
-  let table = tableGet(tables, key);
-  if (!table) {
-    tableSet(tables, key, emptyTable<V>());
-    table = tableGet(tables, key)!;
-  }
-  tableSet(table, id, value);
-};
+/** The outcome of an `InviteMembers` command's result. */
+export const inviteOutcome = (result: { readonly outcome?: unknown }): InviteOutcome => (isOutcome(result.outcome) ? (result.outcome as InviteOutcome) : { failures: {} });
 
-const removeFromIndex = (tables: import('../../kernel/table.js').Table<import('../../kernel/table.js').Table<unknown>>, key: number | string, id: number | string): void => {
-  const table = tableGet(tables, key);
-  if (table) tableDelete(table, id);
-};
-
-const unindexMember = (state: MutableState, member: Member): void => {
-  const members = state.members;
-  contribute(state, member, -1);
-  tableDelete(members.byId, member.id);
-  tableDelete(members.expiring, member.id);
-  removeFromIndex(members.bySource, sourceKey(member.source_type, member.source_id), member.id);
-  if (member.user_id !== null) {
-    if (member.source_type === 'Namespace') removeFromIndex(members.byGroupUser, member.source_id, member.user_id);
-    else tableDelete(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, member.user_id));
-    removeFromIndex(members.byUser, member.user_id, member.id);
-  }
-  if (member.invite_email !== null) removeFromIndex(members.byInviteEmail, member.invite_email.toLowerCase(), member.id);
-  if (member.user_id === null) countInvite(state, member, -1);
-};
-
-const countInvite = (state: MutableState, member: { source_type: SourceType; source_id: number }, delta: number): void => {
-  const key = sourceKey(member.source_type, member.source_id);
-  tableSet(state.members.invitesBySource, key, (tableGet(state.members.invitesBySource, key) ?? 0) + delta);
-};
-
-const evolve = (state: MutableState, event: MemberEvent): void => {
-  const members = state.members;
-  switch (event.type) {
-    case 'MemberAdded': {
-      const data = event.data;
-      const member: Member = { ...data, override: false, updated_at: data.created_at, invite_accepted_at: null };
-      tableSet(members.byId, data.id, member);
-      const key = sourceKey(data.source_type, data.source_id);
-      addToIndex(members.bySource, key, data.id, data.user_id ?? 0);
-      if (data.user_id !== null) {
-        // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
-        if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
-        else tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
-        addToIndex(members.byUser, data.user_id, data.id, key);
-      } else {
-        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
-        countInvite(state, data, 1);
-      }
-      if (data.expires_at !== null) tableSet(members.expiring, data.id, data.expires_at);
-      contribute(state, tableGet(members.byId, data.id)!, 1);
-      advance(state, 'member', data.id);
-      return;
-    }
-    case 'MemberAccessLevelChanged': {
-      const member = tableGet(members.byId, event.data.id);
-      if (!member) return;
-      changeMember(state, member, (m) => {
-        m.access_level = event.data.to;
-        m.updated_at = event.data.at;
-      });
-      return;
-    }
-    case 'MemberExpirySet': {
-      const member = tableGet(members.byId, event.data.id) as MutableMember | undefined;
-      if (!member) return;
-      member.expires_at = event.data.expires_at;
-      member.updated_at = event.data.at;
-      if (event.data.expires_at === null) tableDelete(members.expiring, member.id);
-      else tableSet(members.expiring, member.id, event.data.expires_at);
-      return;
-    }
-    case 'MemberApproved': {
-      const member = tableGet(members.byId, event.data.id);
-      if (!member) return;
-      changeMember(state, member, (m) => {
-        m.state = 'active';
-        m.updated_at = event.data.at;
-      });
-      return;
-    }
-    case 'MemberOverrideSet': {
-      const member = tableGet(members.byId, event.data.id) as MutableMember | undefined;
-      if (!member) return;
-      member.override = event.data.override;
-      member.updated_at = event.data.at;
-      return;
-    }
-    case 'MemberInvitationAccepted': {
-      const member = tableGet(members.byId, event.data.id);
-      if (!member || member.user_id !== null) return;
-      removeFromIndex(members.byInviteEmail, event.data.invite_email.toLowerCase(), member.id);
-      countInvite(state, member, -1);
-      const key = sourceKey(member.source_type, member.source_id);
-      changeMember(state, member, (m) => {
-        m.user_id = event.data.user_id;
-        m.invite_accepted_at = event.data.at;
-        m.updated_at = event.data.at;
-      });
-      addToIndex(members.bySource, key, member.id, event.data.user_id);
-      if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
-      else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
-      addToIndex(members.byUser, event.data.user_id, member.id, key);
-      return;
-    }
-    case 'MemberRemoved':
-    case 'MemberExpired': {
-      const member = tableGet(members.byId, event.data.id);
-      if (member) unindexMember(state, member);
-      return;
-    }
-    case 'GroupLinkCreated': {
-      const data = event.data;
-      const link: GroupLink = { id: data.id, source_type: data.source_type, source_id: data.source_id, group_id: data.group_id, group_access: data.group_access, expires_at: data.expires_at, created_at: data.created_at, created_by_id: data.created_by_id };
-      tableSet(members.links, link.id, link);
-      addToIndex(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id, link.id);
-      addToIndex(members.linksByGroup, link.group_id, link.id, link.id);
-      if (link.id > members.linkSequence) members.linkSequence = link.id;
-      contributeLink(state, tableGet(members.links, link.id)!, 1);
-      return;
-    }
-    case 'GroupLinkRemoved':
-    case 'GroupLinkExpired': {
-      const link = findLink(members, event.data.id);
-      if (!link) return;
-      contributeLink(state, link, -1);
-      tableDelete(members.links, link.id);
-      removeFromIndex(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id);
-      removeFromIndex(members.linksByGroup, link.group_id, link.id);
-      return;
-    }
-    case 'LdapGroupLinkAdded': {
-      const { at: _at, ...link } = event.data;
-      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), link);
-      return;
-    }
-    case 'LdapGroupLinkRemoved': {
-      removeFromIndex(members.ldapLinks, event.data.group_id, ldapLinkKey(event.data));
-      return;
-    }
-  }
-};
-
-export const membersDecider: ModuleDecider<MemberCommand, MemberEvent> = { decide, evolve };
+const isOutcome = (value: unknown): boolean => typeof value === 'object' && value !== null && 'failures' in value;

@@ -4,10 +4,10 @@
  */
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable } from '../shared/codecs.js';
 
 const sourceType = t.keyof({ Namespace: null, Project: null });
 const stream = (data: { source_type: string; source_id: number }) => `${data.source_type === 'Project' ? 'project' : 'group'}-${data.source_id}-members`;
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 const ref = { id: t.number, source_type: sourceType, source_id: t.number };
 /** Why a change happened when it was not a direct API call on that membership (e.g. "ldap_sync", "source_deleted"). */
 const reason = t.partial({ reason: t.string });

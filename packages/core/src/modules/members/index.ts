@@ -2,25 +2,5 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
-export {
-  membersDecider,
-  memberAdded,
-  memberAddedWithCap,
-  removeMembershipsOfSources,
-  removeMembershipsOfUser,
-  removeLinksOfSources,
-  acceptInvitations,
-  resolveSource,
-  canAdminSource,
-  planAddMembers,
-  planInvitations,
-  validateMembership,
-  fullMessages,
-  toSentence,
-  expiryEvents,
-  ldapSyncEvents,
-  type ResolvedSource,
-  type AddMembersPlan,
-  type InvitePlan,
-} from './decider.js';
-export { onGroupCreated, onGroupDeleted, onUserStateChanging } from './indexes.js';
+export * from './builders.js';
+export { addMembersOutcome, inviteOutcome } from './decider.js';

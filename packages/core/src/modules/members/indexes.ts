@@ -7,12 +7,12 @@
  * time proportional to the groups it touches, never to the number of members.
  */
 import { emptyTable, tableDelete, tableGet, tableSet, type Table, tableKeys } from '../../kernel/table.js';
-import type { MutableState } from '../../state.js';
+import type { MembersDraft } from './evolve.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import { findProject } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
-import { sourceKey, type GroupLink, type Member } from './projection.js';
+import { sourceKey, type GroupLink, type Member, type MembershipView } from './projection.js';
 
 type Counts = Table<Table<number>>;
 
@@ -33,15 +33,15 @@ const bump = (tables: Counts, totals: Table<number>, key: number, userId: number
 /** Minimal access (5) and pending invitations are never listed as effective members. */
 const listsEffectively = (member: Member): boolean => member.user_id !== null && member.access_level >= 10;
 
-/** Billable: an active, non-minimal membership of an active human user (reference item 98; awaiting excluded). */
-const countsAsBillable = (state: MutableState, member: Member): boolean => {
+/** Billable: an active, non-minimal membership of an active (unblocked) human user (reference item 98; awaiting excluded). */
+const countsAsBillable = (state: MembersDraft, member: Member): boolean => {
   if (member.user_id === null || member.state !== 'active' || member.access_level < 10) return false;
   const user = findUser(state.users, member.user_id);
-  return user !== undefined && user.state === 'active' && user.bot === null;
+  return user !== undefined && tableGet(state.members.blockedUsers, user.id) === undefined && user.bot === null;
 };
 
 /** The top-level group a source belongs to (null for personal projects). */
-export const rootOfSource = (state: MutableState | import('../../state.js').State, type: 'Namespace' | 'Project', id: number): Group | null => {
+export const rootOfSource = (state: MembershipView, type: 'Namespace' | 'Project', id: number): Group | null => {
   if (type === 'Namespace') {
     const group = findGroup(state.groups, id);
     return group ? rootAncestor(state.groups, group) : null;
@@ -52,7 +52,7 @@ export const rootOfSource = (state: MutableState | import('../../state.js').Stat
   return group ? rootAncestor(state.groups, group) : null;
 };
 
-export function* linksInto(state: MutableState | import('../../state.js').State, groupId: number): Generator<GroupLink> {
+export function* linksInto(state: MembershipView, groupId: number): Generator<GroupLink> {
   const ids = tableGet(state.members.linksByGroup, groupId);
   if (!ids) return;
   for (const id of tableKeys(ids)) {
@@ -61,7 +61,7 @@ export function* linksInto(state: MutableState | import('../../state.js').State,
     }
 }
 
-const contributeEffective = (state: MutableState, member: Member, delta: number): void => {
+const contributeEffective = (state: MembersDraft, member: Member, delta: number): void => {
   if (!listsEffectively(member) || member.source_type !== 'Namespace') return;
   const members = state.members;
   const group = findGroup(state.groups, member.source_id);
@@ -72,7 +72,7 @@ const contributeEffective = (state: MutableState, member: Member, delta: number)
   }
 };
 
-const contributeBillable = (state: MutableState, member: Member, delta: number): void => {
+const contributeBillable = (state: MembersDraft, member: Member, delta: number): void => {
   if (!countsAsBillable(state, member)) return;
   const members = state.members;
   const roots = new Set<number>();
@@ -88,19 +88,19 @@ const contributeBillable = (state: MutableState, member: Member, delta: number):
   for (const id of roots) bump(members.billable, members.billableCount, id, member.user_id!, delta);
 };
 
-export const contribute = (state: MutableState, member: Member, delta: 1 | -1): void => {
+export const contribute = (state: MembersDraft, member: Member, delta: 1 | -1): void => {
   contributeEffective(state, member, delta);
   contributeBillable(state, member, delta);
 };
 
 /** Runs `change` on a membership, moving its contributions from the old to the new version of the row. */
-export const changeMember = (state: MutableState, member: Member, change: (member: { -readonly [K in keyof Member]: Member[K] }) => void): void => {
+export const changeMember = (state: MembersDraft, member: Member, change: (member: { -readonly [K in keyof Member]: Member[K] }) => void): void => {
   contribute(state, member, -1);
   change(member as { -readonly [K in keyof Member]: Member[K] });
   contribute(state, member, 1);
 };
 
-function* directMembersOf(state: MutableState, groupId: number): Generator<Member> {
+function* directMembersOf(state: MembersDraft, groupId: number): Generator<Member> {
   const ids = tableGet(state.members.bySource, sourceKey('Namespace', groupId));
   if (!ids) return;
   for (const id of tableKeys(ids)) {
@@ -110,7 +110,7 @@ function* directMembersOf(state: MutableState, groupId: number): Generator<Membe
 }
 
 /** A share starts or stops: the invited group's members start or stop counting for the shared side. */
-export const contributeLink = (state: MutableState, link: GroupLink, delta: 1 | -1): void => {
+export const contributeLink = (state: MembersDraft, link: GroupLink, delta: 1 | -1): void => {
   const members = state.members;
   const root = rootOfSource(state, link.source_type, link.source_id);
   for (const member of directMembersOf(state, link.group_id)) {
@@ -125,7 +125,7 @@ export const contributeLink = (state: MutableState, link: GroupLink, delta: 1 | 
 };
 
 /** A subgroup starts with the effective members of its ancestors (called after GroupCreated). */
-export const onGroupCreated = (state: MutableState, groupId: number): void => {
+export const onGroupCreated = (state: MembersDraft, groupId: number): void => {
   const group = findGroup(state.groups, groupId);
   if (!group) return;
   const members = state.members;
@@ -139,7 +139,7 @@ export const onGroupCreated = (state: MutableState, groupId: number): void => {
 };
 
 /** Called before a group is removed from the groups projection. */
-export const onGroupDeleted = (state: MutableState, groupId: number): void => {
+export const onGroupDeleted = (state: MembersDraft, groupId: number): void => {
   const members = state.members;
   tableDelete(members.effective, groupId);
   tableDelete(members.effectiveCount, groupId);
@@ -148,8 +148,10 @@ export const onGroupDeleted = (state: MutableState, groupId: number): void => {
   tableDelete(members.ldapLinks, groupId);
 };
 
-/** Blocking or unblocking a user changes whether their memberships are billable. */
-export const onUserStateChanging = (state: MutableState, userId: number, apply: () => void): void => {
+/** Blocking or unblocking a user changes whether their memberships are billable (after `UserBlocked`/`UserUnblocked`). */
+export const onUserBlockedChanging = (state: MembersDraft, userId: number, blocked: boolean): void => {
+  if (!findUser(state.users, userId)) return;
+  if ((tableGet(state.members.blockedUsers, userId) !== undefined) === blocked) return;
   const ids = tableGet(state.members.byUser, userId);
   const memberships: Member[] = [];
   if (ids) for (const id of tableKeys(ids)) {
@@ -157,6 +159,7 @@ export const onUserStateChanging = (state: MutableState, userId: number, apply: 
     if (member) memberships.push(member);
   }
   for (const member of memberships) contributeBillable(state, member, -1);
-  apply();
+  if (blocked) tableSet(state.members.blockedUsers, userId, 1);
+  else tableDelete(state.members.blockedUsers, userId);
   for (const member of memberships) contributeBillable(state, member, 1);
 };

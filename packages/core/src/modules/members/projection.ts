@@ -5,6 +5,9 @@
  * the effective members of every group (`/members/all`) and the billable users of every top-level group.
  */
 import { emptyTable, type Table } from '../../kernel/table.js';
+import type { GroupsSlice } from '../groups/projection.js';
+import type { ProjectsSlice } from '../projects/projection.js';
+import type { UsersSlice } from '../users/projection.js';
 
 /** The platform's polymorphic source: a group (namespace) or a project. */
 export type SourceType = 'Namespace' | 'Project';
@@ -84,6 +87,19 @@ export interface MembersSlice {
   readonly linkSequence: number;
   /** Group id → link key → LDAP link. */
   readonly ldapLinks: Table<Table<LdapLink>>;
+  /**
+   * User id → 1 while the user is blocked: billability follows `UserBlocked`/`UserUnblocked` from this slice
+   * (kept here so that the members read models change only by following those events).
+   */
+  readonly blockedUsers: Table<1>;
+}
+
+/** What membership queries read: accounts, namespaces and memberships. */
+export interface MembershipView {
+  readonly users: UsersSlice;
+  readonly groups: GroupsSlice;
+  readonly projects: ProjectsSlice;
+  readonly members: MembersSlice;
 }
 
 export const initialMembers = (): MembersSlice => ({
@@ -104,6 +120,7 @@ export const initialMembers = (): MembersSlice => ({
   linksByGroup: emptyTable(),
   linkSequence: 0,
   ldapLinks: emptyTable(),
+  blockedUsers: emptyTable(),
 });
 
 export const sourceKey = (type: SourceType, id: number): string => `${type}:${id}`;

@@ -1,11 +1,10 @@
-import { tableGet, tableValues, tableKeys, tableIds, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
-import type { State } from '../../state.js';
+import { tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
+import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
-import { sourceKey, sourceUserKey, type GroupLink, type LdapLink, type Member, type MembersSlice, type SourceType } from './projection.js';
+import { sourceKey, sourceUserKey, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
 
@@ -123,7 +122,7 @@ export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: n
 };
 
 /** Access through a share: the member's level in the invited group, capped at the share's `group_access`. */
-const viaLinks = (state: State, type: SourceType, sourceId: number, userId: number, today?: string): number => {
+const viaLinks = (state: MembershipView, type: SourceType, sourceId: number, userId: number, today?: string): number => {
   let level = 0;
   for (const link of linksOfSource(state.members, type, sourceId)) {
     if (isExpired(link.expires_at, today)) continue;
@@ -138,7 +137,7 @@ const viaLinks = (state: State, type: SourceType, sourceId: number, userId: numb
  * memberships in groups shared into it or its ancestors (capped at each share's `group_access`).
  * `today` ("YYYY-MM-DD"), when given, also ignores memberships and shares past their expiry date.
  */
-export const groupAccessLevel = (state: State, group: Group, userId: number, today?: string): number => {
+export const groupAccessLevel = (state: MembershipView, group: Group, userId: number, today?: string): number => {
   let level = 0;
   for (const candidate of selfAndAncestors(state.groups, group)) {
     level = Math.max(level, grants(directMembership(state.members, 'Namespace', candidate.id, userId), today), viaLinks(state, 'Namespace', candidate.id, userId, today));
@@ -147,7 +146,7 @@ export const groupAccessLevel = (state: State, group: Group, userId: number, tod
 };
 
 /** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
-export const projectAccessLevel = (state: State, project: Project, userId: number, today?: string): number => {
+export const projectAccessLevel = (state: MembershipView, project: Project, userId: number, today?: string): number => {
   let level = Math.max(grants(directMembership(state.members, 'Project', project.id, userId), today), viaLinks(state, 'Project', project.id, userId, today));
   if (project.namespace_kind === 'group') {
     const group = findGroup(state.groups, project.namespace_id);
@@ -157,7 +156,7 @@ export const projectAccessLevel = (state: State, project: Project, userId: numbe
 };
 
 /** The group a source sits in (itself for a group, the namespace group for a group project). */
-export const groupOfSource = (state: State, type: SourceType, sourceId: number): Group | undefined => {
+export const groupOfSource = (state: MembershipView, type: SourceType, sourceId: number): Group | undefined => {
   if (type === 'Namespace') return findGroup(state.groups, sourceId);
   const project = findProject(state.projects, sourceId);
   return project && project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
@@ -167,7 +166,7 @@ export const groupOfSource = (state: State, type: SourceType, sourceId: number):
  * The highest membership a user holds in the groups above a source (a group's ancestors, a project's group and
  * its ancestors), with the group that grants it: the "inherited membership" of the lower-than-inherited rule.
  */
-export const inheritedMembership = (state: State, type: SourceType, sourceId: number, userId: number): { level: number; group: Group } | undefined => {
+export const inheritedMembership = (state: MembershipView, type: SourceType, sourceId: number, userId: number): { level: number; group: Group } | undefined => {
   const start = groupOfSource(state, type, sourceId);
   if (!start) return undefined;
   const chain = selfAndAncestors(state.groups, start);
@@ -180,7 +179,7 @@ export const inheritedMembership = (state: State, type: SourceType, sourceId: nu
 };
 
 /** Active owners of a group, counting inherited owners (distinct users). */
-export const ownerIds = (state: State, group: Group): Set<number> => {
+export const ownerIds = (state: MembershipView, group: Group): Set<number> => {
   const owners = new Set<number>();
   for (const candidate of selfAndAncestors(state.groups, group)) {
     for (const member of membersOfSource(state.members, 'Namespace', candidate.id)) {
@@ -191,7 +190,7 @@ export const ownerIds = (state: State, group: Group): Set<number> => {
 };
 
 /** GroupMemberPolicy `last_owner`: the member is an owner and nobody else owns the group (directly or above). */
-export const isLastOwner = (state: State, member: Member): boolean => {
+export const isLastOwner = (state: MembershipView, member: Member): boolean => {
   if (member.source_type !== 'Namespace' || member.user_id === null || member.access_level !== 50 || member.state !== 'active') return false;
   const group = findGroup(state.groups, member.source_id);
   if (!group) return false;
@@ -200,7 +199,7 @@ export const isLastOwner = (state: State, member: Member): boolean => {
 };
 
 /** Whether the user holds any active membership in the group's subtree or in its projects. */
-export const hasMembershipBelow = (state: State, group: Group, userId: number): boolean => {
+export const hasMembershipBelow = (state: MembershipView, group: Group, userId: number): boolean => {
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.state !== 'active') continue;
     const sourceGroup = groupOfSource(state, member.source_type, member.source_id);
@@ -208,8 +207,6 @@ export const hasMembershipBelow = (state: State, group: Group, userId: number): 
   }
   return false;
 };
-
-export const allMembers = (members: MembersSlice): Generator<Member> => tableValues(members.byId);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Effective membership (`/members/all`)
@@ -223,20 +220,6 @@ export const betterMember = (a: Member, b: Member): Member => {
   return a.created_at <= b.created_at ? a : b;
 };
 
-/** Candidate rows of a user for a group's `/members/all`: self and ancestors, and groups shared into the group. */
-export const effectiveGroupCandidates = (state: State, group: Group, userId: number): Member[] => {
-  const rows: Member[] = [];
-  for (const candidate of selfAndAncestors(state.groups, group)) {
-    const member = directMembership(state.members, 'Namespace', candidate.id, userId);
-    if (member) rows.push(member);
-  }
-  for (const link of linksOfSource(state.members, 'Namespace', group.id)) {
-    const member = directMembership(state.members, 'Namespace', link.group_id, userId);
-    if (member) rows.push(member);
-  }
-  return rows;
-};
-
 const listable = (member: Member, today?: string, stateFilter?: string | null): boolean =>
   member.user_id !== null && member.access_level >= 10 && !isExpired(member.expires_at, today) && (stateFilter ? member.state === stateFilter : true);
 
@@ -244,8 +227,8 @@ const listable = (member: Member, today?: string, stateFilter?: string | null): 
  * Where a group's `/members/all` rows come from: the member tables (user id → member id) of the group and its
  * ancestors, and of the groups shared into it with a live share. Resolved once per page.
  */
-export const effectiveSources = (state: State, group: Group, today?: string): import('../../kernel/table.js').Table<number>[] => {
-  const sources: import('../../kernel/table.js').Table<number>[] = [];
+export const effectiveSources = (state: MembershipView, group: Group, today?: string): Table<number>[] => {
+  const sources: Table<number>[] = [];
   for (let current: Group | undefined = group, depth = 0; current && depth < 100; depth++) {
     const table = tableGet(state.members.byGroupUser, current.id);
     if (table) sources.push(table);
@@ -263,7 +246,7 @@ export const effectiveSources = (state: State, group: Group, today?: string): im
 };
 
 /** The winning row of a user among prepared sources (see `effectiveSources`). */
-export const winningMember = (members: MembersSlice, sources: readonly import('../../kernel/table.js').Table<number>[], userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
+export const winningMember = (members: MembersSlice, sources: readonly Table<number>[], userId: number, today?: string, stateFilter?: string | null): Member | undefined => {
   let best: Member | undefined;
   for (const table of sources) {
     const memberId = tableGet(table, userId);
@@ -275,7 +258,7 @@ export const winningMember = (members: MembersSlice, sources: readonly import('.
 };
 
 /** The winning row of a user in a group's `/members/all`, or undefined. */
-export const effectiveGroupMember = (state: State, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined =>
+export const effectiveGroupMember = (state: MembershipView, group: Group, userId: number, today?: string, stateFilter?: string | null): Member | undefined =>
   winningMember(state.members, effectiveSources(state, group, today), userId, today, stateFilter);
 
 /** User ids of a group's effective members, in user-id order (maintained incrementally; see indexes.ts). */
@@ -293,7 +276,7 @@ export function* userIdsFrom(table: Table<number> | undefined, offset: number): 
 }
 
 /** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups. */
-export const effectiveProjectCandidates = (state: State, project: Project, userId: number, canSeeGroup: (group: Group) => boolean, today?: string): Member[] => {
+export const effectiveProjectCandidates = (state: MembershipView, project: Project, userId: number, canSeeGroup: (group: Group) => boolean, today?: string): Member[] => {
   const rows: Member[] = [];
   const direct = directMembership(state.members, 'Project', project.id, userId);
   if (direct) rows.push(direct);
@@ -314,7 +297,7 @@ export const effectiveProjectCandidates = (state: State, project: Project, userI
 };
 
 /** A project's `/members/all`, computed on demand (projects have few sources), in user-id order. */
-export const effectiveProjectMembers = (state: State, project: Project, canSeeGroup: (group: Group) => boolean, today?: string, stateFilter?: string | null): Member[] => {
+export const effectiveProjectMembers = (state: MembershipView, project: Project, canSeeGroup: (group: Group) => boolean, today?: string, stateFilter?: string | null): Member[] => {
   const userIds = new Set<number>();
   const sources: { type: SourceType; id: number }[] = [{ type: 'Project', id: project.id }];
   if (project.namespace_kind === 'group') {
@@ -345,7 +328,7 @@ export const effectiveProjectMembers = (state: State, project: Project, canSeeGr
  * extras), not the hierarchy. Returns null when the index cannot be used (the group has shares; see reference item 58).
  */
 export const projectMembersPage = (
-  state: State,
+  state: MembershipView,
   project: Project,
   canSeeGroup: (group: Group) => boolean,
   today?: string,
@@ -399,7 +382,7 @@ export const projectMembersPage = (
 // Hierarchy, billable and pending members
 
 /** Every source in a top-level group's hierarchy: its groups and their projects. */
-export const hierarchySources = (state: State, root: Group): { type: SourceType; id: number }[] => {
+export const hierarchySources = (state: MembershipView, root: Group): { type: SourceType; id: number }[] => {
   const sources: { type: SourceType; id: number }[] = [];
   for (const group of selfAndDescendants(state.groups, root)) {
     sources.push({ type: 'Namespace', id: group.id });
@@ -409,7 +392,7 @@ export const hierarchySources = (state: State, root: Group): { type: SourceType;
 };
 
 /** Whether a source lies in the hierarchy of a top-level group (walks parent ids; no allocation). */
-export const inHierarchy = (state: State, root: Group, type: SourceType, sourceId: number): boolean => {
+export const inHierarchy = (state: MembershipView, root: Group, type: SourceType, sourceId: number): boolean => {
   let groupId: number | null;
   if (type === 'Namespace') groupId = sourceId;
   else {
@@ -427,7 +410,7 @@ export const inHierarchy = (state: State, root: Group, type: SourceType, sourceI
 };
 
 /** A user's direct memberships in a root's hierarchy (`user.members.in_hierarchy(group)`), in member-id order. */
-export const membershipsInHierarchy = (state: State, root: Group, userId: number): Member[] =>
+export const membershipsInHierarchy = (state: MembershipView, root: Group, userId: number): Member[] =>
   [...membershipsOfUser(state.members, userId)].filter((m) => inHierarchy(state, root, m.source_type, m.source_id)).sort((a, b) => a.id - b.id);
 
 export const isBillable = (members: MembersSlice, rootId: number, userId: number): boolean => (tableGet(tableGet(members.billable, rootId) ?? {}, userId) ?? 0) > 0;
@@ -437,7 +420,7 @@ export const billableTable = (members: MembersSlice, rootId: number) => tableGet
 export type MembershipType = 'group_member' | 'project_member' | 'group_invite' | 'project_invite';
 
 /** `membership_type` of a billable user: the first of group_member, project_member, group_invite, project_invite. */
-export const membershipType = (state: State, root: Group, userId: number): MembershipType => {
+export const membershipType = (state: MembershipView, root: Group, userId: number): MembershipType => {
   let project = false;
   let groupInvite = false;
   for (const member of membershipsOfUser(state.members, userId)) {
@@ -456,7 +439,7 @@ export const membershipType = (state: State, root: Group, userId: number): Membe
 };
 
 /** The highest access level a user holds anywhere in the hierarchy (billable sort by access level). */
-export const highestLevelInHierarchy = (state: State, root: Group, userId: number): number => {
+export const highestLevelInHierarchy = (state: MembershipView, root: Group, userId: number): number => {
   let level = 0;
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.state !== 'active') continue;
@@ -471,7 +454,7 @@ export const highestLevelInHierarchy = (state: State, root: Group, userId: numbe
 };
 
 /** The earliest creation of a membership that makes the user billable (billable sort by join date). */
-export const joinedHierarchyAt = (state: State, root: Group, userId: number): string => {
+export const joinedHierarchyAt = (state: MembershipView, root: Group, userId: number): string => {
   let joined = '9999';
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.state !== 'active') continue;
@@ -483,7 +466,7 @@ export const joinedHierarchyAt = (state: State, root: Group, userId: number): st
 };
 
 /** Awaiting memberships and invitations in a root's hierarchy (`distinct_awaiting_or_invited_for_group`). */
-export const pendingMembers = (state: State, root: Group): Member[] => {
+export const pendingMembers = (state: MembershipView, root: Group): Member[] => {
   const seen = new Map<string, Member>();
   for (const source of hierarchySources(state, root)) {
     for (const member of membersOfSource(state.members, source.type, source.id)) {
@@ -498,11 +481,12 @@ export const pendingMembers = (state: State, root: Group): Member[] => {
 };
 
 /** Whether a new membership of this user in the root's hierarchy must wait for approval (user cap reached). */
-export const mustAwait = (state: State, root: Group | null, userId: number | null): boolean => {
+export const mustAwait = (state: MembershipView, root: Group | null, userId: number | null): boolean => {
   if (!root || root.new_user_signups_cap === null || root.new_user_signups_cap === undefined || userId === null) return false;
   if (isBillable(state.members, root.id, userId)) return false;
+  // A user not in the state yet is an account created by the same decision (SCIM provisioning): a new human.
   const user = findUser(state.users, userId);
-  if (!user || user.bot !== null) return false;
+  if (user && user.bot !== null) return false;
   return billableCount(state.members, root.id) >= root.new_user_signups_cap;
 };
 
@@ -523,7 +507,7 @@ export const isLdapSynced = (members: MembersSlice, groupId: number): boolean =>
  */
 const nextExpiryCache = new WeakMap<object, string | null>();
 export const nextExpiry = (members: MembersSlice): string | null => {
-  const key = members as unknown as object;
+  const key: object = members;
   const cached = nextExpiryCache.get(key);
   if (cached !== undefined) return cached;
   let earliest: string | null = null;

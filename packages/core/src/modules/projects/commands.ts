@@ -11,8 +11,6 @@ export type ProjectCommand =
       readonly owner_id?: number;
       readonly visibility?: Visibility;
       readonly description?: string;
-      /** Where the new repository's HEAD points (default `main`). */
-      readonly default_branch?: string;
     }
   | { readonly type: 'UpdateProject'; readonly id: number; readonly name?: string; readonly path?: string; readonly visibility?: Visibility; readonly description?: string }
   | { readonly type: 'DeleteProject'; readonly id: number };

@@ -26,9 +26,10 @@ export interface VersionFact {
 }
 
 export type RepositoryCommand =
-  /** Records a repository for a project that has none (projects created before repositories existed). */
-  | { readonly type: 'EnsureRepository'; readonly project_id: number; readonly default_branch: string }
-  /** `PUT /projects/:id` with `default_branch`: HEAD moves to an existing branch. */
+  /**
+   * HEAD moves to another branch: an existing one (`PUT /projects/:id` with `default_branch`), or any name while the
+   * repository has no branch (`POST /projects` with `default_branch`).
+   */
   | { readonly type: 'ChangeDefaultBranch'; readonly project_id: number; readonly branch: string }
   /**
    * Records ref moves. `via: 'api'` runs the platform's checks as for a change from the web and API; `'push'` as

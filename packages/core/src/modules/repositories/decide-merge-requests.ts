@@ -2,21 +2,21 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, conflict, forbidden, methodNotAllowed, notFound, unauthorized, unprocessable, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
-import type { State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
 import type { Project } from '../projects/projection.js';
 import type { RepositoryCommand, VersionFact } from './commands.js';
 import type { RepositoryEvent } from './events.js';
-import { branchRef, type MergeRequest, type Repository } from './projection.js';
+import { branchRef, type MergeRequest, type Repository, type RepositoriesView } from './projection.js';
 import { canMergeToBranch, canPushToBranch, canRepository } from './policy.js';
 import { branchSha, currentVersion, findMergeRequest, findRepository, mergeRequestsOf } from './queries.js';
 import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
 
-type Command<T extends RepositoryCommand['type']> = Extract<RepositoryCommand, { type: T }>;
-type Decided = E.Either<DomainError, readonly ForgefoldEvent[]>;
+type State = RepositoriesView;
 
-export const MERGE_REQUEST_MESSAGES = {
+type Command<T extends RepositoryCommand['type']> = Extract<RepositoryCommand, { type: T }>;
+type Decided = E.Either<DomainError, readonly RepositoryEvent[]>;
+
+const MERGE_REQUEST_MESSAGES = {
   same_branch: "You can't use same project/branch for source and target",
   source_missing: (branch: string) => `Source branch "${branch}" does not exist`,
   target_missing: (branch: string) => `Target branch "${branch}" does not exist`,

@@ -3,16 +3,16 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
-import type { State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
 import { AccessLevel } from '../shared/access.js';
 import type { Project } from '../projects/projection.js';
 import type { RepositoryCommand } from './commands.js';
 import type { RepositoryEvent } from './events.js';
-import type { RefAccessLevel, Repository } from './projection.js';
+import type { RefAccessLevel, Repository, RepositoriesView } from './projection.js';
 import { canRepository } from './policy.js';
 import { findProtectedBranch, findProtectedTag } from './queries.js';
 import { requireProject, requireRepository } from './decide-refs.js';
+
+type State = RepositoriesView;
 
 /** `ProtectedRefAccess.allowed_access_levels`. */
 export const PROTECTED_REF_ACCESS_LEVELS: readonly number[] = [AccessLevel.MAINTAINER, AccessLevel.DEVELOPER, AccessLevel.NO_ACCESS];
@@ -44,12 +44,12 @@ const checkName = (name: string, taken: boolean): E.Either<DomainError, string> 
   return E.right(name);
 };
 
-export const decideProtectTag = (issued: Issued<Command<'ProtectTag'>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> =>
+export const decideProtectTag = (issued: Issued<Command<'ProtectTag'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chainFirst(({ repository }) => checkName(issued.command.name, findProtectedTag(repository, issued.command.name) !== undefined)),
     E.chainFirst(() => checkLevel('create_access_level', issued.command.create_access_level)),
-    E.map(({ project }): ForgefoldEvent[] => [
+    E.map(({ project }): RepositoryEvent[] => [
       {
         type: 'ProtectedTagCreated',
         data: {
@@ -63,16 +63,16 @@ export const decideProtectTag = (issued: Issued<Command<'ProtectTag'>>, state: S
     ]),
   );
 
-export const decideUnprotectTag = (issued: Issued<Command<'UnprotectTag'>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> =>
+export const decideUnprotectTag = (issued: Issued<Command<'UnprotectTag'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chain(({ project, repository }) => {
       const rule = findProtectedTag(repository, issued.command.name);
-      return rule ? E.right<DomainError, ForgefoldEvent[]>([{ type: 'ProtectedTagDeleted', data: { project_id: project.id, id: rule.id } }]) : E.left(notFound(undefined, '404 Not found'));
+      return rule ? E.right<DomainError, RepositoryEvent[]>([{ type: 'ProtectedTagDeleted', data: { project_id: project.id, id: rule.id } }]) : E.left(notFound(undefined, '404 Not found'));
     }),
   );
 
-export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command } = issued;
   return pipe(
     target(state, issued),
@@ -82,7 +82,7 @@ export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, st
     E.chainFirst(() => checkName(command.name, false)),
     E.chainFirst(() => checkLevel('push_access_level', command.push_access_level)),
     E.chainFirst(() => checkLevel('merge_access_level', command.merge_access_level)),
-    E.map(({ project }): ForgefoldEvent[] => {
+    E.map(({ project }): RepositoryEvent[] => {
       const unprotect = command.unprotect_access_level === undefined ? [] : [command.unprotect_access_level];
       const drawn = levels(state, 0, command.push_access_level, command.merge_access_level, ...unprotect);
       return [
@@ -106,13 +106,13 @@ export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, st
 };
 
 /** `LegacyApiCreateService`/`LegacyApiUpdateService`: developers_can_* map to Developer or Maintainer levels. */
-export const decideProtectBranchLegacy = (issued: Issued<Command<'ProtectBranchLegacy'>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decideProtectBranchLegacy = (issued: Issued<Command<'ProtectBranchLegacy'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command } = issued;
   const push = command.developers_can_push ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER;
   const merge = command.developers_can_merge ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER;
   return pipe(
     target(state, issued),
-    E.map(({ project, repository }): ForgefoldEvent[] => {
+    E.map(({ project, repository }): RepositoryEvent[] => {
       const existing = findProtectedBranch(repository, command.name);
       const drawn = levels(state, 0, push, merge);
       const event: RepositoryEvent = existing
@@ -136,11 +136,11 @@ export const decideProtectBranchLegacy = (issued: Issued<Command<'ProtectBranchL
   );
 };
 
-export const decideUnprotectBranch = (issued: Issued<Command<'UnprotectBranch'>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> =>
+export const decideUnprotectBranch = (issued: Issued<Command<'UnprotectBranch'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chain(({ project, repository }) => {
       const rule = findProtectedBranch(repository, issued.command.name);
-      return rule ? E.right<DomainError, ForgefoldEvent[]>([{ type: 'ProtectedBranchDeleted', data: { project_id: project.id, id: rule.id } }]) : E.left(notFound(undefined, '404 Not found'));
+      return rule ? E.right<DomainError, RepositoryEvent[]>([{ type: 'ProtectedBranchDeleted', data: { project_id: project.id, id: rule.id } }]) : E.left(notFound(undefined, '404 Not found'));
     }),
   );

@@ -2,15 +2,15 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
-import type { State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import type { RefUpdate, RepositoryCommand, VersionFact } from './commands.js';
 import type { RepositoryEvent, Via } from './events.js';
-import { BRANCH_PREFIX, TAG_PREFIX, type Repository } from './projection.js';
+import { BRANCH_PREFIX, TAG_PREFIX, type Repository, type RepositoriesView } from './projection.js';
 import { canRepository, refMoveRefusal } from './policy.js';
-import { findRepository, openMergeRequestsFrom, refValue } from './queries.js';
+import { findRepository, isEmptyRepository, openMergeRequestsFrom, refValue } from './queries.js';
+
+type State = RepositoriesView;
 
 const SHA = /^[0-9a-f]{40}$/;
 
@@ -24,29 +24,19 @@ export const requireRepository = (state: State, projectId: number): E.Either<Dom
   return repository ? E.right(repository) : E.left(notFound());
 };
 
-/** The event that records a project's repository (the projects module emits it with `ProjectCreated`). */
-export const repositoryCreated = (projectId: number, defaultBranch: string, at: string): RepositoryEvent => ({
-  type: 'RepositoryCreated',
-  data: { project_id: projectId, default_branch: defaultBranch, created_at: at },
-});
-
-export const decideEnsureRepository = (issued: Issued<Extract<RepositoryCommand, { type: 'EnsureRepository' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
-  const { command, at } = issued;
-  if (issued.actor.userId !== null) return E.left(badRequest('only the system records repositories of existing projects'));
-  const project = findProject(state.projects, command.project_id);
-  if (!project) return E.left(notFound('Project'));
-  return E.right(findRepository(state.repositories, project.id) ? [] : [repositoryCreated(project.id, command.default_branch, at)]);
-};
-
-/** `Projects::UpdateService`: maintainers move HEAD to an existing branch ("Could not set the default branch"). */
-export const decideChangeDefaultBranch = (issued: Issued<Extract<RepositoryCommand, { type: 'ChangeDefaultBranch' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+/**
+ * `Projects::UpdateService`: maintainers move HEAD to an existing branch ("Could not set the default branch"), or,
+ * while the repository has no branch (a project being created), to any name.
+ */
+export const decideChangeDefaultBranch = (issued: Issued<Extract<RepositoryCommand, { type: 'ChangeDefaultBranch' }>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command, actor } = issued;
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
   const repository = findRepository(state.repositories, project.id);
   if (!repository) return E.left(notFound());
   if (actor.userId !== null && !canRepository(state, actor.userId, project, 'admin_project')) return E.left(forbidden());
-  if (refValue(repository, `${BRANCH_PREFIX}${command.branch}`) === null) return E.left({ _tag: 'BadRequest', message: 'Could not set the default branch' });
+  const exists = refValue(repository, `${BRANCH_PREFIX}${command.branch}`) !== null;
+  if (!exists && (!isEmptyRepository(repository) || command.branch.trim() === '')) return E.left({ _tag: 'BadRequest', message: 'Could not set the default branch' });
   if (repository.default_branch === command.branch) return E.right([]);
   return E.right([{ type: 'DefaultBranchChanged', data: { project_id: project.id, default_branch: command.branch } }]);
 };
@@ -115,7 +105,7 @@ export const versionEvents = (
  * Ref moves, all or none: each must start from the value the log holds (compare-and-swap: the log is a chain of
  * moves) and pass the pre-receive checks, judged against the refs before the moves, as one push is.
  */
-export const decideUpdateRefs = (issued: Issued<Extract<RepositoryCommand, { type: 'UpdateRefs' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decideUpdateRefs = (issued: Issued<Extract<RepositoryCommand, { type: 'UpdateRefs' }>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command, actor, at } = issued;
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));

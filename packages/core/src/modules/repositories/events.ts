@@ -17,7 +17,6 @@ const tagger = t.type({ name: t.string, email: t.string, date: t.string });
 const accessLevel = t.type({ id: t.number, access_level: t.number });
 
 export const repositoryEvents = defineEvents({
-  RepositoryCreated: { version: 1, stream, codec: t.type({ project_id: t.number, default_branch: t.string, created_at: t.string }) },
   /** HEAD moved to another branch (the project's `default_branch`). */
   DefaultBranchChanged: { version: 1, stream, codec: t.type({ project_id: t.number, default_branch: t.string }) },
   BranchCreated: { version: 1, stream, codec: t.type({ project_id: t.number, name: t.string, sha: t.string, via }) },

@@ -1,9 +1,13 @@
 /** The repositories module's evolve: refs, protected refs and merge requests, from the module's own events. */
 import type { Draft } from 'immer';
 import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
-import type { MutableState } from '../../state.js';
+import type { Writable } from '../../kernel/module.js';
+import type { ProjectEvent } from '../projects/events.js';
 import type { RepositoryEvent } from './events.js';
-import { branchRef, tagRef, type MergeRequest, type RefAccessLevel, type Repository } from './projection.js';
+import { branchRef, tagRef, type MergeRequest, type RefAccessLevel, type RepositoriesSlice, type Repository } from './projection.js';
+
+export type RepositoriesDraft = Writable<{ readonly repositories: RepositoriesSlice }, 'repositories'>;
+type MutableState = RepositoriesDraft;
 
 const repositoryOf = (state: MutableState, projectId: number): Draft<Repository> | undefined => tableGet(state.repositories.byProject, projectId);
 
@@ -32,23 +36,6 @@ const mergeRequestOf = (state: MutableState, projectId: number, iid: number): Dr
 
 export const evolve = (state: MutableState, event: RepositoryEvent): void => {
   switch (event.type) {
-    case 'RepositoryCreated': {
-      const { project_id, default_branch, created_at } = event.data;
-      tableSet(state.repositories.byProject, project_id, {
-        project_id,
-        default_branch,
-        created_at,
-        refs: emptyTable<string>(),
-        branch_count: 0,
-        tag_count: 0,
-        tag_dates: emptyTable<string>(),
-        protected_tags: [],
-        protected_branches: [],
-        merge_requests: emptyTable<number>(),
-        merge_request_iid: 0,
-      });
-      return;
-    }
     case 'DefaultBranchChanged': {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) repository.default_branch = event.data.default_branch;
@@ -187,10 +174,33 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
   }
 };
 
-/** Follows `ProjectDeleted`: the project's repository record and merge requests go with it. */
-export const onProjectDeleted = (state: MutableState, projectId: number): void => {
-  const repository = repositoryOf(state, projectId);
+/** A repository for a new project: HEAD on `main` (`POST /projects` with `default_branch` moves it next). */
+const onProjectCreated = (state: MutableState, event: Extract<ProjectEvent, { type: 'ProjectCreated' }>): void => {
+  const { id, created_at } = event.data;
+  tableSet(state.repositories.byProject, id, {
+    project_id: id,
+    default_branch: 'main',
+    created_at,
+    refs: emptyTable<string>(),
+    branch_count: 0,
+    tag_count: 0,
+    tag_dates: emptyTable<string>(),
+    protected_tags: [],
+    protected_branches: [],
+    merge_requests: emptyTable<number>(),
+    merge_request_iid: 0,
+  });
+};
+
+/** The project's repository record and merge requests go with it. */
+const onProjectDeleted = (state: MutableState, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void => {
+  const repository = repositoryOf(state, event.data.id);
   if (!repository) return;
   for (const id of tableValues(repository.merge_requests)) tableDelete(state.repositories.mergeRequests, id);
-  tableDelete(state.repositories.byProject, projectId);
+  tableDelete(state.repositories.byProject, event.data.id);
 };
+
+export type RepositoriesFollowed = Extract<ProjectEvent, { type: 'ProjectCreated' | 'ProjectDeleted' }>;
+
+/** Every project has a repository: created and removed with it. */
+export const follows = { ProjectCreated: onProjectCreated, ProjectDeleted: onProjectDeleted };

@@ -3,48 +3,25 @@
  * `Gitlab::UserAccess` for protected refs, and the pre-receive checks (`Gitlab::Checks::BranchCheck`,
  * `TagCheck`) with their texts. The routes, the push gateway and the decider all ask here.
  */
-import type { State } from '../../state.js';
 import { AccessLevel } from '../shared/access.js';
-import { canReadProject, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
+import { canDownloadCode, canOnProject, meetsRefAccessLevel, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import type { Via } from './events.js';
-import { BRANCH_PREFIX, TAG_PREFIX, type RefAccessLevel, type Repository } from './projection.js';
+import { BRANCH_PREFIX, TAG_PREFIX, type RefAccessLevel, type Repository, type RepositoriesView } from './projection.js';
 import { defaultBranchOf, isEmptyRepository, matchingProtectedBranches, matchingProtectedTags, refValue } from './queries.js';
 
-/** The repository abilities and the level each needs (ProjectPolicy). */
-export const REPOSITORY_ABILITIES = {
-  download_code: AccessLevel.REPORTER,
-  push_code: AccessLevel.DEVELOPER,
-  admin_tag: AccessLevel.DEVELOPER,
-  create_merge_request_in: AccessLevel.DEVELOPER,
-  update_merge_request: AccessLevel.DEVELOPER,
-  admin_merge_request: AccessLevel.DEVELOPER,
-  push_to_delete_protected_branch: AccessLevel.MAINTAINER,
-  admin_project: AccessLevel.MAINTAINER,
-} as const;
+type State = RepositoriesView;
 
-export type RepositoryAbility = keyof typeof REPOSITORY_ABILITIES | 'read_merge_request';
+/** The abilities repository routes and decisions ask about (the levels live in the access table). */
+export type RepositoryAbility = Extract<ProjectAbility, 'download_code' | 'push_code' | 'admin_tag' | 'create_merge_request_in' | 'update_merge_request' | 'push_to_delete_protected_branch' | 'admin_project'> | 'read_merge_request';
 
-/**
- * `download_code` (and `read_merge_request`): Reporter and above, or anyone who can read a public or internal
- * project (the repository feature is enabled for everyone who can see the project).
- */
-export const canRepository = (state: State, userId: number | null, project: Project, ability: RepositoryAbility): boolean => {
-  if (ability === 'download_code' || ability === 'read_merge_request') {
-    if (project.visibility !== 'private' && canReadProject(state, userId, project)) return true;
-    return effectiveProjectAccess(state, userId, project) >= AccessLevel.REPORTER;
-  }
-  return effectiveProjectAccess(state, userId, project) >= REPOSITORY_ABILITIES[ability];
-};
+/** An ability on a project; `download_code` and `read_merge_request` are open to whoever sees a non-private project. */
+export const canRepository = (state: State, userId: number | null, project: Project, ability: RepositoryAbility): boolean =>
+  ability === 'download_code' || ability === 'read_merge_request' ? canDownloadCode(state, userId, project) : canOnProject(state, userId, ability, project);
 
-/** `ProtectedRefAccess#check_access`: No one is no one; administrators pass; others need push_code and the level. */
-export const accessLevelAllows = (state: State, userId: number | null, project: Project, level: RefAccessLevel): boolean => {
-  if (level.access_level === AccessLevel.NO_ACCESS) return false;
-  if (userId === null) return false;
-  if (isAdmin(state, userId)) return true;
-  const access = effectiveProjectAccess(state, userId, project);
-  return access >= REPOSITORY_ABILITIES.push_code && access >= level.access_level;
-};
+/** `ProtectedRefAccess#check_access` (the access table's rule). */
+export const accessLevelAllows = (state: State, userId: number | null, project: Project, level: RefAccessLevel): boolean =>
+  meetsRefAccessLevel(state, userId, project, level.access_level);
 
 const allAllow = (state: State, userId: number | null, project: Project, levels: readonly RefAccessLevel[]): boolean =>
   levels.every((level) => accessLevelAllows(state, userId, project, level));

@@ -4,6 +4,7 @@
  * `forgefold verify` compares `refs` with the repository on disk.
  */
 import { emptyTable, type Table } from '../../kernel/table.js';
+import type { MembershipView } from '../members/projection.js';
 
 /** One access level of a protected ref (`ProtectedRefAccess`): a role here (users and groups are not offered). */
 export interface RefAccessLevel {
@@ -103,6 +104,9 @@ export interface RepositoriesSlice {
   readonly mergeRequests: Table<MergeRequest>;
   readonly sequences: RepositorySequences;
 }
+
+/** What the module's decisions and policy read: the memberships (for abilities) and the repositories. */
+export type RepositoriesView = MembershipView & { readonly repositories: RepositoriesSlice };
 
 export const initialRepositories = (): RepositoriesSlice => ({
   byProject: emptyTable(),

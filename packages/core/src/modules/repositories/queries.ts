@@ -4,7 +4,6 @@ import {
   BRANCH_PREFIX,
   TAG_PREFIX,
   branchRef,
-  tagRef,
   type MergeRequest,
   type ProtectedBranch,
   type ProtectedTag,
@@ -20,7 +19,6 @@ export const listRepositories = (repositories: RepositoriesSlice): Generator<Rep
 export const refValue = (repository: Repository, ref: string): string | null => tableGet(repository.refs, ref) ?? null;
 
 export const branchSha = (repository: Repository, name: string): string | null => refValue(repository, branchRef(name));
-export const tagTarget = (repository: Repository, name: string): string | null => refValue(repository, tagRef(name));
 
 /** Every ref with its object, sorted by name (what `forgefold verify` compares with git). */
 export const repositoryRefs = (repository: Repository): Record<string, string> => {

@@ -5,47 +5,49 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { conflict, forbidden, notFound, preconditionFailed, validation, type DomainError } from '../../kernel/domain-error.js';
-import { emptyTable, tableDelete, tableGet, tableSet, tableKeys } from '../../kernel/table.js';
+import { conflict, notFound, preconditionFailed, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
-import type { ModuleDecider, MutableState, State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
-import { Errors, isEmail, isNamespacePath } from '../shared/validation.js';
-import { isAdmin } from '../shared/policy.js';
-import { findGroup, findTopLevelNamespaceByPath, selfAndDescendants } from '../groups/queries.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { tableGet } from '../../kernel/table.js';
+import { authorizeGroup } from '../access/abilities.js';
 import type { Group } from '../groups/projection.js';
-import { findUser, findUserByEmail, findUserByUsername } from '../users/queries.js';
-import type { User } from '../users/projection.js';
-import type { UserEvent } from '../users/events.js';
-import { directMembership, groupAccessLevel, membersOfSource, membershipsOfUser } from '../members/queries.js';
-import { memberAdded } from '../members/decider.js';
+import { findGroup, findTopLevelNamespaceByPath, selfAndDescendants } from '../groups/queries.js';
+import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
+import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { Errors, isEmail, isNamespacePath } from '../shared/validation.js';
+import { userCreated, userUpdated } from '../users/builders.js';
+import type { UserEvent } from '../users/events.js';
+import type { User } from '../users/projection.js';
+import { findUser, findUserByEmail, findUserByUsername } from '../users/queries.js';
 import type { ScimChanges, ScimCommand } from './commands.js';
 import type { ScimEvent } from './events.js';
-import { externUidKey, groupUserKey, userNameKey, type ScimIdentity } from './projection.js';
+import type { ScimSlice } from './projection.js';
 import { findSamlProvider, findScimIdentityByExternUid, findScimIdentityByUserName, findScimIdentityOfUser } from './queries.js';
+
+/** What SCIM decisions read. */
+export type ScimView = MembershipView & { readonly sequences: Sequences; readonly scim: ScimSlice };
+
+type Emitted = ScimEvent | UserEvent | MemberEvent;
 
 /** Roles a SAML provider may give new members: Minimal Access to Maintainer (the platform's `values_with_minimal_access`). */
 export const DEFAULT_MEMBERSHIP_ROLES: readonly number[] = [5, 10, 20, 30, 40];
 const FINGERPRINT = /^(?:[0-9a-f]{2}(?::?[0-9a-f]{2}){19}|[0-9a-f]{2}(?::?[0-9a-f]{2}){31})$/i;
 
-const requireTopLevelGroup = (state: State, groupId: number): E.Either<DomainError, Group> => {
+const requireTopLevelGroup = (state: ScimView, groupId: number): E.Either<DomainError, Group> => {
   const group = findGroup(state.groups, groupId);
   if (!group) return E.left(notFound('Group'));
   return group.parent_id === null ? E.right(group) : E.left({ _tag: 'BadRequest', reason: 'SAML single sign-on and SCIM are only available for top-level groups' });
 };
 
 /** Owners of the group and administrators configure single sign-on (the system actor too, for bootstrap). */
-const requireOwner = (issued: Issued<unknown>, state: State, group: Group): E.Either<DomainError, Group> => {
-  const actorId = issued.actor.userId;
-  if (actorId === null || isAdmin(state, actorId) || groupAccessLevel(state, group, actorId) >= 50) return E.right(group);
-  return E.left(forbidden());
-};
+const requireOwner = (issued: Issued<unknown>, state: ScimView, group: Group): E.Either<DomainError, Group> => authorizeGroup(state, issued.actor.userId, 'admin_group_saml', group, group);
 
 const resourceNotFound = (id: string): DomainError => notFound(undefined, `Resource ${id} not found`);
 
 /** SCIM operations need the group's SAML provider (reference §3.1: 404 otherwise; the adapter checks first). */
-const requireProvider = (state: State, groupId: number) => {
+const requireProvider = (state: ScimView, groupId: number) => {
   const provider = findSamlProvider(state.scim, groupId);
   const group = findGroup(state.groups, groupId);
   return provider && group ? E.right({ provider, group }) : E.left(notFound(undefined, `Group ${groupId} does not have SAML SSO configured`));
@@ -56,7 +58,7 @@ const requireProvider = (state: State, groupId: number) => {
  * allowed characters only, no trailing ".git"/".atom"/".", no leading "-", "blank" when nothing is left; then
  * the first free one of `base`, `base1`, `base2`, …
  */
-export const usernameFor = (state: State, userName: string, selfId: number | null = null): string => {
+export const usernameFor = (state: ScimView, userName: string, selfId: number | null = null): string => {
   let path = userName.replace(/@.*$/s, '').replace(/[^a-zA-Z0-9_.-]/g, '');
   for (let previous = ''; previous !== path; ) {
     previous = path;
@@ -72,29 +74,17 @@ export const usernameFor = (state: State, userName: string, selfId: number | nul
   for (let n = 1; ; n++) if (!taken(`${path}${n}`)) return `${path}${n}`;
 };
 
-/** Whether a new membership in this group waits for approval because the top-level group's user cap is reached. */
-const awaitingUnderCap = (state: State, group: Group, userId: number): boolean => {
-  const cap = group.new_user_signups_cap;
-  if (cap === null || cap === undefined) return false;
-  const users = new Set<number>();
-  for (const candidate of selfAndDescendants(state.groups, group)) {
-    for (const member of membersOfSource(state.members, 'Namespace', candidate.id)) {
-      if (member.user_id !== null && member.state === 'active') users.add(member.user_id);
-    }
-  }
-  return !users.has(userId) && users.size >= cap;
-};
-
-const addMembership = (state: State, group: Group, userId: number, role: number, at: string, offset = 0): MemberEvent[] =>
+/** The provider's default role in the group, under the group's user cap (the members module's rule). */
+const addMembership = (state: ScimView, group: Group, userId: number, role: number, at: string, offset = 0): MemberEvent[] =>
   directMembership(state.members, 'Namespace', group.id, userId)
     ? []
-    : [memberAdded(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: role, at, created_by_id: null, state: awaitingUnderCap(state, group, userId) ? 'awaiting' : 'active' }, offset)];
+    : [memberAddedWithCap(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: role, at, created_by_id: null }, offset)];
 
 /**
  * Removing the user from the group, as `Members::DestroyService` does: the memberships of the group, its
  * subgroups and their projects. The last owner of the group is never removed.
  */
-const removeMemberships = (state: State, group: Group, user: User, at: string): E.Either<DomainError, MemberEvent[]> => {
+const removeMemberships = (state: ScimView, group: Group, user: User, at: string): E.Either<DomainError, MemberEvent[]> => {
   const own = directMembership(state.members, 'Namespace', group.id, user.id);
   if (own && own.access_level === 50 && own.state === 'active') {
     const otherOwner = [...membersOfSource(state.members, 'Namespace', group.id)].some((m) => m.user_id !== user.id && m.user_id !== null && m.access_level === 50 && m.state === 'active');
@@ -117,11 +107,11 @@ const removeMemberships = (state: State, group: Group, user: User, at: string): 
 
 const taken = (attribute: string): DomainError => conflict(`${attribute} has already been taken`);
 
-const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionScimIdentity' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionScimIdentity' }>>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   return pipe(
     requireProvider(state, command.group_id),
-    E.chain(({ provider, group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+    E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
       // The same externalId again: the existing resource, unchanged (the adapter answers 201 with it).
       if (findScimIdentityByExternUid(state.scim, group.id, command.extern_uid)) return E.right([]);
       const errors = new Errors()
@@ -133,28 +123,13 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       const existing = findUserByEmail(state.users, command.email);
       if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) return E.left(taken('Email'));
-      const events: ForgefoldEvent[] = [];
+      const events: Emitted[] = [];
       let userId: number;
       if (existing) {
         userId = existing.id;
       } else {
-        userId = state.sequences.user + 1;
-        const created: UserEvent = {
-          type: 'UserCreated',
-          data: {
-            id: userId,
-            username: usernameFor(state, command.user_name),
-            name: command.name,
-            email: command.email,
-            public_email: null,
-            is_admin: false,
-            bot: null,
-            password_digest: null,
-            namespace_id: state.sequences.namespace + 1,
-            created_at: at,
-            created_by_id: null,
-          },
-        };
+        const created = userCreated(state, { username: usernameFor(state, command.user_name), name: command.name, email: command.email }, at, null);
+        userId = created.data.id;
         events.push(created);
       }
       if (command.active) events.push(...addMembership(state, group, userId, provider.default_membership_role, at));
@@ -178,12 +153,12 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
   );
 };
 
-const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIdentity' }>>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIdentity' }>>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   const changes: ScimChanges = command.changes;
   return pipe(
     requireProvider(state, command.group_id),
-    E.chain(({ provider, group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+    E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
       const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
       const user = identity && findUser(state.users, identity.user_id);
       if (!identity || !user) return E.left(resourceNotFound(command.extern_uid));
@@ -232,8 +207,8 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
       }
       if (!errors.empty) return errors.toEither([]);
 
-      const events: ForgefoldEvent[] = [];
-      if (Object.keys(userChanges).length > 0) events.push({ type: 'UserUpdated', data: { id: user.id, updated_at: at, ...userChanges } });
+      const events: Emitted[] = [];
+      if (Object.keys(userChanges).length > 0) events.push(userUpdated(user.id, at, userChanges));
       if (changed.length > 0) events.push({ type: 'ScimIdentityUpdated', data: { id: identity.id, group_id: group.id, user_id: user.id, at, changed, ...identityChanges } });
       const ref = { id: identity.id, group_id: group.id, user_id: user.id, at };
       if (changes.active === false && identity.active) {
@@ -248,14 +223,14 @@ const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIde
   );
 };
 
-const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   switch (command.type) {
     case 'ConfigureSamlProvider':
       return pipe(
         requireTopLevelGroup(state, command.group_id),
         E.chain((group) => requireOwner(issued, state, group)),
-        E.chain((group): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+        E.chain((group): E.Either<DomainError, readonly Emitted[]> => {
           const current = findSamlProvider(state.scim, group.id);
           const next = {
             enabled: command.enabled ?? current?.enabled ?? true,
@@ -281,7 +256,7 @@ const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError
         E.chain((group) => requireOwner(issued, state, group)),
         E.chain((group) =>
           /^[0-9a-f]{64}$/.test(command.token_digest)
-            ? E.right<DomainError, readonly ForgefoldEvent[]>([{ type: 'ScimTokenRotated', data: { group_id: group.id, token_digest: command.token_digest, at } }])
+            ? E.right<DomainError, readonly Emitted[]>([{ type: 'ScimTokenRotated', data: { group_id: group.id, token_digest: command.token_digest, at } }])
             : E.left(validation({ token_digest: ['is invalid'] })),
         ),
       );
@@ -292,13 +267,13 @@ const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError
     case 'DeleteScimIdentity':
       return pipe(
         requireProvider(state, command.group_id),
-        E.chain(({ group }): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+        E.chain(({ group }): E.Either<DomainError, readonly Emitted[]> => {
           const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
           const user = identity && findUser(state.users, identity.user_id);
           if (!identity || !user) return E.left(resourceNotFound(command.extern_uid));
           return pipe(
             removeMemberships(state, group, user, at),
-            E.map((removed): ForgefoldEvent[] => [
+            E.map((removed): Emitted[] => [
               ...removed,
               { type: 'ScimIdentityDeleted', data: { id: identity.id, group_id: group.id, user_id: user.id, extern_uid: identity.extern_uid, at } },
             ]),
@@ -308,109 +283,3 @@ const decide = (issued: Issued<ScimCommand>, state: State): E.Either<DomainError
   }
 };
 
-// ---------------------------------------------------------------------------------------------------------------
-
-const indexIdentity = (state: MutableState, identity: ScimIdentity): void => {
-  const scim = state.scim;
-  tableSet(scim.byExternUid, externUidKey(identity.group_id, identity.extern_uid), identity.id);
-  tableSet(scim.byUserName, userNameKey(identity.group_id, identity.user_name), identity.id);
-  tableSet(scim.byGroupUser, groupUserKey(identity.group_id, identity.user_id), identity.id);
-};
-
-const unindexIdentity = (state: MutableState, identity: ScimIdentity): void => {
-  const scim = state.scim;
-  tableDelete(scim.byExternUid, externUidKey(identity.group_id, identity.extern_uid));
-  tableDelete(scim.byUserName, userNameKey(identity.group_id, identity.user_name));
-  tableDelete(scim.byGroupUser, groupUserKey(identity.group_id, identity.user_id));
-};
-
-const removeIdentity = (state: MutableState, id: number): void => {
-  const scim = state.scim;
-  const identity = tableGet(scim.identities, id);
-  if (!identity) return;
-  unindexIdentity(state, identity);
-  tableDelete(scim.identities, id);
-  const ofGroup = tableGet(scim.ofGroup, identity.group_id);
-  if (ofGroup) tableDelete(ofGroup, id);
-  const ofUser = tableGet(scim.ofUser, identity.user_id);
-  if (ofUser) tableDelete(ofUser, id);
-  tableSet(scim.counts, identity.group_id, (tableGet(scim.counts, identity.group_id) ?? 1) - 1);
-};
-
-/** Events of other modules that end identities: a deleted user or group takes its identities along. */
-export type ScimFollowedEvent = ForgefoldEvent & { type: 'UserDeleted' | 'GroupDeleted' };
-
-const evolve = (state: MutableState, event: ScimEvent | ScimFollowedEvent): void => {
-  const scim = state.scim;
-  switch (event.type) {
-    case 'SamlProviderConfigured': {
-      const { at, ...data } = event.data;
-      const current = tableGet(scim.providers, data.group_id);
-      tableSet(scim.providers, data.group_id, { ...data, created_at: current?.created_at ?? at, updated_at: at });
-      if (data.id > scim.lastProviderId) scim.lastProviderId = data.id;
-      return;
-    }
-    case 'ScimTokenRotated':
-      tableSet(scim.tokens, event.data.group_id, { group_id: event.data.group_id, token_digest: event.data.token_digest, created_at: event.data.at });
-      return;
-    case 'ScimIdentityProvisioned': {
-      const { at, ...data } = event.data;
-      const identity: ScimIdentity = { ...data, created_at: at, updated_at: at };
-      tableSet(scim.identities, identity.id, identity);
-      indexIdentity(state, identity);
-      let ofGroup = tableGet(scim.ofGroup, identity.group_id);
-      if (!ofGroup) {
-        tableSet(scim.ofGroup, identity.group_id, emptyTable<1>());
-        ofGroup = tableGet(scim.ofGroup, identity.group_id)!;
-      }
-      tableSet(ofGroup, identity.id, 1);
-      let ofUser = tableGet(scim.ofUser, identity.user_id);
-      if (!ofUser) {
-        tableSet(scim.ofUser, identity.user_id, emptyTable<number>());
-        ofUser = tableGet(scim.ofUser, identity.user_id)!;
-      }
-      tableSet(ofUser, identity.id, identity.group_id);
-      tableSet(scim.counts, identity.group_id, (tableGet(scim.counts, identity.group_id) ?? 0) + 1);
-      if (identity.id > scim.lastIdentityId) scim.lastIdentityId = identity.id;
-      return;
-    }
-    case 'ScimIdentityUpdated': {
-      const identity = tableGet(scim.identities, event.data.id);
-      if (!identity) return;
-      unindexIdentity(state, identity);
-      const { at, changed: _changed, id: _id, group_id: _group, user_id: _user, ...changes } = event.data;
-      Object.assign(identity, changes, { updated_at: at });
-      indexIdentity(state, identity);
-      return;
-    }
-    case 'ScimIdentityDeprovisioned':
-    case 'ScimIdentityReprovisioned': {
-      const identity = tableGet(scim.identities, event.data.id);
-      if (!identity) return;
-      identity.active = event.type === 'ScimIdentityReprovisioned';
-      identity.updated_at = event.data.at;
-      return;
-    }
-    case 'ScimIdentityDeleted':
-      removeIdentity(state, event.data.id);
-      return;
-    case 'UserDeleted': {
-      const ofUser = tableGet(scim.ofUser, event.data.id);
-      if (!ofUser) return;
-      for (const key of tableKeys(ofUser)) removeIdentity(state, Number(key));
-      tableDelete(scim.ofUser, event.data.id);
-      return;
-    }
-    case 'GroupDeleted': {
-      const groupId = event.data.id;
-      const ofGroup = tableGet(scim.ofGroup, groupId);
-      if (ofGroup) for (const key of tableKeys(ofGroup)) removeIdentity(state, Number(key));
-      tableDelete(scim.ofGroup, groupId);
-      tableDelete(scim.providers, groupId);
-      tableDelete(scim.tokens, groupId);
-      return;
-    }
-  }
-};
-
-export const scimDecider: ModuleDecider<ScimCommand, ScimEvent | ScimFollowedEvent> = { decide, evolve };

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable } from '../shared/codecs.js';
 
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 /** One stream per group for its SSO configuration, token and identities. */
 const stream = (data: { group_id: number }) => `group-${data.group_id}-scim`;
 const ref = { id: t.number, group_id: t.number, user_id: t.number, at: t.string };

@@ -277,8 +277,14 @@ export interface ComplexAttr<R, El> {
   readonly sub: Readonly<Record<string, ScalarAttr<El>>>;
 }
 
+/**
+ * A complex attribute in a schema: its element type is its own (its `elements` produce what its `sub` attributes
+ * read), so the schema holds it erased.
+ */
+export const complexAttr = <R, El>(attr: ComplexAttr<R, El>): ComplexAttr<R, unknown> => attr as unknown as ComplexAttr<R, unknown>;
+
 /** Lower-cased attribute names → how to read them. */
-export type FilterSchema<R> = Readonly<Record<string, ScalarAttr<R> | ComplexAttr<R, any>>>;
+export type FilterSchema<R> = Readonly<Record<string, ScalarAttr<R> | ComplexAttr<R, unknown>>>;
 
 export type Predicate<R> = (resource: R) => boolean;
 
@@ -375,8 +381,7 @@ const compileIn = <R>(filter: Filter, schema: FilterSchema<R>, scope: 'resource'
     }
     case 'has': {
       const attr = resolve(filter.path);
-      if (attr.kind !== 'complex') fail(`Attribute "${filter.path.attr}" is not complex`);
-      const complex = attr as ComplexAttr<R, unknown>;
+      const complex = attr.kind === 'complex' ? attr : fail(`Attribute "${filter.path.attr}" is not complex`);
       const keep = compileIn(filter.filter, complex.sub as FilterSchema<unknown>, 'element');
       return (r) => complex.elements(r).some(keep);
     }

@@ -4,4 +4,4 @@ export * from './projection.js';
 export * from './queries.js';
 export * from './filter.js';
 export * from './requests.js';
-export { scimDecider, usernameFor, DEFAULT_MEMBERSHIP_ROLES } from './decider.js';
+export { usernameFor } from './decider.js';

@@ -1,8 +1,7 @@
 import { tableGet, tableKeys } from '../../kernel/table.js';
-import type { State } from '../../state.js';
 import { findUser, findUserByEmail } from '../users/queries.js';
-import type { User } from '../users/projection.js';
-import { compileFilter, indexKeys, type Filter, type FilterError, type FilterSchema, type Predicate } from './filter.js';
+import type { User, UsersSlice } from '../users/projection.js';
+import { compileFilter, complexAttr, indexKeys, type Filter, type FilterError, type FilterSchema, type Predicate } from './filter.js';
 import { externUidKey, groupUserKey, userNameKey, type SamlProvider, type ScimIdentity, type ScimSlice, type ScimToken } from './projection.js';
 import * as E from 'fp-ts/lib/Either.js';
 
@@ -32,7 +31,7 @@ export const findScimIdentityOfUser = (scim: ScimSlice, groupId: number, userId:
 };
 
 /** The identity in the group whose user has this e-mail (case-insensitive). */
-export const findScimIdentityByEmail = (state: State, groupId: number, email: string): ScimIdentity | undefined => {
+export const findScimIdentityByEmail = (state: { readonly users: UsersSlice; readonly scim: ScimSlice }, groupId: number, email: string): ScimIdentity | undefined => {
   const user = findUserByEmail(state.users, email);
   return user ? findScimIdentityOfUser(state.scim, groupId, user.id) : undefined;
 };
@@ -77,19 +76,19 @@ export const scimUserFilterSchema: FilterSchema<ScimUserView> = {
   username: str((v) => v.identity.user_name),
   displayname: str((v) => v.user.name),
   active: { kind: 'scalar', type: 'boolean', values: (v) => [v.identity.active] },
-  name: {
+  name: complexAttr<ScimUserView, ScimUserView>({
     kind: 'complex',
     multiValued: false,
     elements: (v) => [v],
     sub: { formatted: str((v: ScimUserView) => v.user.name), givenname: str((v: ScimUserView) => v.identity.given_name), familyname: str((v: ScimUserView) => v.identity.family_name) },
-  },
-  emails: {
+  }),
+  emails: complexAttr<ScimUserView, ScimEmail>({
     kind: 'complex',
     multiValued: true,
     elements: (v) => scimEmails(v.user),
     sub: { value: str((e: ScimEmail) => e.value), type: str((e: ScimEmail) => e.type), primary: { kind: 'scalar', type: 'boolean', values: (e: ScimEmail) => [e.primary] } },
-  },
-  meta: {
+  }),
+  meta: complexAttr<ScimUserView, ScimUserView>({
     kind: 'complex',
     multiValued: false,
     elements: (v) => [v],
@@ -98,12 +97,12 @@ export const scimUserFilterSchema: FilterSchema<ScimUserView> = {
       created: { kind: 'scalar', type: 'dateTime', values: (v: ScimUserView) => [v.identity.created_at] },
       lastmodified: { kind: 'scalar', type: 'dateTime', values: (v: ScimUserView) => [v.identity.updated_at] },
     },
-  },
+  }),
 };
 
 export const compileScimUserFilter = (filter: Filter): E.Either<FilterError, Predicate<ScimUserView>> => compileFilter(filter, scimUserFilterSchema);
 
-export const scimUserView = (state: State, identity: ScimIdentity): ScimUserView | undefined => {
+export const scimUserView = (state: { readonly users: UsersSlice; readonly scim: ScimSlice }, identity: ScimIdentity): ScimUserView | undefined => {
   const user = findUser(state.users, identity.user_id);
   return user ? { identity, user } : undefined;
 };
@@ -119,7 +118,7 @@ export interface ScimSearchResult {
  * from the indexes; any other filter scans the group.
  */
 export const searchScimIdentities = (
-  state: State,
+  state: { readonly users: UsersSlice; readonly scim: ScimSlice },
   groupId: number,
   filter: Filter | null,
   predicate: Predicate<ScimUserView> | null,

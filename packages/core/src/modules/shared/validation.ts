@@ -33,3 +33,7 @@ export const isEmail = (value: string): boolean => EMAIL.test(value);
 /** Namespace paths: letters, digits, `_`, `-`, `.`; not starting with `-` or ending in `.git`/`.atom`. */
 const PATH = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 export const isNamespacePath = (value: string): boolean => PATH.test(value) && !/\.(git|atom)$/.test(value) && !value.endsWith('.');
+
+/** Ruby's `Array#to_sentence`. */
+export const toSentence = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;

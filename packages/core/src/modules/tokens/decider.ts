@@ -1,41 +1,46 @@
+/** The tokens module's decisions: personal, impersonation, project and group access tokens, and OAuth tokens. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { badRequest, forbidden, notFound, unauthorized, type DomainError } from '../../kernel/domain-error.js';
-import { tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import type { ForgefoldEvent } from '../../events.js';
-import { AccessLevel } from '../shared/access.js';
-import { effectiveGroupAccess, effectiveProjectAccess, isAdmin } from '../shared/policy.js';
-import { dayOf, Errors } from '../shared/validation.js';
-import { findUser, findUserByUsername } from '../users/queries.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { authorizeAdmin, authorizeGroup, authorizeProject, isAdmin } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
+import { memberAdded, removeMembershipsOfUser } from '../members/builders.js';
+import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
 import { findProject } from '../projects/queries.js';
-import { memberAdded, removeMembershipsOfUser } from '../members/decider.js';
+import { dayOf, Errors } from '../shared/validation.js';
+import type { UserEvent } from '../users/events.js';
+import { userCreated, userDeleted } from '../users/builders.js';
+import { findUser, findUserByUsername } from '../users/queries.js';
 import type { TokenCommand } from './commands.js';
 import type { TokenEvent } from './events.js';
+import type { TokensSlice } from './projection.js';
 import { findAccessToken, findTokenByDigest } from './queries.js';
 
-const requireAdmin = (state: State, actorId: number | null): E.Either<DomainError, void> =>
-  actorId === null || isAdmin(state, actorId) ? E.right(undefined) : E.left(forbidden());
+/** What token decisions read. */
+export type TokensView = MembershipView & { readonly sequences: Sequences; readonly tokens: TokensSlice };
+
+type Emitted = TokenEvent | UserEvent | MemberEvent;
+
+const requireAdmin = authorizeAdmin;
 
 const validateExpiry = (expiresAt: string | null, at: string): E.Either<DomainError, void> =>
   new Errors().check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
 
 /** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
-const requireResourceAdmin = (state: State, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
+const requireResourceAdmin = (state: TokensView, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
   if (type === 'project') {
     const project = findProject(state.projects, id);
-    if (!project) return E.left(notFound('Project'));
-    return actorId === null || effectiveProjectAccess(state, actorId, project) >= AccessLevel.MAINTAINER ? E.right(undefined) : E.left(forbidden());
+    return project ? authorizeProject(state, actorId, 'admin_resource_access_tokens', project, undefined) : E.left(notFound('Project'));
   }
   const group = findGroup(state.groups, id);
-  if (!group) return E.left(notFound('Group'));
-  return actorId === null || effectiveGroupAccess(state, actorId, group) >= AccessLevel.OWNER ? E.right(undefined) : E.left(forbidden());
+  return group ? authorizeGroup(state, actorId, 'admin_resource_access_tokens', group, undefined) : E.left(notFound('Group'));
 };
 
 /** `project_5_bot`, then `project_5_bot1`, … as the platform uniquifies bot usernames. */
-const botUsername = (state: State, type: 'project' | 'group', id: number): string => {
+const botUsername = (state: TokensView, type: 'project' | 'group', id: number): string => {
   const base = `${type}_${id}_bot`;
   for (let suffix = 0; ; suffix++) {
     const candidate = suffix === 0 ? base : `${base}${suffix}`;
@@ -45,12 +50,12 @@ const botUsername = (state: State, type: 'project' | 'group', id: number): strin
 
 /** A new OAuth access token (with its refresh token), drawing its id from the oauth sequence. */
 const oauthTokenIssued = (
-  state: State,
+  state: TokensView,
   token: { readonly user_id: number; readonly scopes: readonly string[]; readonly token_digest: string; readonly refresh_digest: string; readonly expires_in: number },
   at: string,
-): ForgefoldEvent => ({ type: 'OAuthTokenIssued', data: { ...token, id: state.sequences.oauth + 1, scopes: [...token.scopes], created_at: at } });
+): Emitted => ({ type: 'OAuthTokenIssued', data: { ...token, id: state.sequences.oauth + 1, scopes: [...token.scopes], created_at: at } });
 
-const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at, actor } = issued;
   switch (command.type) {
     case 'CreatePersonalAccessToken':
@@ -58,7 +63,7 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
         requireAdmin(state, actor.userId),
         E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
         E.chain(() => validateExpiry(command.expires_at, at)),
-        E.map((): ForgefoldEvent[] => [
+        E.map((): Emitted[] => [
           {
             type: 'AccessTokenCreated',
             data: {
@@ -95,26 +100,16 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
       return pipe(
         requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
         E.chain(() => validateExpiry(command.expires_at, at)),
-        E.map((): ForgefoldEvent[] => {
+        E.map((): Emitted[] => {
           const botId = state.sequences.user + 1;
           const username = botUsername(state, command.resource_type, command.resource_id);
           return [
-            {
-              type: 'UserCreated',
-              data: {
-                id: botId,
-                username,
-                name: command.name,
-                email: `${username}@noreply.${command.email_domain}`,
-                public_email: null,
-                is_admin: false,
-                bot: command.resource_type === 'project' ? 'project_bot' : 'group_bot',
-                password_digest: null,
-                namespace_id: state.sequences.namespace + 1,
-                created_at: at,
-                created_by_id: actor.userId,
-              },
-            },
+            userCreated(
+              state,
+              { username, name: command.name, email: `${username}@noreply.${command.email_domain}`, bot: command.resource_type === 'project' ? 'project_bot' : 'group_bot' },
+              at,
+              actor.userId,
+            ),
             memberAdded(state, {
               source_type: command.resource_type === 'project' ? 'Project' : 'Namespace',
               source_id: command.resource_id,
@@ -153,10 +148,10 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
             return E.left(notFound(command.resource_type === 'project' ? 'Project Access Token' : 'Group Access Token'));
           }
           // Revoking a resource token removes its bot user from the resource and deletes the bot, as the platform does.
-          return E.right<DomainError, ForgefoldEvent[]>([
+          return E.right<DomainError, Emitted[]>([
             ...(token.revoked ? [] : [{ type: 'AccessTokenRevoked' as const, data: { id: token.id, user_id: token.user_id, at } }]),
             ...removeMembershipsOfUser(state, token.user_id, at),
-            { type: 'UserDeleted', data: { id: token.user_id, at } },
+            userDeleted(token.user_id, at),
           ]);
         }),
       );
@@ -180,31 +175,3 @@ const decide = (issued: Issued<TokenCommand>, state: State): E.Either<DomainErro
   }
 };
 
-const evolve = (state: MutableState, event: TokenEvent): void => {
-  const tokens = state.tokens;
-  switch (event.type) {
-    case 'AccessTokenCreated':
-      tableSet(tokens.byId, event.data.id, { ...event.data, revoked: false });
-      tableSet(tokens.byDigest, event.data.token_digest, `pat:${event.data.id}`);
-      advance(state, 'token', event.data.id);
-      return;
-    case 'AccessTokenRevoked': {
-      const token = tableGet(tokens.byId, event.data.id);
-      if (token) token.revoked = true;
-      return;
-    }
-    case 'OAuthTokenIssued':
-      tableSet(tokens.oauthById, event.data.id, { ...event.data, revoked: false });
-      tableSet(tokens.byDigest, event.data.token_digest, `oauth:${event.data.id}`);
-      tableSet(tokens.byDigest, event.data.refresh_digest, `refresh:${event.data.id}`);
-      advance(state, 'oauth', event.data.id);
-      return;
-    case 'OAuthTokenRevoked': {
-      const token = tableGet(tokens.oauthById, event.data.id);
-      if (token) token.revoked = true;
-      return;
-    }
-  }
-};
-
-export const tokensDecider: ModuleDecider<TokenCommand, TokenEvent> = { decide, evolve };

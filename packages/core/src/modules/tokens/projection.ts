@@ -5,7 +5,6 @@
 import { emptyTable, type Table } from '../../kernel/table.js';
 
 export const PERSONAL_SCOPES = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'read_registry', 'write_registry', 'sudo'] as const;
-export type Scope = (typeof PERSONAL_SCOPES)[number];
 
 export type AccessTokenKind = 'personal' | 'impersonation' | 'project' | 'group';
 

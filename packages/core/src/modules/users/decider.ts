@@ -1,39 +1,45 @@
+/** The users module's decisions: accounts (create, update, block, unblock, delete) and activity. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Issued } from '../../kernel/decider.js';
-import { advance, type ModuleDecider, type MutableState, type State } from '../../state.js';
-import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
-import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
-import { deleteGroupEvents, deleteProjectEvents } from '../groups/decider.js';
-import { projectsInNamespace } from '../projects/queries.js';
-import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import type { Sequences } from '../../kernel/sequences.js';
+import { authorizeAdmin } from '../access/abilities.js';
+import { deleteGroupEvents } from '../groups/builders.js';
+import type { GroupEvent } from '../groups/events.js';
 import type { Group } from '../groups/projection.js';
-import { acceptInvitations, removeMembershipsOfUser } from '../members/decider.js';
-import { onUserStateChanging } from '../members/indexes.js';
-import type { ForgefoldEvent } from '../../events.js';
+import { findGroup, findTopLevelNamespaceByPath } from '../groups/queries.js';
+import { acceptInvitations, removeMembershipsOfUser } from '../members/builders.js';
+import type { MemberEvent } from '../members/events.js';
+import type { MembershipView } from '../members/projection.js';
+import { membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { deleteProjectEvents } from '../projects/builders.js';
+import type { ProjectEvent } from '../projects/events.js';
+import { projectsInNamespace } from '../projects/queries.js';
+import { dayOf, Errors, isEmail, isNamespacePath } from '../shared/validation.js';
 import type { UserCommand } from './commands.js';
+import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByUsername } from './queries.js';
 import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
 
+/** What user decisions read. */
+export type UsersView = MembershipView & { readonly sequences: Sequences };
+
+type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
+
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
-const requireUser = (state: State, id: number) => {
+const requireUser = (state: UsersView, id: number) => {
   const user = findUser(state.users, id);
   return user ? E.right(user) : E.left(notFound('User'));
 };
 
 /** Only administrators manage accounts (the system actor, for bootstrap, counts as one). */
-const requireAdmin = (issued: Issued<unknown>, state: State): E.Either<DomainError, void> => {
-  const actorId = issued.actor.userId;
-  if (actorId === null) return E.right(undefined);
-  return findUser(state.users, actorId)?.is_admin ? E.right(undefined) : E.left(forbidden());
-};
+const requireAdmin = (issued: Issued<unknown>, state: UsersView): E.Either<DomainError, void> => authorizeAdmin(state, issued.actor.userId);
 
 /** Top-level groups where this user is the only active owner. */
-const soloOwnedGroups = (state: State, userId: number): Group[] =>
+const soloOwnedGroups = (state: UsersView, userId: number): Group[] =>
   [...membershipsOfUser(state.members, userId)]
     .filter((member) => member.source_type === 'Namespace' && member.access_level === 50 && member.state === 'active')
     .map((member) => findGroup(state.groups, member.source_id))
@@ -54,7 +60,7 @@ export const avatarErrors = (avatar: Avatar): string[] => {
 const isStoredAvatar = (avatar: Avatar): boolean =>
   /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
 
-const validateProfile = (state: State, fields: { username?: string; name?: string; email?: string; avatar?: Avatar }, selfId: number | null) => {
+const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; avatar?: Avatar }, selfId: number | null) => {
   const errors = new Errors();
   if (fields.avatar !== undefined) {
     if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
@@ -75,7 +81,7 @@ const validateProfile = (state: State, fields: { username?: string; name?: strin
   return errors.toEither(undefined);
 };
 
-const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError, readonly ForgefoldEvent[]> => {
+export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   switch (command.type) {
     case 'CreateUser': {
@@ -83,23 +89,13 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => validateProfile(state, command, null)),
-        E.map((): ForgefoldEvent[] => [
-          {
-            type: 'UserCreated',
-            data: {
-              id,
-              username: command.username,
-              name: command.name,
-              email: command.email,
-              public_email: command.public_email ?? null,
-              is_admin: command.is_admin ?? false,
-              bot: null,
-              password_digest: command.password_digest,
-              namespace_id: state.sequences.namespace + 1,
-              created_at: at,
-              created_by_id: issued.actor.userId,
-            },
-          },
+        E.map((): Emitted[] => [
+          userCreated(
+            state,
+            { username: command.username, name: command.name, email: command.email, public_email: command.public_email ?? null, is_admin: command.is_admin ?? false, password_digest: command.password_digest },
+            at,
+            issued.actor.userId,
+          ),
           // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
           ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
           // Pending e-mail invitations to this address become the new account's memberships.
@@ -135,7 +131,7 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        E.map((user): ForgefoldEvent[] => {
+        E.map((user): Emitted[] => {
           // As the platform: groups the user alone owns and the user's personal projects go with the account.
           const soloOwned = soloOwnedGroups(state, user.id).flatMap((group) => deleteGroupEvents(state, group, at));
           const personal = [...projectsInNamespace(state.projects, user.namespace_id)].flatMap((project) => deleteProjectEvents(state, project.id, at));
@@ -154,75 +150,3 @@ const decide = (issued: Issued<UserCommand>, state: State): E.Either<DomainError
   }
 };
 
-const evolve = (state: MutableState, event: UserEvent): void => {
-  const users = state.users;
-  switch (event.type) {
-    case 'UserCreated': {
-      const data = event.data;
-      tableSet(users.byId, data.id, {
-        ...data,
-        state: 'active',
-        updated_at: data.created_at,
-        last_activity_on: null,
-        current_sign_in_at: null,
-        last_sign_in_at: null,
-      });
-      tableSet(users.byUsername, data.username.toLowerCase(), data.id);
-      tableSet(users.byEmail, data.email.toLowerCase(), data.id);
-      tableSet(users.byNamespace, data.namespace_id, data.id);
-      users.count += 1;
-      advance(state, 'user', data.id);
-      advance(state, 'namespace', data.namespace_id);
-      return;
-    }
-    case 'UserUpdated': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      if (event.data.username !== undefined && event.data.username !== user.username) {
-        tableDelete(users.byUsername, user.username.toLowerCase());
-        tableSet(users.byUsername, event.data.username.toLowerCase(), user.id);
-      }
-      if (event.data.email !== undefined && event.data.email !== user.email) {
-        tableDelete(users.byEmail, user.email.toLowerCase());
-        tableSet(users.byEmail, event.data.email.toLowerCase(), user.id);
-      }
-      Object.assign(user, event.data);
-      return;
-    }
-    case 'UserBlocked':
-    case 'UserUnblocked': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      // Blocked users stop being billable: the members read models follow the state change.
-      onUserStateChanging(state, user.id, () => {
-        user.state = event.type === 'UserBlocked' ? 'blocked' : 'active';
-        user.updated_at = event.data.at;
-      });
-      return;
-    }
-    case 'UserDeleted': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      tableDelete(users.byId, user.id);
-      tableDelete(users.byUsername, user.username.toLowerCase());
-      tableDelete(users.byEmail, user.email.toLowerCase());
-      tableDelete(users.byNamespace, user.namespace_id);
-      users.count -= 1;
-      return;
-    }
-    case 'UserSignedIn': {
-      const user = tableGet(users.byId, event.data.id);
-      if (!user) return;
-      user.last_sign_in_at = user.current_sign_in_at;
-      user.current_sign_in_at = event.data.at;
-      return;
-    }
-    case 'UserActivityRecorded': {
-      const user = tableGet(users.byId, event.data.id);
-      if (user) user.last_activity_on = event.data.day;
-      return;
-    }
-  }
-};
-
-export const usersDecider: ModuleDecider<UserCommand, UserEvent> = { decide, evolve };

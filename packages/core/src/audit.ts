@@ -1,0 +1,177 @@
+/**
+ * Audit queries over the event log (beside the composition: they fold the whole log with every module): who had which access to what, when, and who granted it.
+ * They read the log itself (not the projections), so they answer for any past moment.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore } from './kernel/ports.js';
+import type { RecordedEvent } from './kernel/envelope.js';
+import { foldLog } from './kernel/application.js';
+import { tableValues } from './kernel/table.js';
+import { forgefold } from './forgefold.js';
+import type { State } from './state.js';
+import { memberEvents } from './modules/members/events.js';
+import { findGroup, selfAndAncestors } from './modules/groups/queries.js';
+import { findProject } from './modules/projects/queries.js';
+import { findUser } from './modules/users/queries.js';
+import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds } from './modules/members/queries.js';
+import type { Member, SourceType } from './modules/members/projection.js';
+
+export interface AuditEntry {
+  readonly position: number;
+  readonly at: string;
+  readonly event: string;
+  readonly source_type: SourceType | null;
+  readonly source_id: number | null;
+  readonly user_id: number | null;
+  readonly invite_email?: string | null;
+  /** For shares: the invited group. */
+  readonly group_id?: number;
+  readonly access_level?: number;
+  readonly from?: number;
+  readonly expires_at?: string | null;
+  readonly override?: boolean;
+  readonly reason?: string;
+  /** Who acted (the user whose permissions the request ran with), null for the system. */
+  readonly actor_id: number | null;
+  /** The administrator behind a sudo or impersonation request. */
+  readonly sudo_from_id: number | null;
+  readonly origin: string;
+}
+
+export interface HistoryFilter {
+  readonly userId?: number;
+  readonly groupId?: number;
+  readonly projectId?: number;
+  /** Also events on the group's subgroups and projects (needs the current state to know the hierarchy). */
+  readonly includeDescendants?: { readonly state: State };
+  readonly since?: string;
+  readonly until?: string;
+}
+
+const MEMBER_EVENT_TYPES = new Set(Object.keys(memberEvents));
+
+const toEntry = (recorded: RecordedEvent): AuditEntry | null => {
+  if (!MEMBER_EVENT_TYPES.has(recorded.type)) return null;
+  const decoded = forgefold.registry.decode(recorded);
+  if (E.isLeft(decoded)) return null;
+  const data = decoded.right.data as Record<string, unknown>;
+  const pick = <T>(key: string): T | undefined => (key in data ? (data[key] as T) : undefined);
+  const isLdap = recorded.type.startsWith('LdapGroupLink');
+  return {
+    position: recorded.globalPosition,
+    at: recorded.recordedAt,
+    event: recorded.type,
+    source_type: isLdap ? 'Namespace' : (pick<SourceType>('source_type') ?? null),
+    source_id: isLdap ? (pick<number>('group_id') ?? null) : (pick<number>('source_id') ?? null),
+    user_id: pick<number | null>('user_id') ?? null,
+    ...(pick('invite_email') !== undefined ? { invite_email: pick<string | null>('invite_email') } : {}),
+    ...(!isLdap && pick('group_id') !== undefined ? { group_id: pick<number>('group_id') } : {}),
+    ...(pick('access_level') !== undefined ? { access_level: pick<number>('access_level') } : {}),
+    ...(pick('group_access') !== undefined ? { access_level: pick<number>('group_access') } : {}),
+    ...(pick('to') !== undefined ? { access_level: pick<number>('to'), from: pick<number>('from') } : {}),
+    ...(pick('expires_at') !== undefined ? { expires_at: pick<string | null>('expires_at') } : {}),
+    ...(pick('override') !== undefined ? { override: pick<boolean>('override') } : {}),
+    ...(pick('reason') !== undefined ? { reason: pick<string>('reason') } : {}),
+    actor_id: recorded.metadata.actorId,
+    sudo_from_id: recorded.metadata.sudoFromId ?? null,
+    origin: recorded.metadata.origin,
+  };
+};
+
+/** Membership history (memberships, invitations, shares, LDAP links) of a user or of a group/project, oldest first. */
+export const membershipHistory = async (store: EventStore, filter: HistoryFilter): Promise<AuditEntry[]> => {
+  const out: AuditEntry[] = [];
+  let groupIds: Set<number> | null = null;
+  let projectIds: Set<number> | null = null;
+  if (filter.groupId !== undefined) {
+    groupIds = new Set([filter.groupId]);
+    projectIds = new Set();
+    const state = filter.includeDescendants?.state;
+    if (state) {
+      for (const g of tableValues(state.groups.byId)) {
+        if (selfAndAncestors(state.groups, g).some((a) => a.id === filter.groupId)) groupIds.add(g.id);
+      }
+      for (const p of tableValues(state.projects.byId)) {
+        if (p.namespace_kind === 'group' && groupIds.has(p.namespace_id)) projectIds.add(p.id);
+      }
+    }
+  }
+  if (filter.projectId !== undefined) projectIds = new Set([...(projectIds ?? []), filter.projectId]);
+  let after = 0;
+  for (;;) {
+    const page = await store.readAll(after, 5_000);
+    if (page.length === 0) break;
+    for (const recorded of page) {
+      after = recorded.globalPosition;
+      if (filter.since && recorded.recordedAt < filter.since) continue;
+      if (filter.until && recorded.recordedAt > filter.until) continue;
+      const entry = toEntry(recorded);
+      if (!entry) continue;
+      if (filter.userId !== undefined && entry.user_id !== filter.userId) continue;
+      if (groupIds || projectIds) {
+        const bySource = entry.source_type === 'Namespace' ? groupIds?.has(entry.source_id!) : projectIds?.has(entry.source_id!);
+        // A share of the group into something else is also part of its history.
+        const asInvited = entry.group_id !== undefined && groupIds?.has(entry.group_id);
+        if (!bySource && !asInvited) continue;
+      }
+      out.push(entry);
+    }
+    if (page.length < 5_000) break;
+  }
+  return out;
+};
+
+export interface MemberAsOf {
+  readonly user_id: number;
+  readonly username: string | null;
+  readonly access_level: number;
+  readonly state: string;
+  readonly expires_at: string | null;
+  /** "direct", "inherited" (from an ancestor group) or "shared" (through a group shared into the source). */
+  readonly membership: 'direct' | 'inherited' | 'shared';
+  readonly source_type: SourceType;
+  readonly source_id: number;
+  readonly created_at: string;
+  readonly created_by_id: number | null;
+}
+
+/** The projections as they were at a past time: the log folded up to (and including) `at`. */
+export const stateAsOf = async (store: EventStore, at: string): Promise<{ state: State; position: number }> =>
+  foldLog({ decider: forgefold.decider, registry: forgefold.registry, store }, forgefold.decider.initialState(), 0, true, (recorded) => recorded.recordedAt <= at);
+
+/** Effective members of a group or project as of a past time (`/members/all` semantics then; expired rows excluded). */
+export const membersAsOf = async (store: EventStore, source: { type: SourceType; id: number }, at: string): Promise<MemberAsOf[] | null> => {
+  const { state } = await stateAsOf(store, at);
+  const today = at.slice(0, 10);
+  const describe = (member: Member, viaGroup: number | null): MemberAsOf => ({
+    user_id: member.user_id!,
+    username: findUser(state.users, member.user_id!)?.username ?? null,
+    access_level: member.access_level,
+    state: member.state,
+    expires_at: member.expires_at,
+    membership: member.source_type === source.type && member.source_id === source.id ? 'direct' : viaGroup !== null && member.source_id === viaGroup ? 'inherited' : 'shared',
+    source_type: member.source_type,
+    source_id: member.source_id,
+    created_at: member.created_at,
+    created_by_id: member.created_by_id,
+  });
+  if (source.type === 'Namespace') {
+    const group = findGroup(state.groups, source.id);
+    if (!group) return null;
+    const chain = new Set(selfAndAncestors(state.groups, group).map((g) => g.id));
+    const out: MemberAsOf[] = [];
+    for (const userId of effectiveUserIds(state.members, group.id)) {
+      const member = effectiveGroupMember(state, group, userId, today);
+      if (member) out.push(describe(member, chain.has(member.source_id) && member.source_type === 'Namespace' ? member.source_id : null));
+    }
+    return out;
+  }
+  const project = findProject(state.projects, source.id);
+  if (!project) return null;
+  const chain = new Set<number>();
+  if (project.namespace_kind === 'group') {
+    const group = findGroup(state.groups, project.namespace_id);
+    if (group) for (const g of selfAndAncestors(state.groups, group)) chain.add(g.id);
+  }
+  return effectiveProjectMembers(state, project, () => true, today).map((m) => describe(m, m.source_type === 'Namespace' && chain.has(m.source_id) ? m.source_id : null));
+};

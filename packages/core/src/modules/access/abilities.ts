@@ -1,0 +1,133 @@
+/**
+ * Who may do what: one table of the platform's policy abilities over the projections, used by every decider
+ * and by the HTTP adapter's before-hooks. Administrators may do everything and see everything; otherwise an
+ * ability on a group or project is a minimum effective access level there — the highest of the user's
+ * memberships in it and above it, and of their memberships in groups shared into it (capped at each share's
+ * `group_access`). Reading follows visibility: public resources are visible to all, internal ones to any
+ * signed-in user, private ones to members (of the resource, an ancestor, or — for groups — anything below it).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { forbidden, type DomainError } from '../../kernel/domain-error.js';
+import { AccessLevel } from '../shared/access.js';
+import { findUser } from '../users/queries.js';
+import type { Group } from '../groups/projection.js';
+import type { Project } from '../projects/projection.js';
+import type { MembershipView } from '../members/projection.js';
+import { groupAccessLevel, hasMembershipBelow, projectAccessLevel } from '../members/queries.js';
+
+/** What the abilities read. */
+export type AccessView = MembershipView;
+
+/** Group abilities and the level each needs (GroupPolicy / EE::GroupPolicy). */
+export const GROUP_ABILITIES = {
+  /** Developers and above create projects in a group (the default `project_creation_level`). */
+  create_projects: AccessLevel.DEVELOPER,
+  /** The default `subgroup_creation_level`: maintainers. */
+  create_subgroup: AccessLevel.MAINTAINER,
+  admin_group: AccessLevel.OWNER,
+  remove_group: AccessLevel.OWNER,
+  admin_group_member: AccessLevel.OWNER,
+  /** Group access tokens (`admin_resource_access_tokens` on a group). */
+  admin_resource_access_tokens: AccessLevel.OWNER,
+  admin_group_saml: AccessLevel.OWNER,
+  read_group_saml_identity: AccessLevel.OWNER,
+} as const;
+
+/** Project abilities and the level each needs (ProjectPolicy). */
+export const PROJECT_ABILITIES = {
+  admin_project: AccessLevel.MAINTAINER,
+  admin_project_member: AccessLevel.MAINTAINER,
+  /** Project access tokens (`admin_resource_access_tokens` on a project). */
+  admin_resource_access_tokens: AccessLevel.MAINTAINER,
+  remove_project: AccessLevel.OWNER,
+  /** Repositories (ProjectPolicy): fetching needs `download_code` (see `canDownloadCode` for visible projects). */
+  download_code: AccessLevel.REPORTER,
+  push_code: AccessLevel.DEVELOPER,
+  admin_tag: AccessLevel.DEVELOPER,
+  create_merge_request_in: AccessLevel.DEVELOPER,
+  update_merge_request: AccessLevel.DEVELOPER,
+  push_to_delete_protected_branch: AccessLevel.MAINTAINER,
+} as const;
+
+export type GroupAbility = keyof typeof GROUP_ABILITIES;
+export type ProjectAbility = keyof typeof PROJECT_ABILITIES;
+
+export const isAdmin = (state: AccessView, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.is_admin === true;
+
+/** `read_group`. */
+export const canReadGroup = (state: AccessView, userId: number | null, group: Group): boolean => {
+  if (group.visibility === 'public') return true;
+  if (userId === null) return false;
+  if (group.visibility === 'internal' || isAdmin(state, userId)) return true;
+  return groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId);
+};
+
+/** `read_project`. */
+export const canReadProject = (state: AccessView, userId: number | null, project: Project): boolean => {
+  if (project.visibility === 'public') return true;
+  if (userId === null) return false;
+  if (project.visibility === 'internal' || isAdmin(state, userId)) return true;
+  return projectAccessLevel(state, project, userId) > 0;
+};
+
+/**
+ * Effective access for permission checks: administrators act as owners. `today` ("YYYY-MM-DD"), when given,
+ * also ignores memberships and shares past their expiry date.
+ */
+export const effectiveGroupAccess = (state: AccessView, userId: number | null, group: Group, today?: string): number =>
+  userId === null ? 0 : isAdmin(state, userId) ? AccessLevel.OWNER : groupAccessLevel(state, group, userId, today);
+
+export const effectiveProjectAccess = (state: AccessView, userId: number | null, project: Project, today?: string): number => {
+  if (userId === null) return 0;
+  if (isAdmin(state, userId)) return AccessLevel.OWNER;
+  // The owner of a personal namespace owns its projects (the platform shows 40 as their membership).
+  if (project.namespace_kind === 'user' && findUser(state.users, userId)?.namespace_id === project.namespace_id) return AccessLevel.OWNER;
+  return projectAccessLevel(state, project, userId, today);
+};
+
+/** Whether a user (null: anonymous) holds a group ability. */
+export const canOnGroup = (state: AccessView, userId: number | null, ability: GroupAbility, group: Group, today?: string): boolean =>
+  effectiveGroupAccess(state, userId, group, today) >= GROUP_ABILITIES[ability];
+
+/** Whether a user (null: anonymous) holds a project ability. */
+export const canOnProject = (state: AccessView, userId: number | null, ability: ProjectAbility, project: Project, today?: string): boolean =>
+  effectiveProjectAccess(state, userId, project, today) >= PROJECT_ABILITIES[ability];
+
+/**
+ * `download_code` (and `read_merge_request`): anyone who can see a public or internal project (its repository
+ * feature is open to everyone who can see it), Reporters and above on a private one.
+ */
+export const canDownloadCode = (state: AccessView, userId: number | null, project: Project, today?: string): boolean =>
+  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'download_code', project, today);
+
+/**
+ * A protected ref's access level (`ProtectedRefAccess#check_access`): "No one" (0) is no one, administrators
+ * included; otherwise administrators pass, and others need `push_code` and at least the level.
+ */
+export const meetsRefAccessLevel = (state: AccessView, userId: number | null, project: Project, level: number): boolean => {
+  if (level === AccessLevel.NO_ACCESS || userId === null) return false;
+  if (isAdmin(state, userId)) return true;
+  const access = effectiveProjectAccess(state, userId, project);
+  return access >= PROJECT_ABILITIES.push_code && access >= level;
+};
+
+/** A group or a project, as membership commands name their source. */
+export type AccessTarget = { readonly group: Group; readonly project?: undefined } | { readonly project: Project; readonly group?: undefined };
+
+/** `admin_group_member` on a group, `admin_project_member` on a project. */
+export const canAdminMembers = (state: AccessView, userId: number | null, target: AccessTarget, today?: string): boolean =>
+  target.group ? canOnGroup(state, userId, 'admin_group_member', target.group, today) : canOnProject(state, userId, 'admin_project_member', target.project, today);
+
+/**
+ * In a decision: the actor (null: the system, which may do anything) must hold the ability, else `error`
+ * (403 unless the platform answers otherwise).
+ */
+export const authorizeGroup = <A>(state: AccessView, actorId: number | null, ability: GroupAbility, group: Group, value: A, options: { readonly today?: string; readonly error?: DomainError } = {}): E.Either<DomainError, A> =>
+  actorId === null || canOnGroup(state, actorId, ability, group, options.today) ? E.right(value) : E.left(options.error ?? forbidden());
+
+export const authorizeProject = <A>(state: AccessView, actorId: number | null, ability: ProjectAbility, project: Project, value: A, options: { readonly today?: string; readonly error?: DomainError } = {}): E.Either<DomainError, A> =>
+  actorId === null || canOnProject(state, actorId, ability, project, options.today) ? E.right(value) : E.left(options.error ?? forbidden());
+
+/** Instance administration (`admin_all_resources`): administrators, and the system actor. */
+export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Either<DomainError, void> =>
+  actorId === null || isAdmin(state, actorId) ? E.right(undefined) : E.left(forbidden());

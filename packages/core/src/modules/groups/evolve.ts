@@ -1,0 +1,61 @@
+/** The groups module's evolve: the groups projection, full paths kept current on renames. */
+import type { Draft } from 'immer';
+import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
+import type { Writable } from '../../kernel/module.js';
+import { advance, type Sequences } from '../../kernel/sequences.js';
+import type { GroupEvent } from './events.js';
+import type { Group, GroupsSlice } from './projection.js';
+
+export type GroupsDraft = Writable<{ readonly sequences: Sequences; readonly groups: GroupsSlice }, 'groups' | 'sequences'>;
+
+/** Recomputes full paths and names below a renamed group (the projects module follows for its projects). */
+const refreshPaths = (state: GroupsDraft, group: Draft<Group>): void => {
+  const parent = group.parent_id === null ? undefined : tableGet(state.groups.byId, group.parent_id);
+  const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
+  const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
+  if (fullPath !== group.full_path) {
+    tableDelete(state.groups.byFullPath, group.full_path.toLowerCase());
+    tableSet(state.groups.byFullPath, fullPath.toLowerCase(), group.id);
+  }
+  group.full_path = fullPath;
+  group.full_name = fullName;
+  for (const childId of group.children) {
+    const child = tableGet(state.groups.byId, childId);
+    if (child) refreshPaths(state, child);
+  }
+};
+
+export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
+  const groups = state.groups;
+  switch (event.type) {
+    case 'GroupCreated': {
+      const { created_by_id: _creator, ...data } = event.data;
+      const parent = data.parent_id === null ? undefined : tableGet(groups.byId, data.parent_id);
+      const full_path = parent ? `${parent.full_path}/${data.path}` : data.path;
+      const full_name = parent ? `${parent.full_name} / ${data.name}` : data.name;
+      tableSet(groups.byId, data.id, { ...data, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
+      tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
+      parent?.children.push(data.id);
+      groups.count += 1;
+      advance(state, 'namespace', data.id);
+      return;
+    }
+    case 'GroupUpdated': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      Object.assign(group, event.data);
+      if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
+      return;
+    }
+    case 'GroupDeleted': {
+      const group = tableGet(groups.byId, event.data.id);
+      if (!group) return;
+      tableDelete(groups.byId, group.id);
+      tableDelete(groups.byFullPath, group.full_path.toLowerCase());
+      const parent = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
+      if (parent) parent.children = parent.children.filter((id) => id !== group.id);
+      groups.count -= 1;
+      return;
+    }
+  }
+};

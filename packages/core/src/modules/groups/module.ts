@@ -1,0 +1,17 @@
+/** The groups module: groups and subgroups with their full paths. */
+import { defineModule } from '../../kernel/module.js';
+import type { GroupCommand } from './commands.js';
+import { decide, type GroupsView } from './decider.js';
+import { evolve, type GroupsDraft } from './evolve.js';
+import { groupEvents } from './events.js';
+import { initialGroups, type GroupsSlice } from './projection.js';
+
+export const groupsModule = defineModule<'groups', { readonly groups: GroupsSlice }, GroupsView, GroupsDraft, GroupCommand, typeof groupEvents>({
+  name: 'groups',
+  version: 1,
+  initial: () => ({ groups: initialGroups() }),
+  events: groupEvents,
+  commands: ['CreateGroup', 'UpdateGroup', 'DeleteGroup'],
+  decide,
+  evolve,
+});

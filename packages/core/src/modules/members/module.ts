@@ -1,0 +1,52 @@
+/** The members module: memberships of groups and projects, invitations, shares, LDAP links, billable members. */
+import { defineModule } from '../../kernel/module.js';
+import type { MemberCommand } from './commands.js';
+import { decide, type MembersView } from './decider.js';
+import { evolve, follows, type MembersDraft, type MembersFollowed } from './evolve.js';
+import { memberEvents } from './events.js';
+import { initialMembers, type MembersSlice } from './projection.js';
+import { nextExpiry } from './queries.js';
+
+export const membersModule = defineModule<'members', { readonly members: MembersSlice }, MembersView, MembersDraft, MemberCommand, typeof memberEvents, MembersFollowed>({
+  name: 'members',
+  // 2: billability of blocked users is kept in the members slice (`blockedUsers`).
+  version: 2,
+  initial: () => ({ members: initialMembers() }),
+  events: memberEvents,
+  commands: [
+    'AddMember',
+    'AddMembers',
+    'UpdateMember',
+    'RemoveMember',
+    'InviteMembers',
+    'UpdateInvitation',
+    'RemoveInvitation',
+    'ShareGroup',
+    'UnshareGroup',
+    'ShareProject',
+    'UnshareProject',
+    'ApproveMember',
+    'ApproveAllMembers',
+    'SetMemberOverride',
+    'AddLdapGroupLink',
+    'RemoveLdapGroupLink',
+    'SyncLdapGroup',
+    'RemoveBillableMember',
+    'ExpireMemberships',
+  ],
+  decide,
+  evolve,
+  follows,
+  processes: [
+    {
+      // Memberships and shares end on their expiry day: due once the earliest `expires_at` is today or earlier.
+      name: 'expire-memberships',
+      due: (state, now) => {
+        const next = nextExpiry(state.members);
+        return next !== null && next <= now.slice(0, 10);
+      },
+      command: { type: 'ExpireMemberships' },
+      reads: (state) => state.members,
+    },
+  ],
+});

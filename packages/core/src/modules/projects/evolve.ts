@@ -1,0 +1,109 @@
+/** The projects module's evolve, and the group renames it follows to keep full paths current. */
+import { emptyTable, tableDelete, tableGet, tableKeys, tableSet } from '../../kernel/table.js';
+import type { Writable } from '../../kernel/module.js';
+import { advance, type Sequences } from '../../kernel/sequences.js';
+import type { GroupEvent } from '../groups/events.js';
+import { findGroup } from '../groups/queries.js';
+import type { Group, GroupsSlice } from '../groups/projection.js';
+import type { UsersSlice } from '../users/projection.js';
+import type { ProjectEvent } from './events.js';
+import type { Project, ProjectsSlice } from './projection.js';
+
+export type ProjectsDraft = Writable<{ readonly sequences: Sequences; readonly users: UsersSlice; readonly groups: GroupsSlice; readonly projects: ProjectsSlice }, 'projects' | 'sequences'>;
+
+const namespaceNames = (state: ProjectsDraft, kind: 'group' | 'user', namespaceId: number): { path: string; name: string } => {
+  if (kind === 'group') {
+    const group = tableGet(state.groups.byId, namespaceId);
+    return { path: group?.full_path ?? '', name: group?.full_name ?? '' };
+  }
+  const ownerId = tableGet(state.users.byNamespace, namespaceId);
+  const owner = ownerId === undefined ? undefined : tableGet(state.users.byId, ownerId);
+  if (owner) return { path: owner.username, name: owner.name };
+  return { path: '', name: '' };
+};
+
+export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
+  const projects = state.projects;
+  switch (event.type) {
+    case 'ProjectCreated': {
+      const { creator_id, ...data } = event.data;
+      const namespace = namespaceNames(state, data.namespace_kind, data.namespace_id);
+      const project: Project = {
+        ...data,
+        creator_id,
+        path_with_namespace: `${namespace.path}/${data.path}`,
+        name_with_namespace: `${namespace.name} / ${data.name}`,
+        updated_at: data.created_at,
+        last_activity_at: data.created_at,
+      };
+      tableSet(projects.byId, data.id, project);
+      tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), data.id);
+      let inNamespace = tableGet(projects.byNamespace, data.namespace_id);
+      if (!inNamespace) {
+        tableSet(projects.byNamespace, data.namespace_id, emptyTable<number>());
+        inNamespace = tableGet(projects.byNamespace, data.namespace_id)!;
+      }
+      tableSet(inNamespace, data.id, data.id);
+      projects.count += 1;
+      advance(state, 'project', data.id);
+      return;
+    }
+    case 'ProjectUpdated': {
+      const project = tableGet(projects.byId, event.data.id);
+      if (!project) return;
+      const before = project.path_with_namespace;
+      Object.assign(project, event.data);
+      project.last_activity_at = event.data.updated_at;
+      const namespacePath = before.slice(0, before.lastIndexOf('/'));
+      const namespaceName = project.name_with_namespace.slice(0, project.name_with_namespace.lastIndexOf(' / '));
+      project.path_with_namespace = `${namespacePath}/${project.path}`;
+      project.name_with_namespace = `${namespaceName} / ${project.name}`;
+      if (before !== project.path_with_namespace) {
+        tableDelete(projects.byFullPath, before.toLowerCase());
+        tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
+      }
+      return;
+    }
+    case 'ProjectDeleted': {
+      const project = tableGet(projects.byId, event.data.id);
+      if (!project) return;
+      tableDelete(projects.byId, project.id);
+      tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
+      const inNamespace = tableGet(projects.byNamespace, project.namespace_id);
+      if (inNamespace) tableDelete(inNamespace, project.id);
+      projects.count -= 1;
+      return;
+    }
+  }
+};
+
+/** Moves the full paths and names of a group's projects, then of its subgroups' (depth first, as groups refresh). */
+const refreshPaths = (state: ProjectsDraft, group: Group): void => {
+  const projects = state.projects;
+  const projectIds = tableGet(projects.byNamespace, group.id);
+  if (projectIds) {
+    for (const id of tableKeys(projectIds)) {
+      const project = tableGet(projects.byId, Number(id));
+      if (!project) continue;
+      tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
+      project.path_with_namespace = `${group.full_path}/${project.path}`;
+      project.name_with_namespace = `${group.full_name} / ${project.name}`;
+      tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), project.id);
+    }
+  }
+  for (const childId of group.children) {
+    const child = findGroup(state.groups, childId);
+    if (child) refreshPaths(state, child);
+  }
+};
+
+/** A renamed group (path or name) moves the full paths and names of the projects in it and below it. */
+const followGroupUpdated = (state: ProjectsDraft, event: Extract<GroupEvent, { type: 'GroupUpdated' }>): void => {
+  if (event.data.path === undefined && event.data.name === undefined) return;
+  const group = findGroup(state.groups, event.data.id);
+  if (group) refreshPaths(state, group);
+};
+
+export type ProjectsFollowed = Extract<GroupEvent, { type: 'GroupUpdated' }>;
+
+export const follows = { GroupUpdated: followGroupUpdated };

@@ -1,0 +1,18 @@
+/** The projects module: projects in groups and personal namespaces. */
+import { defineModule } from '../../kernel/module.js';
+import type { ProjectCommand } from './commands.js';
+import { decide, type ProjectsView } from './decider.js';
+import { evolve, follows, type ProjectsDraft, type ProjectsFollowed } from './evolve.js';
+import { projectEvents } from './events.js';
+import { initialProjects, type ProjectsSlice } from './projection.js';
+
+export const projectsModule = defineModule<'projects', { readonly projects: ProjectsSlice }, ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
+  name: 'projects',
+  version: 1,
+  initial: () => ({ projects: initialProjects() }),
+  events: projectEvents,
+  commands: ['CreateProject', 'UpdateProject', 'DeleteProject'],
+  decide,
+  evolve,
+  follows,
+});

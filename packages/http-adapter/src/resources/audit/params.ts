@@ -1,0 +1,15 @@
+/** Parameters of the membership audit API (README "Membership audit"). */
+import { optional, requires, schema, T, withPagination } from '../../http/index.js';
+
+export const historyParams = withPagination(
+  schema(
+    optional('user_id', T.Integer),
+    optional('group_id', T.String),
+    optional('project_id', T.String),
+    optional('include_descendants', T.Boolean, { default: false }),
+    optional('since', T.DateTime),
+    optional('until', T.DateTime),
+  ),
+);
+
+export const asOfParams = withPagination(schema(requires('at', T.DateTime)));

@@ -1,0 +1,42 @@
+/** The platform's Group and GroupDetail entities. */
+import { projectsInNamespace, type Group } from '@forgefold/core';
+import type { PresentContext } from '../context.js';
+import { projectEntity } from '../projects/entities.js';
+import { sharedWithGroupsEntity } from '../shares/entities.js';
+
+export const groupEntity = (group: Group, ctx: PresentContext) => ({
+  id: group.id,
+  web_url: `${ctx.baseUrl}/groups/${group.full_path}`,
+  name: group.name,
+  path: group.path,
+  description: group.description,
+  visibility: group.visibility,
+  share_with_group_lock: false,
+  require_two_factor_authentication: false,
+  two_factor_grace_period: 48,
+  project_creation_level: 'developer',
+  auto_devops_enabled: null,
+  subgroup_creation_level: 'maintainer',
+  emails_disabled: null,
+  mentions_disabled: null,
+  lfs_enabled: true,
+  default_branch_protection: 2,
+  avatar_url: null,
+  request_access_enabled: group.request_access_enabled,
+  full_name: group.full_name,
+  full_path: group.full_path,
+  created_at: group.created_at,
+  parent_id: group.parent_id,
+  ldap_cn: null,
+  ldap_access: null,
+  marked_for_deletion_on: null,
+});
+
+export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProjects: (projectId: number) => boolean) => ({
+  ...groupEntity(group, ctx),
+  ...(group.parent_id === null ? { new_user_signups_cap: group.new_user_signups_cap } : {}),
+  shared_with_groups: sharedWithGroupsEntity(group.id, ctx),
+  projects: [...projectsInNamespace(ctx.state.projects, group.id)].filter((project) => visibleProjects(project.id)).map((project) => projectEntity(project, ctx)),
+  shared_projects: [] as unknown[],
+  prevent_sharing_groups_outside_hierarchy: false,
+});

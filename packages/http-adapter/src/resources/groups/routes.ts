@@ -1,0 +1,155 @@
+/** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { canReadGroup, canReadProject, findGroup, findProject, groupAccessLevel, hasMembershipBelow, listGroups, type Group, type State } from '@forgefold/core';
+import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
+import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commandRoute, groupOfRoute } from '../../app/routes.js';
+import { groupDetailEntity, groupEntity } from './entities.js';
+import { createParams, listParams, updateParams } from './params.js';
+
+type ListParams = ParamsOfSchema<typeof listParams>;
+
+/**
+ * The groups a caller sees in a list: anonymous callers the public ones; administrators all (or, with
+ * all_available=false, their own); others the groups they belong to (or everything visible with all_available).
+ */
+const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: Iterable<Group>): Group[] => {
+  const principal = ctx.principal;
+  const userId = principal?.userId ?? null;
+  const allAvailable = params.all_available ?? (principal === null || principal.isAdmin);
+  const result: Group[] = [];
+  for (const group of candidates) {
+    if (!canReadGroup(state, userId, group)) continue;
+    if (userId !== null && !allAvailable && groupAccessLevel(state, group, userId) === 0 && !hasMembershipBelow(state, group, userId)) continue;
+    if (params.owned && (userId === null || groupAccessLevel(state, group, userId) < 50)) continue;
+    if (params.min_access_level && (userId === null || groupAccessLevel(state, group, userId) < params.min_access_level)) continue;
+    if (params.top_level_only && group.parent_id !== null) continue;
+    if (params.skip_groups?.includes(group.id)) continue;
+    if (params.search && !`${group.name} ${group.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    result.push(group);
+  }
+  const key = params.order_by === 'similarity' ? 'name' : params.order_by;
+  result.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
+  if (params.sort === 'desc') result.reverse();
+  return result;
+};
+
+/**
+ * Keyset pages over groups ordered by name: the cursor is the last group's id (clients follow the `Link`),
+ * found by position in the name order, so pages stay stable while groups are added elsewhere in the order.
+ */
+const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
+  keyOf: (group) => group.id,
+  page: (cursor, _direction, limit) => {
+    const start = cursor.after === undefined ? 0 : groups.findIndex((group) => group.id === cursor.after) + 1;
+    return start === 0 && cursor.after !== undefined ? [] : groups.slice(start, start + limit);
+  },
+});
+
+export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const detail = (ctx: Ctx, state: State, group: Group) => {
+    const viewer = ctx.principal?.userId ?? null;
+    return groupDetailEntity(group, presentContext(deps, ctx, state), (projectId) => {
+      const project = findProject(state.projects, projectId);
+      return project !== undefined && canReadProject(state, viewer, project);
+    });
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/groups',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const groups = visibleGroups(state, ctx, ctx.params, listGroups(state.groups));
+        const present = presentContext(deps, ctx);
+        return paginate(ctx, arraySource(groups), {
+          map: (group) => groupEntity(group, present),
+          // Keyset pagination is offered to anonymous callers ordering by name ascending only (reference §1.8).
+          keyset: {
+            source: afterIdInOrder(groups),
+            supports: (orderBy, sort) => ctx.principal === null && (orderBy ?? 'name') === 'name' && sort === 'asc',
+          },
+        });
+      },
+    }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/groups',
+      params: createParams,
+      // A parent the caller cannot read is "404 Group Not Found" before anything is decided.
+      find: (ctx, state) => (ctx.params.parent_id !== undefined && ctx.params.parent_id !== null ? findReadableGroup(state, ctx, String(ctx.params.parent_id)) : E.right(null)),
+      command: ({ params }) => ({
+        type: 'CreateGroup',
+        name: params.name ?? '',
+        path: params.path ?? '',
+        parent_id: params.parent_id ?? null,
+        ...(params.visibility ? { visibility: params.visibility } : {}),
+        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
+      }),
+      present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id',
+      auth: 'optional',
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          groupOfRoute(ctx, state),
+          E.map((group) => ok(detail(ctx, state, group))),
+        );
+      },
+    }),
+    commandRoute(deps, {
+      method: 'PUT',
+      path: '/groups/:id',
+      params: updateParams,
+      find: groupOfRoute,
+      command: ({ params }, group) => ({
+        type: 'UpdateGroup',
+        id: group.id,
+        ...(params.name ? { name: params.name } : {}),
+        ...(params.path ? { path: params.path } : {}),
+        ...(params.visibility ? { visibility: params.visibility } : {}),
+        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
+        ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
+      }),
+      present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: '/groups/:id',
+      find: groupOfRoute,
+      command: (ctx, group) => {
+        checkUnmodifiedSince(ctx.request.headers, group.updated_at);
+        return { type: 'DeleteGroup', id: group.id };
+      },
+      // The platform deletes groups in the background and answers 202 Accepted.
+      present: () => withStatus(202, { message: '202 Accepted' }),
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id/subgroups',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          groupOfRoute(ctx, state),
+          E.map((parent) => {
+            const children = parent.children.map((id) => findGroup(state.groups, id)).filter((group): group is Group => group !== undefined);
+            // Subgroups of a visible group are listed whether or not the caller belongs to them.
+            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, children);
+            const present = presentContext(deps, ctx);
+            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
+          }),
+        );
+      },
+    }),
+  ];
+};

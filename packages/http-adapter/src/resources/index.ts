@@ -1,0 +1,65 @@
+/**
+ * Every resource of the API, one folder each (`resources/<name>/{routes,params,entities}.ts`); this list only
+ * mounts them, in the order the router tries them (`members/approve_all` before `members/:user_id`, which each
+ * resource keeps within itself).
+ */
+import { mount, type Mount } from '../http/index.js';
+import type { ApiDeps } from '../app/deps.js';
+import { withDueProcesses } from '../app/processes.js';
+import { oauthRoutes, versionRoutes } from './meta/routes.js';
+import { userRoutes } from './users/routes.js';
+import { tokenRoutes } from './tokens/routes.js';
+import { groupRoutes } from './groups/routes.js';
+import { projectRoutes } from './projects/routes.js';
+import { billableMemberRoutes } from './billable-members/routes.js';
+import { pendingMemberRoutes } from './pending-members/routes.js';
+import { memberRoutes } from './members/routes.js';
+import { invitationRoutes } from './invitations/routes.js';
+import { shareRoutes } from './shares/routes.js';
+import { ldapRoutes } from './ldap/routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { samlRoutes } from './saml/routes.js';
+import { scimMount } from './scim/routes.js';
+import { uploadMounts } from './uploads/routes.js';
+import { tagRoutes } from './tags/routes.js';
+import { branchRoutes } from './branches/routes.js';
+import { protectedRefRoutes } from './protected-refs/routes.js';
+import { commitRoutes } from './commits/routes.js';
+import { fileRoutes } from './files/routes.js';
+import { mergeRequestRoutes } from './merge-requests/routes.js';
+
+export interface RouteOptions {
+  /** Lifetime of OAuth access tokens in seconds. */
+  readonly accessTokenLifetime: number;
+}
+
+export const apiMounts = (deps: ApiDeps, options: RouteOptions): Mount[] => [
+  mount('/api/v4', [
+    ...versionRoutes(deps),
+    ...userRoutes(deps),
+    ...tokenRoutes(deps),
+    ...groupRoutes(deps),
+    ...projectRoutes(deps),
+    // Repositories (git over HTTP is a raw route of the server, see app/api.ts).
+    ...tagRoutes(deps),
+    ...branchRoutes(deps),
+    ...protectedRefRoutes(deps),
+    ...commitRoutes(deps),
+    ...fileRoutes(deps),
+    ...mergeRequestRoutes(deps),
+    // Membership resources read what expiry changes: due processes run before them.
+    ...withDueProcesses(deps, [
+      ...billableMemberRoutes(deps),
+      ...pendingMemberRoutes(deps),
+      ...memberRoutes(deps),
+      ...invitationRoutes(deps),
+      ...shareRoutes(deps),
+      ...ldapRoutes(deps),
+      ...auditRoutes(deps),
+    ]),
+  ]),
+  mount('/oauth', oauthRoutes(deps, options), { catchAll: false }),
+  mount('/api/v4', samlRoutes(deps)),
+  scimMount(deps),
+  ...uploadMounts(deps),
+];

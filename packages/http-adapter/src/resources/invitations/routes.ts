@@ -1,0 +1,70 @@
+/** Invitations of groups and projects by e-mail (lib/api/invitations.rb). */
+import { ApiError, created, noContent, ok, type AnyRouteDef } from '../../http/index.js';
+import { forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource } from '@forgefold/core';
+import { presentContext, today, type ApiDeps } from '../../app/deps.js';
+import { commandRoute, listRoute } from '../../app/routes.js';
+import { dateOf, findSource, mayAdminSource, sourceTypeOf, type SourceKind } from '../members/source.js';
+import { invitationEntity } from './entities.js';
+import { emailParams, inviteParams, listParams, updateParams } from './params.js';
+
+const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
+  const base = `/${kind}/:id/invitations`;
+  const type = sourceTypeOf(kind);
+  const find = findSource(kind);
+  return [
+    commandRoute(deps, {
+      method: 'POST',
+      path: base,
+      params: inviteParams,
+      find,
+      // `authorize_admin_source!` answers before the addresses are looked at.
+      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      command: (ctx, source) => {
+        const emails = (ctx.params.email ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+        if (emails.length === 0) throw ApiError.error(400, 'email is empty');
+        if (emails.some((e) => !isEmail(e))) throw ApiError.error(400, 'email contains an invalid email address');
+        return { type: 'InviteMembers', source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level, expires_at: dateOf(ctx.params.expires_at) };
+      },
+      present: (done) => {
+        const { failures } = inviteOutcome(done);
+        return created(Object.keys(failures).length > 0 ? { status: 'error', message: failures } : { status: 'success' });
+      },
+    }),
+    listRoute(deps, {
+      path: base,
+      params: listParams,
+      find,
+      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      rows: (ctx, state, source) => {
+        const q = (ctx.params.query ?? '').toLowerCase();
+        return [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id === null && m.invite_email !== null && m.invite_email.toLowerCase().includes(q));
+      },
+      present: invitationEntity,
+    }),
+    commandRoute(deps, {
+      method: 'PUT',
+      path: `${base}/:email`,
+      params: updateParams,
+      find,
+      command: ({ params }, source) => ({
+        type: 'UpdateInvitation',
+        source_type: type,
+        source_id: source.id,
+        email: params.email,
+        ...(params.access_level !== undefined && params.access_level !== null ? { access_level: params.access_level } : {}),
+        ...(params.expires_at !== undefined ? { expires_at: dateOf(params.expires_at) } : {}),
+      }),
+      present: (done, ctx, source) => ok(invitationEntity(invitationOf(done.state.members, type, source.id, ctx.params.email)!, presentContext(deps, ctx, done.state))),
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: `${base}/:email`,
+      params: emailParams,
+      find,
+      command: ({ params }, source) => ({ type: 'RemoveInvitation', source_type: type, source_id: source.id, email: params.email }),
+      present: () => noContent(),
+    }),
+  ];
+};
+
+export const invitationRoutes = (deps: ApiDeps): AnyRouteDef[] => [...invitationRoutesOf(deps, 'groups'), ...invitationRoutesOf(deps, 'projects')];

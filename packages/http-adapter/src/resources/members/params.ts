@@ -1,0 +1,27 @@
+/** Parameters of the members API (lib/api/members.rb, ee/lib/ee/api/members.rb). */
+import { optional, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
+
+export const listParams = withPagination(schema(optional('query', T.String), optional('user_ids', T.CommaSeparatedIntegers), optional('show_seat_info', T.Boolean), optional('with_saml_identity', T.Boolean)));
+
+export const allParams = withPagination(
+  schema(optional('query', T.String), optional('user_ids', T.CommaSeparatedIntegers), optional('show_seat_info', T.Boolean), optional('state', T.String, { values: ['awaiting', 'active'] })),
+);
+
+export const userIdParams = schema(pathParam('user_id', T.Integer));
+
+export const addParams = schema(
+  requires('access_level', T.Integer),
+  requires('user_id', T.IntegerOrString),
+  optional('expires_at', T.DateTime),
+  optional('invite_source', T.String, { default: 'members-api' }),
+  optional('tasks_to_be_done', T.CommaSeparatedStrings),
+  optional('tasks_project_id', T.Integer),
+);
+
+export const updateParams = schema(pathParam('user_id', T.Integer), requires('access_level', T.Integer), optional('expires_at', T.DateTime));
+
+export const deleteParams = schema(pathParam('user_id', T.Integer), optional('skip_subresources', T.Boolean, { default: false }), optional('unassign_issuables', T.Boolean, { default: false }));
+
+export const memberIdParams = schema(pathParam('member_id', T.Integer));
+
+export const overrideParams = schema(pathParam('user_id', T.Integer), optional('override', T.Boolean));

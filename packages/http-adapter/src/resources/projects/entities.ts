@@ -1,0 +1,75 @@
+/** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
+import { defaultBranchOf, findGroup, findRepository, findUserByNamespace, type Project } from '@forgefold/core';
+import { userBasic } from '../users/entities.js';
+import type { PresentContext } from '../context.js';
+
+export const namespaceEntity = (project: Project, ctx: PresentContext) => {
+  if (project.namespace_kind === 'group') {
+    const group = findGroup(ctx.state.groups, project.namespace_id);
+    return {
+      id: project.namespace_id,
+      name: group?.name ?? '',
+      path: group?.path ?? '',
+      kind: 'group',
+      full_path: group?.full_path ?? '',
+      parent_id: group?.parent_id ?? null,
+      avatar_url: null,
+      web_url: `${ctx.baseUrl}/groups/${group?.full_path ?? ''}`,
+    };
+  }
+  const owner = findUserByNamespace(ctx.state.users, project.namespace_id);
+  return {
+    id: project.namespace_id,
+    name: owner?.name ?? '',
+    path: owner?.username ?? '',
+    kind: 'user',
+    full_path: owner?.username ?? '',
+    parent_id: null,
+    avatar_url: null,
+    web_url: `${ctx.baseUrl}/${owner?.username ?? ''}`,
+  };
+};
+
+export const projectEntity = (project: Project, ctx: PresentContext) => {
+  const webUrl = `${ctx.baseUrl}/${project.path_with_namespace}`;
+  const host = new URL(ctx.baseUrl).host;
+  const owner = project.namespace_kind === 'user' ? findUserByNamespace(ctx.state.users, project.namespace_id) : undefined;
+  const repository = findRepository(ctx.state.repositories, project.id);
+  const defaultBranch = repository ? defaultBranchOf(repository) : null;
+  return {
+    id: project.id,
+    description: project.description,
+    name: project.name,
+    name_with_namespace: project.name_with_namespace,
+    path: project.path,
+    path_with_namespace: project.path_with_namespace,
+    created_at: project.created_at,
+    default_branch: defaultBranch,
+    tag_list: [] as string[],
+    topics: [] as string[],
+    ssh_url_to_repo: `git@${host.split(':')[0]}:${project.path_with_namespace}.git`,
+    http_url_to_repo: `${webUrl}.git`,
+    web_url: webUrl,
+    readme_url: null,
+    avatar_url: null,
+    forks_count: 0,
+    star_count: 0,
+    last_activity_at: project.last_activity_at,
+    namespace: namespaceEntity(project, ctx),
+    _links: {
+      self: `${ctx.baseUrl}/api/v4/projects/${project.id}`,
+      issues: `${ctx.baseUrl}/api/v4/projects/${project.id}/issues`,
+      merge_requests: `${ctx.baseUrl}/api/v4/projects/${project.id}/merge_requests`,
+      repo_branches: `${ctx.baseUrl}/api/v4/projects/${project.id}/repository/branches`,
+      labels: `${ctx.baseUrl}/api/v4/projects/${project.id}/labels`,
+      events: `${ctx.baseUrl}/api/v4/projects/${project.id}/events`,
+      members: `${ctx.baseUrl}/api/v4/projects/${project.id}/members`,
+    },
+    visibility: project.visibility,
+    ...(owner ? { owner: userBasic(owner, ctx) } : {}),
+    creator_id: project.creator_id,
+    archived: false,
+    empty_repo: defaultBranch === null,
+    request_access_enabled: true,
+  };
+};

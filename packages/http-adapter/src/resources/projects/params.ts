@@ -1,0 +1,45 @@
+/** Parameters of the projects API (lib/api/projects.rb). */
+import { VISIBILITIES } from '@forgefold/core';
+import { atLeastOneOf, optional, pathParam, schema, T } from '../../http/index.js';
+
+const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity'] as const;
+
+export const listParams = schema(
+  optional('order_by', T.String, { values: ORDERS, default: 'created_at' }),
+  optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
+  optional('search', T.String),
+  optional('visibility', T.String, { values: VISIBILITIES }),
+  optional('owned', T.Boolean, { default: false }),
+  optional('membership', T.Boolean, { default: false }),
+  optional('simple', T.Boolean, { default: false }),
+  optional('min_access_level', T.Integer, { values: [10, 20, 30, 40, 50] }),
+  optional('pagination', T.String, { values: ['offset', 'keyset'] }),
+  optional('id_after', T.Integer),
+  optional('id_before', T.Integer),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20 }),
+);
+
+const createFields = [
+  optional('name', T.String),
+  optional('path', T.String),
+  optional('namespace_id', T.Integer),
+  optional('visibility', T.String, { values: VISIBILITIES }),
+  optional('description', T.String),
+  optional('initialize_with_readme', T.Boolean),
+  optional('default_branch', T.String),
+  atLeastOneOf('name', 'path'),
+] as const;
+
+export const createParams = schema(...createFields);
+
+/** `POST /projects/user/:user_id`: an administrator creates a project for a user. */
+export const createForUserParams = schema(pathParam('user_id', T.Integer), ...createFields);
+
+export const updateParams = schema(
+  optional('default_branch', T.String),
+  optional('name', T.String),
+  optional('path', T.String),
+  optional('visibility', T.String, { values: VISIBILITIES }),
+  optional('description', T.String),
+);

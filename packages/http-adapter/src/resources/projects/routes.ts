@@ -1,0 +1,152 @@
+/** Projects: list (offset and keyset), create (also for a user, by an administrator), show, update, delete (lib/api/projects.rb). */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { branchSha, canReadProject, findProject, findRepository, listProjects, projectAccessLevel, type ForgefoldCommand, type Project, type State } from '@forgefold/core';
+import { isValidNewRefName } from '@forgefold/git';
+import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
+import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
+import { projectEntity } from './entities.js';
+import { createForUserParams, createParams, listParams, updateParams } from './params.js';
+
+/** Offset pagination over projects stops at 50,000 records (reference §1.7 item 48). */
+const MAX_OFFSET = { limit: 50_000, type: 'Project' };
+
+const sortKey = (orderBy: ParamsOfSchema<typeof listParams>['order_by']): keyof Project => (orderBy === 'similarity' ? 'name' : orderBy);
+
+/** The projects a caller may list, filtered and in the requested order. */
+const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: State): Project[] => {
+  const { params } = ctx;
+  const userId = ctx.principal?.userId ?? null;
+  const projects: Project[] = [];
+  for (const project of listProjects(state.projects)) {
+    if (!canReadProject(state, userId, project)) continue;
+    if (params.visibility && project.visibility !== params.visibility) continue;
+    if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    const needsAccess = params.membership || params.owned || params.min_access_level;
+    if (needsAccess) {
+      const level = userId === null ? 0 : projectAccessLevel(state, project, userId);
+      if (level === 0) continue;
+      if (params.min_access_level && level < params.min_access_level) continue;
+      if (params.owned && project.creator_id !== userId) continue;
+    }
+    projects.push(project);
+  }
+  // Projects iterate in id order already; other orders sort with id as the tie-breaker.
+  if (params.order_by !== 'id') {
+    const key = sortKey(params.order_by);
+    projects.sort((a, b) => (a[key]! < b[key]! ? -1 : a[key]! > b[key]! ? 1 : a.id - b.id));
+  }
+  if (params.sort === 'desc') projects.reverse();
+  return projects;
+};
+
+type CreateFields = ParamsOfSchema<typeof createParams>;
+
+const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand => {
+  // A default branch git would refuse never reaches the log (the repository is created with it).
+  if (params.default_branch && !isValidNewRefName(params.default_branch)) throw ApiError.error(400, 'default_branch is invalid');
+  return {
+  type: 'CreateProject',
+  ...(params.name ? { name: params.name } : {}),
+  ...(params.path ? { path: params.path } : {}),
+  ...(params.namespace_id !== undefined && params.namespace_id !== null ? { namespace_id: params.namespace_id } : {}),
+  ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
+  ...(params.visibility ? { visibility: params.visibility } : {}),
+  ...(params.description ? { description: params.description } : {}),
+  };
+};
+
+export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
+  /**
+   * The repository follows the recorded project: its default branch (recorded while it has no branch), the git
+   * repository, then its README commit, recorded as any commit.
+   */
+  const presentCreated = async (done: CommandResultOf, ctx: HandlerContext<CreateFields>) => {
+    const id = createdId(done, 'ProjectCreated');
+    const { default_branch: defaultBranch, initialize_with_readme: readme } = ctx.params;
+    if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
+      await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
+    }
+    const project = findProject(done.state.projects, id)!;
+    await deps.repositories.initialize(id, ctx.actor, readme ? { content: `# ${project.name}\n${project.description ? `\n${project.description}\n` : ''}` } : null);
+    const state = deps.app.state;
+    return created(present(ctx, findProject(state.projects, id) ?? project, state));
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/projects',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const projects = listed(ctx, deps.app.state);
+        return paginate(ctx, arraySource(projects), {
+          map: (project) => present(ctx, project),
+          maxOffset: MAX_OFFSET,
+          keyset: {
+            source: sortedArrayKeysetSource(ctx.params.sort === 'desc' ? [...projects].reverse() : projects, (project) => project.id),
+            supports: (orderBy) => orderBy === 'id',
+          },
+        });
+      },
+    }),
+    commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/projects/user/:user_id',
+      admin: true,
+      params: createForUserParams,
+      find: (ctx, state) => findUserOr404(state, ctx.params.user_id),
+      command: ({ params }, owner) => createCommand(params, owner.id),
+      present: presentCreated,
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id',
+      auth: 'optional',
+      handler: (ctx) =>
+        pipe(
+          projectOfRoute(ctx, deps.app.state),
+          E.map((project) => ok(present(ctx, project))),
+        ),
+    }),
+    commandRoute(deps, {
+      method: 'PUT',
+      path: '/projects/:id',
+      params: updateParams,
+      find: projectOfRoute,
+      command: async (ctx, project) => {
+        const { params } = ctx;
+        // The default branch first (its refusal changes nothing), then HEAD in git, which reconciliation keeps.
+        if (params.default_branch) {
+          const repository = findRepository(deps.app.state.repositories, project.id);
+          if (!repository || branchSha(repository, params.default_branch) === null) return { _tag: 'BadRequest', message: 'Could not set the default branch' };
+          const moved = await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: project.id, branch: params.default_branch });
+          if (E.isLeft(moved)) return moved.left;
+          if (moved.right.events.length > 0) await deps.repositories.open(project.id).setHeadBranch(params.default_branch);
+        }
+        return {
+        type: 'UpdateProject',
+        id: project.id,
+        ...(params.name ? { name: params.name } : {}),
+        ...(params.path ? { path: params.path } : {}),
+        ...(params.visibility ? { visibility: params.visibility } : {}),
+        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        };
+      },
+      present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: '/projects/:id',
+      find: projectOfRoute,
+      command: (ctx, project) => {
+        checkUnmodifiedSince(ctx.request.headers, project.updated_at);
+        return { type: 'DeleteProject', id: project.id };
+      },
+      present: () => withStatus(202, { message: '202 Accepted' }),
+    }),
+  ];
+};

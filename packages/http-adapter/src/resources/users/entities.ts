@@ -1,0 +1,65 @@
+/** The platform's user entities: UserBasic ⊂ User ⊂ UserPublic (self) ⊂ UserWithAdmin. */
+import type { User } from '@forgefold/core';
+import { userAvatarUrl, type PresentContext } from '../context.js';
+
+export const userBasic = (user: User, ctx: PresentContext) => ({
+  id: user.id,
+  username: user.username,
+  name: user.name,
+  state: user.state,
+  avatar_url: userAvatarUrl(user, ctx),
+  web_url: `${ctx.baseUrl}/${user.username}`,
+});
+
+export const userEntity = (user: User, ctx: PresentContext) => ({
+  ...userBasic(user, ctx),
+  created_at: user.created_at,
+  bio: '',
+  location: null,
+  public_email: user.public_email ?? '',
+  skype: '',
+  linkedin: '',
+  twitter: '',
+  website_url: '',
+  organization: null,
+  job_title: '',
+  pronouns: null,
+  bot: user.bot !== null,
+  work_information: null,
+  followers: 0,
+  following: 0,
+  local_time: null,
+});
+
+/** What a user sees of themselves (`GET /user`). */
+export const userPublic = (user: User, ctx: PresentContext) => ({
+  ...userEntity(user, ctx),
+  last_sign_in_at: user.last_sign_in_at,
+  confirmed_at: user.created_at,
+  last_activity_on: user.last_activity_on,
+  email: user.email,
+  theme_id: 1,
+  color_scheme_id: 1,
+  projects_limit: 100000,
+  current_sign_in_at: user.current_sign_in_at,
+  identities: [],
+  can_create_group: user.bot === null,
+  can_create_project: user.bot === null,
+  two_factor_enabled: false,
+  external: false,
+  private_profile: false,
+  commit_email: user.email,
+});
+
+export const userWithAdmin = (user: User, ctx: PresentContext) => ({
+  ...userPublic(user, ctx),
+  is_admin: user.is_admin,
+  note: null,
+  using_license_seat: user.bot === null && user.state === 'active',
+  is_auditor: false,
+  provisioned_by_group_id: null,
+});
+
+/** Administrators get UserWithAdmin, the user themselves UserPublic, everyone else User. */
+export const userFor = (user: User, ctx: PresentContext) =>
+  ctx.viewerIsAdmin ? userWithAdmin(user, ctx) : ctx.viewerId === user.id ? userPublic(user, ctx) : userEntity(user, ctx);

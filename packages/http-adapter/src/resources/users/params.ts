@@ -1,0 +1,47 @@
+/** Parameters of the users API (lib/api/users.rb). */
+import { atLeastOneOf, optional, paramType, pathParam, requires, schema, T, type UploadedFile } from '../../http/index.js';
+
+/** Grape's file parameter (the platform's WorkhorseFile): a multipart file part; a plain value "is invalid". */
+const isUploadedFile = (raw: unknown): raw is UploadedFile =>
+  typeof raw === 'object' && raw !== null && 'filename' in raw && typeof raw.filename === 'string' && 'data' in raw && Buffer.isBuffer(raw.data);
+const FileParam = paramType<UploadedFile>('File', (raw) => (isUploadedFile(raw) ? raw : undefined));
+
+export const listParams = schema(
+  optional('username', T.String),
+  optional('search', T.String),
+  optional('active', T.Boolean, { default: false }),
+  optional('blocked', T.Boolean, { default: false }),
+  optional('admins', T.Boolean, { default: false }),
+  optional('exclude_internal', T.Boolean, { default: false }),
+  optional('order_by', T.String, { values: ['id', 'name', 'username', 'created_at', 'updated_at'], default: 'id' }),
+  optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20 }),
+);
+
+export const createParams = schema(
+  requires('email', T.String),
+  requires('name', T.String),
+  requires('username', T.String),
+  optional('password', T.String),
+  optional('reset_password', T.Boolean),
+  optional('force_random_password', T.Boolean),
+  atLeastOneOf('password', 'reset_password', 'force_random_password'),
+  optional('skip_confirmation', T.Boolean),
+  optional('admin', T.Boolean),
+  optional('public_email', T.String),
+  optional('avatar', FileParam),
+);
+
+export const updateParams = schema(
+  pathParam('id', T.Integer),
+  optional('email', T.String),
+  optional('name', T.String),
+  optional('username', T.String),
+  optional('password', T.String),
+  optional('admin', T.Boolean),
+  optional('public_email', T.String),
+  optional('avatar', FileParam),
+);
+
+export const idParams = schema(pathParam('id', T.Integer));

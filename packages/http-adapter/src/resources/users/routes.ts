@@ -1,0 +1,165 @@
+/** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
+import { randomBytes } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import { avatarErrors, findUser, forbidden, listUsers, matchesUserSearch, notFound, validation, type Avatar, type DomainError, type User } from '@forgefold/core';
+import { created, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
+import { sha256Hex } from '../../app/uploads.js';
+import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
+import { commandRoute, listRoute, nothing } from '../../app/routes.js';
+import { passwordDigest } from '../../app/secrets.js';
+import { userBasic, userFor, userWithAdmin } from './entities.js';
+import { createParams, idParams, listParams, updateParams } from './params.js';
+
+const MIN_PASSWORD = 8;
+
+/** The only model validation that needs the plain password, so it happens here, before hashing. */
+const passwordError = (password: string | null | undefined) =>
+  password !== undefined && password !== null && password.length < MIN_PASSWORD
+    ? validation({ password: [`is too short (minimum is ${MIN_PASSWORD} characters)`] })
+    : null;
+
+/** CarrierWave's SanitizedFile: the base name, every character but word characters, '.', '-' and '+' as '_'. */
+const sanitizeFilename = (name: string): string => {
+  const base = name.replaceAll('\\', '/').split('/').pop() ?? '';
+  const clean = base.replace(/[^\p{L}\p{M}\p{N}\p{Pc}.+-]/gu, '_');
+  if (clean === '') return 'unnamed';
+  return /^\.+$/.test(clean) ? `_${clean}` : clean;
+};
+
+/**
+ * An uploaded avatar checked as the model would (extension, 200 KB) and stored before the command runs, so
+ * that the log only ever names bytes the store holds; rejected images are never stored.
+ */
+const storeAvatar = async (deps: ApiDeps, file: UploadedFile | null | undefined): Promise<E.Either<DomainError, Avatar | undefined>> => {
+  if (!file) return E.right(undefined);
+  const avatar: Avatar = { filename: sanitizeFilename(file.filename), sha256: sha256Hex(file.data), size: file.data.length };
+  const errors = avatarErrors(avatar);
+  if (errors.length > 0) return E.left(validation({ avatar: errors }));
+  await deps.uploads.put(file.data);
+  return E.right(avatar);
+};
+
+const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated_at') => (a: User, b: User): number => {
+  const left = a[orderBy];
+  const right = b[orderBy];
+  return left < right ? -1 : left > right ? 1 : a.id - b.id;
+};
+
+export const userRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  route({
+    method: 'GET',
+    path: '/user',
+    scopes: ['read_user'],
+    handler: (ctx) => {
+      const user = ctx.principal ? findUser(deps.app.state.users, ctx.principal.userId) : undefined;
+      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+    },
+  }),
+  listRoute(deps, {
+    path: '/users',
+    auth: 'optional',
+    scopes: ['read_user'],
+    params: listParams,
+    find: nothing,
+    rows: (ctx, state) => {
+      const { params } = ctx;
+      const isAdmin = ctx.principal?.isAdmin ?? false;
+      let users = [...listUsers(state.users)];
+      const username = params.username;
+      const search = params.search;
+      if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
+      if (search) users = users.filter((user) => matchesUserSearch(user, search));
+      if (params.active) users = users.filter((user) => user.state === 'active');
+      if (params.blocked) users = users.filter((user) => user.state === 'blocked');
+      if (params.exclude_internal) users = users.filter((user) => user.bot === null);
+      if (params.admins && isAdmin) users = users.filter((user) => user.is_admin);
+      users.sort(compareBy(params.order_by));
+      if (params.sort === 'desc') users.reverse();
+      return users;
+    },
+    present: (user, view) => (view.viewerIsAdmin ? userWithAdmin(user, view) : userBasic(user, view)),
+  }),
+  route({
+    method: 'GET',
+    path: '/users/:id',
+    auth: 'optional',
+    scopes: ['read_user'],
+    params: idParams,
+    handler: (ctx) => {
+      const user = findUser(deps.app.state.users, ctx.params.id);
+      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+    },
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/users',
+    admin: true,
+    params: createParams,
+    find: nothing,
+    command: async ({ params }) => {
+      const password = params.password ?? (params.force_random_password ? randomBytes(24).toString('base64url') : null);
+      const invalid = passwordError(password);
+      if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar.left;
+      return {
+        type: 'CreateUser',
+        username: params.username ?? '',
+        name: params.name ?? '',
+        email: params.email ?? '',
+        password_digest: password ? await passwordDigest(password) : null,
+        is_admin: params.admin ?? false,
+        public_email: params.public_email ?? null,
+        ...(avatar.right ? { avatar: avatar.right } : {}),
+      };
+    },
+    present: (done, ctx) => created(userWithAdmin(findUser(done.state.users, createdId(done, 'UserCreated'))!, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'PUT',
+    path: '/users/:id',
+    admin: true,
+    params: updateParams,
+    find: nothing,
+    command: async ({ params }) => {
+      const invalid = passwordError(params.password);
+      if (invalid) return invalid;
+      const avatar = await storeAvatar(deps, params.avatar);
+      if (E.isLeft(avatar)) return avatar.left;
+      return {
+        type: 'UpdateUser',
+        id: params.id,
+        ...(params.email ? { email: params.email } : {}),
+        ...(params.name ? { name: params.name } : {}),
+        ...(params.username ? { username: params.username } : {}),
+        ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
+        ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
+        ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
+        ...(avatar.right ? { avatar: avatar.right } : {}),
+      };
+    },
+    present: (done, ctx) => ok(userWithAdmin(findUser(done.state.users, ctx.params.id)!, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/users/:id',
+    admin: true,
+    params: idParams,
+    find: (ctx, state) => findUserOr404(state, ctx.params.id),
+    authorize: (ctx, _state, user) => (user.id === ctx.principal?.realUserId ? forbidden('You cannot delete yourself') : null),
+    command: (_ctx, user) => ({ type: 'DeleteUser', id: user.id }),
+    present: () => undefined,
+  }),
+  ...(['block', 'unblock'] as const).map((action) =>
+    commandRoute(deps, {
+      method: 'POST',
+      path: `/users/:id/${action}`,
+      admin: true,
+      params: idParams,
+      find: (ctx, state) => findUserOr404(state, ctx.params.id),
+      command: (_ctx, user) => ({ type: action === 'block' ? 'BlockUser' : 'UnblockUser', id: user.id }),
+      present: () => created(true),
+    }),
+  ),
+];
+

@@ -1,0 +1,72 @@
+/** Decider specs of the groups module. */
+import { forbidden, notFound, validation } from '@forgefold/core';
+import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
+
+const alice = userCreated(1, 'alice');
+const bob = userCreated(2, 'bob');
+const team = groupCreated(3, 'team', { by: 1 });
+const owner = memberAdded(1, { group: 3 }, 1, 50, { by: 1 });
+
+export const groupSpecs: Record<string, Spec> = {
+  'the creator of a group owns it': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Team', path: 'team', visibility: 'internal', description: 'd' },
+    then: [
+      { type: 'GroupCreated', data: { id: 102, name: 'Team', path: 'team', parent_id: null, visibility: 'internal', description: 'd', request_access_enabled: true, created_at: AT, created_by_id: 1 } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
+    ],
+  },
+  'the system creates groups without an owner': {
+    when: { type: 'CreateGroup', name: 'Team', path: 'team' },
+    then: [{ type: 'GroupCreated', data: { id: 1, name: 'Team', path: 'team', parent_id: null, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: null } }],
+  },
+  'a subgroup needs maintainer access to its parent': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 30)], as: 2, when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 }, error: forbidden() },
+  'a subgroup cannot be more visible than its parent': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3, visibility: 'public' },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:visibility_level=>["public is not allowed since the parent group has a private visibility."]}' },
+  },
+  'a taken path': { given: [alice, team], as: 1, when: { type: 'CreateGroup', name: 'x', path: 'TEAM' }, error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' } },
+  'an unknown parent': { given: [alice], as: 1, when: { type: 'CreateGroup', name: 'x', path: 'x', parent_id: 9 }, error: notFound('Group') },
+  'an owner updates the group': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, name: 'Team 2', new_user_signups_cap: 10 },
+    then: [{ type: 'GroupUpdated', data: { name: 'Team 2', new_user_signups_cap: 10, id: 3, updated_at: AT } }],
+  },
+  'a maintainer may not update the group': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 40)], as: 2, when: { type: 'UpdateGroup', id: 3, name: 'x' }, error: forbidden() },
+  'the user cap is for top-level groups only': {
+    given: [alice, team, owner, groupCreated(4, 'sub', { parent: 3 })],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 4, new_user_signups_cap: 1 },
+    error: validation({ new_user_signups_cap: ['is only available on top-level groups'] }),
+  },
+  'deleting a group deletes its subtree deepest first: projects, shares, memberships, then the group': {
+    given: [
+      alice,
+      bob,
+      team,
+      owner,
+      groupCreated(4, 'sub', { parent: 3 }),
+      memberAdded(2, { group: 4 }, 2, 30),
+      projectCreated(1, 'app', 4),
+      groupCreated(5, 'other'),
+      { type: 'GroupLinkCreated', data: { id: 1, source_type: 'Namespace', source_id: 5, group_id: 4, group_access: 20, expires_at: null, created_at: AT, created_by_id: null } },
+    ],
+    as: 1,
+    when: { type: 'DeleteGroup', id: 3 },
+    then: [
+      { type: 'ProjectDeleted', data: { id: 1, at: AT } },
+      { type: 'GroupLinkRemoved', data: { id: 1, source_type: 'Namespace', source_id: 5, group_id: 4, at: AT, reason: 'source_deleted' } },
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } },
+      { type: 'GroupDeleted', data: { id: 4, at: AT } },
+      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 1, at: AT } },
+      { type: 'GroupDeleted', data: { id: 3, at: AT } },
+    ],
+  },
+  'only owners delete a group': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 40)], as: 2, when: { type: 'DeleteGroup', id: 3 }, error: forbidden() },
+  'deleting an unknown group': { given: [alice], as: 1, when: { type: 'DeleteGroup', id: 3 }, error: notFound('Group') },
+};
+

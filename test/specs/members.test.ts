@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { memberSpecs } from './members.js';
+
+describeSpecs('members decider', memberSpecs);

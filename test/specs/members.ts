@@ -1,0 +1,226 @@
+/** Decider specs of the members module. */
+import { badRequest, conflict, forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
+import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
+
+const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
+const alice = userCreated(1, 'alice');
+const bob = userCreated(2, 'bob');
+const carol = userCreated(3, 'carol');
+const team = groupCreated(4, 'team', { by: 1 });
+const owner = memberAdded(1, { group: 4 }, 1, 50, { by: 1 });
+const base = [alice, bob, carol, team, owner];
+const sub = groupCreated(5, 'sub', { parent: 4 });
+const app = projectCreated(1, 'app', 4);
+const ref = (id: number, source: 'Namespace' | 'Project', sourceId: number, userId: number | null) => ({ id, source_type: source, source_id: sourceId, user_id: userId });
+const added = (id: number, source: 'Namespace' | 'Project', sourceId: number, userId: number | null, level: number, extra: Partial<{ invite_email: string | null; expires_at: string | null; state: 'active' | 'awaiting'; ldap: boolean; created_by_id: number | null }> = {}): ForgefoldEvent => ({
+  type: 'MemberAdded',
+  data: { ...ref(id, source, sourceId, userId), invite_email: null, access_level: level, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1, ...extra },
+});
+const linked = (id: number, source: 'Namespace' | 'Project', sourceId: number, groupId: number, access: number, expires: string | null = null): ForgefoldEvent => ({
+  type: 'GroupLinkCreated',
+  data: { id, source_type: source, source_id: sourceId, group_id: groupId, group_access: access, expires_at: expires, created_at: AT, created_by_id: 1 },
+});
+const ldapLink: ForgefoldEvent = { type: 'LdapGroupLinkAdded', data: { group_id: 4, cn: 'devs', filter: null, group_access: 30, provider: 'ldapmain', at: AT } };
+
+export const memberSpecs: Record<string, Spec> = {
+  'an owner adds a member': {
+    given: base,
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30, expires_at: '2026-03-01' },
+    then: [added(2, 'Namespace', 4, 2, 30, { expires_at: '2026-03-01' })],
+  },
+  'a new member waits for approval once the user cap is reached': {
+    given: [...base, { type: 'GroupUpdated', data: { id: 4, new_user_signups_cap: 1, updated_at: AT } }],
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30 },
+    then: [added(2, 'Namespace', 4, 2, 30, { state: 'awaiting' })],
+  },
+  'an existing member is a conflict': { given: [...base, memberAdded(2, { group: 4 }, 2, 30)], as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30 }, error: conflict('Member already exists') },
+  'a developer may not add members': { given: [...base, memberAdded(2, { group: 4 }, 2, 30)], as: 2, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 3, access_level: 30 }, error: forbidden() },
+  'a level below the inherited one': {
+    given: [...base, sub, memberAdded(2, { group: 4 }, 2, 30)],
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 5, user_id: 2, access_level: 20 },
+    error: validation({ access_level: ['should be greater than or equal to Developer inherited membership from group TEAM'] }),
+  },
+  'project bots stay in their project': {
+    given: [...base, userCreated(6, 'project_1_bot', { bot: 'project_bot' })],
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 6, access_level: 30 },
+    error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
+  },
+  'groups synced from LDAP take no direct members': { given: [...base, ldapLink], as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30 }, error: forbidden() },
+  'a source that does not exist': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Project', source_id: 1, user_id: 2, access_level: 30 }, error: notFound('Project') },
+  'an unknown user': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 9, access_level: 30 }, error: notFound('User') },
+  'a comma list adds and updates what it can and reports the rest (planned once, by the decision)': {
+    given: [...base, memberAdded(2, { group: 4 }, 3, 20)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', ' carol', 'nobody', 'alice', '2'], access_level: 30 },
+    then: [added(3, 'Namespace', 4, 2, 30), { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT } }],
+    outcome: { failures: ['alice: Access level cannot be changed for the last owner'] },
+  },
+  'an empty comma list': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
+  'an owner changes a member’s level and expiry': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 30)],
+    as: 1,
+    when: { type: 'UpdateMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 40, expires_at: '2026-06-01' },
+    then: [
+      { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 2), from: 30, to: 40, at: AT } },
+      { type: 'MemberExpirySet', data: { ...ref(2, 'Namespace', 4, 2), expires_at: '2026-06-01', at: AT } },
+    ],
+  },
+  'the last owner keeps their level': { given: base, as: 1, when: { type: 'UpdateMember', source_type: 'Namespace', source_id: 4, user_id: 1, access_level: 40 }, error: forbidden() },
+  'updating a non-member': { given: base, as: 1, when: { type: 'UpdateMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 40 }, error: RECORD_NOT_FOUND },
+  'removing a member also removes their memberships below and the invitations they sent there': {
+    given: [...base, sub, memberAdded(2, { group: 4 }, 2, 40), memberAdded(3, { group: 5 }, 2, 40), memberAdded(4, { group: 5 }, null, 30, { email: 'x@example.com', by: 2 })],
+    as: 1,
+    when: { type: 'RemoveMember', source_type: 'Namespace', source_id: 4, user_id: 2 },
+    then: [
+      { type: 'MemberRemoved', data: { ...ref(2, 'Namespace', 4, 2), at: AT } },
+      { type: 'MemberRemoved', data: { ...ref(3, 'Namespace', 5, 2), at: AT, reason: 'parent_membership_removed' } },
+      { type: 'MemberRemoved', data: { ...ref(4, 'Namespace', 5, null), at: AT, reason: 'inviter_removed' } },
+    ],
+  },
+  'a member leaves on their own': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 10)],
+    as: 2,
+    when: { type: 'RemoveMember', source_type: 'Namespace', source_id: 4, user_id: 2, skip_subresources: true },
+    then: [{ type: 'MemberRemoved', data: { ...ref(2, 'Namespace', 4, 2), at: AT } }],
+  },
+  'the last owner is never removed': { given: base, as: 1, when: { type: 'RemoveMember', source_type: 'Namespace', source_id: 4, user_id: 1 }, error: forbidden() },
+  'invitations: existing accounts are added, other addresses invited, failures reported by address': {
+    given: base,
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['new@example.com', 'BOB@example.com', 'bad', 'alice@example.com', 'new@example.com'], access_level: 30 },
+    then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.com' }), added(3, 'Namespace', 4, 2, 30)],
+    outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'Already a member of TEAM' } },
+  },
+  'an invitation’s level changes': {
+    given: [...base, memberAdded(2, { group: 4 }, null, 30, { email: 'new@example.com' })],
+    as: 1,
+    when: { type: 'UpdateInvitation', source_type: 'Namespace', source_id: 4, email: 'NEW@example.com', access_level: 20 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, null), from: 30, to: 20, at: AT } }],
+  },
+  'updating an unknown invitation': { given: base, as: 1, when: { type: 'UpdateInvitation', source_type: 'Namespace', source_id: 4, email: 'x@example.com', access_level: 20 }, error: notFound() },
+  'an invitation is withdrawn': {
+    given: [...base, memberAdded(2, { group: 4 }, null, 30, { email: 'new@example.com' })],
+    as: 1,
+    when: { type: 'RemoveInvitation', source_type: 'Namespace', source_id: 4, email: 'new@example.com' },
+    then: [{ type: 'MemberRemoved', data: { ...ref(2, 'Namespace', 4, null), at: AT, reason: 'invitation_removed' } }],
+  },
+  'a group is shared with another group': {
+    given: [...base, groupCreated(6, 'other', { visibility: 'internal' })],
+    as: 1,
+    when: { type: 'ShareGroup', group_id: 4, shared_with_group_id: 6, group_access: 20, expires_at: '2026-02-01' },
+    then: [linked(1, 'Namespace', 4, 6, 20, '2026-02-01')],
+  },
+  'a group shared twice': {
+    given: [...base, groupCreated(6, 'other', { visibility: 'internal' }), linked(1, 'Namespace', 4, 6, 20)],
+    as: 1,
+    when: { type: 'ShareGroup', group_id: 4, shared_with_group_id: 6, group_access: 20 },
+    error: conflict('Shared group The group has already been shared with this group'),
+  },
+  'a group the actor cannot see is not found': { given: [...base, groupCreated(6, 'other')], as: 1, when: { type: 'ShareGroup', group_id: 4, shared_with_group_id: 6, group_access: 20 }, error: notFound(undefined, 'Not Found') },
+  'a share ends': {
+    given: [...base, groupCreated(6, 'other'), linked(1, 'Namespace', 4, 6, 20)],
+    as: 1,
+    when: { type: 'UnshareGroup', group_id: 4, shared_with_group_id: 6 },
+    then: [{ type: 'GroupLinkRemoved', data: { id: 1, source_type: 'Namespace', source_id: 4, group_id: 6, at: AT } }],
+  },
+  'ending a share that does not exist': { given: base, as: 1, when: { type: 'UnshareGroup', group_id: 4, shared_with_group_id: 6 }, error: notFound('Group Link') },
+  'a project is shared with a group': {
+    given: [...base, app, groupCreated(6, 'other', { visibility: 'public' })],
+    as: 1,
+    when: { type: 'ShareProject', project_id: 1, group_id: 6, group_access: 30 },
+    then: [linked(1, 'Project', 1, 6, 30)],
+  },
+  'a project shared twice': {
+    given: [...base, app, groupCreated(6, 'other', { visibility: 'public' }), linked(1, 'Project', 1, 6, 30)],
+    as: 1,
+    when: { type: 'ShareProject', project_id: 1, group_id: 6, group_access: 30 },
+    error: conflict('Group already shared with this group'),
+  },
+  'a project share ends': {
+    given: [...base, app, groupCreated(6, 'other'), linked(1, 'Project', 1, 6, 30)],
+    as: 1,
+    when: { type: 'UnshareProject', project_id: 1, group_id: 6 },
+    then: [{ type: 'GroupLinkRemoved', data: { id: 1, source_type: 'Project', source_id: 1, group_id: 6, at: AT } }],
+  },
+  'approving a member activates their awaiting memberships across the hierarchy': {
+    given: [...base, sub, memberAdded(2, { group: 4 }, 2, 30, { state: 'awaiting' }), memberAdded(3, { group: 5 }, 2, 30, { state: 'awaiting' }), memberAdded(4, { group: 5 }, 3, 30, { state: 'awaiting' })],
+    as: 1,
+    when: { type: 'ApproveMember', group_id: 4, member_id: 2 },
+    then: [
+      { type: 'MemberApproved', data: { ...ref(2, 'Namespace', 4, 2), at: AT } },
+      { type: 'MemberApproved', data: { ...ref(3, 'Namespace', 5, 2), at: AT } },
+    ],
+  },
+  'approval is for top-level groups': { given: [...base, sub, memberAdded(2, { group: 5 }, 2, 30, { state: 'awaiting' })], as: 1, when: { type: 'ApproveMember', group_id: 5, member_id: 2 }, error: badRequest() },
+  'approving everyone': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 30, { state: 'awaiting' }), app, memberAdded(3, { project: 1 }, 3, 30, { state: 'awaiting' })],
+    as: 1,
+    when: { type: 'ApproveAllMembers', group_id: 4 },
+    then: [
+      { type: 'MemberApproved', data: { ...ref(2, 'Namespace', 4, 2), at: AT } },
+      { type: 'MemberApproved', data: { ...ref(3, 'Project', 1, 3), at: AT } },
+    ],
+  },
+  'only owners approve': { given: [...base, memberAdded(2, { group: 4 }, 2, 40)], as: 2, when: { type: 'ApproveAllMembers', group_id: 4 }, error: badRequest() },
+  'an LDAP member stops following the directory': {
+    given: [...base, ldapLink, memberAdded(2, { group: 4 }, 2, 30, { ldap: true })],
+    as: 1,
+    when: { type: 'SetMemberOverride', group_id: 4, user_id: 2, override: true },
+    then: [{ type: 'MemberOverrideSet', data: { ...ref(2, 'Namespace', 4, 2), override: true, at: AT } }],
+  },
+  'a member not from LDAP has no override': { given: [...base, ldapLink, memberAdded(2, { group: 4 }, 2, 30)], as: 1, when: { type: 'SetMemberOverride', group_id: 4, user_id: 2, override: true }, error: forbidden() },
+  'an LDAP group link is added': {
+    given: base,
+    as: 1,
+    when: { type: 'AddLdapGroupLink', group_id: 4, cn: 'devs', group_access: 30, provider: 'ldapmain' },
+    then: [ldapLink],
+  },
+  'an LDAP group link added twice': { given: [...base, ldapLink], as: 1, when: { type: 'AddLdapGroupLink', group_id: 4, cn: 'devs', group_access: 30, provider: 'ldapmain' }, error: conflict('Cn has already been taken') },
+  'an LDAP group link is removed': {
+    given: [...base, ldapLink],
+    as: 1,
+    when: { type: 'RemoveLdapGroupLink', group_id: 4, cn: 'devs' },
+    then: [{ type: 'LdapGroupLinkRemoved', data: { group_id: 4, cn: 'devs', filter: null, provider: 'ldapmain', at: AT } }],
+  },
+  'removing an LDAP link that does not exist': { given: base, as: 1, when: { type: 'RemoveLdapGroupLink', group_id: 4, cn: 'devs' }, error: notFound(undefined, 'Linked LDAP group not found') },
+  'the directory sync adds, updates and removes LDAP members (overridden ones stay)': {
+    given: [...base, userCreated(6, 'dave'), userCreated(7, 'erin'), ldapLink, memberAdded(2, { group: 4 }, 3, 20, { ldap: true }), memberAdded(3, { group: 4 }, 6, 20, { ldap: true }), memberAdded(4, { group: 4 }, 7, 20, { ldap: true }), { type: 'MemberOverrideSet', data: { ...ref(4, 'Namespace', 4, 7), override: true, at: AT } }],
+    as: 1,
+    when: { type: 'SyncLdapGroup', group_id: 4, directory: [{ provider: 'ldapmain', cn: 'devs', user_ids: [2, 3, 99] }] },
+    then: [
+      added(5, 'Namespace', 4, 2, 30, { ldap: true }),
+      { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT, reason: 'ldap_sync' } },
+      { type: 'MemberRemoved', data: { ...ref(3, 'Namespace', 4, 6), at: AT, reason: 'ldap_sync' } },
+    ],
+  },
+  'a billable member is removed from the whole hierarchy': {
+    given: [...base, app, memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { project: 1 }, 2, 30)],
+    as: 1,
+    when: { type: 'RemoveBillableMember', group_id: 4, user_id: 2 },
+    then: [
+      { type: 'MemberRemoved', data: { ...ref(2, 'Namespace', 4, 2), at: AT, reason: 'billable_member_removed' } },
+      { type: 'MemberRemoved', data: { ...ref(3, 'Project', 1, 2), at: AT, reason: 'billable_member_removed' } },
+    ],
+  },
+  'billable members belong to top-level groups': { given: [...base, sub], as: 1, when: { type: 'RemoveBillableMember', group_id: 5, user_id: 2 }, error: badRequest('Invalid group provided, must be top-level') },
+  'a user without memberships there': { given: base, as: 1, when: { type: 'RemoveBillableMember', group_id: 4, user_id: 2 }, error: badRequest('No member found for the given user_id') },
+  'memberships and shares end on their expiry day, the last owner of a top-level group never': {
+    given: [
+      ...base,
+      memberAdded(2, { group: 4 }, 2, 30, { expires: '2026-01-01' }),
+      memberAdded(3, { group: 4 }, 3, 30, { expires: '2026-01-02' }),
+      { type: 'MemberExpirySet', data: { ...ref(1, 'Namespace', 4, 1), expires_at: '2025-12-31', at: AT } },
+      groupCreated(6, 'other'),
+      linked(1, 'Namespace', 6, 4, 20, '2025-12-30'),
+    ],
+    when: { type: 'ExpireMemberships' },
+    then: [
+      { type: 'MemberExpired', data: { ...ref(2, 'Namespace', 4, 2), expires_at: '2026-01-01', at: AT } },
+      { type: 'GroupLinkExpired', data: { id: 1, source_type: 'Namespace', source_id: 6, group_id: 4, expires_at: '2025-12-30', at: AT } },
+    ],
+  },
+};

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { projectSpecs } from './projects.js';
+
+describeSpecs('projects decider', projectSpecs);

@@ -1,0 +1,68 @@
+/** Decider specs of the projects module. */
+import { forbidden, notFound, validation } from '@forgefold/core';
+import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
+
+const root = userCreated(1, 'root', { admin: true });
+const alice = userCreated(2, 'alice');
+const bob = userCreated(3, 'bob');
+const team = groupCreated(4, 'team');
+
+export const projectSpecs: Record<string, Spec> = {
+  'a personal project: its owner becomes a direct maintainer': {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', name: 'My App' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 1, name: 'My App', path: 'my-app', description: '', namespace_id: 102, namespace_kind: 'user', visibility: 'private', creator_id: 2, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 2 } },
+    ],
+  },
+  'a group project gets no direct members': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 30)],
+    as: 2,
+    when: { type: 'CreateProject', path: 'app', namespace_id: 4, visibility: 'internal', description: 'd' },
+    then: [{ type: 'ProjectCreated', data: { id: 1, name: 'app', path: 'app', description: 'd', namespace_id: 4, namespace_kind: 'group', visibility: 'internal', creator_id: 2, created_at: AT } }],
+  },
+  'reporters do not create projects in a group': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 20)], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 4 }, error: forbidden() },
+  'an administrator creates a project for a user': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'CreateProject', path: 'app', owner_id: 2 },
+    then: [
+      { type: 'ProjectCreated', data: { id: 1, name: 'app', path: 'app', description: '', namespace_id: 102, namespace_kind: 'user', visibility: 'private', creator_id: 1, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
+    ],
+  },
+  'only administrators create projects for others': { given: [alice, bob], as: 3, when: { type: 'CreateProject', path: 'app', owner_id: 2 }, error: forbidden() },
+  'someone else’s personal namespace': { given: [alice, bob], as: 3, when: { type: 'CreateProject', path: 'app', namespace_id: 102 }, error: forbidden() },
+  'an unknown namespace': { given: [alice], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 77 }, error: notFound('Namespace') },
+  'a taken path in the namespace': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'CreateProject', path: 'App' }, error: validation({ path: ['has already been taken'] }) },
+  'a maintainer updates the project': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)],
+    as: 2,
+    when: { type: 'UpdateProject', id: 1, name: 'App', description: 'x' },
+    then: [{ type: 'ProjectUpdated', data: { name: 'App', description: 'x', id: 1, updated_at: AT } }],
+  },
+  'developers do not update a project': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 30), projectCreated(1, 'app', 4)], as: 2, when: { type: 'UpdateProject', id: 1, name: 'x' }, error: forbidden() },
+  'deleting a project ends its shares and memberships first': {
+    given: [
+      alice,
+      bob,
+      projectCreated(1, 'app', 102, { kind: 'user' }),
+      memberAdded(1, { project: 1 }, 2, 40),
+      memberAdded(2, { project: 1 }, 3, 30),
+      team,
+      { type: 'GroupLinkCreated', data: { id: 1, source_type: 'Project', source_id: 1, group_id: 4, group_access: 30, expires_at: null, created_at: AT, created_by_id: 2 } },
+    ],
+    as: 2,
+    when: { type: 'DeleteProject', id: 1 },
+    then: [
+      { type: 'GroupLinkRemoved', data: { id: 1, source_type: 'Project', source_id: 1, group_id: 4, at: AT, reason: 'source_deleted' } },
+      { type: 'MemberRemoved', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, at: AT } },
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Project', source_id: 1, user_id: 3, at: AT } },
+      { type: 'ProjectDeleted', data: { id: 1, at: AT } },
+    ],
+  },
+  'maintainers do not delete a project (owners do)': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)], as: 2, when: { type: 'DeleteProject', id: 1 }, error: forbidden() },
+  'deleting an unknown project': { given: [alice], as: 2, when: { type: 'DeleteProject', id: 1 }, error: notFound('Project') },
+};

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { scimSpecs } from './scim.js';
+
+describeSpecs('scim decider', scimSpecs);

@@ -1,0 +1,113 @@
+/** Decider specs of the SCIM module (SAML configuration, SCIM token, provisioning). */
+import { badRequest, conflict, forbidden, notFound, preconditionFailed, validation, type ForgefoldEvent } from '@forgefold/core';
+import { AT, groupCreated, memberAdded, userCreated, type Spec } from './spec.js';
+
+const alice = userCreated(1, 'alice');
+const bob = userCreated(2, 'bob');
+const team = groupCreated(3, 'team', { by: 1 });
+const owner = memberAdded(1, { group: 3 }, 1, 50, { by: 1 });
+const FINGERPRINT = 'ab'.repeat(20);
+const provider: ForgefoldEvent = {
+  type: 'SamlProviderConfigured',
+  data: { id: 1, group_id: 3, enabled: true, sso_url: 'https://idp.example.com/sso', certificate_fingerprint: FINGERPRINT, enforced_sso: false, default_membership_role: 30, at: AT },
+};
+const base = [alice, bob, team, owner, provider];
+const identity = (id: number, userId: number, externUid: string, active = true): ForgefoldEvent => ({
+  type: 'ScimIdentityProvisioned',
+  data: { id, group_id: 3, user_id: userId, extern_uid: externUid, user_name: `${externUid}@example.com`, given_name: null, family_name: null, active, at: AT },
+});
+const provision = { type: 'ProvisionScimIdentity', group_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', email: 'jane@example.com', name: 'Jane Doe', given_name: 'Jane', family_name: 'Doe', active: true } as const;
+
+export const scimSpecs: Record<string, Spec> = {
+  'an owner configures SAML single sign-on': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'ConfigureSamlProvider', group_id: 3, sso_url: 'https://idp.example.com/sso', certificate_fingerprint: FINGERPRINT, default_membership_role: 30 },
+    then: [provider],
+  },
+  'SAML needs an https URL and a fingerprint': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'ConfigureSamlProvider', group_id: 3, sso_url: 'http://idp', certificate_fingerprint: 'x' },
+    error: validation({ sso_url: ['must be a valid URL using https'], certificate_fingerprint: ['is invalid'] }),
+  },
+  'SAML is for top-level groups': {
+    given: [alice, team, owner, groupCreated(4, 'sub', { parent: 3 })],
+    as: 1,
+    when: { type: 'ConfigureSamlProvider', group_id: 4, sso_url: 'https://idp', certificate_fingerprint: FINGERPRINT },
+    error: badRequest('SAML single sign-on and SCIM are only available for top-level groups'),
+  },
+  'maintainers do not configure SAML': {
+    given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 40)],
+    as: 2,
+    when: { type: 'ConfigureSamlProvider', group_id: 3, sso_url: 'https://idp', certificate_fingerprint: FINGERPRINT },
+    error: forbidden(),
+  },
+  'a new SCIM token replaces the old one (its digest only)': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'RotateScimToken', group_id: 3, token_digest: 'f'.repeat(64) },
+    then: [{ type: 'ScimTokenRotated', data: { group_id: 3, token_digest: 'f'.repeat(64), at: AT } }],
+  },
+  'provisioning creates the account, the membership with the default role, and the identity': {
+    given: base,
+    when: provision,
+    then: [
+      {
+        type: 'UserCreated',
+        data: { id: 3, username: 'jane.doe', name: 'Jane Doe', email: 'jane@example.com', public_email: null, is_admin: false, bot: null, password_digest: null, namespace_id: 103, created_at: AT, created_by_id: null },
+      },
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 3, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
+    ],
+  },
+  'provisioning under a reached user cap: the membership waits, as any other new member': {
+    given: [...base, { type: 'GroupUpdated', data: { id: 3, new_user_signups_cap: 1, updated_at: AT } }],
+    when: { ...provision, email: 'bob@example.com' },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'awaiting', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 2, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
+    ],
+  },
+  'the same externalId again changes nothing': { given: [...base, identity(1, 2, 'u-1')], when: provision, then: [] },
+  'a userName already provisioned': { given: [...base, identity(1, 2, 'u-2')], when: { ...provision, user_name: 'U-2@example.com' }, error: conflict('userName has already been taken') },
+  'a group without SAML': { given: [alice, team, owner], when: provision, error: notFound(undefined, 'Group 3 does not have SAML SSO configured') },
+  'an update renames the user and the identity': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { name: 'Bobby', family_name: 'B' } },
+    then: [
+      { type: 'UserUpdated', data: { id: 2, updated_at: AT, name: 'Bobby' } },
+      { type: 'ScimIdentityUpdated', data: { id: 1, group_id: 3, user_id: 2, at: AT, changed: ['name.formatted', 'name.familyName'], family_name: 'B' } },
+    ],
+  },
+  'deprovisioning removes the memberships in the group’s hierarchy': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { active: false } },
+    then: [
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, at: AT } },
+      { type: 'ScimIdentityDeprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
+  'reprovisioning adds the membership back': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { active: true } },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
+  'updating an unknown identity': { given: base, when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'nope', changes: { active: false } }, error: notFound(undefined, 'Resource nope not found') },
+  'deleting an identity removes its memberships and the identity': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],
+    when: { type: 'DeleteScimIdentity', group_id: 3, extern_uid: 'u-2' },
+    then: [
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, at: AT } },
+      { type: 'ScimIdentityDeleted', data: { id: 1, group_id: 3, user_id: 2, extern_uid: 'u-2', at: AT } },
+    ],
+  },
+  'the last owner of the group is not deprovisioned': {
+    given: [...base, identity(1, 1, 'u-1')],
+    when: { type: 'DeleteScimIdentity', group_id: 3, extern_uid: 'u-1' },
+    error: preconditionFailed('Could not remove ALICE from TEAM. Cannot remove last group owner.'),
+  },
+};

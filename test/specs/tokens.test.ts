@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { tokenSpecs } from './tokens.js';
+
+describeSpecs('tokens decider', tokenSpecs);

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { userSpecs } from './users.js';
+
+describeSpecs('users decider', userSpecs);

@@ -1,0 +1,79 @@
+/** Decider specs of the users module. */
+import { forbidden, notFound, unauthorized, conflict } from '@forgefold/core';
+import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
+
+const root = userCreated(1, 'root', { admin: true });
+const alice = userCreated(2, 'alice');
+
+export const userSpecs: Record<string, Spec> = {
+  'an administrator creates an account with its personal namespace': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'bob@example.com', password_digest: 'scrypt$x$y', public_email: 'b@example.com' },
+    then: [
+      {
+        type: 'UserCreated',
+        data: { id: 2, username: 'bob', name: 'Bob', email: 'bob@example.com', public_email: 'b@example.com', is_admin: false, bot: null, password_digest: 'scrypt$x$y', namespace_id: 102, created_at: AT, created_by_id: 1 },
+      },
+    ],
+  },
+  'pending invitations to the address become the new account’s memberships': {
+    given: [root, groupCreated(3, 'team'), memberAdded(1, { group: 3 }, null, 30, { email: 'Bob@Example.com' })],
+    when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'bob@example.com', password_digest: null },
+    then: [
+      {
+        type: 'UserCreated',
+        data: { id: 2, username: 'bob', name: 'Bob', email: 'bob@example.com', public_email: null, is_admin: false, bot: null, password_digest: null, namespace_id: 102, created_at: AT, created_by_id: null },
+      },
+      { type: 'MemberInvitationAccepted', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: 'Bob@Example.com', at: AT } },
+    ],
+  },
+  'only administrators create accounts': { given: [root, alice], as: 2, when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'bob@example.com', password_digest: null }, error: forbidden() },
+  'a taken e-mail is a conflict': { given: [root, alice], when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'ALICE@example.com', password_digest: null }, error: conflict('Email has already been taken') },
+  'a username taken by a group is a conflict': { given: [root, groupCreated(3, 'team')], when: { type: 'CreateUser', username: 'Team', name: 'T', email: 't@example.com', password_digest: null }, error: conflict('Username has already been taken') },
+  'an administrator updates an account': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, name: 'Alice A.', is_admin: true },
+    then: [{ type: 'UserUpdated', data: { id: 2, name: 'Alice A.', is_admin: true, updated_at: AT } }],
+  },
+  'updating an unknown account': { given: [root], when: { type: 'UpdateUser', id: 9, name: 'x' }, error: notFound('User') },
+  'an administrator blocks an account': { given: [root, alice], as: 1, when: { type: 'BlockUser', id: 2 }, then: [{ type: 'UserBlocked', data: { id: 2, at: AT } }] },
+  'blocking a blocked account changes nothing': { given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }], as: 1, when: { type: 'BlockUser', id: 2 }, then: [] },
+  'an administrator cannot block themselves': { given: [root], as: 1, when: { type: 'BlockUser', id: 1 }, error: forbidden('You cannot block yourself') },
+  'an administrator unblocks an account': { given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }], as: 1, when: { type: 'UnblockUser', id: 2 }, then: [{ type: 'UserUnblocked', data: { id: 2, at: AT } }] },
+  'unblocking an active account changes nothing': { given: [root, alice], as: 1, when: { type: 'UnblockUser', id: 2 }, then: [] },
+  'deleting an account takes the groups it alone owns, its personal projects and its memberships along': {
+    given: [
+      root,
+      alice,
+      userCreated(3, 'bob'),
+      groupCreated(4, 'solo', { by: 2 }),
+      memberAdded(1, { group: 4 }, 2, 50),
+      projectCreated(1, 'mine', 102, { kind: 'user', by: 2 }),
+      memberAdded(2, { project: 1 }, 2, 40),
+      groupCreated(5, 'shared', { by: 3 }),
+      memberAdded(3, { group: 5 }, 3, 50),
+      memberAdded(4, { group: 5 }, 2, 30),
+    ],
+    as: 1,
+    when: { type: 'DeleteUser', id: 2 },
+    then: [
+      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } },
+      { type: 'GroupDeleted', data: { id: 4, at: AT } },
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Project', source_id: 1, user_id: 2, at: AT } },
+      { type: 'ProjectDeleted', data: { id: 1, at: AT } },
+      { type: 'MemberRemoved', data: { id: 4, source_type: 'Namespace', source_id: 5, user_id: 2, at: AT } },
+      { type: 'UserDeleted', data: { id: 2, at: AT } },
+    ],
+  },
+  'only administrators delete accounts': { given: [root, alice], as: 2, when: { type: 'DeleteUser', id: 1 }, error: forbidden() },
+  'activity is recorded once a day': { given: [alice], when: { type: 'RecordUserActivity', id: 2 }, then: [{ type: 'UserActivityRecorded', data: { id: 2, day: '2026-01-01' } }] },
+  'activity on a day already recorded changes nothing': {
+    given: [alice, { type: 'UserActivityRecorded', data: { id: 2, day: '2026-01-01' } }],
+    when: { type: 'RecordUserActivity', id: 2 },
+    then: [],
+  },
+  'every command runs as an existing user': { given: [root], as: 7, when: { type: 'RecordUserActivity', id: 1 }, error: unauthorized },
+  'a blocked user cannot act': { given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }], as: 2, when: { type: 'RecordUserActivity', id: 2 }, error: forbidden('Your account has been blocked.') },
+};
