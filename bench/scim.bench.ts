@@ -29,7 +29,8 @@ import {
   type State,
 } from '@forgefold/core';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
-import { createForgefoldApi, tokenDigest } from '@forgefold/http-adapter';
+import { createForgefoldApi, RepositoryHost, tokenDigest } from '@forgefold/http-adapter';
+import { GitRepositories } from '@forgefold/git';
 import { Report, envInt, log, percentile, removeDb, scratchPath, throughput, timed } from './lib.js';
 
 const IDENTITIES = envInt('BENCH_SCIM_IDENTITIES', 100_000);
@@ -142,7 +143,9 @@ const lookups = async (report: Report) => {
   });
 
   // Over HTTP, the same server for both groups.
-  const api = createForgefoldApi({ app, clock: { now: () => new Date().toISOString() }, log: () => undefined });
+  const clock = { now: () => new Date().toISOString() };
+  const repositories = new RepositoryHost(app, clock, new GitRepositories({ root: scratchPath('scim-bench-repositories') }));
+  const api = createForgefoldApi({ app, clock, repositories, log: () => undefined });
   const { url } = await api.listen(0);
   const get = (path: string, token: string, prefix: string, n: number) => async (i: number) => {
     const filter = encodeURIComponent(`userName eq "${prefix}.user${Math.abs(i * 7919) % n}@idp.example"`);

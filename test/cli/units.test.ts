@@ -115,7 +115,7 @@ describe('envelope checks', () => {
 describe('data paths', () => {
   it('puts the database at <dir>/forgefold.db and resolves --data, then $FORGEFOLD_DATA, then ./data', () => {
     expect(DATABASE_FILE).toBe('forgefold.db');
-    expect(dataPaths('/srv/ff')).toEqual({ dir: '/srv/ff', database: '/srv/ff/forgefold.db' });
+    expect(dataPaths('/srv/ff')).toEqual({ dir: '/srv/ff', database: '/srv/ff/forgefold.db', repositories: '/srv/ff/repositories' });
     expect(dataPaths('rel', '/home/x').database).toBe('/home/x/rel/forgefold.db');
     expect(resolveDataDir('/a', { FORGEFOLD_DATA: '/b' })).toBe('/a');
     expect(resolveDataDir(undefined, { FORGEFOLD_DATA: '/b' })).toBe('/b');

@@ -4,6 +4,10 @@
  * beside the whole API. The real files of a module are listed in docs/architecture.md ("Adding a module").
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitRepositories } from '@forgefold/git';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +27,7 @@ import {
   type Issued,
   type State,
 } from '@forgefold/core';
-import { apiResources, created, createForgefoldApi, requires, route, schema, T, tokenDigest, type ApiResource, type ApiServer } from '@forgefold/http-adapter';
+import { apiResources, created, createForgefoldApi, RepositoryHost, requires, route, schema, T, tokenDigest, type ApiResource, type ApiServer } from '@forgefold/http-adapter';
 
 // --- The module, as its folder would hold it: commands, events, projection, decider, evolve, descriptor.
 
@@ -101,6 +105,7 @@ describe('adding a module', () => {
   let api: ApiServer;
   let base: string;
   const token = 'glpat-module-addition-test';
+  let gitRoot = '';
 
   beforeAll(async () => {
     app = await start(store);
@@ -109,11 +114,14 @@ describe('adding a module', () => {
     const rootId = root.right.state.users.count;
     const issued = await app.execute(systemActor, { type: 'CreatePersonalAccessToken', user_id: rootId, name: 'test', scopes: ['api'], expires_at: null, token_digest: tokenDigest(token), impersonation: false });
     if (E.isLeft(issued)) throw new Error(JSON.stringify(issued.left));
-    api = createForgefoldApi({ app, clock, resources: [...apiResources, noteRoutes(app)] });
+    gitRoot = mkdtempSync(join(tmpdir(), 'forgefold-module-addition-'));
+    const repositories = new RepositoryHost(app, clock, new GitRepositories({ root: gitRoot }));
+    api = createForgefoldApi({ app, clock, repositories, resources: [...apiResources, noteRoutes(app)] });
     const address = await api.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${address.port}/api/v4`;
   });
   afterAll(async () => {
+    rmSync(gitRoot, { recursive: true, force: true });
     await api.close();
   });
 

@@ -3,7 +3,7 @@
  * and the `Replication` port is enough for a secondary to copy a primary's log unchanged and report where it is.
  */
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, type NewEvent, type RecordedEvent, type Replication, type ReplicationStatus, type Repositories, type Repository } from '@forgefold/core';
+import { InMemoryEventStore, type NewEvent, type RecordedEvent, type Replication, type ReplicationStatus, type Repositories, type GitRepository } from '@forgefold/core';
 import { ok, signature, storage } from '../git/support.js';
 
 describe('Repositories port', () => {
@@ -13,7 +13,7 @@ describe('Repositories port', () => {
       const port: Repositories = git.repositories;
       expect(await port.exists(7)).toBe(false);
       await ok(port.create(7, { default_branch: 'main', readme: { author: signature(), committer: signature(), content: '# Seven\n' } }));
-      const repository: Repository = port.open(7);
+      const repository: GitRepository = port.open(7);
       expect(await ok(repository.headBranch())).toBe('main');
       expect((await ok(repository.findBranch('main'))).name).toBe('main');
       await ok(port.remove(7));

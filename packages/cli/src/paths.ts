@@ -4,6 +4,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 /** File name of the event database (events and snapshots) inside a data directory. */
 export const DATABASE_FILE = 'forgefold.db';
 
+/** Directory of the git repositories inside a data directory. */
+export const REPOSITORIES_DIR = 'repositories';
+
 /** Environment variable naming the default data directory. */
 export const DATA_ENV = 'FORGEFOLD_DATA';
 
@@ -14,11 +17,13 @@ export interface DataPaths {
   readonly dir: string;
   /** `<dir>/forgefold.db`. */
   readonly database: string;
+  /** `<dir>/repositories`: the git repositories (`@hashed/…`). */
+  readonly repositories: string;
 }
 
 export const dataPaths = (dir: string, cwd: string = process.cwd()): DataPaths => {
   const absolute = isAbsolute(dir) ? dir : resolve(cwd, dir);
-  return { dir: absolute, database: join(absolute, DATABASE_FILE) };
+  return { dir: absolute, database: join(absolute, DATABASE_FILE), repositories: join(absolute, REPOSITORIES_DIR) };
 };
 
 /** The data directory a command uses: `--data DIR`, else $FORGEFOLD_DATA, else ./data. */

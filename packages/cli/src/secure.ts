@@ -5,7 +5,7 @@
  */
 import { chmod, mkdir, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATABASE_FILE } from './paths.js';
+import { DATABASE_FILE, REPOSITORIES_DIR } from './paths.js';
 
 export const SECRET_FILE_MODE = 0o600;
 export const DATA_DIR_MODE = 0o700;
@@ -18,7 +18,7 @@ const DATABASE_COMPANIONS = ['-wal', '-shm', '-journal'];
 
 /** Names a data directory holds when Forgefold alone uses it. */
 const isOwnFile = (name: string): boolean =>
-  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === 'uploads';
+  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === 'uploads' || name === REPOSITORIES_DIR;
 
 const modeOf = async (path: string): Promise<number | undefined> => {
   try {

@@ -22,10 +22,12 @@ import {
   metricsAllowList,
   newTokenValue,
   passwordDigest,
+  RepositoryHost,
   tokenDigest,
   type Timeouts,
 } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
+import { GitRepositories } from '@forgefold/git';
 import { openPostgresStore, redact } from '@forgefold/postgres-store';
 import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageError, wantsHelp, type CommandSpec, type ParsedArgs } from './args.js';
 import { databaseUrlFrom, type StoreHandle } from './store.js';
@@ -338,9 +340,19 @@ export const startForgefold = async (
     if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
   const log = options.log ?? (config.accessLog ? undefined : () => undefined);
+  // Repositories live beside the event database; the log is their truth, so a crash is repaired before serving.
+  const gitStorage = new GitRepositories({ root: dataPaths(config.dataDir).repositories });
+  const repositories = new RepositoryHost(app, clock, gitStorage, log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`)));
+  const reconciled = await repositories.reconcile();
+  if (reconciled.created.length + reconciled.aligned.length + reconciled.removed.length > 0) {
+    say(`Forgefold repositories reconciled with the log: ${reconciled.created.length} created, ${reconciled.aligned.length} realigned, ${reconciled.removed.length} removed`);
+  }
+  for (const failure of reconciled.failed) say(`Forgefold repository of project ${failure.project} could not be reconciled: ${failure.message}`);
+  repositories.watch();
   const api = createForgefoldApi({
     app,
     clock,
+    repositories,
     impersonationEnabled: config.impersonationEnabled,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     onAuthenticated: recordActivity,
@@ -400,6 +412,8 @@ export const startForgefold = async (
       unfollow();
       await api.close();
       await app.whenIdle();
+      repositories.close();
+      await gitStorage.close();
       await app.snapshot();
       await store.close();
     },

@@ -17,6 +17,7 @@ import { groupsModule } from './modules/groups/module.js';
 import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
+import { repositoriesModule } from './modules/repositories/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -24,9 +25,10 @@ export * from './modules/groups/index.js';
 export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
 export * from './modules/scim/index.js';
+export * from './modules/repositories/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 

@@ -58,6 +58,11 @@ export interface Repositories {
    * and does the authentication; `request.authorize` and `request.push` carry its decisions).
    */
   serveHttp(project: ProjectKey, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void>;
+  /**
+   * Removes every repository directory below the root that belongs to none of `keep` (a project deleted while the
+   * server was down), and staging leftovers of interrupted creations and removals. Answers the paths removed.
+   */
+  sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]>;
   /** Stops the batch readers and the push gateway. */
   close(): Promise<void>;
 }
@@ -85,6 +90,8 @@ export interface Repository {
   mergeBase(a: string, b: string): GitResult<Sha | null>;
   isAncestor(ancestor: string, descendant: string): GitResult<boolean>;
   refsContaining(revision: string, type?: 'branch' | 'tag' | 'all'): GitResult<readonly ContainingRef[]>;
+  /** Whether `source` merges into `target` without conflicts (`merge-tree`; nothing moves). */
+  mergeable(target: string, source: string): GitResult<boolean>;
 
   // Files and diffs
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;
@@ -101,6 +108,11 @@ export interface Repository {
   merge(input: MergeInput, options?: WriteOptions): GitResult<MergeResult>;
   /** Points HEAD at another branch (the project's `default_branch`); moves no ref. */
   setHeadBranch(name: string): GitResult<void>;
+  /**
+   * Makes the refs exactly `wanted` (refs not named are deleted), compare-and-swap from their current values,
+   * under the repository's lock; answers the moves made (none when they agree). The objects must exist.
+   */
+  alignRefs(wanted: Readonly<Record<string, Sha>>): GitResult<readonly RefChange[]>;
   /** Packs loose refs (a repository with many tags lists faster). */
   packRefs(): GitResult<void>;
 }

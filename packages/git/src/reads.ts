@@ -200,6 +200,13 @@ export const compare = async (ctx: RepoContext, query: CompareQuery & DiffOption
   return { fromSha: from.id, toSha: to.id, baseSha, commits: between.items, diffs, sameRef: from.id === to.id };
 };
 
+/** Whether `source` merges into `target` cleanly: `merge-tree --write-tree` (its objects are unreferenced; no ref moves). */
+export const mergeable = async (ctx: RepoContext, target: string, source: string): Promise<boolean> => {
+  const [left, right] = await Promise.all([requireCommit(ctx, target), requireCommit(ctx, source)]);
+  const { code } = await git(ctx.gitDir, ['merge-tree', '--write-tree', '--name-only', '-z', '--allow-unrelated-histories', left.id, right.id], { okCodes: [0, 1] });
+  return code === 0;
+};
+
 /** Branches, then tags, whose history holds the commit (each sorted by name), as `…/commits/:sha/refs`. */
 export const refsContaining = async (ctx: RepoContext, revision: string, type: 'branch' | 'tag' | 'all' = 'all'): Promise<ContainingRef[]> => {
   const commit = await requireCommit(ctx, revision);

@@ -4,7 +4,7 @@
  * away first, so a crash leaves no half repository at a project's path.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { access, appendFile, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, appendFile, chmod, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fail, guard, invalidRefName, repositoryExists, repositoryNotFound } from './errors.js';
@@ -19,7 +19,7 @@ import { isValidNewRefName } from './ref-names.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
 import { type SmartHttpRequest, serveSmartHttp } from './smart-http.js';
-import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, Sha, WriteOptions } from './types.js';
+import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, RefChange, Sha, WriteOptions } from './types.js';
 import * as writes from './writes.js';
 
 /** Settings every repository gets (git's config format; repeated sections are merged by git). */
@@ -147,6 +147,32 @@ export class GitRepositories implements Repositories {
     await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway() }, req, res, request);
   }
 
+  sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {
+    return guard(async () => {
+      const kept = new Set(keep.map((project) => this.pathOf(project)));
+      const hashed = join(this.options.root, '@hashed');
+      const removed: string[] = [];
+      const list = (dir: string) => readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const first of await list(hashed)) {
+        if (!first.isDirectory()) continue;
+        for (const second of await list(join(hashed, first.name))) {
+          if (!second.isDirectory()) continue;
+          for (const entry of await list(join(hashed, first.name, second.name))) {
+            const path = join(hashed, first.name, second.name, entry.name);
+            // Only names this storage makes: `<sha256>.git`, and its staging siblings.
+            if (!/^[0-9a-f]{64}\.git(\+(creating|deleted)-[0-9a-f-]{36})?$/.test(entry.name) || kept.has(path)) continue;
+            await this.lock.run(path, async () => {
+              this.objects.release(path);
+              await rm(path, { recursive: true, force: true });
+            });
+            removed.push(path);
+          }
+        }
+      }
+      return removed;
+    });
+  }
+
   async close(): Promise<void> {
     this.objects.close();
     const gateway = this.gateway;
@@ -226,6 +252,7 @@ class GitRepository implements Repository {
     });
 
   refsContaining: Repository['refsContaining'] = (revision, type) => this.run((ctx) => reads.refsContaining(ctx, revision, type));
+  mergeable: Repository['mergeable'] = (target, source) => this.run((ctx) => reads.mergeable(ctx, target, source));
   tree: Repository['tree'] = (query) => this.run((ctx) => reads.tree(ctx, query));
   blob: Repository['blob'] = (query) => this.run((ctx) => reads.blob(ctx, query));
   commitDiff: Repository['commitDiff'] = (revision, options) => this.run((ctx) => reads.commitDiff(ctx, revision, options));
@@ -243,6 +270,18 @@ class GitRepository implements Repository {
       if (!isValidNewRefName(name)) fail(invalidRefName(name, 'Branch name is invalid'));
       await ctx.lock.run(ctx.gitDir, () => git(ctx.gitDir, ['symbolic-ref', 'HEAD', `refs/heads/${name}`]));
     });
+
+  alignRefs: Repository['alignRefs'] = (wanted) =>
+    this.run((ctx) =>
+      ctx.lock.run(ctx.gitDir, async () => {
+        const current = await refs.allRefs(ctx);
+        const changes: RefChange[] = [];
+        for (const [ref, sha] of Object.entries(current)) if (!(ref in wanted)) changes.push({ ref, oldSha: sha, newSha: null });
+        for (const [ref, sha] of Object.entries(wanted)) if (current[ref] !== sha) changes.push({ ref, oldSha: current[ref] ?? null, newSha: sha });
+        await writes.updateRefs(ctx, changes);
+        return changes;
+      }),
+    );
 
   packRefs: Repository['packRefs'] = () =>
     this.run(async (ctx) => {

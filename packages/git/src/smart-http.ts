@@ -18,6 +18,7 @@ import type { RepoContext } from './context.js';
 import type { PushGateway } from './push-gateway.js';
 import { currentValues } from './refs.js';
 import { isAncestor } from './reads.js';
+import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -37,7 +38,10 @@ export type PushVerdict = { readonly accepted: true } | { readonly accepted: fal
 export interface PushHandlers {
   /** Before any ref moves: accept or refuse the whole push. A refusal's message reaches the client as `remote: …`. */
   check(updates: readonly RefChange[], context: PushContext): Promise<PushVerdict>;
-  /** After receive-pack exited: the updates that applied, under the repository's lock (record the events here). */
+  /**
+   * After receive-pack exited: the updates that applied, under the repository's lock (record the events here).
+   * When it rejects, the updates are moved back and `onError` is told.
+   */
   received(updates: readonly RefChange[]): Promise<void>;
 }
 
@@ -229,7 +233,16 @@ const receivePack = async (
     try {
       const values = await currentValues(ctx, accepted.map((update) => update.ref));
       const applied = accepted.filter((update) => (values.get(update.ref) ?? null) === update.newSha);
-      if (applied.length > 0) await push.received(applied);
+      if (applied.length > 0) {
+        try {
+          await push.received(applied);
+        } catch (error) {
+          // What was not recorded did not happen: the refs go back (compare-and-swap), so the log stays the truth.
+          const undo = [...applied].reverse().map((update): RefChange => ({ ref: update.ref, oldSha: update.newSha, newSha: update.oldSha }));
+          await updateRefs(ctx, undo).catch((undoError: unknown) => onError?.(undoError));
+          throw error;
+        }
+      }
     } catch (error) {
       onError?.(error);
     } finally {

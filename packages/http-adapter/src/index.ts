@@ -5,4 +5,5 @@ export * from './app/secrets.js';
 export * from './app/auth-backend.js';
 export * from './app/api.js';
 export { apiResources, type ApiResource } from './resources/index.js';
+export * from './app/repositories.js';
 export * from './app/uploads.js';

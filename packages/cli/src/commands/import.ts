@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { EventRegistry, EventStore, NewEvent, RecordedEvent, StreamWrite } from '@forgefold/core';
+import { foldLog, type EventRegistry, type EventStore, type NewEvent, type RecordedEvent, type StreamWrite } from '@forgefold/core';
+import { importBundles, repositoriesSlice } from '../repositories.js';
+import type { Domain } from '../domain.js';
 import { CliError, commonOptions, EXIT_FAILURE, EXIT_OK, parseFlags, type CommandSpec } from '../args.js';
 import { printLine, writeChunk, type CliContext, type Command } from '../context.js';
 import { createProgress } from '../progress.js';
@@ -36,11 +38,16 @@ reported with its number and nothing is imported. Blank lines are ignored.
 The target must be empty unless --append is given. Into an empty store, positions and stream versions must
 run 1, 2, 3… as in the file, and the positions assigned are checked against the file's. With --append,
 positions are re-assigned after the current head; events whose ids are already present are skipped.
-Events are written in transactions of ${IMPORT_BATCH}: should the store fail midway, the earlier batches stay.`,
+Events are written in transactions of ${IMPORT_BATCH}: should the store fail midway, the earlier batches stay.
+
+Repositories: every repository the imported log records is created from its bundle in the repositories
+directory (written by \`forgefold export\`), or empty when it had no refs, and its refs are set to the log's.
+Repositories that already exist (with --append) are left alone.`,
   options: {
     in: { type: 'string', value: 'FILE', description: "Read from FILE (default: standard input; '-' also means stdin)" },
     append: { type: 'boolean', description: 'Allow a non-empty target: append after its head' },
     'dry-run': { type: 'boolean', description: 'Validate only; write nothing' },
+    repositories: { type: 'string', value: 'DIR', description: 'Git bundles of the repositories (default: <FILE>.repositories beside --in FILE)' },
     ...commonOptions,
   },
 } as const satisfies CommandSpec;
@@ -246,6 +253,15 @@ const write = async (
   return { written, duplicates, firstPosition, lastPosition };
 };
 
+/** The repositories of the imported log, from the bundles beside the file (see the spec's description). */
+const importRepositories = async (domain: Domain, events: EventStore, dataDir: string, cwd: string, bundles: string | null): Promise<void> => {
+  if (!repositoriesSlice(domain.decider.initialState())) return;
+  const folded = await foldLog({ decider: domain.decider, registry: domain.registry, store: events }, domain.decider.initialState(), 0, true);
+  const slice = repositoriesSlice(folded.state);
+  if (!slice) return;
+  await importBundles(slice, dataPaths(dataDir, cwd).repositories, bundles === null ? null : resolve(cwd, bundles));
+};
+
 export const importLog: Command = {
   spec,
   async run(argv, context: CliContext) {
@@ -301,7 +317,9 @@ export const importLog: Command = {
           const progress = createProgress('import', context.stderr);
           try {
             const again = createReadStream(spoolPath ?? source);
-            return await write(events, readLines(again), head === 0 && strictOrder, (done) => progress.update(done, validation.events));
+            const written = await write(events, readLines(again), head === 0 && strictOrder, (done) => progress.update(done, validation.events));
+            await importRepositories(domain, events, resolveDataDir(flags.data, context.env), context.cwd, flags.repositories ?? (fromStdin ? null : `${source}.repositories`));
+            return written;
           } finally {
             progress.finish();
           }

@@ -8,7 +8,8 @@ import { CliError, commonOptions, EXIT_OK, EXIT_USAGE, parseFlags, type CommandS
 import { printLine, type CliContext, type Command } from '../context.js';
 import type { Domain } from '../domain.js';
 import { createProgress, type Progress } from '../progress.js';
-import { resolveDataDir } from '../paths.js';
+import { dataPaths, resolveDataDir } from '../paths.js';
+import { checkRepositories, repositoriesSlice, type RepositoryCheck } from '../repositories.js';
 import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 export const EXIT_MISMATCH = 1;
@@ -51,6 +52,8 @@ export interface VerifyResult {
   readonly snapshotTakenAt: string | null;
   readonly comparisons: readonly HashComparison[];
   readonly message: string;
+  /** Every repository's refs against the refs the log recorded (when the domain has repositories). */
+  readonly repositories?: RepositoryCheck;
 }
 
 const fold = <S>(
@@ -131,7 +134,24 @@ export const verify: Command = {
     const flags = parseFlags(spec, argv);
     const domain = await context.loadDomain();
     const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
-    const result = await withStore(store, ({ events, snapshots }) => check(domain, events, snapshots, context.stderr));
+    const dataDir = dataPaths(resolveDataDir(flags.data, context.env), context.cwd);
+    const result = await withStore(store, async ({ events, snapshots }) => {
+      const checked = await check(domain, events, snapshots, context.stderr);
+      // Git holds the objects, the log holds the refs: the repositories must hold exactly the refs the log folds to.
+      const head = await events.headPosition();
+      const folded = repositoriesSlice(domain.decider.initialState()) ? await foldLog({ decider: domain.decider, registry: domain.registry, store: events }, domain.decider.initialState(), 0, true) : null;
+      const slice = folded && folded.position === head ? repositoriesSlice(folded.state) : null;
+      if (!slice) return checked;
+      const repositories = await checkRepositories(slice, dataDir.repositories);
+      const agree = repositories.missing.length === 0 && repositories.mismatches.length === 0;
+      if (agree) return { ...checked, repositories };
+      return {
+        ...checked,
+        repositories,
+        status: 'mismatch' as const,
+        message: `${checked.message}\nMISMATCH: ${repositories.mismatches.length} ref(s) differ from the log, ${repositories.missing.length} repositories missing`,
+      };
+    });
     if (flags.json) await printLine(context.stdout, JSON.stringify(result, null, 2));
     else {
       const out = (text: string) => printLine(context.stdout, text);
@@ -143,6 +163,12 @@ export const verify: Command = {
         await out(`at position ${position}:`);
         await out(`  ${label.padEnd(15)}  ${snapshot}`);
         await out(`  ${'full refold'.padEnd(15)}  ${refold}  ${match ? 'match' : 'MISMATCH'}`);
+      }
+      if (result.repositories) {
+        const { checked, missing, mismatches } = result.repositories;
+        await out(`repositories        ${checked} checked, ${mismatches.length} ref(s) differ, ${missing.length} missing`);
+        for (const project of missing) await out(`  project ${project}: no repository on disk`);
+        for (const m of mismatches) await out(`  project ${m.project} ${m.ref}: log ${m.log ?? '(none)'}, git ${m.git ?? '(none)'}`);
       }
       await out(result.message);
     }

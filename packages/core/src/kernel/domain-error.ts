@@ -22,12 +22,11 @@ export type DomainError =
 export const notFound = (resource?: string, message?: string): DomainError => ({ _tag: 'NotFound', resource, message });
 export const forbidden = (reason?: string): DomainError => ({ _tag: 'Forbidden', reason });
 /** A 403 whose text is the service's own message (`render_api_error!(message, 403)`). */
-export const methodNotAllowed = (message?: string): DomainError => ({ _tag: 'MethodNotAllowed', message });
-
-/** A 403 whose text is the service's own message (`render_api_error!(message, 403)`). */
 export const forbiddenMessage = (message: string): DomainError => ({ _tag: 'Forbidden', message });
 export const unauthorized: DomainError = { _tag: 'Unauthorized' };
 export const conflict = (message: string): DomainError => ({ _tag: 'Conflict', message });
 export const validation = (errors: Record<string, readonly string[]>): DomainError => ({ _tag: 'Validation', errors });
 export const badRequest = (reason?: string): DomainError => ({ _tag: 'BadRequest', reason });
 export const preconditionFailed = (message?: string): DomainError => ({ _tag: 'PreconditionFailed', message });
+export const methodNotAllowed = (message?: string): DomainError => ({ _tag: 'MethodNotAllowed', message });
+export const unprocessable = (message?: string): DomainError => ({ _tag: 'Unprocessable', message });

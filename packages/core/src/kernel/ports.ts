@@ -139,7 +139,7 @@ export interface IdGenerator {
 export type Repositories = Pick<GitRepositories, 'exists' | 'create' | 'remove' | 'open'>;
 
 /** One project's repository: refs, commits, trees, blobs, diffs and ref writes (each answers its ref changes). */
-export type { Repository } from '@forgefold/git';
+export type { Repository as GitRepository } from '@forgefold/git';
 
 /**
  * Where a Geo secondary stands, as it reports to its primary (the platform's `cursor_last_event_id` and

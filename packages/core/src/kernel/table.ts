@@ -202,6 +202,10 @@ export function* tableValues<V>(table: Table<V>): Generator<V> {
   for (const [, value] of entries(table)) yield value;
 }
 
+export function* tableEntries<V>(table: Table<V>): Generator<[string, V]> {
+  for (const [key, value] of entries(table)) yield [String(key), value];
+}
+
 /**
  * Integer keys from the `offset`-th on, in ascending order, skipping whole leaves: a page deep in a large
  * table costs a visit per leaf skipped (≤ 1/32 of the entries), not per entry.

@@ -5,10 +5,13 @@ import { apiMounts, type ApiResource } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
+import type { RepositoryHost } from './repositories.js';
+import { gitHttpRoute } from '../resources/repositories/git-http.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
   readonly clock: Clock;
+  readonly repositories: RepositoryHost;
   readonly limits?: Partial<Limits>;
   readonly timeouts?: Partial<Timeouts>;
   /** The product's version, shown by `/-/readiness` and `/-/metrics`. */
@@ -39,11 +42,12 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
     ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore() };
+  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
+    rawRoutes: [gitHttpRoute(deps)],
     authBackend: onAuthenticated
       ? {
           ...backend,
@@ -67,6 +71,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
       waitMs: options.positionWaitMs ?? DEFAULT_POSITION_WAIT_MS,
     },
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
-    responseCache: { version: () => `${options.app.position}:${options.clock.now().slice(0, 10)}` },
+    // Git reads too: every ref move is an event, and a move undone bumps the host's generation.
+    responseCache: { version: () => `${options.app.position}:${options.repositories.generation}:${options.clock.now().slice(0, 10)}` },
   });
 };

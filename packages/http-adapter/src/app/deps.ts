@@ -24,6 +24,7 @@ import {
 } from '@forgefold/core';
 import type { HandlerContext } from '../http/index.js';
 import type { PresentContext } from '../resources/context.js';
+import type { RepositoryHost } from './repositories.js';
 
 export interface ServerConfig {
   /** The platform's `impersonation_enabled`; impersonation tokens are refused when false. */
@@ -46,6 +47,8 @@ export interface ApiDeps {
   readonly app: Application<ForgefoldCommand, State>;
   readonly clock: Clock;
   readonly config: ServerConfig;
+  /** The git repositories and the recording of their ref moves. */
+  readonly repositories: RepositoryHost;
   readonly uploads: UploadStore;
 }
 

@@ -141,6 +141,28 @@ function readPageParams(ctx: HandlerContext<unknown>): PageParams {
   return { page: pageN, perPageRequested: perPage ?? DEFAULT_PER_PAGE, limit: perN };
 }
 
+/** The offset and size of the page a request asks for (Kaminari's rules), for lists read page by page. */
+export function pageWindow(ctx: HandlerContext<unknown>): { readonly offset: number; readonly limit: number } {
+  const { page, limit } = readPageParams(ctx);
+  return { offset: (page - 1) * limit, limit };
+}
+
+/**
+ * Offset pagination of a list that reads one page at a time (a git listing): `load` gets the window and answers
+ * the page's items and the total.
+ */
+export async function paginateLoaded<T>(
+  ctx: HandlerContext<unknown>,
+  load: (offset: number, limit: number) => Promise<{ readonly items: readonly T[]; readonly total: number }>,
+  map: (items: readonly T[]) => unknown[] | Promise<unknown[]>,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const { offset, limit } = pageWindow(ctx);
+  const page = await load(offset, limit);
+  const rendered = await map(page.items);
+  return paginate(ctx, { count: () => page.total, slice: () => rendered }, { headers });
+}
+
 /** Offset pagination headers and page (exposed for tests and custom lists). */
 export function offsetPage<T>(
   source: OffsetSource<T>,

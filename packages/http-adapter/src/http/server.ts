@@ -87,8 +87,21 @@ export function checkTimeouts(timeouts: Timeouts): void {
 export type LogEntry = Readonly<Record<string, unknown>>;
 export type LogSink = (entry: LogEntry) => void;
 
+/**
+ * A route that answers a request itself and streams (git's smart HTTP): no body parsing, JSON, caching or token
+ * authentication by the pipeline; it gets the request and its response and reports whom it served.
+ */
+export interface RawRoute {
+  /** For logs and metrics. */
+  readonly name: string;
+  readonly matches: (path: string) => boolean;
+  readonly handle: (req: IncomingMessage, res: ServerResponse, request: RequestInfo) => Promise<{ readonly userId: number | null }>;
+}
+
 export interface ApiServerOptions {
   readonly routes: readonly Mount[];
+  /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
+  readonly rawRoutes?: readonly RawRoute[];
   readonly authBackend: AuthBackend;
   /** e.g. 'https://gitlab.example.com' — used for pagination links; else `http://<Host header>`. */
   readonly externalUrl?: string;
@@ -283,6 +296,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   checkTimeouts(timeouts);
   const router = new Router(options.routes);
+  const rawRoutes = options.rawRoutes ?? [];
   const log = options.log ?? defaultSink;
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
@@ -539,9 +553,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return true;
   }
 
-  function handlerContext(x: Exchange, route: CompiledRoute, routeParams: Readonly<Record<string, string>>, input: RequestInput, auth: AuthOutcome): HandlerContext<unknown> {
+  function requestInfoOf(x: Exchange): RequestInfo {
     const hostHeader = x.req.headers.host;
-    const request: RequestInfo = {
+    return {
       method: x.method,
       path: x.path,
       query: x.query,
@@ -549,6 +563,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       requestId: x.requestId,
       baseUrl: externalUrl ?? `http://${hostHeader && /^[A-Za-z0-9.:[\]-]+$/.test(hostHeader) ? hostHeader : 'localhost'}`,
     };
+  }
+
+  function handlerContext(x: Exchange, route: CompiledRoute, routeParams: Readonly<Record<string, string>>, input: RequestInput, auth: AuthOutcome): HandlerContext<unknown> {
+    const request = requestInfoOf(x);
     return {
       params: {},
       raw: input.raw,
@@ -693,6 +711,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (inFlight === 0 && drained) drained();
   }
 
+  /** A streaming route: it reads the body and writes the reply itself; the exchange is logged as any other. */
+  async function answerRaw(x: Exchange, raw: RawRoute): Promise<void> {
+    x.routeName = raw.name;
+    x.bodyConsumed = true;
+    try {
+      const served = await raw.handle(x.req, x.res, requestInfoOf(x));
+      x.userId = served.userId;
+      x.status = x.res.statusCode;
+    } catch (e) {
+      renderError(x, e);
+    } finally {
+      closeExchange(x);
+    }
+  }
+
   /** The asynchronous part of a request: operator endpoints, and everything a cached reply did not answer. */
   async function answerLater(x: Exchange): Promise<void> {
     try {
@@ -718,6 +751,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const x = openExchange(req, res);
     try {
       checkTarget(x);
+      const raw = rawRoutes.length === 0 ? undefined : rawRoutes.find((candidate) => candidate.matches(x.path));
+      if (raw) return answerRaw(x, raw);
       if (!isOperatorEndpoint(x)) checkMinPosition(x);
       if (isOperatorEndpoint(x) || x.minPosition !== null || !answerFromExchangeCache(x)) return answerLater(x);
     } catch (e) {

@@ -21,6 +21,12 @@ import { accessRequestRoutes } from './access-requests/routes.js';
 import { samlRoutes } from './saml/routes.js';
 import { scimMount } from './scim/routes.js';
 import { uploadMounts } from './uploads/routes.js';
+import { tagRoutes } from './tags/routes.js';
+import { branchRoutes } from './branches/routes.js';
+import { protectedRefRoutes } from './protected-refs/routes.js';
+import { commitRoutes } from './commits/routes.js';
+import { fileRoutes } from './files/routes.js';
+import { mergeRequestRoutes } from './merge-requests/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -37,6 +43,13 @@ export const apiResources: readonly ApiResource[] = [
   tokenRoutes,
   groupRoutes,
   projectRoutes,
+  // Repositories (git over HTTP is a raw route of the server, see app/api.ts).
+  tagRoutes,
+  branchRoutes,
+  protectedRefRoutes,
+  commitRoutes,
+  fileRoutes,
+  mergeRequestRoutes,
   billableMemberRoutes,
   pendingMemberRoutes,
   memberRoutes,

@@ -44,6 +44,13 @@ export const PROJECT_ABILITIES = {
   remove_project: AccessLevel.OWNER,
   /** `PUT /projects/:id/transfer` (`change_namespace`): the project's owner. */
   change_namespace: AccessLevel.OWNER,
+  /** Repositories (ProjectPolicy): fetching needs `download_code` (see `canDownloadCode` for visible projects). */
+  download_code: AccessLevel.REPORTER,
+  push_code: AccessLevel.DEVELOPER,
+  admin_tag: AccessLevel.DEVELOPER,
+  create_merge_request_in: AccessLevel.DEVELOPER,
+  update_merge_request: AccessLevel.DEVELOPER,
+  push_to_delete_protected_branch: AccessLevel.MAINTAINER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;
@@ -89,6 +96,24 @@ export const canOnGroup = (state: AccessView, userId: number | null, ability: Gr
 /** Whether a user (null: anonymous) holds a project ability. */
 export const canOnProject = (state: AccessView, userId: number | null, ability: ProjectAbility, project: Project, today?: string): boolean =>
   effectiveProjectAccess(state, userId, project, today) >= PROJECT_ABILITIES[ability];
+
+/**
+ * `download_code` (and `read_merge_request`): anyone who can see a public or internal project (its repository
+ * feature is open to everyone who can see it), Reporters and above on a private one.
+ */
+export const canDownloadCode = (state: AccessView, userId: number | null, project: Project, today?: string): boolean =>
+  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'download_code', project, today);
+
+/**
+ * A protected ref's access level (`ProtectedRefAccess#check_access`): "No one" (0) is no one, administrators
+ * included; otherwise administrators pass, and others need `push_code` and at least the level.
+ */
+export const meetsRefAccessLevel = (state: AccessView, userId: number | null, project: Project, level: number): boolean => {
+  if (level === AccessLevel.NO_ACCESS || userId === null) return false;
+  if (isAdmin(state, userId)) return true;
+  const access = effectiveProjectAccess(state, userId, project);
+  return access >= PROJECT_ABILITIES.push_code && access >= level;
+};
 
 /** A group or a project, as membership commands name their source. */
 export type AccessTarget = { readonly group: Group; readonly project?: undefined } | { readonly project: Project; readonly group?: undefined };

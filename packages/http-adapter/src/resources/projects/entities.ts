@@ -1,5 +1,5 @@
 /** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
-import { AccessLevel, canReadGroup, directMembership, findGroup, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
+import { AccessLevel, canReadGroup, defaultBranchOf, directMembership, findGroup, findRepository, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
 import { userBasic } from '../users/entities.js';
 import type { PresentContext } from '../context.js';
 
@@ -34,6 +34,8 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
   const webUrl = `${ctx.baseUrl}/${project.path_with_namespace}`;
   const host = new URL(ctx.baseUrl).host;
   const owner = project.namespace_kind === 'user' ? findUserByNamespace(ctx.state.users, project.namespace_id) : undefined;
+  const repository = findRepository(ctx.state.repositories, project.id);
+  const defaultBranch = repository ? defaultBranchOf(repository) : null;
   return {
     id: project.id,
     description: project.description,
@@ -42,7 +44,7 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
     path: project.path,
     path_with_namespace: project.path_with_namespace,
     created_at: project.created_at,
-    default_branch: null,
+    default_branch: defaultBranch,
     tag_list: [] as string[],
     topics: [] as string[],
     ssh_url_to_repo: `git@${host.split(':')[0]}:${project.path_with_namespace}.git`,
@@ -67,7 +69,7 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
     ...(owner ? { owner: userBasic(owner, ctx) } : {}),
     creator_id: project.creator_id,
     archived: false,
-    empty_repo: true,
+    empty_repo: defaultBranch === null,
     request_access_enabled: true,
     shared_with_groups: sharedWithGroups(project, ctx),
   };

@@ -26,6 +26,8 @@ const createFields = [
   optional('namespace_id', T.Integer),
   optional('visibility', T.String, { values: VISIBILITIES }),
   optional('description', T.String),
+  optional('initialize_with_readme', T.Boolean),
+  optional('default_branch', T.String),
   atLeastOneOf('name', 'path'),
 ] as const;
 
@@ -35,6 +37,7 @@ export const createParams = schema(...createFields);
 export const createForUserParams = schema(pathParam('user_id', T.Integer), ...createFields);
 
 export const updateParams = schema(
+  optional('default_branch', T.String),
   optional('name', T.String),
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),

@@ -2,11 +2,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
+  branchSha,
   canReadGroup,
   canReadProject,
   findGroup,
   findGroupByIdOrPath,
   findProject,
+  findRepository,
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
@@ -21,7 +23,8 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
+import { isValidNewRefName } from '@forgefold/git';
+import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { publicGroupDetailsEntity } from '../groups/entities.js';
@@ -70,7 +73,10 @@ const readableNamespaceId = (state: State, viewer: number | null, viewerIsAdmin:
 
 type CreateFields = ParamsOfSchema<typeof createParams>;
 
-const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand => ({
+const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand => {
+  // A default branch git would refuse never reaches the log (the repository is created with it).
+  if (params.default_branch && !isValidNewRefName(params.default_branch)) throw ApiError.error(400, 'default_branch is invalid');
+  return {
   type: 'CreateProject',
   ...(params.name ? { name: params.name } : {}),
   ...(params.path ? { path: params.path } : {}),
@@ -78,11 +84,26 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
   ...(params.visibility ? { visibility: params.visibility } : {}),
   ...(params.description ? { description: params.description } : {}),
-});
+  };
+};
 
 export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
-  const presentCreated = (done: CommandResultOf, ctx: Ctx) => created(present(ctx, findProject(done.state.projects, createdId(done, 'ProjectCreated'))!, done.state));
+  /**
+   * The repository follows the recorded project: its default branch (recorded while it has no branch), the git
+   * repository, then its README commit, recorded as any commit.
+   */
+  const presentCreated = async (done: CommandResultOf, ctx: HandlerContext<CreateFields>) => {
+    const id = createdId(done, 'ProjectCreated');
+    const { default_branch: defaultBranch, initialize_with_readme: readme } = ctx.params;
+    if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
+      await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
+    }
+    const project = findProject(done.state.projects, id)!;
+    await deps.repositories.initialize(id, ctx.actor, readme ? { content: `# ${project.name}\n${project.description ? `\n${project.description}\n` : ''}` } : null);
+    const state = deps.app.state;
+    return created(present(ctx, findProject(state.projects, id) ?? project, state));
+  };
   /** `GET /projects` and `GET /users/:user_id/projects`: the readable ones among the candidates, filtered, ordered, paged. */
   const page = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, projects: Project[]) =>
     paginate(ctx, arraySource(projects), {
@@ -173,14 +194,25 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id',
       params: updateParams,
       find: projectOfRoute,
-      command: ({ params }, project) => ({
+      command: async (ctx, project) => {
+        const { params } = ctx;
+        // The default branch first (its refusal changes nothing), then HEAD in git, which reconciliation keeps.
+        if (params.default_branch) {
+          const repository = findRepository(deps.app.state.repositories, project.id);
+          if (!repository || branchSha(repository, params.default_branch) === null) return { _tag: 'BadRequest', message: 'Could not set the default branch' };
+          const moved = await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: project.id, branch: params.default_branch });
+          if (E.isLeft(moved)) return moved.left;
+          if (moved.right.events.length > 0) await deps.repositories.open(project.id).setHeadBranch(params.default_branch);
+        }
+        return {
         type: 'UpdateProject',
         id: project.id,
         ...(params.name ? { name: params.name } : {}),
         ...(params.path ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
-      }),
+        };
+      },
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
     }),
     commandRoute(deps, {

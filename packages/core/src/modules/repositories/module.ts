@@ -1,0 +1,37 @@
+/** The repositories module: every project's refs as the log recorded them, protected refs and merge requests. */
+import { defineModule } from '../../kernel/module.js';
+import type { RepositoryCommand } from './commands.js';
+import { decide } from './decider.js';
+import { evolve, follows, type RepositoriesDraft, type RepositoriesFollowed } from './evolve.js';
+import { repositoryEvents } from './events.js';
+import { initialRepositories, type RepositoriesSlice, type RepositoriesView } from './projection.js';
+
+export const repositoriesModule = defineModule<
+  'repositories',
+  { readonly repositories: RepositoriesSlice },
+  RepositoriesView,
+  RepositoriesDraft,
+  RepositoryCommand,
+  typeof repositoryEvents,
+  RepositoriesFollowed
+>({
+  name: 'repositories',
+  version: 1,
+  initial: () => ({ repositories: initialRepositories() }),
+  events: repositoryEvents,
+  commands: [
+    'ChangeDefaultBranch',
+    'UpdateRefs',
+    'ProtectTag',
+    'UnprotectTag',
+    'ProtectBranch',
+    'ProtectBranchLegacy',
+    'UnprotectBranch',
+    'CreateMergeRequest',
+    'UpdateMergeRequest',
+    'MergeMergeRequest',
+  ],
+  decide,
+  evolve,
+  follows,
+});

@@ -1,0 +1,139 @@
+/**
+ * Who may do what to a repository: the platform's abilities (`download_code`, `push_code`, `admin_tag`, …),
+ * `Gitlab::UserAccess` for protected refs, and the pre-receive checks (`Gitlab::Checks::BranchCheck`,
+ * `TagCheck`) with their texts. The routes, the push gateway and the decider all ask here.
+ */
+import { AccessLevel } from '../shared/access.js';
+import { canDownloadCode, canOnProject, meetsRefAccessLevel, type ProjectAbility } from '../access/abilities.js';
+import type { Project } from '../projects/projection.js';
+import type { Via } from './events.js';
+import { BRANCH_PREFIX, TAG_PREFIX, type RefAccessLevel, type Repository, type RepositoriesView } from './projection.js';
+import { defaultBranchOf, isEmptyRepository, matchingProtectedBranches, matchingProtectedTags, refValue } from './queries.js';
+
+type State = RepositoriesView;
+
+/** The abilities repository routes and decisions ask about (the levels live in the access table). */
+export type RepositoryAbility = Extract<ProjectAbility, 'download_code' | 'push_code' | 'admin_tag' | 'create_merge_request_in' | 'update_merge_request' | 'push_to_delete_protected_branch' | 'admin_project'> | 'read_merge_request';
+
+/** An ability on a project; `download_code` and `read_merge_request` are open to whoever sees a non-private project. */
+export const canRepository = (state: State, userId: number | null, project: Project, ability: RepositoryAbility): boolean =>
+  ability === 'download_code' || ability === 'read_merge_request' ? canDownloadCode(state, userId, project) : canOnProject(state, userId, ability, project);
+
+/** `ProtectedRefAccess#check_access` (the access table's rule). */
+export const accessLevelAllows = (state: State, userId: number | null, project: Project, level: RefAccessLevel): boolean =>
+  meetsRefAccessLevel(state, userId, project, level.access_level);
+
+const allAllow = (state: State, userId: number | null, project: Project, levels: readonly RefAccessLevel[]): boolean =>
+  levels.every((level) => accessLevelAllows(state, userId, project, level));
+
+/** `UserAccess#can_create_tag?`. */
+export const canCreateTag = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
+  const rules = matchingProtectedTags(repository, name);
+  if (rules.length === 0) return canRepository(state, userId, project, 'push_code');
+  return allAllow(state, userId, project, rules.flatMap((rule) => rule.create_access_levels));
+};
+
+/** `UserAccess#can_push_to_branch?`. */
+export const canPushToBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
+  if (!canRepository(state, userId, project, 'push_code')) return false;
+  const rules = matchingProtectedBranches(repository, name);
+  return rules.length === 0 || allAllow(state, userId, project, rules.flatMap((rule) => rule.push_access_levels));
+};
+
+/** `UserAccess#can_merge_to_branch?`. */
+export const canMergeToBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
+  const rules = matchingProtectedBranches(repository, name);
+  if (rules.length === 0) return canRepository(state, userId, project, 'push_code');
+  return allAllow(state, userId, project, rules.flatMap((rule) => rule.merge_access_levels));
+};
+
+/** `UserAccess#can_delete_branch?`. */
+export const canDeleteBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean =>
+  matchingProtectedBranches(repository, name).length > 0
+    ? canRepository(state, userId, project, 'push_to_delete_protected_branch')
+    : canRepository(state, userId, project, 'push_code');
+
+/** `ProtectedBranch.developers_can?`: a matching rule grants Developers (false for an unprotected branch). */
+export const developersCan = (repository: Repository, name: string, action: 'push' | 'merge'): boolean =>
+  matchingProtectedBranches(repository, name)
+    .flatMap((rule) => (action === 'push' ? rule.push_access_levels : rule.merge_access_levels))
+    .some((level) => level.access_level === AccessLevel.DEVELOPER);
+
+export const REF_CHECK_MESSAGES = {
+  push_code: 'You are not allowed to push code to this project.',
+  delete_default_branch: 'The default branch of a project cannot be deleted.',
+  force_push_protected_branch: 'You are not allowed to force push code to a protected branch on this project.',
+  non_master_delete_protected_branch:
+    'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.',
+  non_web_delete_protected_branch: 'You can only delete protected branches using the web interface.',
+  push_protected_branch: 'You are not allowed to push code to protected branches on this project.',
+  create_protected_branch: 'You are not allowed to create protected branches on this project.',
+  non_web_create_protected_branch: 'You can only create protected branches using the web interface and API.',
+  prohibited_hex_branch_name: 'You cannot create a branch with a 40-character hexadecimal branch name.',
+  change_existing_tags: 'You are not allowed to change existing tags on this project.',
+  update_protected_tag: 'Protected tags cannot be updated.',
+  delete_protected_tag: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.',
+  delete_protected_tag_non_web: 'You can only delete protected tags using the web interface.',
+  create_protected_tag: 'You are not allowed to create this tag as it is protected.',
+  other_ref: 'You can only push branches and tags to this project.',
+} as const;
+
+export interface RefMove {
+  readonly ref: string;
+  readonly old_sha: string | null;
+  readonly new_sha: string | null;
+  readonly forced?: boolean;
+}
+
+const branchCheck = (state: State, userId: number | null, project: Project, repository: Repository, name: string, move: RefMove, via: Via): string | null => {
+  const creation = move.old_sha === null;
+  const deletion = move.new_sha === null;
+  if (deletion && name === defaultBranchOf(repository)) return REF_CHECK_MESSAGES.delete_default_branch;
+  if (/^[0-9a-fA-F]{40}$/.test(name)) return REF_CHECK_MESSAGES.prohibited_hex_branch_name;
+  const rules = matchingProtectedBranches(repository, name);
+  if (rules.length === 0) return null;
+  if (move.forced && !rules.every((rule) => rule.allow_force_push)) return REF_CHECK_MESSAGES.force_push_protected_branch;
+  const push = () => (canPushToBranch(state, userId, project, repository, name) ? null : REF_CHECK_MESSAGES.push_protected_branch);
+  if (isEmptyRepository(repository)) return push();
+  if (creation) {
+    if (canPushToBranch(state, userId, project, repository, name)) return null;
+    if (!canMergeToBranch(state, userId, project, repository, name)) return REF_CHECK_MESSAGES.create_protected_branch;
+    // A merger may create a protected branch from the web or the API only (the base-commit rule is not kept).
+    return via === 'api' ? null : REF_CHECK_MESSAGES.non_web_create_protected_branch;
+  }
+  if (deletion) {
+    if (!canDeleteBranch(state, userId, project, repository, name)) return REF_CHECK_MESSAGES.non_master_delete_protected_branch;
+    return via === 'api' ? null : REF_CHECK_MESSAGES.non_web_delete_protected_branch;
+  }
+  return push();
+};
+
+const tagCheck = (state: State, userId: number | null, project: Project, repository: Repository, name: string, move: RefMove, via: Via): string | null => {
+  const exists = refValue(repository, move.ref) !== null;
+  if (exists && !canRepository(state, userId, project, 'admin_tag')) return REF_CHECK_MESSAGES.change_existing_tags;
+  if (matchingProtectedTags(repository, name).length === 0) return null;
+  const creation = move.old_sha === null;
+  const deletion = move.new_sha === null;
+  if (!creation && !deletion) return REF_CHECK_MESSAGES.update_protected_tag;
+  if (deletion) {
+    if (!canRepository(state, userId, project, 'push_to_delete_protected_branch')) return REF_CHECK_MESSAGES.delete_protected_tag;
+    if (via !== 'api') return REF_CHECK_MESSAGES.delete_protected_tag_non_web;
+    return null;
+  }
+  return canCreateTag(state, userId, project, repository, name) ? null : REF_CHECK_MESSAGES.create_protected_tag;
+};
+
+/**
+ * Why a ref move is refused, or null: push access (`push_code`), then the branch or tag checks. The system actor
+ * (null) may move anything. Only branches and tags may be moved.
+ */
+export const refMoveRefusal = (state: State, userId: number | null, project: Project, repository: Repository, move: RefMove, via: Via): string | null => {
+  const isBranch = move.ref.startsWith(BRANCH_PREFIX);
+  const isTag = move.ref.startsWith(TAG_PREFIX);
+  if (!isBranch && !isTag) return REF_CHECK_MESSAGES.other_ref;
+  if (userId === null) return null;
+  if (!canRepository(state, userId, project, 'push_code')) return REF_CHECK_MESSAGES.push_code;
+  return isBranch
+    ? branchCheck(state, userId, project, repository, move.ref.slice(BRANCH_PREFIX.length), move, via)
+    : tagCheck(state, userId, project, repository, move.ref.slice(TAG_PREFIX.length), move, via);
+};

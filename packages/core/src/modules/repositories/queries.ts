@@ -1,0 +1,114 @@
+/** Reads of the repositories slice. */
+import { tableEntries, tableGet, tableValues } from '../../kernel/table.js';
+import {
+  BRANCH_PREFIX,
+  TAG_PREFIX,
+  branchRef,
+  type MergeRequest,
+  type ProtectedBranch,
+  type ProtectedTag,
+  type RepositoriesSlice,
+  type Repository,
+} from './projection.js';
+
+export const findRepository = (repositories: RepositoriesSlice, projectId: number): Repository | undefined => tableGet(repositories.byProject, projectId);
+
+export const listRepositories = (repositories: RepositoriesSlice): Generator<Repository> => tableValues(repositories.byProject);
+
+/** The object a full ref name points at, per the log. */
+export const refValue = (repository: Repository, ref: string): string | null => tableGet(repository.refs, ref) ?? null;
+
+export const branchSha = (repository: Repository, name: string): string | null => refValue(repository, branchRef(name));
+
+/** Every ref with its object, sorted by name (what `forgefold verify` compares with git). */
+export const repositoryRefs = (repository: Repository): Record<string, string> => {
+  const entries = [...tableEntries(repository.refs)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries);
+};
+
+export const branchNames = (repository: Repository): string[] =>
+  [...tableEntries(repository.refs)].filter(([ref]) => ref.startsWith(BRANCH_PREFIX)).map(([ref]) => ref.slice(BRANCH_PREFIX.length));
+
+export const tagNames = (repository: Repository): string[] =>
+  [...tableEntries(repository.refs)].filter(([ref]) => ref.startsWith(TAG_PREFIX)).map(([ref]) => ref.slice(TAG_PREFIX.length));
+
+/** Every tag with the committer date of the commit it peels to (null: none), unordered. */
+export const tagListing = (repository: Repository): { readonly name: string; readonly committed_date: string | null }[] =>
+  tagNames(repository).map((name) => ({ name, committed_date: tableGet(repository.tag_dates, name) ?? null }));
+
+export const isEmptyRepository = (repository: Repository): boolean => repository.branch_count === 0;
+
+/**
+ * The platform's `project.default_branch`: HEAD's branch when it exists; otherwise the first branch (Gitaly's
+ * fallback for a dangling HEAD); null for an empty repository.
+ */
+export const defaultBranchOf = (repository: Repository): string | null => {
+  if (repository.branch_count === 0) return null;
+  if (branchSha(repository, repository.default_branch) !== null) return repository.default_branch;
+  const names = branchNames(repository).sort();
+  return names[0] ?? null;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Protected refs (`ProtectedRefMatcher`): an exact name, or a pattern where `*` matches any run of characters.
+
+const wildcardCache = new Map<string, RegExp>();
+
+export const isWildcard = (pattern: string): boolean => pattern.includes('*');
+
+export const refPatternMatches = (pattern: string, name: string): boolean => {
+  if (pattern === '') return false;
+  if (pattern === name) return true;
+  if (!isWildcard(pattern)) return false;
+  let regex = wildcardCache.get(pattern);
+  if (!regex) {
+    const quoted = pattern
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'))
+      .join('.*?');
+    regex = new RegExp(`^${quoted}$`, 's');
+    if (wildcardCache.size > 1_000) wildcardCache.clear();
+    wildcardCache.set(pattern, regex);
+  }
+  return regex.test(name);
+};
+
+export const matchingProtectedTags = (repository: Repository, name: string): ProtectedTag[] =>
+  repository.protected_tags.filter((rule) => refPatternMatches(rule.name, name));
+
+export const matchingProtectedBranches = (repository: Repository, name: string): ProtectedBranch[] =>
+  repository.protected_branches.filter((rule) => refPatternMatches(rule.name, name));
+
+export const findProtectedTag = (repository: Repository, name: string): ProtectedTag | undefined => repository.protected_tags.find((rule) => rule.name === name);
+export const findProtectedBranch = (repository: Repository, name: string): ProtectedBranch | undefined =>
+  repository.protected_branches.find((rule) => rule.name === name);
+
+export const isProtectedTag = (repository: Repository, name: string): boolean => matchingProtectedTags(repository, name).length > 0;
+export const isProtectedBranch = (repository: Repository, name: string): boolean => matchingProtectedBranches(repository, name).length > 0;
+
+// ---------------------------------------------------------------------------------------------------------
+// Merge requests
+
+export const findMergeRequest = (repositories: RepositoriesSlice, projectId: number, iid: number): MergeRequest | undefined => {
+  const repository = findRepository(repositories, projectId);
+  const id = repository ? tableGet(repository.merge_requests, iid) : undefined;
+  return id === undefined ? undefined : tableGet(repositories.mergeRequests, id);
+};
+
+/** A project's merge requests, by iid ascending. */
+export const mergeRequestsOf = (repositories: RepositoriesSlice, projectId: number): MergeRequest[] => {
+  const repository = findRepository(repositories, projectId);
+  if (!repository) return [];
+  const out: MergeRequest[] = [];
+  for (const id of tableValues(repository.merge_requests)) {
+    const mergeRequest = tableGet(repositories.mergeRequests, id);
+    if (mergeRequest) out.push(mergeRequest);
+  }
+  return out.sort((a, b) => a.iid - b.iid);
+};
+
+/** Open merge requests of a project whose source branch is `branch`. */
+export const openMergeRequestsFrom = (repositories: RepositoriesSlice, projectId: number, branch: string): MergeRequest[] =>
+  mergeRequestsOf(repositories, projectId).filter((mr) => mr.state === 'opened' && mr.source_branch === branch);
+
+export const currentVersion = (mergeRequest: MergeRequest): MergeRequest['versions'][number] | undefined => mergeRequest.versions[mergeRequest.versions.length - 1];

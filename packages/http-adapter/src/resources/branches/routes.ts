@@ -1,0 +1,158 @@
+/**
+ * Repository branches (lib/api/branches.rb, 14.7): list (`search`, `sort`), get (and HEAD), create, delete, and
+ * the legacy protect/unprotect. `download_code` first; creating and deleting need `push_code`, then the
+ * pre-receive checks (protected branches, the default branch); failures of the services are 400.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { branchRef, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, type Project } from '@forgefold/core';
+import type { Branch, RefOrder } from '@forgefold/git';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
+import { listParams, createParams, protectParams } from './params.js';
+import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { branchEntity } from './entities.js';
+import { must, precheck, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+
+const BRANCH_NOT_FOUND = '404 Branch Not Found';
+
+/** BranchesFinder's sorts; anything else is the name order. */
+const SORTS: Record<string, { orderBy: RefOrder; sort: 'asc' | 'desc' }> = {
+  name_asc: { orderBy: 'name', sort: 'asc' },
+  updated_asc: { orderBy: 'updated', sort: 'asc' },
+  updated_desc: { orderBy: 'updated', sort: 'desc' },
+};
+
+export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const download = requireRepositoryAbility(deps, 'download_code');
+
+  /** Branch entities, `merged` meaning "its head is in the default branch's history" (false for that branch). */
+  const present = async (ctx: Ctx, project: Project, branches: readonly Branch[]) => {
+    const repository = findRepository(deps.app.state.repositories, project.id);
+    const defaultBranch = repository ? defaultBranchOf(repository) : null;
+    const git = deps.repositories.open(project.id);
+    const merged = await Promise.all(
+      branches.map(async (branch) =>
+        defaultBranch === null || branch.name === defaultBranch ? false : E.getOrElse(() => false)(await git.isAncestor(branch.commit.id, branchRef(defaultBranch))),
+      ),
+    );
+    const context = presentContext(deps, ctx);
+    return branches.map((branch, index) => branchEntity(branch, merged[index]!, project, context));
+  };
+
+  const requirePush = (ctx: Ctx, project: Project) => {
+    if (!canRepository(deps.app.state, viewerId(ctx), project, 'push_code')) throw ApiError.domain(forbidden());
+  };
+  const requireAdmin = (ctx: Ctx, project: Project) => {
+    if (!canRepository(deps.app.state, viewerId(ctx), project, 'admin_project')) throw ApiError.domain(forbidden());
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/branches',
+      auth: 'optional',
+      before: download,
+      params: listParams,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const order = SORTS[ctx.params.sort ?? ''] ?? SORTS['name_asc']!;
+        const git = deps.repositories.open(project.id);
+        return paginateLoaded(
+          ctx,
+          (offset, limit) => must(git.listBranches({ ...order, ...(ctx.params.search ? { search: ctx.params.search } : {}), offset, limit })),
+          (branches) => present(ctx, project, branches),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/branches/:branch',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
+        if (ctx.request.method === 'HEAD') return noContent();
+        return ok((await present(ctx, project, [branch]))[0]);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/repository/branches',
+      before: download,
+      params: createParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        requirePush(ctx, project);
+        const name = ctx.params.branch ?? '';
+        const git = deps.repositories.open(project.id);
+        const repository = findRepository(deps.app.state.repositories, project.id)!;
+        // `Branches::CreateService`: an empty repository first gets its default branch (an empty README).
+        if (isEmptyRepository(repository)) {
+          const author = deps.repositories.signatureOf(viewerId(ctx));
+          await must(
+            git.commitFiles(
+              { branch: repository.default_branch, commit_message: 'Add README.md', actions: [{ action: 'create', file_path: 'README.md', content: '' }], author, committer: author },
+              deps.repositories.recorder(project.id, ctx.actor),
+            ),
+          );
+        }
+        const target = await git.findCommit(ctx.params.ref ?? '');
+        if (E.isRight(target)) precheck(deps, ctx, project, { ref: branchRef(name), old_sha: null, new_sha: target.right.id });
+        const result = await must(git.createBranch({ branch: name, ref: ctx.params.ref ?? '' }, deps.repositories.recorder(project.id, ctx.actor)));
+        return created((await present(ctx, project, [result.branch]))[0]);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/:id/repository/branches/:branch',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        requirePush(ctx, project);
+        const name = String(ctx.routeParams['branch']);
+        const git = deps.repositories.open(project.id);
+        const branch = await must(git.findBranch(name), BRANCH_NOT_FOUND);
+        checkUnmodifiedSince(ctx.request.headers, branch.commit.authored_date);
+        precheck(deps, ctx, project, { ref: branchRef(name), old_sha: branch.commit.id, new_sha: null });
+        await must(git.deleteBranch({ branch: name, expectedSha: branch.commit.id }, deps.repositories.recorder(project.id, ctx.actor)));
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/repository/branches/:branch/protect',
+      before: download,
+      params: protectParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        requireAdmin(ctx, project);
+        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
+        const result = await execute(deps, ctx, {
+          type: 'ProtectBranchLegacy',
+          project_id: project.id,
+          name: branch.name,
+          developers_can_push: ctx.params.developers_can_push === true,
+          developers_can_merge: ctx.params.developers_can_merge === true,
+        });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return ok((await present(ctx, project, [branch]))[0]);
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/repository/branches/:branch/unprotect',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        requireAdmin(ctx, project);
+        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
+        const repository = findRepository(deps.app.state.repositories, project.id);
+        if (repository && findProtectedBranch(repository, branch.name)) {
+          const result = await execute(deps, ctx, { type: 'UnprotectBranch', project_id: project.id, name: branch.name });
+          if (E.isLeft(result)) throw ApiError.domain(result.left);
+        }
+        return ok((await present(ctx, project, [branch]))[0]);
+      },
+    }),
+  ];
+};

@@ -1,0 +1,212 @@
+/**
+ * Commits and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`, `until`, `path`,
+ * `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff, refs, and compare. Every
+ * route needs `download_code`; creating needs push access to the branch ("You are not allowed to push into
+ * this branch"), then the commit service's checks (400 with its message).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '@forgefold/core';
+import type { Commit, CommitAction } from '@forgefold/git';
+import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
+import { listParams, createParams, showParams, refsParams, compareParams } from './params.js';
+import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
+import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+
+const COMMIT_NOT_FOUND = '404 Commit Not Found';
+const ACTIONS = ['create', 'update', 'move', 'delete', 'chmod'] as const;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Grape's nested validation of `actions[]` (`given action:` blocks), with its `actions[i][field]` messages. */
+export const parseActions = (raw: readonly unknown[]): CommitAction[] => {
+  const errors: string[] = [];
+  const actions: CommitAction[] = [];
+  raw.forEach((entry, index) => {
+    const name = (field: string) => `actions[${index}][${field}]`;
+    const item = isRecord(entry) ? entry : {};
+    const text = (field: string): string | undefined => {
+      const value = item[field];
+      return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    };
+    const action = text('action');
+    if (action === undefined) errors.push(`${name('action')} is missing`);
+    else if (!(ACTIONS as readonly string[]).includes(action)) errors.push(`${name('action')} does not have a valid value`);
+    if (item['file_path'] === undefined) errors.push(`${name('file_path')} is missing`);
+    if (action === 'move' && item['previous_path'] === undefined) errors.push(`${name('previous_path')} is missing`);
+    if (action === 'update' && item['content'] === undefined) errors.push(`${name('content')} is missing`);
+    const encoding = text('encoding') ?? 'text';
+    if (encoding !== 'text' && encoding !== 'base64') errors.push(`${name('encoding')} does not have a valid value`);
+    let executeFilemode: boolean | undefined;
+    const mode = item['execute_filemode'];
+    if (mode !== undefined) {
+      executeFilemode = mode === true || mode === 'true' || mode === '1' || mode === 1 ? true : mode === false || mode === 'false' || mode === '0' || mode === 0 ? false : undefined;
+      if (executeFilemode === undefined) errors.push(`${name('execute_filemode')} is invalid`);
+    } else if (action === 'chmod') errors.push(`${name('execute_filemode')} is missing`);
+    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) return;
+    const content = action === 'create' || action === 'update' || action === 'move' ? text('content') : undefined;
+    const lastCommit = action === 'update' || action === 'move' || action === 'delete' ? text('last_commit_id') : undefined;
+    actions.push({
+      action: action as CommitAction['action'],
+      file_path: text('file_path') ?? '',
+      ...(action === 'move' ? { previous_path: text('previous_path') ?? '' } : {}),
+      ...(content !== undefined ? { content } : {}),
+      encoding: encoding as 'text' | 'base64',
+      ...(executeFilemode !== undefined && (action === 'create' || action === 'chmod') ? { execute_filemode: executeFilemode } : {}),
+      ...(lastCommit !== undefined ? { last_commit_id: lastCommit } : {}),
+    });
+  });
+  if (errors.length > 0) throw ApiError.error(400, errors.join(', '));
+  return actions;
+};
+
+/** `authorize_push_to_branch!`. */
+export const authorizePushToBranch = (deps: ApiDeps, ctx: Ctx, project: Project, branch: string): void => {
+  const state = deps.app.state;
+  const repository = findRepository(state.repositories, project.id);
+  if (!repository || !canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(403, '403 Forbidden - You are not allowed to push into this branch');
+};
+
+export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const download = requireRepositoryAbility(deps, 'download_code');
+  const present = (ctx: Ctx, project: Project, commit: Commit) => commitEntity(commit, project, presentContext(deps, ctx));
+  const defaultRef = (project: Project): string => {
+    const repository = findRepository(deps.app.state.repositories, project.id);
+    return (repository ? defaultBranchOf(repository) : null) ?? 'master';
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/commits',
+      auth: 'optional',
+      before: download,
+      params: listParams,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const git = deps.repositories.open(project.id);
+        const { params } = ctx;
+        return paginateLoaded(
+          ctx,
+          async (offset, limit) => {
+            const page = await git.log({
+              ref: params.ref_name || defaultRef(project),
+              ...(params.since ? { since: params.since } : {}),
+              ...(params.until ? { until: params.until } : {}),
+              ...(params.path ? { path: params.path } : {}),
+              firstParent: params.first_parent === true,
+              order: params.order as 'default' | 'topo',
+              offset,
+              limit,
+            });
+            // An unknown ref lists nothing (Gitaly answers an empty list).
+            if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') return { items: [], total: 0 };
+            if (E.isLeft(page)) throw new Error(page.left.message);
+            return page.right;
+          },
+          async (commits) => {
+            if (!params.with_stats) return commits.map((commit) => present(ctx, project, commit));
+            return Promise.all(commits.map(async (commit) => ({ ...present(ctx, project, commit), stats: await must(git.commitStats(commit.id)) })));
+          },
+        );
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/repository/commits',
+      before: download,
+      params: createParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const { params } = ctx;
+        if (params.start_project !== undefined && params.start_project !== null && String(params.start_project) !== String(project.id) && params.start_project !== project.path_with_namespace) {
+          throw ApiError.message(403, `403 Forbidden - Project is not included in the fork network for ${project.name_with_namespace}`);
+        }
+        const actions = parseActions(params.actions ?? []);
+        const branch = params.branch ?? '';
+        authorizePushToBranch(deps, ctx, project, branch);
+        const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
+        const committer = deps.repositories.signatureOf(viewerId(ctx));
+        const git = deps.repositories.open(project.id);
+        const result = await must(
+          git.commitFiles(
+            {
+              branch,
+              commit_message: params.commit_message ?? '',
+              actions,
+              ...(params.start_branch ? { start_branch: params.start_branch } : {}),
+              ...(params.start_sha ? { start_sha: params.start_sha } : {}),
+              force: params.force,
+              author,
+              committer,
+            },
+            deps.repositories.recorder(project.id, ctx.actor),
+          ),
+        );
+        const stats = params.stats ? await must(git.commitStats(result.commit.id)) : null;
+        return created(commitDetailEntity(result.commit, stats, project, presentContext(deps, ctx)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/commits/:sha',
+      auth: 'optional',
+      before: download,
+      params: showParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const git = deps.repositories.open(project.id);
+        const commit = await must(git.findCommit(String(ctx.routeParams['sha'])), COMMIT_NOT_FOUND);
+        const stats = ctx.params.stats ? await must(git.commitStats(commit.id)) : null;
+        return ok(commitDetailEntity(commit, stats, project, presentContext(deps, ctx)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/commits/:sha/diff',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const diffs = await must(deps.repositories.open(project.id).commitDiff(String(ctx.routeParams['sha'])), COMMIT_NOT_FOUND);
+        return paginate(ctx, arraySource(diffs), { map: diffEntity });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/commits/:sha/refs',
+      auth: 'optional',
+      before: download,
+      params: refsParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const refs = await must(deps.repositories.open(project.id).refsContaining(String(ctx.routeParams['sha']), ctx.params.type as 'branch' | 'tag' | 'all'), COMMIT_NOT_FOUND);
+        return paginate(ctx, arraySource(refs));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/compare',
+      auth: 'optional',
+      before: download,
+      params: compareParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const comparison = await deps.repositories.open(project.id).compare({ from: ctx.params.from ?? '', to: ctx.params.to ?? '', straight: ctx.params.straight });
+        if (E.isLeft(comparison)) {
+          if (comparison.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Ref Not Found');
+          throw new Error(comparison.left.message);
+        }
+        const { commits, diffs, sameRef } = comparison.right;
+        const last = commits[commits.length - 1];
+        return ok({
+          commit: last ? present(ctx, project, last) : null,
+          commits: commits.map((commit) => present(ctx, project, commit)),
+          diffs: diffs.map(diffEntity),
+          compare_timeout: false,
+          compare_same_ref: sameRef,
+        });
+      },
+    }),
+  ];
+};

@@ -1,0 +1,167 @@
+/**
+ * Repository files and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64 content and
+ * `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it (one commit
+ * each), and list a tree. Reads need `download_code`; writes `push_code` (403), then push access to the branch
+ * ("You are not allowed to push into this branch", 400) and the commit service's checks (400).
+ */
+import { createHash } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
+import type { Blob, CommitAction } from '@forgefold/git';
+import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
+import { rawParams, showParams, treeParams, writeParams } from './params.js';
+import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { treeEntity } from '../repositories/entities.js';
+import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+
+/** Grape's `file_path: true` validator: no traversal. */
+const checkFilePath = (path: string): string => {
+  if (path.split('/').some((part) => part === '..') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
+  return path;
+};
+
+const blobData = (blob: Blob, ref: string) => ({
+  file_name: blob.file_name,
+  file_path: blob.file_path,
+  size: blob.size,
+  encoding: 'base64',
+  content_sha256: createHash('sha256').update(blob.content).digest('hex'),
+  ref,
+  blob_id: blob.blob_id,
+  commit_id: blob.commit_id,
+  last_commit_id: blob.last_commit_id,
+});
+
+/** `set_http_headers`: each field as `X-Gitlab-<Titleized-Name>`. */
+const gitlabHeaders = (data: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [`X-Gitlab-${key.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('-')}`, String(value)]),
+  );
+
+export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const download = requireRepositoryAbility(deps, 'download_code');
+
+  const readBlob = async (ctx: Ctx, project: Project, ref: string) => {
+    const path = checkFilePath(String(ctx.routeParams['file_path']));
+    const git = deps.repositories.open(project.id);
+    const commit = await git.findCommit(ref);
+    if (E.isLeft(commit)) throw ApiError.message(404, '404 Commit Not Found');
+    return must(git.blob({ ref: commit.right.id, path }), '404 File Not Found');
+  };
+
+  /** One commit of one action through the commit service, as `Files::*Service`. */
+  const write = async (ctx: Ctx, action: CommitAction['action'], params: { branch?: string | null; commit_message?: string | null; content?: string | null; encoding?: string | null; author_email?: string | null; author_name?: string | null; start_branch?: string | null; execute_filemode?: boolean | null; last_commit_id?: string | null }) => {
+    const project = projectOf(deps, ctx, 'download_code');
+    const state = deps.app.state;
+    if (!canRepository(state, viewerId(ctx), project, 'push_code')) throw ApiError.domain(forbidden());
+    const path = checkFilePath(String(ctx.routeParams['file_path']));
+    const branch = params.branch ?? '';
+    const repository = findRepository(state.repositories, project.id)!;
+    if (!canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(400, 'You are not allowed to push into this branch');
+    const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
+    await must(
+      deps.repositories.open(project.id).commitFiles(
+        {
+          branch,
+          commit_message: params.commit_message ?? '',
+          actions: [
+            {
+              action,
+              file_path: path,
+              ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
+              ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
+              ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
+            },
+          ],
+          ...(params.start_branch ? { start_branch: params.start_branch } : {}),
+          author,
+          committer: deps.repositories.signatureOf(viewerId(ctx)),
+        },
+        deps.repositories.recorder(project.id, ctx.actor),
+      ),
+    );
+    return { file_path: path, branch };
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/files/:file_path',
+      auth: 'optional',
+      before: download,
+      params: showParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const ref = ctx.params.ref ?? '';
+        const blob = await readBlob(ctx, project, ref);
+        const data = blobData(blob, ref);
+        return ok({ ...data, content: blob.content.toString('base64') }, { headers: gitlabHeaders(data) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/files/:file_path/raw',
+      auth: 'optional',
+      before: download,
+      params: rawParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const repository = findRepository(deps.app.state.repositories, project.id);
+        const ref = ctx.params.ref || (repository ? defaultBranchOf(repository) : null) || 'HEAD';
+        const blob = await readBlob(ctx, project, ref);
+        const binary = blob.content.subarray(0, 8000).includes(0);
+        return {
+          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': 'inline' }, contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8' }),
+          rawBody: blob.content,
+        };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/repository/files/:file_path',
+      before: download,
+      params: writeParams(true),
+      handler: async (ctx) => created(await write(ctx, 'create', ctx.params)),
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/repository/files/:file_path',
+      before: download,
+      params: writeParams(true),
+      handler: async (ctx) => ok(await write(ctx, 'update', ctx.params)),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/:id/repository/files/:file_path',
+      before: download,
+      params: writeParams(false),
+      handler: async (ctx) => {
+        await write(ctx, 'delete', ctx.params);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/tree',
+      auth: 'optional',
+      before: download,
+      params: treeParams,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const repository = findRepository(deps.app.state.repositories, project.id);
+        const ref = ctx.params.ref || (repository ? defaultBranchOf(repository) : null) || 'master';
+        const git = deps.repositories.open(project.id);
+        return paginateLoaded(
+          ctx,
+          async (offset, limit) => {
+            const page = await git.tree({ ref, ...(ctx.params.path ? { path: ctx.params.path } : {}), recursive: ctx.params.recursive, offset, limit });
+            if (E.isLeft(page) && (page.left._tag === 'RevisionNotFound' || page.left._tag === 'PathNotFound')) throw ApiError.message(404, '404 Tree Not Found');
+            if (E.isLeft(page)) throw new Error(page.left.message);
+            return page.right;
+          },
+          (entries) => entries.map(treeEntity),
+        );
+      },
+    }),
+  ];
+};

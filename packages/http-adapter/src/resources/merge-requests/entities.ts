@@ -1,0 +1,100 @@
+/** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
+import { findUser, type MergeRequest, type MergeRequestVersion, type Project } from '@forgefold/core';
+import type { PresentContext } from '../context.js';
+import { userBasic } from '../users/entities.js';
+import { projectWebUrl } from '../repositories/entities.js';
+
+const user = (id: number | null, ctx: PresentContext) => {
+  const found = id === null ? undefined : findUser(ctx.state.users, id);
+  return found ? userBasic(found, ctx) : null;
+};
+
+const currentVersionOf = (mr: MergeRequest): MergeRequestVersion | null => mr.versions[mr.versions.length - 1] ?? null;
+
+/** `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). */
+export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => {
+  const assignees = mr.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
+  const version = currentVersionOf(mr);
+  const reference = `!${mr.iid}`;
+  const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+    merged_by: user(mr.merged_by_id, ctx),
+    merged_at: mr.merged_at,
+    closed_by: mr.state === 'closed' ? user(mr.closed_by_id, ctx) : null,
+    closed_at: mr.state === 'closed' ? mr.closed_at : null,
+    target_branch: mr.target_branch,
+    source_branch: mr.source_branch,
+    user_notes_count: 0,
+    upvotes: 0,
+    downvotes: 0,
+    author: user(mr.author_id, ctx),
+    assignees,
+    assignee: assignees[0] ?? null,
+    reviewers: [],
+    source_project_id: project.id,
+    target_project_id: project.id,
+    labels: [],
+    draft,
+    work_in_progress: draft,
+    milestone: null,
+    merge_when_pipeline_succeeds: false,
+    merge_status: mr.state === 'opened' ? 'can_be_merged' : 'cannot_be_merged',
+    sha: version?.head_commit_sha ?? null,
+    merge_commit_sha: mr.merge_commit_sha,
+    squash_commit_sha: null,
+    discussion_locked: null,
+    should_remove_source_branch: null,
+    force_remove_source_branch: mr.remove_source_branch,
+    reference,
+    references: { short: reference, relative: reference, full: `${project.path_with_namespace}${reference}` },
+    web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
+    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    squash: mr.squash,
+    task_completion_status: { count: 0, completed_count: 0 },
+    has_conflicts: false,
+    blocking_discussions_resolved: true,
+    approvals_before_merge: null,
+  };
+};
+
+/** `Entities::MergeRequest`: the basic entity and its details; `mergeStatus` comes from git (conflicts). */
+export const mergeRequestEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, git: { readonly hasConflicts: boolean; readonly changesCount: number | null; readonly canMerge: boolean }) => {
+  const version = currentVersionOf(mr);
+  const basic = mergeRequestBasicEntity(mr, project, ctx);
+  return {
+    ...basic,
+    merge_status: mr.state !== 'opened' ? basic.merge_status : git.hasConflicts ? 'cannot_be_merged' : 'can_be_merged',
+    has_conflicts: mr.state === 'opened' && git.hasConflicts,
+    subscribed: false,
+    changes_count: git.changesCount === null ? null : String(git.changesCount),
+    latest_build_started_at: null,
+    latest_build_finished_at: null,
+    first_deployed_to_production_at: null,
+    pipeline: null,
+    head_pipeline: null,
+    diff_refs: version ? { base_sha: version.base_commit_sha, head_sha: version.head_commit_sha, start_sha: version.start_commit_sha } : null,
+    merge_error: null,
+    first_contribution: false,
+    user: { can_merge: git.canMerge },
+  };
+};
+
+/** `Entities::MergeRequestDiff` (a version). */
+export const mergeRequestVersionEntity = (version: MergeRequestVersion, mr: MergeRequest, realSize: number | null) => ({
+  id: version.id,
+  head_commit_sha: version.head_commit_sha,
+  base_commit_sha: version.base_commit_sha,
+  start_commit_sha: version.start_commit_sha,
+  created_at: version.created_at,
+  merge_request_id: mr.id,
+  state: 'collected',
+  real_size: realSize === null ? null : String(realSize),
+});

@@ -1,0 +1,272 @@
+/**
+ * Merge requests (lib/api/merge_requests.rb, merge_request_diffs.rb, 14.7): list, create, get, update (with
+ * `state_event`), changes, commits, versions, and merge. The log holds the merge request and its versions (each
+ * with base, start and head shas, recorded at creation and whenever the source branch moves); git holds the
+ * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { branchSha, canMergeMergeRequest, canRepository, findMergeRequest, findRepository, findUser, forbidden, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { parseSha } from '@forgefold/git';
+import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
+import { listParams, createParams, updateParams, mergeParams } from './params.js';
+import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commitEntity, diffEntity } from '../repositories/entities.js';
+import { mergeRequestBasicEntity, mergeRequestEntity, mergeRequestVersionEntity } from './entities.js';
+import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+
+const MR_NOT_FOUND = '404 Merge Request Not Found';
+
+/** `handle_merge_request_errors!`: branch conflicts 422 and branch problems 409, as arrays; the rest as usual. */
+const mergeRequestFailure = (error: DomainError): ApiError => {
+  if (error._tag === 'Unprocessable') return ApiError.message(422, [error.message]);
+  if (error._tag === 'Conflict') return ApiError.message(409, [error.message]);
+  return ApiError.domain(error);
+};
+
+const assigneesOf = (state: State, params: { assignee_id?: number | null; assignee_ids?: readonly (number | null)[] | null }): number[] | undefined => {
+  const ids = params.assignee_ids ?? (params.assignee_id !== undefined ? (params.assignee_id === null || params.assignee_id === 0 ? [] : [params.assignee_id]) : undefined);
+  return ids?.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined);
+};
+
+export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const read = requireRepositoryAbility(deps, 'read_merge_request');
+
+  const find = (ctx: Ctx, project: Project): MergeRequest => {
+    const iid = Number(ctx.routeParams['merge_request_iid']);
+    const mr = Number.isSafeInteger(iid) ? findMergeRequest(deps.app.state.repositories, project.id, iid) : undefined;
+    if (!mr) throw ApiError.message(404, MR_NOT_FOUND);
+    return mr;
+  };
+
+  /** The git facts of the full entity: conflicts of an open merge request, and the size of its current diff. */
+  const present = async (ctx: Ctx, project: Project, mr: MergeRequest) => {
+    const git = deps.repositories.open(project.id);
+    const state = deps.app.state;
+    const repository = findRepository(state.repositories, project.id)!;
+    const source = branchSha(repository, mr.source_branch);
+    const target = branchSha(repository, mr.target_branch);
+    const hasConflicts = mr.state === 'opened' && source !== null && target !== null ? !E.getOrElse(() => false)(await git.mergeable(target, source)) : false;
+    const version = mr.versions[mr.versions.length - 1];
+    const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true }) : null;
+    const changesCount = diffs && E.isRight(diffs) ? diffs.right.diffs.length : null;
+    const canMerge = viewerId(ctx) !== null && canMergeMergeRequest(state, viewerId(ctx), project, repository, mr);
+    return mergeRequestEntity(mr, project, presentContext(deps, ctx), { hasConflicts, changesCount, canMerge });
+  };
+
+  /** A version for `head` against the target branch as git has it now. */
+  const versionFor = (project: Project, head: string, targetBranch: string) => deps.repositories.versionFact(project.id, head, targetBranch);
+
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests',
+      auth: 'optional',
+      before: read,
+      params: listParams,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const { params } = ctx;
+        const search = params.search?.toLowerCase();
+        const iids = params.iids?.filter((iid): iid is number => iid !== null);
+        const list = mergeRequestsOf(deps.app.state.repositories, project.id).filter(
+          (mr) =>
+            (params.state === 'all' || params.state === mr.state) &&
+            (!params.source_branch || mr.source_branch === params.source_branch) &&
+            (!params.target_branch || mr.target_branch === params.target_branch) &&
+            (params.author_id === undefined || params.author_id === null || mr.author_id === params.author_id) &&
+            (!iids || iids.length === 0 || iids.includes(mr.iid)) &&
+            (!search || `${mr.title}\n${mr.description}`.toLowerCase().includes(search)),
+        );
+        const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
+        list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
+        if (params.sort === 'desc') list.reverse();
+        const context = presentContext(deps, ctx);
+        return paginate(ctx, arraySource(list), { map: (mr) => mergeRequestBasicEntity(mr, project, context) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/merge_requests',
+      before: read,
+      params: createParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const state = deps.app.state;
+        if (!canRepository(state, viewerId(ctx), project, 'create_merge_request_in')) throw ApiError.domain(forbidden());
+        const { params } = ctx;
+        const repository = findRepository(state.repositories, project.id)!;
+        const source = branchSha(repository, params.source_branch ?? '');
+        const version = source === null ? null : await versionFor(project, source, params.target_branch ?? '');
+        const assignees = assigneesOf(state, params);
+        const result = await execute(deps, ctx, {
+          type: 'CreateMergeRequest',
+          project_id: project.id,
+          title: params.title ?? '',
+          ...(params.description ? { description: params.description } : {}),
+          source_branch: params.source_branch ?? '',
+          target_branch: params.target_branch ?? '',
+          ...(assignees ? { assignee_ids: assignees } : {}),
+          ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
+          ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
+          version: version && version.start_commit_sha !== null ? version : null,
+        });
+        if (E.isLeft(result)) throw mergeRequestFailure(result.left);
+        const created_ = result.right.events.find((event) => event.type === 'MergeRequestCreated')!.data as { iid: number };
+        return created(await present(ctx, project, findMergeRequest(deps.app.state.repositories, project.id, created_.iid)!));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid',
+      auth: 'optional',
+      before: read,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        return ok(await present(ctx, project, find(ctx, project)));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/merge_requests/:merge_request_iid',
+      before: read,
+      params: updateParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const { params } = ctx;
+        const state = deps.app.state;
+        const repository = findRepository(state.repositories, project.id)!;
+        const target = params.target_branch ?? mr.target_branch;
+        const source = branchSha(repository, mr.source_branch);
+        const needsVersion = target !== mr.target_branch || params.state_event === 'reopen';
+        const version = needsVersion && source !== null ? await versionFor(project, source, target) : null;
+        const assignees = assigneesOf(state, params);
+        const result = await execute(deps, ctx, {
+          type: 'UpdateMergeRequest',
+          project_id: project.id,
+          iid: mr.iid,
+          ...(params.title ? { title: params.title } : {}),
+          ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+          ...(params.target_branch ? { target_branch: params.target_branch } : {}),
+          ...(assignees ? { assignee_ids: assignees } : {}),
+          ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
+          ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
+          ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+          ...(version && version.start_commit_sha !== null ? { version } : {}),
+        });
+        if (E.isLeft(result)) throw mergeRequestFailure(result.left);
+        return ok(await present(ctx, project, find(ctx, project)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/changes',
+      auth: 'optional',
+      before: read,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const version = mr.versions[mr.versions.length - 1];
+        const diffs = version
+          ? await must(deps.repositories.open(project.id).compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true }))
+          : null;
+        return ok({ ...(await present(ctx, project, mr)), changes: diffs ? diffs.diffs.map(diffEntity) : [], overflow: false });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/commits',
+      auth: 'optional',
+      before: read,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const version = mr.versions[mr.versions.length - 1];
+        const commits = version ? await must(deps.repositories.open(project.id).commitsBetween(version.base_commit_sha, version.head_commit_sha)) : { items: [] };
+        const context = presentContext(deps, ctx);
+        return paginate(ctx, arraySource([...commits.items].reverse()), { map: (commit) => commitEntity(commit, project, context) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/versions',
+      auth: 'optional',
+      before: read,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        return paginate(ctx, arraySource([...mr.versions].reverse()), { map: (version) => mergeRequestVersionEntity(version, mr, null) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id',
+      auth: 'optional',
+      before: read,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const version = mr.versions.find((candidate) => String(candidate.id) === String(ctx.routeParams['version_id']));
+        if (!version) throw ApiError.message(404, '404 Not found');
+        const git = deps.repositories.open(project.id);
+        const [commits, comparison] = await Promise.all([
+          must(git.commitsBetween(version.base_commit_sha, version.head_commit_sha)),
+          must(git.compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true })),
+        ]);
+        const context = presentContext(deps, ctx);
+        return ok({
+          ...mergeRequestVersionEntity(version, mr, comparison.diffs.length),
+          commits: [...commits.items].reverse().map((commit) => commitEntity(commit, project, context)),
+          diffs: comparison.diffs.map(diffEntity),
+        });
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/projects/:id/merge_requests/:merge_request_iid/merge',
+      before: read,
+      params: mergeParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const state = deps.app.state;
+        const repository = findRepository(state.repositories, project.id)!;
+        // The platform's order: who may merge (401), whether it is mergeable at all (405), conflicts (406), the sha (409).
+        if (!canMergeMergeRequest(state, viewerId(ctx), project, repository, mr)) throw ApiError.message(401, '401 Unauthorized');
+        const source = branchSha(repository, mr.source_branch);
+        const target = branchSha(repository, mr.target_branch);
+        const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
+        if (mr.state !== 'opened' || draft || source === null || target === null) throw ApiError.message(405, '405 Method Not Allowed');
+        const git = deps.repositories.open(project.id);
+        if (!(await must(git.mergeable(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
+        const head = mr.versions[mr.versions.length - 1]?.head_commit_sha ?? source;
+        if (ctx.params.sha && ctx.params.sha !== head) throw ApiError.message(409, `SHA does not match HEAD of source branch: ${head}`);
+        const reference = `${project.path_with_namespace}!${mr.iid}`;
+        const message = ctx.params.merge_commit_message || [`Merge branch '${mr.source_branch}' into '${mr.target_branch}'`, mr.title, `See merge request ${reference}`].join('\n\n');
+        const signature = deps.repositories.signatureOf(viewerId(ctx));
+        const merged = await git.merge(
+          { target_branch: mr.target_branch, source_sha: source, expected_target_sha: target, mode: 'merge_commit', message, author: signature, committer: signature },
+          deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => ({
+            type: 'MergeMergeRequest',
+            project_id: project.id,
+            iid: mr.iid,
+            old_sha: updates[0]!.old_sha!,
+            merge_commit_sha: updates[0]!.new_sha!,
+            source_sha: source,
+            versions,
+          })),
+        );
+        if (E.isLeft(merged)) {
+          if (merged.left._tag === 'MergeConflict') throw ApiError.message(406, 'Branch cannot be merged');
+          await must(Promise.resolve(merged));
+        }
+        if (ctx.params.should_remove_source_branch ?? mr.remove_source_branch) {
+          // The source branch goes as a branch deletion of its own (refused quietly when a check forbids it).
+          const expectedSha = parseSha(source);
+          if (expectedSha) await git.deleteBranch({ branch: mr.source_branch, expectedSha }, deps.repositories.recorder(project.id, ctx.actor));
+        }
+        return ok(await present(ctx, project, find(ctx, project)));
+      },
+    }),
+  ];
+};

@@ -1,0 +1,117 @@
+/**
+ * `git clone/fetch/push http://HOST/<namespace>/<project>.git` (Repositories::GitHttpController): HTTP basic
+ * authentication with a username and a personal (or project, group) access token or the password, or `oauth2`
+ * and an OAuth token; `download_code` to fetch (Reporter and above, or anyone who can see a public or internal
+ * project), `push_code` to push, the protected ref rules in the pre-receive check. Anonymous on a project it
+ * cannot see gets 401 with `WWW-Authenticate`, so git asks for credentials.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { canReadProject, canRepository, findProjectByFullPath, findUser, findUserByEmail, findUserByUsername, resolveToken, type Actor, type Project } from '@forgefold/core';
+import type { Authorization, GitService } from '@forgefold/git';
+import type { RawRoute, RequestInfo } from '../../http/index.js';
+import { tokenDigest, verifyPassword } from '../../app/secrets.js';
+import type { ApiDeps } from '../../app/deps.js';
+
+const GIT_PATH = /^\/(.+)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+
+const MESSAGES = {
+  not_found: "The project you were looking for could not be found or you don't have permission to view it.\n",
+  download: 'You are not allowed to download code from this project.\n',
+  push: 'You are not allowed to push code to this project.\n',
+  denied: 'HTTP Basic: Access denied\n',
+} as const;
+
+/** Token scopes that allow reading and writing repositories over HTTP (`Gitlab::Auth` abilities for scopes). */
+const READ_SCOPES = new Set(['api', 'read_repository', 'write_repository']);
+const WRITE_SCOPES = new Set(['api', 'write_repository']);
+
+interface Caller {
+  readonly userId: number;
+  /** Null for a password: every ability of the user. */
+  readonly scopes: readonly string[] | null;
+}
+
+type Credentials = { readonly kind: 'none' } | { readonly kind: 'invalid' } | { readonly kind: 'user'; readonly caller: Caller };
+
+const basicCredentials = (req: IncomingMessage): { login: string; password: string } | null => {
+  const header = req.headers.authorization;
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? null : { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+};
+
+/** `Gitlab::Auth.find_for_git_client`: an OAuth token for `oauth2`, an access token for any login, then the password. */
+const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Credentials> => {
+  const credentials = basicCredentials(req);
+  if (!credentials) return { kind: 'none' };
+  const state = deps.app.state;
+  const resolved = resolveToken(state.tokens, tokenDigest(credentials.password), deps.clock.now(), { impersonationEnabled: deps.config.impersonationEnabled });
+  if (resolved._tag === 'Valid' && (resolved.kind !== 'oauth' || credentials.login === 'oauth2')) {
+    const user = findUser(state.users, resolved.userId);
+    return user && user.state === 'active' ? { kind: 'user', caller: { userId: user.id, scopes: resolved.scopes } } : { kind: 'invalid' };
+  }
+  // The password of the user named by the login (username or e-mail), as a password login does.
+  const user = findUserByUsername(state.users, credentials.login) ?? findUserByEmail(state.users, credentials.login);
+  if (user && user.state === 'active' && (await verifyPassword(credentials.password, user.password_digest))) return { kind: 'user', caller: { userId: user.id, scopes: null } };
+  return { kind: 'invalid' };
+};
+
+/** The decision for one service of one project (`Gitlab::GitAccess` download and push checks). */
+const decide = (deps: ApiDeps, project: Project | undefined, credentials: Credentials, service: GitService): Authorization => {
+  if (credentials.kind === 'invalid') return { allowed: false, status: 401, message: MESSAGES.denied };
+  const caller = credentials.kind === 'user' ? credentials.caller : null;
+  const state = deps.app.state;
+  const userId = caller?.userId ?? null;
+  if (!project || !canReadProject(state, userId, project)) {
+    return caller === null ? { allowed: false, status: 401, message: MESSAGES.denied } : { allowed: false, status: 404, message: MESSAGES.not_found };
+  }
+  const scopes = caller?.scopes ?? null;
+  if (service === 'git-upload-pack') {
+    if (scopes !== null && !scopes.some((scope) => READ_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.download };
+    if (canRepository(state, userId, project, 'download_code')) return { allowed: true };
+    return caller === null ? { allowed: false, status: 401, message: MESSAGES.denied } : { allowed: false, status: 403, message: MESSAGES.download };
+  }
+  if (caller === null) return { allowed: false, status: 401, message: MESSAGES.denied };
+  if (scopes !== null && !scopes.some((scope) => WRITE_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.push };
+  return canRepository(state, userId, project, 'push_code') ? { allowed: true } : { allowed: false, status: 403, message: MESSAGES.push };
+};
+
+export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
+  name: 'git smart HTTP',
+  matches: (path) => GIT_PATH.test(path),
+  handle: async (req: IncomingMessage, res: ServerResponse, request: RequestInfo) => {
+    const [, fullPath, rest] = GIT_PATH.exec(request.path)!;
+    let decodedPath: string;
+    try {
+      decodedPath = decodeURIComponent(fullPath!);
+    } catch {
+      decodedPath = '';
+    }
+    const project = findProjectByFullPath(deps.app.state.projects, decodedPath);
+    const credentials = await authenticate(deps, req);
+    const userId = credentials.kind === 'user' ? credentials.caller.userId : null;
+    const actor: Actor = { userId, origin: 'api', requestId: request.requestId };
+    const push = project && userId !== null ? deps.repositories.pushHandlers(project, actor) : undefined;
+    const authorize = async (service: GitService) => decide(deps, project, credentials, service);
+    if (!project) {
+      // No repository to serve: answer from the decision alone (401 asks anonymous callers for credentials).
+      const decision = decide(deps, undefined, credentials, rest === 'git-receive-pack' || /service=git-receive-pack/.test(request.query) ? 'git-receive-pack' : 'git-upload-pack');
+      if (!decision.allowed) {
+        const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8' };
+        if (decision.status === 401) headers['WWW-Authenticate'] = 'Basic realm="GitLab"';
+        res.writeHead(decision.status, headers);
+        res.end(decision.message);
+      }
+      return { userId };
+    }
+    await deps.repositories.repositories.serveHttp(project.id, req, res, {
+      path: rest!,
+      authorize,
+      ...(push ? { push } : {}),
+      onError: (error) => deps.repositories.reportError(`push to project ${project.id}`, error),
+    });
+    return { userId };
+  },
+});

@@ -1,0 +1,117 @@
+/** Merge requests over HTTP: create, list, get, update, changes, versions, merge (lib/api/merge_requests.rb, 14.7). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, type Running } from './support.js';
+
+let server: Running;
+let dataDir: string;
+let project: { id: number; path_with_namespace: string };
+let dev: { id: number; token: string };
+let reporter: { id: number; token: string };
+
+const base = () => `/projects/${project.id}`;
+const commit = (branch: string, file: string, content: string, extra: object = {}) =>
+  server.call('POST', `${base()}/repository/commits`, { branch, commit_message: `Change ${file}`, actions: [{ action: 'create', file_path: file, content }], ...extra }, dev.token);
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  project = (await server.call('POST', '/projects', { name: 'Merging', initialize_with_readme: true })).body;
+  dev = await member(server, 'dev', { id: project.id, level: 30 });
+  reporter = await member(server, 'reporter', { id: project.id, level: 20 });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+describe('merge requests', () => {
+  it('creates one with its first version and diff_refs; refuses same branches, missing branches and duplicates', async () => {
+    const main = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+    const first = await commit('feature', 'a.txt', 'a\n', { start_branch: 'main' });
+    const created = await server.call('POST', `${base()}/merge_requests`, { title: 'Add a', source_branch: 'feature', target_branch: 'main', description: 'Why', assignee_ids: [dev.id] }, dev.token);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      iid: 1,
+      project_id: project.id,
+      title: 'Add a',
+      description: 'Why',
+      state: 'opened',
+      source_branch: 'feature',
+      target_branch: 'main',
+      author: { id: dev.id, username: 'dev' },
+      assignees: [{ id: dev.id }],
+      merge_status: 'can_be_merged',
+      has_conflicts: false,
+      sha: first.body.id,
+      merged_by: null,
+      merged_at: null,
+      changes_count: '1',
+      diff_refs: { base_sha: main, head_sha: first.body.id, start_sha: main },
+      references: { short: '!1', full: `${project.path_with_namespace}!1` },
+    });
+    expect(await server.call('POST', `${base()}/merge_requests`, { title: 'Same', source_branch: 'main', target_branch: 'main' }, dev.token)).toMatchObject({
+      status: 422,
+      body: { message: ["You can't use same project/branch for source and target"] },
+    });
+    expect(await server.call('POST', `${base()}/merge_requests`, { title: 'Nope', source_branch: 'nope', target_branch: 'main' }, dev.token)).toMatchObject({
+      status: 409,
+      body: { message: ['Source branch "nope" does not exist'] },
+    });
+    expect(await server.call('POST', `${base()}/merge_requests`, { title: 'Again', source_branch: 'feature', target_branch: 'main' }, dev.token)).toMatchObject({
+      status: 409,
+      body: { message: ['Another open merge request already exists for this source branch: !1'] },
+    });
+    expect(await server.call('POST', `${base()}/merge_requests`, { title: 'R', source_branch: 'feature', target_branch: 'main' }, reporter.token)).toMatchObject({ status: 403 });
+    expect(await server.call('POST', `${base()}/merge_requests`, { source_branch: 'feature', target_branch: 'main' }, dev.token)).toMatchObject({ status: 400, body: { error: 'title is missing' } });
+  });
+
+  it('records a new version when the source branch moves, by the API or otherwise; versions and changes follow', async () => {
+    const second = await commit('feature', 'b.txt', 'b\n');
+    const versions = await server.call('GET', `${base()}/merge_requests/1/versions`, undefined, dev.token);
+    expect(versions.body.map((v: { head_commit_sha: string }) => v.head_commit_sha)[0]).toBe(second.body.id);
+    expect(versions.body).toHaveLength(2);
+    expect(versions.body[0]).toMatchObject({ state: 'collected', merge_request_id: expect.any(Number), start_commit_sha: versions.body[1].start_commit_sha });
+    const version = await server.call('GET', `${base()}/merge_requests/1/versions/${versions.body[0].id}`, undefined, dev.token);
+    expect(version.body.commits.map((c: { title: string }) => c.title)).toEqual(['Change b.txt', 'Change a.txt']);
+    expect(version.body.diffs.map((d: { new_path: string }) => d.new_path)).toEqual(['a.txt', 'b.txt']);
+    expect(await server.call('GET', `${base()}/merge_requests/1/versions/999`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    const changes = await server.call('GET', `${base()}/merge_requests/1/changes`, undefined, dev.token);
+    expect(changes.body.changes.map((d: { new_path: string }) => d.new_path)).toEqual(['a.txt', 'b.txt']);
+    expect(changes.body.overflow).toBe(false);
+    expect((await server.call('GET', `${base()}/merge_requests/1/commits`, undefined, dev.token)).body.map((c: { title: string }) => c.title)).toEqual(['Change b.txt', 'Change a.txt']);
+    expect(server.events.filter((e) => e.type === 'MergeRequestVersionCreated').map((e) => (e.data as { head_commit_sha: string }).head_commit_sha).at(-1)).toBe(second.body.id);
+  });
+
+  it('updates, closes and reopens; lists with filters', async () => {
+    expect((await server.call('PUT', `${base()}/merge_requests/1`, { title: 'Add a and b' }, dev.token)).body.title).toBe('Add a and b');
+    const closed = await server.call('PUT', `${base()}/merge_requests/1`, { state_event: 'close' }, dev.token);
+    expect(closed.body).toMatchObject({ state: 'closed', closed_by: { id: dev.id } });
+    expect((await server.call('GET', `${base()}/merge_requests?state=opened`, undefined, dev.token)).body).toEqual([]);
+    expect((await server.call('PUT', `${base()}/merge_requests/1`, { state_event: 'reopen' }, dev.token)).body.state).toBe('opened');
+    expect((await server.call('GET', `${base()}/merge_requests?state=opened&source_branch=feature`, undefined, dev.token)).body.map((mr: { iid: number }) => mr.iid)).toEqual([1]);
+    expect(await server.call('PUT', `${base()}/merge_requests/1`, {}, dev.token)).toMatchObject({ status: 400 });
+    expect(await server.call('GET', `${base()}/merge_requests/99`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Merge Request Not Found' } });
+  });
+
+  it('merges with a merge commit, recorded with merged_by and merged_at; a conflict is refused with 406', async () => {
+    expect(await server.call('PUT', `${base()}/merge_requests/1/merge`, { sha: 'f'.repeat(40) }, dev.token)).toMatchObject({ status: 409 });
+    const merged = await server.call('PUT', `${base()}/merge_requests/1/merge`, { should_remove_source_branch: true }, dev.token);
+    expect(merged.status).toBe(200);
+    expect(merged.body).toMatchObject({ state: 'merged', merged_by: { id: dev.id }, merge_commit_sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(merged.body.merged_at).toMatch(/^\d{4}-/);
+    const main = await server.call('GET', `${base()}/repository/commits/main`, undefined, dev.token);
+    expect(main.body).toMatchObject({ id: merged.body.merge_commit_sha, title: "Merge branch 'feature' into 'main'" });
+    expect(main.body.parent_ids).toHaveLength(2);
+    expect((await server.call('GET', `${base()}/repository/branches/feature`, undefined, dev.token)).status).toBe(404);
+    const types = server.events.slice(-3).map((e) => e.type);
+    expect(types).toEqual(['BranchUpdated', 'MergeRequestMerged', 'BranchDeleted']);
+    expect(await server.call('PUT', `${base()}/merge_requests/1/merge`, {}, dev.token)).toMatchObject({ status: 405, body: { message: '405 Method Not Allowed' } });
+
+    await commit('left', 'same.txt', 'left\n', { start_branch: 'main' });
+    await commit('main', 'same.txt', 'main\n');
+    const conflicting = await server.call('POST', `${base()}/merge_requests`, { title: 'Conflict', source_branch: 'left', target_branch: 'main' }, dev.token);
+    expect(conflicting.body).toMatchObject({ merge_status: 'cannot_be_merged', has_conflicts: true });
+    expect(await server.call('PUT', `${base()}/merge_requests/${conflicting.body.iid}/merge`, {}, dev.token)).toMatchObject({ status: 406, body: { message: 'Branch cannot be merged' } });
+    expect(await server.call('PUT', `${base()}/merge_requests/${conflicting.body.iid}/merge`, {}, reporter.token)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+  });
+});

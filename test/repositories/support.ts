@@ -1,0 +1,71 @@
+/**
+ * Helpers for the repository tests: a real server (the one `forgefold serve` runs) over a data directory the test
+ * owns (so it can restart on it), JSON calls, the events it commits, and the git client.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RecordedEvent } from '@forgefold/core';
+import { startForgefold, type RunningForgefold } from '@forgefold/cli';
+
+export const ROOT_TOKEN = 'glpat-repositories-root-0000';
+
+export interface Running extends RunningForgefold {
+  readonly dataDir: string;
+  /** Every event committed since start, in order. */
+  readonly events: RecordedEvent[];
+  call(method: string, path: string, body?: unknown, token?: string | null): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'forgefold-repo-'));
+export const removeDir = (dir: string): void => rmSync(dir, { recursive: true, force: true });
+
+export const start = async (dataDir: string, options: { now?: () => string } = {}): Promise<Running> => {
+  let tick = Date.parse('2026-02-01T10:00:00.000Z');
+  const server = await startForgefold(
+    { port: 0, host: '127.0.0.1', dataDir, rootToken: ROOT_TOKEN, synchronous: 'NORMAL', impersonationEnabled: true, snapshotEvery: 0, accessLog: false },
+    {
+      // A clock that moves a second per reading: commits made through the API get distinct, ordered dates.
+      clock: { now: options.now ?? (() => new Date((tick += 1_000)).toISOString()) },
+      say: () => undefined,
+      freezeState: true,
+      log: process.env['FORGEFOLD_TEST_LOG'] ? (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`) : () => undefined,
+    },
+  );
+  const events: RecordedEvent[] = [];
+  server.app.onCommitted((committed) => events.push(...committed));
+  const call: Running['call'] = async (method, path, body, token = ROOT_TOKEN) => {
+    const response = await fetch(`${server.url}/api/v4${path}`, {
+      method,
+      headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+  return { ...server, dataDir, events, call };
+};
+
+/** Waits until `check` holds (for work the server does after answering, such as removing a repository). */
+export const eventually = async (check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> => {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** A user with an `api` token (and a password), optionally a member of a project at a level; answers id and token. */
+export const member = async (server: Running, username: string, project?: { id: number; level: number }): Promise<{ id: number; token: string }> => {
+  const user = await server.call('POST', '/users', { username, name: username.toUpperCase(), email: `${username}@example.com`, password: 'password-123', skip_confirmation: true });
+  if (user.status !== 201) throw new Error(`user ${username}: ${JSON.stringify(user.body)}`);
+  const token = await server.call('POST', `/users/${user.body.id}/personal_access_tokens`, { name: 'test', scopes: ['api'] });
+  if (project) await server.call('POST', `/projects/${project.id}/members`, { user_id: user.body.id, access_level: project.level });
+  return { id: user.body.id, token: token.body.token };
+};
