@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as E from 'fp-ts/lib/Either.js';
 import { GitRepositories, type GitResult, type RefOrder, type Signature } from '@forgefold/git';
+import { git, gitEnv, history } from './git-fixtures.js';
 import { Report, envInt, log, percentile, throughput, tmpDir } from './lib.js';
 
 const TAGS = envInt('BENCH_TAGS', 10_000);
@@ -30,14 +31,6 @@ const MS = envInt('BENCH_MS', 2_000);
 const CASES = process.env.BENCH_CASES ?? 'abc';
 
 const exec = promisify(execFile);
-const gitEnv = { PATH: process.env.PATH ?? '', HOME: tmpDir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C' };
-const git = (args: string[], input?: string) =>
-  new Promise<string>((resolve, reject) => {
-    const child = execFile('git', args, { env: gitEnv, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(input ?? '');
-  });
-
 const ok = async <A>(result: GitResult<A>): Promise<A> => {
   const answer = await result;
   if (E.isLeft(answer)) throw new Error(`${answer.left._tag}: ${answer.left.message}`);
@@ -45,25 +38,6 @@ const ok = async <A>(result: GitResult<A>): Promise<A> => {
 };
 
 const at = (seconds: number): Signature => ({ name: 'Bench', email: 'bench@example.com', at: new Date(seconds * 1000).toISOString() });
-
-/** A fast-import stream: `commits` commits on main (one file each changes), and `tags` tags spread over them. */
-const history = (commits: number, tags: number, fileBytes: number): string => {
-  const parts: string[] = [];
-  const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-  for (let i = 1; i <= commits; i++) {
-    const stamp = 1_600_000_000 + i * 3_600;
-    const content = `${`file ${i % 50} revision ${i}\n`.repeat(Math.max(1, Math.floor(fileBytes / 24)))}`;
-    parts.push(`commit refs/heads/main\nmark :${i}\nauthor Bench <bench@example.com> ${stamp} +0000\ncommitter Bench <bench@example.com> ${stamp} +0000\n`);
-    parts.push(data(`Commit ${i}`), `M 100644 inline src/file-${i % 50}.txt\n`, data(content));
-  }
-  for (let t = 0; t < tags; t++) {
-    const mark = 1 + Math.floor((t * commits) / Math.max(1, tags));
-    const name = `v${t % 7}.${Math.floor(t / 7) % 40}.${Math.floor(t / 280)}`;
-    if (t % 2 === 0) parts.push(`tag ${name}\nfrom :${mark}\ntagger Bench <bench@example.com> ${1_700_000_000 + t} +0000\n`, data(`Release ${name}`));
-    else parts.push(`reset refs/tags/${name}\nfrom :${mark}\n`);
-  }
-  return parts.join('');
-};
 
 const tagFormat = [
   '%(refname)',
@@ -108,7 +82,7 @@ async function tags(repositories: GitRepositories, report: Report): Promise<void
   await ok(repositories.create(1));
   const path = repositories.pathOf(1);
   log(`(a) importing 100 commits and ${TAGS} tags`);
-  await git(['--git-dir', path, 'fast-import', '--quiet'], history(100, TAGS, 24));
+  await git(null, ['--git-dir', path, 'fast-import', '--quiet'], history(100, TAGS, 24));
   const repository = repositories.open(1);
   await ok(repository.packRefs());
   const orders: [RefOrder, 'asc' | 'desc', string][] = [
@@ -117,12 +91,12 @@ async function tags(repositories: GitRepositories, report: Report): Promise<void
     ['version', 'asc', 'version:refname'],
   ];
   // The plainest listing git has: refnames, with object types (its default format), no sort key to read.
-  const plain = await throughput(() => git(['--git-dir', path, 'for-each-ref', '--count=20', 'refs/tags/']), { ms: MS });
+  const plain = await throughput(() => git(null, ['--git-dir', path, 'for-each-ref', '--count=20', 'refs/tags/']), { ms: MS });
   report.add('raw for-each-ref --count=20', plain.opsPerSec, 'ops/s', { note: 'default format' });
   for (const [orderBy, sort, gitSort] of orders) {
     // Lightweight tags sort by `committerdate`, annotated ones by `*committerdate`: git has no single key for the
     // platform's order, so the baseline sorts by the annotated tags' key (one for-each-ref, the same work per ref).
-    const raw = await throughput(() => git(['--git-dir', path, 'for-each-ref', '--count=20', `--sort=${gitSort}`, `--format=${tagFormat}`, 'refs/tags/']), { ms: MS });
+    const raw = await throughput(() => git(null, ['--git-dir', path, 'for-each-ref', '--count=20', `--sort=${gitSort}`, `--format=${tagFormat}`, 'refs/tags/']), { ms: MS });
     const api = await throughput(() => ok(repository.listTags({ orderBy, sort, limit: 20 })), { ms: MS });
     const baseline = `raw for-each-ref --sort=${gitSort}`;
     report.add(baseline, raw.opsPerSec, 'ops/s', { note: `${TAGS} tags, 20 listed` });
@@ -135,8 +109,8 @@ async function clone(repositories: GitRepositories, report: Report, root: string
   await ok(repositories.create(2));
   const path = repositories.pathOf(2);
   log(`(b) importing ${CLONE_COMMITS} commits`);
-  await git(['--git-dir', path, 'fast-import', '--quiet'], history(CLONE_COMMITS, 20, 2_000));
-  await git(['--git-dir', path, 'repack', '-a', '-d', '-q']);
+  await git(null, ['--git-dir', path, 'fast-import', '--quiet'], history(CLONE_COMMITS, 20, 2_000));
+  await git(null, ['--git-dir', path, 'repack', '-a', '-d', '-q']);
   const server = createServer((req, res) => {
     void repositories.serveHttp(2, req, res, { path: (req.url ?? '').replace(/^\/2\.git\//, '').replace(/\?.*$/, ''), authorize: async () => ({ allowed: true }) });
   });
