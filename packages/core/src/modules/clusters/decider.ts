@@ -173,7 +173,7 @@ const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: St
   const project = located.right;
   const { command, actor, at } = issued;
   const cluster = findCluster(state.clusters, project.id, command.cluster_id);
-  if (!cluster) return E.left(notFound());
+  if (!cluster) return E.left(notFound(undefined, '404 Not found'));
   if (command.management_project_id !== cluster.management_project_id) {
     const refused = managementProjectError(state, actor.userId, project, command.management_project_id);
     if (refused) return E.left(refused);
@@ -226,7 +226,7 @@ const decideRemoveCluster = (issued: Issued<Command<'RemoveCluster'>>, state: St
   const located = locate(state, issued, 'admin_cluster');
   if (E.isLeft(located)) return located;
   const cluster = findCluster(state.clusters, located.right.id, issued.command.cluster_id);
-  if (!cluster) return E.left(notFound());
+  if (!cluster) return E.left(notFound(undefined, '404 Not found'));
   return E.right([{ type: 'ClusterRemoved', data: { project_id: cluster.project_id, id: cluster.id } }]);
 };
 

@@ -88,7 +88,7 @@ const locateEnvironment = (state: State, issued: Issued<{ readonly project_id: n
   const project = locateProject(state, issued, abilities);
   if (E.isLeft(project)) return project;
   const environment = findEnvironment(state.deployments, project.right.id, issued.command.environment_id);
-  return environment ? E.right(environment) : E.left(notFound());
+  return environment ? E.right(environment) : E.left(notFound(undefined, '404 Not found'));
 };
 
 const environmentCreated = (state: State, projectId: number, name: string, externalUrl: string | null, at: string): Extract<DeploymentEvent, { type: 'EnvironmentCreated' }> => ({
@@ -125,13 +125,13 @@ const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, s
   ]);
 };
 
-/** `Environments::StopService` without a stop action: an available environment stops; a stopped one stays. */
+/** `Environments::StopService` without a stop action: an available environment stops; a stopped one stays; nothing happens for a caller without `stop_environment`. */
 const decideStopEnvironment = (issued: Issued<Command<'StopEnvironment'>>, state: State): Decided => {
   const environment = locateEnvironment(state, issued, ['read_environment']);
   if (E.isLeft(environment)) return environment;
+  // `StopService` returns quietly when the caller may not stop (the route still answers 200 with the environment).
   const allowed = authorizeProject(state, issued.actor.userId, 'stop_environment', findProject(state.projects, environment.right.project_id)!, null);
-  if (E.isLeft(allowed)) return allowed;
-  if (environment.right.state === 'stopped') return E.right([]);
+  if (E.isLeft(allowed) || environment.right.state === 'stopped') return E.right([]);
   return E.right([{ type: 'EnvironmentStopped', data: { project_id: environment.right.project_id, id: environment.right.id, at: issued.at } }]);
 };
 
@@ -193,7 +193,7 @@ const decideUpdateDeploymentStatus = (issued: Issued<Command<'UpdateDeploymentSt
   const project = locateProject(state, issued, ['update_deployment']);
   if (E.isLeft(project)) return project;
   const deployment = findDeployment(state.deployments, project.right.id, issued.command.deployment_id);
-  if (!deployment) return E.left(notFound());
+  if (!deployment) return E.left(notFound(undefined, '404 Not found'));
   const step = transition(deployment.status, issued.command.status);
   if (!step.ok) return E.left(validation({ status: [DEPLOYMENT_MESSAGES.cannot_transition(step.event)] }));
   const events: DeploymentEvent[] = [

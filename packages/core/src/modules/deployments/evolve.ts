@@ -12,7 +12,7 @@ export type DeploymentsDraft = Writable<{ readonly deployments: DeploymentsSlice
 const projectOf = (state: DeploymentsDraft, projectId: number): Draft<ProjectDeployments> => {
   let project = tableGet(state.deployments.byProject, projectId);
   if (!project) {
-    tableSet(state.deployments.byProject, projectId, { project_id: projectId, iid: 0, deployments: emptyTable<number>(), environments: emptyTable<number>() });
+    tableSet(state.deployments.byProject, projectId, { project_id: projectId, iid: 0, deployments: emptyTable<number>(), deployment_count: 0, environments: emptyTable<number>() });
     project = tableGet(state.deployments.byProject, projectId)!;
   }
   return project;
@@ -76,7 +76,10 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       const project = projectOf(state, event.data.project_id);
       for (const id of [...tableValues(environment.deployments)]) {
         const deployment = tableGet(state.deployments.deployments, id);
-        if (deployment) tableDelete(project.deployments, deployment.iid);
+        if (deployment) {
+          tableDelete(project.deployments, deployment.iid);
+          project.deployment_count -= 1;
+        }
         tableDelete(state.deployments.deployments, id);
       }
       tableDelete(project.environments, environment.name);
@@ -90,6 +93,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       tableSet(state.deployments.deployments, id, { ...event.data, updated_at: created_at, finished_at: isFinished(status) ? created_at : null });
       const project = projectOf(state, project_id);
       tableSet(project.deployments, iid, id);
+      project.deployment_count += 1;
       if (iid > project.iid) project.iid = iid;
       tableSet(environment.deployments, environment.deployment_count, id);
       environment.deployment_count += 1;

@@ -47,6 +47,7 @@ export interface ProjectDeployments {
   readonly iid: number;
   /** Deployment iid → id. */
   readonly deployments: Table<number>;
+  readonly deployment_count: number;
   /** Environment name → id. */
   readonly environments: Table<number>;
 }

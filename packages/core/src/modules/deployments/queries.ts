@@ -1,5 +1,5 @@
 /** Reads of the deployments slice. */
-import { tableGet, tableIdsFrom, tableSize, tableValues } from '../../kernel/table.js';
+import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
 import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
 
 export const projectDeployments = (slice: DeploymentsSlice, projectId: number): ProjectDeployments | undefined => tableGet(slice.byProject, projectId);
@@ -33,10 +33,7 @@ export const findDeployment = (slice: DeploymentsSlice, projectId: number, id: n
 
 export const deploymentById = (slice: DeploymentsSlice, id: number): Deployment | undefined => tableGet(slice.deployments, id);
 
-export const deploymentCount = (slice: DeploymentsSlice, projectId: number): number => {
-  const project = projectDeployments(slice, projectId);
-  return project ? tableSize(project.deployments) : 0;
-};
+export const deploymentCount = (slice: DeploymentsSlice, projectId: number): number => projectDeployments(slice, projectId)?.deployment_count ?? 0;
 
 /** A project's deployments in id order from the `offset`-th (a page deep in the list skips whole table leaves). */
 export function* projectDeploymentsFrom(slice: DeploymentsSlice, projectId: number, offset: number): Generator<Deployment> {
