@@ -19,7 +19,7 @@ type State = ClustersView;
 type Command<T extends ClusterCommand['type']> = Extract<ClusterCommand, { type: T }>;
 type Decided = E.Either<DomainError, readonly ClusterEvent[]>;
 
-export const CLUSTER_MESSAGES = {
+const CLUSTER_MESSAGES = {
   name_blank: ' has to be present',
   duplicated_scope: 'cannot add duplicated environment scope',
   scope_format: "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces",
@@ -35,7 +35,7 @@ export const CLUSTER_MESSAGES = {
   pem: 'must be a valid PEM certificate',
 } as const;
 
-const SCOPE = /^[a-zA-Z0-9_/$\{\}. *-]+$/;
+const SCOPE = /^[a-zA-Z0-9_/${}. *-]+$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DOMAIN_LABEL = /^[a-z0-9-]+$/i;
 const RESERVED_NAMESPACES = ['gitlab-managed-apps'];

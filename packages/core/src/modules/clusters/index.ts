@@ -2,4 +2,3 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
-export { CLUSTER_MESSAGES } from './decider.js';

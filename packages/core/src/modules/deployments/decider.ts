@@ -4,8 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
-import { withOutcome, type Decision } from '../../kernel/decider.js';
+import { withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
@@ -26,7 +25,7 @@ export interface DeploymentOutcome {
   readonly deployment_id: number;
 }
 
-export const ENVIRONMENT_MESSAGES = {
+const ENVIRONMENT_MESSAGES = {
   name_format: "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'",
   taken: 'has already been taken',
   blank: "can't be blank",
@@ -34,14 +33,14 @@ export const ENVIRONMENT_MESSAGES = {
   url_invalid: 'must be a valid URL',
 } as const;
 
-export const DEPLOYMENT_MESSAGES = {
+const DEPLOYMENT_MESSAGES = {
   sha: 'The commit does not exist',
   ref: 'The branch or tag does not exist',
   cannot_transition: (event: string) => `cannot transition via "${event}"`,
 } as const;
 
 /** `Gitlab::Regex.environment_name_regex`: allowed characters, not starting or ending with `/`. */
-const ENVIRONMENT_NAME = /^[a-zA-Z0-9_\\$\{\}. -]([a-zA-Z0-9_/\\$\{\}. -]*[a-zA-Z0-9_\\$\{\}. -])?$/;
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
 
 /** `addressable_url` on `external_url`: an http(s) URL (localhost and private addresses allowed). */
 const externalUrlError = (value: string): string | null => {
@@ -155,7 +154,7 @@ const decideCreateDeployment = (issued: Issued<Command<'CreateDeployment'>>, sta
   if (E.isLeft(project)) return project;
   const { command, at, actor } = issued;
   const events: DeploymentEvent[] = [];
-  let environment = findEnvironmentByName(state.deployments, project.right.id, command.environment);
+  const environment = findEnvironmentByName(state.deployments, project.right.id, command.environment);
   let environmentId: number;
   if (environment) {
     environmentId = environment.id;

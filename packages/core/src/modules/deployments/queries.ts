@@ -31,8 +31,6 @@ export const findDeployment = (slice: DeploymentsSlice, projectId: number, id: n
   return deployment?.project_id === projectId ? deployment : undefined;
 };
 
-export const deploymentById = (slice: DeploymentsSlice, id: number): Deployment | undefined => tableGet(slice.deployments, id);
-
 export const deploymentCount = (slice: DeploymentsSlice, projectId: number): number => projectDeployments(slice, projectId)?.deployment_count ?? 0;
 
 /** A project's deployments in id order from the `offset`-th (a page deep in the list skips whole table leaves). */
@@ -84,6 +82,3 @@ export const previousSuccessfulDeployment = (slice: DeploymentsSlice, deployment
   }
   return undefined;
 };
-
-/** Every deployment in the slice (the audit's reads). */
-export const allDeployments = (slice: DeploymentsSlice): Generator<Deployment> => tableValues(slice.deployments);
