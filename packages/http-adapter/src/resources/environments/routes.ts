@@ -47,8 +47,10 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     authorize: mayRead,
     rows: (ctx, state, project) => {
       const { name, search, states } = ctx.params;
+      // `for_name_like`: a case-insensitive prefix (`LOWER(name) LIKE LOWER(?) || '%'`).
+      const prefix = search?.toLowerCase();
       return environmentsOf(state.deployments, project.id).filter(
-        (environment) => (!name || environment.name === name) && (!search || environment.name.includes(search)) && (!states || environment.state === states),
+        (environment) => (!name || environment.name === name) && (!prefix || environment.name.toLowerCase().startsWith(prefix)) && (!states || environment.state === states),
       );
     },
     present: (environment, view) => environmentEntity(environment, view),
