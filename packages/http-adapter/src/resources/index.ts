@@ -27,6 +27,9 @@ import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
+import { environmentRoutes } from './environments/routes.js';
+import { deploymentRoutes } from './deployments/routes.js';
+import { clusterRoutes } from './clusters/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -58,6 +61,9 @@ export const apiResources: readonly ApiResource[] = [
   shareRoutes,
   ldapRoutes,
   auditRoutes,
+  environmentRoutes,
+  deploymentRoutes,
+  clusterRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */
