@@ -51,6 +51,15 @@ export const PROJECT_ABILITIES = {
   create_merge_request_in: AccessLevel.DEVELOPER,
   update_merge_request: AccessLevel.DEVELOPER,
   push_to_delete_protected_branch: AccessLevel.MAINTAINER,
+  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18). */
+  read_pipeline: AccessLevel.REPORTER,
+  read_pipeline_schedule: AccessLevel.REPORTER,
+  create_pipeline: AccessLevel.DEVELOPER,
+  create_pipeline_schedule: AccessLevel.DEVELOPER,
+  update_pipeline: AccessLevel.DEVELOPER,
+  update_build: AccessLevel.DEVELOPER,
+  admin_pipeline: AccessLevel.MAINTAINER,
+  destroy_pipeline: AccessLevel.OWNER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;

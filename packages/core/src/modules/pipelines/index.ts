@@ -1,0 +1,6 @@
+export * from './commands.js';
+export * from './events.js';
+export * from './projection.js';
+export * from './queries.js';
+export * from './builders.js';
+export { variableErrors } from './decider.js';
