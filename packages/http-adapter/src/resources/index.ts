@@ -27,6 +27,8 @@ import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
+import { pipelineRoutes } from './pipelines/routes.js';
+import { pipelineScheduleRoutes } from './pipeline-schedules/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -58,6 +60,8 @@ export const apiResources: readonly ApiResource[] = [
   shareRoutes,
   ldapRoutes,
   auditRoutes,
+  pipelineRoutes,
+  pipelineScheduleRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */
