@@ -160,10 +160,21 @@ const decidePlay = (issued: Issued<Command<'PlayPipelineSchedule'>>, state: Stat
 const decideRunDue = (issued: Issued<Command<'RunDueSchedules'>>, state: State): Result => {
   if (issued.actor.userId !== null) return E.left(forbidden());
   const runs: { schedule: Schedule; run: Run; next: string | null }[] = [];
+  // Schedules often share a cron and zone (`0 1 * * *`): their next run from this moment is computed once.
+  const nextRuns = new Map<string, string | null>();
+  const nextOf = (schedule: Schedule): string | null => {
+    const key = `${schedule.cron}\n${schedule.cron_timezone}`;
+    let next = nextRuns.get(key);
+    if (next === undefined) {
+      next = scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at);
+      nextRuns.set(key, next);
+    }
+    return next;
+  };
   for (const schedule of dueSchedules(state.schedules, issued.at)) {
     const project = findProject(state.projects, schedule.project_id);
     if (!project) continue;
-    runs.push({ schedule, run: runAs(state, project, schedule, schedule.owner_id), next: scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at) });
+    runs.push({ schedule, run: runAs(state, project, schedule, schedule.owner_id), next: nextOf(schedule) });
   }
   const pipelines = createPipelines(
     state.pipelines,

@@ -1,6 +1,6 @@
 /** The schedules module's evolve: schedules, their variables, and the index of active schedules by next run. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableIds, tableIsEmpty, tableSet } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableIds, tableIsEmpty, tableSet, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { ScheduleEvent } from './events.js';
@@ -10,18 +10,24 @@ export type SchedulesDraft = Writable<{ readonly schedules: SchedulesSlice }, 's
 
 const indexAdd = (state: SchedulesDraft, schedule: Pick<Schedule, 'id' | 'active' | 'next_run_at'>): void => {
   if (!schedule.active || schedule.next_run_at === null) return;
-  const minute = dueMinute(schedule.next_run_at);
-  if (tableGet(state.schedules.due, minute) === undefined) tableSet(state.schedules.due, minute, emptyTable<1>());
-  tableSet(tableGet(state.schedules.due, minute)!, schedule.id, 1);
+  const [day, minute] = dueMinute(schedule.next_run_at);
+  const due = state.schedules.due;
+  if (tableGet(due, day) === undefined) tableSet(due, day, emptyTable<Table<1>>());
+  const minutes = tableGet(due, day)!;
+  if (tableGet(minutes, minute) === undefined) tableSet(minutes, minute, emptyTable<1>());
+  tableSet(tableGet(minutes, minute)!, schedule.id, 1);
 };
 
 const indexRemove = (state: SchedulesDraft, schedule: Pick<Schedule, 'id' | 'active' | 'next_run_at'>): void => {
   if (!schedule.active || schedule.next_run_at === null) return;
-  const minute = dueMinute(schedule.next_run_at);
-  const ids = tableGet(state.schedules.due, minute);
-  if (!ids) return;
+  const [day, minute] = dueMinute(schedule.next_run_at);
+  const minutes = tableGet(state.schedules.due, day);
+  const ids = minutes ? tableGet(minutes, minute) : undefined;
+  if (!minutes || !ids) return;
   tableDelete(ids, schedule.id);
-  if (tableIsEmpty(ids)) tableDelete(state.schedules.due, minute);
+  if (!tableIsEmpty(ids)) return;
+  tableDelete(minutes, minute);
+  if (tableIsEmpty(minutes)) tableDelete(state.schedules.due, day);
 };
 
 /** Applies a change to a schedule, keeping its index entry where its (active) next run is. */

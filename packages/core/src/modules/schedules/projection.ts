@@ -33,8 +33,11 @@ export interface SchedulesSlice {
   readonly byId: Table<Schedule>;
   /** Project id → its schedule ids. */
   readonly byProject: Table<Table<1>>;
-  /** Minute of `next_run_at` (from INDEX_EPOCH) → the active schedules due then. */
-  readonly due: Table<Table<1>>;
+  /**
+   * Day of `next_run_at` (from INDEX_EPOCH) → its minute of the day → the active schedules due then. Two small
+   * integer keys rather than one large one: every table on the path keeps a short root (immer copies and walks it).
+   */
+  readonly due: Table<Table<Table<1>>>;
   readonly sequence: number;
 }
 
@@ -45,5 +48,8 @@ export const initialSchedules = (): SchedulesSlice => ({ byId: emptyTable(), byP
 /** The index counts minutes from here (earlier times share minute 0): a small root for the integer table. */
 const INDEX_EPOCH = Date.UTC(2020, 0, 1);
 
-/** The index key of a `next_run_at`. */
-export const dueMinute = (at: string): number => Math.max(0, Math.floor((Date.parse(at) - INDEX_EPOCH) / 60_000));
+/** The index keys of a `next_run_at`: its day and its minute of the day. */
+export const dueMinute = (at: string): readonly [day: number, minute: number] => {
+  const minutes = Math.max(0, Math.floor((Date.parse(at) - INDEX_EPOCH) / 60_000));
+  return [Math.floor(minutes / 1_440), minutes % 1_440];
+};

@@ -23,12 +23,16 @@ export const schedulesOfProject = (schedules: SchedulesSlice, projectId: number,
  * walks the index's minutes up to now's, so the cost is the due schedules', whatever the others' number.
  */
 export function* dueSchedules(schedules: SchedulesSlice, now: string): Generator<Schedule> {
-  const last = dueMinute(now);
-  for (const minute of tableIds(schedules.due)) {
-    if (minute > last) return;
-    for (const id of tableIds(tableGet(schedules.due, minute)!)) {
-      const schedule = tableGet(schedules.byId, id)!;
-      if (schedule.next_run_at !== null && schedule.next_run_at <= now) yield schedule;
+  const [lastDay, lastMinute] = dueMinute(now);
+  for (const day of tableIds(schedules.due)) {
+    if (day > lastDay) return;
+    const minutes = tableGet(schedules.due, day)!;
+    for (const minute of tableIds(minutes)) {
+      if (day === lastDay && minute > lastMinute) return;
+      for (const id of tableIds(tableGet(minutes, minute)!)) {
+        const schedule = tableGet(schedules.byId, id)!;
+        if (schedule.next_run_at !== null && schedule.next_run_at <= now) yield schedule;
+      }
     }
   }
 }
