@@ -6,8 +6,6 @@ import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold
 import { AT, type Spec } from './spec.js';
 import { pipelineBase, pipelineCreated } from './pipelines.js';
 
-const A = 'a'.repeat(40);
-
 /** `0 1 * * *` UTC created at AT: ideal 01:00, the worker's next tick after it 01:03. */
 const FIRST_RUN = '2026-01-01T01:03:00.000Z';
 
@@ -197,4 +195,3 @@ export const scheduleSpecs: Record<string, Spec> = {
   'only the system runs the scheduler': { given: withSchedule, as: 1, when: { type: 'RunDueSchedules' }, error: forbidden() },
 };
 
-void A;

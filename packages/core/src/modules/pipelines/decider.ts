@@ -27,7 +27,7 @@ const requireProject = (state: State, id: number): E.Either<DomainError, Project
 const base = (message: string): DomainError => validation({ base: [message] });
 
 /** `HasVariable` on each variable, as `save!` reports it ("Failed to persist the pipeline: Validation failed: …"). */
-export const variableErrors = (variables: readonly PipelineVariable[]): string[] => {
+const variableErrors = (variables: readonly PipelineVariable[]): string[] => {
   const errors: string[] = [];
   for (const variable of variables) {
     if (variable.key.trim() === '') errors.push("Variables key can't be blank");

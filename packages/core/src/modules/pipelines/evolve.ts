@@ -1,6 +1,5 @@
 /** The pipelines module's evolve: pipelines by project and schedule; tags' commits and projects' deletions followed. */
-import { tableDelete, tableGet, tableIds, tableSet } from '../../kernel/table.js';
-import { emptyTable } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableIds, tableSet } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { RepositoryEvent } from '../repositories/events.js';

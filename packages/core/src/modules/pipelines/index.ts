@@ -3,4 +3,3 @@ export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
 export * from './builders.js';
-export { variableErrors } from './decider.js';

@@ -28,7 +28,7 @@ const VARIABLE_NOT_FOUND = notFound('Pipeline Schedule Variable');
 const BLANK = "can't be blank";
 
 /** `set_next_run_at` at `at`, as an ISO timestamp (null when the cron has no next time). */
-export const scheduleNextRunAt = (cron: string, timezone: string, at: string): string | null => {
+const scheduleNextRunAt = (cron: string, timezone: string, at: string): string | null => {
   const next = nextRunAt(cron, timezone, Date.parse(at), DEFAULT_CRON_SETTINGS);
   return next.ok ? next.at.toISOString() : null;
 };

@@ -2,4 +2,3 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
-export { scheduleNextRunAt } from './decider.js';
