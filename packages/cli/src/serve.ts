@@ -388,7 +388,7 @@ export const startForgefold = async (
   });
   // The modules' processes (membership expiry) run by the scheduler: at start-up and every minute. A tick runs a
   // process only when it is due by the injected clock, not while its previous run is in flight, and not twice a day
-  // against the same state (a due process whose decision changes nothing runs once). With several nodes, the node
+  // against the same state when its run changed nothing (a due process whose decision changes nothing runs once). With several nodes, the node
   // holding a process's lease runs it; the others skip the tick.
   const scheduler = options.scheduler ?? intervalScheduler;
   const inFlight = new Map<string, Promise<void>>();
@@ -400,7 +400,9 @@ export const startForgefold = async (
     const ran = ranOn.get(process.name)!;
     if (ran.get(process.reads(state)) === day || !process.due(state, now)) return;
     const result = await app.execute(systemActor, process.command);
-    if (result._tag === 'Right') ran.set(process.reads(result.right.state), day);
+    // Only a run that changed nothing is remembered: a run that recorded events (schedules moved on) leaves a new
+    // state, and the same state may fall due again later that day (the next scheduled run).
+    if (result._tag === 'Right' && result.right.events.length === 0) ran.set(process.reads(result.right.state), day);
   };
   const runProcesses = async (): Promise<void> => {
     await Promise.all(

@@ -30,6 +30,8 @@ import { mergeRequestRoutes } from './merge-requests/routes.js';
 import { environmentRoutes } from './environments/routes.js';
 import { deploymentRoutes } from './deployments/routes.js';
 import { clusterRoutes } from './clusters/routes.js';
+import { pipelineRoutes } from './pipelines/routes.js';
+import { pipelineScheduleRoutes } from './pipeline-schedules/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -64,6 +66,8 @@ export const apiResources: readonly ApiResource[] = [
   environmentRoutes,
   deploymentRoutes,
   clusterRoutes,
+  pipelineRoutes,
+  pipelineScheduleRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

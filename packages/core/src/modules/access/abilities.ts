@@ -67,7 +67,15 @@ export const PROJECT_ABILITIES = {
   update_cluster: AccessLevel.MAINTAINER,
   admin_cluster: AccessLevel.MAINTAINER,
   /** A cluster's management project needs `admin_pipeline` there. */
+  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18). */
+  read_pipeline: AccessLevel.REPORTER,
+  read_pipeline_schedule: AccessLevel.REPORTER,
+  create_pipeline: AccessLevel.DEVELOPER,
+  create_pipeline_schedule: AccessLevel.DEVELOPER,
+  update_pipeline: AccessLevel.DEVELOPER,
+  update_build: AccessLevel.DEVELOPER,
   admin_pipeline: AccessLevel.MAINTAINER,
+  destroy_pipeline: AccessLevel.OWNER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;
