@@ -58,7 +58,8 @@ const deploymentRows = (state: State, project: Project, params: ListParams): Off
   const byId = params.order_by === 'id' || params.order_by === 'iid' || params.order_by === 'created_at';
   const filtered = params.status !== undefined || params.updated_after !== undefined || params.updated_before !== undefined;
   let environment = undefined;
-  if (params.environment !== undefined && params.environment !== null) {
+  // `by_environment` applies when the name is present (a blank one filters nothing).
+  if (params.environment) {
     environment = findEnvironmentByName(slice, project.id, params.environment);
     if (!environment) return [];
   }
