@@ -18,8 +18,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Safety bounds, not timings: on a loaded 2-core machine the widest matrices and fuzz properties take ~60 s.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     // Two cores: files run in parallel across two workers; SQLite-heavy and server tests stay stable.
     maxWorkers: 2,
   },
