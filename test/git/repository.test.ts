@@ -1,6 +1,8 @@
 /** The git engine against real git in temporary directories: storage, commits with actions, reads, diffs. */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
 import { parseDiffLines, type Repository } from '@forgefold/git';
 import { failure, ok, run, signature, storage, type Storage } from './support.js';
 
@@ -346,5 +348,35 @@ describe('reads', () => {
     expect(byPath['README.md']).toMatchObject({ deleted_file: true, b_mode: '0', diff: '@@ -1 +0,0 @@\n-# Demo\n' });
     const tiny = await ok(repo.commitDiff(changed.commit.id, { maxPatchBytes: 10 }));
     expect(tiny.find((d) => d.new_path === 'b.txt')).toMatchObject({ too_large: true, diff: '' });
+  });
+});
+
+describe('trees written without an index', () => {
+  const paths = ['a', 'b.txt', 'dir/one', 'dir/two', 'dir/sub/deep', 'dir/sub/deeper/x', 'z/é n', 'z-', 'z.a'];
+  const action = fc.oneof(
+    fc.record({ action: fc.constant('create' as const), file_path: fc.constantFrom(...paths), content: fc.string({ maxLength: 3 }), execute_filemode: fc.boolean() }),
+    fc.record({ action: fc.constant('update' as const), file_path: fc.constantFrom(...paths), content: fc.string({ maxLength: 3 }) }),
+    fc.record({ action: fc.constant('delete' as const), file_path: fc.constantFrom(...paths) }),
+    fc.record({ action: fc.constant('chmod' as const), file_path: fc.constantFrom(...paths), execute_filemode: fc.boolean() }),
+    fc.record({ action: fc.constant('move' as const), previous_path: fc.constantFrom(...paths), file_path: fc.constantFrom(...paths) }),
+  );
+
+  it('makes the trees git makes: after any commits, the tree equals git read-tree + write-tree of it, and fsck is clean', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(action, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), async (commits) => {
+        const repository = await newRepository();
+        const gitDir = store.repositories.pathOf(nextProject - 1);
+        for (const actions of commits) {
+          const result = await commit(repository, actions);
+          if (E.isLeft(result)) continue;
+          const tree = (await run('git', ['--git-dir', gitDir, 'rev-parse', `${result.right.commit.id}^{tree}`])).stdout.trim();
+          const index = `${gitDir}/check-index`;
+          await run('git', ['--git-dir', gitDir, 'read-tree', tree], { env: { ...process.env, GIT_INDEX_FILE: index } });
+          expect((await run('git', ['--git-dir', gitDir, 'write-tree'], { env: { ...process.env, GIT_INDEX_FILE: index } })).stdout.trim()).toBe(tree);
+        }
+        await run('git', ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+      }),
+      { numRuns: 12 },
+    );
   });
 });

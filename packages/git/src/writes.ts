@@ -1,12 +1,10 @@
 /**
- * Writes. Objects are made with plumbing (a temporary index through `GIT_INDEX_FILE`, `write-tree`,
- * `commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and refs move by compare-and-swap
+ * Writes. Blobs and trees of API commits are written in-process (object-writer.ts) from one `ls-tree`; commits,
+ * tags and merges by plumbing (`commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and
+ * refs move by compare-and-swap
  * (`update-ref --stdin` with the old value) under the repository's lock. Dates and identities come from the
  * caller, so the same inputs make the same shas.
  */
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   GitCommandError,
   commitRefused,
@@ -28,6 +26,7 @@ import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
 import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
 import { currentValues, findTag } from './refs.js';
 import { isAncestor, lastCommitFor } from './reads.js';
+import { writeObject, writeTrees } from './object-writer.js';
 import type {
   Branch,
   CommitAction,
@@ -105,9 +104,6 @@ export const locked = <A extends { changes: readonly RefChange[] }>(ctx: RepoCon
     }
     return result;
   });
-
-const writeBlob = async (ctx: RepoContext, content: Buffer): Promise<Sha> =>
-  asSha(await gitText(ctx.gitDir, ['hash-object', '-w', '--stdin'], { input: content }));
 
 // ---------------------------------------------------------------------------------------------------------
 // Commits with actions
@@ -199,54 +195,56 @@ class TreeEdit {
     }
   }
 
-  /** `update-index -z --index-info` records that turn `before` into this state: removals first, then additions. */
-  changesSince(before: ReadonlyMap<string, IndexEntry>, blobs: ReadonlyMap<number, Sha>): string {
+  /** The files after the edit (path → mode and sha), and the paths added, removed or changed since `before`. */
+  result(before: ReadonlyMap<string, IndexEntry>, blobs: ReadonlyMap<number, Sha>): { files: Map<string, { mode: string; sha: Sha }>; changed: string[] } {
     const shaOf = (entry: IndexEntry): Sha => (typeof entry.blob === 'string' ? entry.blob : blobs.get(entry.blob.action)!);
-    const records: string[] = [];
-    for (const path of before.keys()) if (!this.entries.has(path)) records.push(`0 ${ZERO_SHA}\t${path}\0`);
+    const files = new Map<string, { mode: string; sha: Sha }>();
+    const changed: string[] = [];
+    for (const path of before.keys()) if (!this.entries.has(path)) changed.push(path);
     for (const [path, entry] of this.entries) {
       const old = before.get(path);
-      if (old === undefined || old.mode !== entry.mode || shaOf(old) !== shaOf(entry)) records.push(`${entry.mode} ${shaOf(entry)}\t${path}\0`);
+      const sha = shaOf(entry);
+      files.set(path, { mode: entry.mode, sha });
+      if (old === undefined || old.mode !== entry.mode || shaOf(old) !== sha) changed.push(path);
     }
-    return records.join('');
+    return { files, changed };
   }
 }
 
-const readIndex = async (ctx: RepoContext, env: Record<string, string>): Promise<Map<string, IndexEntry>> => {
-  const { stdout } = await git(ctx.gitDir, ['ls-files', '--stage', '-z'], { env });
-  const entries = new Map<string, IndexEntry>();
+/** The files of a tree (path → mode and blob) and its directories (path → tree sha), from one `ls-tree`. */
+const readTree = async (ctx: RepoContext, tree: Sha | null): Promise<{ files: Map<string, IndexEntry>; trees: Map<string, Sha> }> => {
+  const files = new Map<string, IndexEntry>();
+  const trees = new Map<string, Sha>();
+  if (tree === null) return { files, trees };
+  const { stdout } = await git(ctx.gitDir, ['ls-tree', '-r', '-t', '-z', '--full-tree', tree]);
   for (const record of stdout.toString('utf8').split('\0')) {
     if (record === '') continue;
+    // `<mode> SP <type> SP <sha> TAB <path>`
     const tab = record.indexOf('\t');
-    const [mode, sha] = record.slice(0, tab).split(' ') as [string, string];
-    entries.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
+    const [mode, type, sha] = record.slice(0, tab).split(' ') as [string, string, string];
+    if (type === 'tree') trees.set(record.slice(tab + 1), asSha(sha));
+    else files.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
   }
-  return entries;
+  return { files, trees };
 };
 
-/** A tree: `base` (a commit's tree, or empty) with the actions applied, through a temporary index. */
+/**
+ * A tree: `base` (a commit's tree, or empty) with the actions applied. The base is listed once; blobs and the
+ * trees along the changed paths are written here (object-writer.ts), the other directories keep their trees.
+ */
 const buildTree = async (ctx: RepoContext, base: Sha | null, actions: readonly CommitAction[]): Promise<Sha> => {
-  const indexFile = join(ctx.gitDir, `forgefold-index-${randomUUID()}`);
-  const env = { GIT_INDEX_FILE: indexFile };
-  try {
-    await git(ctx.gitDir, base === null ? ['read-tree', '--empty'] : ['read-tree', base], { env });
-    const before = await readIndex(ctx, env);
-    const edit = new TreeEdit(new Map(before));
-    actions.forEach((action, index) => edit.apply(action, index));
-    const blobs = new Map<number, Sha>();
-    await Promise.all(
-      actions.map(async (action, index) => {
-        const writes = action.action === 'create' || action.action === 'update' || (action.action === 'move' && action.content !== undefined);
-        if (writes) blobs.set(index, await writeBlob(ctx, decodeContent(action)));
-      }),
-    );
-    const records = edit.changesSince(before, blobs);
-    if (records !== '') await git(ctx.gitDir, ['update-index', '-z', '--add', '--remove', '--replace', '--index-info'], { env, input: records });
-    return asSha(await gitText(ctx.gitDir, ['write-tree'], { env }));
-  } finally {
-    await rm(indexFile, { force: true });
-    await rm(`${indexFile}.lock`, { force: true });
-  }
+  const { files: before, trees } = await readTree(ctx, base);
+  const edit = new TreeEdit(new Map(before));
+  actions.forEach((action, index) => edit.apply(action, index));
+  const blobs = new Map<number, Sha>();
+  await Promise.all(
+    actions.map(async (action, index) => {
+      const writes = action.action === 'create' || action.action === 'update' || (action.action === 'move' && action.content !== undefined);
+      if (writes) blobs.set(index, await writeObject(ctx.gitDir, 'blob', decodeContent(action)));
+    }),
+  );
+  const { files, changed } = edit.result(before, blobs);
+  return writeTrees(ctx.gitDir, files, trees, changed);
 };
 
 const commitTree = async (ctx: RepoContext, tree: Sha, parents: readonly Sha[], message: string, author: Signature, committer: Signature): Promise<Sha> => {
