@@ -18,6 +18,10 @@ export interface Project {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_activity_at: string;
+  /** The project this one was forked from (null when not a fork, or once that project is deleted). */
+  readonly forked_from_id: number | null;
+  /** How many existing projects were forked from this one. */
+  readonly forks_count: number;
 }
 
 export interface ProjectsSlice {
