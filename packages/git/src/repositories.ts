@@ -144,6 +144,22 @@ export class GitRepositories implements Repositories {
     });
   }
 
+  copyRefs(target: ProjectKey, source: ProjectKey, options?: WriteOptions): GitResult<readonly RefChange[]> {
+    return guard(async () => {
+      const from = await this.existing(source);
+      const ctx = await this.existing(target);
+      return writes.locked(ctx, options, async () => {
+        const before = await refs.allRefs(ctx);
+        // Objects are copied (a fetch over a pipe), so the fork does not depend on its source's directory.
+        await git(ctx.gitDir, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', from.gitDir, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']);
+        const after = await refs.allRefs(ctx);
+        const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+        const changes = names.filter((ref) => before[ref] !== after[ref]).map((ref): RefChange => ({ ref, oldSha: before[ref] ?? null, newSha: after[ref] ?? null }));
+        return { changes };
+      }).then((result) => result.changes);
+    });
+  }
+
   async serveHttp(project: ProjectKey, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void> {
     const path = this.pathOf(project);
     if (!(await exists(join(path, 'HEAD')))) {
@@ -170,7 +186,7 @@ export class GitRepositories implements Repositories {
             if (!/^[0-9a-f]{64}\.git(\+(creating|deleted)-[0-9a-f-]{36})?$/.test(entry.name) || kept.has(path)) continue;
             await this.lock.run(path, async () => {
               this.objects.release(path);
-        this.uploadPackCache?.forget(path);
+              this.uploadPackCache?.forget(path);
               await rm(path, { recursive: true, force: true });
             });
             removed.push(path);

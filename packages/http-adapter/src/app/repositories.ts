@@ -129,6 +129,16 @@ export class RepositoryHost {
     if (E.isLeft(result)) this.log({ severity: 'ERROR', message: `the README commit of project ${projectId} failed: ${result.left.message}` });
   }
 
+  /**
+   * Creates the git repository of a fork the log recorded, with every branch and tag of its source's (copied,
+   * then recorded as `UpdateRefs` by the forking user).
+   */
+  async initializeFork(projectId: number, sourceId: number, actor: Actor): Promise<void> {
+    await this.initialize(projectId, actor, null);
+    const copied = await this.repositories.copyRefs(projectId, sourceId, this.recorder(projectId, actor));
+    if (E.isLeft(copied)) this.log({ severity: 'ERROR', message: `copying the repository of project ${sourceId} into its fork ${projectId} failed: ${copied.left.message}` });
+  }
+
   /** The facts the events of `changes` need, read from git (under the repository's lock, after the moves). */
   async facts(projectId: number, changes: readonly RefChange[]): Promise<{ updates: RefUpdate[]; versions: VersionFact[] }> {
     const repository = this.open(projectId);
