@@ -25,10 +25,11 @@ import { type RepoContext, findCommitObject, readCommits, requireCommit } from '
 import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
 import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
 import { currentValues, findTag } from './refs.js';
-import { isAncestor, lastCommitFor } from './reads.js';
+import { isAncestor, lastCommitFor, mergeBase } from './reads.js';
 import { writeObject, writeTrees } from './object-writer.js';
 import type {
   Branch,
+  Commit,
   CommitAction,
   CommitFilesInput,
   CommitFilesResult,
@@ -373,23 +374,36 @@ const conflictedPaths = (output: Buffer): string[] => {
   return paths;
 };
 
+/**
+ * The squash commit: the source's tree on the merge base of target and source, authored by `squash.author`. A
+ * source that adds a single commit with the same message is its own squash.
+ */
+const squash = async (ctx: RepoContext, target: Sha, source: Commit, input: NonNullable<MergeInput['squash']>, committer: Signature): Promise<Sha> => {
+  const base = await mergeBase(ctx, target, source.id);
+  const added = Number(await gitText(ctx.gitDir, ['rev-list', '--count', base === null ? source.id : `${base}..${source.id}`]));
+  if (added === 0) return source.id;
+  if (added === 1 && source.message === input.message) return source.id;
+  return commitTree(ctx, source.tree_id, base === null ? [] : [base], input.message, input.author, committer);
+};
+
 export const merge = (ctx: RepoContext, input: MergeInput, options?: WriteOptions): Promise<MergeResult> =>
   locked(ctx, options, async () => {
     const ref = branchRef(input.target_branch);
     const target = (await currentValues(ctx, [ref])).get(ref) ?? fail(refNotFound(ref, 'Target branch does not exist'));
     if (input.expected_target_sha !== undefined && input.expected_target_sha !== target) fail(refChanged(ref, asSha(input.expected_target_sha)));
     const source = await requireCommit(ctx, input.source_sha, 'Invalid merge source');
-    const fastForward = input.mode !== 'merge_commit' && (await isAncestor(ctx, target, source.id));
+    const merged = input.squash === undefined ? source.id : await squash(ctx, target, source, input.squash, input.committer);
+    const fastForward = input.mode !== 'merge_commit' && (await isAncestor(ctx, target, merged));
     if (input.mode === 'fast_forward' && !fastForward) fail(notFastForward());
-    let sha: Sha = source.id;
+    let sha: Sha = merged;
     if (!fastForward) {
-      const result = await git(ctx.gitDir, ['merge-tree', '--write-tree', '-z', '--name-only', '--allow-unrelated-histories', target, source.id], { okCodes: [0, 1] });
+      const result = await git(ctx.gitDir, ['merge-tree', '--write-tree', '-z', '--name-only', '--allow-unrelated-histories', target, merged], { okCodes: [0, 1] });
       if (result.code === 1) fail(mergeConflict(conflictedPaths(result.stdout)));
       const tree = asSha(result.stdout.toString('utf8').split('\0')[0]!.trim());
-      sha = await commitTree(ctx, tree, [target, source.id], input.message, input.author, input.committer);
+      sha = await commitTree(ctx, tree, [target, merged], input.message, input.author, input.committer);
     }
     const change: RefChange = { ref, oldSha: target, newSha: sha };
     await updateRefs(ctx, [change]);
     const [commit] = await readCommits(ctx, [sha]);
-    return { commit: commit!, fastForward, changes: [change] };
+    return { commit: commit!, fastForward, squashSha: input.squash === undefined ? null : merged, changes: [change] };
   });

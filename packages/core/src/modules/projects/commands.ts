@@ -1,4 +1,5 @@
 import type { Visibility } from '../shared/access.js';
+import type { MergeMethod } from './projection.js';
 
 export type ProjectCommand =
   | {
@@ -12,7 +13,15 @@ export type ProjectCommand =
       readonly visibility?: Visibility;
       readonly description?: string;
     }
-  | { readonly type: 'UpdateProject'; readonly id: number; readonly name?: string; readonly path?: string; readonly visibility?: Visibility; readonly description?: string }
+  | {
+      readonly type: 'UpdateProject';
+      readonly id: number;
+      readonly name?: string;
+      readonly path?: string;
+      readonly visibility?: Visibility;
+      readonly description?: string;
+      readonly merge_method?: MergeMethod;
+    }
   /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
   | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }
   | { readonly type: 'DeleteProject'; readonly id: number }

@@ -37,6 +37,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         last_activity_at: data.created_at,
         forked_from_id: null,
         forks_count: 0,
+        merge_method: 'merge',
       };
       tableSet(projects.byId, data.id, project);
       tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), data.id);

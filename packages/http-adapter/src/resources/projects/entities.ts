@@ -71,6 +71,7 @@ const projectFields = (project: Project, ctx: PresentContext) => {
     archived: false,
     empty_repo: defaultBranch === null,
     request_access_enabled: true,
+    merge_method: project.merge_method,
     shared_with_groups: sharedWithGroups(project, ctx),
   };
 };

@@ -38,6 +38,7 @@ export const createForUserParams = schema(pathParam('user_id', T.Integer), ...cr
 
 export const updateParams = schema(
   optional('default_branch', T.String),
+  optional('merge_method', T.String, { values: ['merge', 'rebase_merge', 'ff'] }),
   optional('name', T.String),
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),

@@ -212,6 +212,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.path ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.merge_method ? { merge_method: params.merge_method } : {}),
         };
       },
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
