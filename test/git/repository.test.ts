@@ -1,4 +1,5 @@
 /** The git engine against real git in temporary directories: storage, commits with actions, reads, diffs. */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
@@ -380,3 +381,34 @@ describe('trees written without an index', () => {
     );
   });
 });
+
+describe('commits written without commit-tree', () => {
+  it('are the objects git commit-tree makes from the same tree, parents, identities, dates and message', async () => {
+    const names = fc.constantFrom('Ada Lovelace', ' .Ada, ', 'Ünïcødé', "O'Brien;", 'a', 'x\ty');
+    const emails = fc.constantFrom('ada@example.com', ' <ada@example.com> '.replace(/[<>]/g, ''), '', '.dots.@example.com.');
+    const dates = fc.constantFrom('2024-01-02T03:04:05.000Z', '2001-09-09T01:46:40.000+02:00', '1969-12-31T23:59:59.000Z', '1972-01-01T00:00:00.000-05:30');
+    const messages = fc.constantFrom('Change', 'Two\n\nlines\n', '', 'trailing spaces   ', 'ü\r\nx');
+    await fc.assert(
+      fc.asyncProperty(names, emails, dates, messages, names, async (name, email, at, message, committerName) => {
+        const repository = await newRepository();
+        const gitDir = store.repositories.pathOf(nextProject - 1);
+        const made = await repository.commitFiles({ branch: 'main', commit_message: message, actions: [{ action: 'create', file_path: 'f', content: 'x' }], author: { name, email, at }, committer: { name: committerName, email, at } });
+        if (E.isLeft(made)) return;
+        const commit = made.right.commit;
+        const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+          const child = execFile('git', ['--git-dir', gitDir, 'commit-tree', commit.tree_id, '-p', commit.parent_ids[0]!], {
+            env: { PATH: process.env.PATH, HOME: gitDir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: gitDate(at), GIT_COMMITTER_NAME: committerName, GIT_COMMITTER_EMAIL: email, GIT_COMMITTER_DATE: gitDate(at) },
+          }, (error, out) => (error ? reject(error) : resolve({ stdout: out })));
+          child.stdin!.end(message);
+        });
+        expect(commit.id).toBe(stdout.trim());
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+const gitDate = (iso: string) => {
+  const zone = /([+-]\d{2}):(\d{2})$/.exec(iso);
+  return `${Math.floor(Date.parse(iso) / 1000)} ${zone ? `${zone[1]}${zone[2]}` : '+0000'}`;
+};

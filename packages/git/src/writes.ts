@@ -248,9 +248,41 @@ const buildTree = async (ctx: RepoContext, base: Sha | null, actions: readonly C
   return writeTrees(ctx.gitDir, files, trees, changed);
 };
 
+/** Git's `crud`: what `fmt_ident` strips from both ends of a name and an e-mail address. */
+const isCrud = (code: number) => code <= 32 || '.,:;<>"\\\''.includes(String.fromCharCode(code));
+
+/** `strbuf_addstr_without_crud`: crud off both ends, and `<`, `>` and newlines out of the middle. */
+const withoutCrud = (value: string): string => {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isCrud(value.charCodeAt(start))) start++;
+  while (end > start && isCrud(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end).replace(/[<>\n]/g, '');
+};
+
+/** The `author`/`committer` line's value as `commit-tree` writes it; null when only git itself can say. */
+const identLine = (signature: Signature, role: string): string | null => {
+  const { name, email, date } = gitIdentity(signature, role);
+  // git reads `<seconds> <zone>` as seconds only from 100000000 on (1973); older dates are left to git.
+  if (!/^\d{9,} [+-]\d{4}$/.test(date) || Number(date.split(' ')[0]) < 100_000_000) return null;
+  const cleanName = withoutCrud(name);
+  if (cleanName === '') return fail(invalidInput(`${role} name is invalid`));
+  return `${cleanName} <${withoutCrud(email)}> ${date}`;
+};
+
+/**
+ * A commit object, written in-process as `commit-tree` would write it (the same bytes, so the same sha: tested
+ * against git); `commit-tree` itself for the dates it reads differently.
+ */
 const commitTree = async (ctx: RepoContext, tree: Sha, parents: readonly Sha[], message: string, author: Signature, committer: Signature): Promise<Sha> => {
-  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
-  return asSha(await gitText(ctx.gitDir, args, { input: message, env: commitEnv(author, committer) }));
+  const authorLine = identLine(author, 'author');
+  const committerLine = identLine(committer, 'committer');
+  if (authorLine === null || committerLine === null) {
+    const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+    return asSha(await gitText(ctx.gitDir, args, { input: message, env: commitEnv(author, committer) }));
+  }
+  const headers = [`tree ${tree}`, ...parents.map((parent) => `parent ${parent}`), `author ${authorLine}`, `committer ${committerLine}`];
+  return writeObject(ctx.gitDir, 'commit', Buffer.from(`${headers.join('\n')}\n\n${message}`, 'utf8'));
 };
 
 const branchRef = (name: string) => `refs/heads/${name}`;
