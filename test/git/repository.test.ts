@@ -377,9 +377,9 @@ describe('trees written without an index', () => {
         }
         await run('git', ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
       }),
-      { numRuns: 12 },
+      { numRuns: 10 },
     );
-  });
+  }, 240_000);
 });
 
 describe('commits written without commit-tree', () => {
@@ -403,9 +403,9 @@ describe('commits written without commit-tree', () => {
         });
         expect(commit.id).toBe(stdout.trim());
       }),
-      { numRuns: 25 },
+      { numRuns: 10 },
     );
-  });
+  }, 240_000);
 });
 
 const gitDate = (iso: string) => {

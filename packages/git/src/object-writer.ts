@@ -16,10 +16,10 @@ import { deflateSync } from 'node:zlib';
 import { asSha } from './objects.js';
 import type { Sha } from './types.js';
 
-export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
+type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 /** The object's sha and its compressed loose form. */
-export const looseObject = (type: ObjectType, content: Buffer): { sha: Sha; data: Buffer } => {
+const looseObject = (type: ObjectType, content: Buffer): { sha: Sha; data: Buffer } => {
   const raw = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]);
   return { sha: asSha(createHash('sha1').update(raw).digest('hex')), data: deflateSync(raw) };
 };
@@ -48,7 +48,7 @@ export const writeObject = async (gitDir: string, type: ObjectType, content: Buf
   return sha;
 };
 
-export interface TreeEntry {
+interface TreeEntry {
   /** `100644`, `100755`, `120000`, `160000`, or `40000` for a tree. */
   readonly mode: string;
   readonly name: string;
@@ -59,7 +59,7 @@ export interface TreeEntry {
 const sortKey = (entry: TreeEntry) => Buffer.from(entry.mode === '40000' ? `${entry.name}/` : entry.name, 'utf8');
 
 /** A tree object's content: `<mode> <name>\0<20-byte sha>` per entry, in git's order. */
-export const treeContent = (entries: readonly TreeEntry[]): Buffer => {
+const treeContent = (entries: readonly TreeEntry[]): Buffer => {
   const sorted = entries.map((entry) => ({ entry, key: sortKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
   return Buffer.concat(sorted.flatMap(({ entry }) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex')]));
 };

@@ -9,7 +9,7 @@
  * filed under the old token and never served once the event is in. Requests with `have` lines (incremental
  * fetches, all different) are not kept. Bounded in bytes, least recently used out first.
  */
-export interface CachedAnswer {
+interface CachedAnswer {
   readonly contentType: string;
   readonly body: Buffer;
 }
