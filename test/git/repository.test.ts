@@ -1,6 +1,9 @@
 /** The git engine against real git in temporary directories: storage, commits with actions, reads, diffs. */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
 import { parseDiffLines, type Repository } from '@forgefold/git';
 import { failure, ok, run, signature, storage, type Storage } from './support.js';
 
@@ -348,3 +351,64 @@ describe('reads', () => {
     expect(tiny.find((d) => d.new_path === 'b.txt')).toMatchObject({ too_large: true, diff: '' });
   });
 });
+
+describe('trees written without an index', () => {
+  const paths = ['a', 'b.txt', 'dir/one', 'dir/two', 'dir/sub/deep', 'dir/sub/deeper/x', 'z/é n', 'z-', 'z.a'];
+  const action = fc.oneof(
+    fc.record({ action: fc.constant('create' as const), file_path: fc.constantFrom(...paths), content: fc.string({ maxLength: 3 }), execute_filemode: fc.boolean() }),
+    fc.record({ action: fc.constant('update' as const), file_path: fc.constantFrom(...paths), content: fc.string({ maxLength: 3 }) }),
+    fc.record({ action: fc.constant('delete' as const), file_path: fc.constantFrom(...paths) }),
+    fc.record({ action: fc.constant('chmod' as const), file_path: fc.constantFrom(...paths), execute_filemode: fc.boolean() }),
+    fc.record({ action: fc.constant('move' as const), previous_path: fc.constantFrom(...paths), file_path: fc.constantFrom(...paths) }),
+  );
+
+  it('makes the trees git makes: after any commits, the tree equals git read-tree + write-tree of it, and fsck is clean', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(action, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), async (commits) => {
+        const repository = await newRepository();
+        const gitDir = store.repositories.pathOf(nextProject - 1);
+        for (const actions of commits) {
+          const result = await commit(repository, actions);
+          if (E.isLeft(result)) continue;
+          const tree = (await run('git', ['--git-dir', gitDir, 'rev-parse', `${result.right.commit.id}^{tree}`])).stdout.trim();
+          const index = `${gitDir}/check-index`;
+          await run('git', ['--git-dir', gitDir, 'read-tree', tree], { env: { ...process.env, GIT_INDEX_FILE: index } });
+          expect((await run('git', ['--git-dir', gitDir, 'write-tree'], { env: { ...process.env, GIT_INDEX_FILE: index } })).stdout.trim()).toBe(tree);
+        }
+        await run('git', ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+      }),
+      { numRuns: 10 },
+    );
+  }, 240_000);
+});
+
+describe('commits written without commit-tree', () => {
+  it('are the objects git commit-tree makes from the same tree, parents, identities, dates and message', async () => {
+    const names = fc.constantFrom('Ada Lovelace', ' .Ada, ', 'Ünïcødé', "O'Brien;", 'a', 'x\ty');
+    const emails = fc.constantFrom('ada@example.com', ' <ada@example.com> '.replace(/[<>]/g, ''), '', '.dots.@example.com.');
+    const dates = fc.constantFrom('2024-01-02T03:04:05.000Z', '2001-09-09T01:46:40.000+02:00', '1969-12-31T23:59:59.000Z', '1972-01-01T00:00:00.000-05:30');
+    const messages = fc.constantFrom('Change', 'Two\n\nlines\n', '', 'trailing spaces   ', 'ü\r\nx');
+    await fc.assert(
+      fc.asyncProperty(names, emails, dates, messages, names, async (name, email, at, message, committerName) => {
+        const repository = await newRepository();
+        const gitDir = store.repositories.pathOf(nextProject - 1);
+        const made = await repository.commitFiles({ branch: 'main', commit_message: message, actions: [{ action: 'create', file_path: 'f', content: 'x' }], author: { name, email, at }, committer: { name: committerName, email, at } });
+        if (E.isLeft(made)) return;
+        const commit = made.right.commit;
+        const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+          const child = execFile('git', ['--git-dir', gitDir, 'commit-tree', commit.tree_id, '-p', commit.parent_ids[0]!], {
+            env: { PATH: process.env.PATH, HOME: gitDir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: gitDate(at), GIT_COMMITTER_NAME: committerName, GIT_COMMITTER_EMAIL: email, GIT_COMMITTER_DATE: gitDate(at) },
+          }, (error, out) => (error ? reject(error) : resolve({ stdout: out })));
+          child.stdin!.end(message);
+        });
+        expect(commit.id).toBe(stdout.trim());
+      }),
+      { numRuns: 10 },
+    );
+  }, 240_000);
+});
+
+const gitDate = (iso: string) => {
+  const zone = /([+-]\d{2}):(\d{2})$/.exec(iso);
+  return `${Math.floor(Date.parse(iso) / 1000)} ${zone ? `${zone[1]}${zone[2]}` : '+0000'}`;
+};

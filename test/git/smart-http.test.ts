@@ -23,6 +23,9 @@ const checks: RefChange[][] = [];
 
 const PROJECT = 7;
 const PRIVATE_PROJECT = 8;
+/** Served with a refs version (below): its upload-pack answers are reused while the version holds. */
+const CACHED_PROJECT = 10;
+let cachedVersion = 1;
 const author = signature('2024-01-02T03:04:05.000Z');
 
 const basicUser = (header: string | undefined): string | null => {
@@ -38,6 +41,7 @@ beforeAll(async () => {
   env = clientEnv(home);
   await ok(store.repositories.create(PROJECT, { readme: { author, committer: author, content: '# Served\n' } }));
   await ok(store.repositories.create(PRIVATE_PROJECT, { readme: { author, committer: author, content: '# Private\n' } }));
+  await ok(store.repositories.create(CACHED_PROJECT, { readme: { author, committer: author, content: '# Cached\n' } }));
   server = createServer((req, res) => {
     const match = /^\/(\d+)\.git\/(.*)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
     if (!match) {
@@ -48,6 +52,7 @@ beforeAll(async () => {
     const pusher = basicUser(req.headers.authorization);
     void store.repositories.serveHttp(project, req, res, {
       path: match[2]!,
+      ...(project === CACHED_PROJECT ? { refsVersion: String(cachedVersion) } : {}),
       authorize: async (service) => {
         protocols.push(req.headers['git-protocol'] as string | undefined);
         if (pusher === null && (project === PRIVATE_PROJECT || service === 'git-receive-pack')) return { allowed: false, status: 401 };
@@ -100,6 +105,31 @@ describe('smart HTTP', () => {
       expect(await readFile(join(cloned.work, 'README.md'), 'utf8')).toBe('# Served\n');
       expect((await client(cloned.work, ['rev-parse', 'HEAD'], env)).stdout.trim()).toBe(head);
       expect(protocols.every((p) => (protocol === 2 ? p === 'version=2' : p === undefined))).toBe(true);
+    }
+  });
+
+  it('reuses upload-pack answers while the refs version holds, and asks git again once it changes', async () => {
+    const cached = store.repositories.open(CACHED_PROJECT);
+    const first = (await ok(cached.findBranch('main'))).commit.id;
+    for (const protocol of [0, 2] as const) {
+      const cloned = await clone(protocol, CACHED_PROJECT);
+      expect(cloned.code, cloned.stderr).toBe(0);
+      expect((await client(cloned.work, ['rev-parse', 'HEAD'], env)).stdout.trim()).toBe(first);
+    }
+    // A move the version does not know of: the answers kept are replayed (the caller's token is the contract).
+    const moved = await ok(cached.commitFiles({ branch: 'main', commit_message: 'Second', actions: [{ action: 'create', file_path: 'two.txt', content: '2\n' }], author, committer: author }));
+    for (const protocol of [0, 2] as const) {
+      const again = await clone(protocol, CACHED_PROJECT);
+      expect(again.code, again.stderr).toBe(0);
+      expect((await client(again.work, ['rev-parse', 'HEAD'], env)).stdout.trim()).toBe(first);
+    }
+    // A new version: git answers again.
+    cachedVersion++;
+    for (const protocol of [0, 2] as const) {
+      const fresh = await clone(protocol, CACHED_PROJECT);
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect((await client(fresh.work, ['rev-parse', 'HEAD'], env)).stdout.trim()).toBe(moved.commit.id);
+      expect(await readFile(join(fresh.work, 'two.txt'), 'utf8')).toBe('2\n');
     }
   });
 

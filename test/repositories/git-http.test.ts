@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, clientEnv } from '../git/support.js';
-import { member, newDataDir, removeDir, start, type Running } from './support.js';
+import { ROOT_TOKEN, member, newDataDir, removeDir, start, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -74,6 +74,31 @@ describe('git over HTTP', () => {
       ['BranchUpdated', true],
       ['BranchDeleted', undefined],
     ]);
+  });
+
+  it('clones again after an API commit and a push and gets the new refs (reused answers end with the refs they saw)', async () => {
+    const other = (await server.call('POST', '/projects', { name: 'Recloned', initialize_with_readme: true })).body;
+    const remote = url('root', ROOT_TOKEN, other.path_with_namespace);
+    for (const protocol of ['0', '2']) {
+      const first = await client(work, ['-c', `protocol.version=${protocol}`, 'clone', '--quiet', remote, `again-${protocol}-1`], env());
+      expect(first.code, first.stderr).toBe(0);
+      const commit = await server.call('POST', `/projects/${other.id}/repository/commits`, {
+        branch: 'main',
+        commit_message: `Through the API ${protocol}`,
+        actions: [{ action: 'create', file_path: `api-${protocol}.txt`, content: 'api\n' }],
+      });
+      expect(commit.status).toBe(201);
+      const second = await client(work, ['-c', `protocol.version=${protocol}`, 'clone', '--quiet', remote, `again-${protocol}-2`], env());
+      expect(second.code, second.stderr).toBe(0);
+      expect((await client(join(work, `again-${protocol}-2`), ['rev-parse', 'HEAD'], env())).stdout.trim()).toBe(commit.body.id);
+      const repo = join(work, `again-${protocol}-2`);
+      await client(repo, ['commit', '-q', '--allow-empty', '-m', `Pushed ${protocol}`], env());
+      expect((await client(repo, ['push', '-q', 'origin', 'main'], env())).code).toBe(0);
+      const pushed = (await client(repo, ['rev-parse', 'HEAD'], env())).stdout.trim();
+      const third = await client(work, ['-c', `protocol.version=${protocol}`, 'clone', '--quiet', remote, `again-${protocol}-3`], env());
+      expect(third.code, third.stderr).toBe(0);
+      expect((await client(join(work, `again-${protocol}-3`), ['rev-parse', 'HEAD'], env())).stdout.trim()).toBe(pushed);
+    }
   });
 
   it('refuses a push to a protected tag and to a protected branch, with the platform message, and records nothing', async () => {

@@ -114,4 +114,62 @@ describe('merge requests', () => {
     expect(await server.call('PUT', `${base()}/merge_requests/${conflicting.body.iid}/merge`, {}, dev.token)).toMatchObject({ status: 406, body: { message: 'Branch cannot be merged' } });
     expect(await server.call('PUT', `${base()}/merge_requests/${conflicting.body.iid}/merge`, {}, reporter.token)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
   });
+
+  it('merges by the project’s merge_method: ff moves the target, refused with 406 when not possible; rebase_merge needs it too', async () => {
+    const other = (await server.call('POST', '/projects', { name: 'Methods', initialize_with_readme: true })).body;
+    const at = (path: string) => `/projects/${other.id}${path}`;
+    const change = (branch: string, file: string, extra: object = {}) =>
+      server.call('POST', at('/repository/commits'), { branch, commit_message: `Change ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...extra });
+    const open = async (source: string) => (await server.call('POST', at('/merge_requests'), { title: `Merge ${source}`, source_branch: source, target_branch: 'main' })).body as { iid: number };
+    const head = async (branch: string) => (await server.call('GET', at(`/repository/branches/${branch}`))).body.commit as { id: string; parent_ids: string[]; title: string };
+
+    expect(await server.call('PUT', `/projects/${other.id}`, { merge_method: 'fast' })).toMatchObject({ status: 400, body: { error: 'merge_method does not have a valid value' } });
+    expect(await server.call('PUT', `/projects/${other.id}`, { merge_method: 'ff' })).toMatchObject({ status: 200, body: { merge_method: 'ff' } });
+    await change('ff-ok', 'one.txt', { start_branch: 'main' });
+    const okMr = await open('ff-ok');
+    const okHead = await head('ff-ok');
+    const merged = await server.call('PUT', at(`/merge_requests/${okMr.iid}/merge`), {});
+    expect(merged.status).toBe(200);
+    expect((await head('main')).id).toBe(okHead.id);
+
+    await change('ff-late', 'two.txt', { start_branch: 'main' });
+    await change('main', 'three.txt');
+    const lateMr = await open('ff-late');
+    expect(await server.call('PUT', at(`/merge_requests/${lateMr.iid}/merge`), {})).toMatchObject({ status: 406, body: { message: 'Branch cannot be merged' } });
+    await server.call('PUT', `/projects/${other.id}`, { merge_method: 'rebase_merge' });
+    expect(await server.call('PUT', at(`/merge_requests/${lateMr.iid}/merge`), {})).toMatchObject({ status: 406, body: { message: 'Branch cannot be merged' } });
+    await server.call('PUT', `/projects/${other.id}`, { merge_method: 'merge' });
+    expect((await server.call('PUT', at(`/merge_requests/${lateMr.iid}/merge`), {})).status).toBe(200);
+    expect((await head('main')).parent_ids).toHaveLength(2);
+  });
+
+  it('squashes on merge: one commit with the source’s tree on the merge base, merged (merge) or fast-forwarded (ff)', async () => {
+    const other = (await server.call('POST', '/projects', { name: 'Squashing', initialize_with_readme: true })).body;
+    const at = (path: string) => `/projects/${other.id}${path}`;
+    const change = (branch: string, file: string, extra: object = {}) =>
+      server.call('POST', at('/repository/commits'), { branch, commit_message: `Change ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...extra });
+    const head = async (branch: string) => (await server.call('GET', at(`/repository/branches/${branch}`))).body.commit as { id: string; parent_ids: string[]; title: string };
+    const base = await head('main');
+
+    await change('many', 'a.txt', { start_branch: 'main' });
+    await change('many', 'b.txt');
+    const mr = (await server.call('POST', at('/merge_requests'), { title: 'Two commits', source_branch: 'many', target_branch: 'main' })).body;
+    const merged = await server.call('PUT', at(`/merge_requests/${mr.iid}/merge`), { squash: true, squash_commit_message: 'Both files' });
+    expect(merged.status).toBe(200);
+    expect(merged.body).toMatchObject({ state: 'merged', squash: true });
+    const main = await head('main');
+    expect(main.parent_ids).toHaveLength(2);
+    const squashed = (await server.call('GET', at(`/repository/commits/${main.parent_ids[1]}`))).body;
+    expect(squashed).toMatchObject({ title: 'Both files', parent_ids: [base.id] });
+    const tree = (await server.call('GET', at(`/repository/tree?ref=${main.id}`))).body as { path: string }[];
+    expect(tree.map((entry) => entry.path)).toEqual(['README.md', 'a.txt', 'b.txt']);
+
+    await server.call('PUT', `/projects/${other.id}`, { merge_method: 'ff' });
+    await change('more', 'c.txt', { start_branch: 'main' });
+    await change('more', 'd.txt');
+    const ffMr = (await server.call('POST', at('/merge_requests'), { title: 'Squash and ff', source_branch: 'more', target_branch: 'main', squash: true })).body;
+    expect((await server.call('PUT', at(`/merge_requests/${ffMr.iid}/merge`), {})).status).toBe(200);
+    const after = await head('main');
+    expect(after).toMatchObject({ title: 'Squash and ff', parent_ids: [main.id] });
+  });
 });

@@ -84,4 +84,37 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'TransferProject', id: 1, namespace_id: 77 },
     error: notFound('Namespace'),
   },
+  'a reporter forks into their own namespace: the source’s name and path, at most as visible as the source, and the fork relation': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'internal' }), memberAdded(1, { project: 1 }, 3, 20)],
+    as: 3,
+    when: { type: 'ForkProject', id: 1, visibility: 'public' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 2, name: 'app', path: 'app', description: '', namespace_id: 103, namespace_kind: 'user', visibility: 'internal', creator_id: 3, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Project', source_id: 2, user_id: 3, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 3 } },
+      { type: 'ProjectForked', data: { id: 2, forked_from_id: 1, at: AT } },
+    ],
+  },
+  'a fork into a group where the actor creates projects takes the group’s visibility when lower': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 30), projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })],
+    as: 2,
+    when: { type: 'ForkProject', id: 1, namespace_id: 4, path: 'app-fork', name: 'App fork' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 2, name: 'App fork', path: 'app-fork', description: '', namespace_id: 4, namespace_kind: 'group', visibility: 'private', creator_id: 2, created_at: AT } },
+      { type: 'ProjectForked', data: { id: 2, forked_from_id: 1, at: AT } },
+    ],
+  },
+  'no fork without download_code on the source': { given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user' })], as: 3, when: { type: 'ForkProject', id: 1 }, error: notFound('Project') },
+  'no fork into a namespace that is not a fork target': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })],
+    as: 3,
+    when: { type: 'ForkProject', id: 1, namespace_id: 102 },
+    error: notFound('Target Namespace'),
+  },
+  'no fork into an unknown namespace': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'ForkProject', id: 1, namespace_id: 77 }, error: notFound('Namespace') },
+  'a fork whose name and path are taken': {
+    given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })],
+    as: 2,
+    when: { type: 'ForkProject', id: 1 },
+    error: validation({ name: ['has already been taken'], path: ['has already been taken'] }),
+  },
 };

@@ -51,6 +51,11 @@ export interface Repositories {
   open(project: ProjectKey): Repository;
   /** Writes a bundle of every ref to `file` (`git bundle create --all`); nothing for a repository without refs. */
   exportBundle(project: ProjectKey, file: string): GitResult<BundleResult>;
+  /**
+   * A fork's repository: every branch and tag of `source` copied into `target` (existing, without refs), under
+   * `target`'s lock; `options.record` records the changes (and undoes them when it fails).
+   */
+  copyRefs(target: ProjectKey, source: ProjectKey, options?: WriteOptions): GitResult<readonly RefChange[]>;
   /** Creates the repository from a bundle (or empty, for `null`), HEAD on `default_branch`. */
   importBundle(project: ProjectKey, file: string | null, input?: { readonly default_branch?: string }): GitResult<Readonly<Record<string, Sha>>>;
   /**

@@ -3,6 +3,8 @@
  * when ordering by `updated`), the engine filters, orders and pages those names, and only the page is read in
  * full through the batch reader. A page of 20 tags among 10,000 reads 20 tag objects and 20 commits.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fail, refNotFound } from './errors.js';
 import { gitText } from './exec.js';
 import { type RepoContext, readObject } from './context.js';
@@ -117,7 +119,58 @@ export const allRefs = async (ctx: RepoContext): Promise<Record<string, Sha>> =>
 };
 
 /** The current value of full ref names (null when absent), read fresh from git (not the batch reader). */
-export const currentValues = async (ctx: RepoContext, refs: readonly string[]): Promise<Map<string, Sha | null>> => {
+export const currentValues = async (ctx: RepoContext, refs: readonly string[]): Promise<Map<string, Sha | null>> =>
+  (await readRefFiles(ctx.gitDir, refs)) ?? listValues(ctx, refs);
+
+/**
+ * The refs' values read from the files git keeps them in (a loose ref, else `packed-refs`), without a process;
+ * null when anything is unusual (a symbolic ref, a name that is no ref name), and git is asked instead.
+ */
+const readRefFiles = async (gitDir: string, refs: readonly string[]): Promise<Map<string, Sha | null> | null> => {
+  const values = new Map<string, Sha | null>();
+  let packed: Map<string, string> | null = null;
+  for (const ref of refs) {
+    if (!isValidFullRefName(ref)) return null;
+    let text: string | null = null;
+    try {
+      text = await readFile(join(gitDir, ref), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Absent, or a directory of refs (`a/b` exists, so `a` does not).
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') return null;
+    }
+    if (text !== null) {
+      const sha = /^([0-9a-f]{40})\n?$/.exec(text);
+      if (!sha) return null;
+      values.set(ref, asSha(sha[1]!));
+      continue;
+    }
+    packed ??= await readPackedRefs(gitDir);
+    if (packed === null) return null;
+    const value = packed.get(ref);
+    values.set(ref, value === undefined ? null : asSha(value));
+  }
+  return values;
+};
+
+const readPackedRefs = async (gitDir: string): Promise<Map<string, string> | null> => {
+  let text: string;
+  try {
+    text = await readFile(join(gitDir, 'packed-refs'), 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new Map() : null;
+  }
+  const refs = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    // `# pack-refs with: …` and `^<peeled>` lines say nothing of a ref's own value.
+    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+    if (!/^[0-9a-f]{40} /.test(line)) return null;
+    refs.set(line.slice(41), line.slice(0, 40));
+  }
+  return refs;
+};
+
+const listValues = async (ctx: RepoContext, refs: readonly string[]): Promise<Map<string, Sha | null>> => {
   const values = new Map<string, Sha | null>(refs.map((ref) => [ref, null]));
   if (refs.length === 0) return values;
   const listed = await gitText(ctx.gitDir, ['for-each-ref', '--format=%(objectname) %(refname)', ...refs]);

@@ -19,6 +19,7 @@ import { isValidNewRefName } from './ref-names.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
 import { type SmartHttpRequest, serveSmartHttp } from './smart-http.js';
+import { UploadPackCache } from './upload-pack-cache.js';
 import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, RefChange, Sha, WriteOptions } from './types.js';
 import * as writes from './writes.js';
 
@@ -39,6 +40,8 @@ export interface GitRepositoriesOptions {
   readonly root: string;
   /** Batch readers kept open at once (one `git cat-file` process each). Default 16. */
   readonly maxReaders?: number;
+  /** Memory for upload-pack answers reused across clones of unchanged refs (upload-pack-cache.ts). Default 64 MiB; 0 turns it off. */
+  readonly uploadPackCacheBytes?: number;
 }
 
 const exists = (path: string) =>
@@ -51,9 +54,12 @@ export class GitRepositories implements Repositories {
   private readonly objects: ObjectReaderPool;
   private readonly lock = new KeyedLock();
   private gateway: Promise<PushGateway> | null = null;
+  private readonly uploadPackCache: UploadPackCache | undefined;
 
   constructor(private readonly options: GitRepositoriesOptions) {
     this.objects = new ObjectReaderPool(options.maxReaders ?? 16);
+    const budget = options.uploadPackCacheBytes ?? 64 * 1024 * 1024;
+    this.uploadPackCache = budget > 0 ? new UploadPackCache(budget) : undefined;
   }
 
   /** `@hashed/<first 2 hex>/<next 2 hex>/<sha256 of the project id>.git`, as the platform's hashed storage. */
@@ -98,6 +104,7 @@ export class GitRepositories implements Repositories {
       await this.lock.run(path, async () => {
         if (!(await exists(path))) fail(repositoryNotFound());
         this.objects.release(path);
+        this.uploadPackCache?.forget(path);
         // Out of the project's path at once; the slow delete follows.
         const doomed = `${path}+deleted-${randomUUID()}`;
         await rename(path, doomed);
@@ -137,6 +144,22 @@ export class GitRepositories implements Repositories {
     });
   }
 
+  copyRefs(target: ProjectKey, source: ProjectKey, options?: WriteOptions): GitResult<readonly RefChange[]> {
+    return guard(async () => {
+      const from = await this.existing(source);
+      const ctx = await this.existing(target);
+      return writes.locked(ctx, options, async () => {
+        const before = await refs.allRefs(ctx);
+        // Objects are copied (a fetch over a pipe), so the fork does not depend on its source's directory.
+        await git(ctx.gitDir, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', from.gitDir, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']);
+        const after = await refs.allRefs(ctx);
+        const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+        const changes = names.filter((ref) => before[ref] !== after[ref]).map((ref): RefChange => ({ ref, oldSha: before[ref] ?? null, newSha: after[ref] ?? null }));
+        return { changes };
+      }).then((result) => result.changes);
+    });
+  }
+
   async serveHttp(project: ProjectKey, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void> {
     const path = this.pathOf(project);
     if (!(await exists(join(path, 'HEAD')))) {
@@ -144,7 +167,7 @@ export class GitRepositories implements Repositories {
       res.end('Repository not found\n');
       return;
     }
-    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway() }, req, res, request);
+    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}) }, req, res, request);
   }
 
   sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {
@@ -163,6 +186,7 @@ export class GitRepositories implements Repositories {
             if (!/^[0-9a-f]{64}\.git(\+(creating|deleted)-[0-9a-f-]{36})?$/.test(entry.name) || kept.has(path)) continue;
             await this.lock.run(path, async () => {
               this.objects.release(path);
+              this.uploadPackCache?.forget(path);
               await rm(path, { recursive: true, force: true });
             });
             removed.push(path);

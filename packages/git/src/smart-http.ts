@@ -12,6 +12,8 @@
  * then `push.received` gets the updates that did apply, and only then does the response end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { spawnGit } from './exec.js';
 import type { RepoContext } from './context.js';
@@ -20,6 +22,7 @@ import { currentValues } from './refs.js';
 import { isAncestor } from './reads.js';
 import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
+import { UploadPackCache } from './upload-pack-cache.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -51,6 +54,11 @@ export interface SmartHttpRequest {
   readonly authorize: (service: GitService) => Promise<Authorization>;
   /** Required to accept pushes; without it receive-pack answers 403. */
   readonly push?: PushHandlers;
+  /**
+   * A token that changes whenever the repository's refs may have moved (the caller's record of them). With it,
+   * upload-pack answers are reused while it holds (see upload-pack-cache.ts); without it, git answers every time.
+   */
+  readonly refsVersion?: string;
   /** Told about failures that cannot reach the client any more (a `received` that threw). */
   readonly onError?: (error: unknown) => void;
 }
@@ -58,6 +66,7 @@ export interface SmartHttpRequest {
 export interface SmartHttpDeps {
   readonly ctx: RepoContext;
   readonly gateway: () => Promise<PushGateway>;
+  readonly cache?: UploadPackCache;
 }
 
 const noCache = {
@@ -87,9 +96,47 @@ const protocolOf = (req: IncomingMessage): string | null => {
 
 const wantsV2 = (protocol: string | null) => protocol !== null && protocol.split(':').includes('version=2');
 
+/** What git reads: nothing, the request body as it comes, or a body whose start was already read. */
+type Input = { readonly kind: 'none' } | { readonly kind: 'request' } | { readonly kind: 'read'; readonly prefix: Buffer; readonly rest: Readable | null };
+
+/** The request body, gunzipped when `Content-Encoding: gzip`. */
+const requestBody = (req: IncomingMessage): Readable => (req.headers['content-encoding'] === 'gzip' ? req.pipe(createGunzip()) : req);
+
+/**
+ * Reads the (gunzipped) request body up to `limit` bytes: the whole of it (`rest` null), or its first bytes and
+ * the paused stream of the rest. Null when the body is broken (bad gzip, a client that went away).
+ */
+const readBody = (req: IncomingMessage, limit: number): Promise<{ prefix: Buffer; rest: Readable | null } | null> =>
+  new Promise((resolve) => {
+    const body = requestBody(req);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const done = (answer: { prefix: Buffer; rest: Readable | null } | null) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      resolve(answer);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length > limit) {
+        body.pause();
+        body.on('error', () => undefined);
+        done({ prefix: Buffer.concat(chunks), rest: body });
+      }
+    };
+    const onEnd = () => done({ prefix: Buffer.concat(chunks), rest: null });
+    const onError = () => done(null);
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+  });
+
 /**
  * Runs one git service and streams it into the response. Headers go out with git's first bytes, so a git that
- * fails at once still gets a 500. `finish` runs after git exited and before the response ends.
+ * fails at once still gets a 500. `finish` runs after git exited and before the response ends; `keep` gets the
+ * whole answer (preamble included) of a git that succeeded, while it is at most `keepMax` bytes.
  */
 const stream = (
   req: IncomingMessage,
@@ -97,36 +144,57 @@ const stream = (
   args: readonly string[],
   env: Readonly<Record<string, string>>,
   contentType: string,
-  options: { readonly body: boolean; readonly preamble?: string; readonly finish?: (code: number | null) => Promise<void> },
+  options: {
+    readonly input: Input;
+    readonly preamble?: string;
+    readonly finish?: (code: number | null) => Promise<void>;
+    readonly keep?: { readonly max: number; readonly store: (body: Buffer) => void };
+  },
 ): Promise<void> =>
   new Promise((resolve) => {
     const child = spawnGit(null, args, env);
     let started = false;
     let stderr = '';
+    let kept: Buffer[] | null = options.keep ? [] : null;
+    let keptLength = 0;
+    const keep = (chunk: Buffer) => {
+      if (kept === null) return;
+      keptLength += chunk.length;
+      if (keptLength > options.keep!.max) kept = null;
+      else kept.push(chunk);
+    };
     const start = () => {
       if (started) return;
       started = true;
       res.writeHead(200, { 'Content-Type': contentType, ...noCache });
-      if (options.preamble !== undefined) res.write(options.preamble);
+      if (options.preamble !== undefined) {
+        res.write(options.preamble);
+        keep(Buffer.from(options.preamble, 'utf8'));
+      }
     };
     child.stderr!.on('data', (chunk: Buffer) => {
       if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
     });
     child.stdout!.on('data', (chunk: Buffer) => {
       start();
+      keep(chunk);
       if (!res.write(chunk)) {
         child.stdout!.pause();
         res.once('drain', () => child.stdout!.resume());
       }
     });
     child.stdin!.on('error', () => undefined);
-    if (options.body) {
-      const gzip = req.headers['content-encoding'] === 'gzip';
-      const body = gzip ? req.pipe(createGunzip()) : req;
+    const { input } = options;
+    if (input.kind === 'request') {
+      const body = requestBody(req);
       body.on('error', () => child.kill());
       body.pipe(child.stdin!);
+    } else if (input.kind === 'read' && input.rest !== null) {
+      child.stdin!.write(input.prefix);
+      input.rest.on('error', () => child.kill());
+      input.rest.pipe(child.stdin!);
     } else {
-      child.stdin!.end();
+      child.stdin!.end(input.kind === 'read' ? input.prefix : undefined);
     }
     // A client that goes away takes its git with it.
     res.on('close', () => {
@@ -142,12 +210,65 @@ const stream = (
           else {
             start();
             res.end();
+            if (code === 0 && kept !== null) options.keep!.store(Buffer.concat(kept));
           }
           resolve();
         }
       })();
     });
   });
+
+/** Request bodies read ahead to key the cache: enough for the wants of a clone with thousands of refs. */
+const CACHEABLE_BODY_BYTES = 256 * 1024;
+
+/** A `have` line (`0032have <sha>`): an incremental fetch, whose answer is not kept. */
+const hasHaves = (body: Buffer) => body.includes('have ');
+
+/**
+ * upload-pack, its answer reused from the cache when the same request came under the same refs (see
+ * upload-pack-cache.ts), kept there otherwise.
+ */
+const uploadPack = async (
+  deps: SmartHttpDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  refsVersion: string | undefined,
+  protocol: string | null,
+  protocolEnv: Readonly<Record<string, string>>,
+  advertise: boolean,
+): Promise<void> => {
+  const { gitDir } = deps.ctx;
+  const contentType = advertise ? 'application/x-git-upload-pack-advertisement' : 'application/x-git-upload-pack-result';
+  // `--strict`: the directory itself must be the repository (upload-pack would also try `<dir>/.git`).
+  const args = advertise ? ['upload-pack', '--stateless-rpc', '--advertise-refs', '--strict', gitDir] : ['upload-pack', '--stateless-rpc', '--strict', gitDir];
+  const preamble = advertise && !wantsV2(protocol) ? `${pktLine('# service=git-upload-pack\n')}0000` : undefined;
+  const cache = deps.cache;
+  let input: Input = advertise ? { kind: 'none' } : { kind: 'request' };
+  let key: string | null = null;
+  if (cache !== undefined && refsVersion !== undefined) {
+    if (advertise) key = UploadPackCache.key(gitDir, refsVersion, ['advertise', protocol ?? '']);
+    else {
+      const body = await readBody(req, CACHEABLE_BODY_BYTES);
+      if (body === null) return plain(res, 400, 'The request body could not be read\n');
+      input = { kind: 'read', ...body };
+      if (body.rest === null && !hasHaves(body.prefix)) {
+        key = UploadPackCache.key(gitDir, refsVersion, ['upload-pack', protocol ?? '', createHash('sha256').update(body.prefix).digest('hex')]);
+      }
+    }
+    const hit = key === null ? undefined : cache.get(key);
+    if (hit !== undefined) {
+      res.writeHead(200, { 'Content-Type': hit.contentType, ...noCache, 'Content-Length': String(hit.body.length) });
+      res.end(hit.body);
+      return;
+    }
+  }
+  const store = key === null || cache === undefined ? undefined : (body: Buffer) => cache.set(gitDir, refsVersion!, key!, { contentType, body });
+  return stream(req, res, args, protocolEnv, contentType, {
+    input,
+    ...(preamble !== undefined ? { preamble } : {}),
+    ...(store !== undefined ? { keep: { max: cache!.entryMaxBytes, store } } : {}),
+  });
+};
 
 export const serveSmartHttp = async (deps: SmartHttpDeps, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void> => {
   const { gitDir } = deps.ctx;
@@ -175,14 +296,12 @@ export const serveSmartHttp = async (deps: SmartHttpDeps, req: IncomingMessage, 
   const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
   if (command === 'receive-pack' && request.push === undefined) return plain(res, 403, 'Pushes are not accepted here\n');
 
+  if (command === 'upload-pack') return uploadPack(deps, req, res, request.refsVersion, protocol, protocolEnv, advertise);
   if (advertise) {
-    const preamble = command === 'upload-pack' && wantsV2(protocol) ? undefined : `${pktLine(`# service=${service}\n`)}0000`;
-    // `--strict`: the directory itself must be the repository (upload-pack would also try `<dir>/.git`).
-    const args = command === 'upload-pack' ? ['upload-pack', '--stateless-rpc', '--advertise-refs', '--strict', gitDir] : ['receive-pack', '--stateless-rpc', '--advertise-refs', gitDir];
-    return stream(req, res, args, protocolEnv, `application/x-${service}-advertisement`, { body: false, preamble });
-  }
-  if (command === 'upload-pack') {
-    return stream(req, res, ['upload-pack', '--stateless-rpc', '--strict', gitDir], protocolEnv, 'application/x-git-upload-pack-result', { body: true });
+    return stream(req, res, ['receive-pack', '--stateless-rpc', '--advertise-refs', gitDir], protocolEnv, 'application/x-git-receive-pack-advertisement', {
+      input: { kind: 'none' },
+      preamble: `${pktLine('# service=git-receive-pack\n')}0000`,
+    });
   }
   return receivePack(deps, req, res, request.push!, protocolEnv, request.onError);
 };
@@ -250,7 +369,7 @@ const receivePack = async (
     }
   };
   await stream(req, res, ['receive-pack', '--stateless-rpc', ctx.gitDir], { ...protocolEnv, ...session.env }, 'application/x-git-receive-pack-result', {
-    body: true,
+    input: { kind: 'request' },
     finish,
   });
 };

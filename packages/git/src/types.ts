@@ -275,11 +275,18 @@ export interface MergeInput {
   readonly message: string;
   readonly author: Signature;
   readonly committer: Signature;
+  /**
+   * Squash first (the platform's SquashService): one commit with the source's tree on the merge base, merged in
+   * place of the source. Skipped when the source adds one commit that already has this message.
+   */
+  readonly squash?: { readonly message: string; readonly author: Signature };
 }
 
 export interface MergeResult {
   readonly commit: Commit;
   readonly fastForward: boolean;
+  /** The commit merged in place of the source when squashing (the source itself when the squash was skipped). */
+  readonly squashSha: Sha | null;
   readonly changes: readonly RefChange[];
 }
 

@@ -1,12 +1,10 @@
 /**
- * Writes. Objects are made with plumbing (a temporary index through `GIT_INDEX_FILE`, `write-tree`,
- * `commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and refs move by compare-and-swap
+ * Writes. Blobs and trees of API commits are written in-process (object-writer.ts) from one `ls-tree`; commits,
+ * tags and merges by plumbing (`commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and
+ * refs move by compare-and-swap
  * (`update-ref --stdin` with the old value) under the repository's lock. Dates and identities come from the
  * caller, so the same inputs make the same shas.
  */
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   GitCommandError,
   commitRefused,
@@ -27,9 +25,11 @@ import { type RepoContext, findCommitObject, readCommits, requireCommit } from '
 import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
 import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
 import { currentValues, findTag } from './refs.js';
-import { isAncestor, lastCommitFor } from './reads.js';
+import { isAncestor, lastCommitFor, mergeBase } from './reads.js';
+import { writeObject, writeTrees } from './object-writer.js';
 import type {
   Branch,
+  Commit,
   CommitAction,
   CommitFilesInput,
   CommitFilesResult,
@@ -105,9 +105,6 @@ export const locked = <A extends { changes: readonly RefChange[] }>(ctx: RepoCon
     }
     return result;
   });
-
-const writeBlob = async (ctx: RepoContext, content: Buffer): Promise<Sha> =>
-  asSha(await gitText(ctx.gitDir, ['hash-object', '-w', '--stdin'], { input: content }));
 
 // ---------------------------------------------------------------------------------------------------------
 // Commits with actions
@@ -199,59 +196,93 @@ class TreeEdit {
     }
   }
 
-  /** `update-index -z --index-info` records that turn `before` into this state: removals first, then additions. */
-  changesSince(before: ReadonlyMap<string, IndexEntry>, blobs: ReadonlyMap<number, Sha>): string {
+  /** The files after the edit (path → mode and sha), and the paths added, removed or changed since `before`. */
+  result(before: ReadonlyMap<string, IndexEntry>, blobs: ReadonlyMap<number, Sha>): { files: Map<string, { mode: string; sha: Sha }>; changed: string[] } {
     const shaOf = (entry: IndexEntry): Sha => (typeof entry.blob === 'string' ? entry.blob : blobs.get(entry.blob.action)!);
-    const records: string[] = [];
-    for (const path of before.keys()) if (!this.entries.has(path)) records.push(`0 ${ZERO_SHA}\t${path}\0`);
+    const files = new Map<string, { mode: string; sha: Sha }>();
+    const changed: string[] = [];
+    for (const path of before.keys()) if (!this.entries.has(path)) changed.push(path);
     for (const [path, entry] of this.entries) {
       const old = before.get(path);
-      if (old === undefined || old.mode !== entry.mode || shaOf(old) !== shaOf(entry)) records.push(`${entry.mode} ${shaOf(entry)}\t${path}\0`);
+      const sha = shaOf(entry);
+      files.set(path, { mode: entry.mode, sha });
+      if (old === undefined || old.mode !== entry.mode || shaOf(old) !== sha) changed.push(path);
     }
-    return records.join('');
+    return { files, changed };
   }
 }
 
-const readIndex = async (ctx: RepoContext, env: Record<string, string>): Promise<Map<string, IndexEntry>> => {
-  const { stdout } = await git(ctx.gitDir, ['ls-files', '--stage', '-z'], { env });
-  const entries = new Map<string, IndexEntry>();
+/** The files of a tree (path → mode and blob) and its directories (path → tree sha), from one `ls-tree`. */
+const readTree = async (ctx: RepoContext, tree: Sha | null): Promise<{ files: Map<string, IndexEntry>; trees: Map<string, Sha> }> => {
+  const files = new Map<string, IndexEntry>();
+  const trees = new Map<string, Sha>();
+  if (tree === null) return { files, trees };
+  const { stdout } = await git(ctx.gitDir, ['ls-tree', '-r', '-t', '-z', '--full-tree', tree]);
   for (const record of stdout.toString('utf8').split('\0')) {
     if (record === '') continue;
+    // `<mode> SP <type> SP <sha> TAB <path>`
     const tab = record.indexOf('\t');
-    const [mode, sha] = record.slice(0, tab).split(' ') as [string, string];
-    entries.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
+    const [mode, type, sha] = record.slice(0, tab).split(' ') as [string, string, string];
+    if (type === 'tree') trees.set(record.slice(tab + 1), asSha(sha));
+    else files.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
   }
-  return entries;
+  return { files, trees };
 };
 
-/** A tree: `base` (a commit's tree, or empty) with the actions applied, through a temporary index. */
+/**
+ * A tree: `base` (a commit's tree, or empty) with the actions applied. The base is listed once; blobs and the
+ * trees along the changed paths are written here (object-writer.ts), the other directories keep their trees.
+ */
 const buildTree = async (ctx: RepoContext, base: Sha | null, actions: readonly CommitAction[]): Promise<Sha> => {
-  const indexFile = join(ctx.gitDir, `forgefold-index-${randomUUID()}`);
-  const env = { GIT_INDEX_FILE: indexFile };
-  try {
-    await git(ctx.gitDir, base === null ? ['read-tree', '--empty'] : ['read-tree', base], { env });
-    const before = await readIndex(ctx, env);
-    const edit = new TreeEdit(new Map(before));
-    actions.forEach((action, index) => edit.apply(action, index));
-    const blobs = new Map<number, Sha>();
-    await Promise.all(
-      actions.map(async (action, index) => {
-        const writes = action.action === 'create' || action.action === 'update' || (action.action === 'move' && action.content !== undefined);
-        if (writes) blobs.set(index, await writeBlob(ctx, decodeContent(action)));
-      }),
-    );
-    const records = edit.changesSince(before, blobs);
-    if (records !== '') await git(ctx.gitDir, ['update-index', '-z', '--add', '--remove', '--replace', '--index-info'], { env, input: records });
-    return asSha(await gitText(ctx.gitDir, ['write-tree'], { env }));
-  } finally {
-    await rm(indexFile, { force: true });
-    await rm(`${indexFile}.lock`, { force: true });
-  }
+  const { files: before, trees } = await readTree(ctx, base);
+  const edit = new TreeEdit(new Map(before));
+  actions.forEach((action, index) => edit.apply(action, index));
+  const blobs = new Map<number, Sha>();
+  await Promise.all(
+    actions.map(async (action, index) => {
+      const writes = action.action === 'create' || action.action === 'update' || (action.action === 'move' && action.content !== undefined);
+      if (writes) blobs.set(index, await writeObject(ctx.gitDir, 'blob', decodeContent(action)));
+    }),
+  );
+  const { files, changed } = edit.result(before, blobs);
+  return writeTrees(ctx.gitDir, files, trees, changed);
 };
 
+/** Git's `crud`: what `fmt_ident` strips from both ends of a name and an e-mail address. */
+const isCrud = (code: number) => code <= 32 || '.,:;<>"\\\''.includes(String.fromCharCode(code));
+
+/** `strbuf_addstr_without_crud`: crud off both ends, and `<`, `>` and newlines out of the middle. */
+const withoutCrud = (value: string): string => {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isCrud(value.charCodeAt(start))) start++;
+  while (end > start && isCrud(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end).replace(/[<>\n]/g, '');
+};
+
+/** The `author`/`committer` line's value as `commit-tree` writes it; null when only git itself can say. */
+const identLine = (signature: Signature, role: string): string | null => {
+  const { name, email, date } = gitIdentity(signature, role);
+  // git reads `<seconds> <zone>` as seconds only from 100000000 on (1973); older dates are left to git.
+  if (!/^\d{9,} [+-]\d{4}$/.test(date) || Number(date.split(' ')[0]) < 100_000_000) return null;
+  const cleanName = withoutCrud(name);
+  if (cleanName === '') return fail(invalidInput(`${role} name is invalid`));
+  return `${cleanName} <${withoutCrud(email)}> ${date}`;
+};
+
+/**
+ * A commit object, written in-process as `commit-tree` would write it (the same bytes, so the same sha: tested
+ * against git); `commit-tree` itself for the dates it reads differently.
+ */
 const commitTree = async (ctx: RepoContext, tree: Sha, parents: readonly Sha[], message: string, author: Signature, committer: Signature): Promise<Sha> => {
-  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
-  return asSha(await gitText(ctx.gitDir, args, { input: message, env: commitEnv(author, committer) }));
+  const authorLine = identLine(author, 'author');
+  const committerLine = identLine(committer, 'committer');
+  if (authorLine === null || committerLine === null) {
+    const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+    return asSha(await gitText(ctx.gitDir, args, { input: message, env: commitEnv(author, committer) }));
+  }
+  const headers = [`tree ${tree}`, ...parents.map((parent) => `parent ${parent}`), `author ${authorLine}`, `committer ${committerLine}`];
+  return writeObject(ctx.gitDir, 'commit', Buffer.from(`${headers.join('\n')}\n\n${message}`, 'utf8'));
 };
 
 const branchRef = (name: string) => `refs/heads/${name}`;
@@ -375,23 +406,36 @@ const conflictedPaths = (output: Buffer): string[] => {
   return paths;
 };
 
+/**
+ * The squash commit: the source's tree on the merge base of target and source, authored by `squash.author`. A
+ * source that adds a single commit with the same message is its own squash.
+ */
+const squash = async (ctx: RepoContext, target: Sha, source: Commit, input: NonNullable<MergeInput['squash']>, committer: Signature): Promise<Sha> => {
+  const base = await mergeBase(ctx, target, source.id);
+  const added = Number(await gitText(ctx.gitDir, ['rev-list', '--count', base === null ? source.id : `${base}..${source.id}`]));
+  if (added === 0) return source.id;
+  if (added === 1 && source.message === input.message) return source.id;
+  return commitTree(ctx, source.tree_id, base === null ? [] : [base], input.message, input.author, committer);
+};
+
 export const merge = (ctx: RepoContext, input: MergeInput, options?: WriteOptions): Promise<MergeResult> =>
   locked(ctx, options, async () => {
     const ref = branchRef(input.target_branch);
     const target = (await currentValues(ctx, [ref])).get(ref) ?? fail(refNotFound(ref, 'Target branch does not exist'));
     if (input.expected_target_sha !== undefined && input.expected_target_sha !== target) fail(refChanged(ref, asSha(input.expected_target_sha)));
     const source = await requireCommit(ctx, input.source_sha, 'Invalid merge source');
-    const fastForward = input.mode !== 'merge_commit' && (await isAncestor(ctx, target, source.id));
+    const merged = input.squash === undefined ? source.id : await squash(ctx, target, source, input.squash, input.committer);
+    const fastForward = input.mode !== 'merge_commit' && (await isAncestor(ctx, target, merged));
     if (input.mode === 'fast_forward' && !fastForward) fail(notFastForward());
-    let sha: Sha = source.id;
+    let sha: Sha = merged;
     if (!fastForward) {
-      const result = await git(ctx.gitDir, ['merge-tree', '--write-tree', '-z', '--name-only', '--allow-unrelated-histories', target, source.id], { okCodes: [0, 1] });
+      const result = await git(ctx.gitDir, ['merge-tree', '--write-tree', '-z', '--name-only', '--allow-unrelated-histories', target, merged], { okCodes: [0, 1] });
       if (result.code === 1) fail(mergeConflict(conflictedPaths(result.stdout)));
       const tree = asSha(result.stdout.toString('utf8').split('\0')[0]!.trim());
-      sha = await commitTree(ctx, tree, [target, source.id], input.message, input.author, input.committer);
+      sha = await commitTree(ctx, tree, [target, merged], input.message, input.author, input.committer);
     }
     const change: RefChange = { ref, oldSha: target, newSha: sha };
     await updateRefs(ctx, [change]);
     const [commit] = await readCommits(ctx, [sha]);
-    return { commit: commit!, fastForward, changes: [change] };
+    return { commit: commit!, fastForward, squashSha: input.squash === undefined ? null : merged, changes: [change] };
   });

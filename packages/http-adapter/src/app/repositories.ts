@@ -62,6 +62,9 @@ export class RepositoryHost {
   /** Bumped whenever refs were moved back: cached reads of the repository are then stale at the same log position. */
   generation = 0;
   private stopWatching: (() => void) | null = null;
+  /** A number per repository record seen: the record is a new object (immer) whenever its refs or HEAD change. */
+  private readonly recordVersions = new WeakMap<object, number>();
+  private lastRecordVersion = 0;
 
   constructor(
     readonly app: Application<ForgefoldCommand, State>,
@@ -72,6 +75,21 @@ export class RepositoryHost {
 
   open(projectId: number): Repository {
     return this.repositories.open(projectId);
+  }
+
+  /**
+   * A token that changes whenever the project's refs may have moved: the log's record of the repository, and
+   * `generation` for moves undone. Smart HTTP reuses upload-pack answers while it holds.
+   */
+  refsVersion(projectId: number): string | undefined {
+    const record = findRepository(this.app.state.repositories, projectId);
+    if (!record) return undefined;
+    let version = this.recordVersions.get(record);
+    if (version === undefined) {
+      version = ++this.lastRecordVersion;
+      this.recordVersions.set(record, version);
+    }
+    return `${this.generation}.${version}`;
   }
 
   /** The signature of a user at the clock's time (`commit_email` is the user's e-mail here). */
@@ -109,6 +127,16 @@ export class RepositoryHost {
       this.recorder(projectId, actor),
     );
     if (E.isLeft(result)) this.log({ severity: 'ERROR', message: `the README commit of project ${projectId} failed: ${result.left.message}` });
+  }
+
+  /**
+   * Creates the git repository of a fork the log recorded, with every branch and tag of its source's (copied,
+   * then recorded as `UpdateRefs` by the forking user).
+   */
+  async initializeFork(projectId: number, sourceId: number, actor: Actor): Promise<void> {
+    await this.initialize(projectId, actor, null);
+    const copied = await this.repositories.copyRefs(projectId, sourceId, this.recorder(projectId, actor));
+    if (E.isLeft(copied)) this.log({ severity: 'ERROR', message: `copying the repository of project ${sourceId} into its fork ${projectId} failed: ${copied.left.message}` });
   }
 
   /** The facts the events of `changes` need, read from git (under the repository's lock, after the moves). */

@@ -1,4 +1,5 @@
 import type { Visibility } from '../shared/access.js';
+import type { MergeMethod } from './projection.js';
 
 export type ProjectCommand =
   | {
@@ -12,7 +13,29 @@ export type ProjectCommand =
       readonly visibility?: Visibility;
       readonly description?: string;
     }
-  | { readonly type: 'UpdateProject'; readonly id: number; readonly name?: string; readonly path?: string; readonly visibility?: Visibility; readonly description?: string }
+  | {
+      readonly type: 'UpdateProject';
+      readonly id: number;
+      readonly name?: string;
+      readonly path?: string;
+      readonly visibility?: Visibility;
+      readonly description?: string;
+      readonly merge_method?: MergeMethod;
+    }
   /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
   | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }
-  | { readonly type: 'DeleteProject'; readonly id: number };
+  | { readonly type: 'DeleteProject'; readonly id: number }
+  /**
+   * `POST /projects/:id/fork` (Projects::ForkService): a new project in `namespace_id` (default: the actor's
+   * personal namespace) with the source's name, path and description unless given, at most as visible as the
+   * source and the namespace. Its repository is copied by the shell after the events.
+   */
+  | {
+      readonly type: 'ForkProject';
+      readonly id: number;
+      readonly namespace_id?: number;
+      readonly name?: string;
+      readonly path?: string;
+      readonly description?: string;
+      readonly visibility?: Visibility;
+    };

@@ -4,12 +4,12 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, authorizeProject, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeGroup, authorizeProject, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findGroup } from '../groups/queries.js';
-import { AccessLevel, visibilityRank } from '../shared/access.js';
+import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
@@ -98,6 +98,76 @@ const transferProjectEvents = (state: ProjectsView, actorId: number | null, proj
   return E.right(events);
 };
 
+/** A new project's events: ProjectCreated, and the owner of a personal namespace as a direct maintainer. */
+const projectCreatedEvents = (
+  state: ProjectsView,
+  actorId: number | null,
+  at: string,
+  namespace: Namespace,
+  fields: { readonly name: string; readonly path: string; readonly description: string; readonly visibility: Visibility },
+): Emitted[] => {
+  const id = state.sequences.project + 1;
+  const created: ProjectEvent = {
+    type: 'ProjectCreated',
+    data: { id, ...fields, namespace_id: namespace.id, namespace_kind: namespace.kind, creator_id: actorId, created_at: at },
+  };
+  // A personal project's owner becomes a direct maintainer; a group's project gets no direct members.
+  const owner = namespace.owner
+    ? [memberAdded(state, { source_type: 'Project', source_id: id, user_id: namespace.owner.id, access_level: AccessLevel.MAINTAINER, at, created_by_id: actorId })]
+    : [];
+  return [created, ...owner];
+};
+
+const leastVisible = (...levels: readonly Visibility[]): Visibility => levels.reduce((a, b) => (visibilityRank(b) < visibilityRank(a) ? b : a));
+
+/**
+ * Projects::ForkService: `fork_project` on the source (else "404 Project Not Found"), a target namespace that
+ * exists ("404 Namespace Not Found") and is a fork target of the actor (`ForkTargetsFinder`: their own namespace
+ * or a group where they may create projects; administrators: any; else "404 Target Namespace Not Found"). The
+ * fork is at most as visible as the source and the namespace (and `visibility`, when given); its name and path
+ * must be free in the namespace (the HTTP route answers those 409).
+ */
+const decideFork = (state: ProjectsView, actorId: number | null, at: string, command: Extract<ProjectCommand, { type: 'ForkProject' }>): E.Either<DomainError, readonly Emitted[]> => {
+  const source = findProject(state.projects, command.id);
+  if (!source || (actorId !== null && !canDownloadCode(state, actorId, source))) return E.left(notFound('Project'));
+  const admin = actorId === null || isAdmin(state, actorId);
+  let namespace: Namespace;
+  let namespaceVisibility: Visibility;
+  if (command.namespace_id === undefined) {
+    const owner = actorId === null ? undefined : findUser(state.users, actorId);
+    if (!owner) return E.left(forbidden());
+    namespace = { id: owner.namespace_id, kind: 'user', full_path: owner.username, owner };
+    namespaceVisibility = 'public';
+  } else {
+    const group = findGroup(state.groups, command.namespace_id);
+    const owner = group ? undefined : userNamespace(state, command.namespace_id);
+    if (!group && !owner) return E.left(notFound('Namespace'));
+    const target = group ? canOnGroup(state, actorId, 'create_projects', group) : owner!.id === actorId;
+    if (!admin && !target) return E.left(notFound('Target Namespace'));
+    namespace = group ? { id: group.id, kind: 'group', full_path: group.full_path, owner: null } : { id: owner!.namespace_id, kind: 'user', full_path: owner!.username, owner: owner! };
+    // A personal namespace is public.
+    namespaceVisibility = group ? group.visibility : 'public';
+  }
+  const name = command.name ?? source.name;
+  const path = command.path ?? source.path;
+  const description = command.description ?? source.description;
+  const visibility = leastVisible(source.visibility, namespaceVisibility, ...(command.visibility ? [command.visibility] : []));
+  const errors = new Errors();
+  errors.maxLength('description', description, MAX_PROJECT_DESCRIPTION);
+  errors.check(name.trim() !== '', 'name', "can't be blank").maxLength('name', name, MAX_NAME);
+  // `validates :name, uniqueness: { scope: :namespace_id }`, as `path` below.
+  if ([...projectsInNamespace(state.projects, namespace.id)].some((other) => other.name === name)) errors.add('name', 'has already been taken');
+  const pathChecked = validateProject(state, { path }, namespace.full_path, null);
+  if (E.isLeft(pathChecked) && pathChecked.left._tag === 'Validation') for (const [field, messages] of Object.entries(pathChecked.left.errors)) for (const message of messages) errors.add(field, message);
+  return pipe(
+    errors.toEither(undefined),
+    E.map((): Emitted[] => {
+      const events = projectCreatedEvents(state, actorId, at, namespace, { name, path, description, visibility });
+      return [...events, { type: 'ProjectForked', data: { id: state.sequences.project + 1, forked_from_id: source.id, at } }];
+    }),
+  );
+};
+
 const namespacePathOf = (project: Project): string => project.path_with_namespace.slice(0, project.path_with_namespace.length - project.path.length - 1);
 
 export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.Either<DomainError, readonly Emitted[]> => {
@@ -109,30 +179,11 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       return pipe(
         resolveNamespace(state, actor.userId, command),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
-        E.map((namespace): Emitted[] => {
-          const id = state.sequences.project + 1;
-          const created: ProjectEvent = {
-            type: 'ProjectCreated',
-            data: {
-              id,
-              name,
-              path,
-              description: command.description ?? '',
-              namespace_id: namespace.id,
-              namespace_kind: namespace.kind,
-              visibility: command.visibility ?? 'private',
-              creator_id: actor.userId,
-              created_at: at,
-            },
-          };
-          // A personal project's owner becomes a direct maintainer; a group's project gets no direct members.
-          const owner = namespace.owner
-            ? [memberAdded(state, { source_type: 'Project', source_id: id, user_id: namespace.owner.id, access_level: AccessLevel.MAINTAINER, at, created_by_id: actor.userId })]
-            : [];
-          return [created, ...owner];
-        }),
+        E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: command.visibility ?? 'private' })),
       );
     }
+    case 'ForkProject':
+      return decideFork(state, actor.userId, at, command);
     case 'UpdateProject':
       return pipe(
         requireProject(state, command.id),

@@ -23,7 +23,7 @@ export const projectEvents = defineEvents({
   ProjectUpdated: {
     version: 1,
     stream,
-    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility })]),
+    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility, merge_method: t.keyof({ merge: null, rebase_merge: null, ff: null }) })]),
   },
   /** The project moved to another namespace (a group or a personal namespace). */
   ProjectTransferred: {
@@ -32,6 +32,8 @@ export const projectEvents = defineEvents({
     codec: t.type({ id: t.number, from_namespace_id: t.number, namespace_id: t.number, namespace_kind: t.keyof({ group: null, user: null }), at: t.string }),
   },
   ProjectDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  /** The project (just created) is a fork of `forked_from_id` (the fork relation; its repository is a copy). */
+  ProjectForked: { version: 1, stream, codec: t.type({ id: t.number, forked_from_id: t.number, at: t.string }) },
 });
 
 export type ProjectEvent = EventsOf<typeof projectEvents>;

@@ -1,5 +1,5 @@
 /** The projects module's evolve, and the group renames it follows to keep full paths current. */
-import { emptyTable, tableDelete, tableGet, tableKeys, tableSet } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableKeys, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
@@ -35,6 +35,9 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         name_with_namespace: `${namespace.name} / ${data.name}`,
         updated_at: data.created_at,
         last_activity_at: data.created_at,
+        forked_from_id: null,
+        forks_count: 0,
+        merge_method: 'merge',
       };
       tableSet(projects.byId, data.id, project);
       tableSet(projects.byFullPath, project.path_with_namespace.toLowerCase(), data.id);
@@ -94,6 +97,18 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       const inNamespace = tableGet(projects.byNamespace, project.namespace_id);
       if (inNamespace) tableDelete(inNamespace, project.id);
       projects.count -= 1;
+      // The fork network loses the project: its source counts one fork less, its forks are forks of nothing.
+      const source = project.forked_from_id === null ? undefined : tableGet(projects.byId, project.forked_from_id);
+      if (source) source.forks_count = Math.max(0, source.forks_count - 1);
+      if (project.forks_count > 0) for (const other of tableValues(projects.byId)) if (other.forked_from_id === project.id) other.forked_from_id = null;
+      return;
+    }
+    case 'ProjectForked': {
+      const fork = tableGet(projects.byId, event.data.id);
+      const source = tableGet(projects.byId, event.data.forked_from_id);
+      if (!fork || !source) return;
+      fork.forked_from_id = source.id;
+      source.forks_count += 1;
       return;
     }
   }

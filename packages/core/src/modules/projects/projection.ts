@@ -18,7 +18,15 @@ export interface Project {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_activity_at: string;
+  /** The project this one was forked from (null when not a fork, or once that project is deleted). */
+  readonly forked_from_id: number | null;
+  /** How many existing projects were forked from this one. */
+  readonly forks_count: number;
+  /** How merge requests merge (`merge_method`): a merge commit always, a merge commit only when fast-forward is possible, or fast-forward only. */
+  readonly merge_method: MergeMethod;
 }
+
+export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';
 
 export interface ProjectsSlice {
   readonly byId: Table<Project>;

@@ -239,13 +239,29 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (mr.state !== 'opened' || draft || source === null || target === null) throw ApiError.message(405, '405 Method Not Allowed');
         const git = deps.repositories.open(project.id);
         if (!(await must(git.mergeable(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
+        // `should_be_rebased?`: the `rebase_merge` and `ff` merge methods need the source on top of the target.
+        if (project.merge_method !== 'merge' && !(await must(git.isAncestor(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
         const head = mr.versions[mr.versions.length - 1]?.head_commit_sha ?? source;
         if (ctx.params.sha && ctx.params.sha !== head) throw ApiError.message(409, `SHA does not match HEAD of source branch: ${head}`);
         const reference = `${project.path_with_namespace}!${mr.iid}`;
         const message = ctx.params.merge_commit_message || [`Merge branch '${mr.source_branch}' into '${mr.target_branch}'`, mr.title, `See merge request ${reference}`].join('\n\n');
         const signature = deps.repositories.signatureOf(viewerId(ctx));
+        // `merge_request.update(squash: params[:squash]) if params[:squash]`, then the squash commit (authored by the
+        // merge request's author, with `squash_commit_message` or the title) is merged in place of the source.
+        if (ctx.params.squash && !mr.squash) await deps.app.execute(ctx.actor, { type: 'UpdateMergeRequest', project_id: project.id, iid: mr.iid, squash: true });
+        const squash = ctx.params.squash || mr.squash ? { message: ctx.params.squash_commit_message || mr.title, author: deps.repositories.signatureOf(mr.author_id) } : undefined;
         const merged = await git.merge(
-          { target_branch: mr.target_branch, source_sha: source, expected_target_sha: target, mode: 'merge_commit', message, author: signature, committer: signature },
+          {
+            target_branch: mr.target_branch,
+            source_sha: source,
+            expected_target_sha: target,
+            // `merge` and `rebase_merge` make a merge commit, `ff` moves the target to the (squashed) source.
+            mode: project.merge_method === 'ff' ? 'fast_forward' : 'merge_commit',
+            message,
+            author: signature,
+            committer: signature,
+            ...(squash ? { squash } : {}),
+          },
           deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => ({
             type: 'MergeMergeRequest',
             project_id: project.id,

@@ -1,5 +1,5 @@
 /** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
-import { AccessLevel, canReadGroup, defaultBranchOf, directMembership, findGroup, findRepository, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
+import { AccessLevel, canReadGroup, canReadProject, defaultBranchOf, findProject, directMembership, findGroup, findRepository, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
 import { userBasic } from '../users/entities.js';
 import type { PresentContext } from '../context.js';
 
@@ -30,7 +30,7 @@ export const namespaceEntity = (project: Project, ctx: PresentContext) => {
   };
 };
 
-export const projectEntity = (project: Project, ctx: PresentContext) => {
+const projectFields = (project: Project, ctx: PresentContext) => {
   const webUrl = `${ctx.baseUrl}/${project.path_with_namespace}`;
   const host = new URL(ctx.baseUrl).host;
   const owner = project.namespace_kind === 'user' ? findUserByNamespace(ctx.state.users, project.namespace_id) : undefined;
@@ -52,7 +52,7 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
     web_url: webUrl,
     readme_url: null,
     avatar_url: null,
-    forks_count: 0,
+    forks_count: project.forks_count,
     star_count: 0,
     last_activity_at: project.last_activity_at,
     namespace: namespaceEntity(project, ctx),
@@ -71,8 +71,25 @@ export const projectEntity = (project: Project, ctx: PresentContext) => {
     archived: false,
     empty_repo: defaultBranch === null,
     request_access_enabled: true,
+    merge_method: project.merge_method,
     shared_with_groups: sharedWithGroups(project, ctx),
   };
+};
+
+export const projectEntity = (project: Project, ctx: PresentContext) => ({ ...projectFields(project, ctx), ...forkedFrom(project, ctx) });
+
+/** `BasicProjectDetails`: what a project shows of the project it was forked from. */
+const basicProjectDetails = (project: Project, ctx: PresentContext) => {
+  const full = projectFields(project, ctx);
+  const { id, description, name, name_with_namespace, path, path_with_namespace, created_at, default_branch, tag_list, topics, ssh_url_to_repo, http_url_to_repo, web_url, readme_url, avatar_url, forks_count, star_count, last_activity_at, namespace } = full;
+  return { id, description, name, name_with_namespace, path, path_with_namespace, created_at, default_branch, tag_list, topics, ssh_url_to_repo, http_url_to_repo, web_url, readme_url, avatar_url, forks_count, star_count, last_activity_at, namespace };
+};
+
+/** `forked_from_project`: only for a fork, and only when the viewer may read its source. */
+const forkedFrom = (project: Project, ctx: PresentContext): { forked_from_project?: ReturnType<typeof basicProjectDetails> } => {
+  const source = project.forked_from_id === null ? undefined : findProject(ctx.state.projects, project.forked_from_id);
+  if (!source || !(ctx.viewerIsAdmin || canReadProject(ctx.state, ctx.viewerId, source))) return {};
+  return { forked_from_project: basicProjectDetails(source, ctx) };
 };
 
 /** `SharedGroupWithProject` of the project's `visible_group_links(for_user:)`: shares into groups the viewer can see. */

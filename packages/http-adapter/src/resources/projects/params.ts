@@ -38,6 +38,7 @@ export const createForUserParams = schema(pathParam('user_id', T.Integer), ...cr
 
 export const updateParams = schema(
   optional('default_branch', T.String),
+  optional('merge_method', T.String, { values: ['merge', 'rebase_merge', 'ff'] }),
   optional('name', T.String),
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),
@@ -58,3 +59,14 @@ export const projectGroupsParams = schema(
 );
 
 export const transferParams = schema(requires('namespace', T.String));
+
+/** `POST /projects/:id/fork`: the namespace by `namespace_id`, `namespace_path` or (deprecated) `namespace` (id or path). */
+export const forkParams = schema(
+  optional('namespace', T.String),
+  optional('namespace_id', T.Integer),
+  optional('namespace_path', T.String),
+  optional('path', T.String),
+  optional('name', T.String),
+  optional('description', T.String),
+  optional('visibility', T.String, { values: VISIBILITIES }),
+);

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
   branchSha,
+  defaultBranchOf,
   canReadGroup,
   canReadProject,
   findGroup,
@@ -29,7 +30,7 @@ import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from
 import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { publicGroupDetailsEntity } from '../groups/entities.js';
 import { projectEntity, projectWithAccessEntity } from './entities.js';
-import { createForUserParams, createParams, listParams, projectGroupsParams, transferParams, updateParams, userProjectsParams } from './params.js';
+import { createForUserParams, createParams, forkParams, listParams, projectGroupsParams, transferParams, updateParams, userProjectsParams } from './params.js';
 
 /** Offset pagination over projects stops at 50,000 records (reference §1.7 item 48). */
 const MAX_OFFSET = { limit: 50_000, type: 'Project' };
@@ -211,6 +212,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.path ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.merge_method ? { merge_method: params.merge_method } : {}),
         };
       },
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
@@ -228,6 +230,43 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         namespace_id: readableNamespaceId(deps.app.state, ctx.principal?.userId ?? null, ctx.principal?.isAdmin ?? false, ctx.params.namespace ?? '') ?? -1,
       }),
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
+    }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/projects/:id/fork',
+      params: forkParams,
+      find: projectOfRoute,
+      // `find_namespace!` / `find_namespace_by_path!`: a namespace the caller can read, else -1 ("404 Namespace Not Found").
+      command: (ctx, project) => {
+        const { params } = ctx;
+        const asked = params.namespace_id !== undefined && params.namespace_id !== null ? String(params.namespace_id) : params.namespace_path || params.namespace || undefined;
+        const namespaceId = asked === undefined ? undefined : (readableNamespaceId(deps.app.state, ctx.principal?.userId ?? null, ctx.principal?.isAdmin ?? false, asked) ?? -1);
+        return {
+          type: 'ForkProject',
+          id: project.id,
+          ...(namespaceId !== undefined ? { namespace_id: namespaceId } : {}),
+          ...(params.name ? { name: params.name } : {}),
+          ...(params.path ? { path: params.path } : {}),
+          ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+          ...(params.visibility ? { visibility: params.visibility } : {}),
+        };
+      },
+      // `conflict!(forked_project.errors.messages)`: the model's errors, with 409.
+      error: (error) => {
+        if (error._tag === 'Validation') throw ApiError.message(409, error.errors);
+        return error;
+      },
+      // The repository follows the recorded fork: HEAD on the source's default branch, then every branch and tag.
+      present: async (done, ctx, source) => {
+        const id = createdId(done, 'ProjectCreated');
+        const sourceBranch = defaultBranchOf(findRepository(done.state.repositories, source.id)!);
+        if (sourceBranch !== null && sourceBranch !== findRepository(done.state.repositories, id)?.default_branch) {
+          await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: sourceBranch });
+        }
+        await deps.repositories.initializeFork(id, source.id, ctx.actor);
+        const state = deps.app.state;
+        return created(present(ctx, findProject(state.projects, id)!, state));
+      },
     }),
     commandRoute(deps, {
       method: 'DELETE',

@@ -106,7 +106,9 @@ export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
       }
       return { userId };
     }
+    const refsVersion = deps.repositories.refsVersion(project.id);
     await deps.repositories.repositories.serveHttp(project.id, req, res, {
+      ...(refsVersion !== undefined ? { refsVersion } : {}),
       path: rest!,
       authorize,
       ...(push ? { push } : {}),
