@@ -18,6 +18,10 @@ import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
 import { repositoriesModule } from './modules/repositories/module.js';
+import { issuesModule } from './modules/issues/module.js';
+import { snippetsModule } from './modules/snippets/module.js';
+import { epicsModule } from './modules/epics/module.js';
+import { discussionsModule } from './modules/discussions/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -26,9 +30,13 @@ export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
 export * from './modules/scim/index.js';
 export * from './modules/repositories/index.js';
+export * from './modules/issues/index.js';
+export * from './modules/snippets/index.js';
+export * from './modules/epics/index.js';
+export * from './modules/discussions/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, issuesModule, snippetsModule, epicsModule, discussionsModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 
