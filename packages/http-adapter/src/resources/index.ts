@@ -27,6 +27,10 @@ import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
+import { issueRoutes } from './issues/routes.js';
+import { snippetRoutes } from './snippets/routes.js';
+import { epicRoutes } from './epics/routes.js';
+import { discussionRoutes } from './discussions/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -58,6 +62,11 @@ export const apiResources: readonly ApiResource[] = [
   shareRoutes,
   ldapRoutes,
   auditRoutes,
+  // Noteables and their discussions (the discussions' routes go below their noteables' own).
+  issueRoutes,
+  snippetRoutes,
+  epicRoutes,
+  discussionRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

@@ -44,6 +44,8 @@ export type DiscussionCommand =
       readonly individual?: boolean;
       readonly created_at?: string;
       readonly diff?: DiffFact;
+      /** A merge request's diff note on one of its commits (`commit_id`). */
+      readonly commit_id?: string;
     }
   | { readonly type: 'AddNote'; readonly noteable: NoteableRef; readonly discussion_id: string; readonly body: string; readonly created_at?: string }
   | { readonly type: 'EditNote'; readonly noteable: NoteableRef; readonly note_id: number; readonly body: string }

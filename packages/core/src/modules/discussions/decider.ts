@@ -90,7 +90,7 @@ const decideStart = ({ command, actor, at }: Narrow<'StartDiscussion'>, state: D
     created_at: createdAt,
     position: diff ? diff.position : null,
     line_code: diff?.line_code ?? null,
-    commit_id: diff && noteable.type === 'MergeRequest' ? diff.position.head_sha : null,
+    commit_id: diff && noteable.type === 'MergeRequest' ? (command.commit_id ?? null) : null,
     resolved_by_id: null,
     resolved_at: null,
   };
