@@ -175,3 +175,41 @@ export const membersAsOf = async (store: EventStore, source: { type: SourceType;
   }
   return effectiveProjectMembers(state, project, () => true, today).map((m) => describe(m, m.source_type === 'Namespace' && chain.has(m.source_id) ? m.source_id : null));
 };
+
+/** One step of a thread's history: started, a reply, an edit, a deletion, resolved or unresolved, and by whom. */
+export interface ThreadEntry {
+  readonly position: number;
+  readonly at: string;
+  readonly event: string;
+  readonly note_ids: readonly number[];
+  /** The text written (thread started, reply, edit). */
+  readonly body?: string;
+  readonly actor_id: number | null;
+  readonly sudo_from_id: number | null;
+  readonly origin: string;
+}
+
+/**
+ * A thread's history from its stream (`discussion-<id>`), oldest first. A thread a system note started (a
+ * noteable's change, not a command of the discussions module) has no stream until someone replies to it.
+ */
+export const threadHistory = async (store: EventStore, discussionId: string): Promise<ThreadEntry[]> => {
+  const out: ThreadEntry[] = [];
+  for (const recorded of await store.readStream(`discussion-${discussionId}`)) {
+    const decoded = forgefold.registry.decode(recorded);
+    if (E.isLeft(decoded)) continue;
+    const data = decoded.right.data as { note?: { id: number; body: string }; note_id?: number; note_ids?: number[]; body?: string };
+    const body = data.note?.body ?? data.body;
+    out.push({
+      position: recorded.globalPosition,
+      at: recorded.recordedAt,
+      event: recorded.type,
+      note_ids: data.note ? [data.note.id] : data.note_id !== undefined ? [data.note_id] : (data.note_ids ?? []),
+      ...(body !== undefined ? { body } : {}),
+      actor_id: recorded.metadata.actorId,
+      sudo_from_id: recorded.metadata.sudoFromId ?? null,
+      origin: recorded.metadata.origin,
+    });
+  }
+  return out;
+};

@@ -3,8 +3,9 @@
  *   forgefold audit --user alice                       membership history of a user
  *   forgefold audit --group acme/dev [--descendants]   membership history of a group (and its subgroups/projects)
  *   forgefold audit --group acme --at 2026-03-01T00:00:00Z   the group's members as of that time
+ *   forgefold audit --discussion 0a1b…                 a thread's history: started, replies, edits, deletions, resolution
  */
-import { membersAsOf, membershipHistory, tableValues, type AuditEntry, type MemberAsOf, type State } from '@forgefold/core';
+import { membersAsOf, membershipHistory, tableValues, threadHistory, type AuditEntry, type MemberAsOf, type State, type ThreadEntry } from '@forgefold/core';
 import { CliError, commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
 import { printLine, type CliContext, type Command } from '../context.js';
 import { findIn, foldWithNames, type Kind } from '../names.js';
@@ -13,8 +14,8 @@ import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 const spec = {
   name: 'audit',
-  usage: 'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--json] [--data DIR]',
-  summary: 'Membership history of a user, group or project, or the members of a group or project at a past time.',
+  usage: 'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH | --discussion ID) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--json] [--data DIR]',
+  summary: "Membership history of a user, group or project, the members of a group or project at a past time, or a thread's history.",
   description: `
 Reads the event log (read-only). Without --at, prints every membership event (added, level changed, expiry set,
 expired, approved, override set, invitation accepted, removed; shares and LDAP links) concerning the user, group
@@ -23,7 +24,9 @@ With --at (and --group or --project), prints the effective members at that momen
 expiry, where the membership comes from (direct, inherited, shared) and who granted it.
 Users, groups and projects are named by id, or by username / full path as they were at --at, are now, or were
 last before their deletion; the output names them the same way (full paths, not ids). A group or project that
-did not exist at --at (created later, or deleted before) has no members then: an empty list, exit 0.`,
+did not exist at --at (created later, or deleted before) has no members then: an empty list, exit 0.
+With --discussion (a thread's 40-hex id, as the discussions API shows it), prints the thread's history: started,
+replies, edits, deletions, resolved and unresolved, each with its notes, the text written and who acted.`,
   options: {
     user: { type: 'string', value: 'ID|USERNAME', description: 'History of this user' },
     group: { type: 'string', value: 'ID|PATH', description: 'History (or members, with --at) of this group' },
@@ -31,6 +34,7 @@ did not exist at --at (created later, or deleted before) has no members then: an
     at: { type: 'string', value: 'ISO-TIME', description: 'Members as of this time instead of the history' },
     since: { type: 'string', value: 'ISO-TIME', description: 'History from this time' },
     until: { type: 'string', value: 'ISO-TIME', description: 'History up to this time' },
+    discussion: { type: 'string', value: 'ID', description: "History of this thread (a discussion's id)" },
     descendants: { type: 'boolean', description: 'With --group: include its subgroups and projects' },
     json: { type: 'boolean', description: 'Print JSON' },
     ...commonOptions,
@@ -54,6 +58,13 @@ const describeEntry = (entry: AuditEntry, labels: Labels): string => {
   return `${entry.at}  #${entry.position}  ${entry.event.padEnd(26)} ${source.padEnd(12)} ${subject}${level}${extra ? ` ${extra}` : ''}  by ${labels.user(entry.actor_id)}${sudo} [${entry.origin}]`;
 };
 
+const describeThreadEntry = (entry: ThreadEntry, user: (id: number | null) => string): string => {
+  const sudo = entry.sudo_from_id !== null ? ` via ${user(entry.sudo_from_id)}` : '';
+  const notes = entry.note_ids.map((id) => `note ${id}`).join(', ');
+  const body = entry.body !== undefined ? `  ${JSON.stringify(entry.body.length > 60 ? `${entry.body.slice(0, 60)}…` : entry.body)}` : '';
+  return `${entry.at}  #${entry.position}  ${entry.event.padEnd(22)} ${notes}${body}  by ${user(entry.actor_id)}${sudo} [${entry.origin}]`;
+};
+
 const describeMember = (member: MemberAsOf, labels: Labels): string =>
   `${(member.username ?? labels.user(member.user_id)).padEnd(20)} ${String(member.access_level).padStart(2)}  ${member.state.padEnd(8)} ${member.membership.padEnd(9)} from ${labels.source(member.source_type, member.source_id)}  since ${member.created_at}  by ${labels.user(member.created_by_id)}${member.expires_at ? `  expires ${member.expires_at}` : ''}`;
 
@@ -68,14 +79,28 @@ export const audit: Command = {
   spec,
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
-    const chosen = [flags.user, flags.group, flags.project].filter((v) => v !== undefined).length;
-    if (chosen === 0) throw new UsageError('one of --user, --group or --project is required', spec.name);
+    const chosen = [flags.user, flags.group, flags.project, flags.discussion].filter((v) => v !== undefined).length;
+    if (chosen === 0) throw new UsageError('one of --user, --group, --project or --discussion is required', spec.name);
+    if (flags.discussion !== undefined && chosen > 1) throw new UsageError('--discussion goes alone', spec.name);
+    if (flags.discussion !== undefined && !/^[0-9a-f]{40}$/.test(flags.discussion)) throw new UsageError('--discussion takes a 40-hex thread id', spec.name);
     if (flags.at !== undefined && flags.group === undefined && flags.project === undefined) throw new UsageError('--at needs --group or --project', spec.name);
     const at = iso('at', flags.at);
     const since = iso('since', flags.since);
     const until = iso('until', flags.until);
     const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     await withStore(store, async ({ events }) => {
+      if (flags.discussion !== undefined) {
+        const entries = await threadHistory(events, flags.discussion);
+        if (entries.length === 0) throw new CliError(`no thread '${flags.discussion}' in the log`);
+        if (flags.json) {
+          await printLine(context.stdout, JSON.stringify(entries, null, 2));
+          return;
+        }
+        const { names } = await foldWithNames(events, undefined);
+        const user = (id: number | null) => (id === null ? 'system' : (names.name('user', id) ?? `user #${id}`));
+        for (const entry of entries) await printLine(context.stdout, describeThreadEntry(entry, user));
+        return;
+      }
       const wanted = ([['user', flags.user], ['group', flags.group], ['project', flags.project]] as const).filter((pair): pair is [Kind, string] => pair[1] !== undefined);
       // Names are resolved at --at first (what they meant then), then as they are now or were last.
       const foundAt: Partial<Record<Kind, number>> = {};
