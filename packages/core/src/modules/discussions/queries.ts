@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
-import { canDownloadCode, canOnGroup, canOnProject, canReadGroup, canReadProject, isAdmin } from '../access/abilities.js';
+import { canDownloadCode, canOnGroup, canOnProject, canReadGroup, isAdmin } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
 import { findProject } from '../projects/queries.js';
 import type { Group } from '../groups/projection.js';

@@ -4,8 +4,6 @@ import { canOnProject, canReadProject, isAdmin, type AccessView } from '../acces
 import type { Project } from '../projects/projection.js';
 import type { Issue, IssuesSlice } from './projection.js';
 
-export const findIssueById = (issues: IssuesSlice, id: number): Issue | undefined => tableGet(issues.byId, id);
-
 export const findIssue = (issues: IssuesSlice, projectId: number, iid: number): Issue | undefined => {
   const id = tableGet(issues.byProject, projectId) && tableGet(tableGet(issues.byProject, projectId)!.byIid, iid);
   return id === undefined ? undefined : tableGet(issues.byId, id);
