@@ -218,6 +218,13 @@ describe('merge request and commit discussions', () => {
     // The branch moves on: the note keeps its version.
     await server.call('POST', `${base}/repository/commits`, { branch: 'feature', commit_message: 'More', actions: [{ action: 'create', file_path: 'b.txt', content: 'b\n' }] });
     expect((await server.call('GET', `${threadPath}`, undefined, dev.token)).body.notes[0].position.head_sha).toBe(refs.head_sha);
+    // The push is a system note projected from the new version: "added 1 commit", its list and the compare link.
+    const pushed = (await server.call('GET', `${mrBase}/discussions?per_page=100`, undefined, dev.token)).body.at(-1);
+    const head = (await server.call('GET', `${base}/repository/branches/feature`)).body.commit;
+    expect(pushed).toMatchObject({ individual_note: true, notes: [{ type: null, system: true, author: { username: 'root' } }] });
+    expect(pushed.notes[0].body).toBe(
+      `added 1 commit\n\n<ul><li>${head.id.slice(0, 8)} - More</li></ul>\n\n[Compare with previous version](/${project.path_with_namespace}/-/merge_requests/${mr.iid}/diffs?diff_id=2&start_sha=${refs.head_sha})`,
+    );
 
     // Commits, under both paths: plain threads, diff notes, no replies to individual notes.
     for (const prefix of [`${base}/repository/commits`, `${base}/commits`]) {

@@ -261,6 +261,24 @@ export const discussionSpecs: Record<string, Spec> = {
     when: { type: 'DeleteNote', noteable: issueRef, note_id: 1 },
     then: [{ type: 'NoteDeleted', data: { discussion_id: discussionId(1), note_id: 1, at: AT } }],
   },
+  'a push to the source branch projects "added N commits"': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: {
+      type: 'UpdateRefs',
+      project_id: 1,
+      via: 'push',
+      changes: [{ ref: 'refs/heads/feature', old_sha: B, new_sha: 'c'.repeat(40), forced: false }],
+      versions: [{ iid: 1, head_commit_sha: 'c'.repeat(40), base_commit_sha: A, start_commit_sha: A, commits: [{ id: 'c'.repeat(40), title: 'Fix <b>' }] }],
+    },
+    then: [
+      { type: 'BranchUpdated', data: { project_id: 1, name: 'feature', old_sha: B, new_sha: 'c'.repeat(40), forced: false, via: 'push' } },
+      {
+        type: 'MergeRequestVersionCreated',
+        data: { project_id: 1, iid: 1, id: 2, head_commit_sha: 'c'.repeat(40), base_commit_sha: A, start_commit_sha: A, created_at: AT, commits: [{ id: 'c'.repeat(40), title: 'Fix <b>' }], pushed_by_id: 3 },
+      },
+    ],
+  },
   'an unknown note': {
     given: [...base, issueCreated(1, 1)],
     as: 4,

@@ -10,18 +10,25 @@ import type { GroupEvent } from '../groups/events.js';
 import type { IssueEvent } from '../issues/events.js';
 import type { SnippetEvent } from '../snippets/events.js';
 import type { EpicEvent } from '../epics/events.js';
+import type { RepositoryEvent } from '../repositories/events.js';
+import type { RepositoriesSlice } from '../repositories/projection.js';
+import { findMergeRequest } from '../repositories/queries.js';
+import type { ProjectsSlice } from '../projects/projection.js';
+import { findProject } from '../projects/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, Note, NoteableThreads } from './projection.js';
 import { discussionIdFor, noteableKey } from './queries.js';
-import { systemNoteBodies } from './system-notes.js';
+import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
 
-export type DiscussionsDraft = Writable<{ readonly discussions: DiscussionsSlice }, 'discussions'>;
+/** The follower reads the merge requests and projects (for the "added N commits" note) and writes its own slice. */
+export type DiscussionsDraft = Writable<{ readonly discussions: DiscussionsSlice; readonly repositories: RepositoriesSlice; readonly projects: ProjectsSlice }, 'discussions'>;
 export type DiscussionsFollowed =
   | Extract<ProjectEvent, { type: 'ProjectDeleted' }>
   | Extract<GroupEvent, { type: 'GroupDeleted' }>
   | Extract<IssueEvent, { type: 'IssueDeleted' | 'IssueUpdated' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
-  | Extract<EpicEvent, { type: 'EpicUpdated' }>;
+  | Extract<EpicEvent, { type: 'EpicUpdated' }>
+  | Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>;
 
 type Slice = Draft<DiscussionsSlice>;
 
@@ -149,6 +156,18 @@ export const follows = {
     const { data } = event;
     const noteable: NoteableData = { key: noteableKey('Issue', data.id), type: 'Issue', id: data.id, iid: data.iid, project_id: data.project_id, group_id: null, commit_sha: null };
     for (const body of systemNoteBodies('issue', data)) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
+  },
+  MergeRequestVersionCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>): void => {
+    const { data } = event;
+    if (!data.commits || data.commits.length === 0) return;
+    // The owner's evolve ran first: the merge request holds the new version as its last.
+    const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
+    const project = findProject(state.projects, data.project_id);
+    if (!mr || !project) return;
+    const previous = mr.versions[mr.versions.length - 2]?.head_commit_sha ?? null;
+    const noteable: NoteableData = { key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: data.project_id, group_id: null, commit_sha: null };
+    const compare = `/${project.path_with_namespace}/-/merge_requests/${mr.iid}/diffs?diff_id=${data.id}${previous ? `&start_sha=${previous}` : ''}`;
+    systemNote(state, noteable, addedCommitsBody(data.commits, compare), data.pushed_by_id ?? null, data.created_at);
   },
   EpicUpdated: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicUpdated' }>): void => {
     const { data } = event;

@@ -35,3 +35,15 @@ export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes): stri
   if (changes.confidential !== undefined) bodies.push(changes.confidential ? `made the ${kind} confidential` : `made the ${kind} visible to everyone`);
   return bodies;
 };
+
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/**
+ * `SystemNotes::CommitService#add_commits`: "added N commit(s)", the new commits as an HTML list
+ * (`<li>short_id - title</li>`), and a link comparing with the previous version.
+ */
+export const addedCommitsBody = (commits: readonly { readonly id: string; readonly title: string }[], comparePath: string): string => {
+  const count = commits.length;
+  const list = commits.map((commit) => `<li>${commit.id.slice(0, 8)} - ${escapeHtml(commit.title)}</li>`).join('');
+  return [`added ${count} commit${count === 1 ? '' : 's'}`, `<ul>${list}</ul>`, `[Compare with previous version](${comparePath})`].join('\n\n');
+};
