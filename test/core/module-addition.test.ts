@@ -1,5 +1,5 @@
 /**
- * Adding a module needs no change to the composition: the product's module list plus a throw-away `notes` module
+ * Adding a module needs no change to the composition: the product's module list plus a throw-away `remarks` module (the product has its own notes)
  * (one command, one event, one route), defined here, decides, folds, replays from the log and serves its route
  * beside the whole API. The real files of a module are listed in docs/architecture.md ("Adding a module").
  */
@@ -31,52 +31,52 @@ import { apiResources, created, createForgefoldApi, RepositoryHost, requires, ro
 
 // --- The module, as its folder would hold it: commands, events, projection, decider, evolve, descriptor.
 
-interface AddNote {
-  readonly type: 'AddNote';
+interface AddRemark {
+  readonly type: 'AddRemark';
   readonly body: string;
 }
 
-const noteEvents = defineEvents({
-  NoteAdded: { version: 1, stream: (data: { id: number }) => `note-${data.id}`, codec: t.type({ id: t.number, author_id: t.number, body: t.string, created_at: t.string }) },
+const remarkEvents = defineEvents({
+  RemarkAdded: { version: 1, stream: (data: { id: number }) => `remark-${data.id}`, codec: t.type({ id: t.number, author_id: t.number, body: t.string, created_at: t.string }) },
 });
 
-interface Note {
+interface Remark {
   readonly id: number;
   readonly author_id: number;
   readonly body: string;
   readonly created_at: string;
 }
-interface NotesSlice {
+interface RemarksSlice {
   readonly count: number;
-  readonly byId: Readonly<Record<number, Note>>;
+  readonly byId: Readonly<Record<number, Remark>>;
 }
-type NotesState = { readonly notes: NotesSlice };
+type RemarksState = { readonly remarks: RemarksSlice };
 
-const decide = (issued: Issued<AddNote>, state: NotesState): E.Either<DomainError, { type: 'NoteAdded'; data: Note }[]> => {
+const decide = (issued: Issued<AddRemark>, state: RemarksState): E.Either<DomainError, { type: 'RemarkAdded'; data: Remark }[]> => {
   const author = issued.actor.userId;
   if (author === null) return E.left(unauthorized);
   if (issued.command.body.trim() === '') return E.left(badRequest("body can't be blank"));
-  return E.right([{ type: 'NoteAdded', data: { id: state.notes.count + 1, author_id: author, body: issued.command.body, created_at: issued.at } }]);
+  return E.right([{ type: 'RemarkAdded', data: { id: state.remarks.count + 1, author_id: author, body: issued.command.body, created_at: issued.at } }]);
 };
 
-const notesModule = defineModule<'notes', NotesState, NotesState, { notes: { count: number; byId: Record<number, Note> } }, AddNote, typeof noteEvents>({
-  name: 'notes',
+const remarksModule = defineModule<'remarks', RemarksState, RemarksState, { remarks: { count: number; byId: Record<number, Remark> } }, AddRemark, typeof remarkEvents>({
+  name: 'remarks',
   version: 1,
-  initial: () => ({ notes: { count: 0, byId: {} } }),
-  events: noteEvents,
-  commands: ['AddNote'],
+  initial: () => ({ remarks: { count: 0, byId: {} } }),
+  events: remarkEvents,
+  commands: ['AddRemark'],
   decide,
   evolve: (draft, event) => {
-    draft.notes.byId[event.data.id] = event.data;
-    draft.notes.count = Math.max(draft.notes.count, event.data.id);
+    draft.remarks.byId[event.data.id] = event.data;
+    draft.remarks.count = Math.max(draft.remarks.count, event.data.id);
   },
 });
 
 // --- The composition: the product's list and one more entry.
 
-type Composed = State & NotesState;
-type ComposedCommand = ForgefoldCommand | AddNote;
-const composition = composeForgefold<ComposedCommand, Composed>([...moduleList, notesModule]);
+type Composed = State & RemarksState;
+type ComposedCommand = ForgefoldCommand | AddRemark;
+const composition = composeForgefold<ComposedCommand, Composed>([...moduleList, remarksModule]);
 
 const clock = { now: () => '2026-05-04T10:00:00.000Z' };
 const ids = { eventId: () => randomUUID() };
@@ -84,17 +84,17 @@ const start = (store: InMemoryEventStore) => Application.start<ComposedCommand, 
 
 // --- The resource, as its folder would hold it: one route.
 
-const noteRoutes =
+const remarkRoutes =
   (app: Application<ComposedCommand, Composed>): ApiResource =>
   () => [
     route({
       method: 'POST',
-      path: '/notes',
+      path: '/remarks',
       params: schema(requires('body', T.String)),
       handler: async (ctx) => {
-        const result = await app.execute(ctx.actor, { type: 'AddNote', body: ctx.params.body ?? '' });
+        const result = await app.execute(ctx.actor, { type: 'AddRemark', body: ctx.params.body ?? '' });
         if (E.isLeft(result)) return result.left;
-        return created(result.right.state.notes.byId[result.right.state.notes.count]);
+        return created(result.right.state.remarks.byId[result.right.state.remarks.count]);
       },
     }),
   ];
@@ -116,7 +116,7 @@ describe('adding a module', () => {
     if (E.isLeft(issued)) throw new Error(JSON.stringify(issued.left));
     gitRoot = mkdtempSync(join(tmpdir(), 'forgefold-module-addition-'));
     const repositories = new RepositoryHost(app, clock, new GitRepositories({ root: gitRoot }));
-    api = createForgefoldApi({ app, clock, repositories, resources: [...apiResources, noteRoutes(app)] });
+    api = createForgefoldApi({ app, clock, repositories, resources: [...apiResources, remarkRoutes(app)] });
     const address = await api.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${address.port}/api/v4`;
   });
@@ -126,38 +126,38 @@ describe('adding a module', () => {
   });
 
   it('derives dispatch, registry, slices and projection version from the longer list', () => {
-    expect(composition.registry.streamOf({ type: 'NoteAdded', data: { id: 7, author_id: 1, body: 'x', created_at: clock.now() } })).toBe('note-7');
-    expect(composition.decider.initialState().notes).toEqual({ count: 0, byId: {} });
+    expect(composition.registry.streamOf({ type: 'RemarkAdded', data: { id: 7, author_id: 1, body: 'x', created_at: clock.now() } })).toBe('remark-7');
+    expect(composition.decider.initialState().remarks).toEqual({ count: 0, byId: {} });
     expect(composition.projectionVersion).not.toBe(forgefold.projectionVersion);
   });
 
   it('decides (and refuses) through the composition, with the guard of every command', () => {
     const state = app.state;
-    const decided = composition.decider.decide({ command: { type: 'AddNote', body: 'hello' }, actor: { userId: 1, origin: 'api' }, at: clock.now() }, state);
-    expect(decided).toEqual(E.right([{ type: 'NoteAdded', data: { id: 1, author_id: 1, body: 'hello', created_at: clock.now() } }]));
-    expect(E.isLeft(composition.decider.decide({ command: { type: 'AddNote', body: ' ' }, actor: { userId: 1, origin: 'api' }, at: clock.now() }, state))).toBe(true);
+    const decided = composition.decider.decide({ command: { type: 'AddRemark', body: 'hello' }, actor: { userId: 1, origin: 'api' }, at: clock.now() }, state);
+    expect(decided).toEqual(E.right([{ type: 'RemarkAdded', data: { id: 1, author_id: 1, body: 'hello', created_at: clock.now() } }]));
+    expect(E.isLeft(composition.decider.decide({ command: { type: 'AddRemark', body: ' ' }, actor: { userId: 1, origin: 'api' }, at: clock.now() }, state))).toBe(true);
     // The composition's guard: an actor who does not exist acts in no module, this one included.
-    expect(composition.decider.decide({ command: { type: 'AddNote', body: 'x' }, actor: { userId: 99, origin: 'api' }, at: clock.now() }, state)).toEqual(E.left(unauthorized));
+    expect(composition.decider.decide({ command: { type: 'AddRemark', body: 'x' }, actor: { userId: 99, origin: 'api' }, at: clock.now() }, state)).toEqual(E.left(unauthorized));
   });
 
   it('serves its route beside the whole API, folds its event, and replays it from the log', async () => {
     const headers = { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' };
-    const posted = await fetch(`${base}/notes`, { method: 'POST', headers, body: JSON.stringify({ body: 'first note' }) });
+    const posted = await fetch(`${base}/remarks`, { method: 'POST', headers, body: JSON.stringify({ body: 'first remark' }) });
     expect(posted.status).toBe(201);
-    expect(await posted.json()).toEqual({ id: 1, author_id: 1, body: 'first note', created_at: clock.now() });
-    const missing = await fetch(`${base}/notes`, { method: 'POST', headers, body: '{}' });
+    expect(await posted.json()).toEqual({ id: 1, author_id: 1, body: 'first remark', created_at: clock.now() });
+    const missing = await fetch(`${base}/remarks`, { method: 'POST', headers, body: '{}' });
     expect([missing.status, await missing.json()]).toEqual([400, { error: 'body is missing' }]);
-    const anonymous = await fetch(`${base}/notes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ body: 'x' }) });
+    const anonymous = await fetch(`${base}/remarks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ body: 'x' }) });
     expect(anonymous.status).toBe(401);
     // The rest of the API is unchanged beside it.
     const user = await fetch(`${base}/user`, { headers });
     expect(((await user.json()) as { username: string }).username).toBe('root');
 
-    expect(app.state.notes.byId[1]).toEqual({ id: 1, author_id: 1, body: 'first note', created_at: clock.now() });
+    expect(app.state.remarks.byId[1]).toEqual({ id: 1, author_id: 1, body: 'first remark', created_at: clock.now() });
     const log = await store.readAll(0, 100);
-    expect(log.filter((event) => event.type === 'NoteAdded').map((event) => [event.streamId, event.metadata.actorId])).toEqual([['note-1', 1]]);
+    expect(log.filter((event) => event.type === 'RemarkAdded').map((event) => [event.streamId, event.metadata.actorId])).toEqual([['remark-1', 1]]);
     const replayed = await start(store);
-    expect(replayed.state.notes).toEqual(app.state.notes);
+    expect(replayed.state.remarks).toEqual(app.state.remarks);
     expect(replayed.state.users.count).toBe(app.state.users.count);
   });
 });

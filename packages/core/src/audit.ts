@@ -199,6 +199,19 @@ export interface DeploymentAuditEntry {
   readonly origin: string;
 }
 
+/** One step of a thread's history: started, a reply, an edit, a deletion, resolved or unresolved, and by whom. */
+export interface ThreadEntry {
+  readonly position: number;
+  readonly at: string;
+  readonly event: string;
+  readonly note_ids: readonly number[];
+  /** The text written (thread started, reply, edit). */
+  readonly body?: string;
+  readonly actor_id: number | null;
+  readonly sudo_from_id: number | null;
+  readonly origin: string;
+}
+
 const DEPLOYMENT_EVENT_TYPES = new Set(['DeploymentCreated', 'DeploymentStatusChanged', 'EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentStopped', 'EnvironmentStarted', 'EnvironmentDeleted']);
 
 interface DeploymentFacts {
@@ -310,4 +323,29 @@ export const deployedAsOf = async (store: EventStore, projectId: number, environ
     sudo_from_id: success?.metadata.sudoFromId ?? null,
     user_id: deployment.user_id,
   };
+};
+
+/**
+ * A thread's history from its stream (`discussion-<id>`), oldest first. A thread a system note started (a
+ * noteable's change, not a command of the discussions module) has no stream until someone replies to it.
+ */
+export const threadHistory = async (store: EventStore, discussionId: string): Promise<ThreadEntry[]> => {
+  const out: ThreadEntry[] = [];
+  for (const recorded of await store.readStream(`discussion-${discussionId}`)) {
+    const decoded = forgefold.registry.decode(recorded);
+    if (E.isLeft(decoded)) continue;
+    const data = decoded.right.data as { note?: { id: number; body: string }; note_id?: number; note_ids?: number[]; body?: string };
+    const body = data.note?.body ?? data.body;
+    out.push({
+      position: recorded.globalPosition,
+      at: recorded.recordedAt,
+      event: recorded.type,
+      note_ids: data.note ? [data.note.id] : data.note_id !== undefined ? [data.note_id] : (data.note_ids ?? []),
+      ...(body !== undefined ? { body } : {}),
+      actor_id: recorded.metadata.actorId,
+      sudo_from_id: recorded.metadata.sudoFromId ?? null,
+      origin: recorded.metadata.origin,
+    });
+  }
+  return out;
 };

@@ -22,6 +22,10 @@ import { deploymentsModule } from './modules/deployments/module.js';
 import { clustersModule } from './modules/clusters/module.js';
 import { pipelinesModule } from './modules/pipelines/module.js';
 import { schedulesModule } from './modules/schedules/module.js';
+import { issuesModule } from './modules/issues/module.js';
+import { snippetsModule } from './modules/snippets/module.js';
+import { epicsModule } from './modules/epics/module.js';
+import { discussionsModule } from './modules/discussions/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -34,9 +38,13 @@ export * from './modules/deployments/index.js';
 export * from './modules/clusters/index.js';
 export * from './modules/pipelines/index.js';
 export * from './modules/schedules/index.js';
+export * from './modules/issues/index.js';
+export * from './modules/snippets/index.js';
+export * from './modules/epics/index.js';
+export * from './modules/discussions/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule, issuesModule, snippetsModule, epicsModule, discussionsModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 

@@ -5,8 +5,9 @@
  *   forgefold audit --group acme --at 2026-03-01T00:00:00Z   the group's members as of that time
  *   forgefold audit --project acme/app --deployments [--environment production] [--at TIME]
  *                                                      deployment history, or what was deployed to an environment then
+ *   forgefold audit --discussion 0a1b…                 a thread's history: started, replies, edits, deletions, resolution
  */
-import { deployedAsOf, deploymentHistory, membersAsOf, membershipHistory, tableValues, type AuditEntry, type DeploymentAuditEntry, type MemberAsOf, type State } from '@forgefold/core';
+import { deployedAsOf, deploymentHistory, membersAsOf, membershipHistory, tableValues, threadHistory, type AuditEntry, type DeploymentAuditEntry, type MemberAsOf, type State, type ThreadEntry } from '@forgefold/core';
 import { CliError, commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
 import { printLine, type CliContext, type Command } from '../context.js';
 import { findIn, foldWithNames, type Kind } from '../names.js';
@@ -16,8 +17,8 @@ import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 const spec = {
   name: 'audit',
   usage:
-    'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--deployments [--environment NAME]] [--json] [--data DIR]',
-  summary: 'Membership history of a user, group or project, or the members of a group or project at a past time.',
+    'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH | --discussion ID) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--deployments [--environment NAME]] [--json] [--data DIR]',
+  summary: "Membership history of a user, group or project, the members of a group or project at a past time, a project's deployments, or a thread's history.",
   description: `
 Reads the event log (read-only). Without --at, prints every membership event (added, level changed, expiry set,
 expired, approved, override set, invitation accepted, removed; shares and LDAP links) concerning the user, group
@@ -30,7 +31,10 @@ did not exist at --at (created later, or deleted before) has no members then: an
 With --project and --deployments, prints the project's deployment history instead (deployments created, status
 changes, environments created, stopped, deleted), with who did each; --environment keeps one environment. With
 --at and --environment, prints what was deployed to that environment at that time: its last successful
-deployment then, the commit and ref, when it became a success and by whom (nothing deployed: exit 0, says so).`,
+deployment then, the commit and ref, when it became a success and by whom (nothing deployed: exit 0, says so).
+
+With --discussion (a thread's 40-hex id, as the discussions API shows it), prints the thread's history: started,
+replies, edits, deletions, resolved and unresolved, each with its notes, the text written and who acted.`,
   options: {
     user: { type: 'string', value: 'ID|USERNAME', description: 'History of this user' },
     group: { type: 'string', value: 'ID|PATH', description: 'History (or members, with --at) of this group' },
@@ -38,6 +42,7 @@ deployment then, the commit and ref, when it became a success and by whom (nothi
     at: { type: 'string', value: 'ISO-TIME', description: 'Members as of this time instead of the history' },
     since: { type: 'string', value: 'ISO-TIME', description: 'History from this time' },
     until: { type: 'string', value: 'ISO-TIME', description: 'History up to this time' },
+    discussion: { type: 'string', value: 'ID', description: "History of this thread (a discussion's id)" },
     descendants: { type: 'boolean', description: 'With --group: include its subgroups and projects' },
     deployments: { type: 'boolean', description: "With --project: deployments instead of memberships" },
     environment: { type: 'string', value: 'NAME', description: 'With --deployments: one environment (required with --at)' },
@@ -61,6 +66,13 @@ const describeEntry = (entry: AuditEntry, labels: Labels): string => {
   const extra = [entry.expires_at !== undefined ? `expires ${entry.expires_at ?? 'never'}` : '', entry.override !== undefined ? `override ${entry.override}` : '', entry.reason ? `(${entry.reason})` : ''].filter(Boolean).join(' ');
   const sudo = entry.sudo_from_id !== null ? ` via ${labels.user(entry.sudo_from_id)}` : '';
   return `${entry.at}  #${entry.position}  ${entry.event.padEnd(26)} ${source.padEnd(12)} ${subject}${level}${extra ? ` ${extra}` : ''}  by ${labels.user(entry.actor_id)}${sudo} [${entry.origin}]`;
+};
+
+const describeThreadEntry = (entry: ThreadEntry, user: (id: number | null) => string): string => {
+  const sudo = entry.sudo_from_id !== null ? ` via ${user(entry.sudo_from_id)}` : '';
+  const notes = entry.note_ids.map((id) => `note ${id}`).join(', ');
+  const body = entry.body !== undefined ? `  ${JSON.stringify(entry.body.length > 60 ? `${entry.body.slice(0, 60)}…` : entry.body)}` : '';
+  return `${entry.at}  #${entry.position}  ${entry.event.padEnd(22)} ${notes}${body}  by ${user(entry.actor_id)}${sudo} [${entry.origin}]`;
 };
 
 const describeMember = (member: MemberAsOf, labels: Labels): string =>
@@ -115,8 +127,10 @@ export const audit: Command = {
   spec,
   async run(argv, context: CliContext) {
     const flags = parseFlags(spec, argv);
-    const chosen = [flags.user, flags.group, flags.project].filter((v) => v !== undefined).length;
-    if (chosen === 0) throw new UsageError('one of --user, --group or --project is required', spec.name);
+    const chosen = [flags.user, flags.group, flags.project, flags.discussion].filter((v) => v !== undefined).length;
+    if (chosen === 0) throw new UsageError('one of --user, --group, --project or --discussion is required', spec.name);
+    if (flags.discussion !== undefined && chosen > 1) throw new UsageError('--discussion goes alone', spec.name);
+    if (flags.discussion !== undefined && !/^[0-9a-f]{40}$/.test(flags.discussion)) throw new UsageError('--discussion takes a 40-hex thread id', spec.name);
     if (flags.at !== undefined && flags.group === undefined && flags.project === undefined) throw new UsageError('--at needs --group or --project', spec.name);
     if (flags.deployments && flags.project === undefined) throw new UsageError('--deployments needs --project', spec.name);
     if (flags.deployments && flags.at !== undefined && flags.environment === undefined) throw new UsageError('--deployments --at needs --environment', spec.name);
@@ -126,6 +140,18 @@ export const audit: Command = {
     const until = iso('until', flags.until);
     const store = await openDataStore(context.openStore, resolveDataDir(flags.data, context.env), context.cwd, 'existing', { readonly: true }, databaseUrlFrom(flags['database-url'], context.env, spec.name));
     await withStore(store, async ({ events }) => {
+      if (flags.discussion !== undefined) {
+        const entries = await threadHistory(events, flags.discussion);
+        if (entries.length === 0) throw new CliError(`no thread '${flags.discussion}' in the log`);
+        if (flags.json) {
+          await printLine(context.stdout, JSON.stringify(entries, null, 2));
+          return;
+        }
+        const { names } = await foldWithNames(events, undefined);
+        const user = (id: number | null) => (id === null ? 'system' : (names.name('user', id) ?? `user #${id}`));
+        for (const entry of entries) await printLine(context.stdout, describeThreadEntry(entry, user));
+        return;
+      }
       const wanted = ([['user', flags.user], ['group', flags.group], ['project', flags.project]] as const).filter((pair): pair is [Kind, string] => pair[1] !== undefined);
       // Names are resolved at --at first (what they meant then), then as they are now or were last.
       const foundAt: Partial<Record<Kind, number>> = {};

@@ -165,7 +165,11 @@ export class RepositoryHost {
     for (const change of moved) {
       for (const mr of openMergeRequestsFrom(this.app.state.repositories, projectId, change.ref.slice(BRANCH_PREFIX.length))) {
         const version = await this.versionFact(projectId, change.newSha!, mr.target_branch);
-        versions.push({ iid: mr.iid, ...version });
+        // The commits the source gained since the last version: the "added N commits" system note's list.
+        const previous = mr.versions[mr.versions.length - 1]?.head_commit_sha ?? null;
+        const gained = previous === null ? null : await repository.commitsBetween(previous, change.newSha!, 100);
+        const commits = gained && E.isRight(gained) ? [...gained.right.items].reverse().map((commit) => ({ id: commit.id, title: commit.title })) : [];
+        versions.push({ iid: mr.iid, ...version, ...(commits.length > 0 ? { commits } : {}) });
       }
     }
     return { updates, versions };

@@ -32,6 +32,10 @@ import { deploymentRoutes } from './deployments/routes.js';
 import { clusterRoutes } from './clusters/routes.js';
 import { pipelineRoutes } from './pipelines/routes.js';
 import { pipelineScheduleRoutes } from './pipeline-schedules/routes.js';
+import { issueRoutes } from './issues/routes.js';
+import { snippetRoutes } from './snippets/routes.js';
+import { epicRoutes } from './epics/routes.js';
+import { discussionRoutes } from './discussions/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -68,6 +72,11 @@ export const apiResources: readonly ApiResource[] = [
   clusterRoutes,
   pipelineRoutes,
   pipelineScheduleRoutes,
+  // Noteables and their discussions (the discussions' routes go below their noteables' own).
+  issueRoutes,
+  snippetRoutes,
+  epicRoutes,
+  discussionRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

@@ -33,6 +33,11 @@ export const GROUP_ABILITIES = {
   transfer_projects: AccessLevel.DEVELOPER,
   admin_group_saml: AccessLevel.OWNER,
   read_group_saml_identity: AccessLevel.OWNER,
+  /** EE epics (GroupPolicy): Reporters create and update them; notes on them are administered by Maintainers. */
+  create_epic: AccessLevel.REPORTER,
+  admin_epic: AccessLevel.REPORTER,
+  destroy_epic: AccessLevel.OWNER,
+  admin_epic_note: AccessLevel.MAINTAINER,
 } as const;
 
 /** Project abilities and the level each needs (ProjectPolicy). */
@@ -66,8 +71,7 @@ export const PROJECT_ABILITIES = {
   add_cluster: AccessLevel.MAINTAINER,
   update_cluster: AccessLevel.MAINTAINER,
   admin_cluster: AccessLevel.MAINTAINER,
-  /** A cluster's management project needs `admin_pipeline` there. */
-  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18). */
+  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18); a cluster's management project needs `admin_pipeline` there. */
   read_pipeline: AccessLevel.REPORTER,
   read_pipeline_schedule: AccessLevel.REPORTER,
   create_pipeline: AccessLevel.DEVELOPER,
@@ -76,6 +80,18 @@ export const PROJECT_ABILITIES = {
   update_build: AccessLevel.DEVELOPER,
   admin_pipeline: AccessLevel.MAINTAINER,
   destroy_pipeline: AccessLevel.OWNER,
+  /** Issues (ProjectPolicy 14.x): Guests open them; Reporters edit anyone's and see confidential ones; Owners delete. */
+  create_issue: AccessLevel.GUEST,
+  admin_issue: AccessLevel.REPORTER,
+  read_confidential_issues: AccessLevel.REPORTER,
+  destroy_issue: AccessLevel.OWNER,
+  /** Project snippets: Reporters create them; Maintainers edit and delete anyone's. */
+  create_snippet: AccessLevel.REPORTER,
+  admin_snippet: AccessLevel.MAINTAINER,
+  /** Notes: Guests comment; Maintainers edit and delete anyone's; Developers resolve threads. */
+  create_note: AccessLevel.GUEST,
+  admin_note: AccessLevel.MAINTAINER,
+  resolve_note: AccessLevel.DEVELOPER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;

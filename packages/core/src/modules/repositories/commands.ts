@@ -23,6 +23,8 @@ export interface VersionFact {
   readonly head_commit_sha: string;
   readonly base_commit_sha: string | null;
   readonly start_commit_sha: string | null;
+  /** The commits the source branch gained since the last version (newest first), for the "added N commits" note. */
+  readonly commits?: readonly { readonly id: string; readonly title: string }[];
 }
 
 export type RepositoryCommand =

@@ -50,7 +50,15 @@ const checkBranches = (state: State, repository: Repository, source: string, tar
 
 const versionEvent = (state: State, projectId: number, iid: number, fact: Omit<VersionFact, 'iid'>, at: string): RepositoryEvent => ({
   type: 'MergeRequestVersionCreated',
-  data: { project_id: projectId, iid, id: state.repositories.sequences.merge_request_diff + 1, ...fact, created_at: at },
+  data: {
+    project_id: projectId,
+    iid,
+    id: state.repositories.sequences.merge_request_diff + 1,
+    head_commit_sha: fact.head_commit_sha,
+    base_commit_sha: fact.base_commit_sha,
+    start_commit_sha: fact.start_commit_sha,
+    created_at: at,
+  },
 });
 
 export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequest'>>, state: State): Decided => {
@@ -144,5 +152,5 @@ export const decideMergeMergeRequest = (issued: Issued<Command<'MergeMergeReques
     },
     { type: 'MergeRequestMerged', data: { project_id: project.id, iid: mr.iid, merged_by_id: actor.userId, merge_commit_sha: command.merge_commit_sha, at } },
   ];
-  return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at)]);
+  return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at, 0, actor.userId)]);
 };

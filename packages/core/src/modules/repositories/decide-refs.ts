@@ -77,6 +77,7 @@ export const versionEvents = (
   facts: readonly VersionFact[],
   at: string,
   drawn = 0,
+  actorId: number | null = null,
 ): RepositoryEvent[] => {
   const events: RepositoryEvent[] = [];
   let next = state.repositories.sequences.merge_request_diff + drawn;
@@ -94,6 +95,7 @@ export const versionEvents = (
           base_commit_sha: fact.base_commit_sha,
           start_commit_sha: fact.start_commit_sha,
           created_at: at,
+          ...(fact.commits && fact.commits.length > 0 ? { commits: fact.commits.map(({ id, title }) => ({ id, title })), pushed_by_id: actorId } : {}),
         },
       });
     }
@@ -126,5 +128,5 @@ export const decideUpdateRefs = (issued: Issued<Extract<RepositoryCommand, { typ
   const moved = command.changes
     .filter((change) => change.ref.startsWith(BRANCH_PREFIX) && change.new_sha !== null)
     .map((change) => ({ branch: change.ref.slice(BRANCH_PREFIX.length), sha: change.new_sha! }));
-  return E.right([...events, ...versionEvents(state, project.id, moved, command.versions ?? [], at)]);
+  return E.right([...events, ...versionEvents(state, project.id, moved, command.versions ?? [], at, 0, issued.actor.userId)]);
 };

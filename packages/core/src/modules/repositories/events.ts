@@ -120,15 +120,19 @@ export const repositoryEvents = defineEvents({
   MergeRequestVersionCreated: {
     version: 1,
     stream,
-    codec: t.type({
-      project_id: t.number,
-      iid: t.number,
-      id: t.number,
-      head_commit_sha: t.string,
-      base_commit_sha: nullable(t.string),
-      start_commit_sha: nullable(t.string),
-      created_at: t.string,
-    }),
+    codec: t.intersection([
+      t.type({
+        project_id: t.number,
+        iid: t.number,
+        id: t.number,
+        head_commit_sha: t.string,
+        base_commit_sha: nullable(t.string),
+        start_commit_sha: nullable(t.string),
+        created_at: t.string,
+      }),
+      /** When the source branch moved: the commits it gained (newest first) and who moved it (the system note's author). */
+      t.partial({ commits: t.array(t.type({ id: t.string, title: t.string })), pushed_by_id: nullable(t.number) }),
+    ]),
   },
   MergeRequestMerged: {
     version: 1,

@@ -154,7 +154,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       return;
     }
     case 'MergeRequestVersionCreated': {
-      const { project_id, iid, ...version } = event.data;
+      const { project_id, iid, commits: _commits, pushed_by_id: _pushedBy, ...version } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       mr.versions.push(version);

@@ -1,0 +1,177 @@
+/**
+ * The discussions module's evolve. It follows the noteables' deletions (their threads and notes go with them) and
+ * projects the platform's system notes from the noteables' events (`system-notes.ts`).
+ */
+import type { Draft } from 'immer';
+import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
+import type { Writable } from '../../kernel/module.js';
+import type { ProjectEvent } from '../projects/events.js';
+import type { GroupEvent } from '../groups/events.js';
+import type { IssueEvent } from '../issues/events.js';
+import type { SnippetEvent } from '../snippets/events.js';
+import type { EpicEvent } from '../epics/events.js';
+import type { RepositoryEvent } from '../repositories/events.js';
+import type { RepositoriesSlice } from '../repositories/projection.js';
+import { findMergeRequest } from '../repositories/queries.js';
+import type { ProjectsSlice } from '../projects/projection.js';
+import { findProject } from '../projects/queries.js';
+import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
+import type { DiscussionsSlice, Note, NoteableThreads } from './projection.js';
+import { discussionIdFor, noteableKey } from './queries.js';
+import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
+
+/** The follower reads the merge requests and projects (for the "added N commits" note) and writes its own slice. */
+export type DiscussionsDraft = Writable<{ readonly discussions: DiscussionsSlice; readonly repositories: RepositoriesSlice; readonly projects: ProjectsSlice }, 'discussions'>;
+export type DiscussionsFollowed =
+  | Extract<ProjectEvent, { type: 'ProjectDeleted' }>
+  | Extract<GroupEvent, { type: 'GroupDeleted' }>
+  | Extract<IssueEvent, { type: 'IssueDeleted' | 'IssueUpdated' }>
+  | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
+  | Extract<EpicEvent, { type: 'EpicUpdated' }>
+  | Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>;
+
+type Slice = Draft<DiscussionsSlice>;
+
+const threadsFor = (slice: Slice, noteable: NoteableData): Draft<NoteableThreads> => {
+  let threads = tableGet(slice.noteables, noteable.key);
+  if (!threads) {
+    tableSet(slice.noteables, noteable.key, { ...noteable, threads: emptyTable(), next_ordinal: 0, thread_count: 0, note_count: 0 });
+    threads = tableGet(slice.noteables, noteable.key)!;
+  }
+  return threads;
+};
+
+const noteOf = (data: NoteData, discussionId: string, noteableKey_: string, system: boolean): Note => ({
+  ...data,
+  discussion_id: discussionId,
+  noteable_key: noteableKey_,
+  updated_at: data.created_at,
+  system,
+});
+
+/** Starts a thread (a user's, or a system note's). */
+const start = (slice: Slice, discussionId: string, noteable: NoteableData, individual: boolean, note: Note): void => {
+  const threads = threadsFor(slice, noteable);
+  const ordinal = threads.next_ordinal;
+  tableSet(threads.threads, ordinal, discussionId);
+  threads.next_ordinal = ordinal + 1;
+  threads.thread_count += 1;
+  threads.note_count += 1;
+  tableSet(slice.discussions, discussionId, { id: discussionId, noteable_key: noteable.key, individual_note: individual, note_ids: [note.id], ordinal });
+  tableSet(slice.notes, note.id, note);
+  if (note.id > slice.sequence) slice.sequence = note.id;
+};
+
+const dropNoteable = (slice: Slice, key: string): void => {
+  const threads = tableGet(slice.noteables, key);
+  if (!threads) return;
+  for (const id of [...tableValues(threads.threads)]) {
+    const discussion = tableGet(slice.discussions, id);
+    for (const noteId of discussion?.note_ids ?? []) tableDelete(slice.notes, noteId);
+    tableDelete(slice.discussions, id);
+  }
+  tableDelete(slice.noteables, key);
+};
+
+export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void => {
+  const slice = state.discussions;
+  switch (event.type) {
+    case 'DiscussionStarted': {
+      const { discussion_id, noteable, individual_note, note } = event.data;
+      start(slice, discussion_id, noteable, individual_note, noteOf(note, discussion_id, noteable.key, false));
+      return;
+    }
+    case 'NoteAdded': {
+      const { discussion_id, note, converted_note_id } = event.data;
+      const discussion = tableGet(slice.discussions, discussion_id);
+      if (!discussion) return;
+      tableSet(slice.notes, note.id, noteOf(note, discussion_id, discussion.noteable_key, false));
+      discussion.note_ids.push(note.id);
+      if (converted_note_id !== null) {
+        discussion.individual_note = false;
+        const converted = tableGet(slice.notes, converted_note_id);
+        if (converted) converted.type = 'DiscussionNote';
+      }
+      const threads = tableGet(slice.noteables, discussion.noteable_key);
+      if (threads) threads.note_count += 1;
+      if (note.id > slice.sequence) slice.sequence = note.id;
+      return;
+    }
+    case 'NoteEdited': {
+      const note = tableGet(slice.notes, event.data.note_id);
+      if (note) Object.assign(note, { body: event.data.body, updated_at: event.data.updated_at });
+      return;
+    }
+    case 'NoteDeleted': {
+      const discussion = tableGet(slice.discussions, event.data.discussion_id);
+      tableDelete(slice.notes, event.data.note_id);
+      if (!discussion) return;
+      const index = discussion.note_ids.indexOf(event.data.note_id);
+      if (index >= 0) discussion.note_ids.splice(index, 1);
+      const threads = tableGet(slice.noteables, discussion.noteable_key);
+      if (threads) threads.note_count -= 1;
+      if (discussion.note_ids.length > 0) return;
+      // The last note gone, the thread is gone.
+      if (threads) {
+        tableDelete(threads.threads, discussion.ordinal);
+        threads.thread_count -= 1;
+      }
+      tableDelete(slice.discussions, discussion.id);
+      return;
+    }
+    case 'DiscussionResolved':
+    case 'DiscussionUnresolved': {
+      const resolved = event.type === 'DiscussionResolved';
+      for (const id of event.data.note_ids) {
+        const note = tableGet(slice.notes, id);
+        if (note) Object.assign(note, resolved ? { resolved_by_id: event.data.resolved_by_id, resolved_at: event.data.at } : { resolved_by_id: null, resolved_at: null });
+      }
+      return;
+    }
+  }
+};
+
+/** A system note (`individual_note: true`, `type: null`, `system: true`), its id drawn from the note sequence. */
+const systemNote = (state: DiscussionsDraft, noteable: NoteableData, body: string, authorId: number | null, at: string): void => {
+  const slice = state.discussions;
+  const id = slice.sequence + 1;
+  const discussionId = discussionIdFor(id);
+  const data: NoteData = { id, type: null, body, author_id: authorId, created_at: at, position: null, line_code: null, commit_id: null, resolved_by_id: null, resolved_at: null };
+  start(slice, discussionId, noteable, true, noteOf(data, discussionId, noteable.key, true));
+};
+
+const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean): void => {
+  const keys: string[] = [];
+  for (const threads of tableValues(slice.noteables)) if (matches(threads)) keys.push(threads.key);
+  for (const key of keys) dropNoteable(slice, key);
+};
+
+export const follows = {
+  IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
+  SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
+  ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
+    dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
+  GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),
+  IssueUpdated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueUpdated' }>): void => {
+    const { data } = event;
+    const noteable: NoteableData = { key: noteableKey('Issue', data.id), type: 'Issue', id: data.id, iid: data.iid, project_id: data.project_id, group_id: null, commit_sha: null };
+    for (const body of systemNoteBodies('issue', data)) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
+  },
+  MergeRequestVersionCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>): void => {
+    const { data } = event;
+    if (!data.commits || data.commits.length === 0) return;
+    // The owner's evolve ran first: the merge request holds the new version as its last.
+    const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
+    const project = findProject(state.projects, data.project_id);
+    if (!mr || !project) return;
+    const previous = mr.versions[mr.versions.length - 2]?.head_commit_sha ?? null;
+    const noteable: NoteableData = { key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: data.project_id, group_id: null, commit_sha: null };
+    const compare = `/${project.path_with_namespace}/-/merge_requests/${mr.iid}/diffs?diff_id=${data.id}${previous ? `&start_sha=${previous}` : ''}`;
+    systemNote(state, noteable, addedCommitsBody(data.commits, compare), data.pushed_by_id ?? null, data.created_at);
+  },
+  EpicUpdated: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicUpdated' }>): void => {
+    const { data } = event;
+    const noteable: NoteableData = { key: noteableKey('Epic', data.id), type: 'Epic', id: data.id, iid: null, project_id: null, group_id: data.group_id, commit_sha: null };
+    for (const body of systemNoteBodies('epic', data)) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
+  },
+};

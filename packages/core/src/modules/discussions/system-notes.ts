@@ -1,0 +1,49 @@
+/**
+ * System notes as projections of the noteables' events (`SystemNotes::IssuablesService`, 14.x). State changes
+ * (close, reopen) and labels write resource events on the platform since 13.x, not notes, so they project none.
+ */
+
+/** `changed title from **{-old-}** to **{+new+}**`: the markers wrap the changed span only (`InlineDiffMarkdownMarker`). */
+export const titleChangeBody = (from: string, to: string): string => {
+  const a = [...from];
+  const b = [...to];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  const mark = (chars: string[], sign: '-' | '+') => {
+    const head = chars.slice(0, prefix).join('');
+    const changed = chars.slice(prefix, chars.length - suffix).join('');
+    const tail = chars.slice(chars.length - suffix).join('');
+    return `${head}${changed === '' ? '' : `{${sign}${changed}${sign}}`}${tail}`;
+  };
+  return `changed title from **${mark(a, '-')}** to **${mark(b, '+')}**`;
+};
+
+interface Changes {
+  readonly title?: string;
+  readonly previous_title?: string;
+  readonly description?: string;
+  readonly confidential?: boolean;
+}
+
+/** The notes an update writes, in the platform's order (title, description, confidentiality). */
+export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes): string[] => {
+  const bodies: string[] = [];
+  if (changes.title !== undefined && changes.previous_title !== undefined) bodies.push(titleChangeBody(changes.previous_title, changes.title));
+  if (changes.description !== undefined) bodies.push('changed the description');
+  if (changes.confidential !== undefined) bodies.push(changes.confidential ? `made the ${kind} confidential` : `made the ${kind} visible to everyone`);
+  return bodies;
+};
+
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/**
+ * `SystemNotes::CommitService#add_commits`: "added N commit(s)", the new commits as an HTML list
+ * (`<li>short_id - title</li>`), and a link comparing with the previous version.
+ */
+export const addedCommitsBody = (commits: readonly { readonly id: string; readonly title: string }[], comparePath: string): string => {
+  const count = commits.length;
+  const list = commits.map((commit) => `<li>${commit.id.slice(0, 8)} - ${escapeHtml(commit.title)}</li>`).join('');
+  return [`added ${count} commit${count === 1 ? '' : 's'}`, `<ul>${list}</ul>`, `[Compare with previous version](${comparePath})`].join('\n\n');
+};

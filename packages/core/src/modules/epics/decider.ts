@@ -1,0 +1,64 @@
+/** The epics module's decisions. */
+import * as E from 'fp-ts/lib/Either.js';
+import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import type { Issued } from '../../kernel/decider.js';
+import { tableGet } from '../../kernel/table.js';
+import { findGroup } from '../groups/queries.js';
+import { Errors, MAX_NAME } from '../shared/validation.js';
+import type { EpicCommand } from './commands.js';
+import type { EpicEvent } from './events.js';
+import type { EpicsView } from './projection.js';
+import { canCreateEpic, canReadEpic, canUpdateEpic, findEpic } from './queries.js';
+
+type Narrow<T extends EpicCommand['type']> = Issued<Extract<EpicCommand, { type: T }>>;
+type Decided = E.Either<DomainError, readonly EpicEvent[]>;
+
+const checkTitle = (title: string | undefined) => new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
+const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+
+const decideCreate = ({ command, actor, at }: Narrow<'CreateEpic'>, state: EpicsView): Decided => {
+  const group = findGroup(state.groups, command.group_id);
+  if (!group) return E.left(notFound('Group'));
+  if (actor.userId !== null && !canCreateEpic(state, actor.userId, group)) return E.left(forbidden());
+  const errors = checkTitle(command.title);
+  if (!errors.empty) return errors.toEither([]);
+  return E.right([
+    {
+      type: 'EpicCreated',
+      data: {
+        group_id: group.id,
+        id: state.epics.sequence + 1,
+        iid: (tableGet(state.epics.byGroup, group.id)?.last_iid ?? 0) + 1,
+        title: command.title,
+        description: command.description ?? '',
+        confidential: command.confidential ?? false,
+        labels: uniq(command.labels ?? []),
+        author_id: actor.userId,
+        created_at: at,
+      },
+    },
+  ]);
+};
+
+const decideUpdate = ({ command, actor, at }: Narrow<'UpdateEpic'>, state: EpicsView): Decided => {
+  const group = findGroup(state.groups, command.group_id);
+  const epic = group ? findEpic(state.epics, group.id, command.iid) : undefined;
+  if (!group || !epic || (actor.userId !== null && !canReadEpic(state, actor.userId, group, epic))) return E.left(notFound(group ? 'Epic' : 'Group'));
+  if (actor.userId !== null && !canUpdateEpic(state, actor.userId, group, epic)) return E.left(forbidden());
+  const errors = checkTitle(command.title);
+  if (!errors.empty) return errors.toEither([]);
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[] } = {};
+  if (command.title !== undefined && command.title !== epic.title) Object.assign(changes, { title: command.title, previous_title: epic.title });
+  if (command.description !== undefined && command.description !== epic.description) changes.description = command.description;
+  if (command.confidential !== undefined && command.confidential !== epic.confidential) changes.confidential = command.confidential;
+  if (command.labels !== undefined) changes.labels = uniq(command.labels);
+  const base = { group_id: group.id, id: epic.id, iid: epic.iid };
+  const events: EpicEvent[] = [];
+  if (Object.keys(changes).length > 0) events.push({ type: 'EpicUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
+  if (command.state_event === 'close' && epic.state === 'opened') events.push({ type: 'EpicClosed', data: { ...base, closed_by_id: actor.userId, at } });
+  if (command.state_event === 'reopen' && epic.state === 'closed') events.push({ type: 'EpicReopened', data: { ...base, at } });
+  return E.right(events);
+};
+
+export const decide = (issued: Issued<EpicCommand>, state: EpicsView): Decided =>
+  issued.command.type === 'CreateEpic' ? decideCreate(issued as Narrow<'CreateEpic'>, state) : decideUpdate(issued as Narrow<'UpdateEpic'>, state);

@@ -1,0 +1,25 @@
+/** Issue commands (`Issues::CreateService`, `UpdateService`, `DestroyService`), lean: title, description, labels, confidentiality, state. */
+export type IssueCommand =
+  | {
+      readonly type: 'CreateIssue';
+      readonly project_id: number;
+      readonly title: string;
+      readonly description?: string;
+      readonly confidential?: boolean;
+      readonly labels?: readonly string[];
+      readonly assignee_ids?: readonly number[];
+      /** Honoured for administrators and project owners (`set_issue_created_at`), else ignored. */
+      readonly created_at?: string;
+    }
+  | {
+      readonly type: 'UpdateIssue';
+      readonly project_id: number;
+      readonly iid: number;
+      readonly title?: string;
+      readonly description?: string;
+      readonly confidential?: boolean;
+      readonly labels?: readonly string[];
+      readonly assignee_ids?: readonly number[];
+      readonly state_event?: 'close' | 'reopen';
+    }
+  | { readonly type: 'DeleteIssue'; readonly project_id: number; readonly iid: number };

@@ -1,0 +1,91 @@
+/** The issues module's decisions. */
+import * as E from 'fp-ts/lib/Either.js';
+import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import type { Issued } from '../../kernel/decider.js';
+import { canOnProject, isAdmin } from '../access/abilities.js';
+import { findProject } from '../projects/queries.js';
+import { Errors, MAX_NAME } from '../shared/validation.js';
+import type { IssueCommand } from './commands.js';
+import type { IssueEvent } from './events.js';
+import type { IssuesView } from './projection.js';
+import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
+import { tableGet } from '../../kernel/table.js';
+
+type Narrow<T extends IssueCommand['type']> = Issued<Extract<IssueCommand, { type: T }>>;
+type Decided = E.Either<DomainError, readonly IssueEvent[]>;
+
+const MAX_DESCRIPTION = 1_048_576;
+
+const checkText = (title: string | undefined, description: string | undefined) =>
+  new Errors()
+    .check(title === undefined || title.trim() !== '', 'title', "can't be blank")
+    .maxLength('title', title, MAX_NAME)
+    .maxLength('description', description, MAX_DESCRIPTION);
+
+const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+
+const decideCreate = ({ command, actor, at }: Narrow<'CreateIssue'>, state: IssuesView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  if (!project || (actor.userId !== null && !canCreateIssue(state, actor.userId, project))) return E.left(project ? forbidden() : notFound('Project'));
+  const errors = checkText(command.title, command.description);
+  if (!errors.empty) return errors.toEither([]);
+  const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const iid = (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
+  return E.right([
+    {
+      type: 'IssueCreated',
+      data: {
+        project_id: project.id,
+        id: state.issues.sequence + 1,
+        iid,
+        title: command.title,
+        description: command.description ?? '',
+        confidential: command.confidential ?? false,
+        labels: uniq(command.labels ?? []),
+        assignee_ids: [...(command.assignee_ids ?? [])],
+        author_id: actor.userId,
+        created_at: mayBackdate && command.created_at ? command.created_at : at,
+      },
+    },
+  ]);
+};
+
+const decideUpdate = ({ command, actor, at }: Narrow<'UpdateIssue'>, state: IssuesView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
+  if (!project || !issue || !canReadIssue(state, actor.userId, project, issue) && actor.userId !== null) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (actor.userId !== null && !canUpdateIssue(state, actor.userId, project, issue)) return E.left(forbidden());
+  const errors = checkText(command.title, command.description);
+  if (!errors.empty) return errors.toEither([]);
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[] } = {};
+  if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
+  if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
+  if (command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
+  if (command.labels !== undefined) changes.labels = uniq(command.labels);
+  if (command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  const base = { project_id: project.id, id: issue.id, iid: issue.iid };
+  const events: IssueEvent[] = [];
+  if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
+  if (command.state_event === 'close' && issue.state === 'opened') events.push({ type: 'IssueClosed', data: { ...base, closed_by_id: actor.userId, at } });
+  if (command.state_event === 'reopen' && issue.state === 'closed') events.push({ type: 'IssueReopened', data: { ...base, at } });
+  return E.right(events);
+};
+
+const decideDelete = ({ command, actor, at }: Narrow<'DeleteIssue'>, state: IssuesView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
+  if (!project || !issue || (actor.userId !== null && !canReadIssue(state, actor.userId, project, issue))) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (actor.userId !== null && !canOnProject(state, actor.userId, 'destroy_issue', project)) return E.left(forbidden());
+  return E.right([{ type: 'IssueDeleted', data: { project_id: project.id, id: issue.id, iid: issue.iid, at } }]);
+};
+
+export const decide = (issued: Issued<IssueCommand>, state: IssuesView): Decided => {
+  switch (issued.command.type) {
+    case 'CreateIssue':
+      return decideCreate(issued as Narrow<'CreateIssue'>, state);
+    case 'UpdateIssue':
+      return decideUpdate(issued as Narrow<'UpdateIssue'>, state);
+    case 'DeleteIssue':
+      return decideDelete(issued as Narrow<'DeleteIssue'>, state);
+  }
+};

@@ -1,0 +1,49 @@
+/**
+ * Issue events. `IssueUpdated` carries the previous title and whether the description changed, so that the
+ * discussions module can project the platform's system notes ("changed title from …", "changed the description")
+ * from the event alone.
+ */
+import * as t from 'io-ts';
+import { defineEvents, type EventsOf } from '../../kernel/events.js';
+import { nullable } from '../shared/codecs.js';
+
+const stream = (data: { project_id: number }) => `issues-${data.project_id}`;
+
+export const issueEvents = defineEvents({
+  IssueCreated: {
+    version: 1,
+    stream,
+    codec: t.type({
+      project_id: t.number,
+      id: t.number,
+      iid: t.number,
+      title: t.string,
+      description: t.string,
+      confidential: t.boolean,
+      labels: t.array(t.string),
+      assignee_ids: t.array(t.number),
+      author_id: nullable(t.number),
+      created_at: t.string,
+    }),
+  },
+  IssueUpdated: {
+    version: 1,
+    stream,
+    codec: t.intersection([
+      t.type({ project_id: t.number, id: t.number, iid: t.number, updated_by_id: nullable(t.number), updated_at: t.string }),
+      t.partial({
+        title: t.string,
+        previous_title: t.string,
+        description: t.string,
+        confidential: t.boolean,
+        labels: t.array(t.string),
+        assignee_ids: t.array(t.number),
+      }),
+    ]),
+  },
+  IssueClosed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },
+  IssueReopened: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, at: t.string }) },
+  IssueDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, at: t.string }) },
+});
+
+export type IssueEvent = EventsOf<typeof issueEvents>;

@@ -1,0 +1,62 @@
+/** The issues module's evolve; a deleted project takes its issues along. */
+import type { Draft } from 'immer';
+import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
+import type { Writable } from '../../kernel/module.js';
+import type { ProjectEvent } from '../projects/events.js';
+import type { IssueEvent } from './events.js';
+import type { Issue, IssuesSlice } from './projection.js';
+
+export type IssuesDraft = Writable<{ readonly issues: IssuesSlice }, 'issues'>;
+export type IssuesFollowed = Extract<ProjectEvent, { type: 'ProjectDeleted' }>;
+
+const issueOf = (state: IssuesDraft, id: number): Draft<Issue> | undefined => tableGet(state.issues.byId, id);
+
+export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
+  switch (event.type) {
+    case 'IssueCreated': {
+      const { created_at, ...data } = event.data;
+      tableSet(state.issues.byId, data.id, { ...data, state: 'opened', created_at, updated_at: created_at, closed_at: null, closed_by_id: null });
+      let project = tableGet(state.issues.byProject, data.project_id);
+      if (!project) {
+        tableSet(state.issues.byProject, data.project_id, { byIid: emptyTable(), last_iid: 0 });
+        project = tableGet(state.issues.byProject, data.project_id)!;
+      }
+      tableSet(project.byIid, data.iid, data.id);
+      if (data.iid > project.last_iid) project.last_iid = data.iid;
+      if (data.id > state.issues.sequence) state.issues.sequence = data.id;
+      return;
+    }
+    case 'IssueUpdated': {
+      const issue = issueOf(state, event.data.id);
+      if (!issue) return;
+      const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, ...changes } = event.data;
+      Object.assign(issue, changes, { updated_at });
+      return;
+    }
+    case 'IssueClosed': {
+      const issue = issueOf(state, event.data.id);
+      if (issue) Object.assign(issue, { state: 'closed', closed_at: event.data.at, closed_by_id: event.data.closed_by_id, updated_at: event.data.at });
+      return;
+    }
+    case 'IssueReopened': {
+      const issue = issueOf(state, event.data.id);
+      if (issue) Object.assign(issue, { state: 'opened', closed_at: null, closed_by_id: null, updated_at: event.data.at });
+      return;
+    }
+    case 'IssueDeleted': {
+      tableDelete(state.issues.byId, event.data.id);
+      const project = tableGet(state.issues.byProject, event.data.project_id);
+      if (project) tableDelete(project.byIid, event.data.iid);
+      return;
+    }
+  }
+};
+
+export const follows = {
+  ProjectDeleted: (state: IssuesDraft, event: IssuesFollowed): void => {
+    const project = tableGet(state.issues.byProject, event.data.id);
+    if (!project) return;
+    for (const id of [...tableValues(project.byIid)]) tableDelete(state.issues.byId, id);
+    tableDelete(state.issues.byProject, event.data.id);
+  },
+};

@@ -1,0 +1,18 @@
+/** The issues module: project issues, a noteable of the discussions module. */
+import { defineModule } from '../../kernel/module.js';
+import type { IssueCommand } from './commands.js';
+import { decide } from './decider.js';
+import { evolve, follows, type IssuesDraft, type IssuesFollowed } from './evolve.js';
+import { issueEvents } from './events.js';
+import { initialIssues, type IssuesSlice, type IssuesView } from './projection.js';
+
+export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlice }, IssuesView, IssuesDraft, IssueCommand, typeof issueEvents, IssuesFollowed>({
+  name: 'issues',
+  version: 1,
+  initial: () => ({ issues: initialIssues() }),
+  events: issueEvents,
+  commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue'],
+  decide,
+  evolve,
+  follows,
+});

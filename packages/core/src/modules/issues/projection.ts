@@ -1,0 +1,39 @@
+/** The issues projection: every project's issues, by id and by the project's iid. */
+import { emptyTable, type Table } from '../../kernel/table.js';
+import type { MembershipView } from '../members/projection.js';
+
+export type IssueState = 'opened' | 'closed';
+
+export interface Issue {
+  readonly id: number;
+  readonly iid: number;
+  readonly project_id: number;
+  readonly title: string;
+  readonly description: string;
+  readonly state: IssueState;
+  readonly confidential: boolean;
+  readonly labels: readonly string[];
+  readonly assignee_ids: readonly number[];
+  readonly author_id: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly closed_at: string | null;
+  readonly closed_by_id: number | null;
+}
+
+export interface ProjectIssues {
+  /** iid → issue id. */
+  readonly byIid: Table<number>;
+  /** The last iid drawn (iids are never reused, even after a deletion). */
+  readonly last_iid: number;
+}
+
+export interface IssuesSlice {
+  readonly byId: Table<Issue>;
+  readonly byProject: Table<ProjectIssues>;
+  readonly sequence: number;
+}
+
+export type IssuesView = MembershipView & { readonly issues: IssuesSlice };
+
+export const initialIssues = (): IssuesSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0 });

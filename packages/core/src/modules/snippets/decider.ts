@@ -1,0 +1,95 @@
+/** The snippets module's decisions. */
+import * as E from 'fp-ts/lib/Either.js';
+import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import type { Issued } from '../../kernel/decider.js';
+import { findProject } from '../projects/queries.js';
+import { Errors, MAX_NAME } from '../shared/validation.js';
+import type { SnippetCommand, SnippetFileInput } from './commands.js';
+import type { SnippetEvent } from './events.js';
+import type { SnippetsView } from './projection.js';
+import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from './queries.js';
+
+type Narrow<T extends SnippetCommand['type']> = Issued<Extract<SnippetCommand, { type: T }>>;
+type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
+
+/** The platform's `snippet_size_limit` default (50 MB) is far above what a log should hold; 1 MB per file here. */
+const MAX_CONTENT = 1_048_576;
+const MAX_FILES = 10;
+
+/** `Snippet` validations and the repository checks of `Snippets::CreateService` (paths unique, at most 10 files). */
+const checkSnippet = (title: string | undefined, files: readonly SnippetFileInput[] | undefined) => {
+  const errors = new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
+  if (files === undefined) return errors;
+  errors.check(files.length > 0, 'content', "can't be blank");
+  errors.check(files.length <= MAX_FILES, 'files', `are limited to ${MAX_FILES}`);
+  const paths = files.map((file) => file.file_path);
+  errors.check(new Set(paths).size === paths.length, 'files', 'have duplicate paths');
+  errors.check(files.every((file) => file.content.length <= MAX_CONTENT), 'content', `is too long (${MAX_CONTENT / 1_048_576} MB), maximum is 1 MB`);
+  errors.check(files.every((file) => file.content !== ''), 'content', "can't be blank");
+  return errors;
+};
+
+const toFiles = (files: readonly SnippetFileInput[]) => files.map((file) => ({ path: file.file_path, content: file.content }));
+
+const decideCreate = ({ command, actor, at }: Narrow<'CreateSnippet'>, state: SnippetsView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  if (!project) return E.left(notFound('Project'));
+  if (actor.userId !== null && !canCreateSnippet(state, actor.userId, project)) return E.left(forbidden());
+  const errors = checkSnippet(command.title, command.files);
+  if (!errors.empty) return errors.toEither([]);
+  return E.right([
+    {
+      type: 'SnippetCreated',
+      data: {
+        project_id: project.id,
+        id: state.snippets.sequence + 1,
+        title: command.title,
+        description: command.description ?? '',
+        visibility: command.visibility,
+        files: toFiles(command.files),
+        author_id: actor.userId,
+        created_at: at,
+      },
+    },
+  ]);
+};
+
+const locate = (state: SnippetsView, actorId: number | null, projectId: number, id: number) => {
+  const project = findProject(state.projects, projectId);
+  const snippet = project ? findSnippet(state.snippets, projectId, id) : undefined;
+  if (!project || !snippet || (actorId !== null && !canReadSnippet(state, actorId, project, snippet))) return E.left(notFound(project ? 'Snippet' : 'Project'));
+  if (actorId !== null && !canUpdateSnippet(state, actorId, project, snippet)) return E.left(forbidden());
+  return E.right({ project, snippet });
+};
+
+const decideUpdate = ({ command, actor, at }: Narrow<'UpdateSnippet'>, state: SnippetsView): Decided => {
+  const located = locate(state, actor.userId, command.project_id, command.id);
+  if (E.isLeft(located)) return located;
+  const { snippet } = located.right;
+  const errors = checkSnippet(command.title, command.files);
+  if (!errors.empty) return errors.toEither([]);
+  const changes: { title?: string; description?: string; visibility?: typeof snippet.visibility; files?: { path: string; content: string }[] } = {};
+  if (command.title !== undefined && command.title !== snippet.title) changes.title = command.title;
+  if (command.description !== undefined && command.description !== snippet.description) changes.description = command.description;
+  if (command.visibility !== undefined && command.visibility !== snippet.visibility) changes.visibility = command.visibility;
+  if (command.files !== undefined) changes.files = toFiles(command.files);
+  // The platform saves (and moves updated_at) even when nothing changed.
+  return E.right([{ type: 'SnippetUpdated', data: { project_id: snippet.project_id, id: snippet.id, updated_at: at, ...changes } }]);
+};
+
+const decideDelete = ({ command, actor, at }: Narrow<'DeleteSnippet'>, state: SnippetsView): Decided => {
+  const located = locate(state, actor.userId, command.project_id, command.id);
+  if (E.isLeft(located)) return located;
+  return E.right([{ type: 'SnippetDeleted', data: { project_id: command.project_id, id: command.id, at } }]);
+};
+
+export const decide = (issued: Issued<SnippetCommand>, state: SnippetsView): Decided => {
+  switch (issued.command.type) {
+    case 'CreateSnippet':
+      return decideCreate(issued as Narrow<'CreateSnippet'>, state);
+    case 'UpdateSnippet':
+      return decideUpdate(issued as Narrow<'UpdateSnippet'>, state);
+    case 'DeleteSnippet':
+      return decideDelete(issued as Narrow<'DeleteSnippet'>, state);
+  }
+};

@@ -1,0 +1,44 @@
+/** `EE::API::Entities::Epic` (14.7), lean: no dates, parents or children here. */
+import { findUser, type Epic, type Group } from '@forgefold/core';
+import type { PresentContext } from '../context.js';
+import { userBasic } from '../users/entities.js';
+
+export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext) => {
+  const author = epic.author_id === null ? undefined : findUser(ctx.state.users, epic.author_id);
+  const apiGroup = `${ctx.baseUrl}/api/v4/groups/${group.id}`;
+  return {
+    id: epic.id,
+    iid: epic.iid,
+    group_id: epic.group_id,
+    parent_id: null,
+    parent_iid: null,
+    title: epic.title,
+    description: epic.description,
+    confidential: epic.confidential,
+    author: author ? userBasic(author, ctx) : null,
+    start_date: null,
+    start_date_is_fixed: false,
+    start_date_fixed: null,
+    start_date_from_milestones: null,
+    start_date_from_inherited_source: null,
+    end_date: null,
+    due_date: null,
+    due_date_is_fixed: false,
+    due_date_fixed: null,
+    due_date_from_milestones: null,
+    due_date_from_inherited_source: null,
+    state: epic.state,
+    web_edit_url: `${ctx.baseUrl}/groups/${group.full_path}/-/epics/${epic.iid}`,
+    web_url: `${ctx.baseUrl}/groups/${group.full_path}/-/epics/${epic.iid}`,
+    reference: `&${epic.iid}`,
+    references: { short: `&${epic.iid}`, relative: `&${epic.iid}`, full: `${group.full_path}&${epic.iid}` },
+    created_at: epic.created_at,
+    updated_at: epic.updated_at,
+    closed_at: epic.closed_at,
+    labels: [...epic.labels].sort(),
+    upvotes: 0,
+    downvotes: 0,
+    color: '#1068bf',
+    _links: { self: `${apiGroup}/epics/${epic.iid}`, epic_issues: `${apiGroup}/epics/${epic.iid}/issues`, group: apiGroup, parent: null },
+  };
+};

@@ -1,0 +1,29 @@
+/** Parameters of the group epics API (ee/lib/api/epics.rb, 14.7), lean. */
+import { atLeastOneOf, optional, requires, schema, T } from '../../http/index.js';
+
+export const listParams = schema(
+  optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
+  optional('order_by', T.String, { values: ['created_at', 'updated_at'], default: 'created_at' }),
+  optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
+  optional('search', T.String),
+  optional('labels', T.CommaSeparatedStrings),
+  optional('author_id', T.Integer),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
+);
+
+export const createParams = schema(
+  requires('title', T.String),
+  optional('description', T.String),
+  optional('labels', T.CommaSeparatedStrings),
+  optional('confidential', T.Boolean),
+);
+
+export const updateParams = schema(
+  optional('title', T.String),
+  optional('description', T.String),
+  optional('labels', T.CommaSeparatedStrings),
+  optional('confidential', T.Boolean),
+  optional('state_event', T.String, { values: ['reopen', 'close'] }),
+  atLeastOneOf('title', 'description', 'labels', 'confidential', 'state_event'),
+);

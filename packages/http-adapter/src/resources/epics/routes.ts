@@ -1,0 +1,94 @@
+/** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), by iid. */
+import * as E from 'fp-ts/lib/Either.js';
+import { canCreateEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, notFound, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
+import { created, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
+import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
+import { createParams, listParams, updateParams } from './params.js';
+import { epicEntity } from './entities.js';
+
+const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { group: Group; epic: Epic }> => {
+  const group = groupOfRoute(ctx, state);
+  if (E.isLeft(group)) return group;
+  const iid = Number(ctx.routeParams['epic_iid']);
+  const epic = Number.isSafeInteger(iid) ? findEpic(state.epics, group.right.id, iid) : undefined;
+  if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(notFound('Epic'));
+  return E.right({ group: group.right, epic });
+};
+
+export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  listRoute(deps, {
+    path: '/groups/:id/epics',
+    auth: 'optional',
+    params: listParams,
+    find: groupOfRoute,
+    rows: (ctx, state, group) => {
+      const { params } = ctx;
+      const search = params.search?.toLowerCase();
+      const labels = params.labels?.filter((label) => label !== '') ?? [];
+      const list = epicsOf(state.epics, group.id).filter(
+        (epic) =>
+          canReadEpic(state, viewerId(ctx), group, epic) &&
+          (params.state === 'all' || epic.state === params.state) &&
+          labels.every((label) => epic.labels.includes(label)) &&
+          (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
+          (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id),
+      );
+      const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
+      list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
+      if (params.sort !== 'asc') list.reverse();
+      return list;
+    },
+    present: (epic, view, group) => epicEntity(epic, group, view),
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/epics/:epic_iid',
+    auth: 'optional',
+    handler: (ctx) => {
+      const found = epicOfRoute(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      return ok(epicEntity(found.right.epic, found.right.group, presentContext(deps, ctx)));
+    },
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/groups/:id/epics',
+    params: createParams,
+    find: groupOfRoute,
+    authorize: (ctx, state, group) => (canCreateEpic(state, viewerId(ctx), group) ? null : forbidden()),
+    command: (ctx, group) => ({
+      type: 'CreateEpic',
+      group_id: group.id,
+      title: ctx.params.title ?? '',
+      ...(ctx.params.description ? { description: ctx.params.description } : {}),
+      ...(ctx.params.labels ? { labels: ctx.params.labels } : {}),
+      ...(ctx.params.confidential !== undefined && ctx.params.confidential !== null ? { confidential: ctx.params.confidential } : {}),
+    }),
+    present: (done, ctx, group) => {
+      const iid = (done.events.find((event) => event.type === 'EpicCreated')!.data as { iid: number }).iid;
+      return created(epicEntity(findEpic(done.state.epics, group.id, iid)!, group, presentContext(deps, ctx, done.state)));
+    },
+  }),
+  commandRoute(deps, {
+    method: 'PUT',
+    path: '/groups/:id/epics/:epic_iid',
+    params: updateParams,
+    find: epicOfRoute,
+    authorize: (ctx, state, { group, epic }) => (canUpdateEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
+    command: (ctx, { group, epic }) => {
+      const { params } = ctx;
+      return {
+        type: 'UpdateEpic',
+        group_id: group.id,
+        iid: epic.iid,
+        ...(params.title !== undefined && params.title !== null ? { title: params.title } : {}),
+        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.labels ? { labels: params.labels } : {}),
+        ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
+        ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+      };
+    },
+    present: (done, ctx, { group, epic }) => ok(epicEntity(findEpic(done.state.epics, group.id, epic.iid)!, group, presentContext(deps, ctx, done.state))),
+  }),
+];

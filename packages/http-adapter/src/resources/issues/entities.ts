@@ -1,0 +1,63 @@
+/** `Entities::Issue` (14.7, with EE's fields), lean: no milestones, time tracking or epics here. */
+import { findUser, notesOfNoteable, noteableKey, type Issue, type Project } from '@forgefold/core';
+import type { PresentContext } from '../context.js';
+import { userBasic } from '../users/entities.js';
+import { projectWebUrl } from '../repositories/entities.js';
+
+const user = (id: number | null, ctx: PresentContext) => {
+  const found = id === null ? undefined : findUser(ctx.state.users, id);
+  return found ? userBasic(found, ctx) : null;
+};
+
+/** Notes written by people (system notes excluded), as `user_notes_count`. */
+export const userNotesCount = (ctx: PresentContext, key: string): number => notesOfNoteable(ctx.state.discussions, key).filter((note) => !note.system).length;
+
+export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext) => {
+  const assignees = issue.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
+  const apiBase = `${ctx.baseUrl}/api/v4/projects/${project.id}`;
+  return {
+    id: issue.id,
+    iid: issue.iid,
+    project_id: issue.project_id,
+    title: issue.title,
+    description: issue.description,
+    state: issue.state,
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
+    closed_at: issue.closed_at,
+    closed_by: issue.state === 'closed' ? user(issue.closed_by_id, ctx) : null,
+    labels: [...issue.labels].sort(),
+    milestone: null,
+    assignees,
+    author: user(issue.author_id, ctx),
+    type: 'ISSUE',
+    assignee: assignees[0] ?? null,
+    user_notes_count: userNotesCount(ctx, noteableKey('Issue', issue.id)),
+    merge_requests_count: 0,
+    upvotes: 0,
+    downvotes: 0,
+    due_date: null,
+    confidential: issue.confidential,
+    discussion_locked: null,
+    issue_type: 'issue',
+    web_url: `${projectWebUrl(project, ctx)}/-/issues/${issue.iid}`,
+    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    task_completion_status: { count: 0, completed_count: 0 },
+    weight: null,
+    blocking_issues_count: 0,
+    has_tasks: false,
+    _links: {
+      self: `${apiBase}/issues/${issue.iid}`,
+      notes: `${apiBase}/issues/${issue.iid}/notes`,
+      award_emoji: `${apiBase}/issues/${issue.iid}/award_emoji`,
+      project: apiBase,
+    },
+    references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${project.path_with_namespace}#${issue.iid}` },
+    severity: 'UNKNOWN',
+    moved_to_id: null,
+    service_desk_reply_to: null,
+    epic_iid: null,
+    epic: null,
+    health_status: null,
+  };
+};

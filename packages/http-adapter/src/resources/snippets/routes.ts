@@ -1,0 +1,148 @@
+/**
+ * Project snippets (lib/api/project_snippets.rb, 14.7): create (`content` + `file_name`, or `files[]`), list, get,
+ * raw content, update (`content`/`file_name` on a one-file snippet, or `files[]` actions), delete. The files are
+ * kept in the log (the platform keeps them in a repository per snippet).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
+import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
+import { createParams, updateParams } from './params.js';
+import { snippetEntity } from './entities.js';
+
+/** `snippets_for_current_user.find_by(id:)`: a readable snippet, else "404 Snippet Not Found" (`find` says "404 Not found"). */
+const snippetOfRoute =
+  (message?: string) =>
+  (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { project: Project; snippet: Snippet }> => {
+    const project = projectOfRoute(ctx, state);
+    if (E.isLeft(project)) return project;
+    const id = Number(ctx.routeParams['snippet_id']);
+    const snippet = Number.isSafeInteger(id) ? findSnippet(state.snippets, project.right.id, id) : undefined;
+    if (!snippet || !canReadSnippet(state, viewerId(ctx), project.right, snippet)) return E.left(message ? notFound(undefined, message) : notFound('Snippet'));
+    return E.right({ project: project.right, snippet });
+  };
+
+type FileAction = { action: string | null; content?: string | null | undefined; file_path?: string | null | undefined; previous_path?: string | null | undefined } | null;
+
+/** `SnippetInputActionCollection`: the new set of files after the actions, or the platform's 400. */
+const applyActions = (current: readonly SnippetFileInput[], actions: readonly FileAction[]): SnippetFileInput[] => {
+  const files = current.map((file) => ({ ...file }));
+  for (const action of actions) {
+    if (!action) continue;
+    const path = action.file_path ?? action.previous_path ?? '';
+    const index = files.findIndex((file) => file.file_path === (action.previous_path ?? action.file_path));
+    switch (action.action) {
+      case 'create':
+        if (!action.file_path || action.content === undefined || action.content === null) throw ApiError.message(400, 'Snippet actions have invalid data');
+        files.push({ file_path: action.file_path, content: action.content });
+        break;
+      case 'update':
+      case 'move':
+        if (index < 0) throw ApiError.message(400, 'Snippet actions have invalid data');
+        files[index] = { file_path: path, content: action.content ?? files[index]!.content };
+        break;
+      case 'delete':
+        if (index < 0) throw ApiError.message(400, 'Snippet actions have invalid data');
+        files.splice(index, 1);
+        break;
+    }
+  }
+  return files;
+};
+
+const current = (snippet: Snippet): SnippetFileInput[] => snippet.files.map((file) => ({ file_path: file.path, content: file.content }));
+
+export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  listRoute(deps, {
+    path: '/projects/:id/snippets',
+    auth: 'optional',
+    find: projectOfRoute,
+    rows: (ctx, state, project) => snippetsOf(state.snippets, project.id).filter((snippet) => canReadSnippet(state, viewerId(ctx), project, snippet)),
+    present: (snippet, view, project) => snippetEntity(snippet, project, view),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/snippets/:snippet_id',
+    auth: 'optional',
+    handler: (ctx) => {
+      const found = snippetOfRoute('404 Not found')(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      return ok(snippetEntity(found.right.snippet, found.right.project, presentContext(deps, ctx)));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/snippets/:snippet_id/raw',
+    auth: 'optional',
+    handler: (ctx) => {
+      const found = snippetOfRoute()(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      return { ...ok(null), rawBody: Buffer.from(found.right.snippet.files[0]?.content ?? '', 'utf8'), contentType: 'text/plain; charset=utf-8' };
+    },
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/projects/:id/snippets',
+    params: createParams,
+    find: projectOfRoute,
+    authorize: (ctx, state, project) => (canCreateSnippet(state, viewerId(ctx), project) ? null : forbidden()),
+    command: (ctx, project) => {
+      const { params } = ctx;
+      const files = params.files
+        ? params.files.filter((file) => file !== null).map((file) => ({ file_path: file.file_path ?? '', content: file.content ?? '' }))
+        : [{ file_path: params.file_name ?? '', content: params.content ?? '' }];
+      return {
+        type: 'CreateSnippet',
+        project_id: project.id,
+        title: params.title ?? '',
+        ...(params.description ? { description: params.description } : {}),
+        visibility: params.visibility,
+        files,
+      };
+    },
+    present: (done, ctx, project) => {
+      const id = (done.events.find((event) => event.type === 'SnippetCreated')!.data as { id: number }).id;
+      return created(snippetEntity(findSnippet(done.state.snippets, project.id, id)!, project, presentContext(deps, ctx, done.state)));
+    },
+  }),
+  commandRoute(deps, {
+    method: 'PUT',
+    path: '/projects/:id/snippets/:snippet_id',
+    params: updateParams,
+    find: snippetOfRoute(),
+    authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
+    command: (ctx, { project, snippet }) => {
+      const { params } = ctx;
+      let files: SnippetFileInput[] | undefined;
+      if (params.files) files = applyActions(current(snippet), params.files);
+      else if (params.content !== undefined && params.content !== null || params.file_name) {
+        // `content`/`file_name` edit a snippet of one file only.
+        if (snippet.files.length > 1) throw ApiError.message(400, 'To update Snippets with multiple files, you must use the `files` parameter');
+        const only = snippet.files[0];
+        files = [{ file_path: params.file_name ?? only?.path ?? '', content: params.content ?? only?.content ?? '' }];
+      }
+      return {
+        type: 'UpdateSnippet',
+        project_id: project.id,
+        id: snippet.id,
+        ...(params.title ? { title: params.title } : {}),
+        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+        ...(params.visibility ? { visibility: params.visibility } : {}),
+        ...(files ? { files } : {}),
+      };
+    },
+    present: (done, ctx, { project, snippet }) => ok(snippetEntity(findSnippet(done.state.snippets, project.id, snippet.id)!, project, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/projects/:id/snippets/:snippet_id',
+    find: snippetOfRoute(),
+    authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
+    command: (ctx, { project, snippet }) => {
+      checkUnmodifiedSince(ctx.request.headers, snippet.updated_at);
+      return { type: 'DeleteSnippet', project_id: project.id, id: snippet.id };
+    },
+    present: () => noContent(),
+  }),
+];

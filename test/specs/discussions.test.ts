@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { discussionSpecs } from './discussions.js';
+
+describeSpecs('discussions decider', discussionSpecs);

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { snippetSpecs } from './discussions.js';
+
+describeSpecs('snippets decider', snippetSpecs);
