@@ -7,6 +7,7 @@ import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
+import { primaryGeoRuntime, type GeoRuntime } from './geo.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -32,6 +33,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly uploads?: UploadStore;
   /** The resources served under `/api/v4` (default: the resource list, `apiResources`). */
   readonly resources?: readonly ApiResource[];
+  /** Geo: the node's name, live status and sync failures (default: a primary's runtime over this application). */
+  readonly geo?: GeoRuntime;
 }
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
@@ -42,7 +45,14 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
     ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories };
+  const deps = {
+    app: options.app,
+    clock: options.clock,
+    config,
+    uploads: options.uploads ?? memoryUploadStore(),
+    repositories: options.repositories,
+    geo: options.geo ?? primaryGeoRuntime(options.app, options.version ? { version: options.version } : {}),
+  };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
