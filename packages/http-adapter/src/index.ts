@@ -8,3 +8,4 @@ export { apiResources, type ApiResource } from './resources/index.js';
 export * from './app/repositories.js';
 export * from './app/uploads.js';
 export * from './app/geo.js';
+export * from './app/geo-replication.js';

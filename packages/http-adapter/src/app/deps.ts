@@ -34,6 +34,8 @@ export interface ServerConfig {
   readonly externalUrl?: string;
   /** Gravatar URL template for users without an uploaded avatar; unset: `avatar_url` is null for them. */
   readonly gravatarUrl?: string;
+  /** Geo's shared secret (FORGEFOLD_GEO_SECRET): secondaries read the log and fetch repositories with it. */
+  readonly geoSecret?: string;
 }
 
 /** Where uploaded files (avatars) are kept, addressed by the SHA-256 of their bytes. */
