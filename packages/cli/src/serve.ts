@@ -405,7 +405,7 @@ export const startForgefold = async (
           ...(config.geo?.pollWaitMs ? { pollWaitMs: config.geo.pollWaitMs } : {}),
         },
         // Replication's health changes are for operators: printed even with the access log off.
-        options.log ?? ((entry) => say(`Forgefold geo: ${String(entry['message'])}`)),
+        options.log ?? ((entry) => say(`Forgefold ${String(entry['message'])}`)),
         PRODUCT_VERSION,
       )
     : null;

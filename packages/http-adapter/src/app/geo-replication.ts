@@ -90,9 +90,11 @@ const reportOf = (body: unknown): GeoNodeStatusReport => {
 export const geoReplicationRoute = (deps: ApiDeps, secret: string | null): RawRoute => {
   /** Long polls in progress: answered at once when the server closes. */
   const polling = new Set<() => void>();
+  let closing = false;
   return {
     name: 'Geo replication',
     close: () => {
+      closing = true;
       for (const answer of polling) answer();
     },
     matches: (path) => path === '/api/v4/geo/events' || path === '/api/v4/geo/status',
@@ -134,7 +136,7 @@ export const geoReplicationRoute = (deps: ApiDeps, secret: string | null): RawRo
         }
       }
       let events = limit === 0 ? [] : await store.readAll(after, limit);
-      if (events.length === 0 && limit > 0 && waitMs > 0) {
+      if (events.length === 0 && limit > 0 && waitMs > 0 && !closing) {
         // Long poll: the answer goes out as soon as the next event is committed (or folded from another node).
         let answer = () => undefined as void;
         const closed = new Promise<void>((resolve) => {

@@ -13,7 +13,5 @@ export const findGeoNodeStatus = (geo: GeoSlice, nodeId: number): GeoNodeStatus 
 
 export const findGeoNodeByName = (geo: GeoSlice, name: string): GeoNode | undefined => geoNodes(geo).find((node) => node.name === name);
 
-export const primaryGeoNode = (geo: GeoSlice): GeoNode | undefined => geoNodes(geo).find((node) => node.primary);
-
 /** `internal_url`, falling back to `url` (the reader the entity and secondaries use). */
 export const internalUrlOf = (node: GeoNode): string => node.internal_url ?? node.url;
