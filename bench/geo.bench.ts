@@ -10,7 +10,7 @@
  *    write's own latency on the primary.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '@forgefold/sqlite-store';
@@ -27,6 +27,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 
 /** A log of EVENTS group creations, written straight into the primary's store (valid events, as import checks). */
 const seed = async (dir: string): Promise<void> => {
+  mkdirSync(dir, { recursive: true });
   const store = openSqliteStore({ path: join(dir, 'forgefold.db'), synchronous: 'NORMAL' });
   try {
     for (let first = 1; first <= EVENTS; first += 1_000) {
@@ -85,6 +86,7 @@ export default async function geoBench(): Promise<void> {
     processes.push(secondary);
     while ((await headOf(secondary.url)) < head) await sleep(20);
     const catchUpMs = now() - catchUpStarted;
+    console.log(`catch-up: import ${(importMs / 1_000).toFixed(1)} s, secondary ${(catchUpMs / 1_000).toFixed(1)} s for ${head} events`);
 
     // Lag under a steady write load: a watcher notes when the secondary first serves each position.
     const seenAt = new Map<number, number>();
@@ -92,7 +94,7 @@ export default async function geoBench(): Promise<void> {
     const watcher = (async () => {
       let last = 0;
       while (watching) {
-        const position = await headOf(secondary.url);
+        const position = await headOf(secondary.url).catch(() => last);
         const at = now();
         for (let p = last + 1; p <= position; p++) seenAt.set(p, at);
         last = Math.max(last, position);
@@ -103,19 +105,26 @@ export default async function geoBench(): Promise<void> {
     const interval = 1_000 / RATE;
     const started = now();
     const inFlight: Promise<void>[] = [];
+    let failures = 0;
     for (let n = 0; now() - started < SECONDS * 1_000; n++) {
       const due = started + n * interval;
       if (due > now()) await sleep(due - now());
       const sent = now();
       inFlight.push(
-        post(primary.url, '/groups', { name: `Load ${n}`, path: `load-${n}` }).then(async (response) => {
-          await response.arrayBuffer();
-          const at = now();
-          if (response.status === 201) acks.push({ position: Number(response.headers.get('x-forgefold-position')), at, latency: at - sent });
-        }),
+        post(primary.url, '/groups', { name: `Load ${n}`, path: `load-${n}` })
+          .then(async (response) => {
+            await response.arrayBuffer();
+            const at = now();
+            if (response.status === 201) acks.push({ position: Number(response.headers.get('x-forgefold-position')), at, latency: at - sent });
+            else failures++;
+          })
+          .catch(() => {
+            failures++;
+          }),
       );
     }
     await Promise.all(inFlight);
+    if (failures > 0) console.log(`${failures} writes failed`);
     const last = Math.max(...acks.map((ack) => ack.position));
     while (!seenAt.has(last)) await sleep(5);
     watching = false;

@@ -238,7 +238,7 @@ export class GeoSecondary implements GeoRuntime {
 
   private async followLoop(): Promise<void> {
     const signal = this.stop.signal;
-    const pageSize = this.config.pageSize ?? 1_000;
+    const pageSize = this.config.pageSize ?? 5_000;
     const waitMs = this.config.pollWaitMs ?? 25_000;
     let backoff = 250;
     let prefetched: Promise<GeoEventsPage> | null = null;
