@@ -13,8 +13,8 @@ export interface ServeProcess {
   readonly child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
-  /** SIGTERM and wait for the exit. */
-  stop(): Promise<void>;
+  /** SIGTERM and wait for the exit (SIGKILL after `graceMs`, default 15 s). */
+  stop(graceMs?: number): Promise<void>;
   /** SIGKILL and wait for the exit. */
   kill(): Promise<void>;
 }
@@ -44,9 +44,11 @@ export const startServeProcess = (env: Record<string, string>, timeoutMs = 30_00
           url: match[1]!,
           child,
           output: () => output,
-          stop: async () => {
+          stop: async (graceMs = 15_000) => {
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
             await exited;
+            clearTimeout(timer);
           },
           kill: async () => {
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
