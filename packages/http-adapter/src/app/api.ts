@@ -5,6 +5,7 @@ import { apiMounts, type ApiResource } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
+import { newSecretKey, SecretBox } from './secrets.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
 import { primaryGeoRuntime, type GeoRuntime } from './geo.js';
@@ -34,6 +35,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly uploads?: UploadStore;
   /** The resources served under `/api/v4` (default: the resource list, `apiResources`). */
   readonly resources?: readonly ApiResource[];
+  /** The 32-byte key secrets at rest are sealed with (`forgefold serve`: the key file or FORGEFOLD_SECRET_KEY); default: a fresh one per process. */
+  readonly secretKey?: Buffer;
   /** Geo: the node's name, live status and sync failures (default: a primary's runtime over this application). */
   readonly geo?: GeoRuntime;
   /** A Geo secondary: every write answers 403 "You cannot perform write operations on a read-only instance". */
@@ -55,6 +58,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     config,
     uploads: options.uploads ?? memoryUploadStore(),
     repositories: options.repositories,
+    secrets: new SecretBox(options.secretKey ?? newSecretKey()),
     geo: options.geo ?? primaryGeoRuntime(options.app, options.version ? { version: options.version } : {}),
   };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });

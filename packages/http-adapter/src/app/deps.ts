@@ -25,6 +25,7 @@ import {
 import type { HandlerContext } from '../http/index.js';
 import type { PresentContext } from '../resources/context.js';
 import type { RepositoryHost } from './repositories.js';
+import type { SecretBox } from './secrets.js';
 import type { GeoRuntime } from './geo.js';
 
 export interface ServerConfig {
@@ -53,6 +54,8 @@ export interface ApiDeps {
   /** The git repositories and the recording of their ref moves. */
   readonly repositories: RepositoryHost;
   readonly uploads: UploadStore;
+  /** Encrypts secrets (cluster tokens and certificates) before they enter a command. */
+  readonly secrets: SecretBox;
   /** Geo: the node's name, live status and sync failures (default: a primary's, from the log's head). */
   readonly geo?: GeoRuntime;
 }
