@@ -22,6 +22,7 @@ import {
   metricsAllowList,
   newTokenValue,
   passwordDigest,
+  primaryGeoRuntime,
   RepositoryHost,
   tokenDigest,
   parseSecretKey,
@@ -36,6 +37,7 @@ import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
 import { loadSecretKey, prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
 import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
+import { GeoSecondary } from './geo.js';
 
 /** The host's timers: `setInterval`, unreferenced (a pending tick keeps no process alive). */
 const intervalScheduler: Scheduler = {
@@ -85,6 +87,10 @@ export const serveSpec = {
     'request with X-Forgefold-Min-Position waits for this node to reach that log position before a 503).',
     'FORGEFOLD_GRAVATAR_URL (avatar URL template for users without an upload,',
     'e.g. https://www.gravatar.com/avatar/%{hash}?s=%{size}&d=identicon; default none: avatar_url is null).',
+    'Geo: FORGEFOLD_GEO_NODE_NAME (this node\'s name in the Geo node list; default the external URL with a trailing slash),',
+    'FORGEFOLD_GEO_SECRET (the secret shared by a primary and its secondaries; a primary without one serves no secondary),',
+    'FORGEFOLD_GEO_PRIMARY_URL (makes this node a read-only secondary of that primary; needs the name and the secret),',
+    'FORGEFOLD_GEO_STATUS_INTERVAL_MS (default 60000; how often a secondary reports its status to the primary).',
     'Flags override the environment.',
   ].join('\n'),
   options: {
@@ -121,7 +127,37 @@ export interface ServeConfig {
   readonly gravatarUrl?: string;
   /** FORGEFOLD_SECRET_KEY; unset: the key file in the data directory. */
   readonly secretKey?: string;
+  /** Geo (see `GeoSecondaryConfig`): this node's name, the shared secret, and a secondary's primary. */
+  readonly geo?: { readonly nodeName?: string; readonly secret?: string; readonly primaryUrl?: string; readonly statusIntervalMs?: number; readonly pollWaitMs?: number };
 }
+
+/** FORGEFOLD_GEO_*: a secondary needs its name and the secret beside the primary's URL. */
+const geoFrom = (env: ParsedArgs['env']): ServeConfig['geo'] => {
+  const nodeName = env['FORGEFOLD_GEO_NODE_NAME']?.trim() || undefined;
+  const secret = env['FORGEFOLD_GEO_SECRET'] || undefined;
+  const primaryUrl = env['FORGEFOLD_GEO_PRIMARY_URL']?.trim() || undefined;
+  if (secret !== undefined && secret.length < 16) throw new UsageError('FORGEFOLD_GEO_SECRET must be at least 16 characters long', 'serve');
+  if (primaryUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(primaryUrl);
+    } catch {
+      throw new UsageError(`FORGEFOLD_GEO_PRIMARY_URL must be an http(s) URL, got '${primaryUrl}'`, 'serve');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`FORGEFOLD_GEO_PRIMARY_URL must be an http(s) URL, got '${primaryUrl}'`, 'serve');
+    if (!nodeName || !secret) throw new UsageError('a Geo secondary (FORGEFOLD_GEO_PRIMARY_URL) needs FORGEFOLD_GEO_NODE_NAME and FORGEFOLD_GEO_SECRET', 'serve');
+  }
+  const interval = env['FORGEFOLD_GEO_STATUS_INTERVAL_MS'];
+  const statusIntervalMs = interval ? parseNonNegativeInteger('FORGEFOLD_GEO_STATUS_INTERVAL_MS', interval, 'serve') : undefined;
+  if (statusIntervalMs === 0) throw new UsageError('FORGEFOLD_GEO_STATUS_INTERVAL_MS must be positive', 'serve');
+  if (!nodeName && !secret && !primaryUrl) return undefined;
+  return {
+    ...(nodeName ? { nodeName } : {}),
+    ...(secret ? { secret } : {}),
+    ...(primaryUrl ? { primaryUrl: primaryUrl.replace(/\/+$/, '') } : {}),
+    ...(statusIntervalMs ? { statusIntervalMs } : {}),
+  };
+};
 
 /** Environment variable → `Timeouts` field. */
 const TIMEOUT_VARIABLES = {
@@ -168,6 +204,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
   const timeouts = timeoutsFrom(env);
   const metricsAllow = metricsAllowFrom(env);
   const databaseUrl = databaseUrlFrom(flags['database-url'], env, 'serve');
+  const geo = geoFrom(env);
   if (externalUrl) {
     try {
       new URL(externalUrl);
@@ -194,6 +231,7 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(env['FORGEFOLD_POSITION_WAIT_MS'] ? { positionWaitMs: parseNonNegativeInteger('FORGEFOLD_POSITION_WAIT_MS', env['FORGEFOLD_POSITION_WAIT_MS'], 'serve') } : {}),
     ...(env['FORGEFOLD_GRAVATAR_URL'] ? { gravatarUrl: gravatarTemplate(env['FORGEFOLD_GRAVATAR_URL']) } : {}),
     ...(env['FORGEFOLD_SECRET_KEY'] ? { secretKey: secretKeyText(env['FORGEFOLD_SECRET_KEY']) } : {}),
+    ...(geo ? { geo } : {}),
   };
 };
 
@@ -293,6 +331,8 @@ const bootstrapOnce = async (app: Application<ForgefoldCommand, State>, config: 
 
 export interface RunningForgefold {
   readonly app: Application<ForgefoldCommand, State>;
+  /** The Geo secondary's follower, when this node is one. */
+  readonly geo: GeoSecondary | null;
   readonly url: string;
   readonly port: number;
   /** Stops accepting, lets in-flight requests finish, writes a snapshot and closes the store. */
@@ -346,7 +386,9 @@ export const startForgefold = async (
   });
   // Other nodes on the same database append too: fold what they write as it is committed.
   const unfollow = app.follow();
-  await bootstrapRoot(app, config, clock, say);
+  // A Geo secondary's log is the primary's: it writes nothing of its own (no root, no activity, no processes).
+  const secondary = config.geo?.primaryUrl !== undefined;
+  if (!secondary) await bootstrapRoot(app, config, clock, say);
 
   // `last_activity_on`: at most one event per user and day, recorded off the request path.
   const recordActivity = (userId: number) => {
@@ -357,13 +399,31 @@ export const startForgefold = async (
   // Repositories live beside the event database; the log is their truth, so a crash is repaired before serving.
   const gitStorage = new GitRepositories({ root: dataPaths(config.dataDir).repositories });
   const repositories = new RepositoryHost(app, clock, gitStorage, log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`)));
-  const reconciled = await repositories.reconcile();
+  const reconciled = secondary ? { created: [], aligned: [], removed: [], failed: [] } : await repositories.reconcile();
   if (reconciled.created.length + reconciled.aligned.length + reconciled.removed.length > 0) {
     say(`Forgefold repositories reconciled with the log: ${reconciled.created.length} created, ${reconciled.aligned.length} realigned, ${reconciled.removed.length} removed`);
   }
   for (const failure of reconciled.failed) say(`Forgefold repository of project ${failure.project} could not be reconciled: ${failure.message}`);
   repositories.watch();
   const secretKey = await loadSecretKey(config.dataDir, config.secretKey);
+  const geoSecondary = secondary
+    ? new GeoSecondary(
+        app,
+        store.events,
+        gitStorage,
+        clock,
+        {
+          primaryUrl: config.geo!.primaryUrl!,
+          nodeName: config.geo!.nodeName!,
+          secret: config.geo!.secret!,
+          statusIntervalMs: config.geo?.statusIntervalMs ?? 60_000,
+          ...(config.geo?.pollWaitMs ? { pollWaitMs: config.geo.pollWaitMs } : {}),
+        },
+        // Replication's health changes are for operators: printed even with the access log off.
+        options.log ?? ((entry) => say(`Forgefold ${String(entry['message'])}`)),
+        PRODUCT_VERSION,
+      )
+    : null;
   const api = createForgefoldApi({
     secretKey,
     app,
@@ -371,7 +431,9 @@ export const startForgefold = async (
     repositories,
     impersonationEnabled: config.impersonationEnabled,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
-    onAuthenticated: recordActivity,
+    ...(secondary ? { readOnly: true } : { onAuthenticated: recordActivity }),
+    ...(geoSecondary ? { geo: geoSecondary } : config.geo?.nodeName ? { geo: primaryGeoRuntime(app, { nodeName: config.geo.nodeName, version: PRODUCT_VERSION }) } : {}),
+    ...(config.geo?.secret && !secondary ? { geoSecret: config.geo.secret } : {}),
     ...(log ? { log } : {}),
     limits: {
       ...(config.maxUrlBytes !== undefined ? { maxUrlBytes: config.maxUrlBytes } : {}),
@@ -418,15 +480,18 @@ export const startForgefold = async (
       }),
     );
   };
-  void runProcesses();
-  const stopProcesses = scheduler.every(60_000, runProcesses);
+  if (!secondary) void runProcesses();
+  const stopProcesses = secondary ? () => undefined : scheduler.every(60_000, runProcesses);
   const address = await api.listen(config.port, config.host);
+  await geoSecondary?.start();
   return {
     app,
+    geo: geoSecondary,
     port: address.port,
     url: `http://${config.host}:${address.port}`,
     close: async () => {
       stopProcesses();
+      await geoSecondary?.close();
       unfollow();
       await api.close();
       await app.whenIdle();

@@ -160,6 +160,20 @@ export class GitRepositories implements Repositories {
     });
   }
 
+  /**
+   * `git fetch --prune` of every ref from another server's smart HTTP (a Geo secondary syncing from its primary),
+   * under the repository's lock; `extraHeader` authenticates (`http.extraHeader`).
+   */
+  fetchMirror(project: ProjectKey, url: string, options: { readonly extraHeader?: string } = {}): GitResult<void> {
+    return guard(async () => {
+      const ctx = await this.existing(project);
+      await ctx.lock.run(ctx.gitDir, async () => {
+        const config = options.extraHeader ? ['-c', `http.extraHeader=${options.extraHeader}`] : [];
+        await git(ctx.gitDir, [...config, 'fetch', '--prune', '--quiet', '--no-write-fetch-head', url, '+refs/*:refs/*']);
+      });
+    });
+  }
+
   async serveHttp(project: ProjectKey, req: IncomingMessage, res: ServerResponse, request: SmartHttpRequest): Promise<void> {
     const path = this.pathOf(project);
     if (!(await exists(join(path, 'HEAD')))) {

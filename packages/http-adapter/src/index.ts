@@ -7,3 +7,5 @@ export * from './app/api.js';
 export { apiResources, type ApiResource } from './resources/index.js';
 export * from './app/repositories.js';
 export * from './app/uploads.js';
+export * from './app/geo.js';
+export * from './app/geo-replication.js';

@@ -202,6 +202,8 @@ export class Application<C, S> {
         this.positionWaiters = this.positionWaiters.filter((waiter) => waiter !== entry);
         resolve(false);
       }, timeoutMs);
+      // A wait (a long poll's) must not keep a stopping process alive.
+      timer.unref?.();
       const entry = {
         min,
         resolve: (reached: boolean) => {

@@ -153,6 +153,13 @@ export interface ReplicationStatus {
   /** True while the secondary follows without error; `health` says why not (the platform's `health` text). */
   readonly healthy: boolean;
   readonly health: string;
+  /** The primary's head as the secondary last saw it (its `last_event_id`), and that event's time. */
+  readonly primaryHead?: number;
+  readonly primaryHeadRecordedAt?: string | null;
+  /** Repository sync state: how many the projection holds, how many match it on disk, how many failed. */
+  readonly repositories?: { readonly count: number; readonly synced: number; readonly failed: number };
+  readonly projectsCount?: number;
+  readonly version?: string;
 }
 
 /**

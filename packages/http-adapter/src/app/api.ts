@@ -8,6 +8,8 @@ import { memoryUploadStore } from './uploads.js';
 import { newSecretKey, SecretBox } from './secrets.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
+import { primaryGeoRuntime, type GeoRuntime } from './geo.js';
+import { geoReplicationRoute } from './geo-replication.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -35,6 +37,10 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly resources?: readonly ApiResource[];
   /** The 32-byte key secrets at rest are sealed with (`forgefold serve`: the key file or FORGEFOLD_SECRET_KEY); default: a fresh one per process. */
   readonly secretKey?: Buffer;
+  /** Geo: the node's name, live status and sync failures (default: a primary's runtime over this application). */
+  readonly geo?: GeoRuntime;
+  /** A Geo secondary: every write answers 403 "You cannot perform write operations on a read-only instance". */
+  readonly readOnly?: boolean;
 }
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
@@ -44,13 +50,23 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     impersonationEnabled: options.impersonationEnabled ?? true,
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
     ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
+    ...(options.geoSecret ? { geoSecret: options.geoSecret } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories, secrets: new SecretBox(options.secretKey ?? newSecretKey()) };
+  const deps = {
+    app: options.app,
+    clock: options.clock,
+    config,
+    uploads: options.uploads ?? memoryUploadStore(),
+    repositories: options.repositories,
+    secrets: new SecretBox(options.secretKey ?? newSecretKey()),
+    geo: options.geo ?? primaryGeoRuntime(options.app, options.version ? { version: options.version } : {}),
+  };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
-    rawRoutes: [gitHttpRoute(deps)],
+    rawRoutes: [gitHttpRoute(deps), geoReplicationRoute(deps, config.geoSecret ?? null)],
+    ...(options.readOnly ? { readOnly: {} } : {}),
     authBackend: onAuthenticated
       ? {
           ...backend,

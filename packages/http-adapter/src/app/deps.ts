@@ -26,6 +26,7 @@ import type { HandlerContext } from '../http/index.js';
 import type { PresentContext } from '../resources/context.js';
 import type { RepositoryHost } from './repositories.js';
 import type { SecretBox } from './secrets.js';
+import type { GeoRuntime } from './geo.js';
 
 export interface ServerConfig {
   /** The platform's `impersonation_enabled`; impersonation tokens are refused when false. */
@@ -34,6 +35,8 @@ export interface ServerConfig {
   readonly externalUrl?: string;
   /** Gravatar URL template for users without an uploaded avatar; unset: `avatar_url` is null for them. */
   readonly gravatarUrl?: string;
+  /** Geo's shared secret (FORGEFOLD_GEO_SECRET): secondaries read the log and fetch repositories with it. */
+  readonly geoSecret?: string;
 }
 
 /** Where uploaded files (avatars) are kept, addressed by the SHA-256 of their bytes. */
@@ -53,6 +56,8 @@ export interface ApiDeps {
   readonly uploads: UploadStore;
   /** Encrypts secrets (cluster tokens and certificates) before they enter a command. */
   readonly secrets: SecretBox;
+  /** Geo: the node's name, live status and sync failures (default: a primary's, from the log's head). */
+  readonly geo?: GeoRuntime;
 }
 
 export type Ctx = HandlerContext<unknown>;

@@ -96,6 +96,8 @@ export interface RawRoute {
   readonly name: string;
   readonly matches: (path: string) => boolean;
   readonly handle: (req: IncomingMessage, res: ServerResponse, request: RequestInfo) => Promise<{ readonly userId: number | null }>;
+  /** Called when the server starts closing: a route holding requests open (a long poll) answers them now. */
+  readonly close?: () => void;
 }
 
 export interface ApiServerOptions {
@@ -113,6 +115,11 @@ export interface ApiServerOptions {
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Caches rendered GET responses until `version()` changes (see cache.ts). */
   readonly responseCache?: ResponseCacheOptions;
+  /**
+   * A read-only instance (a Geo secondary): every write answers 403 with the platform's message before anything
+   * else runs; reads, git fetches and the paths `allowWrite` names still work.
+   */
+  readonly readOnly?: { readonly allowWrite?: (method: string, path: string) => boolean };
   /** The product's own version: in `/-/readiness` (`forgefold_version`) and `/-/metrics` (`forgefold_build_info`). */
   readonly version?: string;
   /** `/-/metrics`: who may read it (default loopback) and the host's own metrics. */
@@ -240,6 +247,15 @@ const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD
  * One request on its way through the stages: what it asked, and what the stages learnt and answered. One
  * object per request, created with every field, so that each stage is a function of it alone.
  */
+/** What a read-only instance answers every write (Gitlab::Middleware::ReadOnly, reference §1.7). */
+export const READ_ONLY_MESSAGE = 'You cannot perform write operations on a read-only instance';
+
+/** Whether a request writes: any method but GET/HEAD/OPTIONS, except git's fetch (a POST); a push's ref advertisement too. */
+const isWrite = (method: string, path: string, query: string): boolean => {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return /\.git\/info\/refs$/.test(path) && /(^|&)service=git-receive-pack(&|$)/.test(query);
+  return !(method === 'POST' && path.endsWith('.git/git-upload-pack'));
+};
+
 interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -751,6 +767,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const x = openExchange(req, res);
     try {
       checkTarget(x);
+      if (options.readOnly && isWrite(x.method, x.path, x.query) && !options.readOnly.allowWrite?.(x.method, x.path)) throw ApiError.message(403, READ_ONLY_MESSAGE);
       const raw = rawRoutes.length === 0 ? undefined : rawRoutes.find((candidate) => candidate.matches(x.path));
       if (raw) return answerRaw(x, raw);
       if (!isOperatorEndpoint(x)) checkMinPosition(x);
@@ -829,6 +846,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     close() {
       closing = true;
+      for (const raw of rawRoutes) raw.close?.();
       return new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
         const finish = (): void => {

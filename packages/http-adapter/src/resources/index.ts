@@ -36,6 +36,7 @@ import { issueRoutes } from './issues/routes.js';
 import { snippetRoutes } from './snippets/routes.js';
 import { epicRoutes } from './epics/routes.js';
 import { discussionRoutes } from './discussions/routes.js';
+import { geoNodeRoutes } from './geo-nodes/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -77,6 +78,7 @@ export const apiResources: readonly ApiResource[] = [
   snippetRoutes,
   epicRoutes,
   discussionRoutes,
+  geoNodeRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

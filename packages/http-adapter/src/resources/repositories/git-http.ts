@@ -5,6 +5,7 @@
  * project), `push_code` to push, the protected ref rules in the pre-receive check. Anonymous on a project it
  * cannot see gets 401 with `WWW-Authenticate`, so git asks for credentials.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { canReadProject, canRepository, findProjectByFullPath, findUser, findUserByEmail, findUserByUsername, resolveToken, type Actor, type Project } from '@forgefold/core';
 import type { Authorization, GitService } from '@forgefold/git';
@@ -31,7 +32,14 @@ interface Caller {
   readonly scopes: readonly string[] | null;
 }
 
-type Credentials = { readonly kind: 'none' } | { readonly kind: 'invalid' } | { readonly kind: 'user'; readonly caller: Caller };
+/** `geo`: a Geo secondary fetching with the shared secret (login `geo`): it may fetch every repository, push none. */
+type Credentials = { readonly kind: 'none' } | { readonly kind: 'invalid' } | { readonly kind: 'geo' } | { readonly kind: 'user'; readonly caller: Caller };
+
+const sameSecret = (given: string, secret: string): boolean => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
 
 const basicCredentials = (req: IncomingMessage): { login: string; password: string } | null => {
   const header = req.headers.authorization;
@@ -46,6 +54,8 @@ const basicCredentials = (req: IncomingMessage): { login: string; password: stri
 const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Credentials> => {
   const credentials = basicCredentials(req);
   if (!credentials) return { kind: 'none' };
+  const secret = deps.config.geoSecret;
+  if (secret && credentials.login === 'geo' && sameSecret(credentials.password, secret)) return { kind: 'geo' };
   const state = deps.app.state;
   const resolved = resolveToken(state.tokens, tokenDigest(credentials.password), deps.clock.now(), { impersonationEnabled: deps.config.impersonationEnabled });
   if (resolved._tag === 'Valid' && (resolved.kind !== 'oauth' || credentials.login === 'oauth2')) {
@@ -61,6 +71,10 @@ const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Creden
 /** The decision for one service of one project (`Gitlab::GitAccess` download and push checks). */
 const decide = (deps: ApiDeps, project: Project | undefined, credentials: Credentials, service: GitService): Authorization => {
   if (credentials.kind === 'invalid') return { allowed: false, status: 401, message: MESSAGES.denied };
+  if (credentials.kind === 'geo') {
+    if (!project) return { allowed: false, status: 404, message: MESSAGES.not_found };
+    return service === 'git-upload-pack' ? { allowed: true } : { allowed: false, status: 403, message: MESSAGES.push };
+  }
   const caller = credentials.kind === 'user' ? credentials.caller : null;
   const state = deps.app.state;
   const userId = caller?.userId ?? null;

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { geoSpecs } from './geo.js';
+
+describeSpecs('geo decider', geoSpecs);
