@@ -18,6 +18,7 @@ import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
 import { repositoriesModule } from './modules/repositories/module.js';
+import { settingsModule } from './modules/settings/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -26,9 +27,10 @@ export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
 export * from './modules/scim/index.js';
 export * from './modules/repositories/index.js';
+export * from './modules/settings/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, settingsModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 
