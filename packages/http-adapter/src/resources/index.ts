@@ -27,6 +27,7 @@ import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
+import { settingsRoutes } from './settings/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -58,6 +59,7 @@ export const apiResources: readonly ApiResource[] = [
   shareRoutes,
   ldapRoutes,
   auditRoutes,
+  settingsRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

@@ -9,7 +9,7 @@ import { isAdmin, type AccessView } from '../access/abilities.js';
 import { Errors, isEmail, tooLong } from '../shared/validation.js';
 import type { SettingsCommand } from './commands.js';
 import type { SettingsEvent } from './events.js';
-import { FILTERED, SETTING_FIELDS, isSettingName, type ApplicationSettings, type SettingValue, type SettingsSlice } from './projection.js';
+import { FILTERED, SETTING_FIELDS, SETTING_NAMES, isSettingName, type ApplicationSettings, type SettingValue, type SettingsSlice } from './projection.js';
 
 export type SettingsView = AccessView & { readonly settings: SettingsSlice };
 
@@ -268,6 +268,8 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   return errors;
 };
 
+const ORDER = new Map<string, number>(SETTING_NAMES.map((name, index) => [name, index]));
+
 const same = (a: SettingValue, b: SettingValue): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** What the event records of a value: write-only secrets as `[FILTERED]` (and null stays null). */
@@ -282,8 +284,10 @@ export const decide = (issued: Issued<SettingsCommand>, state: SettingsView): E.
   for (const [field, value] of Object.entries(command.changes)) if (isSettingName(field)) next[field] = value;
   const errors = validateSettings(next as ApplicationSettings);
   if (!errors.empty) return errors.toEither([]);
+  // In the field table's order, whatever order the request named them in.
   const changes = Object.entries(command.changes)
     .filter(([field, value]) => isSettingName(field) && !same(current[field], value))
+    .sort(([a], [b]) => ORDER.get(a)! - ORDER.get(b)!)
     .map(([field, value]) => ({ field, old: recorded(field, current[field as keyof ApplicationSettings]), new: recorded(field, value) }));
   // Re-sending a write-only secret is a change the event cannot show by value; its presence is what it records.
   return E.right(changes.length === 0 ? [] : [{ type: 'SettingsChanged', data: { changes, actor_id: actor.userId, at } }]);
