@@ -1,10 +1,13 @@
 /** The projects module's decisions: create (in a group, a personal namespace, or for a user), update, delete. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, authorizeProject, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeProject, canCreateProjectsIn, isAdmin } from '../access/abilities.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
+import type { Visibility } from '../shared/access.js';
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
@@ -20,7 +23,21 @@ import type { Project } from './projection.js';
 import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
 
 /** What project decisions read. */
-export type ProjectsView = MembershipView & { readonly sequences: Sequences };
+export type ProjectsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
+
+/** `allowed_visibility_level?` / `valid_visibility_level_change?`: a restricted level is for administrators only. */
+const refuseRestricted = (state: ProjectsView, actorId: number | null, visibility: Visibility | undefined): E.Either<DomainError, void> =>
+  visibility !== undefined && actorId !== null && !isAdmin(state, actorId) && visibilityRestricted(state.settings, visibility)
+    ? E.left(validation({ visibility_level: [restrictedVisibilityMessage(visibility)] }))
+    : E.right(undefined);
+
+/** A new project's visibility: the one asked for, else the instance default, capped by its group's. */
+const newProjectVisibility = (state: ProjectsView, asked: Visibility | undefined, namespaceId: number): Visibility => {
+  if (asked !== undefined) return asked;
+  const fallback = defaultProjectVisibility(state.settings);
+  const group = findGroup(state.groups, namespaceId);
+  return group && visibilityRank(fallback) > visibilityRank(group.visibility) ? group.visibility : fallback;
+};
 
 type Emitted = ProjectEvent | MemberEvent;
 
@@ -48,7 +65,7 @@ const resolveNamespace = (state: ProjectsView, actorId: number | null, command: 
   }
   const group = findGroup(state.groups, command.namespace_id);
   if (group) {
-    return authorizeGroup(state, actorId, 'create_projects', group, { id: group.id, kind: 'group', full_path: group.full_path, owner: null });
+    return actorId === null || canCreateProjectsIn(state, actorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(forbidden());
   }
   const owner = userNamespace(state, command.namespace_id);
   if (!owner) return E.left(notFound('Namespace'));
@@ -87,7 +104,7 @@ const transferProjectEvents = (state: ProjectsView, actorId: number | null, proj
   const owner = group ? undefined : userNamespace(state, namespaceId);
   if (!group && !owner) return E.left(notFound('Namespace'));
   // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
-  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canOnGroup(state, actorId, 'transfer_projects', group) : owner!.id === actorId);
+  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canCreateProjectsIn(state, actorId, group) : owner!.id === actorId);
   if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
   const targetPath = group ? group.full_path : owner!.username;
   const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
@@ -108,6 +125,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       const path = command.path ?? pathFromName(command.name ?? '');
       return pipe(
         resolveNamespace(state, actor.userId, command),
+        E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
         E.map((namespace): Emitted[] => {
           const id = state.sequences.project + 1;
@@ -120,7 +138,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
               description: command.description ?? '',
               namespace_id: namespace.id,
               namespace_kind: namespace.kind,
-              visibility: command.visibility ?? 'private',
+              visibility: newProjectVisibility(state, command.visibility, namespace.id),
               creator_id: actor.userId,
               created_at: at,
             },
@@ -137,6 +155,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       return pipe(
         requireProject(state, command.id),
         E.chain((project) => authorizeProject(state, actor.userId, 'admin_project', project, project)),
+        E.chainFirst((project) => (command.visibility !== project.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {
           const { type: _type, ...changes } = command;
