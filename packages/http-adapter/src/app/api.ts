@@ -7,6 +7,7 @@ import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
+import { settingsGate } from './gate.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -48,6 +49,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   return createApiServer({
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
     rawRoutes: [gitHttpRoute(deps)],
+    gate: settingsGate(() => options.app.state.settings, () => options.clock.now()),
     authBackend: onAuthenticated
       ? {
           ...backend,

@@ -22,6 +22,7 @@ import {
   type Group,
   type Project,
   type State,
+  defaultBranchName,
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
@@ -95,7 +96,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
    */
   const presentCreated = async (done: CommandResultOf, ctx: HandlerContext<CreateFields>) => {
     const id = createdId(done, 'ProjectCreated');
-    const { default_branch: defaultBranch, initialize_with_readme: readme } = ctx.params;
+    const { initialize_with_readme: readme } = ctx.params;
+    // The instance's `default_branch_name` names the initial branch unless the request names one.
+    const defaultBranch = ctx.params.default_branch || defaultBranchName(done.state.settings);
     if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
       await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
     }
