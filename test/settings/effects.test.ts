@@ -84,6 +84,34 @@ describe('visibility settings', () => {
   });
 });
 
+describe('new users', () => {
+  it('default_projects_limit and user_default_external give new accounts their settings, and the limit holds', async () => {
+    await change({ default_projects_limit: 1, user_default_external: true, user_default_internal_regex: '@inside\\.example$' });
+    const carol = await createPerson(server, 'carol');
+    const dave = await createPerson(server, 'dave', { email: 'dave@inside.example' });
+    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body).toMatchObject({ projects_limit: 1, external: true, can_create_group: true });
+    expect((await server.request('GET', `/api/v4/users/${dave.id}`)).body).toMatchObject({ projects_limit: 1, external: false });
+    // Accounts made before keep theirs.
+    expect((await server.request('GET', `/api/v4/users/${alice.id}`)).body).toMatchObject({ projects_limit: 100000, external: false });
+    expect((await server.request('POST', '/api/v4/projects', { token: carol.token, body: { name: 'first' } })).status).toBe(201);
+    const before = server.app.position;
+    expect(await server.request('POST', '/api/v4/projects', { token: carol.token, body: { name: 'second' } })).toMatchObject({
+      status: 403,
+      body: { message: ['Your project limit is 1 projects! Please contact your administrator to increase it'] },
+    });
+    expect(server.app.position).toBe(before);
+    // An administrator may set the account's own values.
+    const erin = await createPerson(server, 'erin', { projects_limit: 0, can_create_group: false, external: false });
+    expect((await server.request('GET', `/api/v4/users/${erin.id}`)).body).toMatchObject({ projects_limit: 0, can_create_group: false, external: false });
+    expect(await server.request('POST', '/api/v4/projects', { token: erin.token, body: { name: 'none' } })).toMatchObject({
+      status: 403,
+      body: { message: ['Personal project creation is not allowed. Please contact your administrator with questions'] },
+    });
+    expect((await server.request('PUT', `/api/v4/users/${erin.id}`, { body: { projects_limit: 5 } })).body.projects_limit).toBe(5);
+    expect((await server.request('POST', '/api/v4/projects', { token: erin.token, body: { name: 'some' } })).status).toBe(201);
+  });
+});
+
 describe('repositories and tokens', () => {
   it('default_branch_name names the initial branch of new repositories', async () => {
     await change({ default_branch_name: 'trunk' });

@@ -90,6 +90,23 @@ export const settingEffectSpecs: Record<string, Spec> = {
       { type: 'MemberAdded', data: { id: 1, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
     ],
   },
+  'a new account takes default_projects_limit and user_default_external': {
+    given: [root, changed([{ field: 'default_projects_limit', old: 100000, new: 3 }, { field: 'user_default_external', old: false, new: true }])],
+    as: 1,
+    when: { type: 'CreateUser', username: 'eve', name: 'Eve', email: 'eve@example.com', password_digest: null },
+    then: [
+      {
+        type: 'UserCreated',
+        data: { id: 2, username: 'eve', name: 'Eve', email: 'eve@example.com', public_email: null, is_admin: false, bot: null, password_digest: null, namespace_id: 102, created_at: AT, created_by_id: 1, projects_limit: 3, external: true },
+      },
+    ],
+  },
+  'a personal project past the limit': {
+    given: [{ ...alice, data: { ...(alice.data as object), projects_limit: 0 } } as ForgefoldEvent],
+    as: 2,
+    when: { type: 'CreateProject', path: 'app' },
+    error: validation({ limit_reached: ['Personal project creation is not allowed. Please contact your administrator with questions'] }),
+  },
   'developers do not create projects where maintainers were the default': {
     given: [root, alice, changed([{ field: 'default_project_creation', old: 2, new: 1 }]), { ...team, data: { ...(team.data as object), project_creation_level: 1 } } as ForgefoldEvent, memberAdded(1, { group: 4 }, 2, 30)],
     as: 2,

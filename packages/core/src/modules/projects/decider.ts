@@ -31,6 +31,20 @@ const refuseRestricted = (state: ProjectsView, actorId: number | null, visibilit
     ? E.left(validation({ visibility_level: [restrictedVisibilityMessage(visibility)] }))
     : E.right(undefined);
 
+/**
+ * `check_personal_projects_limit`: a personal project counts against its creator's `projects_limit` (the instance's
+ * `default_projects_limit` when the account was created).
+ */
+const checkPersonalProjectsLimit = (state: ProjectsView, creator: User | null): E.Either<DomainError, void> => {
+  if (!creator) return E.right(undefined);
+  const limit = creator.projects_limit ?? 100000;
+  let count = 0;
+  for (const _ of projectsInNamespace(state.projects, creator.namespace_id)) if (++count >= limit) break;
+  if (count < limit) return E.right(undefined);
+  const message = limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`;
+  return E.left(validation({ limit_reached: [message] }));
+};
+
 /** A new project's visibility: the one asked for, else the instance default, capped by its group's. */
 const newProjectVisibility = (state: ProjectsView, asked: Visibility | undefined, namespaceId: number): Visibility => {
   if (asked !== undefined) return asked;
@@ -126,6 +140,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       return pipe(
         resolveNamespace(state, actor.userId, command),
         E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
+        E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
         E.map((namespace): Emitted[] => {
           const id = state.sequences.project + 1;

@@ -23,6 +23,7 @@ import {
   type Project,
   type State,
   defaultBranchName,
+  type DomainError,
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
@@ -86,6 +87,13 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   ...(params.visibility ? { visibility: params.visibility } : {}),
   ...(params.description ? { description: params.description } : {}),
   };
+};
+
+/** `error!(project.errors[:limit_reached], 403)`: the personal projects limit is answered 403 with the messages as an array. */
+const limitReached = (error: DomainError): DomainError => {
+  const messages = error._tag === 'Validation' ? error.errors['limit_reached'] : undefined;
+  if (messages) throw new ApiError(403, { message: messages });
+  return error;
 };
 
 export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
@@ -171,7 +179,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return paginate(ctx, arraySource(rows), { map: (group) => publicGroupDetailsEntity(group, view) });
       },
     }),
-    commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated }),
+    commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated, error: limitReached }),
     commandRoute(deps, {
       method: 'POST',
       path: '/projects/user/:user_id',
@@ -180,6 +188,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       find: (ctx, state) => findUserOr404(state, ctx.params.user_id),
       command: ({ params }, owner) => createCommand(params, owner.id),
       present: presentCreated,
+      error: limitReached,
     }),
     route({
       method: 'GET',
