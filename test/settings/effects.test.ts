@@ -123,6 +123,21 @@ describe('repositories and tokens', () => {
     expect(named.body.default_branch).toBe('dev');
   });
 
+  it('diff_max_patch_bytes: a larger patch shows once the limit is raised', async () => {
+    const project = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'diffs', initialize_with_readme: true } });
+    const content = Array.from({ length: 6000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n');
+    const file = await server.request('POST', `/api/v4/projects/${project.body.id}/repository/files/big.txt`, { token: alice.token, body: { branch: 'main', content, commit_message: 'Big' } });
+    expect(file.status).toBe(201);
+    const commit = (await server.request('GET', `/api/v4/projects/${project.body.id}/repository/commits/main`, { token: alice.token })).body.id as string;
+    const before = await server.request('GET', `/api/v4/projects/${project.body.id}/repository/commits/${commit}/diff`, { token: alice.token });
+    // Over the limit, the patch is left out (`too_large`, shown as an empty diff).
+    expect(before.body[0]).toMatchObject({ new_path: 'big.txt', diff: '' });
+    await change({ diff_max_patch_bytes: 512000 });
+    const after = await server.request('GET', `/api/v4/projects/${project.body.id}/repository/commits/${commit}/diff`, { token: alice.token });
+    expect(after.body[0].new_path).toBe('big.txt');
+    expect(after.body[0].diff.length).toBeGreaterThan(204800);
+  });
+
   it('personal_access_token_prefix starts new tokens, which work', async () => {
     await change({ personal_access_token_prefix: 'ff-' });
     const token = await server.request('POST', `/api/v4/users/${alice.id}/personal_access_tokens`, { body: { name: 'p', scopes: ['api'] } });
