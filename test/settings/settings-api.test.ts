@@ -90,6 +90,11 @@ describe('application settings: PUT', () => {
       actor_id: 1,
     });
     expect(JSON.stringify(events)).not.toContain('s3cret');
+    // The settings audit: who changed what, when.
+    const audit = await server.request('GET', '/api/v4/audit/settings_events?field=default_projects_limit');
+    expect(audit.status).toBe(200);
+    expect(audit.body).toEqual([{ position: expect.any(Number), at: '2026-05-01T00:00:00.000Z', changes: [{ field: 'default_projects_limit', old: 100000, new: 42 }], actor_id: 1, sudo_from_id: null, origin: 'api' }]);
+    expect((await server.request('GET', '/api/v4/audit/settings_events', { token: alice.token })).status).toBe(403);
     // The same values again change nothing and record nothing.
     const position = server.app.position;
     expect((await put({ default_projects_limit: 42 })).status).toBe(200);
