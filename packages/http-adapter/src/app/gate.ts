@@ -10,8 +10,7 @@
  *   themselves, sign-in (`POST /oauth/token`) and the internal API; a JSON request gets 403 with the platform's
  *   message, any other a 301 back to where it came from.
  */
-import type { SettingsSlice } from '@forgefold/core';
-import { settingBoolean, settingInteger, settingString } from '@forgefold/core';
+import { settingBoolean, settingInteger, settingString, type SettingsSlice } from '@forgefold/core';
 import { withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
 
 export const READ_ONLY_MESSAGE = 'You cannot perform write operations on a read-only instance';

@@ -12,8 +12,6 @@ const int = (settings: ApplicationSettings, name: keyof ApplicationSettings): nu
   return typeof value === 'number' ? value : 0;
 };
 
-export const currentSettings = (slice: SettingsSlice): ApplicationSettings => slice.values;
-
 export const defaultProjectVisibility = (slice: SettingsSlice): Visibility => (str(slice.values, 'default_project_visibility') ?? 'private') as Visibility;
 export const defaultGroupVisibility = (slice: SettingsSlice): Visibility => (str(slice.values, 'default_group_visibility') ?? 'private') as Visibility;
 
