@@ -18,8 +18,9 @@ import { pipelineSpecs } from './pipelines.js';
 import { scheduleSpecs } from './schedules.js';
 import { discussionSpecs, epicSpecs, issueSpecs, snippetSpecs } from './discussions.js';
 import { geoSpecs } from './geo.js';
+import { settingEffectSpecs, settingSpecs } from './settings.js';
 
-const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs, deploymentSpecs, clusterSpecs, pipelineSpecs, scheduleSpecs, issueSpecs, snippetSpecs, epicSpecs, discussionSpecs, geoSpecs].flatMap((group) => Object.values(group));
+const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs, deploymentSpecs, clusterSpecs, pipelineSpecs, scheduleSpecs, issueSpecs, snippetSpecs, epicSpecs, discussionSpecs, geoSpecs, settingSpecs, settingEffectSpecs].flatMap((group) => Object.values(group));
 
 /** Every (module, handler) that applies an event type: the owner's evolve, then the followers. */
 const handlersOf = (type: string) =>

@@ -349,3 +349,33 @@ export const threadHistory = async (store: EventStore, discussionId: string): Pr
   }
   return out;
 };
+
+/** One recorded change of the application settings: who, when, which fields from what to what (secrets filtered). */
+export interface SettingsAuditEntry {
+  readonly position: number;
+  readonly at: string;
+  readonly changes: readonly { readonly field: string; readonly old: unknown; readonly new: unknown }[];
+  readonly actor_id: number | null;
+  readonly sudo_from_id: number | null;
+  readonly origin: string;
+}
+
+/** Every `SettingsChanged` in the log, oldest first; `field` keeps the entries that changed it (and only that change). */
+export const settingsHistory = async (store: EventStore, filter: { readonly field?: string; readonly since?: string; readonly until?: string } = {}): Promise<SettingsAuditEntry[]> => {
+  const out: SettingsAuditEntry[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await store.readAll(after, 5_000);
+    for (const recorded of page) {
+      after = recorded.globalPosition;
+      if (recorded.type !== 'SettingsChanged') continue;
+      if ((filter.since && recorded.recordedAt < filter.since) || (filter.until && recorded.recordedAt > filter.until)) continue;
+      const data = recorded.data as { changes: SettingsAuditEntry['changes']; at: string };
+      const changes = filter.field === undefined ? data.changes : data.changes.filter((change) => change.field === filter.field);
+      if (changes.length === 0) continue;
+      out.push({ position: recorded.globalPosition, at: data.at, changes, actor_id: recorded.metadata.actorId, sudo_from_id: recorded.metadata.sudoFromId ?? null, origin: recorded.metadata.origin });
+    }
+    if (page.length < 5_000) break;
+  }
+  return out;
+};

@@ -27,6 +27,7 @@ import { snippetsModule } from './modules/snippets/module.js';
 import { epicsModule } from './modules/epics/module.js';
 import { discussionsModule } from './modules/discussions/module.js';
 import { geoModule } from './modules/geo/module.js';
+import { settingsModule } from './modules/settings/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -44,9 +45,10 @@ export * from './modules/snippets/index.js';
 export * from './modules/epics/index.js';
 export * from './modules/discussions/index.js';
 export * from './modules/geo/index.js';
+export * from './modules/settings/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule, issuesModule, snippetsModule, epicsModule, discussionsModule, geoModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule, issuesModule, snippetsModule, epicsModule, discussionsModule, geoModule, settingsModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 

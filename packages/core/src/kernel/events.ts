@@ -46,9 +46,10 @@ export interface EventDecodeError {
 
 const describePaths = (errors: t.Errors): string[] =>
   errors.map((error) => {
+    // An intersection's members are numbered in the context ("0", "1"): they are not fields of the data.
     const path = error.context
+      .filter((entry, index) => entry.key !== '' && (error.context[index - 1]?.type as { _tag?: string } | undefined)?._tag !== 'IntersectionType')
       .map((entry) => entry.key)
-      .filter((key) => key !== '')
       .join('.');
     return path === '' ? 'data' : `data.${path}`;
   });

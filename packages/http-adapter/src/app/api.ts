@@ -10,6 +10,7 @@ import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
 import { primaryGeoRuntime, type GeoRuntime } from './geo.js';
 import { geoReplicationRoute } from './geo-replication.js';
+import { settingsGate } from './gate.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -67,6 +68,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
     rawRoutes: [gitHttpRoute(deps), geoReplicationRoute(deps, config.geoSecret ?? null)],
     ...(options.readOnly ? { readOnly: {} } : {}),
+    gate: settingsGate(() => options.app.state.settings, () => options.clock.now()),
     authBackend: onAuthenticated
       ? {
           ...backend,

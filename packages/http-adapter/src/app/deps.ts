@@ -21,6 +21,7 @@ import {
   type Project,
   type State,
   type User,
+  settingInteger,
 } from '@forgefold/core';
 import type { HandlerContext } from '../http/index.js';
 import type { PresentContext } from '../resources/context.js';
@@ -109,3 +110,6 @@ export const createdId = (result: CommandResult<State>, type: string): number =>
   if (!event) throw new Error(`no ${type} event in the result`);
   return (event.data as { id: number }).id;
 };
+
+/** The instance's diff limits for the git port: a file's patch of `diff_max_patch_bytes` or more is `too_large`. */
+export const diffLimits = (deps: ApiDeps): { readonly maxPatchBytes: number } => ({ maxPatchBytes: settingInteger(deps.app.state.settings, 'diff_max_patch_bytes') });

@@ -100,8 +100,28 @@ export interface RawRoute {
   readonly close?: () => void;
 }
 
+/** What a gate sees of a request: who sent it, once authenticated (the token's owner, not a sudo target). */
+export interface GateRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly ip: string;
+  readonly userId: number | null;
+  readonly baseUrl: string;
+}
+
+/**
+ * Middleware in front of the API, as the platform's Rack stack has it (Rack::Attack's throttles, the read-only
+ * middleware): a reply refuses the request before its handler runs. Called for cached reads too.
+ */
+export interface RequestGate {
+  readonly admit: (request: GateRequest) => Reply | null;
+}
+
 export interface ApiServerOptions {
   readonly routes: readonly Mount[];
+  /** Throttles and read-only mode (see `RequestGate`). */
+  readonly gate?: RequestGate;
   /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
   readonly rawRoutes?: readonly RawRoute[];
   readonly authBackend: AuthBackend;
@@ -477,6 +497,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.exchangeKey = exchangeKeyOf(x.method, x.req.url ?? '/', x.req.headers);
     const hit = cache.get(x.exchangeKey) as CachedExchange | undefined;
     if (!hit) return false;
+    if (refusedAtGate(x, hit.sudoFromId ?? hit.userId)) return true;
     x.userId = hit.userId;
     x.sudoFromId = hit.sudoFromId;
     x.routeName = hit.routeName;
@@ -629,7 +650,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (match === null) return;
     const { route, params: routeParams } = match;
     const input = await readInput(x, routeParams);
-    const auth = await authenticate(x, route, input.raw);
+    let auth: AuthOutcome;
+    try {
+      auth = await authenticate(x, route, input.raw);
+    } catch (e) {
+      // A request whose credentials fail counts as unauthenticated (Rack::Attack runs before the API).
+      if (refusedAtGate(x, null)) return;
+      throw e;
+    }
+    if (refusedAtGate(x, auth.principal ? auth.principal.realUserId : null)) return;
     const slot = routeCacheSlot(x, route, auth.principal);
     if (answerFromRouteCache(x, slot, auth.principal)) return;
     const ctx = handlerContext(x, route, routeParams, input, auth);
@@ -638,6 +667,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     // The params are what this route's own schema decoded: the type its handler declared.
     const result = await route.def.handler({ ...ctx, params: params as never });
     sendResult(x, result, slot, auth.principal);
+  }
+
+  /** The gate's refusal written as the reply (true), or nothing (false). */
+  function refusedAtGate(x: Exchange, userId: number | null): boolean {
+    if (!options.gate) return false;
+    const request = requestInfoOf(x);
+    const refusal = options.gate.admit({ method: x.method, path: x.path, headers: x.req.headers, ip: x.req.socket.remoteAddress ?? '', userId, baseUrl: request.baseUrl });
+    if (refusal === null) return false;
+    x.status = writeReply(x.res, refusal, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x), defaultContentType: x.contentType });
+    return true;
   }
 
   /** Error rendering: any failure as the platform renders it (500s are logged, never leaked). */

@@ -37,6 +37,7 @@ import { snippetRoutes } from './snippets/routes.js';
 import { epicRoutes } from './epics/routes.js';
 import { discussionRoutes } from './discussions/routes.js';
 import { geoNodeRoutes } from './geo-nodes/routes.js';
+import { settingsRoutes } from './settings/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -79,6 +80,7 @@ export const apiResources: readonly ApiResource[] = [
   epicRoutes,
   discussionRoutes,
   geoNodeRoutes,
+  settingsRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

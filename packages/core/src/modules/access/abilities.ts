@@ -99,6 +99,16 @@ export type ProjectAbility = keyof typeof PROJECT_ABILITIES;
 
 export const isAdmin = (state: AccessView, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.is_admin === true;
 
+/**
+ * `create_projects` in a group by its `project_creation_level` (GroupPolicy): 0 no one (administrators neither),
+ * 1 maintainers and above, 2 developers and above; administrators pass otherwise.
+ */
+export const canCreateProjectsIn = (state: AccessView, userId: number | null, group: Group): boolean => {
+  const level = group.project_creation_level ?? 2;
+  if (level === 0) return false;
+  return canOnGroup(state, userId, 'create_projects', group) && (level === 2 || effectiveGroupAccess(state, userId, group) >= AccessLevel.MAINTAINER);
+};
+
 /** `read_group`. */
 export const canReadGroup = (state: AccessView, userId: number | null, group: Group): boolean => {
   if (group.visibility === 'public') return true;

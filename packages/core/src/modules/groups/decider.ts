@@ -4,7 +4,9 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, canOnGroup } from '../access/abilities.js';
+import { authorizeGroup, canOnGroup, isAdmin } from '../access/abilities.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { defaultGroupVisibility, defaultProjectCreation, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAccessLevelChanged, memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
@@ -22,7 +24,20 @@ import type { Group } from './projection.js';
 import { findGroup, findGroupByFullPath, findTopLevelNamespaceByPath, selfAndDescendants } from './queries.js';
 
 /** What group decisions read. */
-export type GroupsView = MembershipView & { readonly sequences: Sequences };
+export type GroupsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
+
+/** `Gitlab::VisibilityLevel.allowed_for?` then `deny_visibility_level`: a restricted level is for administrators only. */
+const refuseRestricted = (state: GroupsView, actorId: number | null, visibility: Visibility | undefined): E.Either<DomainError, void> =>
+  visibility !== undefined && actorId !== null && !isAdmin(state, actorId) && visibilityRestricted(state.settings, visibility)
+    ? E.left(validation({ visibility_level: [restrictedVisibilityMessage(visibility)] }))
+    : E.right(undefined);
+
+/** A new group's visibility: the one asked for, else the instance default, capped by the parent's. */
+const newGroupVisibility = (state: GroupsView, asked: Visibility | undefined, parent: Group | null): Visibility => {
+  if (asked !== undefined) return asked;
+  const fallback = defaultGroupVisibility(state.settings);
+  return parent && visibilityRank(fallback) > visibilityRank(parent.visibility) ? parent.visibility : fallback;
+};
 
 type Emitted = GroupEvent | MemberEvent | ProjectEvent;
 
@@ -69,6 +84,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const parent = parentId === null ? E.right<DomainError, Group | null>(null) : pipe(requireGroup(state, parentId), E.chain((group) => authorizeGroup(state, actor.userId, 'create_subgroup', group, group)));
       return pipe(
         parent,
+        E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
         E.chainFirst((parentGroup) => validateGroup(state, command, parentGroup, null)),
         E.mapLeft((error) =>
           // The platform renders a failed save as "Failed to save group {:path=>[…]}".
@@ -83,10 +99,12 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
               name: command.name,
               path: command.path,
               parent_id: parentGroup?.id ?? null,
-              visibility: command.visibility ?? 'private',
+              visibility: newGroupVisibility(state, command.visibility, parentGroup),
               description: command.description ?? '',
               request_access_enabled: command.request_access_enabled ?? true,
               ...(command.membership_lock ? { membership_lock: true } : {}),
+              // Recorded only when it is not the platform's default (developers and maintainers).
+              ...(defaultProjectCreation(state.settings) !== 2 ? { project_creation_level: defaultProjectCreation(state.settings) } : {}),
               created_at: at,
               created_by_id: actor.userId,
             },
@@ -106,6 +124,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
             ? E.left(validation({ new_user_signups_cap: ['is only available on top-level groups'] }))
             : E.right(undefined),
         ),
+        E.chainFirst((group) => (command.visibility !== group.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
         E.map((group): Emitted[] => {
           const { type: _type, ...changes } = command;

@@ -21,7 +21,7 @@ export const groupEvents = defineEvents({
         created_by_id: nullable(t.number),
       }),
       // Optional, so that events recorded before the field existed still decode (absent means false).
-      t.partial({ membership_lock: t.boolean }),
+      t.partial({ membership_lock: t.boolean, project_creation_level: t.number }),
     ]),
   },
   GroupUpdated: {

@@ -20,6 +20,8 @@ export interface Group {
   readonly request_access_enabled: boolean;
   /** EE membership lock: the group's projects take no new members. */
   readonly membership_lock: boolean;
+  /** Who creates projects in the group (0 no one, 1 maintainers, 2 developers and maintainers): the instance's `default_project_creation` when it was created; absent means 2. */
+  readonly project_creation_level?: number;
   readonly children: readonly number[];
 }
 

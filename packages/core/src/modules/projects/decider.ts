@@ -1,10 +1,12 @@
 /** The projects module's decisions: create (in a group, a personal namespace, or for a user), update, delete. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, authorizeProject, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeGroup, authorizeProject, canCreateProjectsIn, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
@@ -20,7 +22,35 @@ import type { Project } from './projection.js';
 import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
 
 /** What project decisions read. */
-export type ProjectsView = MembershipView & { readonly sequences: Sequences };
+export type ProjectsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
+
+/** `allowed_visibility_level?` / `valid_visibility_level_change?`: a restricted level is for administrators only. */
+const refuseRestricted = (state: ProjectsView, actorId: number | null, visibility: Visibility | undefined): E.Either<DomainError, void> =>
+  visibility !== undefined && actorId !== null && !isAdmin(state, actorId) && visibilityRestricted(state.settings, visibility)
+    ? E.left(validation({ visibility_level: [restrictedVisibilityMessage(visibility)] }))
+    : E.right(undefined);
+
+/**
+ * `check_personal_projects_limit`: a personal project counts against its creator's `projects_limit` (the instance's
+ * `default_projects_limit` when the account was created).
+ */
+const checkPersonalProjectsLimit = (state: ProjectsView, creator: User | null): E.Either<DomainError, void> => {
+  if (!creator) return E.right(undefined);
+  const limit = creator.projects_limit ?? 100000;
+  let count = 0;
+  for (const _ of projectsInNamespace(state.projects, creator.namespace_id)) if (++count >= limit) break;
+  if (count < limit) return E.right(undefined);
+  const message = limit === 0 ? 'Personal project creation is not allowed. Please contact your administrator with questions' : `Your project limit is ${limit} projects! Please contact your administrator to increase it`;
+  return E.left(validation({ limit_reached: [message] }));
+};
+
+/** A new project's visibility: the one asked for, else the instance default, capped by its group's. */
+const newProjectVisibility = (state: ProjectsView, asked: Visibility | undefined, namespaceId: number): Visibility => {
+  if (asked !== undefined) return asked;
+  const fallback = defaultProjectVisibility(state.settings);
+  const group = findGroup(state.groups, namespaceId);
+  return group && visibilityRank(fallback) > visibilityRank(group.visibility) ? group.visibility : fallback;
+};
 
 type Emitted = ProjectEvent | MemberEvent;
 
@@ -48,7 +78,7 @@ const resolveNamespace = (state: ProjectsView, actorId: number | null, command: 
   }
   const group = findGroup(state.groups, command.namespace_id);
   if (group) {
-    return authorizeGroup(state, actorId, 'create_projects', group, { id: group.id, kind: 'group', full_path: group.full_path, owner: null });
+    return actorId === null || canCreateProjectsIn(state, actorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(forbidden());
   }
   const owner = userNamespace(state, command.namespace_id);
   if (!owner) return E.left(notFound('Namespace'));
@@ -87,7 +117,7 @@ const transferProjectEvents = (state: ProjectsView, actorId: number | null, proj
   const owner = group ? undefined : userNamespace(state, namespaceId);
   if (!group && !owner) return E.left(notFound('Namespace'));
   // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
-  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canOnGroup(state, actorId, 'transfer_projects', group) : owner!.id === actorId);
+  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canCreateProjectsIn(state, actorId, group) : owner!.id === actorId);
   if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
   const targetPath = group ? group.full_path : owner!.username;
   const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
@@ -178,8 +208,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       const path = command.path ?? pathFromName(command.name ?? '');
       return pipe(
         resolveNamespace(state, actor.userId, command),
+        E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
+        E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
-        E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: command.visibility ?? 'private' })),
+        E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: newProjectVisibility(state, command.visibility, namespace.id) })),
       );
     }
     case 'ForkProject':
@@ -188,6 +220,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       return pipe(
         requireProject(state, command.id),
         E.chain((project) => authorizeProject(state, actor.userId, 'admin_project', project, project)),
+        E.chainFirst((project) => (command.visibility !== project.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {
           const { type: _type, ...changes } = command;

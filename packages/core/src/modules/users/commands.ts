@@ -19,6 +19,9 @@ export type UserCommand =
       readonly identity?: IdentityInput;
       /** An upload already in the host's store (see `Avatar`). */
       readonly avatar?: Avatar;
+      readonly projects_limit?: number;
+      readonly can_create_group?: boolean;
+      readonly external?: boolean;
     }
   | {
       readonly type: 'UpdateUser';
@@ -32,6 +35,9 @@ export type UserCommand =
       /** Creates the identity with that provider, or changes its `extern_uid` (`Users::UpdateService#assign_identity`). */
       readonly identity?: IdentityInput;
       readonly avatar?: Avatar;
+      readonly projects_limit?: number;
+      readonly can_create_group?: boolean;
+      readonly external?: boolean;
     }
   /** `DELETE /users/:id/identities/:provider`. */
   | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }

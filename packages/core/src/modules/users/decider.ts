@@ -1,4 +1,5 @@
 /** The users module's decisions: accounts (create, update, block, unblock, delete) and activity. */
+import type { SettingsSlice } from '../settings/projection.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
@@ -24,7 +25,7 @@ import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } fro
 import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
 
 /** What user decisions read. */
-export type UsersView = MembershipView & { readonly sequences: Sequences };
+export type UsersView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
 
 type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
 
@@ -114,7 +115,17 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
         E.map((identity): Emitted[] => [
           userCreated(
             state,
-            { username: command.username, name: command.name, email: command.email, public_email: command.public_email ?? null, is_admin: command.is_admin ?? false, password_digest: command.password_digest },
+            {
+              username: command.username,
+              name: command.name,
+              email: command.email,
+              public_email: command.public_email ?? null,
+              is_admin: command.is_admin ?? false,
+              password_digest: command.password_digest,
+              ...(command.projects_limit !== undefined ? { projects_limit: command.projects_limit } : {}),
+              ...(command.can_create_group !== undefined ? { can_create_group: command.can_create_group } : {}),
+              ...(command.external !== undefined ? { external: command.external } : {}),
+            },
             at,
             issued.actor.userId,
           ),

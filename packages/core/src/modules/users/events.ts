@@ -20,14 +20,19 @@ export const UserData = t.type({
   created_by_id: nullable(t.number),
 });
 
+/** A user's account settings, optional: absent means the platform's defaults (100000, true, false). */
+const AccountSettings = t.partial({ projects_limit: t.number, can_create_group: t.boolean, external: t.boolean });
+
 export const userEvents = defineEvents({
-  UserCreated: { version: 1, codec: UserData, stream },
+  /** The account settings (`projects_limit`, `can_create_group`, `external`) are recorded only when not 100000, true, false. */
+  UserCreated: { version: 1, codec: t.intersection([UserData, AccountSettings]), stream },
   UserUpdated: {
     version: 1,
     stream,
     codec: t.intersection([
       t.type({ id: t.number, updated_at: t.string }),
       t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string), avatar: nullable(AvatarCodec) }),
+      AccountSettings,
     ]),
   },
   /** The user's identity with a provider was created, or its extern_uid changed. */

@@ -51,6 +51,12 @@ export interface User {
   readonly identities: readonly Identity[];
   /** Absent (or null) without an upload; optional so that states folded before avatars existed stay valid. */
   readonly avatar?: Avatar | null;
+  /** Personal projects allowed (absent: 100000); from `default_projects_limit` when the account was created. */
+  readonly projects_limit?: number;
+  /** Absent: true. */
+  readonly can_create_group?: boolean;
+  /** External users (absent: false); `user_default_external` when the account was created. */
+  readonly external?: boolean;
 }
 
 export interface UsersSlice {

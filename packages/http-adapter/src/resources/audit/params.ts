@@ -12,4 +12,7 @@ export const historyParams = withPagination(
   ),
 );
 
+/** `GET /audit/settings_events`: the changes of one field, and a time range. */
+export const settingsHistoryParams = withPagination(schema(optional('field', T.String), optional('since', T.DateTime), optional('until', T.DateTime)));
+
 export const asOfParams = withPagination(schema(requires('at', T.DateTime)));

@@ -1,11 +1,27 @@
 /** The membership audit API (administrators; see README "Membership audit"): history, and members as of a past time. */
 import * as E from 'fp-ts/lib/Either.js';
-import { findGroupByIdOrPath, findProjectByIdOrPath, membersAsOf, membershipHistory, notFound } from '@forgefold/core';
+import { findGroupByIdOrPath, findProjectByIdOrPath, membersAsOf, membershipHistory, notFound, settingsHistory } from '@forgefold/core';
 import { arraySource, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { findReadableGroup, findReadableProject, type ApiDeps } from '../../app/deps.js';
-import { asOfParams, historyParams } from './params.js';
+import { asOfParams, historyParams, settingsHistoryParams } from './params.js';
 
 export const auditRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  /** Who changed which application setting, when, from what to what (write-only secrets filtered). */
+  route({
+    method: 'GET',
+    path: '/audit/settings_events',
+    admin: true,
+    params: settingsHistoryParams,
+    handler: async (ctx) => {
+      const { params } = ctx;
+      const rows = await settingsHistory(deps.app.events, {
+        ...(params.field ? { field: params.field } : {}),
+        ...(params.since ? { since: params.since } : {}),
+        ...(params.until ? { until: params.until } : {}),
+      });
+      return paginate(ctx, arraySource(rows));
+    },
+  }),
   route({
     method: 'GET',
     path: '/audit/membership_events',

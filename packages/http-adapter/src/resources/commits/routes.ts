@@ -9,7 +9,7 @@ import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, showParams, refsParams, compareParams } from './params.js';
-import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
@@ -168,7 +168,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       before: download,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
-        const diffs = await must(deps.repositories.open(project.id).commitDiff(String(ctx.routeParams['sha'])), COMMIT_NOT_FOUND);
+        const diffs = await must(deps.repositories.open(project.id).commitDiff(String(ctx.routeParams['sha']), diffLimits(deps)), COMMIT_NOT_FOUND);
         return paginate(ctx, arraySource(diffs), { map: diffEntity });
       },
     }),
@@ -192,7 +192,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: compareParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
-        const comparison = await deps.repositories.open(project.id).compare({ from: ctx.params.from ?? '', to: ctx.params.to ?? '', straight: ctx.params.straight });
+        const comparison = await deps.repositories.open(project.id).compare({ from: ctx.params.from ?? '', to: ctx.params.to ?? '', straight: ctx.params.straight, ...diffLimits(deps) });
         if (E.isLeft(comparison)) {
           if (comparison.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Ref Not Found');
           throw new Error(comparison.left.message);

@@ -4,6 +4,9 @@ import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
 
+/** `Gitlab::Access.project_creation_string_options`, by level. */
+const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
+
 export const groupEntity = (group: Group, ctx: PresentContext) => ({
   id: group.id,
   web_url: `${ctx.baseUrl}/groups/${group.full_path}`,
@@ -14,7 +17,7 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   share_with_group_lock: false,
   require_two_factor_authentication: false,
   two_factor_grace_period: 48,
-  project_creation_level: 'developer',
+  project_creation_level: PROJECT_CREATION_LEVELS[group.project_creation_level ?? 2] ?? 'developer',
   auto_devops_enabled: null,
   subgroup_creation_level: 'maintainer',
   emails_disabled: null,

@@ -9,7 +9,7 @@ import { branchSha, canMergeMergeRequest, canRepository, findMergeRequest, findR
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
-import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { mergeRequestBasicEntity, mergeRequestEntity, mergeRequestVersionEntity } from './entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -47,7 +47,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const target = branchSha(repository, mr.target_branch);
     const hasConflicts = mr.state === 'opened' && source !== null && target !== null ? !E.getOrElse(() => false)(await git.mergeable(target, source)) : false;
     const version = mr.versions[mr.versions.length - 1];
-    const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true }) : null;
+    const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }) : null;
     const changesCount = diffs && E.isRight(diffs) ? diffs.right.diffs.length : null;
     const canMerge = viewerId(ctx) !== null && canMergeMergeRequest(state, viewerId(ctx), project, repository, mr);
     return mergeRequestEntity(mr, project, presentContext(deps, ctx), { hasConflicts, changesCount, canMerge });
@@ -168,7 +168,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const mr = find(ctx, project);
         const version = mr.versions[mr.versions.length - 1];
         const diffs = version
-          ? await must(deps.repositories.open(project.id).compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true }))
+          ? await must(deps.repositories.open(project.id).compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }))
           : null;
         return ok({ ...(await present(ctx, project, mr)), changes: diffs ? diffs.diffs.map(diffEntity) : [], overflow: false });
       },
@@ -211,7 +211,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const git = deps.repositories.open(project.id);
         const [commits, comparison] = await Promise.all([
           must(git.commitsBetween(version.base_commit_sha, version.head_commit_sha)),
-          must(git.compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true })),
+          must(git.compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) })),
         ]);
         const context = presentContext(deps, ctx);
         return ok({

@@ -23,6 +23,8 @@ import {
   type Group,
   type Project,
   type State,
+  defaultBranchName,
+  type DomainError,
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
@@ -88,6 +90,13 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   };
 };
 
+/** `error!(project.errors[:limit_reached], 403)`: the personal projects limit is answered 403 with the messages as an array. */
+const limitReached = (error: DomainError): DomainError => {
+  const messages = error._tag === 'Validation' ? error.errors['limit_reached'] : undefined;
+  if (messages) throw new ApiError(403, { message: messages });
+  return error;
+};
+
 export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const present = (ctx: Ctx, project: Project, state = deps.app.state) => projectEntity(project, presentContext(deps, ctx, state));
   /**
@@ -96,7 +105,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
    */
   const presentCreated = async (done: CommandResultOf, ctx: HandlerContext<CreateFields>) => {
     const id = createdId(done, 'ProjectCreated');
-    const { default_branch: defaultBranch, initialize_with_readme: readme } = ctx.params;
+    const { initialize_with_readme: readme } = ctx.params;
+    // The instance's `default_branch_name` names the initial branch unless the request names one.
+    const defaultBranch = ctx.params.default_branch || defaultBranchName(done.state.settings);
     if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
       await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
     }
@@ -169,7 +180,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return paginate(ctx, arraySource(rows), { map: (group) => publicGroupDetailsEntity(group, view) });
       },
     }),
-    commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated }),
+    commandRoute(deps, { method: 'POST', path: '/projects', params: createParams, find: nothing, command: ({ params }) => createCommand(params), present: presentCreated, error: limitReached }),
     commandRoute(deps, {
       method: 'POST',
       path: '/projects/user/:user_id',
@@ -178,6 +189,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       find: (ctx, state) => findUserOr404(state, ctx.params.user_id),
       command: ({ params }, owner) => createCommand(params, owner.id),
       present: presentCreated,
+      error: limitReached,
     }),
     route({
       method: 'GET',

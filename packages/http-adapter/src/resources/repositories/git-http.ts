@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { canReadProject, canRepository, findProjectByFullPath, findUser, findUserByEmail, findUserByUsername, resolveToken, type Actor, type Project } from '@forgefold/core';
+import { canReadProject, canRepository, settingBoolean, findProjectByFullPath, findUser, findUserByEmail, findUserByUsername, resolveToken, type Actor, type Project } from '@forgefold/core';
 import type { Authorization, GitService } from '@forgefold/git';
 import type { RawRoute, RequestInfo } from '../../http/index.js';
 import { tokenDigest, verifyPassword } from '../../app/secrets.js';
@@ -20,7 +20,13 @@ const MESSAGES = {
   download: 'You are not allowed to download code from this project.\n',
   push: 'You are not allowed to push code to this project.\n',
   denied: 'HTTP Basic: Access denied\n',
+  maintenance: 'Git push is not allowed because this GitLab instance is currently in (read-only) maintenance mode.\n',
 } as const;
+
+/** `render_missing_personal_access_token`: passwords are off for git (`password_authentication_enabled_for_git`). */
+const missingPersonalAccessToken = (baseUrl: string): string =>
+  "HTTP Basic: Access denied\nYou must use a personal access token with 'read_repository' or 'write_repository' scope for Git over HTTP.\n" +
+  `You can generate one at ${baseUrl}/-/profile/personal_access_tokens`;
 
 /** Token scopes that allow reading and writing repositories over HTTP (`Gitlab::Auth` abilities for scopes). */
 const READ_SCOPES = new Set(['api', 'read_repository', 'write_repository']);
@@ -32,8 +38,16 @@ interface Caller {
   readonly scopes: readonly string[] | null;
 }
 
-/** `geo`: a Geo secondary fetching with the shared secret (login `geo`): it may fetch every repository, push none. */
-type Credentials = { readonly kind: 'none' } | { readonly kind: 'invalid' } | { readonly kind: 'geo' } | { readonly kind: 'user'; readonly caller: Caller };
+/**
+ * `geo`: a Geo secondary fetching with the shared secret (login `geo`): it may fetch every repository, push none.
+ * `missing_token`: no valid token, and passwords are off for git (`MissingPersonalAccessTokenError`).
+ */
+type Credentials =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'missing_token' }
+  | { readonly kind: 'geo' }
+  | { readonly kind: 'user'; readonly caller: Caller };
 
 const sameSecret = (given: string, secret: string): boolean => {
   const a = Buffer.from(given);
@@ -62,6 +76,7 @@ const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Creden
     const user = findUser(state.users, resolved.userId);
     return user && user.state === 'active' ? { kind: 'user', caller: { userId: user.id, scopes: resolved.scopes } } : { kind: 'invalid' };
   }
+  if (!settingBoolean(state.settings, 'password_authentication_enabled_for_git')) return { kind: 'missing_token' };
   // The password of the user named by the login (username or e-mail), as a password login does.
   const user = findUserByUsername(state.users, credentials.login) ?? findUserByEmail(state.users, credentials.login);
   if (user && user.state === 'active' && (await verifyPassword(credentials.password, user.password_digest))) return { kind: 'user', caller: { userId: user.id, scopes: null } };
@@ -69,12 +84,13 @@ const authenticate = async (deps: ApiDeps, req: IncomingMessage): Promise<Creden
 };
 
 /** The decision for one service of one project (`Gitlab::GitAccess` download and push checks). */
-const decide = (deps: ApiDeps, project: Project | undefined, credentials: Credentials, service: GitService): Authorization => {
+const decide = (deps: ApiDeps, project: Project | undefined, credentials: Credentials, service: GitService, baseUrl: string): Authorization => {
   if (credentials.kind === 'invalid') return { allowed: false, status: 401, message: MESSAGES.denied };
   if (credentials.kind === 'geo') {
     if (!project) return { allowed: false, status: 404, message: MESSAGES.not_found };
     return service === 'git-upload-pack' ? { allowed: true } : { allowed: false, status: 403, message: MESSAGES.push };
   }
+  if (credentials.kind === 'missing_token') return { allowed: false, status: 401, message: missingPersonalAccessToken(baseUrl) };
   const caller = credentials.kind === 'user' ? credentials.caller : null;
   const state = deps.app.state;
   const userId = caller?.userId ?? null;
@@ -88,6 +104,8 @@ const decide = (deps: ApiDeps, project: Project | undefined, credentials: Creden
     return caller === null ? { allowed: false, status: 401, message: MESSAGES.denied } : { allowed: false, status: 403, message: MESSAGES.download };
   }
   if (caller === null) return { allowed: false, status: 401, message: MESSAGES.denied };
+  // EE `check_maintenance_mode!`: no push while the instance is read-only.
+  if (settingBoolean(state.settings, 'maintenance_mode')) return { allowed: false, status: 403, message: MESSAGES.maintenance };
   if (scopes !== null && !scopes.some((scope) => WRITE_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.push };
   return canRepository(state, userId, project, 'push_code') ? { allowed: true } : { allowed: false, status: 403, message: MESSAGES.push };
 };
@@ -108,10 +126,10 @@ export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
     const userId = credentials.kind === 'user' ? credentials.caller.userId : null;
     const actor: Actor = { userId, origin: 'api', requestId: request.requestId };
     const push = project && userId !== null ? deps.repositories.pushHandlers(project, actor) : undefined;
-    const authorize = async (service: GitService) => decide(deps, project, credentials, service);
+    const authorize = async (service: GitService) => decide(deps, project, credentials, service, request.baseUrl);
     if (!project) {
       // No repository to serve: answer from the decision alone (401 asks anonymous callers for credentials).
-      const decision = decide(deps, undefined, credentials, rest === 'git-receive-pack' || /service=git-receive-pack/.test(request.query) ? 'git-receive-pack' : 'git-upload-pack');
+      const decision = decide(deps, undefined, credentials, rest === 'git-receive-pack' || /service=git-receive-pack/.test(request.query) ? 'git-receive-pack' : 'git-upload-pack', request.baseUrl);
       if (!decision.allowed) {
         const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8' };
         if (decision.status === 401) headers['WWW-Authenticate'] = 'Basic realm="GitLab"';

@@ -5,18 +5,27 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { accessTokensOf, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, type AccessToken, type DomainError, type State } from '@forgefold/core';
+import { accessTokensOf, personalAccessTokenPrefix, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, type AccessToken, type DomainError, type State } from '@forgefold/core';
 import { arraySource, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { createdId, findReadableGroup, findReadableProject, findUserOr404, today, type ApiDeps, type Ctx } from '../../app/deps.js';
-import { commandRoute, nothing, perRequest, type CommandResultOf } from '../../app/routes.js';
+import { commandRoute, nothing, type CommandResultOf } from '../../app/routes.js';
 import { newTokenValue, tokenDigest } from '../../app/secrets.js';
 import { accessTokenEntity } from './entities.js';
 import { createPersonalUserTokenParams, createResourceTokenParams, createUserTokenParams, idParams, impersonationTokenParams, listImpersonationParams, listPersonalParams, tokenIdParams } from './params.js';
 
 const strings = (values: readonly (string | null)[]): string[] => values.filter((value): value is string => typeof value === 'string');
 
-/** The token's value, shown only in the creation answer (its digest goes into the command). */
-const valueOf = perRequest(() => newTokenValue());
+const tokenValues = new WeakMap<object, string>();
+
+/** The token's value, made once per request with the instance's `personal_access_token_prefix` (the same for all personal access tokens, bots' included). */
+const valueOf = (deps: ApiDeps, ctx: object): string => {
+  let value = tokenValues.get(ctx);
+  if (value === undefined) {
+    value = newTokenValue(personalAccessTokenPrefix(deps.app.state.settings));
+    tokenValues.set(ctx, value);
+  }
+  return value;
+};
 
 /** An administrator creates a personal (or impersonation) token for a user, answered 201 with the value shown this once. */
 const createTokenRoute = (deps: ApiDeps, path: string, impersonation: boolean) =>
@@ -42,10 +51,10 @@ const createTokenRouteWith = <P extends CreateTokenParams>(deps: ApiDeps, path: 
       name: ctx.params.name ?? '',
       scopes: strings(ctx.params.scopes),
       expires_at: ctx.params.expires_at ?? null,
-      token_digest: tokenDigest(valueOf(ctx)),
+      token_digest: tokenDigest(valueOf(deps, ctx)),
       impersonation,
     }),
-    present: (done, ctx) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), valueOf(ctx))),
+    present: (done, ctx) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), valueOf(deps, ctx))),
   });
 
 const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): AnyRouteDef[] => {
@@ -92,10 +101,10 @@ const resourceRoutes = (deps: ApiDeps, resource: 'project' | 'group'): AnyRouteD
         scopes: strings(ctx.params.scopes),
         access_level: ctx.params.access_level,
         expires_at: ctx.params.expires_at ?? null,
-        token_digest: tokenDigest(valueOf(ctx)),
+        token_digest: tokenDigest(valueOf(deps, ctx)),
         email_domain: new URL(deps.config.externalUrl ?? ctx.request.baseUrl).hostname,
       }),
-      present: (done: CommandResultOf, ctx) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), valueOf(ctx))),
+      present: (done: CommandResultOf, ctx) => created(accessTokenEntity(findAccessToken(done.state.tokens, createdId(done, 'AccessTokenCreated'))!, today(deps), valueOf(deps, ctx))),
     }),
     commandRoute(deps, {
       method: 'DELETE',

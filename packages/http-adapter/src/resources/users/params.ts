@@ -37,6 +37,9 @@ export const createParams = schema(
   optional('extern_uid', T.String),
   optional('provider', T.String),
   allOrNoneOf('extern_uid', 'provider'),
+  optional('projects_limit', T.Integer),
+  optional('can_create_group', T.Boolean),
+  optional('external', T.Boolean),
 );
 
 export const updateParams = schema(
@@ -51,6 +54,9 @@ export const updateParams = schema(
   optional('extern_uid', T.String),
   optional('provider', T.String),
   allOrNoneOf('extern_uid', 'provider'),
+  optional('projects_limit', T.Integer),
+  optional('can_create_group', T.Boolean),
+  optional('external', T.Boolean),
 );
 
 export const idParams = schema(pathParam('id', T.Integer));

@@ -121,6 +121,9 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         is_admin: params.admin ?? false,
         public_email: params.public_email ?? null,
         ...(avatar.right ? { avatar: avatar.right } : {}),
+        ...(typeof params.projects_limit === 'number' ? { projects_limit: params.projects_limit } : {}),
+        ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
+        ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
       };
     },
@@ -147,6 +150,9 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
         ...(avatar.right ? { avatar: avatar.right } : {}),
+        ...(typeof params.projects_limit === 'number' ? { projects_limit: params.projects_limit } : {}),
+        ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
+        ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
       };
     },

@@ -1,0 +1,40 @@
+/** Reads over the settings slice: other modules' deciders and the adapters read the instance's settings here. */
+import type { ApplicationSettings, SettingsSlice } from './projection.js';
+
+type Visibility = 'private' | 'internal' | 'public';
+
+const str = (settings: ApplicationSettings, name: keyof ApplicationSettings): string | null => {
+  const value = settings[name];
+  return typeof value === 'string' ? value : null;
+};
+const int = (settings: ApplicationSettings, name: keyof ApplicationSettings): number => {
+  const value = settings[name];
+  return typeof value === 'number' ? value : 0;
+};
+
+export const defaultProjectVisibility = (slice: SettingsSlice): Visibility => (str(slice.values, 'default_project_visibility') ?? 'private') as Visibility;
+export const defaultGroupVisibility = (slice: SettingsSlice): Visibility => (str(slice.values, 'default_group_visibility') ?? 'private') as Visibility;
+
+/** `Gitlab::VisibilityLevel.allowed_for?`: administrators may use any level, others not a restricted one. */
+export const visibilityRestricted = (slice: SettingsSlice, visibility: string): boolean => {
+  const levels = slice.values.restricted_visibility_levels;
+  return Array.isArray(levels) && (levels as readonly unknown[]).includes(visibility);
+};
+
+/** `deny_visibility_level`: the model error a non-administrator gets for a restricted level. */
+export const restrictedVisibilityMessage = (visibility: string): string => `${visibility} has been restricted by your GitLab administrator`;
+
+/** `default_project_creation`: 0 no one, 1 maintainers, 2 developers and maintainers. */
+export const defaultProjectCreation = (slice: SettingsSlice): number => int(slice.values, 'default_project_creation');
+
+/** The initial branch of new repositories (`default_branch_name`), or null for the platform's `master`. */
+export const defaultBranchName = (slice: SettingsSlice): string | null => {
+  const name = str(slice.values, 'default_branch_name');
+  return name && name.trim() !== '' ? name : null;
+};
+
+export const personalAccessTokenPrefix = (slice: SettingsSlice): string => str(slice.values, 'personal_access_token_prefix') ?? '';
+
+export const settingBoolean = (slice: SettingsSlice, name: keyof ApplicationSettings): boolean => slice.values[name] === true;
+export const settingInteger = (slice: SettingsSlice, name: keyof ApplicationSettings): number => int(slice.values, name);
+export const settingString = (slice: SettingsSlice, name: keyof ApplicationSettings): string | null => str(slice.values, name);

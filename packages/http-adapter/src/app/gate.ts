@@ -1,0 +1,102 @@
+/**
+ * The settings that act in front of the API, as the platform's Rack middleware does:
+ *
+ * - Rack::Attack's throttles (lib/gitlab/rack_attack.rb): `throttle_unauthenticated` counts unauthenticated requests
+ *   per IP, `throttle_authenticated_api` authenticated `/api/` requests per user, `throttle_authenticated_web` the
+ *   others per user; fixed windows of `period_in_seconds`, refused past `requests_per_period` with 429, the
+ *   `rate_limiting_response_text` (or "Retry later") as text/plain, and the RateLimit-* and Retry-After headers.
+ *   The counters are the adapter's, not domain state: one map entry per client and throttle, O(1) per request.
+ * - Maintenance mode (EE Gitlab::Middleware::ReadOnly): writes are refused for everyone, except the settings
+ *   themselves, sign-in (`POST /oauth/token`) and the internal API; a JSON request gets 403 with the platform's
+ *   message, any other a 301 back to where it came from.
+ */
+import { settingBoolean, settingInteger, settingString, type SettingsSlice } from '@forgefold/core';
+import { withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
+
+export const READ_ONLY_MESSAGE = 'You cannot perform write operations on a read-only instance';
+const DEFAULT_RATE_LIMITING_RESPONSE_TEXT = 'Retry later';
+const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const JSON_TYPES = new Set(['application/json', 'application/vnd.git-lfs+json']);
+/** Beyond this many counters, those of past windows are dropped. */
+const MAX_COUNTERS = 10_000;
+
+type Throttle = 'throttle_unauthenticated' | 'throttle_authenticated_api' | 'throttle_authenticated_web';
+
+interface Counter {
+  window: number;
+  count: number;
+}
+
+/** Which throttle counts this request, and under which key (Gitlab::RackAttack::Request). */
+const throttleOf = (request: GateRequest): Throttle => (request.userId === null ? 'throttle_unauthenticated' : request.path.startsWith('/api/') ? 'throttle_authenticated_api' : 'throttle_authenticated_web');
+
+const mediaType = (request: GateRequest): string => {
+  const type = request.headers['content-type'];
+  return (Array.isArray(type) ? type[0] ?? '' : type ?? '').split(';')[0]!.trim().toLowerCase();
+};
+
+/** Routes the read-only middleware lets through (CE allowlist, EE `admin_settings_update?` and `sign_in_route?`). */
+const allowedInMaintenance = (request: GateRequest): boolean =>
+  request.path.startsWith('/api/v4/application/settings') ||
+  (request.method === 'POST' && request.path.startsWith('/oauth/token')) ||
+  request.path.includes('/api/v4/internal') ||
+  (request.method === 'POST' && request.path.startsWith('/api/graphql'));
+
+export const settingsGate = (settings: () => SettingsSlice, now: () => string): RequestGate => {
+  const counters = new Map<string, Counter>();
+
+  const throttled = (slice: SettingsSlice, request: GateRequest): Reply | null => {
+    const name = throttleOf(request);
+    if (!settingBoolean(slice, `${name}_enabled`)) return null;
+    const period = settingInteger(slice, `${name}_period_in_seconds`);
+    const limit = settingInteger(slice, `${name}_requests_per_period`);
+    if (period <= 0) return null;
+    const epoch = Math.floor(Date.parse(now()) / 1000);
+    const window = Math.floor(epoch / period);
+    const key = `${name}:${request.userId ?? request.ip}`;
+    let counter = counters.get(key);
+    if (counter === undefined) {
+      if (counters.size >= MAX_COUNTERS) for (const [k, c] of counters) if (c.window !== window) counters.delete(k);
+      counter = { window, count: 0 };
+      counters.set(key, counter);
+    } else if (counter.window !== window) {
+      counter.window = window;
+      counter.count = 0;
+    }
+    counter.count += 1;
+    if (counter.count <= limit) return null;
+    const retryAfter = period - (epoch % period);
+    const reset = epoch + retryAfter;
+    const text = settingString(slice, 'rate_limiting_response_text');
+    return {
+      ...withStatus(429, undefined, {
+        contentType: 'text/plain',
+        etag: false,
+        headers: {
+          'RateLimit-Name': name,
+          'RateLimit-Limit': String(Math.ceil((limit * 60) / period)),
+          'RateLimit-Observed': String(counter.count),
+          'RateLimit-Remaining': String(limit > counter.count ? limit - counter.count : 0),
+          'RateLimit-Reset': String(reset),
+          'RateLimit-ResetTime': new Date(reset * 1000).toUTCString(),
+          'Retry-After': String(retryAfter),
+        },
+      }),
+      rawBody: `${text && text.trim() !== '' ? text : DEFAULT_RATE_LIMITING_RESPONSE_TEXT}\n`,
+    };
+  };
+
+  const readOnly = (slice: SettingsSlice, request: GateRequest): Reply | null => {
+    if (!settingBoolean(slice, 'maintenance_mode') || !WRITES.has(request.method) || allowedInMaintenance(request)) return null;
+    if (JSON_TYPES.has(mediaType(request))) return withStatus(403, { message: READ_ONLY_MESSAGE }, { etag: false });
+    const referer = request.headers['referer'];
+    return withStatus(301, undefined, { etag: false, headers: { Location: typeof referer === 'string' && referer !== '' ? referer : `${request.baseUrl}/` } });
+  };
+
+  return {
+    admit: (request) => {
+      const slice = settings();
+      return throttled(slice, request) ?? readOnly(slice, request);
+    },
+  };
+};

@@ -1,0 +1,5 @@
+import { describeSpecs } from './spec.js';
+import { settingEffectSpecs, settingSpecs } from './settings.js';
+
+describeSpecs('settings decider', settingSpecs);
+describeSpecs('deciders under the settings', settingEffectSpecs);
