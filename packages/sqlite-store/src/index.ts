@@ -92,6 +92,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       events.detach();
+      await snapshots.close();
       await walSync?.close();
       db.close();
       await checkpointer.close();
@@ -113,7 +114,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   };
-  const snapshots = new SqliteSnapshotStore(db, readonly);
+  const snapshots = new SqliteSnapshotStore(db, readonly, readonly || path === ':memory:' || path === '' ? null : path);
   return {
     events,
     snapshots,
