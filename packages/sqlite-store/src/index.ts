@@ -1,7 +1,7 @@
 /**
  * @forgefold/sqlite-store: a durable EventStore and SnapshotStore on one SQLite file (better-sqlite3).
  *
- * WAL journal, `synchronous=FULL` by default (the WAL flushed after each commit off the event loop, see WalSync), versioned migrations applied at open, WAL checkpoints in a
+ * WAL journal, `synchronous=FULL` by default (optionally flushed after each commit off the event loop, see WalSync), versioned migrations applied at open, WAL checkpoints in a
  * worker thread (never on the request path). Several store instances (connections or processes) may share
  * a file: every write is an IMMEDIATE transaction that re-reads the log head, so a stale writer is told
  * (StaleWriter / WrongExpectedVersion) instead of overwriting.
@@ -22,6 +22,11 @@ export type { CheckpointStats } from './checkpointer.js';
 export interface SqliteStoreOptions {
   readonly path: string;
   readonly synchronous?: 'FULL' | 'NORMAL' | 'OFF';
+  /**
+   * With `synchronous=FULL`: flush the WAL after each commit with an fdatasync on libuv's thread pool (WalSync)
+   * instead of inside the COMMIT on the event loop; commits resolve after the flush. The server turns it on.
+   */
+  readonly flushOffLoop?: boolean;
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
@@ -52,7 +57,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
   const readonly = options.readonly ?? false;
   const synchronous = options.synchronous ?? 'FULL';
-  const deferredFlush = synchronous === 'FULL' && !readonly && path !== ':memory:' && path !== '';
+  const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && path !== ':memory:' && path !== '';
   const walSync = deferredFlush ? new WalSync(`${path}-wal`) : null;
   const db = new Database(path, { readonly, fileMustExist: readonly });
   try {
