@@ -12,8 +12,12 @@ import { projectSpecs } from './projects.js';
 import { memberSpecs } from './members.js';
 import { scimSpecs } from './scim.js';
 import { repositorySpecs } from './repositories.js';
+import { deploymentSpecs } from './deployments.js';
+import { clusterSpecs } from './clusters.js';
+import { pipelineSpecs } from './pipelines.js';
+import { scheduleSpecs } from './schedules.js';
 
-const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs].flatMap((group) => Object.values(group));
+const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs, deploymentSpecs, clusterSpecs, pipelineSpecs, scheduleSpecs].flatMap((group) => Object.values(group));
 
 /** Every (module, handler) that applies an event type: the owner's evolve, then the followers. */
 const handlersOf = (type: string) =>

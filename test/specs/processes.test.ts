@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { eventsOf, forgefold, forgefoldProcesses } from '@forgefold/core';
 import { manualScheduler } from '../support/scheduler.js';
-import { groupCreated, memberAdded, stateOf, userCreated } from './spec.js';
+import { groupCreated, memberAdded, projectCreated, stateOf, userCreated } from './spec.js';
 
 describe('module processes', () => {
   it('expiry is due from the expiry day, and its command leaves nothing due', () => {
@@ -20,6 +20,26 @@ describe('module processes', () => {
     expect(expiry!.due(stateOf([...given, ...eventsOf(decision.right)]), '2026-01-02T00:00:00.000Z')).toBe(false);
   });
 
+  it('the scheduler is due from the earliest next_run_at, and its run leaves nothing due', () => {
+    const process = forgefoldProcesses.find((candidate) => candidate.name === 'run-pipeline-schedules')!;
+    const given = [
+      userCreated(1, 'alice'),
+      projectCreated(1, 'app', 101, { kind: 'user' }),
+      { type: 'BranchCreated', data: { project_id: 1, name: 'main', sha: 'a'.repeat(40), via: 'api' } },
+      {
+        type: 'ScheduleCreated',
+        data: { project_id: 1, id: 1, description: 'x', ref: 'main', cron: '0 1 * * *', cron_timezone: 'UTC', active: true, owner_id: 1, next_run_at: '2026-01-01T01:03:00.000Z', created_at: '2026-01-01T00:00:00.000Z' },
+      },
+    ];
+    const state = stateOf(given);
+    expect(process.due(state, '2026-01-01T01:02:59.999Z')).toBe(false);
+    expect(process.due(state, '2026-01-01T01:03:00.000Z')).toBe(true);
+    const decision = forgefold.decider.decide({ command: process.command, actor: { userId: null, origin: 'system' }, at: '2026-01-01T01:03:00.000Z' }, state);
+    if (E.isLeft(decision)) throw new Error('run refused');
+    expect(eventsOf(decision.right).map((event) => event.type)).toEqual(['ScheduleRan', 'PipelineCreated']);
+    expect(process.due(stateOf([...given, ...eventsOf(decision.right)]), '2026-01-01T01:03:00.000Z')).toBe(false);
+  });
+
   it('a host runs them from a scheduler the test drives', () => {
     const { scheduler, tick } = manualScheduler();
     const ran: string[] = [];
@@ -27,9 +47,11 @@ describe('module processes', () => {
     tick(59_999);
     expect(ran).toEqual([]);
     tick(120_001);
-    expect(ran).toEqual(['expire-memberships', 'expire-memberships', 'expire-memberships']);
+    const names = forgefoldProcesses.map((process) => process.name);
+    expect(names).toEqual(['expire-memberships', 'run-pipeline-schedules']);
+    expect(ran).toEqual([...names, ...names, ...names]);
     stop();
     tick(60_000);
-    expect(ran).toHaveLength(3);
+    expect(ran).toHaveLength(3 * names.length);
   });
 });

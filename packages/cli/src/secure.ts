@@ -3,7 +3,8 @@
  * addresses and SCIM identities, and the root token file a live administrator token: they are created
  * readable by their owner only (0600), the data directory 0700.
  */
-import { chmod, mkdir, open, readdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { newSecretKey, parseSecretKey } from '@forgefold/http-adapter';
 import { join } from 'node:path';
 import { DATABASE_FILE, REPOSITORIES_DIR } from './paths.js';
 
@@ -13,12 +14,15 @@ export const DATA_DIR_MODE = 0o700;
 /** The root token file `serve` writes on first start. */
 export const ROOT_TOKEN_FILE = 'initial_root_token';
 
+/** The key secrets at rest are sealed with (cluster tokens and certificates), 64 hex digits, 0600. */
+export const SECRET_KEY_FILE = 'secret_key';
+
 /** SQLite's companions of the database (write-ahead log, shared memory index, rollback journal). */
 const DATABASE_COMPANIONS = ['-wal', '-shm', '-journal'];
 
 /** Names a data directory holds when Forgefold alone uses it. */
 const isOwnFile = (name: string): boolean =>
-  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === 'uploads' || name === REPOSITORIES_DIR;
+  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === SECRET_KEY_FILE || name === 'uploads' || name === REPOSITORIES_DIR;
 
 const modeOf = async (path: string): Promise<number | undefined> => {
   try {
@@ -61,9 +65,38 @@ export const prepareDataDir = async (dir: string): Promise<string[]> => {
     else warnings.push(`data directory ${dir} is accessible to other users (mode ${octal(existing)}) and holds other files; run chmod 700 on it or choose another one`);
   }
   const database = join(dir, DATABASE_FILE);
-  for (const path of [database, ...DATABASE_COMPANIONS.map((suffix) => `${database}${suffix}`), join(dir, ROOT_TOKEN_FILE)]) await tightenSecretFile(path);
+  for (const path of [database, ...DATABASE_COMPANIONS.map((suffix) => `${database}${suffix}`), join(dir, ROOT_TOKEN_FILE), join(dir, SECRET_KEY_FILE)]) await tightenSecretFile(path);
   // 'a' creates the file if missing and never truncates one that a concurrent process just created.
   const handle = await open(database, 'a', SECRET_FILE_MODE);
   await handle.close();
   return warnings;
+};
+
+/**
+ * The instance's secret key: `FORGEFOLD_SECRET_KEY` when set (64 hex digits or base64 of 32 bytes), else the key
+ * file in the data directory, created 0600 with a random key on first start. Losing it loses the secrets sealed
+ * with it (cluster tokens can then be given again); it is never written anywhere else.
+ */
+export const loadSecretKey = async (dir: string, fromEnv: string | undefined): Promise<Buffer> => {
+  if (fromEnv !== undefined && fromEnv !== '') return parseSecretKey(fromEnv);
+  const path = join(dir, SECRET_KEY_FILE);
+  try {
+    const text = await readFile(path, 'utf8');
+    await tightenSecretFile(path);
+    return parseSecretKey(text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = newSecretKey();
+  // `wx`: two nodes starting on one directory never overwrite each other's key; the loser reads the winner's.
+  try {
+    const handle = await open(path, 'wx', SECRET_FILE_MODE);
+    await handle.writeFile(`${key.toString('hex')}\n`);
+    await handle.close();
+    await chmod(path, SECRET_FILE_MODE);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return parseSecretKey(await readFile(path, 'utf8'));
+    throw error;
+  }
 };

@@ -24,6 +24,7 @@ import {
   passwordDigest,
   RepositoryHost,
   tokenDigest,
+  parseSecretKey,
   type Timeouts,
 } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
@@ -33,7 +34,7 @@ import { CliError, commonOptions, parseFlags, parseNonNegativeInteger, UsageErro
 import { databaseUrlFrom, type StoreHandle } from './store.js';
 import { dataPaths, resolveDataDir } from './paths.js';
 import { PRODUCT_VERSION } from './version.js';
-import { prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
+import { loadSecretKey, prepareDataDir, ROOT_TOKEN_FILE, SECRET_FILE_MODE } from './secure.js';
 import { fileUploadStore, UPLOADS_DIR } from './uploads.js';
 
 /** The host's timers: `setInterval`, unreferenced (a pending tick keeps no process alive). */
@@ -118,6 +119,8 @@ export interface ServeConfig {
   readonly positionWaitMs?: number;
   /** Gravatar URL template (%{hash}, %{size}, %{email}, %{username}); unset: no Gravatar URLs. */
   readonly gravatarUrl?: string;
+  /** FORGEFOLD_SECRET_KEY; unset: the key file in the data directory. */
+  readonly secretKey?: string;
 }
 
 /** Environment variable → `Timeouts` field. */
@@ -190,7 +193,18 @@ export const serveConfig = (args: ParsedArgs): ServeConfig => {
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(env['FORGEFOLD_POSITION_WAIT_MS'] ? { positionWaitMs: parseNonNegativeInteger('FORGEFOLD_POSITION_WAIT_MS', env['FORGEFOLD_POSITION_WAIT_MS'], 'serve') } : {}),
     ...(env['FORGEFOLD_GRAVATAR_URL'] ? { gravatarUrl: gravatarTemplate(env['FORGEFOLD_GRAVATAR_URL']) } : {}),
+    ...(env['FORGEFOLD_SECRET_KEY'] ? { secretKey: secretKeyText(env['FORGEFOLD_SECRET_KEY']) } : {}),
   };
+};
+
+/** FORGEFOLD_SECRET_KEY is checked at start-up, not at the first cluster. */
+const secretKeyText = (text: string): string => {
+  try {
+    parseSecretKey(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'serve');
+  }
+  return text;
 };
 
 const metricsAllowFrom = (env: ParsedArgs['env']): readonly string[] | undefined => {
@@ -349,7 +363,9 @@ export const startForgefold = async (
   }
   for (const failure of reconciled.failed) say(`Forgefold repository of project ${failure.project} could not be reconciled: ${failure.message}`);
   repositories.watch();
+  const secretKey = await loadSecretKey(config.dataDir, config.secretKey);
   const api = createForgefoldApi({
+    secretKey,
     app,
     clock,
     repositories,
@@ -372,7 +388,7 @@ export const startForgefold = async (
   });
   // The modules' processes (membership expiry) run by the scheduler: at start-up and every minute. A tick runs a
   // process only when it is due by the injected clock, not while its previous run is in flight, and not twice a day
-  // against the same state (a due process whose decision changes nothing runs once). With several nodes, the node
+  // against the same state when its run changed nothing (a due process whose decision changes nothing runs once). With several nodes, the node
   // holding a process's lease runs it; the others skip the tick.
   const scheduler = options.scheduler ?? intervalScheduler;
   const inFlight = new Map<string, Promise<void>>();
@@ -384,7 +400,9 @@ export const startForgefold = async (
     const ran = ranOn.get(process.name)!;
     if (ran.get(process.reads(state)) === day || !process.due(state, now)) return;
     const result = await app.execute(systemActor, process.command);
-    if (result._tag === 'Right') ran.set(process.reads(result.right.state), day);
+    // Only a run that changed nothing is remembered: a run that recorded events (schedules moved on) leaves a new
+    // state, and the same state may fall due again later that day (the next scheduled run).
+    if (result._tag === 'Right' && result.right.events.length === 0) ran.set(process.reads(result.right.state), day);
   };
   const runProcesses = async (): Promise<void> => {
     await Promise.all(

@@ -15,6 +15,7 @@ import { findProject } from './modules/projects/queries.js';
 import { findUser } from './modules/users/queries.js';
 import { effectiveGroupMember, effectiveProjectMembers, effectiveUserIds } from './modules/members/queries.js';
 import type { Member, SourceType } from './modules/members/projection.js';
+import { findEnvironmentByName, lastDeployment } from './modules/deployments/queries.js';
 
 export interface AuditEntry {
   readonly position: number;
@@ -174,4 +175,139 @@ export const membersAsOf = async (store: EventStore, source: { type: SourceType;
     if (group) for (const g of selfAndAncestors(state.groups, group)) chain.add(g.id);
   }
   return effectiveProjectMembers(state, project, () => true, today).map((m) => describe(m, m.source_type === 'Namespace' && chain.has(m.source_id) ? m.source_id : null));
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Deployments: what was deployed where, when, by whom
+
+export interface DeploymentAuditEntry {
+  readonly position: number;
+  readonly at: string;
+  /** `DeploymentCreated`, `DeploymentStatusChanged`, or an environment's event. */
+  readonly event: string;
+  readonly project_id: number;
+  readonly environment: string | null;
+  readonly deployment_id: number | null;
+  readonly iid: number | null;
+  readonly ref: string | null;
+  readonly sha: string | null;
+  /** The deployment's status after the event (null for environment events). */
+  readonly status: string | null;
+  readonly from: string | null;
+  readonly actor_id: number | null;
+  readonly sudo_from_id: number | null;
+  readonly origin: string;
+}
+
+const DEPLOYMENT_EVENT_TYPES = new Set(['DeploymentCreated', 'DeploymentStatusChanged', 'EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentStopped', 'EnvironmentStarted', 'EnvironmentDeleted']);
+
+interface DeploymentFacts {
+  readonly iid: number;
+  readonly environment_id: number;
+  readonly ref: string;
+  readonly sha: string;
+}
+
+/** Every deployment and environment event of a project (optionally one environment by name), oldest first. */
+export const deploymentHistory = async (
+  store: EventStore,
+  filter: { readonly projectId: number; readonly environment?: string; readonly since?: string; readonly until?: string },
+): Promise<DeploymentAuditEntry[]> => {
+  const out: DeploymentAuditEntry[] = [];
+  const environments = new Map<number, string>();
+  const deployments = new Map<number, DeploymentFacts>();
+  let after = 0;
+  for (;;) {
+    const page = await store.readAll(after, 5_000);
+    for (const recorded of page) {
+      after = recorded.globalPosition;
+      if (!DEPLOYMENT_EVENT_TYPES.has(recorded.type)) continue;
+      const data = recorded.data as Record<string, unknown>;
+      if (data['project_id'] !== filter.projectId) continue;
+      // Names and deployment facts are tracked from the start, whatever the time window.
+      if (recorded.type === 'EnvironmentCreated' || (recorded.type === 'EnvironmentUpdated' && typeof data['name'] === 'string')) environments.set(data['id'] as number, data['name'] as string);
+      if (recorded.type === 'DeploymentCreated') {
+        deployments.set(data['id'] as number, { iid: data['iid'] as number, environment_id: data['environment_id'] as number, ref: data['ref'] as string, sha: data['sha'] as string });
+      }
+      if ((filter.since && recorded.recordedAt < filter.since) || (filter.until && recorded.recordedAt > filter.until)) continue;
+      const isDeployment = recorded.type.startsWith('Deployment');
+      const facts = isDeployment ? deployments.get(data['id'] as number) : undefined;
+      const environmentId = isDeployment ? facts?.environment_id : (data['id'] as number);
+      const environment = environmentId === undefined ? null : (environments.get(environmentId) ?? null);
+      if (filter.environment !== undefined && environment !== filter.environment) continue;
+      out.push({
+        position: recorded.globalPosition,
+        at: recorded.recordedAt,
+        event: recorded.type,
+        project_id: filter.projectId,
+        environment,
+        deployment_id: isDeployment ? (data['id'] as number) : null,
+        iid: facts?.iid ?? null,
+        ref: facts?.ref ?? null,
+        sha: facts?.sha ?? null,
+        status: isDeployment ? ((data['status'] ?? data['to']) as string) : null,
+        from: recorded.type === 'DeploymentStatusChanged' ? (data['from'] as string) : null,
+        actor_id: recorded.metadata.actorId ?? null,
+        sudo_from_id: recorded.metadata.sudoFromId ?? null,
+        origin: recorded.metadata.origin,
+      });
+    }
+    if (page.length < 5_000) break;
+  }
+  return out;
+};
+
+export interface DeployedAsOf {
+  readonly project_id: number;
+  readonly environment: string;
+  readonly deployment_id: number;
+  readonly iid: number;
+  readonly ref: string;
+  readonly sha: string;
+  readonly tag: boolean;
+  /** When the deployment became the environment's successful one, and who made it so (the deployer, or who marked it a success). */
+  readonly deployed_at: string;
+  readonly deployed_by_id: number | null;
+  readonly sudo_from_id: number | null;
+  /** Who created the deployment (`user`). */
+  readonly user_id: number | null;
+}
+
+/**
+ * What was deployed to an environment at a past time: its last successful deployment then (`last_deployment` of
+ * the projections folded up to `at`), with when and by whom it became a success. Null: no environment of that name
+ * then, or nothing deployed successfully yet.
+ */
+export const deployedAsOf = async (store: EventStore, projectId: number, environmentName: string, at: string): Promise<DeployedAsOf | null> => {
+  const { state } = await stateAsOf(store, at);
+  const environment = findEnvironmentByName(state.deployments, projectId, environmentName);
+  const deployment = environment ? lastDeployment(state.deployments, environment) : undefined;
+  if (!environment || !deployment) return null;
+  // The latest event up to `at` that made this deployment a success.
+  let success: RecordedEvent | null = null;
+  let after = 0;
+  for (;;) {
+    const page = await store.readAll(after, 5_000);
+    for (const recorded of page) {
+      after = recorded.globalPosition;
+      if (recorded.recordedAt > at) continue;
+      const data = recorded.data as Record<string, unknown>;
+      if (data['id'] !== deployment.id || data['project_id'] !== projectId) continue;
+      if ((recorded.type === 'DeploymentCreated' && data['status'] === 'success') || (recorded.type === 'DeploymentStatusChanged' && data['to'] === 'success')) success = recorded;
+    }
+    if (page.length < 5_000) break;
+  }
+  return {
+    project_id: projectId,
+    environment: environment.name,
+    deployment_id: deployment.id,
+    iid: deployment.iid,
+    ref: deployment.ref,
+    sha: deployment.sha,
+    tag: deployment.tag,
+    deployed_at: success?.recordedAt ?? deployment.finished_at ?? deployment.updated_at,
+    deployed_by_id: success?.metadata.actorId ?? deployment.user_id,
+    sudo_from_id: success?.metadata.sudoFromId ?? null,
+    user_id: deployment.user_id,
+  };
 };

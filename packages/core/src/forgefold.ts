@@ -18,6 +18,10 @@ import { projectsModule } from './modules/projects/module.js';
 import { membersModule } from './modules/members/module.js';
 import { scimModule } from './modules/scim/module.js';
 import { repositoriesModule } from './modules/repositories/module.js';
+import { deploymentsModule } from './modules/deployments/module.js';
+import { clustersModule } from './modules/clusters/module.js';
+import { pipelinesModule } from './modules/pipelines/module.js';
+import { schedulesModule } from './modules/schedules/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -26,9 +30,13 @@ export * from './modules/projects/index.js';
 export * from './modules/members/index.js';
 export * from './modules/scim/index.js';
 export * from './modules/repositories/index.js';
+export * from './modules/deployments/index.js';
+export * from './modules/clusters/index.js';
+export * from './modules/pipelines/index.js';
+export * from './modules/schedules/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 

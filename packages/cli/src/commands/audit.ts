@@ -3,8 +3,10 @@
  *   forgefold audit --user alice                       membership history of a user
  *   forgefold audit --group acme/dev [--descendants]   membership history of a group (and its subgroups/projects)
  *   forgefold audit --group acme --at 2026-03-01T00:00:00Z   the group's members as of that time
+ *   forgefold audit --project acme/app --deployments [--environment production] [--at TIME]
+ *                                                      deployment history, or what was deployed to an environment then
  */
-import { membersAsOf, membershipHistory, tableValues, type AuditEntry, type MemberAsOf, type State } from '@forgefold/core';
+import { deployedAsOf, deploymentHistory, membersAsOf, membershipHistory, tableValues, type AuditEntry, type DeploymentAuditEntry, type MemberAsOf, type State } from '@forgefold/core';
 import { CliError, commonOptions, EXIT_OK, parseFlags, parseIsoTime, UsageError, type CommandSpec } from '../args.js';
 import { printLine, type CliContext, type Command } from '../context.js';
 import { findIn, foldWithNames, type Kind } from '../names.js';
@@ -13,7 +15,8 @@ import { databaseUrlFrom, openDataStore, withStore } from '../store.js';
 
 const spec = {
   name: 'audit',
-  usage: 'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--json] [--data DIR]',
+  usage:
+    'audit (--user ID|USERNAME | --group ID|PATH | --project ID|PATH) [--at ISO-TIME] [--since ISO-TIME] [--until ISO-TIME] [--descendants] [--deployments [--environment NAME]] [--json] [--data DIR]',
   summary: 'Membership history of a user, group or project, or the members of a group or project at a past time.',
   description: `
 Reads the event log (read-only). Without --at, prints every membership event (added, level changed, expiry set,
@@ -23,7 +26,11 @@ With --at (and --group or --project), prints the effective members at that momen
 expiry, where the membership comes from (direct, inherited, shared) and who granted it.
 Users, groups and projects are named by id, or by username / full path as they were at --at, are now, or were
 last before their deletion; the output names them the same way (full paths, not ids). A group or project that
-did not exist at --at (created later, or deleted before) has no members then: an empty list, exit 0.`,
+did not exist at --at (created later, or deleted before) has no members then: an empty list, exit 0.
+With --project and --deployments, prints the project's deployment history instead (deployments created, status
+changes, environments created, stopped, deleted), with who did each; --environment keeps one environment. With
+--at and --environment, prints what was deployed to that environment at that time: its last successful
+deployment then, the commit and ref, when it became a success and by whom (nothing deployed: exit 0, says so).`,
   options: {
     user: { type: 'string', value: 'ID|USERNAME', description: 'History of this user' },
     group: { type: 'string', value: 'ID|PATH', description: 'History (or members, with --at) of this group' },
@@ -32,6 +39,8 @@ did not exist at --at (created later, or deleted before) has no members then: an
     since: { type: 'string', value: 'ISO-TIME', description: 'History from this time' },
     until: { type: 'string', value: 'ISO-TIME', description: 'History up to this time' },
     descendants: { type: 'boolean', description: 'With --group: include its subgroups and projects' },
+    deployments: { type: 'boolean', description: "With --project: deployments instead of memberships" },
+    environment: { type: 'string', value: 'NAME', description: 'With --deployments: one environment (required with --at)' },
     json: { type: 'boolean', description: 'Print JSON' },
     ...commonOptions,
   },
@@ -64,6 +73,44 @@ const namesOf = (state: State): Record<Kind, Map<number, string>> => ({
   project: new Map([...tableValues(state.projects.byId)].map((p) => [p.id, p.path_with_namespace])),
 });
 
+const describeDeploymentEntry = (entry: DeploymentAuditEntry, labels: Labels): string => {
+  const what =
+    entry.deployment_id === null
+      ? `environment ${entry.environment ?? '?'}`
+      : `${entry.environment ?? '?'} #${entry.iid ?? '?'} ${entry.ref ?? ''}@${(entry.sha ?? '').slice(0, 12)} ${entry.from ? `${entry.from}→` : ''}${entry.status ?? ''}`;
+  const sudo = entry.sudo_from_id !== null ? ` via ${labels.user(entry.sudo_from_id)}` : '';
+  return `${entry.at}  #${entry.position}  ${entry.event.padEnd(24)} ${what}  by ${labels.user(entry.actor_id)}${sudo} [${entry.origin}]`;
+};
+
+const auditDeployments = async (
+  context: CliContext,
+  events: Parameters<typeof deploymentHistory>[0],
+  options: { projectId: number; environment: string | undefined; at: string | undefined; since: string | undefined; until: string | undefined; json: boolean },
+  labels: Labels,
+): Promise<void> => {
+  if (options.at !== undefined) {
+    const deployed = await deployedAsOf(events, options.projectId, options.environment!, options.at);
+    if (options.json) await printLine(context.stdout, JSON.stringify(deployed, null, 2));
+    else if (!deployed) await printLine(context.stdout, `nothing deployed to ${options.environment} of ${labels.source('Project', options.projectId)} as of ${options.at}`);
+    else {
+      const sudo = deployed.sudo_from_id !== null ? ` via ${labels.user(deployed.sudo_from_id)}` : '';
+      await printLine(
+        context.stdout,
+        `deployed to ${deployed.environment} of ${labels.source('Project', options.projectId)} as of ${options.at}: deployment #${deployed.iid} (id ${deployed.deployment_id}) ${deployed.tag ? 'tag' : 'branch'} ${deployed.ref} at ${deployed.sha}, deployed ${deployed.deployed_at} by ${labels.user(deployed.deployed_by_id)}${sudo} (created by ${labels.user(deployed.user_id)})`,
+      );
+    }
+    return;
+  }
+  const entries = await deploymentHistory(events, {
+    projectId: options.projectId,
+    ...(options.environment !== undefined ? { environment: options.environment } : {}),
+    ...(options.since ? { since: options.since } : {}),
+    ...(options.until ? { until: options.until } : {}),
+  });
+  if (options.json) await printLine(context.stdout, JSON.stringify(entries, null, 2));
+  else for (const entry of entries) await printLine(context.stdout, describeDeploymentEntry(entry, labels));
+};
+
 export const audit: Command = {
   spec,
   async run(argv, context: CliContext) {
@@ -71,6 +118,9 @@ export const audit: Command = {
     const chosen = [flags.user, flags.group, flags.project].filter((v) => v !== undefined).length;
     if (chosen === 0) throw new UsageError('one of --user, --group or --project is required', spec.name);
     if (flags.at !== undefined && flags.group === undefined && flags.project === undefined) throw new UsageError('--at needs --group or --project', spec.name);
+    if (flags.deployments && flags.project === undefined) throw new UsageError('--deployments needs --project', spec.name);
+    if (flags.deployments && flags.at !== undefined && flags.environment === undefined) throw new UsageError('--deployments --at needs --environment', spec.name);
+    if (flags.environment !== undefined && !flags.deployments) throw new UsageError('--environment needs --deployments', spec.name);
     const at = iso('at', flags.at);
     const since = iso('since', flags.since);
     const until = iso('until', flags.until);
@@ -110,6 +160,10 @@ export const audit: Command = {
       const userId = flags.user === undefined ? undefined : resolveId('user', flags.user);
       const groupId = flags.group === undefined ? undefined : resolveId('group', flags.group);
       const projectId = flags.project === undefined ? undefined : resolveId('project', flags.project);
+      if (flags.deployments) {
+        await auditDeployments(context, events, { projectId: projectId!, environment: flags.environment, at, since, until, json: flags.json === true }, labels);
+        return;
+      }
       if (at !== undefined) {
         const source = groupId !== undefined ? ({ type: 'Namespace', id: groupId } as const) : ({ type: 'Project', id: projectId! } as const);
         // null: the group or project did not exist at that time (created later or deleted before): no members.

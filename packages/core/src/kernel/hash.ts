@@ -143,3 +143,6 @@ export const stateHash = (state: unknown): string => {
   writer.flush();
   return hash.digest('hex');
 };
+
+/** SHA-256 of a UTF-8 string, in hex (deterministic: decisions may use it, e.g. environment slugs). */
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -5,6 +5,7 @@ import { apiMounts, type ApiResource } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
 import { memoryUploadStore } from './uploads.js';
+import { newSecretKey, SecretBox } from './secrets.js';
 import type { RepositoryHost } from './repositories.js';
 import { gitHttpRoute } from '../resources/repositories/git-http.js';
 
@@ -32,6 +33,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly uploads?: UploadStore;
   /** The resources served under `/api/v4` (default: the resource list, `apiResources`). */
   readonly resources?: readonly ApiResource[];
+  /** The 32-byte key secrets at rest are sealed with (`forgefold serve`: the key file or FORGEFOLD_SECRET_KEY); default: a fresh one per process. */
+  readonly secretKey?: Buffer;
 }
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
@@ -42,7 +45,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.externalUrl ? { externalUrl: options.externalUrl.replace(/\/+$/, '') } : {}),
     ...(options.gravatarUrl ? { gravatarUrl: options.gravatarUrl } : {}),
   };
-  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories };
+  const deps = { app: options.app, clock: options.clock, config, uploads: options.uploads ?? memoryUploadStore(), repositories: options.repositories, secrets: new SecretBox(options.secretKey ?? newSecretKey()) };
   const backend = forgefoldAuthBackend(options.app, { now: () => options.clock.now(), impersonationEnabled: config.impersonationEnabled });
   const onAuthenticated = options.onAuthenticated;
   return createApiServer({

@@ -25,6 +25,7 @@ import {
 import type { HandlerContext } from '../http/index.js';
 import type { PresentContext } from '../resources/context.js';
 import type { RepositoryHost } from './repositories.js';
+import type { SecretBox } from './secrets.js';
 
 export interface ServerConfig {
   /** The platform's `impersonation_enabled`; impersonation tokens are refused when false. */
@@ -50,6 +51,8 @@ export interface ApiDeps {
   /** The git repositories and the recording of their ref moves. */
   readonly repositories: RepositoryHost;
   readonly uploads: UploadStore;
+  /** Encrypts secrets (cluster tokens and certificates) before they enter a command. */
+  readonly secrets: SecretBox;
 }
 
 export type Ctx = HandlerContext<unknown>;

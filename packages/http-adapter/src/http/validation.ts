@@ -286,6 +286,8 @@ export interface GroupRule {
   readonly kind: 'rule';
   readonly rule: GroupRuleKind;
   readonly names: readonly string[];
+  /** Grape's `message:` option (replaces the rule's own wording). */
+  readonly message?: string;
 }
 
 export type Decl = ParamDecl<string, unknown> | GroupRule;
@@ -342,6 +344,8 @@ export function optional<N extends string, A>(
 }
 
 export const mutuallyExclusive = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'mutually_exclusive', names });
+/** `mutually_exclusive …, message: '…'`. */
+export const mutuallyExclusiveWith = (message: string, ...names: string[]): GroupRule => ({ kind: 'rule', rule: 'mutually_exclusive', names, message });
 export const atLeastOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'at_least_one_of', names });
 export const exactlyOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'exactly_one_of', names });
 export const allOrNoneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'all_or_none_of', names });
@@ -392,14 +396,14 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
       const present = d.names.filter(has);
       switch (d.rule) {
         case 'mutually_exclusive':
-          if (present.length > 1) errors.push(ruleFailure(c, present, 'are mutually exclusive', src));
+          if (present.length > 1) errors.push(ruleFailure(c, present, d.message ?? 'are mutually exclusive', src));
           break;
         case 'at_least_one_of':
           if (present.length === 0) errors.push(ruleFailure(c, d.names, 'are missing, at least one parameter must be provided', src));
           break;
         case 'exactly_one_of':
           if (present.length === 0) errors.push(ruleFailure(c, d.names, 'are missing, exactly one parameter must be provided', src));
-          else if (present.length > 1) errors.push(ruleFailure(c, present, 'are mutually exclusive', src));
+          else if (present.length > 1) errors.push(ruleFailure(c, present, d.message ?? 'are mutually exclusive', src));
           break;
         case 'all_or_none_of':
           if (present.length !== 0 && present.length !== d.names.length) errors.push(ruleFailure(c, d.names, 'provide all or none of parameters', src));

@@ -27,6 +27,11 @@ import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
+import { environmentRoutes } from './environments/routes.js';
+import { deploymentRoutes } from './deployments/routes.js';
+import { clusterRoutes } from './clusters/routes.js';
+import { pipelineRoutes } from './pipelines/routes.js';
+import { pipelineScheduleRoutes } from './pipeline-schedules/routes.js';
 
 export interface RouteOptions {
   /** Lifetime of OAuth access tokens in seconds. */
@@ -58,6 +63,11 @@ export const apiResources: readonly ApiResource[] = [
   shareRoutes,
   ldapRoutes,
   auditRoutes,
+  environmentRoutes,
+  deploymentRoutes,
+  clusterRoutes,
+  pipelineRoutes,
+  pipelineScheduleRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

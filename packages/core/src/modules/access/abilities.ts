@@ -53,6 +53,31 @@ export const PROJECT_ABILITIES = {
   create_merge_request_in: AccessLevel.DEVELOPER,
   update_merge_request: AccessLevel.DEVELOPER,
   push_to_delete_protected_branch: AccessLevel.MAINTAINER,
+  /** Deployments and environments (ProjectPolicy; reference §3.1): Reporters read, Developers deploy. */
+  read_deployment: AccessLevel.REPORTER,
+  create_deployment: AccessLevel.DEVELOPER,
+  update_deployment: AccessLevel.DEVELOPER,
+  read_environment: AccessLevel.REPORTER,
+  create_environment: AccessLevel.DEVELOPER,
+  update_environment: AccessLevel.DEVELOPER,
+  stop_environment: AccessLevel.DEVELOPER,
+  /** `destroy_environment`: Developers, and only once stopped (EnvironmentPolicy prevents it on available ones). */
+  destroy_environment: AccessLevel.DEVELOPER,
+  /** Certificate-based clusters (reference §4.1): Maintainers and above for everything. */
+  read_cluster: AccessLevel.MAINTAINER,
+  add_cluster: AccessLevel.MAINTAINER,
+  update_cluster: AccessLevel.MAINTAINER,
+  admin_cluster: AccessLevel.MAINTAINER,
+  /** A cluster's management project needs `admin_pipeline` there. */
+  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18). */
+  read_pipeline: AccessLevel.REPORTER,
+  read_pipeline_schedule: AccessLevel.REPORTER,
+  create_pipeline: AccessLevel.DEVELOPER,
+  create_pipeline_schedule: AccessLevel.DEVELOPER,
+  update_pipeline: AccessLevel.DEVELOPER,
+  update_build: AccessLevel.DEVELOPER,
+  admin_pipeline: AccessLevel.MAINTAINER,
+  destroy_pipeline: AccessLevel.OWNER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;

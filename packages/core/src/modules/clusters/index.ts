@@ -1,0 +1,4 @@
+export * from './commands.js';
+export * from './events.js';
+export * from './projection.js';
+export * from './queries.js';

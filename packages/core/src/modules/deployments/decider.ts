@@ -1,0 +1,221 @@
+/**
+ * Decisions about environments and deployments (`Environments` API, `Deployments::CreateService`,
+ * `Deployment#update_status`; reference §3).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
+import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
+import type { Project } from '../projects/projection.js';
+import { findProject } from '../projects/queries.js';
+import { Errors, MAX_NAME } from '../shared/validation.js';
+import type { DeploymentCommand } from './commands.js';
+import type { DeploymentEvent } from './events.js';
+import type { DeploymentsView, Environment } from './projection.js';
+import { findDeployment, findEnvironment, findEnvironmentByName, lastDeployment, projectDeployments } from './queries.js';
+import { environmentSlug } from './slug.js';
+import { transition } from './status.js';
+
+type State = DeploymentsView;
+type Command<T extends DeploymentCommand['type']> = Extract<DeploymentCommand, { type: T }>;
+type Decided = E.Either<DomainError, Decision<DeploymentEvent>>;
+
+/** What a create reports: the deployment (new, or the existing one an identical request returns). */
+export interface DeploymentOutcome {
+  readonly deployment_id: number;
+}
+
+const ENVIRONMENT_MESSAGES = {
+  name_format: "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'",
+  taken: 'has already been taken',
+  blank: "can't be blank",
+  url_scheme: 'is blocked: Only allowed schemes are http, https',
+  url_invalid: 'must be a valid URL',
+} as const;
+
+const DEPLOYMENT_MESSAGES = {
+  sha: 'The commit does not exist',
+  ref: 'The branch or tag does not exist',
+  cannot_transition: (event: string) => `cannot transition via "${event}"`,
+} as const;
+
+/** `Gitlab::Regex.environment_name_regex`: allowed characters, not starting or ending with `/`. */
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
+
+/** `addressable_url` on `external_url`: an http(s) URL (localhost and private addresses allowed). */
+const externalUrlError = (value: string): string | null => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return ENVIRONMENT_MESSAGES.url_invalid;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? null : ENVIRONMENT_MESSAGES.url_scheme;
+};
+
+const checkEnvironment = (state: State, projectId: number, fields: { name?: string; external_url?: string | null }, self: Environment | null): Errors => {
+  const errors = new Errors();
+  const { name, external_url } = fields;
+  if (name !== undefined) {
+    if (name.trim() === '') errors.add('name', ENVIRONMENT_MESSAGES.blank);
+    else {
+      const other = findEnvironmentByName(state.deployments, projectId, name);
+      if (other && other.id !== self?.id) errors.add('name', ENVIRONMENT_MESSAGES.taken);
+    }
+    errors.maxLength('name', name, MAX_NAME);
+    if (name !== '' && !ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
+  }
+  if (external_url !== undefined && external_url !== null && external_url !== '') {
+    errors.maxLength('external_url', external_url, MAX_NAME);
+    const problem = externalUrlError(external_url);
+    if (problem) errors.add('external_url', problem);
+  }
+  return errors;
+};
+
+const locateProject = (state: State, issued: Issued<{ readonly project_id: number }>, abilities: readonly ProjectAbility[]): E.Either<DomainError, Project> => {
+  const project = findProject(state.projects, issued.command.project_id);
+  if (!project) return E.left(notFound('Project'));
+  for (const ability of abilities) {
+    const allowed = authorizeProject(state, issued.actor.userId, ability, project, project);
+    if (E.isLeft(allowed)) return allowed;
+  }
+  return E.right(project);
+};
+
+const locateEnvironment = (state: State, issued: Issued<{ readonly project_id: number; readonly environment_id: number }>, abilities: readonly ProjectAbility[]) => {
+  const project = locateProject(state, issued, abilities);
+  if (E.isLeft(project)) return project;
+  const environment = findEnvironment(state.deployments, project.right.id, issued.command.environment_id);
+  return environment ? E.right(environment) : E.left(notFound(undefined, '404 Not found'));
+};
+
+const environmentCreated = (state: State, projectId: number, name: string, externalUrl: string | null, at: string): Extract<DeploymentEvent, { type: 'EnvironmentCreated' }> => ({
+  type: 'EnvironmentCreated',
+  data: { project_id: projectId, id: state.deployments.sequences.environment + 1, name, slug: environmentSlug(name), external_url: externalUrl, created_at: at },
+});
+
+const decideCreateEnvironment = (issued: Issued<Command<'CreateEnvironment'>>, state: State): Decided => {
+  const project = locateProject(state, issued, ['create_environment']);
+  if (E.isLeft(project)) return project;
+  const { name, external_url } = issued.command;
+  const checked = checkEnvironment(state, project.right.id, { name, external_url: external_url ?? null }, null).toEither(null);
+  if (E.isLeft(checked)) return checked;
+  return E.right([environmentCreated(state, project.right.id, name, external_url || null, issued.at)]);
+};
+
+const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, state: State): Decided => {
+  const environment = locateEnvironment(state, issued, ['update_environment']);
+  if (E.isLeft(environment)) return environment;
+  const { name, external_url } = issued.command;
+  const checked = checkEnvironment(state, environment.right.project_id, { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url } : {}) }, environment.right).toEither(null);
+  if (E.isLeft(checked)) return checked;
+  return E.right([
+    {
+      type: 'EnvironmentUpdated',
+      data: {
+        project_id: environment.right.project_id,
+        id: environment.right.id,
+        ...(name !== undefined ? { name } : {}),
+        ...(external_url !== undefined ? { external_url: external_url || null } : {}),
+        updated_at: issued.at,
+      },
+    },
+  ]);
+};
+
+/** `Environments::StopService` without a stop action: an available environment stops; a stopped one stays; nothing happens for a caller without `stop_environment`. */
+const decideStopEnvironment = (issued: Issued<Command<'StopEnvironment'>>, state: State): Decided => {
+  const environment = locateEnvironment(state, issued, ['read_environment']);
+  if (E.isLeft(environment)) return environment;
+  // `StopService` returns quietly when the caller may not stop (the route still answers 200 with the environment).
+  const allowed = authorizeProject(state, issued.actor.userId, 'stop_environment', findProject(state.projects, environment.right.project_id)!, null);
+  if (E.isLeft(allowed) || environment.right.state === 'stopped') return E.right([]);
+  return E.right([{ type: 'EnvironmentStopped', data: { project_id: environment.right.project_id, id: environment.right.id, at: issued.at } }]);
+};
+
+/** `authorize! :destroy_environment`: an available environment cannot be deleted (403). */
+const decideDeleteEnvironment = (issued: Issued<Command<'DeleteEnvironment'>>, state: State): Decided => {
+  const environment = locateEnvironment(state, issued, ['read_environment']);
+  if (E.isLeft(environment)) return environment;
+  const allowed = authorizeProject(state, issued.actor.userId, 'destroy_environment', findProject(state.projects, environment.right.project_id)!, null);
+  if (E.isLeft(allowed)) return allowed;
+  if (environment.right.state !== 'stopped') return E.left(forbidden());
+  return E.right([{ type: 'EnvironmentDeleted', data: { project_id: environment.right.project_id, id: environment.right.id } }]);
+};
+
+/**
+ * `Deployments::CreateService`: the environment is found or created by name; a request equal to the environment's
+ * last successful deployment (ref, tag, sha, status) returns it (no events); otherwise a new deployment starts as
+ * `created` and moves to the requested status through the machine (every requested status leaves `created`).
+ */
+const decideCreateDeployment = (issued: Issued<Command<'CreateDeployment'>>, state: State): Decided => {
+  const project = locateProject(state, issued, ['create_deployment', 'create_environment']);
+  if (E.isLeft(project)) return project;
+  const { command, at, actor } = issued;
+  const events: DeploymentEvent[] = [];
+  const environment = findEnvironmentByName(state.deployments, project.right.id, command.environment);
+  let environmentId: number;
+  if (environment) {
+    environmentId = environment.id;
+    const last = lastDeployment(state.deployments, environment);
+    if (last && last.ref === command.ref && last.tag === command.tag && last.sha === command.sha && last.status === command.status) {
+      return E.right(withOutcome([], { deployment_id: last.id } satisfies DeploymentOutcome));
+    }
+  } else {
+    const checked = checkEnvironment(state, project.right.id, { name: command.environment }, null).toEither(null);
+    if (E.isLeft(checked)) return checked;
+    const created = environmentCreated(state, project.right.id, command.environment, null, at);
+    events.push(created);
+    environmentId = created.data.id;
+  }
+  const errors = new Errors();
+  if (command.sha.trim() === '') errors.add('sha', ENVIRONMENT_MESSAGES.blank);
+  if (command.ref.trim() === '') errors.add('ref', ENVIRONMENT_MESSAGES.blank);
+  if (!command.sha_exists) errors.add('sha', DEPLOYMENT_MESSAGES.sha);
+  if (!command.ref_exists) errors.add('ref', DEPLOYMENT_MESSAGES.ref);
+  const checked = errors.toEither(null);
+  if (E.isLeft(checked)) return checked;
+  const id = state.deployments.sequences.deployment + 1;
+  const iid = (projectDeployments(state.deployments, project.right.id)?.iid ?? 0) + 1;
+  events.push({
+    type: 'DeploymentCreated',
+    data: { project_id: project.right.id, id, iid, environment_id: environmentId, ref: command.ref, tag: command.tag, sha: command.sha, status: command.status, user_id: actor.userId, created_at: at },
+  });
+  // A success (re)starts a stopped environment (`Deployments::UpdateEnvironmentService` fires `start`).
+  if (command.status === 'success' && environment?.state === 'stopped') events.push({ type: 'EnvironmentStarted', data: { project_id: project.right.id, id: environmentId, at } });
+  return E.right(withOutcome(events, { deployment_id: id } satisfies DeploymentOutcome));
+};
+
+/** `Deployment#update_status`: the requested status's event must be allowed from the current one. */
+const decideUpdateDeploymentStatus = (issued: Issued<Command<'UpdateDeploymentStatus'>>, state: State): Decided => {
+  const project = locateProject(state, issued, ['update_deployment']);
+  if (E.isLeft(project)) return project;
+  const deployment = findDeployment(state.deployments, project.right.id, issued.command.deployment_id);
+  if (!deployment) return E.left(notFound(undefined, '404 Not found'));
+  const step = transition(deployment.status, issued.command.status);
+  if (!step.ok) return E.left(validation({ status: [DEPLOYMENT_MESSAGES.cannot_transition(step.event)] }));
+  const events: DeploymentEvent[] = [
+    { type: 'DeploymentStatusChanged', data: { project_id: project.right.id, id: deployment.id, from: deployment.status, to: issued.command.status, event: step.event, at: issued.at } },
+  ];
+  const environment = findEnvironment(state.deployments, project.right.id, deployment.environment_id);
+  if (issued.command.status === 'success' && environment?.state === 'stopped') events.push({ type: 'EnvironmentStarted', data: { project_id: project.right.id, id: environment.id, at: issued.at } });
+  return E.right(events);
+};
+
+export const decide = (issued: Issued<DeploymentCommand>, state: State): Decided => {
+  switch (issued.command.type) {
+    case 'CreateEnvironment':
+      return decideCreateEnvironment(issued as Issued<Command<'CreateEnvironment'>>, state);
+    case 'UpdateEnvironment':
+      return decideUpdateEnvironment(issued as Issued<Command<'UpdateEnvironment'>>, state);
+    case 'StopEnvironment':
+      return decideStopEnvironment(issued as Issued<Command<'StopEnvironment'>>, state);
+    case 'DeleteEnvironment':
+      return decideDeleteEnvironment(issued as Issued<Command<'DeleteEnvironment'>>, state);
+    case 'CreateDeployment':
+      return decideCreateDeployment(issued as Issued<Command<'CreateDeployment'>>, state);
+    case 'UpdateDeploymentStatus':
+      return decideUpdateDeploymentStatus(issued as Issued<Command<'UpdateDeploymentStatus'>>, state);
+  }
+};

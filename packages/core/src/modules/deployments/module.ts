@@ -1,0 +1,26 @@
+/** The deployments module: environments and the deployments made to them, with the deployment status machine. */
+import { defineModule } from '../../kernel/module.js';
+import type { DeploymentCommand } from './commands.js';
+import { decide } from './decider.js';
+import { evolve, follows, type DeploymentsDraft, type DeploymentsFollowed } from './evolve.js';
+import { deploymentEvents } from './events.js';
+import { initialDeployments, type DeploymentsSlice, type DeploymentsView } from './projection.js';
+
+export const deploymentsModule = defineModule<
+  'deployments',
+  { readonly deployments: DeploymentsSlice },
+  DeploymentsView,
+  DeploymentsDraft,
+  DeploymentCommand,
+  typeof deploymentEvents,
+  DeploymentsFollowed
+>({
+  name: 'deployments',
+  version: 1,
+  initial: () => ({ deployments: initialDeployments() }),
+  events: deploymentEvents,
+  commands: ['CreateEnvironment', 'UpdateEnvironment', 'StopEnvironment', 'DeleteEnvironment', 'CreateDeployment', 'UpdateDeploymentStatus'],
+  decide,
+  evolve,
+  follows,
+});

@@ -1,0 +1,70 @@
+/**
+ * The deployments projection: every project's environments and deployments. Each environment keeps its
+ * deployments in creation order in a table keyed by ordinal (deployments are never deleted one by one), so a page
+ * of an environment's deployments costs the page, whatever their number; the project keeps its own by iid.
+ */
+import { emptyTable, type Table } from '../../kernel/table.js';
+import type { MembershipView } from '../members/projection.js';
+import type { DeploymentStatus } from './status.js';
+
+export type EnvironmentState = 'available' | 'stopped';
+
+export interface Environment {
+  readonly id: number;
+  readonly project_id: number;
+  readonly name: string;
+  readonly slug: string;
+  readonly external_url: string | null;
+  readonly state: EnvironmentState;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Ordinal (0, 1, …) → deployment id, in creation order. */
+  readonly deployments: Table<number>;
+  readonly deployment_count: number;
+  /** `last_deployment`: the latest successful deployment, or null. */
+  readonly last_success_id: number | null;
+}
+
+export interface Deployment {
+  readonly id: number;
+  readonly iid: number;
+  readonly project_id: number;
+  readonly environment_id: number;
+  readonly ref: string;
+  readonly tag: boolean;
+  readonly sha: string;
+  readonly status: DeploymentStatus;
+  readonly user_id: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Set on entering success, failed or canceled. */
+  readonly finished_at: string | null;
+}
+
+export interface ProjectDeployments {
+  readonly project_id: number;
+  /** The last deployment iid drawn (AtomicInternalId: per project, shared by its environments). */
+  readonly iid: number;
+  /** Deployment iid → id. */
+  readonly deployments: Table<number>;
+  readonly deployment_count: number;
+  /** Environment name → id. */
+  readonly environments: Table<number>;
+}
+
+export interface DeploymentsSlice {
+  readonly byProject: Table<ProjectDeployments>;
+  readonly environments: Table<Environment>;
+  readonly deployments: Table<Deployment>;
+  readonly sequences: { readonly environment: number; readonly deployment: number };
+}
+
+/** What the module's decisions read: memberships (abilities) and its slice. */
+export type DeploymentsView = MembershipView & { readonly deployments: DeploymentsSlice };
+
+export const initialDeployments = (): DeploymentsSlice => ({
+  byProject: emptyTable(),
+  environments: emptyTable(),
+  deployments: emptyTable(),
+  sequences: { environment: 0, deployment: 0 },
+});

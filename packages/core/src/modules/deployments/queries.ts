@@ -1,0 +1,84 @@
+/** Reads of the deployments slice. */
+import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
+import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
+
+export const projectDeployments = (slice: DeploymentsSlice, projectId: number): ProjectDeployments | undefined => tableGet(slice.byProject, projectId);
+
+export const findEnvironment = (slice: DeploymentsSlice, projectId: number, id: number): Environment | undefined => {
+  const environment = tableGet(slice.environments, id);
+  return environment?.project_id === projectId ? environment : undefined;
+};
+
+export const findEnvironmentByName = (slice: DeploymentsSlice, projectId: number, name: string): Environment | undefined => {
+  const id = projectDeployments(slice, projectId) ? tableGet(projectDeployments(slice, projectId)!.environments, name) : undefined;
+  return id === undefined ? undefined : tableGet(slice.environments, id);
+};
+
+/** A project's environments, by id ascending. */
+export const environmentsOf = (slice: DeploymentsSlice, projectId: number): Environment[] => {
+  const project = projectDeployments(slice, projectId);
+  if (!project) return [];
+  const out: Environment[] = [];
+  for (const id of tableValues(project.environments)) {
+    const environment = tableGet(slice.environments, id);
+    if (environment) out.push(environment);
+  }
+  return out.sort((a, b) => a.id - b.id);
+};
+
+export const findDeployment = (slice: DeploymentsSlice, projectId: number, id: number): Deployment | undefined => {
+  const deployment = tableGet(slice.deployments, id);
+  return deployment?.project_id === projectId ? deployment : undefined;
+};
+
+export const deploymentCount = (slice: DeploymentsSlice, projectId: number): number => projectDeployments(slice, projectId)?.deployment_count ?? 0;
+
+/** A project's deployments in id order from the `offset`-th (a page deep in the list skips whole table leaves). */
+export function* projectDeploymentsFrom(slice: DeploymentsSlice, projectId: number, offset: number): Generator<Deployment> {
+  const project = projectDeployments(slice, projectId);
+  if (!project) return;
+  for (const iid of tableIdsFrom(project.deployments, offset)) {
+    const id = tableGet(project.deployments, iid);
+    const deployment = id === undefined ? undefined : tableGet(slice.deployments, id);
+    if (deployment) yield deployment;
+  }
+}
+
+/** The `index`-th deployment of an environment in id order: one lookup, whatever the environment's size. */
+export const environmentDeploymentAt = (slice: DeploymentsSlice, environment: Environment, index: number): Deployment | undefined => {
+  const id = tableGet(environment.deployments, index);
+  return id === undefined ? undefined : tableGet(slice.deployments, id);
+};
+
+/** Every deployment of an environment, in id order. */
+export function* environmentDeployments(slice: DeploymentsSlice, environment: Environment): Generator<Deployment> {
+  for (let index = 0; index < environment.deployment_count; index++) {
+    const deployment = environmentDeploymentAt(slice, environment, index);
+    if (deployment) yield deployment;
+  }
+}
+
+/** Every deployment of a project, in id order. */
+export function* projectDeploymentsInOrder(slice: DeploymentsSlice, projectId: number): Generator<Deployment> {
+  const project = projectDeployments(slice, projectId);
+  if (!project) return;
+  for (const id of tableValues(project.deployments)) {
+    const deployment = tableGet(slice.deployments, id);
+    if (deployment) yield deployment;
+  }
+}
+
+/** `last_deployment`: the environment's latest successful deployment. */
+export const lastDeployment = (slice: DeploymentsSlice, environment: Environment): Deployment | undefined =>
+  environment.last_success_id === null ? undefined : tableGet(slice.deployments, environment.last_success_id);
+
+/** `Deployment#previous_deployment`: the latest successful deployment of the same environment before this one. */
+export const previousSuccessfulDeployment = (slice: DeploymentsSlice, deployment: Deployment): Deployment | undefined => {
+  const environment = tableGet(slice.environments, deployment.environment_id);
+  if (!environment) return undefined;
+  for (let index = environment.deployment_count - 1; index >= 0; index--) {
+    const candidate = environmentDeploymentAt(slice, environment, index);
+    if (candidate && candidate.id < deployment.id && candidate.status === 'success') return candidate;
+  }
+  return undefined;
+};

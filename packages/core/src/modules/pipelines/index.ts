@@ -1,0 +1,5 @@
+export * from './commands.js';
+export * from './events.js';
+export * from './projection.js';
+export * from './queries.js';
+export * from './builders.js';

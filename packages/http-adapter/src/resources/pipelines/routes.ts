@@ -1,0 +1,166 @@
+/**
+ * Pipelines (lib/api/ci/pipelines.rb, 14.7): list, create from a ref (its commit read from git), get, cancel, retry,
+ * delete. There is no CI configuration and no job runner: a pipeline is created `created` and stays so until it is
+ * canceled (a retry makes it `pending`). `authenticate_non_get!`: reads are open where the project is.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  branchNames,
+  canOnProject,
+  canReadPipelines,
+  findPipeline,
+  findRepository,
+  findUser,
+  forbidden,
+  pipelinesOfProject,
+  RECORD_NOT_FOUND,
+  tagNames,
+  type DomainError,
+  type Pipeline,
+  type PipelineVariable,
+  type Project,
+  type RefFact,
+  type State,
+} from '@forgefold/core';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef } from '../../http/index.js';
+import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
+import { pipelineBasicEntity, pipelineEntity } from './entities.js';
+import { createParams, listParams, pipelineIdParams } from './params.js';
+
+const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** `user_project.all_pipelines.find(params[:pipeline_id])`. */
+const pipelineOfRoute = (ctx: Ctx, state: State): E.Either<DomainError, { project: Project; pipeline: Pipeline }> => {
+  const project = projectOfRoute(ctx, state);
+  if (E.isLeft(project)) return project;
+  const pipeline = findPipeline(state.pipelines, project.right.id, Number(ctx.routeParams['pipeline_id']));
+  return pipeline ? E.right({ project: project.right, pipeline }) : E.left(RECORD_NOT_FOUND);
+};
+
+/** `variables`: an array of `{key, value, variable_type}` hashes (anything else is invalid). */
+const variablesOf = (raw: unknown): PipelineVariable[] => {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw ApiError.error(400, 'variables is invalid');
+  return raw.map((item: unknown) => {
+    const hash = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value));
+    return { key: text(hash['key']), value: text(hash['value']), variable_type: hash['variable_type'] === 'file' ? 'file' : 'env_var' };
+  });
+};
+
+/** The ref as git has it: a branch (first) or a tag of that name, and its commit. */
+const refFact = async (deps: ApiDeps, projectId: number, ref: string): Promise<RefFact> => {
+  const git = deps.repositories.open(projectId);
+  const [branch, tag] = await Promise.all([git.findBranch(ref), git.findTag(ref)]);
+  const branchSha = E.isRight(branch) ? branch.right.commit.id : null;
+  const tagSha = E.isRight(tag) ? (tag.right.commit?.id ?? null) : null;
+  return { branch: E.isRight(branch), tag: E.isRight(tag), sha: branchSha ?? tagSha };
+};
+
+/** `PipelinesFinder`: scope, status, ref, sha, username, source, updated_*, then the order. */
+const listed = (state: State, project: Project, params: (typeof listParams)['_A']): Pipeline[] => {
+  let rows = pipelinesOfProject(state.pipelines, project.id);
+  if (params.scope === 'running' || params.scope === 'pending') rows = rows.filter((pipeline) => pipeline.status === params.scope);
+  if (params.scope === 'finished') rows = rows.filter((pipeline) => FINISHED.has(pipeline.status));
+  if (params.scope === 'branches' || params.scope === 'tags') {
+    const repository = findRepository(state.repositories, project.id);
+    const names = new Set(repository ? (params.scope === 'branches' ? branchNames(repository) : tagNames(repository)) : []);
+    const latest = new Map<string, number>();
+    for (const pipeline of rows) if (names.has(pipeline.ref)) latest.set(pipeline.ref, pipeline.id);
+    const ids = new Set(latest.values());
+    rows = rows.filter((pipeline) => ids.has(pipeline.id));
+  }
+  if (params.status) rows = rows.filter((pipeline) => pipeline.status === params.status);
+  if (params.ref) rows = rows.filter((pipeline) => pipeline.ref === params.ref);
+  if (params.sha) rows = rows.filter((pipeline) => pipeline.sha === params.sha);
+  if (params.username) rows = rows.filter((pipeline) => pipeline.user_id !== null && findUser(state.users, pipeline.user_id)?.username === params.username);
+  if (params.source) rows = rows.filter((pipeline) => pipeline.source === params.source);
+  // No pipeline has configuration errors here: `yaml_errors=true` finds none.
+  if (params.yaml_errors === true) rows = [];
+  if (params.updated_before) rows = rows.filter((pipeline) => Date.parse(pipeline.updated_at) < Date.parse(params.updated_before!));
+  if (params.updated_after) rows = rows.filter((pipeline) => Date.parse(pipeline.updated_at) > Date.parse(params.updated_after!));
+  const key = params.order_by ?? 'id';
+  const value = (pipeline: Pipeline): string | number => (key === 'user_id' ? (pipeline.user_id ?? -1) : key === 'id' ? pipeline.id : pipeline[key]);
+  const direction = params.sort === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    return (x < y ? -1 : x > y ? 1 : a.id - b.id) * direction;
+  });
+};
+
+export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  listRoute(deps, {
+    path: '/projects/:id/pipelines',
+    auth: 'optional',
+    params: listParams,
+    find: projectOfRoute,
+    // `authorize! :read_pipeline` and `:read_build`.
+    authorize: (ctx, state, project) => (canReadPipelines(state, viewerId(ctx), project) ? null : forbidden()),
+    rows: (ctx, state, project) => listed(state, project, ctx.params),
+    present: pipelineBasicEntity,
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/projects/:id/pipeline',
+    params: createParams,
+    find: projectOfRoute,
+    authorize: (ctx, state, project) => (canOnProject(state, viewerId(ctx), 'create_pipeline', project) ? null : forbidden()),
+    command: async (ctx, project) => ({
+      type: 'CreatePipeline',
+      project_id: project.id,
+      ref: ctx.params.ref ?? '',
+      variables: variablesOf(ctx.params.variables),
+      fact: await refFact(deps, project.id, ctx.params.ref ?? ''),
+    }),
+    present: (done, ctx) => {
+      const event = done.events.find((candidate) => candidate.type === 'PipelineCreated')!;
+      const pipeline = findPipeline(done.state.pipelines, (event.data as { project_id: number }).project_id, (event.data as { id: number }).id)!;
+      return created(pipelineEntity(pipeline, presentContext(deps, ctx, done.state)));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id',
+    auth: 'optional',
+    params: pipelineIdParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const found = pipelineOfRoute(ctx, state);
+      if (E.isLeft(found)) return found.left;
+      if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
+      return ok(pipelineEntity(found.right.pipeline, presentContext(deps, ctx, state)));
+    },
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/projects/:id/pipelines/:pipeline_id/cancel',
+    params: pipelineIdParams,
+    find: pipelineOfRoute,
+    command: (_ctx, { project, pipeline }) => ({ type: 'CancelPipeline', project_id: project.id, pipeline_id: pipeline.id }),
+    // `status 200` (a POST that answers 200).
+    present: (done, ctx, { project, pipeline }) => ok(pipelineEntity(findPipeline(done.state.pipelines, project.id, pipeline.id)!, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'POST',
+    path: '/projects/:id/pipelines/:pipeline_id/retry',
+    params: pipelineIdParams,
+    find: pipelineOfRoute,
+    command: (_ctx, { project, pipeline }) => ({ type: 'RetryPipeline', project_id: project.id, pipeline_id: pipeline.id }),
+    present: (done, ctx, { project, pipeline }) => created(pipelineEntity(findPipeline(done.state.pipelines, project.id, pipeline.id)!, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/projects/:id/pipelines/:pipeline_id',
+    params: pipelineIdParams,
+    find: pipelineOfRoute,
+    authorize: (ctx, state, { project }) => (canOnProject(state, viewerId(ctx), 'destroy_pipeline', project) ? null : forbidden()),
+    command: (ctx, { project, pipeline }) => {
+      // `destroy_conditionally!`: If-Unmodified-Since before the pipeline's last change is 412.
+      checkUnmodifiedSince(ctx.request.headers, pipeline.updated_at);
+      return { type: 'DeletePipeline', project_id: project.id, pipeline_id: pipeline.id };
+    },
+    present: () => noContent(),
+  }),
+];

@@ -1,0 +1,184 @@
+/**
+ * Deployments and environments over HTTP against a real server and real git (lib/api/deployments.rb,
+ * environments.rb, 14.7; reference §3): statuses, bodies, the status machine, iids, idempotent creates, lists,
+ * and the merge requests a deployment shipped, from git ancestry.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, type Running } from '../repositories/support.js';
+
+let server: Running;
+let dataDir: string;
+let project: { id: number; path_with_namespace: string };
+let dev: { id: number; token: string };
+let reporter: { id: number; token: string };
+let main: string;
+
+const base = () => `/projects/${project.id}`;
+const commit = (branch: string, file: string, extra: object = {}) =>
+  server.call('POST', `${base()}/repository/commits`, { branch, commit_message: `Change ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...extra }, dev.token);
+const deploy = (body: object, token = dev.token) => server.call('POST', `${base()}/deployments`, body, token);
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  project = (await server.call('POST', '/projects', { name: 'Shipping', initialize_with_readme: true })).body;
+  dev = await member(server, 'dev', { id: project.id, level: 30 });
+  reporter = await member(server, 'reporter', { id: project.id, level: 20 });
+  main = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+describe('deployments', () => {
+  it('creates a deployment and its environment on first use; deployable is null; iids count per project', async () => {
+    const first = await deploy({ environment: 'production', sha: main, ref: 'main', tag: false, status: 'running' });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({
+      id: expect.any(Number),
+      iid: 1,
+      ref: 'main',
+      sha: main,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      user: expect.objectContaining({ id: dev.id, username: 'dev', state: 'active' }),
+      environment: { id: expect.any(Number), name: 'production', slug: 'production', external_url: null },
+      deployable: null,
+      status: 'running',
+    });
+    const second = await deploy({ environment: 'Review/Feature 1', sha: main, ref: 'main', tag: false, status: 'success' });
+    expect(second.body.iid).toBe(2);
+    expect(second.body.environment.slug).toMatch(/^review-feature-1-[a-z0-9]{6}$/);
+    const environments = await server.call('GET', `${base()}/environments`, undefined, reporter.token);
+    expect(environments.body.map((environment: { name: string }) => environment.name)).toEqual(['production', 'Review/Feature 1']);
+  });
+
+  it('refuses what the platform refuses, changing nothing', async () => {
+    const before = server.events.length;
+    expect(await deploy({ environment: 'production', sha: main, ref: 'main', tag: false })).toMatchObject({ status: 400, body: { error: 'status is missing' } });
+    expect(await deploy({ environment: 'production', sha: main, ref: 'main', tag: false, status: 'created' })).toMatchObject({ status: 400, body: { error: 'status does not have a valid value' } });
+    expect(await deploy({ environment: 'production', sha: 'f'.repeat(40), ref: 'nope', tag: false, status: 'success' })).toMatchObject({
+      status: 400,
+      body: { message: { sha: ['The commit does not exist'], ref: ['The branch or tag does not exist'] } },
+    });
+    expect(await deploy({ environment: 'production', sha: main, ref: 'main', tag: false, status: 'success' }, reporter.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('POST', '/projects/9999/deployments', { environment: 'x', sha: main, ref: 'main', tag: false, status: 'success' })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await server.call('GET', `${base()}/deployments`, undefined, null)).toMatchObject({ status: 401 });
+    expect(await server.call('GET', `${base()}/deployments/999`, undefined, reporter.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // No DELETE in 14.7: the router's answer for a known path and another method (405 here, project-wide).
+    expect([404, 405]).toContain((await server.call('DELETE', `${base()}/deployments/1`)).status);
+    expect(server.events.length).toBe(before);
+  });
+
+  it('moves statuses through the machine exactly as the platform does', async () => {
+    const { body } = await deploy({ environment: 'staging', sha: main, ref: 'main', tag: false, status: 'running' });
+    const put = (status: string, token = dev.token) => server.call('PUT', `${base()}/deployments/${body.id}`, { status }, token);
+    expect(await put('failed')).toMatchObject({ status: 200, body: { status: 'failed' } });
+    expect(await put('running')).toMatchObject({ status: 400, body: { message: { status: ['cannot transition via "run"'] } } });
+    expect(await put('failed')).toMatchObject({ status: 400, body: { message: { status: ['cannot transition via "drop"'] } } });
+    expect(await put('success')).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await put('success')).toMatchObject({ status: 400, body: { message: { status: ['cannot transition via "succeed"'] } } });
+    expect(await put('created')).toMatchObject({ status: 400, body: { error: 'status does not have a valid value' } });
+    expect(await put('canceled', reporter.token)).toMatchObject({ status: 403 });
+    const changes = server.events.filter((event) => event.type === 'DeploymentStatusChanged').map((event) => (event.data as { event: string }).event);
+    expect(changes).toEqual(['drop', 'succeed']);
+  });
+
+  it('returns the last successful deployment for an identical success (201, same id)', async () => {
+    const once = await deploy({ environment: 'canary', sha: main, ref: 'main', tag: false, status: 'success' });
+    const again = await deploy({ environment: 'canary', sha: main, ref: 'main', tag: false, status: 'success' });
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(once.body.id);
+    const running = await deploy({ environment: 'canary', sha: main, ref: 'main', tag: false, status: 'running' });
+    expect(running.body.id).not.toBe(once.body.id);
+  });
+
+  it('lists with order_by, sort, environment, status, updated_after and pagination', async () => {
+    const all = await server.call('GET', `${base()}/deployments`, undefined, reporter.token);
+    expect(all.status).toBe(200);
+    const ids = all.body.map((deployment: { id: number }) => deployment.id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
+    expect(all.headers.get('x-total')).toBe(String(ids.length));
+    const desc = await server.call('GET', `${base()}/deployments?sort=desc&per_page=2`, undefined, reporter.token);
+    expect(desc.body.map((deployment: { id: number }) => deployment.id)).toEqual([...ids].reverse().slice(0, 2));
+    expect(desc.headers.get('x-next-page')).toBe('2');
+    const page2 = await server.call('GET', `${base()}/deployments?sort=desc&per_page=2&page=2`, undefined, reporter.token);
+    expect(page2.body.map((deployment: { id: number }) => deployment.id)).toEqual([...ids].reverse().slice(2, 4));
+    const canary = await server.call('GET', `${base()}/deployments?environment=canary`, undefined, reporter.token);
+    expect(canary.body.map((deployment: { status: string }) => deployment.status)).toEqual(['success', 'running']);
+    const successes = await server.call('GET', `${base()}/deployments?status=success&order_by=ref`, undefined, reporter.token);
+    expect(successes.body.every((deployment: { status: string }) => deployment.status === 'success')).toBe(true);
+    const future = await server.call('GET', `${base()}/deployments?updated_after=2100-01-01T00:00:00Z`, undefined, reporter.token);
+    expect(future.body).toEqual([]);
+    const byUpdated = await server.call('GET', `${base()}/deployments?order_by=updated_at&sort=desc`, undefined, reporter.token);
+    const stamps = byUpdated.body.map((deployment: { updated_at: string }) => deployment.updated_at);
+    expect(stamps).toEqual([...stamps].sort().reverse());
+    expect(await server.call('GET', `${base()}/deployments?order_by=sha`, undefined, reporter.token)).toMatchObject({ status: 400, body: { error: 'order_by does not have a valid value' } });
+    expect(await server.call('GET', `${base()}/deployments?status=bogus`, undefined, reporter.token)).toMatchObject({ status: 400, body: { error: 'status does not have a valid value' } });
+    expect(await server.call('GET', `${base()}/deployments?environment=none`, undefined, reporter.token)).toMatchObject({ status: 200, body: [] });
+  });
+
+  it('lists the merge requests merged into the ref between the previous successful deployment and this one', async () => {
+    const first = await deploy({ environment: 'mr-env', sha: main, ref: 'main', tag: false, status: 'success' });
+    expect((await server.call('GET', `${base()}/deployments/${first.body.id}/merge_requests`, undefined, reporter.token)).body).toEqual([]);
+    const merge = async (branch: string) => {
+      await commit(branch, `${branch}.txt`, { start_branch: 'main' });
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `Add ${branch}`, source_branch: branch, target_branch: 'main' }, dev.token);
+      const merged = await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token);
+      expect(merged.status).toBe(200);
+      return merged.body;
+    };
+    const one = await merge('one');
+    const two = await merge('two');
+    const head = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+    const second = await deploy({ environment: 'mr-env', sha: head, ref: 'main', tag: false, status: 'success' });
+    const shipped = await server.call('GET', `${base()}/deployments/${second.body.id}/merge_requests`, undefined, reporter.token);
+    expect(shipped.status).toBe(200);
+    expect(shipped.body.map((mr: { iid: number }) => mr.iid).sort()).toEqual([one.iid, two.iid].sort());
+    expect(shipped.body[0]).toMatchObject({ state: 'merged', target_branch: 'main', project_id: project.id });
+    const three = await merge('three');
+    const head2 = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+    const third = await deploy({ environment: 'mr-env', sha: head2, ref: 'main', tag: false, status: 'success' });
+    const later = await server.call('GET', `${base()}/deployments/${third.body.id}/merge_requests`, undefined, reporter.token);
+    expect(later.body.map((mr: { iid: number }) => mr.iid)).toEqual([three.iid]);
+    const failed = await deploy({ environment: 'mr-env', sha: head2, ref: 'main', tag: false, status: 'failed' });
+    expect((await server.call('GET', `${base()}/deployments/${failed.body.id}/merge_requests`, undefined, reporter.token)).body).toEqual([]);
+  });
+});
+
+describe('environments', () => {
+  it('creates, gets with last_deployment, updates external_url, stops and deletes only when stopped', async () => {
+    const created = await server.call('POST', `${base()}/environments`, { name: 'review/app', external_url: 'https://review.example.com' }, dev.token);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'review/app', slug: expect.stringMatching(/^review-app-[a-z0-9]{6}$/), external_url: 'https://review.example.com', state: 'available', project: { id: project.id } });
+    const id = created.body.id;
+    expect(await server.call('POST', `${base()}/environments`, { name: 'review/app' }, dev.token)).toMatchObject({ status: 400, body: { message: { name: ['has already been taken'] } } });
+    expect(await server.call('POST', `${base()}/environments`, { name: '/bad' }, dev.token)).toMatchObject({ status: 400, body: { message: { name: [expect.stringContaining("cannot start or end with '/'")] } } });
+    expect(await server.call('POST', `${base()}/environments`, { name: 'x', slug: 'y' }, dev.token)).toMatchObject({ status: 400, body: { error: 'slug is automatically generated and cannot be changed' } });
+    expect(await server.call('POST', `${base()}/environments`, { name: 'x', external_url: 'ftp://x' }, dev.token)).toMatchObject({ status: 400, body: { message: { external_url: ['is blocked: Only allowed schemes are http, https'] } } });
+    expect(await server.call('POST', `${base()}/environments`, { name: 'x' }, reporter.token)).toMatchObject({ status: 403 });
+
+    const updated = await server.call('PUT', `${base()}/environments/${id}`, { external_url: 'https://new.example.com' }, dev.token);
+    expect(updated).toMatchObject({ status: 200, body: { external_url: 'https://new.example.com', slug: created.body.slug } });
+
+    const production = (await server.call('GET', `${base()}/environments?name=production`, undefined, reporter.token)).body[0];
+    const got = await server.call('GET', `${base()}/environments/${production.id}`, undefined, reporter.token);
+    expect(got.body).toEqual({ id: production.id, name: 'production', slug: 'production', external_url: null, last_deployment: null, state: 'available' });
+    const staging = (await server.call('GET', `${base()}/environments?search=stag`, undefined, reporter.token)).body;
+    expect(staging.map((environment: { name: string }) => environment.name)).toEqual(['staging']);
+    const withLast = await server.call('GET', `${base()}/environments/${staging[0].id}`, undefined, reporter.token);
+    expect(withLast.body.last_deployment).toMatchObject({ status: 'success', deployable: null });
+    expect(withLast.body.last_deployment.environment).toBeUndefined();
+    expect(await server.call('GET', `${base()}/environments?name=a&search=b`, undefined, reporter.token)).toMatchObject({ status: 400, body: { error: 'name, search cannot be used together' } });
+
+    expect(await server.call('DELETE', `${base()}/environments/${id}`, undefined, dev.token)).toMatchObject({ status: 403 });
+    const stopped = await server.call('POST', `${base()}/environments/${id}/stop`, {}, dev.token);
+    expect(stopped).toMatchObject({ status: 200, body: { state: 'stopped' } });
+    expect((await server.call('GET', `${base()}/environments?states=stopped`, undefined, reporter.token)).body.map((environment: { id: number }) => environment.id)).toEqual([id]);
+    expect(await server.call('DELETE', `${base()}/environments/${id}`, undefined, dev.token)).toMatchObject({ status: 204 });
+    expect(await server.call('GET', `${base()}/environments/${id}`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    const types = server.events.map((event) => event.type);
+    expect(types).toEqual(expect.arrayContaining(['EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentStopped', 'EnvironmentDeleted', 'DeploymentCreated', 'DeploymentStatusChanged']));
+  });
+});

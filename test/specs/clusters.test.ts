@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { clusterSpecs } from './clusters.js';
+
+describeSpecs('clusters decider', clusterSpecs);

@@ -1,0 +1,62 @@
+/** Decider specs of the clusters module: add, update (changed fields named, secrets as ciphertext), remove. */
+import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
+import { AT, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
+
+const LATER = '2026-01-02T00:00:00.000Z';
+const root = userCreated(1, 'root', { admin: true });
+const maint = userCreated(2, 'maint');
+const dev = userCreated(3, 'dev');
+const base: ForgefoldEvent[] = [root, maint, dev, projectCreated(1, 'app', 10), projectCreated(2, 'ops', 10), memberAdded(1, { project: 1 }, 2, 40), memberAdded(2, { project: 1 }, 3, 30)];
+
+const sealed = (name: string) => ({ ciphertext: `v1:${name}`, blank: false });
+const add = (extra: object = {}, platform: object = {}) =>
+  ({ type: 'AddCluster', project_id: 1, name: 'prod', platform_kubernetes: { api_url: 'https://k8s.example.com', token: sealed('token'), namespace: 'app', ...platform }, ...extra }) as const;
+
+const added: ForgefoldEvent = {
+  type: 'ClusterAdded',
+  data: {
+    project_id: 1,
+    id: 1,
+    name: 'prod',
+    domain: null,
+    environment_scope: '*',
+    management_project_id: null,
+    enabled: true,
+    managed: true,
+    namespace_per_environment: true,
+    user_id: 2,
+    platform_kubernetes: { api_url: 'https://k8s.example.com', token_encrypted: 'v1:token', ca_cert_encrypted: null, namespace: 'app', authorization_type: 'rbac' },
+    created_at: AT,
+  },
+};
+
+export const clusterSpecs: Record<string, Spec> = {
+  'a cluster is added with ciphertext only': { given: base, as: 2, when: add(), then: [added] },
+  'developers add no cluster': { given: base, as: 3, when: add(), error: forbidden() },
+  'one cluster per environment scope': { given: [...base, added], as: 2, when: add(), error: validation({ environment_scope: ['cannot add duplicated environment scope'] }) },
+  'platform errors use dotted keys': {
+    given: base,
+    as: 2,
+    when: add({}, { namespace: 'Bad_NS', api_url: 'http://localhost:6443' }),
+    error: validation({
+      'platform_kubernetes.api_url': ['is blocked: Requests to localhost are not allowed'],
+      'platform_kubernetes.namespace': ["can contain only lowercase letters, digits, and '-'. Must start with a letter, and cannot end with '-'"],
+    }),
+  },
+  'a management project needs admin_pipeline there': {
+    given: base,
+    as: 2,
+    when: add({ management_project_id: 2 }),
+    error: validation({ management_project_id: ["Project does not exist or you don't have permission to perform this action"] }),
+  },
+  'an update names what changed, the token as a field name only': {
+    given: [...base, added],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateCluster', project_id: 1, cluster_id: 1, name: 'prod', enabled: false, platform_kubernetes: { token: sealed('new') } },
+    then: [{ type: 'ClusterUpdated', data: { project_id: 1, id: 1, changed: ['enabled', 'platform_kubernetes.token'], enabled: false, platform_kubernetes: { token_encrypted: 'v1:new' }, updated_at: LATER } }],
+  },
+  'an update that changes nothing records nothing': { given: [...base, added], as: 2, when: { type: 'UpdateCluster', project_id: 1, cluster_id: 1, name: 'prod' }, then: [] },
+  'a cluster of another project is "404 Not found"': { given: [...base, added], as: 1, when: { type: 'RemoveCluster', project_id: 2, cluster_id: 1 }, error: notFound(undefined, '404 Not found') },
+  'a cluster is removed': { given: [...base, added], as: 2, when: { type: 'RemoveCluster', project_id: 1, cluster_id: 1 }, then: [{ type: 'ClusterRemoved', data: { project_id: 1, id: 1 } }] },
+};

@@ -1,0 +1,4 @@
+import { describeSpecs } from './spec.js';
+import { deploymentSpecs } from './deployments.js';
+
+describeSpecs('deployments decider', deploymentSpecs);
