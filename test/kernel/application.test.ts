@@ -212,7 +212,8 @@ describe('Application: start-up', () => {
     await app.whenIdle();
     // Serialising the state blocks the event loop, so it waits until commands stop for a moment.
     expect(await snapshots.load('bank-1')).toBeNull();
-    await new Promise((r) => setTimeout(r, 400));
+    // Then it is written by the snapshot worker (which starts with the first snapshot).
+    for (let waited = 0; waited < 10_000 && (await snapshots.load('bank-1')) === null; waited += 100) await new Promise((r) => setTimeout(r, 100));
     expect((await snapshots.load('bank-1'))!.position).toBeGreaterThanOrEqual(10);
     expect(plain((await startBank(store, { snapshots })).state)).toEqual(plain(app.state));
   });

@@ -361,7 +361,7 @@ export const startForgefold = async (
     ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
         throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
       })
-    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous });
+    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous, flushOffLoop: true });
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
   const snapshots: SnapshotStore = {

@@ -8,6 +8,7 @@ export * from './kernel/table.js';
 export * from './kernel/memory-store.js';
 export * from './kernel/application.js';
 export * from './kernel/hash.js';
+export * from './kernel/snapshot-codec.js';
 export * from './state.js';
 export * from './events.js';
 // The modules' public surfaces come with the module list.

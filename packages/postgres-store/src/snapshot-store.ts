@@ -1,10 +1,10 @@
 /**
- * Snapshots of the projections, as in the SQLite store: `v8.serialize`d state with the log position it reflects;
- * the newest few of each projection version are kept. Every node saves its own; a node starts from the newest.
+ * Snapshots of the projections, as in the SQLite store: the core's snapshot format (`encodeState`, serialised a piece
+ * at a time with the event loop free between pieces) with the log position it reflects; the newest few of each
+ * projection version are kept. Every node saves its own; a node starts from the newest.
  */
-import v8 from 'node:v8';
 import type { Sql } from 'postgres';
-import type { Snapshot, SnapshotStore } from '@forgefold/core';
+import { decodeState, encodeState, type Snapshot, type SnapshotStore } from '@forgefold/core';
 import { translate } from './errors.js';
 
 const KEEP = 3;
@@ -15,7 +15,12 @@ export class PostgresSnapshotStore implements SnapshotStore {
   async save(snapshot: Snapshot): Promise<void> {
     if (this.isClosed()) throw new Error('The snapshot store is closed');
     if (this.readonly) throw new Error('The store was opened read-only');
-    const state = v8.serialize(snapshot.state);
+    const pieces: Buffer[] = [];
+    for (const piece of encodeState(snapshot.state)) {
+      pieces.push(piece);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const state = Buffer.concat(pieces);
     try {
       await this.sql.begin(async (tx) => {
         await tx`INSERT INTO snapshots (projection_version, position, state, taken_at) VALUES (${snapshot.projectionVersion}, ${snapshot.position}, ${state}, ${snapshot.takenAt})`;
@@ -45,7 +50,7 @@ export class PostgresSnapshotStore implements SnapshotStore {
       return {
         position: Number(row['position']),
         projectionVersion: row['projection_version'] as string,
-        state: v8.deserialize(row['state'] as Buffer),
+        state: decodeState(row['state'] as Buffer),
         takenAt: row['taken_at'] as string,
       };
     } catch (error) {

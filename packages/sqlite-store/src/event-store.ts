@@ -72,6 +72,11 @@ export interface SqliteEventStoreOptions {
   /** Called after each transaction that wrote events (the store uses it to start the checkpointer). */
   readonly onWrite?: () => void;
   readonly readonly?: boolean;
+  /**
+   * Makes what was committed durable, off the event loop (the store's `synchronous=FULL`: an fsync of the WAL on
+   * libuv's thread pool). A commit resolves, and subscribers hear of it, only once this has settled.
+   */
+  readonly makeDurable?: () => Promise<void>;
 }
 
 export class SqliteEventStore implements EventStore {
@@ -114,14 +119,18 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
-    if (this.gate) await this.gate;
-    const [result] = this.commitSync([{ streamId, expected, events }], undefined);
+    const [result] = await this.commit([{ streamId, expected, events }]);
     return result!;
   }
 
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
     if (this.gate) await this.gate;
-    return this.commitSync(writes, options.expectedPosition);
+    const outcome = this.commitSync(writes, options.expectedPosition);
+    if (outcome.written > 0) {
+      if (this.options.makeDurable) await this.options.makeDurable();
+      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+    }
+    return outcome.results;
   }
 
   /**
@@ -138,7 +147,7 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): AppendResult[] {
+  private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): Outcome {
     this.assertOpen();
     const write = this.write;
     if (!write) throw new Error('The store was opened read-only');
@@ -151,11 +160,8 @@ export class SqliteEventStore implements EventStore {
       if (!isEventIdClash(error) && !(error instanceof WrongExpectedVersion)) throw error;
       outcome = write.immediate(writes, expectedPosition, true);
     }
-    if (outcome.written > 0) {
-      this.options.onWrite?.();
-      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
-    }
-    return outcome.results;
+    if (outcome.written > 0) this.options.onWrite?.();
+    return outcome;
   }
 
   /**

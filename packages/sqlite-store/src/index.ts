@@ -1,7 +1,7 @@
 /**
  * @forgefold/sqlite-store: a durable EventStore and SnapshotStore on one SQLite file (better-sqlite3).
  *
- * WAL journal, `synchronous=FULL` by default, versioned migrations applied at open, WAL checkpoints in a
+ * WAL journal, `synchronous=FULL` by default (optionally flushed after each commit off the event loop, see WalSync), versioned migrations applied at open, WAL checkpoints in a
  * worker thread (never on the request path). Several store instances (connections or processes) may share
  * a file: every write is an IMMEDIATE transaction that re-reads the log head, so a stale writer is told
  * (StaleWriter / WrongExpectedVersion) instead of overwriting.
@@ -11,6 +11,7 @@ import { Checkpointer } from './checkpointer.js';
 import { SqliteEventStore } from './event-store.js';
 import { appliedMigrations, migrate, type AppliedMigration } from './schema.js';
 import { SqliteSnapshotStore } from './snapshot-store.js';
+import { WalSync } from './wal-sync.js';
 
 export { SqliteEventStore } from './event-store.js';
 export { SqliteSnapshotStore } from './snapshot-store.js';
@@ -21,6 +22,11 @@ export type { CheckpointStats } from './checkpointer.js';
 export interface SqliteStoreOptions {
   readonly path: string;
   readonly synchronous?: 'FULL' | 'NORMAL' | 'OFF';
+  /**
+   * With `synchronous=FULL`: flush the WAL after each commit with an fdatasync on libuv's thread pool (WalSync)
+   * instead of inside the COMMIT on the event loop; commits resolve after the flush. The server turns it on.
+   */
+  readonly flushOffLoop?: boolean;
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
@@ -50,13 +56,17 @@ export interface SqliteStore {
 export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
   const readonly = options.readonly ?? false;
+  const synchronous = options.synchronous ?? 'FULL';
+  const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && path !== ':memory:' && path !== '';
+  const walSync = deferredFlush ? new WalSync(`${path}-wal`) : null;
   const db = new Database(path, { readonly, fileMustExist: readonly });
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
     if (!readonly) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (String(mode).toLowerCase() !== 'wal' && path !== ':memory:') throw new Error(`Cannot switch ${path} to WAL (journal_mode=${String(mode)})`);
-      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      // FULL flushes the WAL after the commit, on the thread pool (see WalSync), instead of inside it.
+      db.pragma(`synchronous = ${deferredFlush ? 'NORMAL' : synchronous}`);
       // Checkpoints run in the worker; the writer never stops to copy the WAL back.
       db.pragma('wal_autocheckpoint = 0');
       // When a fully checkpointed WAL is reset, truncate it to this size.
@@ -87,6 +97,8 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       events.detach();
+      await snapshots.close();
+      await walSync?.close();
       db.close();
       await checkpointer.close();
     })());
@@ -94,6 +106,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     readonly,
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
+    ...(walSync ? { makeDurable: () => walSync.sync() } : {}),
   });
   let lastDrain = 0;
   checkpointer.onNeedsDrain = () => {
@@ -106,7 +119,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   };
-  const snapshots = new SqliteSnapshotStore(db, readonly);
+  const snapshots = new SqliteSnapshotStore(db, readonly, readonly || path === ':memory:' || path === '' ? null : path);
   return {
     events,
     snapshots,

@@ -37,6 +37,22 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX snapshots_version ON snapshots (projection_version, position);
     `,
   },
+  {
+    version: 2,
+    name: 'snapshots in pieces',
+    // A snapshot written by the snapshot worker: its bytes in pieces of about a MiB, each inserted in a short
+    // transaction of its own (a single blob of the whole state would hold the write lock for as long as it takes to
+    // write it). \`pieces\` is -1 while a snapshot is being written, 0 for one held whole in \`state\`.
+    sql: `
+      ALTER TABLE snapshots ADD COLUMN pieces INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE snapshot_pieces (
+        snapshot_id INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        bytes       BLOB    NOT NULL,
+        PRIMARY KEY (snapshot_id, seq)
+      );
+    `,
+  },
 ];
 
 export interface AppliedMigration {

@@ -1,57 +1,186 @@
 /**
- * Snapshots of the projections: `v8.serialize`d state with the log position it reflects. Only the newest
- * few of each projection version are kept; snapshots of other projection versions are pruned as well.
+ * Snapshots of the projections, in the core's snapshot format (`encodeState`), with the log position they reflect.
+ * Only the newest few of each projection version are kept; snapshots of other projection versions are pruned as well.
+ *
+ * Taking a snapshot of a large state stays off the request path: the state (an immutable committed reference) is
+ * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
+ * copied) to a worker thread with its own connection, which writes pieces of about a MiB in short transactions of
+ * their own, so that neither serialising nor writing holds the event loop or the write lock for long. A snapshot
+ * counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread.
  */
-import v8 from 'node:v8';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import type { Snapshot, SnapshotStore } from '@forgefold/core';
+import { decodeState, encodeState, type Snapshot, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
-export class SqliteSnapshotStore implements SnapshotStore {
-  private readonly newest: Database.Statement<[string], { position: number; projection_version: string; state: Buffer; taken_at: string }>;
-  private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
+/** Rows to remove once a snapshot is complete: older unfinished ones, and the complete ones beyond the newest KEEP. */
+const DOOMED = `
+  SELECT id FROM snapshots WHERE pieces < 0 AND id < @id
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id NOT IN
+    (SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id NOT IN
+    (SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
 
-  constructor(private readonly db: Database.Database, private readonly readonly = false) {
-    this.newest = db.prepare<[string], { position: number; projection_version: string; state: Buffer; taken_at: string }>(
-      'SELECT position, projection_version, state, taken_at FROM snapshots WHERE projection_version = ? ORDER BY position DESC, id DESC LIMIT 1',
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma('synchronous = NORMAL');
+const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, -1)');
+const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
+const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
+const doomed = db.prepare(workerData.doomed).pluck();
+const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
+const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE rowid IN (SELECT rowid FROM snapshot_pieces WHERE snapshot_id = ? LIMIT 4)');
+const jobs = new Map();
+const flush = (job) => {
+  if (job.batch.length === 0) return;
+  addPiece.run(job.row, job.seq++, Buffer.concat(job.batch));
+  job.batch = [];
+  job.size = 0;
+};
+parentPort.on('message', (message) => {
+  const { id } = message;
+  try {
+    if (message.type === 'begin') {
+      const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt).lastInsertRowid);
+      jobs.set(id, { row, seq: 0, batch: [], size: 0 });
+    } else if (message.type === 'piece') {
+      const job = jobs.get(id);
+      if (!job) return;
+      job.batch.push(Buffer.from(message.piece));
+      job.size += message.piece.byteLength;
+      if (job.size >= 1048576) flush(job);
+    } else if (message.type === 'end') {
+      const job = jobs.get(id);
+      jobs.delete(id);
+      flush(job);
+      complete.run(job.seq, job.row);
+      // Pruning, a little at a time (a snapshot's pieces are many megabytes).
+      for (const old of doomed.all({ id: job.row, version: message.projectionVersion })) {
+        dropRow.run(old);
+        while (dropPieces.run(old).changes > 0);
+      }
+      parentPort.postMessage({ type: 'saved', id });
+    } else if (message.type === 'close') {
+      db.close();
+      parentPort.close();
+    }
+  } catch (error) {
+    jobs.delete(id);
+    parentPort.postMessage({ type: 'failed', id, message: String((error && error.message) || error) });
+  }
+});
+`;
+
+export class SqliteSnapshotStore implements SnapshotStore {
+  private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number }>;
+  private readonly piecesOf: Database.Statement<[number], Buffer>;
+  private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
+  private worker: Worker | null = null;
+  private jobs = 0;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly readonly = false,
+    /** The file, when a worker may open it too (not for `:memory:`). */
+    private readonly path: string | null = null,
+  ) {
+    this.newest = db.prepare(
+      'SELECT id, position, projection_version, state, taken_at, pieces FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC LIMIT 1',
     );
+    this.piecesOf = db.prepare<[number], Buffer>('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
     if (readonly) {
       this.saveTx = null;
       return;
     }
-    const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at) VALUES (?, ?, ?, ?)');
-    const pruneSame = db.prepare<[string, string]>(
-      `DELETE FROM snapshots WHERE projection_version = ? AND id NOT IN
-         (SELECT id FROM snapshots WHERE projection_version = ? ORDER BY position DESC, id DESC LIMIT ${KEEP})`,
-    );
-    const pruneOthers = db.prepare<[string]>(
-      `DELETE FROM snapshots WHERE projection_version <> ? AND id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ${KEEP})`,
-    );
+    const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, 0)');
+    const doomed = db.prepare<[{ id: number; version: string }], number>(DOOMED).pluck();
+    const dropRow = db.prepare<[number]>('DELETE FROM snapshots WHERE id = ?');
+    const dropPieces = db.prepare<[number]>('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
-      insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt);
-      pruneSame.run(snapshot.projectionVersion, snapshot.projectionVersion);
-      pruneOthers.run(snapshot.projectionVersion);
+      const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt).lastInsertRowid);
+      for (const old of doomed.all({ id, version: snapshot.projectionVersion })) {
+        dropRow.run(old);
+        dropPieces.run(old);
+      }
     });
   }
 
   async save(snapshot: Snapshot): Promise<void> {
     if (!this.db.open) throw new Error('The snapshot store is closed');
-    // Serialize before the transaction: the write lock is held only for the insert.
-    const state = v8.serialize(snapshot.state);
     if (!this.saveTx) throw new Error('The store was opened read-only');
-    this.saveTx.immediate(snapshot, state);
+    if (this.path === null) {
+      this.saveTx.immediate(snapshot, Buffer.concat([...encodeState(snapshot.state)]));
+      return;
+    }
+    const worker = this.ensureWorker();
+    const id = ++this.jobs;
+    const saved = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
+    for (const piece of encodeState(snapshot.state)) {
+      // Each piece sits on an ArrayBuffer of its own: handed over, not copied.
+      worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
+      // Requests run between pieces (a piece is a few hundred KiB of serialisation).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion });
+    await saved;
   }
 
-  /** How many snapshots the file holds (all projection versions). */
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED } });
+    worker.unref();
+    worker.on('message', (message: { type: string; id: number; message?: string }) => {
+      const waiter = this.waiting.get(message.id);
+      if (!waiter) return;
+      this.waiting.delete(message.id);
+      if (message.type === 'saved') waiter.resolve();
+      else waiter.reject(new Error(`Snapshot not saved: ${message.message ?? 'unknown error'}`));
+    });
+    const fail = (error: Error) => {
+      if (this.worker === worker) this.worker = null;
+      for (const waiter of this.waiting.values()) waiter.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error('The snapshot worker stopped')));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** How many snapshots the file holds (all projection versions, complete ones). */
   count(): number {
-    return this.db.prepare<[], number>('SELECT count(*) FROM snapshots').pluck().get() ?? 0;
+    return this.db.prepare<[], number>('SELECT count(*) FROM snapshots WHERE pieces >= 0').pluck().get() ?? 0;
   }
 
   async load(projectionVersion: string): Promise<Snapshot | null> {
     if (!this.db.open) throw new Error('The snapshot store is closed');
     const row = this.newest.get(projectionVersion);
     if (!row) return null;
-    return { position: row.position, projectionVersion: row.projection_version, state: v8.deserialize(row.state), takenAt: row.taken_at };
+    const bytes = row.pieces > 0 ? Buffer.concat(this.piecesOf.all(row.id)) : row.state;
+    return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes), takenAt: row.taken_at };
+  }
+
+  /** Stops the worker once the snapshots in flight are written. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    await Promise.allSettled([...this.waiting.values()].map((waiter) => new Promise<void>((resolve) => {
+      const { resolve: done, reject } = waiter;
+      waiter.resolve = () => { done(); resolve(); };
+      waiter.reject = (error) => { reject(error); resolve(); };
+    })));
+    this.worker = null;
+    await new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.postMessage({ type: 'close' });
+    });
   }
 }

@@ -83,6 +83,7 @@ export class Application<C, S> {
   private idle: (() => void)[] = [];
   private eventsSinceSnapshot = 0;
   private snapshotTimer: ReturnType<typeof setTimeout> | null = null;
+  private snapshotting: Promise<void> | null = null;
   private readonly listeners = new Set<CommittedListener<S>>();
   private readonly immer: Immer;
   /** Commits and catch-ups run one at a time, in the order asked for. */
@@ -218,16 +219,27 @@ export class Application<C, S> {
 
   async snapshot(): Promise<void> {
     if (!this.options.snapshots) return;
-    await this.whenIdle();
-    await this.options.snapshots.save({
-      position: this.committedPosition,
-      projectionVersion: this.options.projectionVersion,
-      state: this.committed,
-      takenAt: this.options.clock.now(),
+    // One at a time: a snapshot asked for while one is written is the one being written.
+    if (this.snapshotting) return this.snapshotting;
+    const take = async () => {
+      await this.whenIdle();
+      // Commands go on while the store writes it (stores serialise it piece by piece): a committed state is
+      // immutable, so this reference keeps describing `position` whatever is committed meanwhile.
+      const taken = this.eventsSinceSnapshot;
+      await this.options.snapshots!.save({
+        position: this.committedPosition,
+        projectionVersion: this.options.projectionVersion,
+        state: this.committed,
+        takenAt: this.options.clock.now(),
+      });
+      this.eventsSinceSnapshot = Math.max(0, this.eventsSinceSnapshot - taken);
+      if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+      this.snapshotTimer = null;
+    };
+    this.snapshotting = take().finally(() => {
+      this.snapshotting = null;
     });
-    this.eventsSinceSnapshot = 0;
-    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
-    this.snapshotTimer = null;
+    return this.snapshotting;
   }
 
   private scheduleSnapshot(): void {

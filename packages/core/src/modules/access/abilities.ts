@@ -8,12 +8,14 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
-import { AccessLevel } from '../shared/access.js';
+import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
+import { findGroup } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
+import { findProject, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
-import { groupAccessLevel, hasMembershipBelow, projectAccessLevel } from '../members/queries.js';
+import { groupAccessLevel, groupOfSource, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
 
 /** What the abilities read. */
 export type AccessView = MembershipView;
@@ -186,3 +188,91 @@ export const authorizeProject = <A>(state: AccessView, actorId: number | null, a
 /** Instance administration (`admin_all_resources`): administrators, and the system actor. */
 export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Either<DomainError, void> =>
   actorId === null || isAdmin(state, actorId) ? E.right(undefined) : E.left(forbidden());
+
+// ---------------------------------------------------------------------------------------------------------------
+// Candidates of a non-administrator's lists
+
+/**
+ * What a user's memberships can open to them, found from the user's membership index (kept by evolve) instead of
+ * a scan of every group: the groups in which, below which or above which they hold a membership, the groups below
+ * the groups their groups are shared into, and the projects of all those subtrees and those shared into their
+ * groups. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
+ */
+const reachableThroughMemberships = (state: AccessView, userId: number): { groups: Set<number>; projects: Set<number> } => {
+  const groups = new Set<number>();
+  const projects = new Set<number>();
+  const expanded = new Set<number>();
+  const climbed = new Set<number>();
+  const expand = (start: Group): void => {
+    const queue: Group[] = [start];
+    for (let i = 0; i < queue.length; i++) {
+      const group = queue[i]!;
+      if (expanded.has(group.id)) continue;
+      expanded.add(group.id);
+      groups.add(group.id);
+      for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
+      for (const childId of group.children) {
+        const child = findGroup(state.groups, childId);
+        if (child && !expanded.has(child.id)) queue.push(child);
+      }
+    }
+  };
+  const climb = (start: Group): void => {
+    for (let group: Group | undefined = start; group && !climbed.has(group.id); group = group.parent_id === null ? undefined : findGroup(state.groups, group.parent_id)) {
+      climbed.add(group.id);
+      groups.add(group.id);
+    }
+  };
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.source_type === 'Project') {
+      projects.add(member.source_id);
+      const group = groupOfSource(state, 'Project', member.source_id);
+      if (group) climb(group);
+      continue;
+    }
+    const group = findGroup(state.groups, member.source_id);
+    if (!group) continue;
+    expand(group);
+    climb(group);
+    for (const link of linksOfInvitedGroup(state.members, group.id)) {
+      if (link.source_type === 'Project') {
+        projects.add(link.source_id);
+        continue;
+      }
+      const shared = findGroup(state.groups, link.source_id);
+      if (shared) expand(shared);
+    }
+  }
+  return { groups, projects };
+};
+
+const ascending = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
+
+/**
+ * Groups that may pass `canReadGroup` for a user who is not an administrator (null: anonymous), in id order: a
+ * superset of the readable ones when `visibleToAll` (public, internal when signed in, and what the memberships
+ * open), of those the user has access in or below otherwise. Callers filter them exactly as they would filter every
+ * group; the list costs what the caller can see, not the number of groups.
+ */
+export const groupCandidates = (state: AccessView, userId: number | null, visibleToAll: boolean): Group[] => {
+  const ids = userId === null ? new Set<number>() : reachableThroughMemberships(state, userId).groups;
+  if (visibleToAll) for (const id of idsVisibleToAll(state.groups, userId !== null)) ids.add(id);
+  const groups: Group[] = [];
+  for (const id of ascending(ids)) {
+    const group = findGroup(state.groups, id);
+    if (group) groups.push(group);
+  }
+  return groups;
+};
+
+/** Projects that may pass `canReadProject` for a user who is not an administrator, in id order (see `groupCandidates`). */
+export const projectCandidates = (state: AccessView, userId: number | null, visibleToAll: boolean): Project[] => {
+  const ids = userId === null ? new Set<number>() : reachableThroughMemberships(state, userId).projects;
+  if (visibleToAll) for (const id of idsVisibleToAll(state.projects, userId !== null)) ids.add(id);
+  const projects: Project[] = [];
+  for (const id of ascending(ids)) {
+    const project = findProject(state.projects, id);
+    if (project) projects.push(project);
+  }
+  return projects;
+};

@@ -3,6 +3,7 @@ import type { Draft } from 'immer';
 import { tableDelete, tableGet, tableSet } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
+import { placeByVisibility } from '../shared/access.js';
 import type { GroupEvent } from './events.js';
 import type { Group, GroupsSlice } from './projection.js';
 
@@ -36,6 +37,7 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
       tableSet(groups.byId, data.id, { ...data, membership_lock: data.membership_lock ?? false, full_path, full_name, updated_at: data.created_at, new_user_signups_cap: null, children: [] });
       tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
       parent?.children.push(data.id);
+      placeByVisibility(groups, data.id, null, data.visibility);
       groups.count += 1;
       advance(state, 'namespace', data.id);
       return;
@@ -43,6 +45,7 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
     case 'GroupUpdated': {
       const group = tableGet(groups.byId, event.data.id);
       if (!group) return;
+      if (event.data.visibility !== undefined) placeByVisibility(groups, group.id, group.visibility, event.data.visibility);
       Object.assign(group, event.data);
       if (event.data.path !== undefined || event.data.name !== undefined) refreshPaths(state, group);
       return;
@@ -64,6 +67,7 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
       if (!group) return;
       tableDelete(groups.byId, group.id);
       tableDelete(groups.byFullPath, group.full_path.toLowerCase());
+      placeByVisibility(groups, group.id, group.visibility, null);
       const parent = group.parent_id === null ? undefined : tableGet(groups.byId, group.parent_id);
       if (parent) parent.children = parent.children.filter((id) => id !== group.id);
       groups.count -= 1;

@@ -30,6 +30,12 @@ export interface GroupsSlice {
   /** Lower-cased full path → group id (the platform's route lookup is case-insensitive). */
   readonly byFullPath: Table<number>;
   readonly count: number;
+  /**
+   * Ids of the public and of the internal groups (id → 1), kept by evolve: what every caller (public) or every
+   * signed-in caller (internal) sees, so that a list need not scan every group to find them.
+   */
+  readonly publicIds: Table<1>;
+  readonly internalIds: Table<1>;
 }
 
-export const initialGroups = (): GroupsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), count: 0 });
+export const initialGroups = (): GroupsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable() });

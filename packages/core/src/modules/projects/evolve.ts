@@ -6,6 +6,7 @@ import type { GroupEvent } from '../groups/events.js';
 import { findGroup } from '../groups/queries.js';
 import type { Group, GroupsSlice } from '../groups/projection.js';
 import type { UsersSlice } from '../users/projection.js';
+import { placeByVisibility } from '../shared/access.js';
 import type { ProjectEvent } from './events.js';
 import type { Project, ProjectsSlice } from './projection.js';
 
@@ -47,6 +48,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         inNamespace = tableGet(projects.byNamespace, data.namespace_id)!;
       }
       tableSet(inNamespace, data.id, data.id);
+      placeByVisibility(projects, data.id, null, data.visibility);
       projects.count += 1;
       advance(state, 'project', data.id);
       return;
@@ -55,6 +57,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       const project = tableGet(projects.byId, event.data.id);
       if (!project) return;
       const before = project.path_with_namespace;
+      if (event.data.visibility !== undefined) placeByVisibility(projects, project.id, project.visibility, event.data.visibility);
       Object.assign(project, event.data);
       project.last_activity_at = event.data.updated_at;
       const namespacePath = before.slice(0, before.lastIndexOf('/'));
@@ -96,6 +99,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
       const inNamespace = tableGet(projects.byNamespace, project.namespace_id);
       if (inNamespace) tableDelete(inNamespace, project.id);
+      placeByVisibility(projects, project.id, project.visibility, null);
       projects.count -= 1;
       // The fork network loses the project: its source counts one fork less, its forks are forks of nothing.
       const source = project.forked_from_id === null ? undefined : tableGet(projects.byId, project.forked_from_id);

@@ -35,6 +35,9 @@ export interface ProjectsSlice {
   /** Namespace id → project id → project id. */
   readonly byNamespace: Table<Table<number>>;
   readonly count: number;
+  /** Ids of the public and of the internal projects (id → 1), kept by evolve (see GroupsSlice.publicIds). */
+  readonly publicIds: Table<1>;
+  readonly internalIds: Table<1>;
 }
 
-export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0 });
+export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable() });

@@ -1,4 +1,5 @@
 /** Access levels and visibility, as the platform numbers and names them. */
+import { tableDelete, tableIds, tableSet, type Table } from '../../kernel/table.js';
 
 export const AccessLevel = {
   NO_ACCESS: 0,
@@ -32,3 +33,27 @@ export type Visibility = 'private' | 'internal' | 'public';
 export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
 export const visibilityRank = (visibility: Visibility): number => VISIBILITY_RANK[visibility];
+
+/** The visibility sets a groups or projects slice keeps (ids of its public and of its internal entries). */
+interface VisibilitySets {
+  readonly publicIds: Table<1>;
+  readonly internalIds: Table<1>;
+}
+
+/** Moves an id between the visibility sets (`before` null: new; `after` null: removed). Called from evolve. */
+export const placeByVisibility = (sets: VisibilitySets, id: number, before: Visibility | null, after: Visibility | null): void => {
+  if (before === after) return;
+  if (before === 'public') tableDelete(sets.publicIds, id);
+  if (before === 'internal') tableDelete(sets.internalIds, id);
+  if (after === 'public') tableSet(sets.publicIds, id, 1);
+  if (after === 'internal') tableSet(sets.internalIds, id, 1);
+};
+
+/**
+ * Ids of the entries every caller sees by visibility alone: the public ones, and for a signed-in caller the
+ * internal ones too (ascending within each set).
+ */
+export function* idsVisibleToAll(sets: VisibilitySets, signedIn: boolean): Generator<number> {
+  yield* tableIds(sets.publicIds);
+  if (signedIn) yield* tableIds(sets.internalIds);
+}

@@ -1,7 +1,7 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canOnGroup, canReadGroup, canReadProject, findGroup, findProject, forbidden, groupAccessLevel, hasMembershipBelow, listGroups, selfAndDescendants, type Group, type State } from '@forgefold/core';
+import { canOnGroup, canReadGroup, canReadProject, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -63,7 +63,12 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const state = deps.app.state;
-        const groups = visibleGroups(state, ctx, ctx.params, listGroups(state.groups));
+        const principal = ctx.principal;
+        // Administrators see every group; anyone else only what is public (internal) or opened by their memberships.
+        const candidates = principal !== null && (principal.isAdmin || isAdmin(state, principal.userId))
+          ? listGroups(state.groups)
+          : groupCandidates(state, principal?.userId ?? null, principal === null || (ctx.params.all_available ?? false));
+        const groups = visibleGroups(state, ctx, ctx.params, candidates);
         const present = presentContext(deps, ctx);
         return paginate(ctx, arraySource(groups), {
           map: (group) => groupEntity(group, present),

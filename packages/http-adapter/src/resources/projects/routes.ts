@@ -13,10 +13,12 @@ import {
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
+  isAdmin,
   linksOfSource,
   listProjects,
   notFound,
   projectAccessLevel,
+  projectCandidates,
   projectsInNamespace,
   selfAndAncestors,
   type ForgefoldCommand,
@@ -132,7 +134,15 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects',
       auth: 'optional',
       params: listParams,
-      handler: (ctx) => page(ctx, listed(ctx, deps.app.state)),
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const principal = ctx.principal;
+        const { membership, owned, min_access_level: minAccessLevel } = ctx.params;
+        // Administrators read every project; anyone else what is public (internal) or opened by their memberships,
+        // the former only when the filters do not ask for access.
+        const candidates = principal !== null && (principal.isAdmin || isAdmin(state, principal.userId)) ? listProjects(state.projects) : projectCandidates(state, principal?.userId ?? null, !(membership || owned || minAccessLevel));
+        return page(ctx, listed(ctx, state, candidates));
+      },
     }),
     route({
       method: 'GET',
