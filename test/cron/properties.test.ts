@@ -39,13 +39,22 @@ const zoneOf = (tz: string): Zone => {
   return z.zone;
 };
 
+/**
+ * fugit's "last day + 1" for negative days: the day of (next month's local midnight − 24 h), plus one. In a month
+ * that ends after a spring-forward (Paris, March) that is a day early, so `-3` is the 28th: fugit 1.5.2 answers so.
+ */
+const fugitLastDay = (zone: Zone, year: number, month: number): number => {
+  const next = month === 12 ? localToUtc(zone, year + 1, 1, 1) : localToUtc(zone, year, month + 1, 1);
+  if (next.kind === 'gap') return new Date(Date.UTC(year, month, 0)).getUTCDate() + 1;
+  return localFields(zone, (next.kind === 'one' ? next.t : next.first) - 86_400).day + 1;
+};
+
 /** Whether the wall clock at `t` matches every field (the day by fugit's rule: either day field when both are set). */
 const isTick = (c: CronFields, zone: Zone, t: number): boolean => {
   const f = localFields(zone, t);
   const inList = (list: readonly number[] | null, v: number) => list === null || list.includes(v);
   if (!inList(c.months, f.month) || !inList(c.hours, f.hour) || !inList(c.minutes, f.min) || !inList(c.seconds, f.sec)) return false;
-  const daysInMonth = new Date(Date.UTC(f.year, f.month, 0)).getUTCDate();
-  const dom = c.monthdays === null || c.monthdays.some((d) => (d < 1 ? daysInMonth + 1 + d : d) === f.day);
+  const dom = c.monthdays === null || c.monthdays.some((d) => (d < 1 ? fugitLastDay(zone, f.year, f.month) + d : d) === f.day);
   const dow = c.weekdays === null || c.weekdays.some((w) => w[0] === f.wday); // #n and % narrow further; the day is right
   return c.monthdays !== null && c.weekdays !== null ? dom || dow : dom && dow;
 };

@@ -4,7 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, authorizeProject, canCreateProjectsIn, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeProject, canCreateProjectsIn, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAdded } from '../members/builders.js';
