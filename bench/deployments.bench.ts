@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor } from '@forgefold/core';
-import { envInt, log, percentile, Report, throughput } from './lib.js';
+import { envInt, log, Report, pageLatency } from './lib.js';
 
 const BIG = envInt('BENCH_DEPLOYMENTS', 100_000);
 const MS = envInt('BENCH_MS', 2_000);
 const TOKEN = 'glpat-bench-deployments-0000';
+const PAGE_HEADERS = { 'PRIVATE-TOKEN': TOKEN };
 
 const startInProcess = (dataDir: string) =>
   startForgefold({ port: 0, host: '127.0.0.1', dataDir, rootToken: TOKEN, synchronous: 'NORMAL', impersonationEnabled: true, snapshotEvery: 0, accessLog: false }, { say: () => undefined, log: () => undefined });
@@ -57,20 +58,6 @@ const seed = async (server: RunningForgefold, count: number): Promise<number> =>
   return project.id;
 };
 
-/** Median latency of sequential GETs of one page, in ms (a nonce defeats the response cache). */
-const pageLatency = async (url: string): Promise<number> => {
-  let nonce = 0;
-  const result = await throughput(
-    async () => {
-      const response = await fetch(`${url}&nonce=${nonce++}`, { headers: { 'PRIVATE-TOKEN': TOKEN } });
-      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      await response.arrayBuffer();
-    },
-    { ms: MS, minIterations: 50, warmup: 20 },
-  );
-  return percentile(result.latencies, 50);
-};
-
 export default async function (): Promise<void> {
   const report = new Report('Deployments: a page of an environment, 10 vs many deployments');
   const latencies: Record<number, { asc: number; desc: number; deep: number }> = {};
@@ -83,7 +70,7 @@ export default async function (): Promise<void> {
       const base = `${server.url}/api/v4/projects/${projectId}/deployments?environment=production&per_page=20`;
       // The deep page: the last full page of the big environment (page 1 of the small one).
       const deepPage = Math.max(1, Math.floor(size / 20));
-      latencies[size] = { asc: await pageLatency(base), desc: await pageLatency(`${base}&sort=desc`), deep: await pageLatency(`${base}&page=${deepPage}`) };
+      latencies[size] = { asc: await pageLatency(base, PAGE_HEADERS, MS), desc: await pageLatency(`${base}&sort=desc`, PAGE_HEADERS, MS), deep: await pageLatency(`${base}&page=${deepPage}`, PAGE_HEADERS, MS) };
       await server.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import type { Actor, ForgefoldCommand } from '@forgefold/core';
-import { envInt, httpLoad, loader, log, percentile, Report, scratchPath, startForgefoldProcess, stopServerProcess, throughput } from './lib.js';
+import { envInt, httpLoad, loader, log, Report, scratchPath, startForgefoldProcess, stopServerProcess, throughput, pageLatency } from './lib.js';
 
 const NOTES = envInt('BENCH_NOTES', 10_000);
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const MS = envInt('BENCH_MS', 2_000);
 const TOKEN = 'glpat-bench-discussions-root-00';
+const PAGE_HEADERS = { 'PRIVATE-TOKEN': TOKEN };
 const root: Actor = { userId: 1, origin: 'api' };
 
 const call = async (server: RunningForgefold, method: string, path: string, body?: unknown) => {
@@ -64,20 +65,6 @@ const fill = async (server: RunningForgefold, projectId: number, iid: number, co
   }
 };
 
-/** Median latency of sequential uncached GETs of one page, in ms. */
-const pageLatency = async (url: string): Promise<number> => {
-  let nonce = 0;
-  const result = await throughput(
-    async () => {
-      const response = await fetch(`${url}&nonce=${nonce++}`, { headers: { 'PRIVATE-TOKEN': TOKEN } });
-      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      await response.arrayBuffer();
-    },
-    { ms: MS, minIterations: 50, warmup: 20 },
-  );
-  return percentile(result.latencies, 50);
-};
-
 export default async function discussionsBench(): Promise<void> {
   const report = new Report(`Discussions (${loader}; a merge request with 1, 20 and ${NOTES} notes)`);
   const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-discussions-'));
@@ -93,10 +80,10 @@ export default async function discussionsBench(): Promise<void> {
     await fill(builder, projectId, 3, NOTES);
     // (a) in-process, sequential requests.
     const page = (iid: number, n = 1) => `${builder.url}/api/v4/projects/${projectId}/merge_requests/${iid}/discussions?per_page=20&page=${n}`;
-    const one = await pageLatency(page(1));
-    const twenty = await pageLatency(page(2));
-    const many = await pageLatency(page(3));
-    const deep = await pageLatency(page(3, Math.ceil(NOTES / 20)));
+    const one = await pageLatency(page(1), PAGE_HEADERS, MS);
+    const twenty = await pageLatency(page(2), PAGE_HEADERS, MS);
+    const many = await pageLatency(page(3), PAGE_HEADERS, MS);
+    const deep = await pageLatency(page(3, Math.ceil(NOTES / 20)), PAGE_HEADERS, MS);
     await builder.close();
     report.add('page of threads, MR with 1 note', one, 'ms', { note: 'median of sequential uncached requests; 1 thread' });
     report.add('page of threads, MR with 20 notes', twenty, 'ms', { note: '20 threads' });

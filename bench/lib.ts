@@ -297,3 +297,18 @@ export const startForgefoldProcess = (dataDir: string, rootToken: string) =>
     FORGEFOLD_ACCESS_LOG: 'false',
     FORGEFOLD_SYNCHRONOUS: 'FULL',
   });
+
+/** Median latency in ms of sequential GETs of one page; a nonce per request defeats the response cache, so each reads the projection and renders. */
+export const pageLatency = async (url: string, headers: Record<string, string>, ms: number): Promise<number> => {
+  let nonce = 0;
+  const separator = url.includes('?') ? '&' : '?';
+  const result = await throughput(
+    async () => {
+      const response = await fetch(`${url}${separator}nonce=${nonce++}`, { headers });
+      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+      await response.arrayBuffer();
+    },
+    { ms, minIterations: 50, warmup: 20 },
+  );
+  return percentile(result.latencies, 50);
+};

@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor, type ForgefoldCommand } from '@forgefold/core';
-import { envInt, log, percentile, Report, throughput } from './lib.js';
+import { envInt, log, Report, pageLatency } from './lib.js';
 
 const BIG = envInt('BENCH_LISTS_BIG', 100_000);
 const MS = envInt('BENCH_MS', 2_000);
 const TOKEN = 'glpat-bench-lists-root-00000';
+const PAGE_HEADERS = { 'PRIVATE-TOKEN': TOKEN, Sudo: 'viewer' };
 
 const must = async (server: RunningForgefold, command: ForgefoldCommand): Promise<number> => {
   const result = await server.app.execute(systemActor, command);
@@ -47,21 +48,6 @@ const build = async (server: RunningForgefold, size: number): Promise<void> => {
   await inBatches(20, (i) => ({ type: 'CreateProject', path: `open-project-${i}`, namespace_id: open[i]!, visibility: 'public' }), server);
 };
 
-/** Median latency of sequential GETs of one page as the viewer, in ms. */
-const pageLatency = async (url: string): Promise<number> => {
-  let nonce = 0;
-  const result = await throughput(
-    async () => {
-      // A nonce defeats the response cache: every request reads the projection and renders the page.
-      const response = await fetch(`${url}&nonce=${nonce++}`, { headers: { 'PRIVATE-TOKEN': TOKEN, Sudo: 'viewer' } });
-      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      await response.arrayBuffer();
-    },
-    { ms: MS, minIterations: 50, warmup: 20 },
-  );
-  return percentile(result.latencies, 50);
-};
-
 const CASES = {
   'GET /groups': '/api/v4/groups?per_page=20',
   'GET /groups?all_available=true': '/api/v4/groups?per_page=20&all_available=true',
@@ -82,7 +68,7 @@ export default async function listsBench(): Promise<void> {
       );
       await build(server, size);
       latencies[size] = {};
-      for (const [name, path] of Object.entries(CASES)) latencies[size]![name] = await pageLatency(`${server.url}${path}`);
+      for (const [name, path] of Object.entries(CASES)) latencies[size]![name] = await pageLatency(`${server.url}${path}`, PAGE_HEADERS, MS);
       await server.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -16,13 +16,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { systemActor, type ForgefoldCommand } from '@forgefold/core';
-import { envInt, loader, log, percentile, Report, scratchPath, throughput, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, loader, log, Report, scratchPath, throughput, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess, pageLatency } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const MEMBERS = envInt('BENCH_MEMBERS', 10_000);
 const BIG = envInt('BENCH_MEMBERS_BIG', 100_000);
 const MS = envInt('BENCH_MS', 2_000);
 const TOKEN = 'glpat-bench-members-root-0000';
+const PAGE_HEADERS = { 'PRIVATE-TOKEN': TOKEN };
 
 /** A bare node:http server answering every request with the same bytes (BODY env: the body to serve). */
 const BARE_SERVER = `
@@ -92,21 +93,6 @@ const buildHierarchy = async (server: RunningForgefold, members: number, spare: 
 
 const startInProcess = (dataDir: string, synchronous: 'FULL' | 'NORMAL') =>
   startForgefold({ port: 0, host: '127.0.0.1', dataDir, rootToken: TOKEN, synchronous, impersonationEnabled: true, snapshotEvery: 0, accessLog: false }, { say: () => undefined, log: () => undefined });
-
-/** Median latency of sequential GETs of one page, in ms. */
-const pageLatency = async (url: string): Promise<number> => {
-  let nonce = 0;
-  const result = await throughput(
-    async () => {
-      // A nonce defeats the response cache: every request reads the projection and renders the page.
-      const response = await fetch(`${url}&nonce=${nonce++}`, { headers: { 'PRIVATE-TOKEN': TOKEN } });
-      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      await response.arrayBuffer();
-    },
-    { ms: MS, minIterations: 50, warmup: 20 },
-  );
-  return percentile(result.latencies, 50);
-};
 
 export default async function membersBench(): Promise<void> {
   const report = new Report(`Members (${loader}, ${DURATION} s per case; ${MEMBERS} members in a 5-level hierarchy)`);
@@ -198,9 +184,9 @@ export default async function membersBench(): Promise<void> {
       const server = await startInProcess(dir, 'NORMAL');
       const { root: r, leaf: l } = await buildHierarchy(server, size, 0);
       latencies[size] = {
-        all: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20`),
-        allDeep: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20&page=40`),
-        billable: await pageLatency(`${server.url}/api/v4/groups/${r}/billable_members?per_page=20`),
+        all: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20`, PAGE_HEADERS, MS),
+        allDeep: await pageLatency(`${server.url}/api/v4/groups/${l}/members/all?per_page=20&page=40`, PAGE_HEADERS, MS),
+        billable: await pageLatency(`${server.url}/api/v4/groups/${r}/billable_members?per_page=20`, PAGE_HEADERS, MS),
       };
       await server.close();
     } finally {

@@ -19,11 +19,12 @@ import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { Application, EventRegistry, defineEvents, systemActor, type Decider, type ForgefoldCommand } from '@forgefold/core';
 import { dropSchema, openPostgresStore } from '@forgefold/postgres-store';
 import * as t from 'io-ts';
-import { envInt, httpLoad, loader, log, percentile, Report, repoRoot, startServerProcess, stopServerProcess, throughput } from './lib.js';
+import { envInt, httpLoad, loader, log, percentile, Report, repoRoot, startServerProcess, stopServerProcess, throughput, pageLatency } from './lib.js';
 
 const MS = envInt('BENCH_MS', 3_000);
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-postgres-root-000';
+const PAGE_HEADERS = { 'PRIVATE-TOKEN': TOKEN };
 
 const baseUrl = process.env['FORGEFOLD_BENCH_DATABASE_URL'] ?? process.env['FORGEFOLD_TEST_DATABASE_URL'] ?? '';
 const withSchema = (schema: string): string => {
@@ -98,19 +99,6 @@ const fillGroup = async (server: RunningForgefold, members: number): Promise<num
     await must(server, { type: 'AddMembers', source_type: 'Namespace', source_id: id, user_ids: ids, access_level: 30 });
   }
   return id;
-};
-
-const pageLatency = async (url: string): Promise<number> => {
-  let nonce = 0;
-  const result = await throughput(
-    async () => {
-      const response = await fetch(`${url}&nonce=${nonce++}`, { headers: { 'PRIVATE-TOKEN': TOKEN } });
-      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      await response.arrayBuffer();
-    },
-    { ms: MS, minIterations: 50, warmup: 20 },
-  );
-  return percentile(result.latencies, 50);
 };
 
 export default async function postgresBench(): Promise<void> {
@@ -243,7 +231,7 @@ export default async function postgresBench(): Promise<void> {
             { say: () => undefined, log: () => undefined },
           );
           const group = await fillGroup(server, members);
-          latency[kind] = await pageLatency(`${server.url}/api/v4/groups/${group}/members/all?per_page=20`);
+          latency[kind] = await pageLatency(`${server.url}/api/v4/groups/${group}/members/all?per_page=20`, PAGE_HEADERS, MS);
           await server.close();
         } finally {
           rmSync(dir, { recursive: true, force: true });

@@ -3,26 +3,14 @@
  * and `Environments`. Its version 43 no longer ships `ProjectClusters` (the platform removed certificate-based
  * clusters in 17.0), so the cluster calls go through the same client's requester, as that resource did.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, newDataDir, removeDir, start, type Running } from '../repositories/support.js';
+import { describe, expect, it } from 'vitest';
+import { gitbeakerAsRoot } from '../repositories/support.js';
 
-let server: Running;
-let dataDir: string;
-let api: InstanceType<typeof Gitlab>;
-
-beforeAll(async () => {
-  dataDir = newDataDir();
-  server = await start(dataDir);
-  api = new Gitlab({ host: server.url, token: ROOT_TOKEN });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(dataDir);
-});
+const client = gitbeakerAsRoot();
 
 describe('@gitbeaker/rest on deployments, environments and clusters', () => {
   it('Deployments and Environments end to end', async () => {
+    const api = client();
     const project = await api.Projects.create({ name: 'Client Deploys', initializeWithReadme: true });
     const id = project.id as number;
     const head = (await api.Branches.show(id, 'main')).commit.id as string;
@@ -50,6 +38,7 @@ describe('@gitbeaker/rest on deployments, environments and clusters', () => {
   });
 
   it('project clusters through the client requester', async () => {
+    const api = client();
     const project = await api.Projects.create({ name: 'Client Clusters' });
     const requester = api.Deployments.requester;
     const added = await requester.post<Record<string, unknown>>(`projects/${project.id}/clusters/user`, {

@@ -3,28 +3,16 @@
  * ProjectSnippetDiscussions, MergeRequestDiscussions (diff notes, resolution), MergeRequestNotes, CommitDiscussions,
  * Epics, EpicDiscussions, EpicNotes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, newDataDir, removeDir, start, type Running } from '../repositories/support.js';
+import { describe, expect, it } from 'vitest';
+import { gitbeakerAsRoot } from '../repositories/support.js';
 
-let server: Running;
-let dataDir: string;
-let api: InstanceType<typeof Gitlab>;
+const client = gitbeakerAsRoot();
 
 const bodies = (notes: unknown): string[] => (notes as { body: string }[]).map((note) => note.body);
 
-beforeAll(async () => {
-  dataDir = newDataDir();
-  server = await start(dataDir);
-  api = new Gitlab({ host: server.url, token: ROOT_TOKEN });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(dataDir);
-});
-
 describe('@gitbeaker/rest on discussions', () => {
   it('issues, snippets, merge requests, commits and epics', async () => {
+    const api = client();
     const project = await api.Projects.create({ name: 'Client Talk', initializeWithReadme: true });
     const id = project.id as number;
 

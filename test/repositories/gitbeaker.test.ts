@@ -1,24 +1,12 @@
 /** The repository API through a real GitLab client, unmodified: Commits, Branches, RepositoryFiles, Tags, ProtectedTags, MergeRequests. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, newDataDir, removeDir, start, type Running } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { gitbeakerAsRoot } from './support.js';
 
-let server: Running;
-let dataDir: string;
-let api: InstanceType<typeof Gitlab>;
-
-beforeAll(async () => {
-  dataDir = newDataDir();
-  server = await start(dataDir);
-  api = new Gitlab({ host: server.url, token: ROOT_TOKEN });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(dataDir);
-});
+const client = gitbeakerAsRoot();
 
 describe('@gitbeaker/rest on repositories', () => {
   it('commits, branches, files, tags, protected tags and a merge request end to end', async () => {
+    const api = client();
     const project = await api.Projects.create({ name: 'Client Repo', initializeWithReadme: true });
     const id = project.id as number;
     expect(project.default_branch).toBe('main');

@@ -3,6 +3,8 @@
  * owns (so it can restart on it), JSON calls, the events it commits, and the git client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import { Gitlab } from '@gitbeaker/rest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordedEvent } from '@forgefold/core';
@@ -68,4 +70,24 @@ export const member = async (server: Running, username: string, project?: { id: 
   const token = await server.call('POST', `/users/${user.body.id}/personal_access_tokens`, { name: 'test', scopes: ['api'] });
   if (project) await server.call('POST', `/projects/${project.id}/members`, { user_id: user.body.id, access_level: project.level });
   return { id: user.body.id, token: token.body.token };
+};
+
+/**
+ * A server on a fresh data directory for the file, with an unmodified `@gitbeaker/rest` client as root; the
+ * client is read through the returned getter once `beforeAll` has run.
+ */
+export const gitbeakerAsRoot = (): (() => InstanceType<typeof Gitlab>) => {
+  let server: Running;
+  let dataDir: string;
+  let api: InstanceType<typeof Gitlab>;
+  beforeAll(async () => {
+    dataDir = newDataDir();
+    server = await start(dataDir);
+    api = new Gitlab({ host: server.url, token: ROOT_TOKEN });
+  });
+  afterAll(async () => {
+    await server.close();
+    removeDir(dataDir);
+  });
+  return () => api;
 };

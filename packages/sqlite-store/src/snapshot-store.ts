@@ -121,6 +121,9 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const worker = this.ensureWorker();
     const id = ++this.jobs;
     const saved = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
+    // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
+    worker.ref();
     worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
     for (const piece of encodeState(snapshot.state)) {
       // Each piece sits on an ArrayBuffer of its own: handed over, not copied.
@@ -129,7 +132,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion });
-    await saved;
+    try {
+      await saved;
+    } finally {
+      if (this.waiting.size === 0 && this.worker === worker) worker.unref();
+    }
   }
 
   private ensureWorker(): Worker {
@@ -179,6 +186,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     })));
     this.worker = null;
     await new Promise<void>((resolve) => {
+      worker.ref();
       worker.once('exit', () => resolve());
       worker.postMessage({ type: 'close' });
     });

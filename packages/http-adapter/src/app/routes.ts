@@ -32,6 +32,8 @@ interface RouteBase<P> {
   readonly readScopes?: readonly string[];
   /** Grape `before`: after authentication, before parameter validation. */
   readonly before?: RouteDef['before'];
+  /** False for answers that change without the log moving (live status): never served from the response cache. */
+  readonly cache?: false;
 }
 
 /** What a command route's `present` receives. */
@@ -108,6 +110,7 @@ const routeOptions = <P>(spec: RouteBase<P>) => ({
   ...(spec.scopes ? { scopes: spec.scopes } : {}),
   ...(spec.readScopes ? { readScopes: spec.readScopes } : {}),
   ...(spec.before ? { before: spec.before } : {}),
+  ...(spec.cache === false ? { cache: false as const } : {}),
 });
 
 /** `find_group!` on the route's `:id`. */

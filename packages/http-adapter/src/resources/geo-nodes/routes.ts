@@ -67,6 +67,8 @@ export const geoNodeRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     listRoute(deps, {
       path: '/geo_nodes/status',
       admin: true,
+      // Live: the current node's status changes while the log stands still (a stopped replication).
+      cache: false,
       params: listParams,
       find: nothing,
       rows: (ctx, state) => {
@@ -81,6 +83,8 @@ export const geoNodeRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     listRoute(deps, {
       path: '/geo_nodes/current/failures',
       admin: true,
+      // Live: the current node's status changes while the log stands still (a stopped replication).
+      cache: false,
       params: failuresParams,
       find: (ctx, state) => {
         const current = findGeoNodeByName(state.geo, nodeName(ctx));
@@ -107,6 +111,8 @@ export const geoNodeRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/geo_nodes/:id/status',
       admin: true,
+      // Live: the current node's status changes while the log stands still (a stopped replication).
+      cache: false,
       params: statusParams,
       handler: (ctx) => {
         const state = deps.app.state;
