@@ -138,6 +138,20 @@ describe('repositories and tokens', () => {
     expect(after.body[0].diff.length).toBeGreaterThan(204800);
   });
 
+  it('snippet_size_limit refuses longer snippet contents with the platform message, and nothing is stored', async () => {
+    const project = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'snips' } });
+    await change({ snippet_size_limit: 1536 });
+    const snippets = `/api/v4/projects/${project.body.id}/snippets`;
+    const refused = await server.request('POST', snippets, { token: alice.token, body: { title: 'Big', file_name: 'a.txt', content: 'x'.repeat(2048), visibility: 'private' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: { content: ['is too long (2 KB). The maximum size is 1.5 KB.'] } });
+    expect((await server.request('GET', snippets, { token: alice.token })).body).toEqual([]);
+    const fits = await server.request('POST', snippets, { token: alice.token, body: { title: 'Small', file_name: 'a.txt', content: 'x'.repeat(1536), visibility: 'private' } });
+    expect(fits.status).toBe(201);
+    const grown = await server.request('PUT', `${snippets}/${fits.body.id}`, { token: alice.token, body: { content: 'y'.repeat(1537) } });
+    expect(grown.body).toEqual({ message: { content: ['is too long (1.5 KB). The maximum size is 1.5 KB.'] } });
+  });
+
   it('personal_access_token_prefix starts new tokens, which work', async () => {
     await change({ personal_access_token_prefix: 'ff-' });
     const token = await server.request('POST', `/api/v4/users/${alice.id}/personal_access_tokens`, { body: { name: 'p', scopes: ['api'] } });

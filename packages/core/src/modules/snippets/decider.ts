@@ -4,6 +4,8 @@ import { forbidden, notFound, type DomainError } from '../../kernel/domain-error
 import type { Issued } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { settingInteger } from '../settings/queries.js';
 import type { SnippetCommand, SnippetFileInput } from './commands.js';
 import type { SnippetEvent } from './events.js';
 import type { SnippetsView } from './projection.js';
@@ -12,19 +14,42 @@ import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from 
 type Narrow<T extends SnippetCommand['type']> = Issued<Extract<SnippetCommand, { type: T }>>;
 type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
 
-/** The platform's `snippet_size_limit` default (50 MB) is far above what a log should hold; 1 MB per file here. */
+/** The platform's `snippet_size_limit` default (50 MB) is far above what a log should hold: 1 MB per file at most here. */
 const MAX_CONTENT = 1_048_576;
+
+/** Rails' `number_to_human_size` (base 1024, three significant digits, trailing zeros stripped). */
+const humanSize = (bytes: number): string => {
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'Byte' : 'Bytes'}`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let exponent = Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), units.length);
+  let value = Number((bytes / 1024 ** exponent).toPrecision(3));
+  if (value >= 1024 && exponent < units.length) value = Number((bytes / 1024 ** ++exponent).toPrecision(3));
+  return `${value} ${units[exponent - 1]}`;
+};
+
+/** `Snippet`'s content length against `snippet_size_limit` (characters, as Rails' length validation counts). */
+const contentTooLong = (errors: Errors, files: readonly SnippetFileInput[], settings: SettingsSlice): void => {
+  const limit = Math.min(settingInteger(settings, 'snippet_size_limit'), MAX_CONTENT);
+  for (const file of files) {
+    // Code points, not UTF-16 units: a string's `size` in Ruby. Long contents only are counted.
+    const length = file.content.length <= limit / 2 ? file.content.length : [...file.content].length;
+    if (length > limit) {
+      errors.add('content', `is too long (${humanSize(length)}). The maximum size is ${humanSize(limit)}.`);
+      return;
+    }
+  }
+};
 const MAX_FILES = 10;
 
 /** `Snippet` validations and the repository checks of `Snippets::CreateService` (paths unique, at most 10 files). */
-const checkSnippet = (title: string | undefined, files: readonly SnippetFileInput[] | undefined) => {
+const checkSnippet = (title: string | undefined, files: readonly SnippetFileInput[] | undefined, settings: SettingsSlice) => {
   const errors = new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
   if (files === undefined) return errors;
   errors.check(files.length > 0, 'content', "can't be blank");
   errors.check(files.length <= MAX_FILES, 'files', `are limited to ${MAX_FILES}`);
   const paths = files.map((file) => file.file_path);
   errors.check(new Set(paths).size === paths.length, 'files', 'have duplicate paths');
-  errors.check(files.every((file) => file.content.length <= MAX_CONTENT), 'content', `is too long (${MAX_CONTENT / 1_048_576} MB), maximum is 1 MB`);
+  contentTooLong(errors, files, settings);
   errors.check(files.every((file) => file.content !== ''), 'content', "can't be blank");
   return errors;
 };
@@ -35,7 +60,7 @@ const decideCreate = ({ command, actor, at }: Narrow<'CreateSnippet'>, state: Sn
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
   if (actor.userId !== null && !canCreateSnippet(state, actor.userId, project)) return E.left(forbidden());
-  const errors = checkSnippet(command.title, command.files);
+  const errors = checkSnippet(command.title, command.files, state.settings);
   if (!errors.empty) return errors.toEither([]);
   return E.right([
     {
@@ -66,7 +91,7 @@ const decideUpdate = ({ command, actor, at }: Narrow<'UpdateSnippet'>, state: Sn
   const located = locate(state, actor.userId, command.project_id, command.id);
   if (E.isLeft(located)) return located;
   const { snippet } = located.right;
-  const errors = checkSnippet(command.title, command.files);
+  const errors = checkSnippet(command.title, command.files, state.settings);
   if (!errors.empty) return errors.toEither([]);
   const changes: { title?: string; description?: string; visibility?: typeof snippet.visibility; files?: { path: string; content: string }[] } = {};
   if (command.title !== undefined && command.title !== snippet.title) changes.title = command.title;

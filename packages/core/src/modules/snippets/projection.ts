@@ -1,4 +1,5 @@
 /** The snippets projection: project snippets with their files. */
+import type { SettingsSlice } from '../settings/projection.js';
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { MembershipView } from '../members/projection.js';
 import type { Visibility } from '../shared/access.js';
@@ -27,6 +28,7 @@ export interface SnippetsSlice {
   readonly sequence: number;
 }
 
-export type SnippetsView = MembershipView & { readonly snippets: SnippetsSlice };
+/** Settings are read for `snippet_size_limit`. */
+export type SnippetsView = MembershipView & { readonly snippets: SnippetsSlice; readonly settings: SettingsSlice };
 
 export const initialSnippets = (): SnippetsSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0 });
