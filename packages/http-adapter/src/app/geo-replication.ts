@@ -141,10 +141,14 @@ export const geoReplicationRoute = (deps: ApiDeps, secret: string | null): RawRo
         let answer = () => undefined as void;
         const closed = new Promise<void>((resolve) => {
           answer = resolve;
-          req.socket.once('close', () => resolve());
         });
+        // One listener per poll on a kept-alive socket: removed after the poll, or they pile up on the connection.
+        req.socket.once('close', answer);
         polling.add(answer);
-        await Promise.race([deps.app.waitForPosition(after + 1, waitMs), closed]).finally(() => polling.delete(answer));
+        await Promise.race([deps.app.waitForPosition(after + 1, waitMs), closed]).finally(() => {
+          polling.delete(answer);
+          req.socket.off('close', answer);
+        });
         if (req.socket.destroyed) return { userId: null };
         events = await store.readAll(after, limit);
       }
