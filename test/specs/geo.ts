@@ -30,6 +30,22 @@ const created = (data: ReturnType<typeof node>): ForgefoldEvent => ({ type: 'Geo
 const primary = created(node(1, HERE, HERE, { primary: true }));
 const secondary = created(node(2, 'tokyo', 'https://tokyo.example.com/'));
 
+/** A secondary's report: recorded as given, with the node and the time. */
+const REPORT = {
+  status_message: 'Healthy',
+  db_replication_lag_seconds: 0,
+  last_event_id: 10,
+  last_event_timestamp: AT,
+  cursor_last_event_id: 9,
+  cursor_last_event_timestamp: AT,
+  projects_count: 1,
+  repositories_count: 1,
+  repositories_synced_count: 1,
+  repositories_failed_count: 0,
+  version: '14.7.0-ee',
+  revision: 'forgefold',
+} as const;
+
 export const geoSpecs: Record<string, Spec> = {
   'an administrator adds the primary: defaults, and the url gains its slash (so does a name equal to it)': {
     given: [root],
@@ -115,38 +131,14 @@ export const geoSpecs: Record<string, Spec> = {
     when: {
       type: 'RecordGeoNodeStatus',
       geo_node_id: 2,
-      report: {
-        status_message: 'Healthy',
-        db_replication_lag_seconds: 0,
-        last_event_id: 10,
-        last_event_timestamp: AT,
-        cursor_last_event_id: 9,
-        cursor_last_event_timestamp: AT,
-        projects_count: 1,
-        repositories_count: 1,
-        repositories_synced_count: 1,
-        repositories_failed_count: 0,
-        version: '14.7.0-ee',
-        revision: 'forgefold',
-      },
+      report: REPORT,
     },
     then: [
       {
         type: 'GeoNodeStatusRecorded',
         data: {
           geo_node_id: 2,
-          status_message: 'Healthy',
-          db_replication_lag_seconds: 0,
-          last_event_id: 10,
-          last_event_timestamp: AT,
-          cursor_last_event_id: 9,
-          cursor_last_event_timestamp: AT,
-          projects_count: 1,
-          repositories_count: 1,
-          repositories_synced_count: 1,
-          repositories_failed_count: 0,
-          version: '14.7.0-ee',
-          revision: 'forgefold',
+          ...REPORT,
           at: AT,
         },
       },

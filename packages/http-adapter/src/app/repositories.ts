@@ -32,6 +32,7 @@ import {
   type RefUpdate,
   type State,
   type VersionFact,
+  currentVersion,
 } from '@forgefold/core';
 import type { GitError, PushHandlers, RefChange, Repositories, Repository, Sha, Signature, WriteOptions } from '@forgefold/git';
 
@@ -166,7 +167,7 @@ export class RepositoryHost {
       for (const mr of openMergeRequestsFrom(this.app.state.repositories, projectId, change.ref.slice(BRANCH_PREFIX.length))) {
         const version = await this.versionFact(projectId, change.newSha!, mr.target_branch);
         // The commits the source gained since the last version: the "added N commits" system note's list.
-        const previous = mr.versions[mr.versions.length - 1]?.head_commit_sha ?? null;
+        const previous = currentVersion(mr)?.head_commit_sha ?? null;
         const gained = previous === null ? null : await repository.commitsBetween(previous, change.newSha!, 100);
         const commits = gained && E.isRight(gained) ? [...gained.right.items].reverse().map((commit) => ({ id: commit.id, title: commit.title })) : [];
         versions.push({ iid: mr.iid, ...version, ...(commits.length > 0 ? { commits } : {}) });

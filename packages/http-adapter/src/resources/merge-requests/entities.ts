@@ -1,5 +1,5 @@
 /** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
-import { findUser, type MergeRequest, type MergeRequestVersion, type Project } from '@forgefold/core';
+import { currentVersion, findUser, type MergeRequest, type MergeRequestVersion, type Project } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -9,12 +9,11 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
-const currentVersionOf = (mr: MergeRequest): MergeRequestVersion | null => mr.versions[mr.versions.length - 1] ?? null;
 
 /** `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). */
 export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => {
   const assignees = mr.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
-  const version = currentVersionOf(mr);
+  const version = currentVersion(mr) ?? null;
   const reference = `!${mr.iid}`;
   const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
   return {
@@ -67,7 +66,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
 
 /** `Entities::MergeRequest`: the basic entity and its details; `mergeStatus` comes from git (conflicts). */
 export const mergeRequestEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, git: { readonly hasConflicts: boolean; readonly changesCount: number | null; readonly canMerge: boolean }) => {
-  const version = currentVersionOf(mr);
+  const version = currentVersion(mr) ?? null;
   const basic = mergeRequestBasicEntity(mr, project, ctx);
   return {
     ...basic,

@@ -5,7 +5,7 @@
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, canRepository, findMergeRequest, findRepository, findUser, forbidden, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
@@ -46,7 +46,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const source = branchSha(repository, mr.source_branch);
     const target = branchSha(repository, mr.target_branch);
     const hasConflicts = mr.state === 'opened' && source !== null && target !== null ? !E.getOrElse(() => false)(await git.mergeable(target, source)) : false;
-    const version = mr.versions[mr.versions.length - 1];
+    const version = currentVersion(mr);
     const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }) : null;
     const changesCount = diffs && E.isRight(diffs) ? diffs.right.diffs.length : null;
     const canMerge = viewerId(ctx) !== null && canMergeMergeRequest(state, viewerId(ctx), project, repository, mr);
@@ -166,7 +166,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
-        const version = mr.versions[mr.versions.length - 1];
+        const version = currentVersion(mr);
         const diffs = version
           ? await must(deps.repositories.open(project.id).compare({ from: version.base_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }))
           : null;
@@ -181,7 +181,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
-        const version = mr.versions[mr.versions.length - 1];
+        const version = currentVersion(mr);
         const commits = version ? await must(deps.repositories.open(project.id).commitsBetween(version.base_commit_sha, version.head_commit_sha)) : { items: [] };
         const context = presentContext(deps, ctx);
         return paginate(ctx, arraySource([...commits.items].reverse()), { map: (commit) => commitEntity(commit, project, context) });
@@ -241,7 +241,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (!(await must(git.mergeable(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
         // `should_be_rebased?`: the `rebase_merge` and `ff` merge methods need the source on top of the target.
         if (project.merge_method !== 'merge' && !(await must(git.isAncestor(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
-        const head = mr.versions[mr.versions.length - 1]?.head_commit_sha ?? source;
+        const head = currentVersion(mr)?.head_commit_sha ?? source;
         if (ctx.params.sha && ctx.params.sha !== head) throw ApiError.message(409, `SHA does not match HEAD of source branch: ${head}`);
         const reference = `${project.path_with_namespace}!${mr.iid}`;
         const message = ctx.params.merge_commit_message || [`Merge branch '${mr.source_branch}' into '${mr.target_branch}'`, mr.title, `See merge request ${reference}`].join('\n\n');
