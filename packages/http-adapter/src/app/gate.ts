@@ -11,9 +11,8 @@
  *   message, any other a 301 back to where it came from.
  */
 import { settingBoolean, settingInteger, settingString, type SettingsSlice } from '@forgefold/core';
-import { withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
+import { READ_ONLY_MESSAGE, withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
 
-export const READ_ONLY_MESSAGE = 'You cannot perform write operations on a read-only instance';
 const DEFAULT_RATE_LIMITING_RESPONSE_TEXT = 'Retry later';
 const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const JSON_TYPES = new Set(['application/json', 'application/vnd.git-lfs+json']);
