@@ -33,6 +33,9 @@ import { createNoteParams, editNoteParams, listNotesParams, pageParams, replyPar
 
 type Kind = NoteableRef['kind'];
 
+/** `Gitlab::Git::BLANK_SHA`. */
+const BLANK_SHA = '0'.repeat(40);
+
 interface NoteableRoute {
   readonly kind: Kind;
   /** The path down to the noteable, with `:noteable_id`. */
@@ -88,6 +91,13 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   };
 
   const run = async (ctx: Ctx, command: DiscussionCommand) => deps.app.execute(ctx.actor, command);
+
+  /** `Commit#diff_refs`: the first parent (the blank SHA for a root commit) as base and start, the commit as head. */
+  const commitDiffRefs = async (projectId: number, sha: string): Promise<DiffFact['commit_diff_refs']> => {
+    const commit = await deps.repositories.open(projectId).findCommit(sha);
+    const base = E.isRight(commit) ? (commit.right.parent_ids[0] ?? BLANK_SHA) : BLANK_SHA;
+    return { base_sha: base, start_sha: base, head_sha: sha };
+  };
 
   /** The notes of a thread the caller may read (`readable_discussion_notes`). */
   const threadNotes = (state: State, noteable: Noteable, discussionId: string): Note[] => {
@@ -157,6 +167,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             const position = positionOf(params.position as Record<string, unknown>);
             const projectId = found.right.noteable.project_id;
             diff = projectId !== null && (kind === 'MergeRequest' || kind === 'Commit') ? await diffFact(deps.repositories.open(projectId), position) : { position, line_code: null };
+            if (projectId !== null && found.right.ref.kind === 'Commit') diff = { ...diff, commit_diff_refs: await commitDiffRefs(projectId, found.right.ref.sha) };
           }
           const result = await run(ctx, {
             type: 'StartDiscussion',
