@@ -222,7 +222,7 @@ export const discussionSpecs: Record<string, Spec> = {
     as: 2,
     at: LATER,
     when: { type: 'EditNote', noteable: issueRef, note_id: 1, body: 'Hello' },
-    then: [{ type: 'NoteEdited', data: { discussion_id: discussionId(1), note_id: 1, body: 'Hello', updated_at: LATER } }],
+    then: [{ type: 'NoteEdited', data: { discussion_id: discussionId(1), note_id: 1, body: 'Hello', updated_at: LATER, edited_by_id: 2 } }],
   },
   "a developer does not edit another's note": {
     given: [...base, issueCreated(1, 1), started(issueNoteable, note(1, 2, 'Hi'))],

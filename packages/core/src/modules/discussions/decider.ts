@@ -180,7 +180,7 @@ const decideEdit = ({ command, actor, at }: Narrow<'EditNote'>, state: Discussio
   const errors = bodyErrors(command.body);
   if (Object.keys(errors).length > 0) return E.left(refused('Failed to save note', errors));
   if (command.body === note.body) return E.right([]);
-  return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at } }]);
+  return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at, edited_by_id: actor.userId } }]);
 };
 
 const decideResolveNote = ({ command, actor, at }: Narrow<'ResolveNote'>, state: DiscussionsView): Decided => {
