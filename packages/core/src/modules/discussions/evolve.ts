@@ -15,10 +15,9 @@ import { findMergeRequest } from '../repositories/queries.js';
 import { findProject } from '../projects/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
-import { discussionIdFor, noteableKey } from './queries.js';
+import { discussionIdFor, noteableData, noteableKey } from './queries.js';
 import { findIssue } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
-import { noteableData } from './queries.js';
 import type { NoteableRef } from './commands.js';
 import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
 

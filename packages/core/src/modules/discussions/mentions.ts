@@ -17,13 +17,6 @@ import type { NoteableData } from './events.js';
 import type { DiscussionsView } from './projection.js';
 import { findNoteable, type Noteable } from './queries.js';
 
-/** Who mentions: the noteable whose text (or whose note's text) names others. */
-export interface Mentioner {
-  readonly key: string;
-  readonly ref: NoteableRef;
-  readonly data: NoteableData;
-}
-
 const SEGMENT = '[A-Za-z0-9_.][A-Za-z0-9_.-]*';
 const PATH = `${SEGMENT}(?:\\/${SEGMENT})*`;
 /** `Issue.link_reference_pattern`, `MergeRequest.link_reference_pattern` (the instance's URL is not in the log: any http(s) host). */
