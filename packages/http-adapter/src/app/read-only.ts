@@ -9,7 +9,7 @@
  * to the Referer (else the root URL).
  *
  * Allow-listed for either reason (CE and EE), by path as the platform matches them: git's fetch (`POST
- * …​.git/git-upload-pack`), the internal API (`api/v3/internal`, `api/v4/internal`), `/admin/sidekiq`, `POST
+ * ….git/git-upload-pack`), the internal API (`api/v3/internal`, `api/v4/internal`), `/admin/sidekiq`, `POST
  * /api/graphql`, `/api/v4/geo_replication`, `/api/v4/geo/status` (a secondary's status report reaches a primary in
  * maintenance) and `POST /api/v4/geo/graphql`. The platform's entries that need a web route to be recognised (LFS
  * batch and locks, compare, sessions, `/admin/geo/`) allow nothing here: those routes are not served.
