@@ -137,7 +137,7 @@ export interface ReadOnlyGate {
 
 export interface ApiServerOptions {
   readonly routes: readonly Mount[];
-  /** Throttles and read-only mode (see `RequestGate`). */
+  /** Throttles (see `RequestGate`). */
   readonly gate?: RequestGate;
   /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
   readonly rawRoutes?: readonly RawRoute[];
@@ -281,8 +281,6 @@ const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD
  * One request on its way through the stages: what it asked, and what the stages learnt and answered. One
  * object per request, created with every field, so that each stage is a function of it alone.
  */
-
-
 interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -689,7 +687,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The read-only middleware's refusal written as the reply (true), or nothing (false). */
   function refusedReadOnly(x: Exchange): boolean {
     if (!options.readOnly) return false;
-    const refusal = options.readOnly.admit({ method: x.method, path: x.path, query: x.query, headers: x.req.headers, baseUrl: requestInfoOf(x).baseUrl });
+    // The base URL only when a refusal needs it: this runs for every request, cached reads included.
+    const refusal = options.readOnly.admit({
+      method: x.method,
+      path: x.path,
+      query: x.query,
+      headers: x.req.headers,
+      get baseUrl() {
+        return requestInfoOf(x).baseUrl;
+      },
+    });
     if (refusal === null) return false;
     x.status = writeReply(x.res, refusal, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x), defaultContentType: x.contentType });
     return true;
