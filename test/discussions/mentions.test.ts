@@ -178,4 +178,17 @@ describe('cross-references projected from the events that carry text', () => {
     const deleted = stateOf([...base, issue(1, 1, 1), issue(1, 2, 2, { description: 'About #1' }), { type: 'IssueDeleted', data: { project_id: 1, id: 2, iid: 2, at: LATER } }]);
     expect(noteVisibleTo(deleted, 1, notesOfNoteable(deleted.discussions, 'Issue:1')[0]!)).toBe(false);
   });
+
+  it('a log recorded before cross-references were projected keeps its decided note ids', () => {
+    // Note 1 on issue 2 mentions issue 1: today its note is projected as id 2, which the old log gave to a reply.
+    const thread = started(noteable('Issue', 2, 2, 1), userNote(1, 3, 'See #1'));
+    const reply: ForgefoldEvent = { type: 'NoteAdded', data: { discussion_id: discussionId(1), note: userNote(2, 3, 'Reply'), converted_note_id: null } };
+    const state = stateOf([...base, issue(1, 1, 1), issue(1, 2, 2), thread, reply]);
+    expect(notesOfNoteable(state.discussions, 'Issue:2').map((note) => [note.id, note.body])).toEqual([
+      [1, 'See #1'],
+      [2, 'Reply'],
+    ]);
+    expect(notesOfNoteable(state.discussions, 'Issue:1').map((note) => [note.id, note.body, note.system])).toEqual([[3, 'mentioned in issue #2', true]]);
+    expect(state.discussions.sequence).toBe(3);
+  });
 });

@@ -54,8 +54,25 @@ const noteOf = (data: NoteData, discussionId: string, noteableKey_: string, syst
   system,
 });
 
+/**
+ * A decided note id held by a projected system note moves that system note to the next free id. Only a log recorded
+ * before that system note was projected (cross-references are newer than the module) can get here; decided ids are
+ * what later events and users' links name, so they keep theirs.
+ */
+const claimNoteId = (slice: Slice, id: number): void => {
+  const taken = tableGet(slice.notes, id);
+  if (!taken?.system) return;
+  const moved = Math.max(slice.sequence, id) + 1;
+  tableDelete(slice.notes, id);
+  tableSet(slice.notes, moved, { ...taken, id: moved });
+  const discussion = tableGet(slice.discussions, taken.discussion_id);
+  if (discussion) discussion.note_ids = discussion.note_ids.map((noteId) => (noteId === id ? moved : noteId));
+  slice.sequence = moved;
+};
+
 /** Starts a thread (a user's, or a system note's). */
 const start = (slice: Slice, discussionId: string, noteable: NoteableData, individual: boolean, note: Note): void => {
+  claimNoteId(slice, note.id);
   const threads = threadsFor(slice, noteable);
   const ordinal = threads.next_ordinal;
   tableSet(threads.threads, ordinal, discussionId);
@@ -92,6 +109,7 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
       const { discussion_id, note, converted_note_id } = event.data;
       const discussion = tableGet(slice.discussions, discussion_id);
       if (!discussion) return;
+      claimNoteId(slice, note.id);
       tableSet(slice.notes, note.id, noteOf(note, discussion_id, discussion.noteable_key, false));
       discussion.note_ids.push(note.id);
       if (converted_note_id !== null) {
