@@ -199,6 +199,14 @@ describe('merge request and commit discussions', () => {
       status: 400,
       body: { error: 'position[position_type] does not have a valid value' },
     });
+    // Image positions: complete (x, y, width, height, a path, start and head SHAs) and without a line code.
+    const image = (fields: object) => ({ base_sha: refs.base_sha, start_sha: refs.start_sha, head_sha: refs.head_sha, position_type: 'image', old_path: 'logo.png', new_path: 'logo.png', width: 100, height: 80, x: 0, y: 5, ...fields });
+    const pinned = await server.call('POST', `${mrBase}/discussions`, { body: 'Pixel', position: image({}) }, dev.token);
+    expect(pinned.status).toBe(201);
+    expect(pinned.body.notes[0]).toMatchObject({ type: 'DiffNote', resolvable: true, position: { position_type: 'image', width: 100, height: 80, x: 0, y: 5, new_path: 'logo.png', head_sha: refs.head_sha } });
+    expect(pinned.body.notes[0].position).not.toHaveProperty('new_line');
+    expect(await server.call('POST', `${mrBase}/discussions`, { body: 'Pixel', position: image({ height: undefined }) }, dev.token)).toMatchObject({ status: 400, body: { message: '400 Bad request - Note {:position=>["is incomplete"]}' } });
+    expect(await server.call('POST', `${mrBase}/discussions`, { body: 'Pixel', position: image({ x: 'left' }) }, dev.token)).toMatchObject({ status: 400, body: { error: 'position[x] is invalid' } });
     // Resolution: the thread, by a Developer; a reply to a resolved thread is born resolved.
     const threadPath = `${mrBase}/discussions/${added.body.id}`;
     expect((await server.call('PUT', threadPath, { resolved: true }, guest.token)).status).toBe(403);
@@ -240,8 +248,25 @@ describe('merge request and commit discussions', () => {
       expect(diffNote.body.notes[0]).toMatchObject({ type: 'DiffNote', position: { new_line: 2 } });
       expect(diffNote.body.notes[0]).not.toHaveProperty('commit_id');
     }
+    // A commit's diff note names the commit's own diff refs (its parent as base and start, itself as head).
+    const commitBase = `${base}/repository/commits/${commit.body.id}`;
+    const parent = commit.body.parent_ids[0];
+    const onCommit = (shas: object) => ({ body: 'x', position: { base_sha: parent, start_sha: parent, head_sha: commit.body.id, position_type: 'text', old_path: 'lib/a.txt', new_path: 'lib/a.txt', new_line: 2, ...shas } });
+    expect(await server.call('POST', `${commitBase}/discussions`, onCommit({ head_sha: head.id }), guest.token)).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Note {:commit_id=>["does not match the diff refs"]}' },
+    });
+    expect(await server.call('POST', `${commitBase}/discussions`, onCommit({ head_sha: head.id, new_line: 7 }), guest.token)).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Note {:commit_id=>["does not match the diff refs"], :line_code=>["can\'t be blank", "must be a valid line code"]}' },
+    });
+    expect(await server.call('POST', `${commitBase}/discussions`, onCommit({ start_sha: commit.body.id }), guest.token)).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Note {:commit_id=>["does not match the diff refs"]}' },
+    });
+    expect((await server.call('POST', `${commitBase}/discussions`, onCommit({ base_sha: parent.slice(0, 8), start_sha: parent.slice(0, 8), head_sha: commit.body.id.slice(0, 8) }), guest.token)).status).toBe(201);
     expect(await server.call('GET', `${base}/repository/commits/${'f'.repeat(40)}/discussions`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
-    expect((await server.call('GET', `${base}/repository/commits/${commit.body.id}/discussions`, undefined, guest.token)).body).toHaveLength(4);
+    expect((await server.call('GET', `${base}/repository/commits/${commit.body.id}/discussions`, undefined, guest.token)).body).toHaveLength(5);
     // Private project: outsiders see nothing.
     expect(await server.call('GET', `/projects/${priv.id}/repository/commits/main/discussions`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });

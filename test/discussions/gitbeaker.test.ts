@@ -1,7 +1,7 @@
 /**
  * Discussions through a real GitLab client, unmodified: Issues, IssueDiscussions, IssueNotes, ProjectSnippets,
  * ProjectSnippetDiscussions, MergeRequestDiscussions (diff notes, resolution), MergeRequestNotes, CommitDiscussions,
- * Epics, EpicDiscussions, EpicNotes.
+ * Epics, EpicDiscussions, EpicNotes; cross-references ("mentioned in …") read through IssueNotes and MergeRequestNotes.
  */
 import { describe, expect, it } from 'vitest';
 import { gitbeakerAsRoot } from '../repositories/support.js';
@@ -68,5 +68,11 @@ describe('@gitbeaker/rest on discussions', () => {
     await api.EpicDiscussions.addNote(group.id, epic.id, epicThread.id, 'Agreed');
     expect(bodies((await api.EpicDiscussions.show(group.id, epic.id, epicThread.id)).notes)).toEqual(['Plan', 'Agreed']);
     expect((await api.EpicNotes.create(group.id, epic.id, 'Flat epic')).noteable_type).toBe('Epic');
+
+    // Cross-references: an issue naming #1 and !1 puts "mentioned in issue #2" on both, as system notes.
+    const mentioning = await api.Issues.create(id, 'Follow-up', { description: `Follows #1 and !${mr.iid}` });
+    const mention = (await api.IssueNotes.all(id, 1, { sort: 'desc', orderBy: 'created_at' }))[0]!;
+    expect(mention).toMatchObject({ body: `mentioned in issue #${mentioning.iid}`, system: true, noteable_type: 'Issue', author: { username: 'root' } });
+    expect((await api.MergeRequestNotes.all(id, mr.iid))[0]).toMatchObject({ body: `mentioned in issue #${mentioning.iid}`, system: true });
   });
 });

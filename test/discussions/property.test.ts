@@ -1,6 +1,7 @@
 /**
  * Property: after any sequence of thread commands (by different people, some refused) and of the noteables'
- * changes that project system notes or take threads along, replaying the log yields the live state.
+ * changes that project system notes (cross-references among them: bodies name the issues and the merge request) or
+ * take threads along, replaying the log yields the live state.
  */
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -88,7 +89,7 @@ describe('discussions and the log', () => {
             case 'start': {
               noteable = NOTEABLES[step.noteable]!;
               const diff = step.diff && !step.individual ? { position: { base_sha: A, start_sha: A, head_sha: B, old_path: 'f', new_path: 'f', position_type: 'text' as const, old_line: null, new_line: 1 }, line_code: `x_0_1` } : undefined;
-              command = { type: 'StartDiscussion', noteable, body: `b${threads.length}`, individual: step.individual, ...(diff ? { diff } : {}) };
+              command = { type: 'StartDiscussion', noteable, body: `b${threads.length} #${1 + (threads.length % 2)} !1`, individual: step.individual, ...(diff ? { diff } : {}) };
               break;
             }
             case 'reply': {
@@ -98,7 +99,7 @@ describe('discussions and the log', () => {
             }
             case 'edit': {
               const note = pick(notes, step.note);
-              if (note) command = { type: 'EditNote', noteable: (noteable = note.noteable), note_id: note.id, body: `edited ${step.note}` };
+              if (note) command = { type: 'EditNote', noteable: (noteable = note.noteable), note_id: note.id, body: `edited ${step.note} #2 team/app!1` };
               break;
             }
             case 'resolveNote': {
@@ -117,7 +118,7 @@ describe('discussions and the log', () => {
               break;
             }
             case 'updateIssue':
-              command = { type: 'UpdateIssue', project_id: 1, iid: step.iid, ...(step.title ? { title: `T${ops.length}-${step.actor}` } : {}), description: 'changed', confidential: step.confidential };
+              command = { type: 'UpdateIssue', project_id: 1, iid: step.iid, ...(step.title ? { title: `T${ops.length}-${step.actor}` } : {}), description: `changed #${3 - step.iid} !1`, confidential: step.confidential };
               break;
             case 'deleteIssue':
               command = { type: 'DeleteIssue', project_id: 1, iid: step.iid };

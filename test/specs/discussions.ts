@@ -84,6 +84,11 @@ const started = (noteable: NoteableData, data: NoteData, individual = false): Fo
 const position = { base_sha: A, start_sha: A, head_sha: B, old_path: 'a.txt', new_path: 'a.txt', position_type: 'text' as const, old_line: null, new_line: 2 };
 const lineCode = `${createHash('sha1').update('a.txt').digest('hex')}_1_2`;
 const issueRef = { kind: 'Issue' as const, project_id: 1, iid: 1 };
+const C = 'c'.repeat(40);
+const commitRef = { kind: 'Commit' as const, project_id: 1, sha: B };
+const commitNoteable: NoteableData = { key: `Commit:1:${B}`, type: 'Commit', id: null, iid: null, project_id: 1, group_id: null, commit_sha: B };
+const commitPosition = { ...position };
+const imagePosition = { base_sha: A, start_sha: A, head_sha: B, old_path: 'logo.png', new_path: 'logo.png', position_type: 'image' as const, width: 100, height: 80, x: 10, y: 20 };
 const mrRef = { kind: 'MergeRequest' as const, project_id: 1, iid: 1 };
 
 export const issueSpecs: Record<string, Spec> = {
@@ -217,7 +222,7 @@ export const discussionSpecs: Record<string, Spec> = {
     as: 2,
     at: LATER,
     when: { type: 'EditNote', noteable: issueRef, note_id: 1, body: 'Hello' },
-    then: [{ type: 'NoteEdited', data: { discussion_id: discussionId(1), note_id: 1, body: 'Hello', updated_at: LATER } }],
+    then: [{ type: 'NoteEdited', data: { discussion_id: discussionId(1), note_id: 1, body: 'Hello', updated_at: LATER, edited_by_id: 2 } }],
   },
   "a developer does not edit another's note": {
     given: [...base, issueCreated(1, 1), started(issueNoteable, note(1, 2, 'Hi'))],
@@ -278,6 +283,59 @@ export const discussionSpecs: Record<string, Spec> = {
         data: { project_id: 1, iid: 1, id: 2, head_commit_sha: 'c'.repeat(40), base_commit_sha: A, start_commit_sha: A, created_at: AT, commits: [{ id: 'c'.repeat(40), title: 'Fix <b>' }], pushed_by_id: 3 },
       },
     ],
+  },
+  'a diff note on a commit names the commit\'s diff refs (its parent as base and start)': {
+    given: base,
+    as: 2,
+    when: { type: 'StartDiscussion', noteable: commitRef, body: 'Here', diff: { position: commitPosition, line_code: lineCode, commit_diff_refs: { base_sha: A, start_sha: A, head_sha: B } } },
+    then: [started(commitNoteable, note(1, 2, 'Here', { type: 'DiffNote', position: commitPosition, line_code: lineCode }))],
+  },
+  'a diff note on a commit with abbreviated SHAs of at least 7 characters': {
+    given: base,
+    as: 2,
+    when: {
+      type: 'StartDiscussion',
+      noteable: commitRef,
+      body: 'Here',
+      diff: { position: { ...commitPosition, base_sha: A.slice(0, 7), start_sha: A.slice(0, 7), head_sha: B.slice(0, 12) }, line_code: lineCode, commit_diff_refs: { base_sha: A, start_sha: A, head_sha: B } },
+    },
+    then: [started(commitNoteable, note(1, 2, 'Here', { type: 'DiffNote', position: { ...commitPosition, base_sha: A.slice(0, 7), start_sha: A.slice(0, 7), head_sha: B.slice(0, 12) }, line_code: lineCode }))],
+  },
+  'a diff note on a commit with another commit\'s SHAs': {
+    given: base,
+    as: 2,
+    when: { type: 'StartDiscussion', noteable: commitRef, body: 'Here', diff: { position: { ...commitPosition, head_sha: C }, line_code: lineCode, commit_diff_refs: { base_sha: A, start_sha: A, head_sha: B } } },
+    error: badRequest('Note {:commit_id=>["does not match the diff refs"]}'),
+  },
+  'a diff note on a commit with SHAs too short to compare, off the diff': {
+    given: base,
+    as: 2,
+    when: { type: 'StartDiscussion', noteable: commitRef, body: 'Here', diff: { position: { ...commitPosition, base_sha: 'aaaaaa' }, line_code: null, commit_diff_refs: { base_sha: A, start_sha: A, head_sha: B } } },
+    error: badRequest('Note {:commit_id=>["does not match the diff refs"], :line_code=>["can\'t be blank", "must be a valid line code"]}'),
+  },
+  'an image diff note on a merge request: no line code': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: { type: 'StartDiscussion', noteable: mrRef, body: 'Pixel', diff: { position: imagePosition, line_code: null } },
+    then: [started(mrNoteable, note(1, 3, 'Pixel', { type: 'DiffNote', position: imagePosition }))],
+  },
+  'an image position at the origin is complete': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: { type: 'StartDiscussion', noteable: mrRef, body: 'Corner', diff: { position: { ...imagePosition, x: 0, y: 0 }, line_code: null } },
+    then: [started(mrNoteable, note(1, 3, 'Corner', { type: 'DiffNote', position: { ...imagePosition, x: 0, y: 0 } }))],
+  },
+  'an image position without its height is incomplete': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: { type: 'StartDiscussion', noteable: mrRef, body: 'Pixel', diff: { position: { ...imagePosition, height: null }, line_code: null } },
+    error: badRequest('Note {:position=>["is incomplete"]}'),
+  },
+  'an image position without a path is incomplete': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: { type: 'StartDiscussion', noteable: mrRef, body: 'Pixel', diff: { position: { ...imagePosition, old_path: null, new_path: null }, line_code: null } },
+    error: badRequest('Note {:position=>["is incomplete"]}'),
   },
   'an unknown note': {
     given: [...base, issueCreated(1, 1)],

@@ -210,7 +210,7 @@ export const repositorySpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, title: 'Better', state_event: 'close' },
     then: [
-      { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, title: 'Better' } },
+      { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, title: 'Better', updated_by_id: 2 } },
       { type: 'MergeRequestClosed', data: { project_id: 1, iid: 1, closed_by_id: 2, at: AT } },
     ],
   },

@@ -33,6 +33,11 @@ export interface DiffFact {
   readonly position: Position;
   /** The line's code in the diff between the position's SHAs, or null when no diff line matches exactly. */
   readonly line_code: string | null;
+  /**
+   * On a commit: the commit's own diff refs as git has them (`Commit#diff_refs`: its first parent, or the blank SHA
+   * for a root commit, as base and start; the commit as head). A position must name these (`diff_refs_match_commit`).
+   */
+  readonly commit_diff_refs?: { readonly base_sha: string; readonly start_sha: string; readonly head_sha: string };
 }
 
 export type DiscussionCommand =

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import { canOnGroup, canOnProject, isAdmin } from '../access/abilities.js';
-import type { DiscussionCommand, DiffFact, NoteableRef } from './commands.js';
+import type { DiscussionCommand, DiffFact, NoteableRef, Position } from './commands.js';
 import type { DiscussionEvent, NoteData } from './events.js';
 import type { DiscussionsView, Note } from './projection.js';
 import {
@@ -36,6 +36,7 @@ export const DISCUSSION_MESSAGES = {
   notResolvable: 'Note is not resolvable',
   cannotReply: 'Discussion can not be replied to.',
   invalidLineCode: ["can't be blank", 'must be a valid line code'],
+  diffRefsMismatch: 'does not match the diff refs',
 } as const;
 
 const NOT_FOUND_NAMES: Record<NoteableRef['kind'], string> = { Issue: 'Issue', MergeRequest: 'MergeRequest', Snippet: 'Snippet', Epic: 'Epic', Commit: 'Commit' };
@@ -53,14 +54,42 @@ const bodyErrors = (body: string): Record<string, string[]> => {
   return {};
 };
 
-/** `DiffNote` validations: a supported noteable, a complete text position, a line code from the real diff. */
+/** `Gitlab::Git.shas_eql?`: both absent, or equal over the shorter one's length of at least 7. */
+const shasEql = (a: string | null | undefined, b: string | null | undefined): boolean => {
+  if ((a ?? null) === null && (b ?? null) === null) return true;
+  if (!a || !b) return false;
+  const length = Math.min(a.length, b.length);
+  return length >= 7 && a.slice(0, length) === b.slice(0, length);
+};
+
+const present = (value: string | null | undefined): boolean => value !== null && value !== undefined && value.trim() !== '';
+
+/** `Position#complete?`: a file path, the formatter's fields (a line; or x, y, width, height), start and head SHAs. */
+const positionComplete = (position: Position): boolean => {
+  const formatter =
+    position.position_type === 'image'
+      ? [position.x, position.y, position.width, position.height].every((value) => value !== null && value !== undefined)
+      : (position.old_line ?? null) !== null || (position.new_line ?? null) !== null;
+  return (present(position.new_path) || present(position.old_path)) && formatter && present(position.start_sha) && present(position.head_sha);
+};
+
+/**
+ * `DiffNote` validations in the model's order: on a commit, the position's SHAs are the commit's diff refs
+ * (`DiffPositionableNote#diff_refs_match_commit`); a text position has a line code from the real diff; the position
+ * is complete (`positions_complete`). Image positions carry no line code.
+ */
 const diffErrors = (noteable: Noteable, diff: DiffFact): Record<string, string[]> => {
   if (noteable.type !== 'MergeRequest' && noteable.type !== 'Commit') return { noteable_type: ['is not supported'] };
   const { position } = diff;
-  if (position.position_type !== 'text') return {};
-  const incomplete = (position.old_line ?? null) === null && (position.new_line ?? null) === null;
-  if (incomplete) return { line_code: [...DISCUSSION_MESSAGES.invalidLineCode], position: ['is incomplete'] };
-  return diff.line_code === null ? { line_code: [...DISCUSSION_MESSAGES.invalidLineCode] } : {};
+  const errors: Record<string, string[]> = {};
+  if (noteable.type === 'Commit') {
+    const refs = diff.commit_diff_refs;
+    const matches = refs !== undefined && shasEql(position.base_sha, refs.base_sha) && shasEql(position.start_sha, refs.start_sha) && shasEql(position.head_sha, refs.head_sha);
+    if (!matches) errors['commit_id'] = [DISCUSSION_MESSAGES.diffRefsMismatch];
+  }
+  if (position.position_type === 'text' && diff.line_code === null) errors['line_code'] = [...DISCUSSION_MESSAGES.invalidLineCode];
+  if (!positionComplete(position)) errors['position'] = ['is incomplete'];
+  return errors;
 };
 
 /** `set_note_created_at`: administrators and the owners of the noteable's project or group. */
@@ -151,7 +180,7 @@ const decideEdit = ({ command, actor, at }: Narrow<'EditNote'>, state: Discussio
   const errors = bodyErrors(command.body);
   if (Object.keys(errors).length > 0) return E.left(refused('Failed to save note', errors));
   if (command.body === note.body) return E.right([]);
-  return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at } }]);
+  return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at, edited_by_id: actor.userId } }]);
 };
 
 const decideResolveNote = ({ command, actor, at }: Narrow<'ResolveNote'>, state: DiscussionsView): Decided => {

@@ -53,7 +53,12 @@ export const discussionEvents = defineEvents({
   DiscussionStarted: { version: 1, stream, codec: t.type({ discussion_id: t.string, noteable, individual_note: t.boolean, note }) },
   /** A reply; `converted_note_id`: the individual note that became the first note of a thread (`becomes!`). */
   NoteAdded: { version: 1, stream, codec: t.type({ discussion_id: t.string, note, converted_note_id: nullable(t.number) }) },
-  NoteEdited: { version: 1, stream, codec: t.type({ discussion_id: t.string, note_id: t.number, body: t.string, updated_at: t.string }) },
+  /** `edited_by_id`: who edited (the cross-references of the new body are theirs); absent in logs before it. */
+  NoteEdited: {
+    version: 1,
+    stream,
+    codec: t.intersection([t.type({ discussion_id: t.string, note_id: t.number, body: t.string, updated_at: t.string }), t.partial({ edited_by_id: nullable(t.number) })]),
+  },
   NoteDeleted: { version: 1, stream, codec: t.type({ discussion_id: t.string, note_id: t.number, at: t.string }) },
   /** Notes of a thread resolved (all its unresolved resolvable notes, or the one note of `PUT …/notes/:id`). */
   DiscussionResolved: { version: 1, stream, codec: t.type({ discussion_id: t.string, note_ids: t.array(t.number), resolved_by_id: nullable(t.number), at: t.string }) },

@@ -11,24 +11,29 @@ import type { IssueEvent } from '../issues/events.js';
 import type { SnippetEvent } from '../snippets/events.js';
 import type { EpicEvent } from '../epics/events.js';
 import type { RepositoryEvent } from '../repositories/events.js';
-import type { RepositoriesSlice } from '../repositories/projection.js';
 import { findMergeRequest } from '../repositories/queries.js';
-import type { ProjectsSlice } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
-import type { DiscussionsSlice, Note, NoteableThreads } from './projection.js';
-import { discussionIdFor, noteableKey } from './queries.js';
+import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
+import { discussionIdFor, noteableData, noteableKey } from './queries.js';
+import { findIssue } from '../issues/queries.js';
+import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
+import type { NoteableRef } from './commands.js';
 import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
 
-/** The follower reads the merge requests and projects (for the "added N commits" note) and writes its own slice. */
-export type DiscussionsDraft = Writable<{ readonly discussions: DiscussionsSlice; readonly repositories: RepositoriesSlice; readonly projects: ProjectsSlice }, 'discussions'>;
+/**
+ * The follower reads the merge requests and projects (for the "added N commits" note), and the noteables and
+ * memberships (cross-references: which noteables a text names and whether its author may read them); it writes
+ * its own slice.
+ */
+export type DiscussionsDraft = Writable<DiscussionsView, 'discussions'>;
 export type DiscussionsFollowed =
   | Extract<ProjectEvent, { type: 'ProjectDeleted' }>
   | Extract<GroupEvent, { type: 'GroupDeleted' }>
-  | Extract<IssueEvent, { type: 'IssueDeleted' | 'IssueUpdated' }>
+  | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
   | Extract<EpicEvent, { type: 'EpicUpdated' }>
-  | Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>;
+  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
 
 type Slice = Draft<DiscussionsSlice>;
 
@@ -49,8 +54,25 @@ const noteOf = (data: NoteData, discussionId: string, noteableKey_: string, syst
   system,
 });
 
+/**
+ * A decided note id held by a projected system note moves that system note to the next free id. Only a log recorded
+ * before that system note was projected (cross-references are newer than the module) can get here; decided ids are
+ * what later events and users' links name, so they keep theirs.
+ */
+const claimNoteId = (slice: Slice, id: number): void => {
+  const taken = tableGet(slice.notes, id);
+  if (!taken?.system) return;
+  const moved = Math.max(slice.sequence, id) + 1;
+  tableDelete(slice.notes, id);
+  tableSet(slice.notes, moved, { ...taken, id: moved });
+  const discussion = tableGet(slice.discussions, taken.discussion_id);
+  if (discussion) discussion.note_ids = discussion.note_ids.map((noteId) => (noteId === id ? moved : noteId));
+  slice.sequence = moved;
+};
+
 /** Starts a thread (a user's, or a system note's). */
 const start = (slice: Slice, discussionId: string, noteable: NoteableData, individual: boolean, note: Note): void => {
+  claimNoteId(slice, note.id);
   const threads = threadsFor(slice, noteable);
   const ordinal = threads.next_ordinal;
   tableSet(threads.threads, ordinal, discussionId);
@@ -71,6 +93,7 @@ const dropNoteable = (slice: Slice, key: string): void => {
     tableDelete(slice.discussions, id);
   }
   tableDelete(slice.noteables, key);
+  tableDelete(slice.cross_references, key);
 };
 
 export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void => {
@@ -79,12 +102,14 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
     case 'DiscussionStarted': {
       const { discussion_id, noteable, individual_note, note } = event.data;
       start(slice, discussion_id, noteable, individual_note, noteOf(note, discussion_id, noteable.key, false));
+      crossReference(state, noteable, note.body, note.author_id, note.created_at);
       return;
     }
     case 'NoteAdded': {
       const { discussion_id, note, converted_note_id } = event.data;
       const discussion = tableGet(slice.discussions, discussion_id);
       if (!discussion) return;
+      claimNoteId(slice, note.id);
       tableSet(slice.notes, note.id, noteOf(note, discussion_id, discussion.noteable_key, false));
       discussion.note_ids.push(note.id);
       if (converted_note_id !== null) {
@@ -95,11 +120,17 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
       const threads = tableGet(slice.noteables, discussion.noteable_key);
       if (threads) threads.note_count += 1;
       if (note.id > slice.sequence) slice.sequence = note.id;
+      if (threads) crossReference(state, threads, note.body, note.author_id, note.created_at);
       return;
     }
     case 'NoteEdited': {
       const note = tableGet(slice.notes, event.data.note_id);
-      if (note) Object.assign(note, { body: event.data.body, updated_at: event.data.updated_at });
+      if (!note) return;
+      Object.assign(note, { body: event.data.body, updated_at: event.data.updated_at });
+      // `Notes::UpdateService`: the new body's cross-references, as the editor (before `edited_by_id`: the author).
+      const threads = tableGet(slice.noteables, note.noteable_key);
+      const editor = event.data.edited_by_id === undefined ? note.author_id : event.data.edited_by_id;
+      if (threads) crossReference(state, threads, event.data.body, editor, event.data.updated_at);
       return;
     }
     case 'NoteDeleted': {
@@ -132,13 +163,49 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
 };
 
 /** A system note (`individual_note: true`, `type: null`, `system: true`), its id drawn from the note sequence. */
-const systemNote = (state: DiscussionsDraft, noteable: NoteableData, body: string, authorId: number | null, at: string): void => {
+const systemNote = (state: DiscussionsDraft, noteable: NoteableData, body: string, authorId: number | null, at: string, mentioner?: NoteableRef): void => {
   const slice = state.discussions;
   const id = slice.sequence + 1;
   const discussionId = discussionIdFor(id);
   const data: NoteData = { id, type: null, body, author_id: authorId, created_at: at, position: null, line_code: null, commit_id: null, resolved_by_id: null, resolved_at: null };
-  start(slice, discussionId, noteable, true, noteOf(data, discussionId, noteable.key, true));
+  start(slice, discussionId, noteable, true, { ...noteOf(data, discussionId, noteable.key, true), ...(mentioner ? { mentioner } : {}) });
 };
+
+/**
+ * `create_cross_references!(author)`: "mentioned in <the mentioner>" on each issue or merge request the text
+ * references that the author may read (the system, null, reads everything), except the mentioner itself, unless
+ * the target already holds that note (`cross_reference_exists?`). A note's mentioner is its noteable.
+ */
+const crossReference = (state: DiscussionsDraft, mentioner: NoteableData, text: string, authorId: number | null, at: string): void => {
+  if (!/[#!]\d|\/(?:issues|merge_requests)\/\d/.test(text)) return;
+  const ref = refOfNoteable(mentioner);
+  if (!ref) return;
+  const context = mentioner.project_id === null ? null : (findProject(state.projects, mentioner.project_id) ?? null);
+  for (const target of referencedNoteables(state, text, context)) {
+    if (target.key === mentioner.key || !target.project) continue;
+    if (authorId !== null && !target.readableBy(authorId)) continue;
+    const reference = gfmReference(state, mentioner, target.project);
+    if (reference === null) continue;
+    const body = `mentioned in ${reference}`;
+    const existing = tableGet(state.discussions.cross_references, target.key) ?? [];
+    if (existing.includes(body)) continue;
+    tableSet(state.discussions.cross_references, target.key, [...existing, body]);
+    systemNote(state, noteableData(target), body, authorId, at, ref);
+  }
+};
+
+const issueNoteable = (data: { id: number; iid: number; project_id: number }): NoteableData => ({ key: noteableKey('Issue', data.id), type: 'Issue', id: data.id, iid: data.iid, project_id: data.project_id, group_id: null, commit_sha: null });
+const mergeRequestNoteable = (data: { id: number; iid: number; project_id: number }): NoteableData => ({
+  key: noteableKey('MergeRequest', data.id),
+  type: 'MergeRequest',
+  id: data.id,
+  iid: data.iid,
+  project_id: data.project_id,
+  group_id: null,
+  commit_sha: null,
+});
+/** `attr_mentionable :title` and `:description`, joined as `mentionable_text` joins them. */
+const mentionableText = (title: string, description: string): string => [title, description].join('\n\n');
 
 const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean): void => {
   const keys: string[] = [];
@@ -152,10 +219,28 @@ export const follows = {
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
     dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),
+  IssueCreated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueCreated' }>): void => {
+    const { data } = event;
+    crossReference(state, issueNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);
+  },
   IssueUpdated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueUpdated' }>): void => {
     const { data } = event;
-    const noteable: NoteableData = { key: noteableKey('Issue', data.id), type: 'Issue', id: data.id, iid: data.iid, project_id: data.project_id, group_id: null, commit_sha: null };
+    const noteable = issueNoteable(data);
     for (const body of systemNoteBodies('issue', data)) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
+    // `create_new_cross_references!`: when the title or description changed, the current text's references.
+    const issue = findIssue(state.issues, data.project_id, data.iid);
+    if (issue && (data.title !== undefined || data.description !== undefined)) crossReference(state, noteable, mentionableText(issue.title, issue.description), data.updated_by_id, data.updated_at);
+  },
+  MergeRequestCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestCreated' }>): void => {
+    const { data } = event;
+    crossReference(state, mergeRequestNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);
+  },
+  MergeRequestUpdated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestUpdated' }>): void => {
+    const { data } = event;
+    if (data.title === undefined && data.description === undefined) return;
+    const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
+    if (!mr) return;
+    crossReference(state, mergeRequestNoteable(mr), mentionableText(mr.title, mr.description), data.updated_by_id === undefined ? mr.author_id : data.updated_by_id, data.updated_at);
   },
   MergeRequestVersionCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>): void => {
     const { data } = event;

@@ -4,7 +4,7 @@
  * the noteable's history (`X-Total` is the count).
  */
 import { emptyTable, type Table } from '../../kernel/table.js';
-import type { Position } from './commands.js';
+import type { NoteableRef, Position } from './commands.js';
 import type { NoteableType, NoteType } from './events.js';
 import type { IssuesSlice } from '../issues/projection.js';
 import type { SnippetsSlice } from '../snippets/projection.js';
@@ -27,6 +27,8 @@ export interface Note {
   readonly commit_id: string | null;
   readonly resolved_by_id: number | null;
   readonly resolved_at: string | null;
+  /** A cross-reference's mentioner ("mentioned in …"): readers who may not read it do not see the note. */
+  readonly mentioner?: NoteableRef;
 }
 
 export interface Discussion {
@@ -60,6 +62,8 @@ export interface DiscussionsSlice {
   readonly noteables: Table<NoteableThreads>;
   /** The last note id drawn (system notes draw from it too). */
   readonly sequence: number;
+  /** Per target noteable key, the cross-reference bodies it holds (`cross_reference_exists?`). */
+  readonly cross_references: Table<readonly string[]>;
 }
 
 /** What the decisions read: abilities, and the noteables. */
@@ -71,4 +75,4 @@ export type DiscussionsView = MembershipView & {
   readonly discussions: DiscussionsSlice;
 };
 
-export const initialDiscussions = (): DiscussionsSlice => ({ notes: emptyTable(), discussions: emptyTable(), noteables: emptyTable(), sequence: 0 });
+export const initialDiscussions = (): DiscussionsSlice => ({ notes: emptyTable(), discussions: emptyTable(), noteables: emptyTable(), sequence: 0, cross_references: emptyTable() });

@@ -151,3 +151,10 @@ export const notesOfNoteable = (discussions: DiscussionsSlice, key: string): Not
 
 /** A thread's id: 40 hex digits (`Discussion.discussion_id`), derived from its first note's id so replay agrees. */
 export const discussionIdFor = (noteId: number): string => createHash('sha1').update(`discussion-${noteId}`).digest('hex');
+
+/** Whether a reader sees a note: a cross-reference only when the reader may read its mentioner (which still exists). */
+export const noteVisibleTo = (state: DiscussionsView, userId: number | null, note: { readonly mentioner?: NoteableRef | null }): boolean => {
+  if (!note.mentioner) return true;
+  const source = findNoteable(state, note.mentioner);
+  return source !== undefined && source.readableBy(userId);
+};

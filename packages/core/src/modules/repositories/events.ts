@@ -111,7 +111,8 @@ export const repositoryEvents = defineEvents({
     stream,
     codec: t.intersection([
       t.type({ project_id: t.number, iid: t.number, updated_at: t.string }),
-      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), squash: t.boolean, remove_source_branch: t.boolean }),
+      /** `updated_by_id`: who updated (the cross-references of a new title or description are theirs). */
+      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
     ]),
   },
   MergeRequestClosed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },

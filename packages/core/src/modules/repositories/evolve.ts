@@ -130,7 +130,8 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       return;
     }
     case 'MergeRequestUpdated': {
-      const { project_id, iid, updated_at, ...changes } = event.data;
+      // `updated_by_id` is the discussions' (cross-references), not a field of the merge request.
+      const { project_id, iid, updated_at, updated_by_id: _updater, ...changes } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       Object.assign(mr, changes);

@@ -14,6 +14,7 @@ import {
   notFound,
   notesOfDiscussion,
   notesOfNoteable,
+  noteVisibleTo,
   threadsOf,
   type DiffFact,
   type Discussion,
@@ -25,13 +26,16 @@ import {
   type Position,
   type State,
 } from '@forgefold/core';
-import { checkUnmodifiedSince, created, noContent, ok, paginate, arraySource, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
+import { checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
 import { findReadableGroup, findReadableProject, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { discussionEntity, noteEntity } from './entities.js';
 import { diffFact } from './diff-position.js';
 import { createNoteParams, editNoteParams, listNotesParams, pageParams, replyParams, resolveParams, startParams, updateNoteParams } from './params.js';
 
 type Kind = NoteableRef['kind'];
+
+/** `Gitlab::Git::BLANK_SHA`. */
+const BLANK_SHA = '0'.repeat(40);
 
 interface NoteableRoute {
   readonly kind: Kind;
@@ -89,10 +93,29 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
 
   const run = async (ctx: Ctx, command: DiscussionCommand) => deps.app.execute(ctx.actor, command);
 
+  /** `Commit#diff_refs`: the first parent (the blank SHA for a root commit) as base and start, the commit as head. */
+  const commitDiffRefs = async (projectId: number, sha: string): Promise<DiffFact['commit_diff_refs']> => {
+    const commit = await deps.repositories.open(projectId).findCommit(sha);
+    const base = E.isRight(commit) ? (commit.right.parent_ids[0] ?? BLANK_SHA) : BLANK_SHA;
+    return { base_sha: base, start_sha: base, head_sha: sha };
+  };
+
   /** The notes of a thread the caller may read (`readable_discussion_notes`). */
-  const threadNotes = (state: State, noteable: Noteable, discussionId: string): Note[] => {
+  const threadNotes = (state: State, noteable: Noteable, discussionId: string, viewer: number | null): Note[] => {
     const discussion = findDiscussionOf(state.discussions, noteable.key, discussionId);
-    return discussion ? notesOfDiscussion(state.discussions, discussion) : [];
+    return discussion ? notesOfDiscussion(state.discussions, discussion).filter((note) => noteVisibleTo(state, viewer, note)) : [];
+  };
+
+  /**
+   * The thread as the caller sees it: without the cross-references whose mentioner the caller may not read
+   * (`Note#readable_by?`); null when nothing is left (the platform builds no discussion from no notes).
+   */
+  const visibleThread = (state: State, discussion: Discussion, viewer: number | null): Discussion | null => {
+    const note_ids = notesOfDiscussion(state.discussions, discussion)
+      .filter((note) => noteVisibleTo(state, viewer, note))
+      .map((note) => note.id);
+    if (note_ids.length === discussion.note_ids.length) return discussion;
+    return note_ids.length === 0 ? null : { ...discussion, note_ids };
   };
 
   const createdNoteId = (events: readonly { type: string; data: unknown }[]): number => {
@@ -124,10 +147,15 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           const state = deps.app.state;
           const key = found.right.noteable.key;
           const view = presentContext(deps, ctx, state);
-          // The index pages threads in the order they started: a page costs the page, the total is a counter.
+          // The index pages threads in the order they started: a page costs the page, the total is a counter. As the
+          // platform, the page is cut first and what the caller may not read is left out of it afterwards.
+          const viewer = viewerId(ctx);
           const source: OffsetSource<Discussion> = {
             count: () => threadsOf(state.discussions, key)?.thread_count ?? 0,
-            slice: (offset, limit) => discussionsPage(state.discussions, key, offset, limit),
+            slice: (offset, limit) =>
+              discussionsPage(state.discussions, key, offset, limit)
+                .map((discussion) => visibleThread(state, discussion, viewer))
+                .filter((discussion): discussion is Discussion => discussion !== null),
           };
           return paginate(ctx, source, { map: (discussion) => discussionEntity(discussion, view) });
         },
@@ -140,8 +168,9 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           if (E.isLeft(found)) return found.left;
           const state = deps.app.state;
           const discussion = findDiscussionOf(state.discussions, found.right.noteable.key, String(ctx.routeParams['discussion_id']));
-          if (!discussion) return notFound('Discussion');
-          return ok(discussionEntity(discussion, presentContext(deps, ctx, state)));
+          const visible = discussion ? visibleThread(state, discussion, viewerId(ctx)) : null;
+          if (!visible) return notFound('Discussion');
+          return ok(discussionEntity(visible, presentContext(deps, ctx, state)));
         },
       }),
       route({
@@ -157,6 +186,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             const position = positionOf(params.position as Record<string, unknown>);
             const projectId = found.right.noteable.project_id;
             diff = projectId !== null && (kind === 'MergeRequest' || kind === 'Commit') ? await diffFact(deps.repositories.open(projectId), position) : { position, line_code: null };
+            if (projectId !== null && found.right.ref.kind === 'Commit') diff = { ...diff, commit_diff_refs: await commitDiffRefs(projectId, found.right.ref.sha) };
           }
           const result = await run(ctx, {
             type: 'StartDiscussion',
@@ -179,7 +209,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
           const state = deps.app.state;
-          const list = threadNotes(state, found.right.noteable, String(ctx.routeParams['discussion_id']));
+          const list = threadNotes(state, found.right.noteable, String(ctx.routeParams['discussion_id']), viewerId(ctx));
           if (list.length === 0) return notFound('Notes');
           const view = presentContext(deps, ctx, state);
           return ok(list.map((note) => noteEntity(note, view)));
@@ -267,6 +297,8 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const state = deps.app.state;
     const note = findNoteOf(state.discussions, found.noteable.key, integer(ctx.routeParams['note_id']));
     if (!note) return notFound(undefined, '404 Not found');
+    // `get_note`: a note the caller may not read (`read_note`) is "404 Note Not Found".
+    if (!noteVisibleTo(state, viewerId(ctx), note)) return notFound('Note');
     return ok(noteEntity(note, presentContext(deps, ctx, state)));
   };
 
@@ -295,7 +327,10 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
         if (params.sort !== 'asc') list.reverse();
         const view = presentContext(deps, ctx, state);
-        return paginate(ctx, arraySource(list), { map: (note) => noteEntity(note, view) });
+        // Paginated first, then `notes.select { |note| note.readable_by?(current_user) }`.
+        const viewer = viewerId(ctx);
+        const source: OffsetSource<Note> = { count: () => list.length, slice: (offset, limit) => list.slice(offset, offset + limit).filter((note) => noteVisibleTo(state, viewer, note)) };
+        return paginate(ctx, source, { map: (note) => noteEntity(note, view) });
       },
     }),
     route({
