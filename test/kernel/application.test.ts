@@ -383,3 +383,62 @@ describe('Application: stale writers', () => {
     expect(await appB.waitForPosition(appA.position + 100, 50)).toBe(false);
   });
 });
+
+describe('Application: folding events appended outside execute (a Geo secondary)', () => {
+  /** A primary's log copied unchanged into a second store, as a secondary appends what it receives. */
+  const copied = async () => {
+    const primaryStore = new InMemoryEventStore();
+    const primary = await startBank(primaryStore);
+    for (let i = 0; i < 5; i++) expect(E.isRight(await primary.execute(actor, open(`a${i}`, i + 1)))).toBe(true);
+    expect(E.isRight(await primary.execute(actor, { kind: 'transfer', from: 'a4', to: 'a0', amount: 2 }))).toBe(true);
+    const log = await primaryStore.readAll(0, 1_000);
+    const store = new InMemoryEventStore();
+    const append = (events: typeof log) =>
+      store.commit(
+        events.map((event) => ({ streamId: event.streamId, expected: 'any' as const, events: [event] })),
+        { expectedPosition: events[0]!.globalPosition - 1 },
+      );
+    return { primary, primaryStore, log, store, append };
+  };
+
+  it('folds the page in hand without reading the log back, and ends equal to a replay', async () => {
+    const { primary, log, store, append } = await copied();
+    const secondary = await startBank(store);
+    const reads = vi.spyOn(store, 'readAll');
+    for (const page of [log.slice(0, 4), log.slice(4)]) {
+      await append(page);
+      await secondary.foldAppended(page);
+    }
+    expect(reads).not.toHaveBeenCalled();
+    expect(secondary.position).toBe(log.length);
+    expect(plain(secondary.state)).toEqual(plain(primary.state));
+    expect(plain(secondary.state)).toEqual(plain(await replay(store)));
+  });
+
+  it('skips what it folded already, and reads the log when the page does not follow its position', async () => {
+    const { primary, log, store, append } = await copied();
+    const secondary = await startBank(store);
+    await append(log.slice(0, 3));
+    await secondary.foldAppended(log.slice(0, 3));
+    await secondary.foldAppended(log.slice(1, 3)); // a repeat: nothing folded twice
+    expect(plain(secondary.state)).toEqual(plain(await replay(store)));
+    await append(log.slice(3));
+    // Handed only the tail past a gap: the events in between are read from the log.
+    await secondary.foldAppended(log.slice(6));
+    expect(secondary.position).toBe(log.length);
+    expect(plain(secondary.state)).toEqual(plain(primary.state));
+  });
+
+  it("catch-up keeps to the application's freeze setting (immer's default deep-freezes what it adds)", async () => {
+    const { log, store, append } = await copied();
+    const unfrozen = await startBank(store, { freeze: false });
+    await append(log);
+    await unfrozen.catchUp();
+    expect(Object.isFrozen(unfrozen.state.accounts.a1)).toBe(false);
+    const frozen = await startBank(new InMemoryEventStore(), { freeze: true });
+    const other = frozen.events;
+    await other.commit(log.map((event) => ({ streamId: event.streamId, expected: 'any' as const, events: [event] })));
+    await frozen.foldAppended(log);
+    expect(Object.isFrozen(frozen.state.accounts.a1)).toBe(true);
+  });
+});

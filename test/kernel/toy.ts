@@ -95,7 +95,7 @@ export const clock: Clock = { now: () => new Date().toISOString() };
 export const ids: IdGenerator = { eventId: () => randomUUID() };
 export const actor: Actor = { userId: 1, origin: 'api' };
 
-export const startBank = (store: EventStore, extra: { snapshots?: SnapshotStore; snapshotEvery?: number; maxBatch?: number; projectionVersion?: string } = {}) =>
+export const startBank = (store: EventStore, extra: { snapshots?: SnapshotStore; snapshotEvery?: number; maxBatch?: number; projectionVersion?: string; freeze?: boolean } = {}) =>
   Application.start<BankCommand, BankState>({
     decider: bankDecider as never,
     registry: bankRegistry,
@@ -106,6 +106,7 @@ export const startBank = (store: EventStore, extra: { snapshots?: SnapshotStore;
     snapshots: extra.snapshots,
     snapshotEvery: extra.snapshotEvery,
     maxBatch: extra.maxBatch,
+    freeze: extra.freeze,
   });
 
 /** Plain-JSON copy of a state (immer-frozen or not) for deep equality. */

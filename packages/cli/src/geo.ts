@@ -276,7 +276,8 @@ export class GeoSecondary implements GeoRuntime {
     const written = results[results.length - 1]!;
     if (written.duplicate || written.lastPosition !== last.globalPosition) throw new Error(`appending the primary's events at ${first.globalPosition} gave position ${written.lastPosition}, not ${last.globalPosition}`);
     this.cursor = { position: last.globalPosition, eventId: last.eventId, recordedAt: last.recordedAt };
-    await this.app.catchUp();
+    // Folded from the page in hand (reading it back from the store cost as much again as the fold of it).
+    await this.app.foldAppended(events);
     let touched = false;
     for (const event of events) {
       for (const project of projectsTouched(event)) {

@@ -70,9 +70,19 @@ export const foldMutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'ev
   return state;
 };
 
-/** Applies events to an immutable state inside one immer `produce` (the live path). */
-export const foldImmutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: readonly DomainEvent[]): S =>
-  events.length === 0 ? state : produce(state, (draft) => { for (const event of events) decider.evolve(draft as S, event); });
+/**
+ * Applies events to an immutable state inside one immer `produce` (the live path). `immer` carries the caller's
+ * settings (the application's `freeze`); immer's default instance deep-freezes what it adds.
+ */
+export const foldImmutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: readonly DomainEvent[], immer?: Immer): S =>
+  events.length === 0 ? state : (immer ? immer.produce : produce)(state, (draft) => { for (const event of events) decider.evolve(draft as S, event); });
+
+/** The domain event a recorded one carries (upcast by the registry). Throws on an undecodable event. */
+const decodeRecorded = (registry: EventRegistry, recorded: RecordedEvent): DomainEvent => {
+  const decoded = registry.decode(recorded);
+  if (E.isLeft(decoded)) throw new Error(decoded.left.message);
+  return decoded.right;
+};
 
 export class Application<C, S> {
   private committed: S;
@@ -143,9 +153,26 @@ export class Application<C, S> {
   }
 
   private async catchUpNow(): Promise<void> {
-    const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, false);
+    const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, this.immer);
     this.committed = state;
     this.advanceTo(position);
+  }
+
+  /**
+   * Folds events that were just appended to the store outside `execute` (a Geo secondary copies its primary's
+   * log), in hand, without reading them back: what `catchUp` would fold, at the cost of the fold alone. Events
+   * already folded are skipped; should they not follow the position folded so far, the log is read instead.
+   */
+  foldAppended(events: readonly RecordedEvent[]): Promise<void> {
+    return this.inTurn(async () => {
+      const fresh = events.filter((event) => event.globalPosition > this.committedPosition);
+      if (fresh.length === 0) return;
+      if (fresh[0]!.globalPosition !== this.committedPosition + 1 || !fresh.every((event, index) => event.globalPosition === fresh[0]!.globalPosition + index)) {
+        return this.catchUpNow();
+      }
+      this.committed = foldImmutable(this.options.decider, this.committed, fresh.map((event) => decodeRecorded(this.options.registry, event)), this.immer);
+      this.advanceTo(fresh[fresh.length - 1]!.globalPosition);
+    });
   }
 
   /** Runs `task` after every commit and catch-up asked for before it. */
@@ -396,12 +423,15 @@ const recordedFrom = (writes: readonly StreamWrite[], results: readonly AppendRe
   return recorded;
 };
 
-/** Reads the log after `position`, decodes every event and folds it. Throws on an undecodable event. */
+/**
+ * Reads the log after `position`, decodes every event and folds it. Throws on an undecodable event. `mutable`:
+ * true folds by plain mutation (replay); false through immer's default (freezing) instance; an Immer through it.
+ */
 export const foldLog = async <S>(
   options: { readonly decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>; readonly registry: EventRegistry; readonly store: EventStore; readonly onProgress?: (folded: number, head: number) => void },
   base: S,
   position: number,
-  mutable: boolean,
+  mutable: boolean | Immer,
   until?: (event: RecordedEvent) => boolean,
 ): Promise<{ state: S; position: number }> => {
   const { decider, registry, store, onProgress } = options;
@@ -418,12 +448,10 @@ export const foldLog = async <S>(
         stop = true;
         break;
       }
-      const decoded = registry.decode(recorded);
-      if (E.isLeft(decoded)) throw new Error(decoded.left.message);
-      domainEvents.push(decoded.right);
+      domainEvents.push(decodeRecorded(registry, recorded));
       current = recorded.globalPosition;
     }
-    state = mutable ? foldMutable(decider, state, domainEvents) : foldImmutable(decider, state, domainEvents);
+    state = mutable === true ? foldMutable(decider, state, domainEvents) : foldImmutable(decider, state, domainEvents, mutable === false ? undefined : mutable);
     onProgress?.(current, head);
     if (stop || page.length < PAGE) break;
   }
