@@ -218,6 +218,26 @@ describe('Application: start-up', () => {
     expect(plain((await startBank(store, { snapshots })).state)).toEqual(plain(app.state));
   });
 
+  it('takes a snapshot asked for while commands keep arriving (a steady load never leaves the queue empty)', async () => {
+    const store = new InMemoryEventStore();
+    const snapshots = new InMemorySnapshotStore();
+    const app = await startBank(store, { snapshots });
+    await app.execute(actor, open('a'));
+    let running = true;
+    // Each client sends its next command as soon as the previous one is answered.
+    const clients = Array.from({ length: 4 }, async () => {
+      while (running) await app.execute(actor, { kind: 'deposit', accountId: 'a', amount: 1 });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const asked = app.position;
+    await app.snapshot();
+    running = false;
+    await Promise.all(clients);
+    const snapshot = await snapshots.load('bank-1');
+    expect(snapshot!.position).toBeGreaterThanOrEqual(asked);
+    expect(plain((await startBank(store, { snapshots })).state)).toEqual(plain(app.state));
+  }, 5_000);
+
   it('fails to start on an undecodable event, naming stream, position, type and field', async () => {
     const { events: store } = sqlite();
     const app = await startBank(store);

@@ -40,6 +40,22 @@ describe('the snapshot format', () => {
     expect(roundTrip(state)).toStrictEqual(state);
   });
 
+  it("splits tables nested in tables (a very large group's members) into pieces of bounded size too", () => {
+    // members.effective: a table of tables; a group with 200,000 members was one v8.serialize call of all of them.
+    const effective: Table<Table<number>> = emptyTable();
+    const big: Table<number> = emptyTable();
+    for (let user = 1; user <= 200_000; user++) tableSet(big, user, 1);
+    tableSet(effective, 7, big);
+    const byKey: Table<Table<number>> = emptyTable();
+    const bigByKey: Table<number> = emptyTable();
+    for (let user = 1; user <= 200_000; user++) tableSet(bigByKey, user, user);
+    tableSet(byKey, 'Namespace:7', bigByKey);
+    const state = { members: { effective, byKey } };
+    const pieces = [...encodeState(state)];
+    for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(256 * 1024 + 64 * 1024);
+    expect(roundTrip(state)).toStrictEqual(state);
+  });
+
   it('still reads snapshots written whole by v8.serialize', () => {
     const holey: unknown[] = [1];
     holey[2] = 3;

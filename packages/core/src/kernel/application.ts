@@ -91,6 +91,10 @@ export class Application<C, S> {
   private flushing = false;
   private flushScheduled = false;
   private idle: (() => void)[] = [];
+  /** Commands queued and commands answered (committed, refused or failed) so far. */
+  private enqueued = 0;
+  private settled = 0;
+  private settleWaiters: { readonly count: number; readonly resolve: () => void }[] = [];
   private eventsSinceSnapshot = 0;
   private snapshotTimer: ReturnType<typeof setTimeout> | null = null;
   private snapshotting: Promise<void> | null = null;
@@ -137,6 +141,7 @@ export class Application<C, S> {
   execute(actor: Actor, command: C): Promise<E.Either<DomainError, CommandResult<S>>> {
     return new Promise((resolve, reject) => {
       this.queue.push({ issued: { command, actor, at: this.options.clock.now() }, resolve, reject });
+      this.enqueued++;
       this.scheduleFlush();
     });
   }
@@ -249,7 +254,9 @@ export class Application<C, S> {
     // One at a time: a snapshot asked for while one is written is the one being written.
     if (this.snapshotting) return this.snapshotting;
     const take = async () => {
-      await this.whenIdle();
+      // After the commands queued so far, not until the queue is empty: under a steady load it never is (each reply
+      // brings the next request in before the flush ends), and a snapshot that waited for idleness never came.
+      await this.whenSettled(this.enqueued);
       // Commands go on while the store writes it (stores serialise it piece by piece): a committed state is
       // immutable, so this reference keeps describing `position` whatever is committed meanwhile.
       const taken = this.eventsSinceSnapshot;
@@ -284,6 +291,12 @@ export class Application<C, S> {
     this.snapshotTimer.unref?.();
   }
 
+  /** Resolves once the first `count` commands ever queued have been answered. */
+  private whenSettled(count: number): Promise<void> {
+    if (this.settled >= count) return Promise.resolve();
+    return new Promise((resolve) => this.settleWaiters.push({ count, resolve }));
+  }
+
   /** Resolves once every queued command has been committed or rejected. */
   whenIdle(): Promise<void> {
     if (!this.flushing && this.queue.length === 0) return Promise.resolve();
@@ -308,6 +321,12 @@ export class Application<C, S> {
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
+      this.settled += batch.length;
+      if (this.settleWaiters.length > 0) {
+        const waiting = this.settleWaiters;
+        this.settleWaiters = waiting.filter((waiter) => waiter.count > this.settled);
+        for (const waiter of waiting) if (waiter.count <= this.settled) waiter.resolve();
+      }
       this.flushing = false;
       if (this.queue.length > 0) this.scheduleFlush();
       else for (const resolve of this.idle.splice(0)) resolve();

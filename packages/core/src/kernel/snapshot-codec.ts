@@ -4,7 +4,8 @@
  * the whole state takes (seconds at 1e6 events), and so that its bytes can be handed to another thread as they come.
  *
  * The top levels of the state (slices, their tables, a table's first two trie levels: plain objects and arrays above
- * depth SPLIT_DEPTH) become structure tokens; everything below is one `v8.serialize`d leaf (a trie leaf of at most 32
+ * depth SPLIT_DEPTH, and below it arrays that hold arrays of arrays: tables nested in tables) become structure tokens;
+ * everything below is one `v8.serialize`d leaf (a trie leaf of at most 32
  * entries, or one small value). Holes in arrays are kept as holes. The state must not change while it is encoded:
  * committed states are immutable (each command makes a new one), so encoding a committed reference is safe.
  *
@@ -27,6 +28,24 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+};
+
+const isArrayOfArrays = (node: unknown): boolean => {
+  if (!Array.isArray(node)) return false;
+  for (let i = 0; i < node.length; i++) if (Array.isArray(node[i])) return true;
+  return false;
+};
+
+/**
+ * A node below SPLIT_DEPTH is split further when it holds arrays of arrays: tables nested in a table (the members
+ * of each group, by group) are tries too, and one of them can hold a whole large group (200,000 members in one
+ * `v8.serialize` call was a pause of its own). A string table's last level (leaves of key/value pairs) and a trie
+ * level holding leaves of at most 32 values stay one leaf each (more, smaller leaves load slower); entities are plain
+ * objects and stay inside their leaf.
+ */
+const holdsArrays = (node: readonly unknown[]): boolean => {
+  for (let i = 0; i < node.length; i++) if (isArrayOfArrays(node[i])) return true;
+  return false;
 };
 
 /** Accumulates tokens into pieces of about PIECE bytes, each on an ArrayBuffer of its own (so it can be transferred). */
@@ -81,7 +100,7 @@ export function* encodeState(state: unknown): Generator<Buffer, void, undefined>
   out.bytes(MAGIC);
   // The four length bytes `bytes` wrote before the magic are part of the format: the magic is a length-prefixed token.
   function* value(node: unknown, depth: number): Generator<Buffer, void, undefined> {
-    if (depth < SPLIT_DEPTH && Array.isArray(node)) {
+    if (Array.isArray(node) && (depth < SPLIT_DEPTH || holdsArrays(node))) {
       out.tag(ARRAY, node.length);
       for (let i = 0; i < node.length; i++) {
         if (!(i in node)) out.tag(HOLE);

@@ -78,11 +78,16 @@ const child = <T extends unknown[]>(node: unknown[], index: number, create: () =
 export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
 
 /** The leaf that holds `key`, if any. */
+// The hot paths below compute a key's path inline rather than through `pathOf`: a table operation is the inner
+// loop of every fold, and an array per call was a measurable share of a replay's allocations.
 const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined => {
-  const [a, b, c] = pathOf(key);
-  const node = root(table)[a]?.[b];
-  if (node === undefined || node === STRING_MARK) return undefined;
-  return typeof key === 'number' ? (node as Leaf<V>) : (node as Level3<V>)[c];
+  if (typeof key === 'number') {
+    const node = root(table)[key >>> 10]?.[(key >>> 5) & 31];
+    return node === undefined || node === STRING_MARK ? undefined : (node as Leaf<V>);
+  }
+  const h = hash(key);
+  const node = root(table)[h & 31]?.[(h >>> 5) & 31];
+  return node === undefined || node === STRING_MARK ? undefined : (node as Level3<V>)[(h >>> 10) & 31];
 };
 
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
@@ -94,12 +99,15 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
 };
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
-  const [a, b, c] = pathOf(key);
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), a, () => []);
-    child<Leaf<V>>(level2, b, () => [])[key & 31] = value;
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
+    child<Leaf<V>>(level2, (key >>> 5) & 31, () => [])[key & 31] = value;
     return;
   }
+  const h = hash(key);
+  const a = h & 31;
+  const b = (h >>> 5) & 31;
+  const c = (h >>> 10) & 31;
   const level2 = child<Level2<V>>(root(table), a, () => {
     const marked: Level2<V> = [];
     marked[MARK_AT] = STRING_MARK;
