@@ -127,8 +127,8 @@ describe('forgefold serve', () => {
     expect((await fetch(`${server.url}/api/v4/groups`, { headers })).status).toBe(200);
     let text = '';
     const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}"[\]().*+?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
-    // A snapshot of the last position follows once the log has been quiet for a moment.
-    for (let i = 0; i < 50 && !(value('forgefold_snapshot_position') === value('forgefold_log_position')); i++) {
+    // A snapshot of the last position follows once the log has been quiet for a moment (up to a minute on a loaded machine).
+    for (let i = 0; i < 600 && !(value('forgefold_snapshot_position') === value('forgefold_log_position')); i++) {
       await new Promise((r) => setTimeout(r, 100));
       text = await (await fetch(`${server.url}/-/metrics`)).text();
     }
