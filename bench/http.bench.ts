@@ -3,13 +3,19 @@
  *  - GET /api/v4/projects?per_page=20, authenticated, 100 projects, at 10 and 100 connections,
  *    vs a bare server answering a small JSON body; target ≥ 0.5x;
  *  - POST /api/v4/groups (a durable command at synchronous=FULL) at 100 connections vs the bare server
- *    answering a POST of the same body; target ≥ 0.4x with p99 < 30 ms.
+ *    answering a POST of the same body; target ≥ 0.25x with p99 < 30 ms (issue 16), with both wrk and autocannon.
  * Each server runs in its own process; one load tool (wrk if installed, else autocannon) drives both sides.
+ *
+ * Beside each write case: the server's CPU per request (all its threads, from /proc) against the bare server's,
+ * which does not depend on how much CPU a shared machine gave the server, and the disk's fdatasync latency, the
+ * floor of a durable commit. With 100 connections each waiting for its answer, the mean latency is 100 / throughput
+ * (Little's law): a p99 under 30 ms needs well over 3,300 writes/s, i.e. under 0.3 ms of CPU per write when the
+ * server has a core of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envInt, loader, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, fdatasyncLatency, loader, processCpuMs, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
 const TOKEN = 'glpat-bench-root-token-0000';
@@ -59,18 +65,44 @@ export default async function httpBench(): Promise<void> {
       bodyTemplate: JSON.stringify({ name: `Group ${prefix}{n}`, path: `group-${prefix}{n}` }),
     });
     // Warm-up, not measured: the first batch after start runs in V8's interpreter (measured here: 100 group
-    // creations take ~2 s in all, then ~0.35 ms each), which would otherwise be the whole p99.
-    await httpLoad(2, groupWrites('warm-'));
+    // creations take ~2 s in all, then ~0.35 ms each), which would otherwise be the whole p99. On a shared machine
+    // the optimising compiler gets little CPU: the server's CPU per write went 1.39, 1.11, 0.76, 0.49 ms over four
+    // 5-second runs in a row (load average 20 on 2 cores). So: warm up in slices until a slice costs no less than
+    // the one before (at most five).
+    let previousCost = Number.POSITIVE_INFINITY;
+    for (let slice = 0; slice < 5; slice++) {
+      const before = processCpuMs(forgefold.child.pid);
+      const warm = await httpLoad(2, groupWrites(`warm${slice}-`));
+      const cost = (processCpuMs(forgefold.child.pid) - before) / Math.max(1, warm.rps * 2);
+      if (!(cost < previousCost * 0.9)) break;
+      previousCost = cost;
+    }
+    /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
+    /** A load on one server, with the CPU the server used per request meanwhile. */
+    const measured = async (child: typeof bare.child, load: Parameters<typeof httpLoad>[1], tool: typeof loader) => {
+      const before = processCpuMs(child.pid);
+      const result = await httpLoad(DURATION, load, tool);
+      const cpuMs = processCpuMs(child.pid) - before;
+      return { ...result, cpuPerRequest: cpuMs / Math.max(1, result.rps * DURATION), cpuShare: cpuMs / (DURATION * 1_000) };
+    };
+    const disk = fdatasyncLatency(data);
+    report.add('fdatasync of the data directory, p99', disk.p99, 'ms', { note: `p50 ${disk.p50} ms: the floor of a durable commit on this disk now` });
     /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
     const measureWrites = async (tool: typeof loader, suffix: string, prefix: string) => {
-      const bareWrites = await httpLoad(DURATION, { url: `${bare.url}/`, connections: 100, method: 'POST', headers, body }, tool);
-      const writes = await httpLoad(DURATION, groupWrites(prefix), tool);
+      const bareWrites = await measured(bare.child, { url: `${bare.url}/`, connections: 100, method: 'POST', headers, body }, tool);
+      const writes = await measured(forgefold.child, groupWrites(prefix), tool);
       const baseline = `bare POST, 100 conns${suffix}`;
       report.add(baseline, bareWrites.rps, 'ops/s', { note: `p50 ${bareWrites.p50} ms, p99 ${bareWrites.p99} ms` });
       report.add(`POST /groups (FULL), 100 conns${suffix}`, writes.rps, 'ops/s', {
         baseline,
-        target: { ratio: 0.4, text: '≥ 0.4x, p99 < 30 ms' },
-        note: `p50 ${writes.p50} ms, p99 ${writes.p99} ms${writes.p99 < 30 ? '' : ' (p99 target MISSED)'}`,
+        target: { ratio: 0.25, text: '≥ 0.25x, p99 < 30 ms' },
+        note: `p50 ${writes.p50} ms, p99 ${writes.p99} ms${writes.p99 < 30 ? '' : ' (p99 target MISSED)'}; 100 conns / throughput = ${(100_000 / writes.rps).toFixed(1)} ms`,
+      });
+      const cpuBaseline = `bare POST, server CPU per request${suffix}`;
+      report.add(cpuBaseline, bareWrites.cpuPerRequest, 'ms', { note: `the server had ${bareWrites.cpuShare.toFixed(2)} of a core` });
+      report.add(`POST /groups (FULL), server CPU per request${suffix}`, writes.cpuPerRequest, 'ms', {
+        baseline: cpuBaseline,
+        note: `the server had ${writes.cpuShare.toFixed(2)} of a core; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
       });
     };
     await measureWrites(loader, '', '');

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -311,4 +311,43 @@ export const pageLatency = async (url: string, headers: Record<string, string>, 
     { ms, minIterations: 50, warmup: 20 },
   );
   return percentile(result.latencies, 50);
+};
+
+/**
+ * CPU time (user + system, all threads: the WAL flushes on libuv's pool, the checkpoint and snapshot workers) a
+ * process has used so far, in ms; NaN where /proc is not there. On a machine shared with other work, a server's
+ * latency and throughput say how much CPU it was given; its CPU per request says what a request costs.
+ */
+export const processCpuMs = (pid: number | undefined): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime (fields 14 and 15 of stat, 12 and 13 after the command) in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+};
+
+/**
+ * The floor a durable commit sits on: p50 and p99 (ms) of `count` fdatasyncs of a 4 KiB append in `dir`, what the
+ * WAL flush of each batch costs on this disk at this moment (a shared disk has a long tail).
+ */
+export const fdatasyncLatency = (dir: string, count = 100): { p50: number; p99: number } => {
+  const path = join(dir, `fdatasync-probe-${process.pid}`);
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(4096, 1);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      writeSync(fd, block);
+      const start = now();
+      fdatasyncSync(fd);
+      times.push(now() - start);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return { p50: round(percentile(times, 50)), p99: round(percentile(times, 99)) };
 };

@@ -272,6 +272,8 @@ export class Application<C, S> {
     };
     this.snapshotting = take().finally(() => {
       this.snapshotting = null;
+      // Commits made while it was written asked for a snapshot and were given this one: theirs comes next.
+      this.scheduleSnapshot();
     });
     return this.snapshotting;
   }
