@@ -270,11 +270,18 @@ export class Application<C, S> {
       if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
       this.snapshotTimer = null;
     };
-    this.snapshotting = take().finally(() => {
-      this.snapshotting = null;
-      // Commits made while it was written asked for a snapshot and were given this one: theirs comes next.
-      this.scheduleSnapshot();
-    });
+    this.snapshotting = take().then(
+      () => {
+        this.snapshotting = null;
+        // Commits made while it was written asked for a snapshot and were given this one: theirs comes next. Only
+        // after a success: a failing store (or a closed one) must not be asked again and again.
+        this.scheduleSnapshot();
+      },
+      (error: unknown) => {
+        this.snapshotting = null;
+        throw error;
+      },
+    );
     return this.snapshotting;
   }
 
