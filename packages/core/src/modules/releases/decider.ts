@@ -63,6 +63,24 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
   return errors;
 };
 
+/**
+ * `release.save!` with nested links: the first invalid one fails the whole save ("Validation failed: …", 400).
+ * Public so the shell can refuse before it makes the tag (a refusal changes nothing).
+ */
+export const assetLinksRefusal = (inputs: readonly ReleaseLinkInput[]): DomainError | null => {
+  const seen: { name: string; url: string; filepath: string | null }[] = [];
+  for (const input of inputs) {
+    const link = normalizeLink(input);
+    const fields = Object.entries(linkErrors(link, seen));
+    if (fields.length > 0) {
+      const messages = fields.flatMap(([field, texts]) => texts.map((text) => `Links ${field.replace('_', ' ')} ${text}`));
+      return { _tag: 'BadRequest', message: `Validation failed: ${messages.join(', ')}` };
+    }
+    seen.push(link);
+  }
+  return null;
+};
+
 /** `user_project` then the ability (403 "403 Forbidden" from `authorize!`). */
 const locate = (state: State, issued: Issued<{ readonly project_id: number }>): E.Either<DomainError, Project> => {
   const project = findProject(state.projects, issued.command.project_id);
@@ -81,19 +99,10 @@ const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided =
   if (findRelease(state.releases, project.id, command.tag)) return E.left(conflict(RELEASE_MESSAGES.exists));
   const repository = findRepository(state.repositories, project.id);
   if (!repository || refValue(repository, tagRef(command.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
-  // `release.save!` with nested links: the first invalid one fails the whole save ("Validation failed: …", 400).
-  const links: ReleaseLinkData[] = [];
+  const refused = assetLinksRefusal(command.links ?? []);
+  if (refused) return E.left(refused);
   let next = state.releases.sequences.link;
-  for (const input of command.links ?? []) {
-    const link = normalizeLink(input);
-    const errors = linkErrors(link, links);
-    const fields = Object.entries(errors);
-    if (fields.length > 0) {
-      const messages = fields.flatMap(([field, texts]) => texts.map((text) => `Links ${field.replace('_', ' ')} ${text}`));
-      return E.left({ _tag: 'BadRequest', message: `Validation failed: ${messages.join(', ')}` });
-    }
-    links.push({ id: ++next, ...link, created_at: at });
-  }
+  const links: ReleaseLinkData[] = (command.links ?? []).map((input) => ({ id: ++next, ...normalizeLink(input), created_at: at }));
   return E.right([
     {
       type: 'ReleaseCreated',

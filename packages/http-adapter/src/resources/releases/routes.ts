@@ -6,6 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  assetLinksRefusal,
   canRelease,
   canRepository,
   findRelease,
@@ -111,6 +112,12 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // The service's checks before any tag is made: the protected tag, the existing release.
         if (!canRelease(state, viewerId(ctx), project, 'create_release', tag)) return forbiddenMessage(RELEASE_MESSAGES.protected_tag);
         if (findRelease(state.releases, project.id, tag)) return conflict(RELEASE_MESSAGES.exists);
+        const links = (params.assets?.links ?? [])
+          .filter((link): link is NonNullable<typeof link> => link !== null)
+          .map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(link.filepath ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) }));
+        // The links' validation before the tag is made (the platform saves them after it: a refusal there left the tag).
+        const invalid = assetLinksRefusal(links);
+        if (invalid) return invalid;
         const git = deps.repositories.open(project.id);
         const found = await git.findTag(tag);
         let existing = E.isRight(found) ? found.right : null;
@@ -119,7 +126,6 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           if (!params.ref) return unprocessable(RELEASE_MESSAGES.ref_missing);
           existing = (await must(git.createTag({ tag_name: tag, ref: params.ref }, deps.repositories.recorder(project.id, ctx.actor)))).tag;
         }
-        const links = (params.assets?.links ?? []).filter((link): link is NonNullable<typeof link> => link !== null);
         return {
           type: 'CreateRelease',
           project_id: project.id,
@@ -127,7 +133,7 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(params.name !== undefined && params.name !== null ? { name: params.name } : {}),
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.released_at ? { released_at: params.released_at } : {}),
-          links: links.map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(link.filepath ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) })),
+          links,
           sha: existing.commit?.id ?? null,
         };
       },
