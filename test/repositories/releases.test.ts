@@ -79,6 +79,7 @@ describe('releases API', () => {
       status: 400,
       body: { message: 'Validation failed: Links url is blocked: Only allowed schemes are http, https, ftp' },
     });
+    expect(await server.call('POST', url, { tag_name: 'v2.0', ref: 'main', milestones: ['1.0'] }, dev.token)).toMatchObject({ status: 400, body: { message: 'Milestone(s) not found: 1.0' } });
     expect(await server.call('GET', `${url}?order_by=name`, undefined, dev.token)).toMatchObject({ status: 400, body: { error: 'order_by does not have a valid value' } });
     expect(await server.call('GET', `${url}/v9`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
     expect(await server.call('PUT', `${url}/v9`, { name: 'x' }, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });

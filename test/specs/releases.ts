@@ -71,6 +71,19 @@ export const releaseSpecs: Record<string, Spec> = {
     when: create({ links: [{ name: 'x', url: 'https://a.example.com' }, { name: 'x', url: 'https://a.example.com' }] }),
     error: { _tag: 'BadRequest', message: 'Validation failed: Links url has already been taken, Links name has already been taken' },
   },
+  'milestone titles are "not found": none are kept (400)': {
+    given: base,
+    as: 2,
+    when: create({ milestones: ['v1', 'v2'] }),
+    error: { _tag: 'BadRequest', message: 'Milestone(s) not found: v1, v2' },
+  },
+  'clearing milestones is an update (nothing else changes)': {
+    given: [...base, released],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', milestones: [] },
+    then: [{ type: 'ReleaseUpdated', data: { project_id: 1, id: 1, updated_at: LATER } }],
+  },
   'a release is updated': {
     given: [...base, released],
     as: 2,

@@ -21,10 +21,20 @@ export type ReleaseCommand =
       /** ISO-8601; the creation time when absent. */
       readonly released_at?: string;
       readonly links?: readonly ReleaseLinkInput[];
+      /** Milestone titles: none are kept here, so any title is "not found" (as on a project without milestones). */
+      readonly milestones?: readonly string[];
       /** The commit the tag peels to (null: the tag is missing or points at no commit). */
       readonly sha: string | null;
     }
-  | { readonly type: 'UpdateRelease'; readonly project_id: number; readonly tag: string; readonly name?: string; readonly description?: string; readonly released_at?: string }
+  | {
+      readonly type: 'UpdateRelease';
+      readonly project_id: number;
+      readonly tag: string;
+      readonly name?: string;
+      readonly description?: string;
+      readonly released_at?: string;
+      readonly milestones?: readonly string[];
+    }
   | { readonly type: 'DeleteRelease'; readonly project_id: number; readonly tag: string }
   | ({ readonly type: 'CreateReleaseLink'; readonly project_id: number; readonly tag: string } & ReleaseLinkInput)
   | {

@@ -29,6 +29,10 @@ export const RELEASE_MESSAGES = {
   record_not_found: '404 Not found',
 } as const;
 
+/** `inexistent_milestones`: no milestone is kept, so every title asked for is missing ("Milestone(s) not found: a, b", 400). */
+export const milestonesRefusal = (titles: readonly string[] | undefined): DomainError | null =>
+  titles && titles.length > 0 ? { _tag: 'BadRequest', message: `Milestone(s) not found: ${titles.join(', ')}` } : null;
+
 export const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
 
 /** `Releases::Link::FILEPATH_REGEX`. */
@@ -97,6 +101,8 @@ const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided =
   if (!canRelease(state, actor.userId, project, 'create_release')) return E.left(forbidden());
   if (!canRelease(state, actor.userId, project, 'create_release', command.tag)) return E.left(forbiddenMessage(RELEASE_MESSAGES.protected_tag));
   if (findRelease(state.releases, project.id, command.tag)) return E.left(conflict(RELEASE_MESSAGES.exists));
+  const milestones = milestonesRefusal(command.milestones);
+  if (milestones) return E.left(milestones);
   const repository = findRepository(state.repositories, project.id);
   if (!repository || refValue(repository, tagRef(command.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
   const refused = assetLinksRefusal(command.links ?? []);
@@ -138,8 +144,11 @@ const decideUpdate = (issued: Command<'UpdateRelease'>, state: State): Decided =
   const found = locateRelease(state, issued, 'update_release');
   if (E.isLeft(found)) return found;
   const { release } = found.right;
-  const { name, description, released_at } = issued.command;
-  if (name === undefined && description === undefined && released_at === undefined) return E.left({ _tag: 'BadRequest', message: RELEASE_MESSAGES.params_empty });
+  const { name, description, released_at, milestones } = issued.command;
+  // `params.except(:tag).empty?`: an empty milestone list (clearing them) counts as a parameter.
+  if (name === undefined && description === undefined && released_at === undefined && milestones === undefined) return E.left({ _tag: 'BadRequest', message: RELEASE_MESSAGES.params_empty });
+  const unknown = milestonesRefusal(milestones);
+  if (unknown) return E.left(unknown);
   return E.right([
     {
       type: 'ReleaseUpdated',

@@ -7,6 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   assetLinksRefusal,
+  milestonesRefusal,
   canRelease,
   canRepository,
   findRelease,
@@ -112,6 +113,9 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // The service's checks before any tag is made: the protected tag, the existing release.
         if (!canRelease(state, viewerId(ctx), project, 'create_release', tag)) return forbiddenMessage(RELEASE_MESSAGES.protected_tag);
         if (findRelease(state.releases, project.id, tag)) return conflict(RELEASE_MESSAGES.exists);
+        const milestones = (params.milestones ?? []).filter((title): title is string => title !== null);
+        const noMilestone = milestonesRefusal(milestones);
+        if (noMilestone) return noMilestone;
         const links = (params.assets?.links ?? [])
           .filter((link): link is NonNullable<typeof link> => link !== null)
           .map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(link.filepath ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) }));
@@ -134,6 +138,7 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.released_at ? { released_at: params.released_at } : {}),
           links,
+          ...(milestones.length > 0 ? { milestones } : {}),
           sha: existing.commit?.id ?? null,
         };
       },
@@ -151,6 +156,7 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(ctx.params.name !== undefined && ctx.params.name !== null ? { name: ctx.params.name } : {}),
         ...(ctx.params.description !== undefined && ctx.params.description !== null ? { description: ctx.params.description } : {}),
         ...(ctx.params.released_at ? { released_at: ctx.params.released_at } : {}),
+        ...(ctx.params.milestones !== undefined && ctx.params.milestones !== null ? { milestones: ctx.params.milestones.filter((title): title is string => title !== null) } : {}),
       }),
       present: async (done, ctx, project) => ok(await present(ctx, project, findRelease(done.state.releases, project.id, tagOf(ctx))!, false, done.state)),
     }),
