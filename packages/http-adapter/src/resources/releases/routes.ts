@@ -67,6 +67,8 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/releases',
       auth: 'optional',
       params: listParams,
+      // `upcoming_release` turns false at `released_at`, with no event: never served from the response cache.
+      cache: false,
       handler: (ctx) => {
         const state = deps.app.state;
         const found = readableProject(ctx, state);
@@ -88,6 +90,8 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/releases/:tag_name',
       auth: 'optional',
       params: showParams,
+      // `upcoming_release` turns false at `released_at`, with no event: never served from the response cache.
+      cache: false,
       handler: async (ctx) => {
         const state = deps.app.state;
         const found = readableProject(ctx, state);
