@@ -33,7 +33,7 @@ export const RELEASE_MESSAGES = {
 export const milestonesRefusal = (titles: readonly string[] | undefined): DomainError | null =>
   titles && titles.length > 0 ? { _tag: 'BadRequest', message: `Milestone(s) not found: ${titles.join(', ')}` } : null;
 
-export const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
+const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
 
 /** `Releases::Link::FILEPATH_REGEX`. */
 const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z_.-]+$/;

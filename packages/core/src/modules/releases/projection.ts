@@ -2,14 +2,13 @@
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { RepositoriesView } from '../repositories/projection.js';
 
-export type ReleaseLinkType = 'other' | 'runbook' | 'image' | 'package';
-
 export interface ReleaseLink {
   readonly id: number;
   readonly name: string;
   readonly url: string;
   /** The direct asset path (`/binaries/app`), or null. */
   readonly filepath: string | null;
+  /** `other`, `runbook`, `image` or `package`. */
   readonly link_type: string;
   readonly created_at: string;
 }
