@@ -84,6 +84,18 @@ export const releaseSpecs: Record<string, Spec> = {
     when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', milestones: [] },
     then: [{ type: 'ReleaseUpdated', data: { project_id: 1, id: 1, updated_at: LATER } }],
   },
+  'a description beyond the text limit fails the save': {
+    given: base,
+    as: 2,
+    when: create({ description: 'x'.repeat(1_000_001) }),
+    error: { _tag: 'BadRequest', message: 'Validation failed: Description is too long (maximum is 1000000 characters)' },
+  },
+  'an update beyond the text limit answers the model’s errors': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', description: 'x'.repeat(1_000_001) },
+    error: validation({ description: ['is too long (maximum is 1000000 characters)'] }),
+  },
   'a release is updated': {
     given: [...base, released],
     as: 2,

@@ -29,6 +29,11 @@ export const RELEASE_MESSAGES = {
   record_not_found: '404 Not found',
 } as const;
 
+/** `Gitlab::Database::MAX_TEXT_SIZE_LIMIT` on `description`. */
+const MAX_DESCRIPTION = 1_000_000;
+const DESCRIPTION_TOO_LONG = `is too long (maximum is ${MAX_DESCRIPTION} characters)`;
+const descriptionTooLong = (description: string | undefined): boolean => description !== undefined && [...description].length > MAX_DESCRIPTION;
+
 /** `inexistent_milestones`: no milestone is kept, so every title asked for is missing ("Milestone(s) not found: a, b", 400). */
 export const milestonesRefusal = (titles: readonly string[] | undefined): DomainError | null =>
   titles && titles.length > 0 ? { _tag: 'BadRequest', message: `Milestone(s) not found: ${titles.join(', ')}` } : null;
@@ -57,6 +62,8 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
   const urlIssue = urlProblem(link.url);
   if (urlIssue) add('url', urlIssue);
   else if (others.some((other) => other.url === link.url)) add('url', 'has already been taken');
+  if ([...link.url].length > 2048) add('url', 'is too long (maximum is 2048 characters)');
+  if ([...link.name].length > 255) add('name', 'is too long (maximum is 255 characters)');
   if (link.name.trim() === '') add('name', "can't be blank");
   else if (others.some((other) => other.name === link.name)) add('name', 'has already been taken');
   if (link.filepath) {
@@ -105,6 +112,8 @@ const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided =
   if (milestones) return E.left(milestones);
   const repository = findRepository(state.repositories, project.id);
   if (!repository || refValue(repository, tagRef(command.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
+  // `release.save!`: the model's errors as the exception's message.
+  if (descriptionTooLong(command.description)) return E.left({ _tag: 'BadRequest', message: `Validation failed: Description ${DESCRIPTION_TOO_LONG}` });
   const refused = assetLinksRefusal(command.links ?? []);
   if (refused) return E.left(refused);
   let next = state.releases.sequences.link;
@@ -149,6 +158,8 @@ const decideUpdate = (issued: Command<'UpdateRelease'>, state: State): Decided =
   if (name === undefined && description === undefined && released_at === undefined && milestones === undefined) return E.left({ _tag: 'BadRequest', message: RELEASE_MESSAGES.params_empty });
   const unknown = milestonesRefusal(milestones);
   if (unknown) return E.left(unknown);
+  // `release.update` failing: `error(release.errors.messages, 400)`.
+  if (descriptionTooLong(description)) return E.left(validation({ description: [DESCRIPTION_TOO_LONG] }));
   return E.right([
     {
       type: 'ReleaseUpdated',
