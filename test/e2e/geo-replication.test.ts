@@ -142,7 +142,13 @@ describe('Geo: a read-only secondary in a second process', () => {
   it('the secondary refuses writes, as a read-only instance does', async () => {
     const refused = await api(secondary.url, 'POST', '/groups', { name: 'nope', path: 'nope' });
     expect(refused).toMatchObject({ status: 403, body: { message: 'You cannot perform write operations on a read-only instance' } });
-    expect((await api(secondary.url, 'DELETE', '/geo_nodes/1')).status).toBe(403);
+    expect((await api(secondary.url, 'DELETE', '/geo_nodes/1', {})).status).toBe(403);
+    // A write that is not JSON is sent back where it came from, as the platform's read-only middleware does.
+    const form = await fetch(`${secondary.url}/api/v4/geo_nodes/1`, { method: 'DELETE', redirect: 'manual', headers: { 'PRIVATE-TOKEN': TOKEN } });
+    expect(form.status).toBe(301);
+    expect(form.headers.get('location')).toBe(`${secondary.url}/`);
+    // The settings, writable on a primary in maintenance mode, are not on a secondary.
+    expect(await api(secondary.url, 'PUT', '/application/settings', { maintenance_mode: false })).toMatchObject({ status: 403, body: { message: 'You cannot perform write operations on a read-only instance' } });
     const clone = join(work, 'from-secondary');
     spawnSync('sh', ['-c', 'echo again > again.txt'], { cwd: clone });
     git(['add', '.'], clone);

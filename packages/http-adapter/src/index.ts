@@ -9,3 +9,4 @@ export * from './app/repositories.js';
 export * from './app/uploads.js';
 export * from './app/geo.js';
 export * from './app/geo-replication.js';
+export { readOnlyGate } from './app/read-only.js';

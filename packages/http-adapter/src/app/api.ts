@@ -11,6 +11,7 @@ import { gitHttpRoute } from '../resources/repositories/git-http.js';
 import { primaryGeoRuntime, type GeoRuntime } from './geo.js';
 import { geoReplicationRoute } from './geo-replication.js';
 import { settingsGate } from './gate.js';
+import { readOnlyGate } from './read-only.js';
 
 export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly app: Application<ForgefoldCommand, State>;
@@ -40,7 +41,7 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly secretKey?: Buffer;
   /** Geo: the node's name, live status and sync failures (default: a primary's runtime over this application). */
   readonly geo?: GeoRuntime;
-  /** A Geo secondary: every write answers 403 "You cannot perform write operations on a read-only instance". */
+  /** A Geo secondary: read-only whatever the settings say (see app/read-only.ts). */
   readonly readOnly?: boolean;
 }
 
@@ -67,7 +68,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   return createApiServer({
     routes: apiMounts(deps, { accessTokenLifetime: options.accessTokenLifetime ?? 7200 }, options.resources),
     rawRoutes: [gitHttpRoute(deps), geoReplicationRoute(deps, config.geoSecret ?? null)],
-    ...(options.readOnly ? { readOnly: {} } : {}),
+    readOnly: readOnlyGate(options.readOnly ?? false, () => options.app.state.settings),
     gate: settingsGate(() => options.app.state.settings, () => options.clock.now()),
     authBackend: onAuthenticated
       ? {

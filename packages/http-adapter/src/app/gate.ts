@@ -1,21 +1,17 @@
 /**
- * The settings that act in front of the API, as the platform's Rack middleware does:
+ * The throttles in front of the API, as the platform's Rack middleware has them:
  *
  * - Rack::Attack's throttles (lib/gitlab/rack_attack.rb): `throttle_unauthenticated` counts unauthenticated requests
  *   per IP, `throttle_authenticated_api` authenticated `/api/` requests per user, `throttle_authenticated_web` the
  *   others per user; fixed windows of `period_in_seconds`, refused past `requests_per_period` with 429, the
  *   `rate_limiting_response_text` (or "Retry later") as text/plain, and the RateLimit-* and Retry-After headers.
  *   The counters are the adapter's, not domain state: one map entry per client and throttle, O(1) per request.
- * - Maintenance mode (EE Gitlab::Middleware::ReadOnly): writes are refused for everyone, except the settings
- *   themselves, sign-in (`POST /oauth/token`) and the internal API; a JSON request gets 403 with the platform's
- *   message, any other a 301 back to where it came from.
+ *   The read-only middleware runs before this gate (see read-only.ts).
  */
 import { settingBoolean, settingInteger, settingString, type SettingsSlice } from '@forgefold/core';
-import { READ_ONLY_MESSAGE, withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
+import { withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
 
 const DEFAULT_RATE_LIMITING_RESPONSE_TEXT = 'Retry later';
-const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const JSON_TYPES = new Set(['application/json', 'application/vnd.git-lfs+json']);
 /** Beyond this many counters, those of past windows are dropped. */
 const MAX_COUNTERS = 10_000;
 
@@ -28,18 +24,6 @@ interface Counter {
 
 /** Which throttle counts this request, and under which key (Gitlab::RackAttack::Request). */
 const throttleOf = (request: GateRequest): Throttle => (request.userId === null ? 'throttle_unauthenticated' : request.path.startsWith('/api/') ? 'throttle_authenticated_api' : 'throttle_authenticated_web');
-
-const mediaType = (request: GateRequest): string => {
-  const type = request.headers['content-type'];
-  return (Array.isArray(type) ? type[0] ?? '' : type ?? '').split(';')[0]!.trim().toLowerCase();
-};
-
-/** Routes the read-only middleware lets through (CE allowlist, EE `admin_settings_update?` and `sign_in_route?`). */
-const allowedInMaintenance = (request: GateRequest): boolean =>
-  request.path.startsWith('/api/v4/application/settings') ||
-  (request.method === 'POST' && request.path.startsWith('/oauth/token')) ||
-  request.path.includes('/api/v4/internal') ||
-  (request.method === 'POST' && request.path.startsWith('/api/graphql'));
 
 export const settingsGate = (settings: () => SettingsSlice, now: () => string): RequestGate => {
   const counters = new Map<string, Counter>();
@@ -85,17 +69,7 @@ export const settingsGate = (settings: () => SettingsSlice, now: () => string): 
     };
   };
 
-  const readOnly = (slice: SettingsSlice, request: GateRequest): Reply | null => {
-    if (!settingBoolean(slice, 'maintenance_mode') || !WRITES.has(request.method) || allowedInMaintenance(request)) return null;
-    if (JSON_TYPES.has(mediaType(request))) return withStatus(403, { message: READ_ONLY_MESSAGE }, { etag: false });
-    const referer = request.headers['referer'];
-    return withStatus(301, undefined, { etag: false, headers: { Location: typeof referer === 'string' && referer !== '' ? referer : `${request.baseUrl}/` } });
-  };
-
   return {
-    admit: (request) => {
-      const slice = settings();
-      return throttled(slice, request) ?? readOnly(slice, request);
-    },
+    admit: (request) => throttled(settings(), request),
   };
 };

@@ -118,9 +118,26 @@ export interface RequestGate {
   readonly admit: (request: GateRequest) => Reply | null;
 }
 
+/** What the read-only middleware sees of a request: it runs before routing and authentication, so no user. */
+export interface ReadOnlyRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly baseUrl: string;
+}
+
+/**
+ * The read-only middleware (Gitlab::Middleware::ReadOnly): runs first for every request, streaming routes included,
+ * as the platform's sits in front of its router, its authentication and Rack::Attack; a reply refuses the request.
+ */
+export interface ReadOnlyGate {
+  readonly admit: (request: ReadOnlyRequest) => Reply | null;
+}
+
 export interface ApiServerOptions {
   readonly routes: readonly Mount[];
-  /** Throttles and read-only mode (see `RequestGate`). */
+  /** Throttles (see `RequestGate`). */
   readonly gate?: RequestGate;
   /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
   readonly rawRoutes?: readonly RawRoute[];
@@ -135,11 +152,8 @@ export interface ApiServerOptions {
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Caches rendered GET responses until `version()` changes (see cache.ts). */
   readonly responseCache?: ResponseCacheOptions;
-  /**
-   * A read-only instance (a Geo secondary): every write answers 403 with the platform's message before anything
-   * else runs; reads, git fetches and the paths `allowWrite` names still work.
-   */
-  readonly readOnly?: { readonly allowWrite?: (method: string, path: string) => boolean };
+  /** The read-only middleware (see `ReadOnlyGate`). */
+  readonly readOnly?: ReadOnlyGate;
   /** The product's own version: in `/-/readiness` (`forgefold_version`) and `/-/metrics` (`forgefold_build_info`). */
   readonly version?: string;
   /** `/-/metrics`: who may read it (default loopback) and the host's own metrics. */
@@ -267,15 +281,6 @@ const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD
  * One request on its way through the stages: what it asked, and what the stages learnt and answered. One
  * object per request, created with every field, so that each stage is a function of it alone.
  */
-/** What a read-only instance answers every write (Gitlab::Middleware::ReadOnly, reference §1.7). */
-export const READ_ONLY_MESSAGE = 'You cannot perform write operations on a read-only instance';
-
-/** Whether a request writes: any method but GET/HEAD/OPTIONS, except git's fetch (a POST); a push's ref advertisement too. */
-const isWrite = (method: string, path: string, query: string): boolean => {
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return /\.git\/info\/refs$/.test(path) && /(^|&)service=git-receive-pack(&|$)/.test(query);
-  return !(method === 'POST' && path.endsWith('.git/git-upload-pack'));
-};
-
 interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -679,6 +684,24 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return true;
   }
 
+  /** The read-only middleware's refusal written as the reply (true), or nothing (false). */
+  function refusedReadOnly(x: Exchange): boolean {
+    if (!options.readOnly) return false;
+    // The base URL only when a refusal needs it: this runs for every request, cached reads included.
+    const refusal = options.readOnly.admit({
+      method: x.method,
+      path: x.path,
+      query: x.query,
+      headers: x.req.headers,
+      get baseUrl() {
+        return requestInfoOf(x).baseUrl;
+      },
+    });
+    if (refusal === null) return false;
+    x.status = writeReply(x.res, refusal, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x), defaultContentType: x.contentType });
+    return true;
+  }
+
   /** Error rendering: any failure as the platform renders it (500s are logged, never leaked). */
   function renderError(x: Exchange, e: unknown): void {
     const r = errorToResponse(e);
@@ -806,7 +829,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const x = openExchange(req, res);
     try {
       checkTarget(x);
-      if (options.readOnly && isWrite(x.method, x.path, x.query) && !options.readOnly.allowWrite?.(x.method, x.path)) throw ApiError.message(403, READ_ONLY_MESSAGE);
+      if (refusedReadOnly(x)) {
+        closeExchange(x);
+        return DONE;
+      }
       const raw = rawRoutes.length === 0 ? undefined : rawRoutes.find((candidate) => candidate.matches(x.path));
       if (raw) return answerRaw(x, raw);
       if (!isOperatorEndpoint(x)) checkMinPosition(x);
