@@ -1,6 +1,7 @@
 /**
  * Property: after any sequence of API writes and pushes (some refused by protections), the repository's refs equal
- * the refs the log recorded, and replaying the log from the store yields the state the server holds.
+ * the refs the log recorded, and replaying the log from the store yields the state the server holds. Releases ride
+ * along: made from a ref (their tag created with them), deleted, and taken along by a tag deleted through the API.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,9 @@ type Op =
   | { kind: 'push'; branch: string }
   | { kind: 'forcePush'; branch: string }
   | { kind: 'pushTag'; tag: string; annotated: boolean }
-  | { kind: 'pushDelete'; ref: string };
+  | { kind: 'pushDelete'; ref: string }
+  | { kind: 'release'; tag: string }
+  | { kind: 'deleteRelease'; tag: string };
 
 const branch = fc.constantFrom(...BRANCHES);
 const tag = fc.constantFrom(...TAGS);
@@ -43,6 +46,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('forcePush' as const), branch }),
   fc.record({ kind: fc.constant('pushTag' as const), tag, annotated: fc.boolean() }),
   fc.record({ kind: fc.constant('pushDelete' as const), ref: fc.oneof(branch.map((b) => `refs/heads/${b}`), tag.map((t) => `refs/tags/${t}`)) }),
+  fc.record({ kind: fc.constant('release' as const), tag }),
+  fc.record({ kind: fc.constant('deleteRelease' as const), tag }),
 );
 
 const run = async (server: Running, work: string, projectId: number, path: string, ops: readonly Op[]): Promise<void> => {
@@ -104,6 +109,12 @@ const run = async (server: Running, work: string, projectId: number, path: strin
         break;
       case 'pushDelete':
         await git('push', '--quiet', 'origin', `:${step.ref}`);
+        break;
+      case 'release':
+        await server.call('POST', `${p}/releases`, { tag_name: step.tag, ref: 'main', description: `release ${n}` });
+        break;
+      case 'deleteRelease':
+        await server.call('DELETE', `${p}/releases/${step.tag}`);
         break;
     }
   }

@@ -13,6 +13,7 @@ import { memberSpecs } from './members.js';
 import { scimSpecs } from './scim.js';
 import { repositorySpecs } from './repositories.js';
 import { deploymentSpecs } from './deployments.js';
+import { releaseSpecs } from './releases.js';
 import { clusterSpecs } from './clusters.js';
 import { pipelineSpecs } from './pipelines.js';
 import { scheduleSpecs } from './schedules.js';
@@ -20,7 +21,7 @@ import { discussionSpecs, epicSpecs, issueSpecs, snippetSpecs } from './discussi
 import { geoSpecs } from './geo.js';
 import { settingEffectSpecs, settingSpecs } from './settings.js';
 
-const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs, deploymentSpecs, clusterSpecs, pipelineSpecs, scheduleSpecs, issueSpecs, snippetSpecs, epicSpecs, discussionSpecs, geoSpecs, settingSpecs, settingEffectSpecs].flatMap((group) => Object.values(group));
+const specs: Spec[] = [userSpecs, tokenSpecs, groupSpecs, projectSpecs, memberSpecs, scimSpecs, repositorySpecs, deploymentSpecs, clusterSpecs, pipelineSpecs, scheduleSpecs, issueSpecs, snippetSpecs, epicSpecs, discussionSpecs, geoSpecs, settingSpecs, settingEffectSpecs, releaseSpecs].flatMap((group) => Object.values(group));
 
 /** Every (module, handler) that applies an event type: the owner's evolve, then the followers. */
 const handlersOf = (type: string) =>

@@ -28,6 +28,7 @@ import { epicsModule } from './modules/epics/module.js';
 import { discussionsModule } from './modules/discussions/module.js';
 import { geoModule } from './modules/geo/module.js';
 import { settingsModule } from './modules/settings/module.js';
+import { releasesModule } from './modules/releases/module.js';
 
 export * from './modules/users/index.js';
 export * from './modules/tokens/index.js';
@@ -46,9 +47,10 @@ export * from './modules/epics/index.js';
 export * from './modules/discussions/index.js';
 export * from './modules/geo/index.js';
 export * from './modules/settings/index.js';
+export * from './modules/releases/index.js';
 
 /** Every module, in the order their slices appear in the State and their followers run. A new module is one line here. */
-export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule, issuesModule, snippetsModule, epicsModule, discussionsModule, geoModule, settingsModule] as const;
+export const moduleList = [usersModule, tokensModule, groupsModule, projectsModule, membersModule, scimModule, repositoriesModule, deploymentsModule, clustersModule, pipelinesModule, schedulesModule, issuesModule, snippetsModule, epicsModule, discussionsModule, geoModule, settingsModule, releasesModule] as const;
 
 export type ForgefoldCommand = CommandOf<(typeof moduleList)[number]>;
 

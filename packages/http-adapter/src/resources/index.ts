@@ -22,6 +22,7 @@ import { samlRoutes } from './saml/routes.js';
 import { scimMount } from './scim/routes.js';
 import { uploadMounts } from './uploads/routes.js';
 import { tagRoutes } from './tags/routes.js';
+import { releaseRoutes } from './releases/routes.js';
 import { branchRoutes } from './branches/routes.js';
 import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
@@ -81,6 +82,7 @@ export const apiResources: readonly ApiResource[] = [
   discussionRoutes,
   geoNodeRoutes,
   settingsRoutes,
+  releaseRoutes,
 ];
 
 /** The server's mounts: the resource list (the product's, or a longer one), then OAuth, SAML, SCIM and uploads. */

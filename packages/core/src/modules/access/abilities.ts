@@ -94,6 +94,11 @@ export const PROJECT_ABILITIES = {
   create_note: AccessLevel.GUEST,
   admin_note: AccessLevel.MAINTAINER,
   resolve_note: AccessLevel.DEVELOPER,
+  /** Releases (ProjectPolicy 14.7): Guests read them (without repository details); Developers create, update, delete. */
+  read_release: AccessLevel.GUEST,
+  create_release: AccessLevel.DEVELOPER,
+  update_release: AccessLevel.DEVELOPER,
+  destroy_release: AccessLevel.DEVELOPER,
 } as const;
 
 export type GroupAbility = keyof typeof GROUP_ABILITIES;

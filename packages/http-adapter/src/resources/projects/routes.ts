@@ -253,6 +253,22 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       }),
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),
     }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/forks',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        // `ForkProjectsFinder`: the project's direct forks the caller can see, with the project list's filters,
+        // order and pagination (`present_projects`).
+        const state = deps.app.state;
+        const found = projectOfRoute(ctx, state);
+        if (E.isLeft(found)) return found.left;
+        const source = found.right;
+        const forks = source.forks_count === 0 ? [] : [...listProjects(state.projects)].filter((project) => project.forked_from_id === source.id);
+        return page(ctx, listed(ctx, state, forks));
+      },
+    }),
     commandRoute(deps, {
       method: 'POST',
       path: '/projects/:id/fork',

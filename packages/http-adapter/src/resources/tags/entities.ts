@@ -1,10 +1,11 @@
 /** `Entities::Tag` (lib/api/entities/tag.rb). */
-import { findRepository, isProtectedTag, type Project } from '@forgefold/core';
+import { findRelease, findRepository, isProtectedTag, type Project } from '@forgefold/core';
 import type { Tag } from '@forgefold/git';
 import type { PresentContext } from '../context.js';
 import { commitEntity } from '../repositories/entities.js';
+import { tagReleaseEntity } from '../releases/entities.js';
 
-/** `Entities::Tag`; releases are not kept, so `release` is null. */
+/** `Entities::Tag`: `release` is the tag's release (`Entities::TagRelease`) or null. */
 export const tagEntity = (tag: Tag, project: Project, ctx: PresentContext) => {
   const repository = findRepository(ctx.state.repositories, project.id);
   return {
@@ -12,7 +13,7 @@ export const tagEntity = (tag: Tag, project: Project, ctx: PresentContext) => {
     message: tag.message,
     target: tag.target,
     commit: tag.commit ? commitEntity(tag.commit, project, ctx) : null,
-    release: null,
+    release: tagReleaseEntity(findRelease(ctx.state.releases, project.id, tag.name)),
     protected: repository ? isProtectedTag(repository, tag.name) : false,
   };
 };

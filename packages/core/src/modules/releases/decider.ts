@@ -1,0 +1,251 @@
+/**
+ * Decisions about releases (`Releases::CreateService`, `UpdateService`, `DestroyService`; `API::Releases` and
+ * `API::Release::Links` of 14.7) with the platform's checks in its order and its texts.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { conflict, forbidden, forbiddenMessage, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import type { Decision, Issued } from '../../kernel/decider.js';
+import { findProject } from '../projects/queries.js';
+import type { Project } from '../projects/projection.js';
+import { findRepository, refValue } from '../repositories/queries.js';
+import { tagRef } from '../repositories/projection.js';
+import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
+import type { ReleaseEvent, ReleaseLinkData } from './events.js';
+import type { Release, ReleaseLink, ReleasesView } from './projection.js';
+import { canRelease } from './policy.js';
+import { findRelease } from './queries.js';
+
+type State = ReleasesView;
+type Command<T extends ReleaseCommand['type']> = Issued<Extract<ReleaseCommand, { type: T }>>;
+type Decided = E.Either<DomainError, Decision<ReleaseEvent>>;
+
+export const RELEASE_MESSAGES = {
+  exists: 'Release already exists',
+  tag_missing: 'Tag does not exist',
+  params_empty: 'params is empty',
+  ref_missing: 'Ref is not specified',
+  protected_tag: 'You are not allowed to create this tag as it is protected.',
+  /** `find_by_tag!` (links API): ActiveRecord::RecordNotFound. */
+  record_not_found: '404 Not found',
+} as const;
+
+/** `Gitlab::Database::MAX_TEXT_SIZE_LIMIT` on `description`. */
+const MAX_DESCRIPTION = 1_000_000;
+const DESCRIPTION_TOO_LONG = `is too long (maximum is ${MAX_DESCRIPTION} characters)`;
+const descriptionTooLong = (description: string | undefined): boolean => description !== undefined && [...description].length > MAX_DESCRIPTION;
+
+/** `inexistent_milestones`: no milestone is kept, so every title asked for is missing ("Milestone(s) not found: a, b", 400). */
+export const milestonesRefusal = (titles: readonly string[] | undefined): DomainError | null =>
+  titles && titles.length > 0 ? { _tag: 'BadRequest', message: `Milestone(s) not found: ${titles.join(', ')}` } : null;
+
+const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
+
+/** `Releases::Link::FILEPATH_REGEX`. */
+const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z_.-]+$/;
+
+/** `addressable_url` with `schemes: %w(http https ftp)`. */
+const urlProblem = (value: string): string | null => {
+  if (value.trim() === '') return "can't be blank";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be a valid URL';
+  }
+  return ['http:', 'https:', 'ftp:'].includes(url.protocol) ? null : 'is blocked: Only allowed schemes are http, https, ftp';
+};
+
+/** A link's validation errors (`Releases::Link`), against its release's other links. */
+const linkErrors = (link: { name: string; url: string; filepath: string | null; link_type: string }, others: readonly { name: string; url: string; filepath: string | null }[]): Record<string, string[]> => {
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const urlIssue = urlProblem(link.url);
+  if (urlIssue) add('url', urlIssue);
+  else if (others.some((other) => other.url === link.url)) add('url', 'has already been taken');
+  if ([...link.url].length > 2048) add('url', 'is too long (maximum is 2048 characters)');
+  if ([...link.name].length > 255) add('name', 'is too long (maximum is 255 characters)');
+  if (link.name.trim() === '') add('name', "can't be blank");
+  else if (others.some((other) => other.name === link.name)) add('name', 'has already been taken');
+  if (link.filepath) {
+    if (others.some((other) => other.filepath === link.filepath)) add('filepath', 'has already been taken');
+    if (!FILEPATH.test(link.filepath)) add('filepath', 'is in an invalid format');
+  }
+  if (!(LINK_TYPES as readonly string[]).includes(link.link_type)) add('link_type', 'is not included in the list');
+  return errors;
+};
+
+/**
+ * `release.save!` with nested links: the first invalid one fails the whole save ("Validation failed: …", 400).
+ * Public so the shell can refuse before it makes the tag (a refusal changes nothing).
+ */
+export const assetLinksRefusal = (inputs: readonly ReleaseLinkInput[]): DomainError | null => {
+  const seen: { name: string; url: string; filepath: string | null }[] = [];
+  for (const input of inputs) {
+    const link = normalizeLink(input);
+    const fields = Object.entries(linkErrors(link, seen));
+    if (fields.length > 0) {
+      const messages = fields.flatMap(([field, texts]) => texts.map((text) => `Links ${field.replace('_', ' ')} ${text}`));
+      return { _tag: 'BadRequest', message: `Validation failed: ${messages.join(', ')}` };
+    }
+    seen.push(link);
+  }
+  return null;
+};
+
+/** `user_project` then the ability (403 "403 Forbidden" from `authorize!`). */
+const locate = (state: State, issued: Issued<{ readonly project_id: number }>): E.Either<DomainError, Project> => {
+  const project = findProject(state.projects, issued.command.project_id);
+  return project ? E.right(project) : E.left(notFound('Project'));
+};
+
+const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: input.url, filepath: input.filepath || null, link_type: input.link_type ?? 'other' });
+
+const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const found = locate(state, issued);
+  if (E.isLeft(found)) return found;
+  const project = found.right;
+  if (!canRelease(state, actor.userId, project, 'create_release')) return E.left(forbidden());
+  if (!canRelease(state, actor.userId, project, 'create_release', command.tag)) return E.left(forbiddenMessage(RELEASE_MESSAGES.protected_tag));
+  if (findRelease(state.releases, project.id, command.tag)) return E.left(conflict(RELEASE_MESSAGES.exists));
+  const milestones = milestonesRefusal(command.milestones);
+  if (milestones) return E.left(milestones);
+  const repository = findRepository(state.repositories, project.id);
+  if (!repository || refValue(repository, tagRef(command.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
+  // `release.save!`: the model's errors as the exception's message.
+  if (descriptionTooLong(command.description)) return E.left({ _tag: 'BadRequest', message: `Validation failed: Description ${DESCRIPTION_TOO_LONG}` });
+  const refused = assetLinksRefusal(command.links ?? []);
+  if (refused) return E.left(refused);
+  let next = state.releases.sequences.link;
+  const links: ReleaseLinkData[] = (command.links ?? []).map((input) => ({ id: ++next, ...normalizeLink(input), created_at: at }));
+  return E.right([
+    {
+      type: 'ReleaseCreated',
+      data: {
+        project_id: project.id,
+        id: state.releases.sequences.release + 1,
+        tag: command.tag,
+        name: command.name ?? null,
+        description: command.description ?? null,
+        sha: command.sha,
+        author_id: actor.userId,
+        created_at: at,
+        released_at: command.released_at ?? at,
+        links,
+      },
+    },
+  ]);
+};
+
+/** `authorize! :update_release, release` (403 when there is none), then the service's checks. */
+const locateRelease = (state: State, issued: Command<'UpdateRelease' | 'DeleteRelease'>, ability: 'update_release' | 'destroy_release'): E.Either<DomainError, { project: Project; release: Release }> => {
+  const found = locate(state, issued);
+  if (E.isLeft(found)) return found;
+  const project = found.right;
+  const release = findRelease(state.releases, project.id, issued.command.tag);
+  if (!release || !canRelease(state, issued.actor.userId, project, ability, release.tag)) return E.left(forbidden());
+  const repository = findRepository(state.repositories, project.id);
+  if (!repository || refValue(repository, tagRef(release.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
+  return E.right({ project, release });
+};
+
+const decideUpdate = (issued: Command<'UpdateRelease'>, state: State): Decided => {
+  const found = locateRelease(state, issued, 'update_release');
+  if (E.isLeft(found)) return found;
+  const { release } = found.right;
+  const { name, description, released_at, milestones } = issued.command;
+  // `params.except(:tag).empty?`: an empty milestone list (clearing them) counts as a parameter.
+  if (name === undefined && description === undefined && released_at === undefined && milestones === undefined) return E.left({ _tag: 'BadRequest', message: RELEASE_MESSAGES.params_empty });
+  const unknown = milestonesRefusal(milestones);
+  if (unknown) return E.left(unknown);
+  // `release.update` failing: `error(release.errors.messages, 400)`.
+  if (descriptionTooLong(description)) return E.left(validation({ description: [DESCRIPTION_TOO_LONG] }));
+  return E.right([
+    {
+      type: 'ReleaseUpdated',
+      data: {
+        project_id: release.project_id,
+        id: release.id,
+        updated_at: issued.at,
+        ...(name !== undefined ? { name } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(released_at !== undefined ? { released_at } : {}),
+      },
+    },
+  ]);
+};
+
+const decideDelete = (issued: Command<'DeleteRelease'>, state: State): Decided => {
+  const found = locateRelease(state, issued, 'destroy_release');
+  if (E.isLeft(found)) return found;
+  const { release } = found.right;
+  return E.right([{ type: 'ReleaseDeleted', data: { project_id: release.project_id, id: release.id } }]);
+};
+
+/** The links API: `find_by_tag!` (404 "404 Not found"), then `authorize! ability, release`. */
+const locateLinkRelease = (state: State, issued: Issued<{ readonly project_id: number; readonly tag: string }>, ability: 'create_release' | 'update_release' | 'destroy_release'): E.Either<DomainError, Release> => {
+  const found = locate(state, issued);
+  if (E.isLeft(found)) return found;
+  const release = findRelease(state.releases, found.right.id, issued.command.tag);
+  if (!release) return E.left(notFound(undefined, RELEASE_MESSAGES.record_not_found));
+  if (!canRelease(state, issued.actor.userId, found.right, ability, release.tag)) return E.left(forbidden());
+  return E.right(release);
+};
+
+const findLink = (release: Release, id: number): E.Either<DomainError, ReleaseLink> => {
+  const link = release.links.find((candidate) => candidate.id === id);
+  return link ? E.right(link) : E.left(notFound());
+};
+
+const decideCreateLink = (issued: Command<'CreateReleaseLink'>, state: State): Decided => {
+  const found = locateLinkRelease(state, issued, 'create_release');
+  if (E.isLeft(found)) return found;
+  const release = found.right;
+  const link = normalizeLink(issued.command);
+  const errors = linkErrors(link, release.links);
+  if (Object.keys(errors).length > 0) return E.left(validation(errors));
+  return E.right([{ type: 'ReleaseLinkCreated', data: { project_id: release.project_id, release_id: release.id, id: state.releases.sequences.link + 1, ...link, created_at: issued.at } }]);
+};
+
+const decideUpdateLink = (issued: Command<'UpdateReleaseLink'>, state: State): Decided => {
+  const found = locateLinkRelease(state, issued, 'update_release');
+  if (E.isLeft(found)) return found;
+  const release = found.right;
+  const current = findLink(release, issued.command.link_id);
+  if (E.isLeft(current)) return current;
+  const { name, url, filepath, link_type } = issued.command;
+  const changes = {
+    ...(name !== undefined ? { name } : {}),
+    ...(url !== undefined ? { url } : {}),
+    ...(filepath !== undefined ? { filepath: filepath || null } : {}),
+    ...(link_type !== undefined ? { link_type } : {}),
+  };
+  const errors = linkErrors({ ...current.right, ...changes }, release.links.filter((other) => other.id !== current.right.id));
+  if (Object.keys(errors).length > 0) return E.left(validation(errors));
+  return E.right([{ type: 'ReleaseLinkUpdated', data: { project_id: release.project_id, release_id: release.id, id: current.right.id, ...changes } }]);
+};
+
+const decideDeleteLink = (issued: Command<'DeleteReleaseLink'>, state: State): Decided => {
+  const found = locateLinkRelease(state, issued, 'destroy_release');
+  if (E.isLeft(found)) return found;
+  const current = findLink(found.right, issued.command.link_id);
+  if (E.isLeft(current)) return current;
+  return E.right([{ type: 'ReleaseLinkDeleted', data: { project_id: found.right.project_id, release_id: found.right.id, id: current.right.id } }]);
+};
+
+export const decide = (issued: Issued<ReleaseCommand>, state: State): Decided => {
+  switch (issued.command.type) {
+    case 'CreateRelease':
+      return decideCreate(issued as Command<'CreateRelease'>, state);
+    case 'UpdateRelease':
+      return decideUpdate(issued as Command<'UpdateRelease'>, state);
+    case 'DeleteRelease':
+      return decideDelete(issued as Command<'DeleteRelease'>, state);
+    case 'CreateReleaseLink':
+      return decideCreateLink(issued as Command<'CreateReleaseLink'>, state);
+    case 'UpdateReleaseLink':
+      return decideUpdateLink(issued as Command<'UpdateReleaseLink'>, state);
+    case 'DeleteReleaseLink':
+      return decideDeleteLink(issued as Command<'DeleteReleaseLink'>, state);
+  }
+};

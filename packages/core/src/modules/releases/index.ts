@@ -1,0 +1,6 @@
+export * from './commands.js';
+export * from './events.js';
+export * from './projection.js';
+export * from './queries.js';
+export * from './policy.js';
+export { assetLinksRefusal, milestonesRefusal, RELEASE_MESSAGES } from './decider.js';
