@@ -112,6 +112,14 @@ describe('commits side by side', () => {
     await gitOut(['fsck', '--strict', '--no-progress']);
   });
 
+  it('answers a ref transaction git refuses with the platform error, and the next write still goes through', async () => {
+    await ok(repository.createBranch({ branch: 'clash', ref: 'main' }));
+    const refused = await repository.createBranch({ branch: 'clash/inner', ref: 'main' });
+    expect(refused._tag === 'Left' && refused.left._tag).toBe('RefExists');
+    const after = await ok(commit('clash', [{ action: 'create', file_path: 'after.txt', content: 'a\n' }]));
+    expect(await gitOut(['rev-parse', 'refs/heads/clash'])).toBe(after.commit.id);
+  });
+
   it('answers the stats of a create-only commit as git diff --numstat counts them', async () => {
     const cases: CommitAction[][] = [
       [{ action: 'create', file_path: 'stats/a.txt', content: 'one\ntwo\n' }],

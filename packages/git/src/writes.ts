@@ -79,7 +79,9 @@ export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[]
   if (invalid) fail(invalidRefName(invalid.ref, `Invalid reference name: ${invalid.ref}`));
   const commands = changes.map((change) => `update ${change.ref} ${change.newSha ?? ZERO_SHA} ${change.oldSha ?? ZERO_SHA}\n`).join('');
   try {
-    await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
+    // The repository's running `update-ref --stdin` (ref-updater.ts); a one-off process for another environment.
+    if (Object.keys(env).length === 0) await ctx.refUpdates.transaction(ctx.gitDir, commands);
+    else await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
   } catch (error) {
     if (error instanceof GitCommandError) {
       // A ref cannot be both a name and a directory of names (`a` and `a/b`).
