@@ -13,7 +13,8 @@
  *      first clone after a change (a commit through the API before each, BENCH_FIRST_CLONES rounds, default 12)
  *      misses it, and is measured against raw clones in the same rounds.
  *  (c) one-file commits through `POST /projects/:id/repository/commits` at 10 connections (one file each, over 10
- *      branches): p50 and p99, against the bare plumbing of the same commit (no checks, no HTTP, no log).
+ *      branches): p50 and p99, and one at a time on one connection, against the bare plumbing of the same commit
+ *      (no checks, no HTTP, no log).
  *
  * Knobs: BENCH_TAGS, BENCH_CLONE_COMMITS, BENCH_FIRST_CLONES, BENCH_MS (default 2000), BENCH_HTTP_SECONDS (default 5), BENCH_CASES.
  */
@@ -182,7 +183,21 @@ export default async function (): Promise<void> {
         head = commit;
         if (i >= 5) raw.push(performance.now() - started);
       }
+      // One connection, one commit at a time: what a single commit costs, without queueing.
+      const single: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const started = performance.now();
+        const response = await fetch(`${server.url}/api/v4/projects/${project.id}/repository/commits`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ branch: 'b1', commit_message: `Single ${i}`, actions: [{ action: 'create', file_path: `single/file-${i}.txt`, content: `content ${i}\n` }] }),
+        });
+        if (response.status !== 201) throw new Error(`commit: ${response.status}`);
+        await response.arrayBuffer();
+        if (i >= 10) single.push(performance.now() - started);
+      }
       report.add('raw plumbing commit p50', percentile(raw, 50), 'ms', { note: 'sequential, no checks' });
+      report.add('POST …/repository/commits p50, 1 connection', percentile(single, 50), 'ms', { baseline: 'raw plumbing commit p50', note: `p99 ${percentile(single, 99).toFixed(0)} ms, 50 commits` });
       report.add('POST …/repository/commits p50', load.p50, 'ms', { baseline: 'raw plumbing commit p50', note: `10 connections, ${load.rps.toFixed(1)} commits/s` });
       report.add('raw plumbing commit p99', percentile(raw, 99), 'ms');
       report.add('POST …/repository/commits p99', load.p99, 'ms', { baseline: 'raw plumbing commit p99', note: '10 connections' });
