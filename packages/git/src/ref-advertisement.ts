@@ -144,7 +144,7 @@ const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'),
 /** The refs as git sees them now, or null (see the file's comment). */
 export const readRefSnapshot = async (ctx: RepoContext): Promise<RefSnapshot | null> => {
   const { gitDir } = ctx;
-  let headFile = '';
+  let headFile: string;
   try {
     headFile = readFileSync(join(gitDir, 'HEAD'), 'utf8');
   } catch {
