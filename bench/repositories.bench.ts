@@ -9,11 +9,14 @@
  *      and pages from the projection (the log records each tag's commit date) and reads the 20 tags from git.
  *  (b) `git clone` over smart HTTP from the server vs `git clone --no-local` from the bare directory (the same
  *      upload-pack over a pipe), BENCH_CLONE_COMMITS commits (default 300). Target ≥ 0.7x. Repeated clones of
- *      unchanged refs are answered from the upload-pack cache (packages/git/src/upload-pack-cache.ts).
+ *      unchanged refs are answered from the upload-pack cache (packages/git/src/upload-pack-cache.ts); the
+ *      first clone after a change (a commit through the API before each, BENCH_FIRST_CLONES rounds, default 12)
+ *      misses it, and is measured against raw clones in the same rounds.
  *  (c) one-file commits through `POST /projects/:id/repository/commits` at 10 connections (one file each, over 10
- *      branches): p50 and p99, against the bare plumbing of the same commit (no checks, no HTTP, no log).
+ *      branches): p50 and p99, and one at a time on one connection, against the bare plumbing of the same commit
+ *      (no checks, no HTTP, no log).
  *
- * Knobs: BENCH_TAGS, BENCH_CLONE_COMMITS, BENCH_MS (default 2000), BENCH_HTTP_SECONDS (default 5), BENCH_CASES.
+ * Knobs: BENCH_TAGS, BENCH_CLONE_COMMITS, BENCH_FIRST_CLONES, BENCH_MS (default 2000), BENCH_HTTP_SECONDS (default 5), BENCH_CASES.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -106,6 +109,44 @@ export default async function (): Promise<void> {
         target: { ratio: 0.7, text: '≥ 0.7x' },
         note: `median ${percentile(v0.latencies, 50).toFixed(0)} ms; two requests, cached as above`,
       });
+      // First clones after a change (cache misses): a commit through the API before each clone, untimed, and a
+      // raw clone in the same rounds so that both see the same load. Ratios of medians.
+      const rounds = envInt('BENCH_FIRST_CLONES', 12);
+      const firstRaw: number[] = [];
+      const first: Record<'v2' | 'v0', number[]> = { v2: [], v0: [] };
+      let change = 0;
+      const commit = async () => {
+        const response = await fetch(`${server.url}/api/v4/projects/${project.id}/repository/commits`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ branch: 'main', commit_message: `Change ${change}`, actions: [{ action: 'create', file_path: `changes/${change++}.txt`, content: 'change\n' }] }),
+        });
+        if (response.status !== 201) throw new Error(`commit: ${response.status}`);
+        await response.arrayBuffer();
+      };
+      const timedClone = async (source: string, extra: string[]) => {
+        const started = performance.now();
+        await cloneInto(source, extra);
+        return performance.now() - started;
+      };
+      log(`(b) ${rounds} rounds of first clones after a commit`);
+      for (let round = 0; round < rounds; round++) {
+        firstRaw.push(await timedClone(bare, ['--no-local']));
+        for (const version of ['v2', 'v0'] as const) {
+          await commit();
+          first[version].push(await timedClone(remote(project.path_with_namespace), ['-c', `protocol.version=${version.slice(1)}`]));
+        }
+      }
+      const rawMedian = percentile(firstRaw, 50);
+      report.add('raw git clone --no-local (first-clone rounds)', 1_000 / rawMedian, 'ops/s', { note: `median ${rawMedian.toFixed(0)} ms, ${rounds} rounds` });
+      for (const version of ['v2', 'v0'] as const) {
+        const median = percentile(first[version], 50);
+        report.add(`first clone after a commit (${version}, token)`, 1_000 / median, 'ops/s', {
+          baseline: 'raw git clone --no-local (first-clone rounds)',
+          target: { ratio: 0.7, text: '≥ 0.7x' },
+          note: `median ${median.toFixed(0)} ms; an upload-pack cache miss, one upload-pack started`,
+        });
+      }
     }
 
     if (CASES.includes('c')) {
@@ -142,7 +183,21 @@ export default async function (): Promise<void> {
         head = commit;
         if (i >= 5) raw.push(performance.now() - started);
       }
+      // One connection, one commit at a time: what a single commit costs, without queueing.
+      const single: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const started = performance.now();
+        const response = await fetch(`${server.url}/api/v4/projects/${project.id}/repository/commits`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ branch: 'b1', commit_message: `Single ${i}`, actions: [{ action: 'create', file_path: `single/file-${i}.txt`, content: `content ${i}\n` }] }),
+        });
+        if (response.status !== 201) throw new Error(`commit: ${response.status}`);
+        await response.arrayBuffer();
+        if (i >= 10) single.push(performance.now() - started);
+      }
       report.add('raw plumbing commit p50', percentile(raw, 50), 'ms', { note: 'sequential, no checks' });
+      report.add('POST …/repository/commits p50, 1 connection', percentile(single, 50), 'ms', { baseline: 'raw plumbing commit p50', note: `p99 ${percentile(single, 99).toFixed(0)} ms, 50 commits` });
       report.add('POST …/repository/commits p50', load.p50, 'ms', { baseline: 'raw plumbing commit p50', note: `10 connections, ${load.rps.toFixed(1)} commits/s` });
       report.add('raw plumbing commit p99', percentile(raw, 99), 'ms');
       report.add('POST …/repository/commits p99', load.p99, 'ms', { baseline: 'raw plumbing commit p99', note: '10 connections' });

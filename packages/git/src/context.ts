@@ -2,6 +2,7 @@
 import { fail, revisionNotFound } from './errors.js';
 import type { KeyedLock } from './lock.js';
 import type { GitObject, ObjectReaderPool } from './object-reader.js';
+import type { RefUpdaterPool } from './ref-updater.js';
 import { parseCommit } from './objects.js';
 import { isSafeRevision } from './ref-names.js';
 import type { Commit, Sha } from './types.js';
@@ -10,6 +11,8 @@ export interface RepoContext {
   readonly gitDir: string;
   readonly objects: ObjectReaderPool;
   readonly lock: KeyedLock;
+  /** Ref transactions (`update-ref --stdin`, kept running per repository). */
+  readonly refUpdates: RefUpdaterPool;
 }
 
 export const readObject = (ctx: RepoContext, name: string): Promise<GitObject | null> => ctx.objects.read(ctx.gitDir, name);

@@ -23,6 +23,7 @@ import { isAncestor } from './reads.js';
 import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
 import { UploadPackCache } from './upload-pack-cache.js';
+import { lsRefsAnswer, parseLsRefs, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -225,8 +226,10 @@ const CACHEABLE_BODY_BYTES = 256 * 1024;
 const hasHaves = (body: Buffer) => body.includes('have ');
 
 /**
- * upload-pack, its answer reused from the cache when the same request came under the same refs (see
- * upload-pack-cache.ts), kept there otherwise.
+ * upload-pack. Its answer is reused from the cache when the same request came under the same refs (see
+ * upload-pack-cache.ts), and kept there otherwise. Ref advertisements (v2's `ls-refs`, v0's `--advertise-refs`)
+ * are answered from the ref files (ref-advertisement.ts) and v2's capabilities from what git said the first
+ * time, so that a clone starts one git (the fetch's) as a local clone does, rather than two or three.
  */
 const uploadPack = async (
   deps: SmartHttpDeps,
@@ -237,36 +240,71 @@ const uploadPack = async (
   protocolEnv: Readonly<Record<string, string>>,
   advertise: boolean,
 ): Promise<void> => {
-  const { gitDir } = deps.ctx;
+  const { ctx, cache } = deps;
+  const { gitDir } = ctx;
+  const v2 = wantsV2(protocol);
   const contentType = advertise ? 'application/x-git-upload-pack-advertisement' : 'application/x-git-upload-pack-result';
+  const send = (body: Buffer) => {
+    res.writeHead(200, { 'Content-Type': contentType, ...noCache, 'Content-Length': String(body.length) });
+    res.end(body);
+  };
   // `--strict`: the directory itself must be the repository (upload-pack would also try `<dir>/.git`).
   const args = advertise ? ['upload-pack', '--stateless-rpc', '--advertise-refs', '--strict', gitDir] : ['upload-pack', '--stateless-rpc', '--strict', gitDir];
-  const preamble = advertise && !wantsV2(protocol) ? `${pktLine('# service=git-upload-pack\n')}0000` : undefined;
-  const cache = deps.cache;
-  let input: Input = advertise ? { kind: 'none' } : { kind: 'request' };
-  let key: string | null = null;
-  if (cache !== undefined && refsVersion !== undefined) {
-    if (advertise) key = UploadPackCache.key(gitDir, refsVersion, ['advertise', protocol ?? '']);
-    else {
-      const body = await readBody(req, CACHEABLE_BODY_BYTES);
-      if (body === null) return plain(res, 400, 'The request body could not be read\n');
-      input = { kind: 'read', ...body };
-      if (body.rest === null && !hasHaves(body.prefix)) {
-        key = UploadPackCache.key(gitDir, refsVersion, ['upload-pack', protocol ?? '', createHash('sha256').update(body.prefix).digest('hex')]);
-      }
-    }
-    const hit = key === null ? undefined : cache.get(key);
-    if (hit !== undefined) {
-      res.writeHead(200, { 'Content-Type': hit.contentType, ...noCache, 'Content-Length': String(hit.body.length) });
-      res.end(hit.body);
-      return;
-    }
+  const keyOf = (parts: readonly string[]) => (cache !== undefined && refsVersion !== undefined ? UploadPackCache.key(gitDir, refsVersion, parts) : null);
+  const remember = (key: string | null, body: Buffer) => {
+    if (key !== null) cache!.set(gitDir, refsVersion!, key, { contentType, body });
+  };
+
+  if (advertise && v2) {
+    // Capabilities only, the same whatever the refs.
+    const name = `v2-capabilities\0${protocol}`;
+    const known = cache?.getFixed<Buffer>(gitDir, name);
+    if (known !== undefined) return send(known);
+    return stream(req, res, args, protocolEnv, contentType, {
+      input: { kind: 'none' },
+      ...(cache !== undefined ? { keep: { max: 64 * 1024, store: (body: Buffer) => cache.setFixed(gitDir, name, body) } } : {}),
+    });
   }
-  const store = key === null || cache === undefined ? undefined : (body: Buffer) => cache.set(gitDir, refsVersion!, key!, { contentType, body });
+
+  if (advertise) {
+    const preamble = `${pktLine('# service=git-upload-pack\n')}0000`;
+    const key = keyOf(['advertise', protocol ?? '']);
+    const hit = key === null ? undefined : cache!.get(key);
+    if (hit !== undefined) return send(hit.body);
+    const capabilitiesName = `v0-capabilities\0${protocol ?? ''}`;
+    const capabilities = cache?.getFixed<V0Capabilities>(gitDir, capabilitiesName);
+    const snapshot = capabilities === undefined ? null : await readRefSnapshot(ctx);
+    const answer = snapshot === null ? null : v0Advertisement(snapshot, capabilities!);
+    if (answer !== null) {
+      const body = Buffer.concat([Buffer.from(preamble, 'utf8'), answer]);
+      remember(key, body);
+      return send(body);
+    }
+    const store = (body: Buffer) => {
+      const learnt = v0CapabilitiesOf(body.subarray(Buffer.byteLength(preamble)));
+      if (learnt !== null) cache!.setFixed(gitDir, capabilitiesName, learnt);
+      remember(key, body);
+    };
+    return stream(req, res, args, protocolEnv, contentType, { input: { kind: 'none' }, preamble, ...(cache !== undefined ? { keep: { max: cache.entryMaxBytes, store } } : {}) });
+  }
+
+  const body = await readBody(req, CACHEABLE_BODY_BYTES);
+  if (body === null) return plain(res, 400, 'The request body could not be read\n');
+  const input: Input = { kind: 'read', ...body };
+  const whole = body.rest === null;
+  const key = whole && !hasHaves(body.prefix) ? keyOf(['upload-pack', protocol ?? '', createHash('sha256').update(body.prefix).digest('hex')]) : null;
+  const hit = key === null ? undefined : cache!.get(key);
+  if (hit !== undefined) return send(hit.body);
+  const lsRefs = whole && v2 ? parseLsRefs(body.prefix) : null;
+  const snapshot = lsRefs === null ? null : await readRefSnapshot(ctx);
+  if (lsRefs !== null && snapshot !== null) {
+    const answer = lsRefsAnswer(snapshot, lsRefs);
+    remember(key, answer);
+    return send(answer);
+  }
   return stream(req, res, args, protocolEnv, contentType, {
     input,
-    ...(preamble !== undefined ? { preamble } : {}),
-    ...(store !== undefined ? { keep: { max: cache!.entryMaxBytes, store } } : {}),
+    ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),
   });
 };
 

@@ -239,6 +239,8 @@ export interface CommitFilesResult {
   readonly commit: Commit;
   readonly branchCreated: boolean;
   readonly changes: readonly RefChange[];
+  /** `diff --numstat` against the parent, when known without git (every action creates a file); else ask `commitStats`. */
+  readonly stats?: CommitStats;
 }
 
 export interface CreateBranchInput {

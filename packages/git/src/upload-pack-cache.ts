@@ -19,6 +19,11 @@ export class UploadPackCache {
   /** The latest token per repository: answers under an older one are dropped when a newer one is stored. */
   private readonly latest = new Map<string, string>();
   private bytes = 0;
+  /**
+   * What does not depend on the refs, per repository (v2's capability advertisement, v0's capabilities): kept
+   * until the repository is forgotten, so that a clone after a change still starts no git for them.
+   */
+  private readonly fixed = new Map<string, unknown>();
 
   constructor(
     readonly budgetBytes: number,
@@ -57,10 +62,21 @@ export class UploadPackCache {
     }
   }
 
+  getFixed<T>(scope: string, name: string): T | undefined {
+    return this.fixed.get(`${scope}\0${name}`) as T | undefined;
+  }
+
+  setFixed(scope: string, name: string, value: unknown): void {
+    // A few small values per repository; the oldest go when there are very many repositories.
+    if (this.fixed.size >= 10_000) this.fixed.delete(this.fixed.keys().next().value!);
+    this.fixed.set(`${scope}\0${name}`, value);
+  }
+
   /** Forgets a repository (removed or recreated). */
   forget(scope: string): void {
     this.latest.delete(scope);
     const prefix = `${scope}\0`;
+    for (const key of this.fixed.keys()) if (key.startsWith(prefix)) this.fixed.delete(key);
     for (const [key, entry] of this.entries) if (key.startsWith(prefix)) this.remove(key, entry);
   }
 

@@ -1,5 +1,5 @@
 /**
- * Writes. Blobs and trees of API commits are written in-process (object-writer.ts) from one `ls-tree`; commits,
+ * Writes. Blobs and trees of API commits are written in-process (object-writer.ts) from the base tree read through the batch reader; commits,
  * tags and merges by plumbing (`commit-tree`, `mktag`, `merge-tree --write-tree`), never in a work tree, and
  * refs move by compare-and-swap
  * (`update-ref --stdin` with the old value) under the repository's lock. Dates and identities come from the
@@ -7,6 +7,7 @@
  */
 import {
   GitCommandError,
+  GitErrorThrown,
   commitRefused,
   fail,
   indexError,
@@ -33,6 +34,7 @@ import type {
   CommitAction,
   CommitFilesInput,
   CommitFilesResult,
+  CommitStats,
   CreateBranchInput,
   CreateTagInput,
   MergeInput,
@@ -77,7 +79,9 @@ export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[]
   if (invalid) fail(invalidRefName(invalid.ref, `Invalid reference name: ${invalid.ref}`));
   const commands = changes.map((change) => `update ${change.ref} ${change.newSha ?? ZERO_SHA} ${change.oldSha ?? ZERO_SHA}\n`).join('');
   try {
-    await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
+    // The repository's running `update-ref --stdin` (ref-updater.ts); a one-off process for another environment.
+    if (Object.keys(env).length === 0) await ctx.refUpdates.transaction(ctx.gitDir, commands);
+    else await git(ctx.gitDir, ['update-ref', '--stdin'], { input: `start\n${commands}prepare\ncommit\n`, env });
   } catch (error) {
     if (error instanceof GitCommandError) {
       // A ref cannot be both a name and a directory of names (`a` and `a/b`).
@@ -92,19 +96,28 @@ export const updateRefs = async (ctx: RepoContext, changes: readonly RefChange[]
 
 /** Runs a write under the repository's lock; `record` runs before the lock is freed (and undoes the write if it fails). */
 export const locked = <A extends { changes: readonly RefChange[] }>(ctx: RepoContext, options: WriteOptions | undefined, write: () => Promise<A>): Promise<A> =>
-  ctx.lock.run(ctx.gitDir, async () => {
-    const result = await write();
-    if (options?.record && result.changes.length > 0) {
-      try {
-        await options.record(result.changes);
-      } catch (cause) {
-        const undo = [...result.changes].reverse().map((change): RefChange => ({ ref: change.ref, oldSha: change.newSha, newSha: change.oldSha }));
-        await updateRefs(ctx, undo);
-        return fail(recordFailed(cause));
-      }
+  ctx.lock.run(ctx.gitDir, () => recorded(ctx, options, write));
+
+/**
+ * As `locked`, for a write that moves `ref` alone: under that ref's lock and the repository's shared lock
+ * (lock.ts), so writes to other branches run meanwhile; its `record` still runs after its ref moved.
+ */
+const lockedRef = <A extends { changes: readonly RefChange[] }>(ctx: RepoContext, ref: string, options: WriteOptions | undefined, write: () => Promise<A>): Promise<A> =>
+  ctx.lock.runBranch(ctx.gitDir, ref, () => recorded(ctx, options, write));
+
+const recorded = async <A extends { changes: readonly RefChange[] }>(ctx: RepoContext, options: WriteOptions | undefined, write: () => Promise<A>): Promise<A> => {
+  const result = await write();
+  if (options?.record && result.changes.length > 0) {
+    try {
+      await options.record(result.changes);
+    } catch (cause) {
+      const undo = [...result.changes].reverse().map((change): RefChange => ({ ref: change.ref, oldSha: change.newSha, newSha: change.oldSha }));
+      await updateRefs(ctx, undo);
+      return fail(recordFailed(cause));
     }
-    return result;
-  });
+  }
+  return result;
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Commits with actions
@@ -212,19 +225,50 @@ class TreeEdit {
   }
 }
 
-/** The files of a tree (path → mode and blob) and its directories (path → tree sha), from one `ls-tree`. */
+/** git's canonical mode of a tree entry (`canon_mode`), as `ls-tree` prints it: odd file modes become 100644/100755. */
+const canonicalMode = (octal: number): string => {
+  const type = octal & 0o170000;
+  if (type === 0o040000) return '040000';
+  if (type === 0o120000) return '120000';
+  if (type === 0o160000) return '160000';
+  return octal & 0o111 ? '100755' : '100644';
+};
+
+/**
+ * The files of a tree (path → mode and blob) and its directories (path → tree sha), read through the batch
+ * reader one level at a time (no process: a commit through the API used to start an `ls-tree -r` for this).
+ */
 const readTree = async (ctx: RepoContext, tree: Sha | null): Promise<{ files: Map<string, IndexEntry>; trees: Map<string, Sha> }> => {
   const files = new Map<string, IndexEntry>();
   const trees = new Map<string, Sha>();
-  if (tree === null) return { files, trees };
-  const { stdout } = await git(ctx.gitDir, ['ls-tree', '-r', '-t', '-z', '--full-tree', tree]);
-  for (const record of stdout.toString('utf8').split('\0')) {
-    if (record === '') continue;
-    // `<mode> SP <type> SP <sha> TAB <path>`
-    const tab = record.indexOf('\t');
-    const [mode, type, sha] = record.slice(0, tab).split(' ') as [string, string, string];
-    if (type === 'tree') trees.set(record.slice(tab + 1), asSha(sha));
-    else files.set(record.slice(tab + 1), { mode, blob: asSha(sha) });
+  let level: { path: string; sha: Sha }[] = tree === null ? [] : [{ path: '', sha: tree }];
+  while (level.length > 0) {
+    const objects = await ctx.objects.readAll(
+      ctx.gitDir,
+      level.map((entry) => entry.sha),
+    );
+    const next: { path: string; sha: Sha }[] = [];
+    objects.forEach((object, index) => {
+      const { path: prefix, sha: treeSha } = level[index]!;
+      if (!object || object.type !== 'tree') throw new Error(`tree ${treeSha} is missing`);
+      const data = object.data;
+      // `<octal mode> SP <name> NUL <20-byte sha>` per entry.
+      for (let at = 0; at < data.length; ) {
+        const space = data.indexOf(0x20, at);
+        const nul = data.indexOf(0, space + 1);
+        if (space === -1 || nul === -1 || nul + 21 > data.length) throw new Error(`tree ${treeSha} is malformed`);
+        const mode = canonicalMode(parseInt(data.toString('latin1', at, space), 8));
+        const name = data.toString('utf8', space + 1, nul);
+        const sha = asSha(data.toString('hex', nul + 1, nul + 21));
+        const path = prefix === '' ? name : `${prefix}/${name}`;
+        if (mode === '040000') {
+          trees.set(path, sha);
+          next.push({ path, sha });
+        } else files.set(path, { mode, blob: sha });
+        at = nul + 21;
+      }
+    });
+    level = next;
   }
   return { files, trees };
 };
@@ -287,54 +331,99 @@ const commitTree = async (ctx: RepoContext, tree: Sha, parents: readonly Sha[], 
 
 const branchRef = (name: string) => `refs/heads/${name}`;
 
-/** `POST /projects/:id/repository/commits`, with the checks of the platform's commit service. */
-export const commitFiles = (ctx: RepoContext, input: CommitFilesInput, options?: WriteOptions): Promise<CommitFilesResult> =>
-  locked(ctx, options, async () => {
-    if (input.actions.length === 0) fail(invalidInput('actions is empty'));
-    // The API defaults `start_branch` to `branch`.
-    const startBranch = input.start_sha === undefined ? (input.start_branch ?? input.branch) : input.start_branch;
-    if (input.start_sha !== undefined && input.start_branch !== undefined) fail(commitRefused("You can't pass both start_branch and start_sha"));
-    const ref = branchRef(input.branch);
-    const values = await currentValues(ctx, [ref, ...(startBranch === undefined ? [] : [branchRef(startBranch)])]);
-    const target = values.get(ref) ?? null;
-    // An empty repository (no branch at all) takes a first commit on any branch.
-    const empty = target === null && (await gitText(ctx.gitDir, ['for-each-ref', '--count=1', '--format=x', 'refs/heads/'])) === '';
+/** A compare-and-swap lost to a writer outside this process is tried again this many times, from the new value. */
+const CAS_ATTEMPTS = 3;
 
-    let parent: Sha | null;
-    if (input.start_sha !== undefined) {
-      if (!/^[0-9a-fA-F]{7,40}$/.test(input.start_sha)) fail(commitRefused(`Invalid start_sha '${input.start_sha}'`));
-      parent = (await findCommitObject(ctx, input.start_sha))?.id ?? fail(commitRefused(`Cannot find start_sha '${input.start_sha}'`));
-    } else {
-      parent = values.get(branchRef(startBranch!)) ?? null;
-      if (parent === null && !empty) fail(commitRefused('You can only create or edit files when you are on a branch'));
+/**
+ * `POST /projects/:id/repository/commits`, with the checks of the platform's commit service. A commit to an
+ * existing branch holds that branch's lock only (commits to other branches proceed); one that creates a
+ * branch holds the repository's (whether the repository is empty decides what it may do).
+ */
+export const commitFiles = async (ctx: RepoContext, input: CommitFilesInput, options?: WriteOptions): Promise<CommitFilesResult> => {
+  const ref = branchRef(input.branch);
+  const exists = isValidFullRefName(ref) && ((await currentValues(ctx, [ref])).get(ref) ?? null) !== null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const write = () => commitFilesUnlocked(ctx, input);
+      return await (exists ? lockedRef(ctx, ref, options, write) : locked(ctx, options, write));
+    } catch (error) {
+      const lost = error instanceof GitErrorThrown && error.error._tag === 'RefChanged' && attempt < CAS_ATTEMPTS;
+      if (!lost) throw error;
     }
-    const differentBranch = startBranch !== input.branch || input.start_sha !== undefined;
-    if (!empty && differentBranch && target !== null && !input.force) {
-      fail(commitRefused(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`));
-    }
-    if (target === null && !isValidNewRefName(input.branch)) {
-      fail(commitRefused(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`));
-    }
+  }
+};
 
-    // `last_commit_id`: the file must not have changed since the caller read it.
-    if (parent !== null) {
-      for (const action of input.actions) {
-        if (action.last_commit_id === undefined || !['update', 'move', 'delete'].includes(action.action)) continue;
-        const path = action.previous_path ?? action.file_path;
-        const last = await lastCommitFor(ctx, parent, path);
-        if (last !== null && last !== action.last_commit_id) fail(commitRefused(`The file has changed since you started editing it: ${path}`));
-      }
-    }
+const commitFilesUnlocked = async (ctx: RepoContext, input: CommitFilesInput): Promise<CommitFilesResult> => {
+  if (input.actions.length === 0) fail(invalidInput('actions is empty'));
+  // The API defaults `start_branch` to `branch`.
+  const startBranch = input.start_sha === undefined ? (input.start_branch ?? input.branch) : input.start_branch;
+  if (input.start_sha !== undefined && input.start_branch !== undefined) fail(commitRefused("You can't pass both start_branch and start_sha"));
+  const ref = branchRef(input.branch);
+  const values = await currentValues(ctx, [ref, ...(startBranch === undefined ? [] : [branchRef(startBranch)])]);
+  const target = values.get(ref) ?? null;
+  // An empty repository (no branch at all) takes a first commit on any branch.
+  const empty = target === null && (await gitText(ctx.gitDir, ['for-each-ref', '--count=1', '--format=x', 'refs/heads/'])) === '';
 
-    const base = parent === null ? null : (await requireCommit(ctx, parent)).tree_id;
-    const tree = await buildTree(ctx, base, input.actions);
-    const sha = await commitTree(ctx, tree, parent === null ? [] : [parent], input.commit_message, input.author, input.committer);
-    // The ref moves from what it is now: the parent, or (with `force`, or on a new branch) its current value.
-    const change: RefChange = { ref, oldSha: target, newSha: sha };
-    await updateRefs(ctx, [change]);
-    const [commit] = await readCommits(ctx, [sha]);
-    return { commit: commit!, branchCreated: target === null, changes: [change] };
-  });
+  let parent: Sha | null;
+  if (input.start_sha !== undefined) {
+    if (!/^[0-9a-fA-F]{7,40}$/.test(input.start_sha)) fail(commitRefused(`Invalid start_sha '${input.start_sha}'`));
+    parent = (await findCommitObject(ctx, input.start_sha))?.id ?? fail(commitRefused(`Cannot find start_sha '${input.start_sha}'`));
+  } else {
+    parent = values.get(branchRef(startBranch!)) ?? null;
+    if (parent === null && !empty) fail(commitRefused('You can only create or edit files when you are on a branch'));
+  }
+  const differentBranch = startBranch !== input.branch || input.start_sha !== undefined;
+  if (!empty && differentBranch && target !== null && !input.force) {
+    fail(commitRefused(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`));
+  }
+  if (target === null && !isValidNewRefName(input.branch)) {
+    fail(commitRefused(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`));
+  }
+
+  // `last_commit_id`: the file must not have changed since the caller read it.
+  if (parent !== null) {
+    for (const action of input.actions) {
+      if (action.last_commit_id === undefined || !['update', 'move', 'delete'].includes(action.action)) continue;
+      const path = action.previous_path ?? action.file_path;
+      const last = await lastCommitFor(ctx, parent, path);
+      if (last !== null && last !== action.last_commit_id) fail(commitRefused(`The file has changed since you started editing it: ${path}`));
+    }
+  }
+
+  const base = parent === null ? null : (await requireCommit(ctx, parent)).tree_id;
+  const tree = await buildTree(ctx, base, input.actions);
+  const sha = await commitTree(ctx, tree, parent === null ? [] : [parent], input.commit_message, input.author, input.committer);
+  // The ref moves from what it is now: the parent, or (with `force`, or on a new branch) its current value.
+  const change: RefChange = { ref, oldSha: target, newSha: sha };
+  await updateRefs(ctx, [change]);
+  const [commit] = await readCommits(ctx, [sha]);
+  const stats = createdStats(input.actions);
+  return { commit: commit!, branchCreated: target === null, changes: [change], ...(stats !== null ? { stats } : {}) };
+};
+
+/** git's binary test (`buffer_is_binary`): a NUL among the first 8000 bytes. */
+const isBinary = (content: Buffer) => content.subarray(0, 8000).includes(0);
+
+/** Lines as xdiff counts them: newlines, and a last line without one. */
+const lineCount = (content: Buffer) => {
+  let lines = 0;
+  for (let at = content.indexOf(0x0a); at !== -1; at = content.indexOf(0x0a, at + 1)) lines++;
+  return content.length > 0 && content[content.length - 1] !== 0x0a ? lines + 1 : lines;
+};
+
+/**
+ * `diff --numstat -M` of a commit whose actions all create files: every line of each new (text) file is an
+ * addition, nothing is deleted, and with nothing deleted there is no rename to find. Null otherwise (git says).
+ */
+const createdStats = (actions: readonly CommitAction[]): CommitStats | null => {
+  if (!actions.every((action) => action.action === 'create')) return null;
+  let additions = 0;
+  for (const action of actions) {
+    const content = decodeContent(action);
+    if (!isBinary(content)) additions += lineCount(content);
+  }
+  return { additions, deletions: 0, total: additions };
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Branches and tags

@@ -143,7 +143,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             deps.repositories.recorder(project.id, ctx.actor),
           ),
         );
-        const stats = params.stats ? await must(git.commitStats(result.commit.id)) : null;
+        const stats = params.stats ? (result.stats ?? (await must(git.commitStats(result.commit.id)))) : null;
         return created(commitDetailEntity(result.commit, stats, project, presentContext(deps, ctx)));
       },
     }),
