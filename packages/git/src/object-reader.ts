@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawnGit } from './exec.js';
+import { ProcessPool } from './process-pool.js';
 import { asSha } from './objects.js';
 import type { Sha } from './types.js';
 
@@ -32,7 +33,7 @@ class ObjectReader {
   private buffer: Buffer = Buffer.alloc(0);
   /** The header of the object being read, once its line arrived. */
   private current: { sha: Sha; type: ObjectType; size: number } | null = null;
-  private closed = false;
+  closed = false;
   lastUsed = Date.now();
 
   constructor(
@@ -104,60 +105,19 @@ class ObjectReader {
 }
 
 /** One reader per repository directory, closed after `idleMs`, at most `max` open. */
-export class ObjectReaderPool {
-  private readonly readers = new Map<string, ObjectReader>();
-  private readonly sweeper: NodeJS.Timeout;
-
-  constructor(
-    private readonly max = 16,
-    private readonly idleMs = 15_000,
-  ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, idleMs / 3));
-    this.sweeper.unref();
+export class ObjectReaderPool extends ProcessPool<ObjectReader> {
+  constructor(max = 16, idleMs = 15_000) {
+    super((gitDir, onExit) => new ObjectReader(gitDir, onExit), max, idleMs);
   }
 
   /** Reads an object by sha or by any name git resolves (`main`, `v1.0^{commit}`, `<sha>:path`); null when missing. */
   read(gitDir: string, name: string): Promise<GitObject | null> {
-    return this.reader(gitDir).read(name);
+    return this.processOf(gitDir).read(name);
   }
 
   /** Reads many objects at once: the requests are written before the first answer is awaited. */
   readAll(gitDir: string, names: readonly string[]): Promise<(GitObject | null)[]> {
-    const reader = this.reader(gitDir);
+    const reader = this.processOf(gitDir);
     return Promise.all(names.map((name) => reader.read(name)));
-  }
-
-  /** Closes the reader of one repository (before it is deleted or replaced). */
-  release(gitDir: string): void {
-    this.readers.get(gitDir)?.close();
-    this.readers.delete(gitDir);
-  }
-
-  close(): void {
-    clearInterval(this.sweeper);
-    for (const reader of this.readers.values()) reader.close();
-    this.readers.clear();
-  }
-
-  private reader(gitDir: string): ObjectReader {
-    const existing = this.readers.get(gitDir);
-    if (existing) return existing;
-    if (this.readers.size >= this.max) this.evictOne();
-    const reader: ObjectReader = new ObjectReader(gitDir, () => {
-      if (this.readers.get(gitDir) === reader) this.readers.delete(gitDir);
-    });
-    this.readers.set(gitDir, reader);
-    return reader;
-  }
-
-  private evictOne(): void {
-    let oldest: [string, ObjectReader] | null = null;
-    for (const entry of this.readers) if (!entry[1].busy && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
-    if (oldest) this.release(oldest[0]);
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [gitDir, reader] of this.readers) if (!reader.busy && now - reader.lastUsed > this.idleMs) this.release(gitDir);
   }
 }

@@ -11,6 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { GitCommandError } from './errors.js';
 import { spawnGit } from './exec.js';
+import { ProcessPool } from './process-pool.js';
 
 class RefUpdater {
   private readonly process: ChildProcess;
@@ -86,54 +87,13 @@ class RefUpdater {
 }
 
 /** One updater per repository directory, closed after `idleMs`, at most `max` open. */
-export class RefUpdaterPool {
-  private readonly updaters = new Map<string, RefUpdater>();
-  private readonly sweeper: NodeJS.Timeout;
-
-  constructor(
-    private readonly max = 16,
-    private readonly idleMs = 15_000,
-  ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, idleMs / 3));
-    this.sweeper.unref();
+export class RefUpdaterPool extends ProcessPool<RefUpdater> {
+  constructor(max = 16, idleMs = 15_000) {
+    super((gitDir, onExit) => new RefUpdater(gitDir, onExit), max, idleMs);
   }
 
   /** `updates`: `update <ref> <new> <old>\n` lines, validated by the caller. */
   transaction(gitDir: string, updates: string): Promise<void> {
-    return this.updater(gitDir).transaction(updates);
-  }
-
-  /** Closes the updater of one repository (before it is deleted or replaced). */
-  release(gitDir: string): void {
-    this.updaters.get(gitDir)?.close();
-    this.updaters.delete(gitDir);
-  }
-
-  close(): void {
-    clearInterval(this.sweeper);
-    for (const updater of this.updaters.values()) updater.close();
-    this.updaters.clear();
-  }
-
-  private updater(gitDir: string): RefUpdater {
-    const existing = this.updaters.get(gitDir);
-    if (existing && !existing.closed) return existing;
-    if (this.updaters.size >= this.max) this.evictOne();
-    const updater: RefUpdater = new RefUpdater(gitDir, () => {
-      if (this.updaters.get(gitDir) === updater) this.updaters.delete(gitDir);
-    });
-    this.updaters.set(gitDir, updater);
-    return updater;
-  }
-
-  private evictOne(): void {
-    let oldest: [string, RefUpdater] | null = null;
-    for (const entry of this.updaters) if (!entry[1].busy && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
-    if (oldest) this.release(oldest[0]);
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [gitDir, updater] of this.updaters) if (!updater.busy && now - updater.lastUsed > this.idleMs) this.release(gitDir);
+    return this.processOf(gitDir).transaction(updates);
   }
 }
