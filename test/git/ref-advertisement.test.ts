@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAllRefFiles, readHeadBranch } from '@forgefold/git';
 import { clientEnv, ok, run, signature, storage, type Storage } from './support.js';
 
 let store: Storage;
@@ -142,6 +143,18 @@ describe('ref advertisements without upload-pack', () => {
       const body = lsRefsBody(['symrefs', 'peel']);
       expect((await served(body, 'version=2')).toString('utf8')).toBe((await gitAnswer(body, 'version=2')).toString('utf8'));
       expect(await uploadPacksStarted()).toBeGreaterThan(before);
+    } finally {
+      await gitIn(['symbolic-ref', '--delete', 'refs/heads/alias']);
+    }
+  });
+
+  it('reads every ref and HEAD from the files as for-each-ref and symbolic-ref list them (start-up alignment), else defers to git', async () => {
+    const listed = (await gitIn(['for-each-ref', '--format=%(refname) %(objectname)'])).toString('utf8').trim().split('\n');
+    expect([...readAllRefFiles(gitDir)!].map(([name, sha]) => `${name} ${sha}`).sort()).toEqual([...listed].sort());
+    expect(readHeadBranch(gitDir)).toBe((await gitIn(['symbolic-ref', 'HEAD'])).toString('utf8').trim().replace('refs/heads/', ''));
+    await gitIn(['symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
+    try {
+      expect(readAllRefFiles(gitDir)).toBeNull();
     } finally {
       await gitIn(['symbolic-ref', '--delete', 'refs/heads/alias']);
     }

@@ -7,3 +7,4 @@ export type { Authorization, GitService, PushContext, PushHandlers, PushVerdict,
 export { lineCode, parseDiffLines, type DiffLine, type DiffLineType } from './diff.js';
 export { isSha, parseSha, ZERO_SHA, EMPTY_TREE } from './objects.js';
 export { isValidFullRefName, isValidNewRefName, searchRefNames, sortByVersion, compareVersionComponents, versionComponents } from './ref-names.js';
+export { readAllRefFiles, readHeadBranch } from './ref-advertisement.js';

@@ -139,6 +139,37 @@ const peelAll = async (ctx: RepoContext, shas: readonly string[]): Promise<Map<s
   return peeled;
 };
 
+/** `packed-refs` and the loose refs over it, read together; null when git must be asked (see the file's comment). */
+const readRefFilesOf = (gitDir: string): { packed: NonNullable<ReturnType<typeof readPacked>>; loose: Map<string, string> } | null => {
+  const packedPath = join(gitDir, 'packed-refs');
+  const before = packedStamp(packedPath);
+  const packed = readPacked(gitDir);
+  const loose = packed === null ? null : readLoose(gitDir);
+  if (packed === null || loose === null || loose.size > MAX_LOOSE_REFS) return null;
+  // A `pack-refs` (receive-pack's auto gc) between the two reads could hide a ref from both.
+  if (packedStamp(packedPath) !== before) return null;
+  return { packed, loose };
+};
+
+/** Every ref under `refs/` and its sha as `for-each-ref` lists them, read from the files without a process; null: ask git. */
+export const readAllRefFiles = (gitDir: string): Map<string, string> | null => {
+  const files = readRefFilesOf(gitDir);
+  if (files === null) return null;
+  const all = new Map<string, string>();
+  for (const [name, entry] of files.packed) all.set(name, entry.sha);
+  for (const [name, sha] of files.loose) all.set(name, sha);
+  return all;
+};
+
+/** The branch HEAD names, read from the HEAD file; null when HEAD is not a symbolic ref to a branch (ask git). */
+export const readHeadBranch = (gitDir: string): string | null => {
+  try {
+    return /^ref: refs\/heads\/(\S+)\n?$/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+};
+
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /** The refs as git sees them now, or null (see the file's comment). */
@@ -152,13 +183,9 @@ export const readRefSnapshot = async (ctx: RepoContext): Promise<RefSnapshot | n
   }
   const head = /^ref: (refs\/\S+)\n?$/.exec(headFile);
   if (!head || !isValidFullRefName(head[1]!)) return null;
-  const packedPath = join(gitDir, 'packed-refs');
-  const before = packedStamp(packedPath);
-  const packed = readPacked(gitDir);
-  const loose = packed === null ? null : readLoose(gitDir);
-  if (packed === null || loose === null || loose.size > MAX_LOOSE_REFS) return null;
-  // A `pack-refs` (receive-pack's auto gc) between the two reads could hide a ref from both.
-  if (packedStamp(packedPath) !== before) return null;
+  const files = readRefFilesOf(gitDir);
+  if (files === null) return null;
+  const { packed, loose } = files;
   const looseShas = [...loose.values()];
   const peeledLoose = await peelAll(ctx, looseShas);
   if (peeledLoose === null) return null;

@@ -18,6 +18,7 @@ import { ObjectReaderPool } from './object-reader.js';
 import type { ProjectKey, Repositories, Repository } from './port.js';
 import { PushGateway } from './push-gateway.js';
 import { isValidNewRefName } from './ref-names.js';
+import { readAllRefFiles, readHeadBranch } from './ref-advertisement.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
 import { type SmartHttpRequest, serveSmartHttp } from './smart-http.js';
@@ -279,7 +280,7 @@ class GitRepository implements Repository {
   refs: Repository['refs'] = () => this.run((ctx) => refs.allRefs(ctx));
 
   headBranch: Repository['headBranch'] = () =>
-    this.run(async (ctx) => (await gitText(ctx.gitDir, ['symbolic-ref', 'HEAD'])).replace(/^refs\/heads\//, ''));
+    this.run(async (ctx) => readHeadBranch(ctx.gitDir) ?? (await gitText(ctx.gitDir, ['symbolic-ref', 'HEAD'])).replace(/^refs\/heads\//, ''));
 
   isEmpty: Repository['isEmpty'] = () =>
     this.run(async (ctx) => (await gitText(ctx.gitDir, ['for-each-ref', '--count=1', '--format=x', 'refs/heads/'])) === '');
@@ -319,7 +320,10 @@ class GitRepository implements Repository {
   alignRefs: Repository['alignRefs'] = (wanted) =>
     this.run((ctx) =>
       ctx.lock.run(ctx.gitDir, async () => {
-        const current = await refs.allRefs(ctx);
+        // Read from the files when git's own layout allows: start-up aligns every repository, and a process each
+        // made a restart O(projects) git processes.
+        const files = readAllRefFiles(ctx.gitDir);
+        const current = files ? (Object.fromEntries(files) as Record<string, Sha>) : await refs.allRefs(ctx);
         const changes: RefChange[] = [];
         for (const [ref, sha] of Object.entries(current)) if (!(ref in wanted)) changes.push({ ref, oldSha: sha, newSha: null });
         for (const [ref, sha] of Object.entries(wanted)) if (current[ref] !== sha) changes.push({ ref, oldSha: current[ref] ?? null, newSha: sha });
