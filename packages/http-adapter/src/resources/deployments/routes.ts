@@ -28,6 +28,7 @@ import { arraySource, created, ok, paginate, route, type AnyRouteDef, type Handl
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
+import { filterMergeRequests } from '../merge-requests/filter.js';
 import { deploymentEntity } from './entities.js';
 import { createParams, deploymentIdParams, listParams, mergeRequestsParams, updateParams } from './params.js';
 
@@ -181,21 +182,7 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (E.isLeft(found)) return found.left;
         const { project, deployment } = found.right;
         const list = await deployedMergeRequests(deps, state, project, deployment);
-        const { params } = ctx;
-        const search = params.search?.toLowerCase();
-        const iids = params.iids?.filter((iid): iid is number => iid !== null);
-        const rows = list.filter(
-          (mr) =>
-            (params.state === 'all' || params.state === mr.state) &&
-            (!params.source_branch || mr.source_branch === params.source_branch) &&
-            (!params.target_branch || mr.target_branch === params.target_branch) &&
-            (params.author_id === undefined || params.author_id === null || mr.author_id === params.author_id) &&
-            (!iids || iids.length === 0 || iids.includes(mr.iid)) &&
-            (!search || `${mr.title}\n${mr.description}`.toLowerCase().includes(search)),
-        );
-        const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
-        rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-        if (params.sort === 'desc') rows.reverse();
+        const rows = filterMergeRequests(list, ctx.params);
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
       },

@@ -11,6 +11,7 @@ import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef }
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
 import { diffLimits, execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
+import { filterMergeRequests } from './filter.js';
 import { mergeRequestBasicEntity, mergeRequestEntity, mergeRequestVersionEntity } from './entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
@@ -65,21 +66,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
-        const { params } = ctx;
-        const search = params.search?.toLowerCase();
-        const iids = params.iids?.filter((iid): iid is number => iid !== null);
-        const list = mergeRequestsOf(deps.app.state.repositories, project.id).filter(
-          (mr) =>
-            (params.state === 'all' || params.state === mr.state) &&
-            (!params.source_branch || mr.source_branch === params.source_branch) &&
-            (!params.target_branch || mr.target_branch === params.target_branch) &&
-            (params.author_id === undefined || params.author_id === null || mr.author_id === params.author_id) &&
-            (!iids || iids.length === 0 || iids.includes(mr.iid)) &&
-            (!search || `${mr.title}\n${mr.description}`.toLowerCase().includes(search)),
-        );
-        const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
-        list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-        if (params.sort === 'desc') list.reverse();
+        const list = filterMergeRequests(mergeRequestsOf(deps.app.state.repositories, project.id), ctx.params);
         const context = presentContext(deps, ctx);
         return paginate(ctx, arraySource(list), { map: (mr) => mergeRequestBasicEntity(mr, project, context) });
       },
