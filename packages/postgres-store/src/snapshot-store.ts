@@ -50,7 +50,7 @@ export class PostgresSnapshotStore implements SnapshotStore {
       return {
         position: Number(row['position']),
         projectionVersion: row['projection_version'] as string,
-        state: decodeState(row['state'] as Buffer),
+        state: decodeState(row['state'] as Buffer, { lazy: true }),
         takenAt: row['taken_at'] as string,
       };
     } catch (error) {

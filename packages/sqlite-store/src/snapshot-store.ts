@@ -11,17 +11,67 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { decodeState, encodeState, type Snapshot, type SnapshotStore } from '@forgefold/core';
+import { decodeState, encodeState, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
-/** Rows to remove once a snapshot is complete: older unfinished ones, and the complete ones beyond the newest KEEP. */
+/**
+ * Rows to remove once a snapshot is complete: older unfinished ones, and the complete ones beyond the newest KEEP,
+ * except the one this process loaded its state from (`@pinned`): its pieces are read on demand (`Pieces` below).
+ */
 const DOOMED = `
   SELECT id FROM snapshots WHERE pieces < 0 AND id < @id
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id NOT IN
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN
     (SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id NOT IN
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN
     (SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
+
+/** Pieces kept in memory once read (a MiB each): a snapshot taken later reads them in order. */
+const CACHED_PIECES = 64;
+
+/**
+ * A stored snapshot's bytes, read a piece at a time when first needed: start-up reads its structure (the last
+ * pieces), and a table node's piece when the node is first read (see LazyNode in the core).
+ */
+class StoredPieces implements SnapshotBytes {
+  private readonly starts: number[] = [];
+  readonly size: number;
+  private readonly cache = new Map<number, Buffer>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly piece: Database.Statement<[number, number], Buffer>,
+    private readonly id: number,
+    lengths: readonly number[],
+  ) {
+    let size = 0;
+    for (const length of lengths) {
+      this.starts.push(size);
+      size += length;
+    }
+    this.size = size;
+  }
+
+  read(offset: number, length: number): Buffer {
+    return readAcross(this.starts, (seq) => this.pieceAt(seq), offset, length);
+  }
+
+  private pieceAt(seq: number): Buffer {
+    const cached = this.cache.get(seq);
+    if (cached) {
+      // Most recently used last.
+      this.cache.delete(seq);
+      this.cache.set(seq, cached);
+      return cached;
+    }
+    if (!this.db.open) throw new Error(`Snapshot ${this.id} cannot be read: its store is closed`);
+    const bytes = this.piece.get(this.id, seq);
+    if (!bytes) throw new Error(`Snapshot ${this.id} cannot be read: its piece ${seq} is gone`);
+    this.cache.set(seq, bytes);
+    if (this.cache.size > CACHED_PIECES) this.cache.delete(this.cache.keys().next().value!);
+    return bytes;
+  }
+}
 
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -60,7 +110,7 @@ parentPort.on('message', (message) => {
       flush(job);
       complete.run(job.seq, job.row);
       // Pruning, a little at a time (a snapshot's pieces are many megabytes).
-      for (const old of doomed.all({ id: job.row, version: message.projectionVersion })) {
+      for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
         dropRow.run(old);
         while (dropPieces.run(old).changes > 0);
       }
@@ -78,7 +128,10 @@ parentPort.on('message', (message) => {
 
 export class SqliteSnapshotStore implements SnapshotStore {
   private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number }>;
-  private readonly piecesOf: Database.Statement<[number], Buffer>;
+  private readonly pieceLengths: Database.Statement<[number], number>;
+  private readonly piece: Database.Statement<[number, number], Buffer>;
+  /** The snapshot this store loaded a state from (read on demand, so never pruned by this process), or -1. */
+  private pinned = -1;
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
   private worker: Worker | null = null;
   private jobs = 0;
@@ -93,18 +146,20 @@ export class SqliteSnapshotStore implements SnapshotStore {
     this.newest = db.prepare(
       'SELECT id, position, projection_version, state, taken_at, pieces FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC LIMIT 1',
     );
-    this.piecesOf = db.prepare<[number], Buffer>('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
+    // length() of a blob reads its record's header, not its overflow pages.
+    this.pieceLengths = db.prepare<[number], number>('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
+    this.piece = db.prepare<[number, number], Buffer>('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
     if (readonly) {
       this.saveTx = null;
       return;
     }
     const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, 0)');
-    const doomed = db.prepare<[{ id: number; version: string }], number>(DOOMED).pluck();
+    const doomed = db.prepare<[{ id: number; version: string; pinned: number }], number>(DOOMED).pluck();
     const dropRow = db.prepare<[number]>('DELETE FROM snapshots WHERE id = ?');
     const dropPieces = db.prepare<[number]>('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
       const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt).lastInsertRowid);
-      for (const old of doomed.all({ id, version: snapshot.projectionVersion })) {
+      for (const old of doomed.all({ id, version: snapshot.projectionVersion, pinned: this.pinned })) {
         dropRow.run(old);
         dropPieces.run(old);
       }
@@ -131,7 +186,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
       // Requests run between pieces (a piece is a few hundred KiB of serialisation).
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion });
+    worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
     try {
       await saved;
     } finally {
@@ -171,8 +226,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
     if (!this.db.open) throw new Error('The snapshot store is closed');
     const row = this.newest.get(projectionVersion);
     if (!row) return null;
-    const bytes = row.pieces > 0 ? Buffer.concat(this.piecesOf.all(row.id)) : row.state;
-    return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes), takenAt: row.taken_at };
+    // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
+    // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
+    if (row.pieces > 0) this.pinned = row.id;
+    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, this.pieceLengths.all(row.id)) : row.state;
+    return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
   }
 
   /** Stops the worker once the snapshots in flight are written. */

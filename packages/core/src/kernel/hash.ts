@@ -9,9 +9,11 @@
  * - numbers as JSON writes them (-0 as 0), NaN and ±Infinity as bare tokens;
  * - a Date as its ISO string (what a JSON snapshot holds), a bigint as `<digits>n`;
  * - a Map as `Map{key:value,…}` and a Set as `Set[…]`, entries ordered by their canonical key/element;
+ * - a table node still in its snapshot bytes (`LazyNode`) as its decoded content;
  * - functions, symbols and cycles are errors: a state is data.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { LazyNode } from './lazy-node.js';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -79,6 +81,11 @@ const writeValue = (out: Writer, value: unknown, path: Set<object>): void => {
     return;
   }
   const object = value as object;
+  // A table node not read since its snapshot was loaded hashes as its content (replay == live, loaded or not).
+  if (object instanceof LazyNode) {
+    writeValue(out, object.peek(), path);
+    return;
+  }
   if (object instanceof Date) {
     out.write(JSON.stringify(Number.isNaN(object.getTime()) ? null : object.toISOString()));
     return;

@@ -5,20 +5,35 @@
  *
  * The top levels of the state (slices, their tables, a table's first two trie levels: plain objects and arrays above
  * depth SPLIT_DEPTH, and below it arrays that hold arrays of arrays: tables nested in tables) become structure tokens;
- * everything below is one `v8.serialize`d leaf (a trie leaf of at most 32
- * entries, or one small value). Holes in arrays are kept as holes. The state must not change while it is encoded:
- * committed states are immutable (each command makes a new one), so encoding a committed reference is safe.
+ * everything below is one `v8.serialize`d leaf (a trie leaf of at most 32 entries, or one small value). Holes in
+ * arrays are kept as holes. The state must not change while it is encoded: committed states are immutable (each
+ * command makes a new one), so encoding a committed reference is safe.
  *
- *   stream  = MAGIC value
- *   value   = ARRAY u32(length) (value | HOLE)*  |  OBJECT u32(count) (u32(keyBytes) key value)*  |  LEAF u32(bytes) v8
+ * Version 2 (FFSNAP2) puts the nodes of the tables' tries (below a table's second level: a leaf of values, a string
+ * table's third level; see table.ts) apart from the structure, so that start-up reads the structure alone (a few MB
+ * at 1e6 commands, of ~500) and each node when it is first read (`LazyNode`):
+ *
+ *   stream    = u32(8) MAGIC  node-bytes*  structure  u32(lo) u32(hi) (offset of structure)  u32(8) MAGIC
+ *   structure = value
+ *   value     = ARRAY u32(length) (value | HOLE)*  |  OBJECT u32(count) (u32(keyBytes) key value)*  |  LEAF u32(bytes) v8
+ *             | NODE u32(lo) u32(hi) u32(bytes)   (a `v8.serialize`d table node at that offset of the stream)
+ *
+ * Version 1 (FFSNAP1: the structure with the leaves inline, no NODE) and a whole `v8.serialize`d state still decode.
  */
 import v8 from 'node:v8';
+import { LazyNode, type SnapshotBytes } from './lazy-node.js';
 
-const MAGIC = Buffer.from('FFSNAP1\n', 'latin1');
+const MAGIC = Buffer.from('FFSNAP2\n', 'latin1');
+/** The former magic: the same tokens without NODE. */
+const MAGIC_V1 = Buffer.from('FFSNAP1\n', 'latin1');
 const ARRAY = 1;
 const OBJECT = 2;
 const LEAF = 3;
 const HOLE = 4;
+const NODE = 5;
+/** A string table's mark in its second-level nodes (see table.ts). */
+const MARK_AT = 32;
+const STRING_MARK = 1;
 /** state → slice → table → trie level 1 → level 2: below this, one leaf each. */
 const SPLIT_DEPTH = 4;
 /** Size of the pieces the encoder hands out (bigger leaves come as pieces of their own). */
@@ -48,10 +63,54 @@ const holdsArrays = (node: readonly unknown[]): boolean => {
   return false;
 };
 
-/** Accumulates tokens into pieces of about PIECE bytes, each on an ArrayBuffer of its own (so it can be transferred). */
+/**
+ * Whether a slice's array is a table's trie (see table.ts), judged by its shape alone (a root of second-level nodes of
+ * at most 33 slots, whose slots hold arrays of at most 32, or lazy nodes): cheap enough to run on every table of a
+ * snapshot between pieces. A list of entities fails (its elements are not arrays).
+ */
+const isTrie = (node: readonly unknown[]): boolean => {
+  if (node.length === 0) return false;
+  for (let a = 0; a < node.length; a++) {
+    // Holes are where a node was created beyond the end (a table keeps them).
+    if (!(a in node)) continue;
+    const level2: unknown = node[a];
+    if (level2 === undefined) continue;
+    if (!Array.isArray(level2) || level2.length > 33) return false;
+    for (let b = 0; b < level2.length; b++) {
+      if (!(b in level2)) continue;
+      const child: unknown = level2[b];
+      if (b === 32) {
+        if (child !== undefined && child !== 1) return false;
+        continue;
+      }
+      if (child === undefined || child instanceof LazyNode) continue;
+      if (!Array.isArray(child) || child.length > 32) return false;
+    }
+  }
+  return true;
+};
+
+/** How many array slots `node` holds, nested arrays included, counted up to `budget` (the count stops there). */
+const slots = (node: unknown, budget: number): number => {
+  if (!Array.isArray(node)) return 0;
+  let count = node.length;
+  for (let i = 0; i < node.length && count < budget; i++) count += slots(node[i], budget - count);
+  return count;
+};
+
+/**
+ * A node holding tables (a table of tables: the members of each group) is one NODE while it is this light (one
+ * small `v8.serialize`, one lazy node instead of thousands of tiny ones); a heavier one is split into its values,
+ * each value table a trie of its own (a group with 200,000 members is thousands of nodes, not one long pause).
+ */
+const LIGHT = 4096;
+
+/** Accumulates bytes into pieces of about PIECE bytes, each on an ArrayBuffer of its own (so it can be transferred). */
 class Pieces {
   private buffer = Buffer.allocUnsafeSlow(PIECE);
   private used = 0;
+  /** Bytes flushed so far. */
+  private flushed = 0;
   readonly ready: Buffer[] = [];
 
   private room(bytes: number): void {
@@ -65,6 +124,7 @@ class Pieces {
     const piece = Buffer.allocUnsafeSlow(this.used);
     this.buffer.copy(piece, 0, 0, this.used);
     this.ready.push(piece);
+    this.flushed += this.used;
     this.used = 0;
     if (this.buffer.length > PIECE) this.buffer = Buffer.allocUnsafeSlow(PIECE);
   }
@@ -78,12 +138,32 @@ class Pieces {
     }
   }
 
+  u32(n: number): void {
+    this.room(4);
+    this.buffer.writeUInt32LE(n, this.used);
+    this.used += 4;
+  }
+
+  /** A length and the bytes. */
   bytes(data: Uint8Array): void {
     this.room(4 + data.length);
-    this.buffer.writeUInt32LE(data.length, this.used);
-    this.used += 4;
+    this.u32(data.length);
     this.buffer.set(data, this.used);
     this.used += data.length;
+  }
+
+  /** The bytes alone, in one piece; returns their offset in the stream. */
+  raw(data: Uint8Array): number {
+    this.room(data.length);
+    const offset = this.offset;
+    this.buffer.set(data, this.used);
+    this.used += data.length;
+    return offset;
+  }
+
+  /** Bytes written so far (flushed or not). */
+  get offset(): number {
+    return this.flushed + this.used;
   }
 
   get size(): number {
@@ -91,53 +171,207 @@ class Pieces {
   }
 }
 
+const HI = 2 ** 32;
+
 /**
  * Encodes a state as a sequence of pieces (concatenated, they are the snapshot). A generator, so that the caller
- * chooses when to let other work run: each step serialises at most about one piece.
+ * chooses when to let other work run: each step serialises at most about one piece. A table node still lazy (not
+ * read since its snapshot was loaded) is written as the bytes it was read from.
  */
 export function* encodeState(state: unknown): Generator<Buffer, void, undefined> {
   const out = new Pieces();
+  // The structure is held until the end (a few MB at 1e6 commands); the nodes' bytes go out as they come.
+  const structure = new Pieces();
   out.bytes(MAGIC);
-  // The four length bytes `bytes` wrote before the magic are part of the format: the magic is a length-prefixed token.
+  function* flushed(): Generator<Buffer, void, undefined> {
+    if (structure.size >= PIECE) structure.flush();
+    if (out.size >= PIECE || out.ready.length > 0) {
+      out.flush();
+      yield* out.ready.splice(0);
+    }
+  }
+  function* node(bytes: Uint8Array): Generator<Buffer, void, undefined> {
+    const offset = out.raw(bytes);
+    structure.tag(NODE);
+    structure.u32(offset % HI);
+    structure.u32(Math.floor(offset / HI));
+    structure.u32(bytes.length);
+    yield* flushed();
+  }
+  /** A table: root and second level as structure, the nodes below as NODEs (heavy ones holding tables split). */
+  function* trie(root: readonly unknown[], depth: number): Generator<Buffer, void, undefined> {
+    structure.tag(ARRAY, root.length);
+    for (let a = 0; a < root.length; a++) {
+      const level2 = root[a];
+      if (!(a in root)) {
+        structure.tag(HOLE);
+        continue;
+      }
+      if (level2 === undefined) {
+        yield* value(level2, depth + 1);
+        continue;
+      }
+      const nodes = level2 as readonly unknown[];
+      structure.tag(ARRAY, nodes.length);
+      for (let b = 0; b < nodes.length; b++) {
+        const child = nodes[b];
+        if (!(b in nodes)) structure.tag(HOLE);
+        else if (child instanceof LazyNode) yield* node(child.bytes);
+        else if (Array.isArray(child) && (!holdsArrays(child) || slots(child, LIGHT) < LIGHT)) yield* node(v8.serialize(child));
+        else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, nodes[MARK_AT] === STRING_MARK);
+        else yield* value(child, depth + 2);
+      }
+    }
+  }
+  /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
+  function* heavy(node: readonly unknown[], depth: number, strings: boolean): Generator<Buffer, void, undefined> {
+    structure.tag(ARRAY, node.length);
+    for (let i = 0; i < node.length; i++) {
+      if (!(i in node)) structure.tag(HOLE);
+      else if (strings && Array.isArray(node[i])) {
+        // A leaf of keys and values.
+        const pairs = node[i] as readonly unknown[];
+        structure.tag(ARRAY, pairs.length);
+        for (let j = 0; j < pairs.length; j++) {
+          if (!(j in pairs)) structure.tag(HOLE);
+          else if (j % 2 === 0) yield* value(pairs[j], depth + 2);
+          else yield* tableValue(pairs[j], depth + 2);
+        }
+      } else yield* tableValue(node[i], depth + 1);
+    }
+  }
+  /** A table's value: a trie of its own when it is a table (a table of tables), else as any value. */
+  function* tableValue(node: unknown, depth: number): Generator<Buffer, void, undefined> {
+    if (Array.isArray(node) && isTrie(node)) yield* trie(node, depth);
+    else yield* value(node, depth);
+  }
   function* value(node: unknown, depth: number): Generator<Buffer, void, undefined> {
+    if (depth === 2 && Array.isArray(node) && isTrie(node)) {
+      yield* trie(node, depth);
+      return;
+    }
+    if (node instanceof LazyNode) {
+      // Only inside a trie, which `trie` writes; elsewhere (never made so) its content.
+      yield* value(node.peek(), depth);
+      return;
+    }
     if (Array.isArray(node) && (depth < SPLIT_DEPTH || holdsArrays(node))) {
-      out.tag(ARRAY, node.length);
+      structure.tag(ARRAY, node.length);
       for (let i = 0; i < node.length; i++) {
-        if (!(i in node)) out.tag(HOLE);
+        if (!(i in node)) structure.tag(HOLE);
         else yield* value(node[i], depth + 1);
       }
       return;
     }
     if (depth < SPLIT_DEPTH && isPlainObject(node)) {
       const keys = Object.keys(node);
-      out.tag(OBJECT, keys.length);
+      structure.tag(OBJECT, keys.length);
       for (const key of keys) {
-        out.bytes(Buffer.from(key, 'utf8'));
+        structure.bytes(Buffer.from(key, 'utf8'));
         yield* value(node[key], depth + 1);
       }
       return;
     }
-    out.tag(LEAF);
-    out.bytes(v8.serialize(node));
-    if (out.size >= PIECE || out.ready.length > 0) {
-      out.flush();
-      yield* out.ready.splice(0);
-    }
+    structure.tag(LEAF);
+    structure.bytes(v8.serialize(node));
+    yield* flushed();
   }
   yield* value(state, 0);
   out.flush();
   yield* out.ready.splice(0);
+  const at = out.offset;
+  structure.flush();
+  yield* structure.ready.splice(0);
+  const trailer = new Pieces();
+  trailer.u32(at % HI);
+  trailer.u32(Math.floor(at / HI));
+  trailer.bytes(MAGIC);
+  trailer.flush();
+  yield* trailer.ready;
 }
 
-/** Whether bytes are in this format (older snapshots are one `v8.serialize`d value). */
-const isEncoded = (bytes: Uint8Array): boolean =>
-  bytes.length >= 4 + MAGIC.length && bytes[0] === MAGIC.length && Buffer.from(bytes.buffer, bytes.byteOffset + 4, MAGIC.length).equals(MAGIC);
+/** Random access to a snapshot's bytes (stores may read them on demand: see `SnapshotBytes` in lazy-node.ts). */
+export type { SnapshotBytes } from './lazy-node.js';
 
-/** Decodes a snapshot written by `encodeState` (or, for older snapshots, by `v8.serialize`). */
-export const decodeState = (bytes: Uint8Array): unknown => {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!isEncoded(buffer)) return v8.deserialize(buffer);
-  let at = 4 + MAGIC.length;
+/** A snapshot held in memory, whole or in pieces. */
+class InMemory implements SnapshotBytes {
+  private readonly starts: number[] = [];
+  readonly size: number;
+  constructor(private readonly pieces: readonly Buffer[]) {
+    let size = 0;
+    for (const piece of pieces) {
+      this.starts.push(size);
+      size += piece.length;
+    }
+    this.size = size;
+  }
+
+  read(offset: number, length: number): Buffer {
+    return readAcross(this.starts, (i) => this.pieces[i]!, offset, length);
+  }
+}
+
+/**
+ * `length` bytes at `offset` of a stream stored as consecutive pieces starting at `starts` (in place when they lie
+ * in one piece, as every token does; joined otherwise).
+ */
+export const readAcross = (starts: readonly number[], piece: (index: number) => Buffer, offset: number, length: number): Buffer => {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  const first = piece(lo);
+  const local = offset - starts[lo]!;
+  if (local + length <= first.length) return first.subarray(local, local + length);
+  const parts: Buffer[] = [first.subarray(local)];
+  let got = first.length - local;
+  for (let i = lo + 1; got < length; i++) {
+    if (i >= starts.length) throw new Error('Corrupt snapshot: a read beyond its end');
+    const next = piece(i);
+    parts.push(next.subarray(0, Math.min(next.length, length - got)));
+    got += next.length;
+  }
+  return Buffer.concat(parts, length);
+};
+
+const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+
+/** The format's version (1 or 2) of a stream that starts with `head`, or 0 (a whole `v8.serialize`d state). */
+const versionOf = (head: Buffer): number => {
+  if (head.length < 4 + MAGIC.length || head[0] !== MAGIC.length) return 0;
+  const magic = head.subarray(4, 4 + MAGIC.length);
+  return magic.equals(MAGIC) ? 2 : magic.equals(MAGIC_V1) ? 1 : 0;
+};
+
+/**
+ * Decodes a snapshot written by `encodeState` (or by an earlier version, or a whole `v8.serialize`d state), given
+ * whole, as the pieces it was stored in, or as random access to them (`SnapshotBytes`: a store reading on demand).
+ * `lazy`: the tables' nodes stay `LazyNode`s over these bytes, decoded when read (see lazy-node.ts); the bytes must
+ * then stay readable, unchanged, for as long as the state lives.
+ */
+export const decodeState = (bytes: Uint8Array | readonly Uint8Array[] | SnapshotBytes, options: { readonly lazy?: boolean } = {}): unknown => {
+  const source: SnapshotBytes =
+    bytes instanceof Uint8Array ? new InMemory([asBuffer(bytes)]) : Array.isArray(bytes) ? new InMemory((bytes as readonly Uint8Array[]).map(asBuffer)) : (bytes as SnapshotBytes);
+  const read = (offset: number, length: number): Buffer => asBuffer(source.read(offset, length));
+  const head = read(0, Math.min(source.size, 4 + MAGIC.length));
+  const version = versionOf(head);
+  if (version !== 2) {
+    const whole = read(0, source.size);
+    return version === 1 ? parse(whole, 4 + MAGIC.length, null, false) : v8.deserialize(whole);
+  }
+  const trailer = read(source.size - 8 - 4 - MAGIC.length, 8 + 4 + MAGIC.length);
+  if (versionOf(trailer.subarray(8)) !== 2) throw new Error('Corrupt snapshot: no trailer');
+  const at = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * HI;
+  const structure = read(at, source.size - trailer.length - at);
+  return parse(structure, 0, source, options.lazy === true);
+};
+
+/** Reads the structure tokens of `buffer` from `start` (version 1: with the leaves inline; 2: NODEs in `nodes`). */
+const parse = (buffer: Buffer, start: number, nodes: SnapshotBytes | null, lazy: boolean): unknown => {
+  let at = start;
   const u32 = (): number => {
     const n = buffer.readUInt32LE(at);
     at += 4;
@@ -150,6 +384,11 @@ export const decodeState = (bytes: Uint8Array): unknown => {
       const leaf: unknown = v8.deserialize(buffer.subarray(at, at + length));
       at += length;
       return leaf;
+    }
+    if (kind === NODE && nodes) {
+      const offset = u32() + u32() * HI;
+      const length = u32();
+      return lazy ? new LazyNode(nodes, offset, length) : (v8.deserialize(nodes.read(offset, length)) as unknown);
     }
     if (kind === ARRAY) {
       const length = u32();

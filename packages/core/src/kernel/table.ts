@@ -19,7 +19,12 @@
  *
  * The type is opaque: read and write tables only through the functions below (direct indexing does not
  * type-check), so that the layout can change without touching the modules.
+ *
+ * A table loaded from a snapshot holds its nodes below the root as `LazyNode`s (their serialised bytes) until they
+ * are read: every read of a node below the root goes through `resolveAt` (see lazy-node.ts).
  */
+
+import { LazyNode, resolveAt } from './lazy-node.js';
 
 declare const TABLE: unique symbol;
 
@@ -71,7 +76,9 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
-  if (node[index] === undefined) node[index] = create();
+  const existing = resolveAt<T | undefined>(node, index);
+  if (existing !== undefined) return existing;
+  node[index] = create();
   return node[index] as T;
 };
 
@@ -82,12 +89,14 @@ export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
 // loop of every fold, and an array per call was a measurable share of a replay's allocations.
 const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined => {
   if (typeof key === 'number') {
-    const node = root(table)[key >>> 10]?.[(key >>> 5) & 31];
-    return node === undefined || node === STRING_MARK ? undefined : (node as Leaf<V>);
+    const level2 = root(table)[key >>> 10];
+    const node = level2 === undefined ? undefined : resolveAt<Leaf<V> | typeof STRING_MARK | undefined>(level2, (key >>> 5) & 31);
+    return node === undefined || node === STRING_MARK ? undefined : node;
   }
   const h = hash(key);
-  const node = root(table)[h & 31]?.[(h >>> 5) & 31];
-  return node === undefined || node === STRING_MARK ? undefined : (node as Level3<V>)[(h >>> 10) & 31];
+  const level2 = root(table)[h & 31];
+  const node = level2 === undefined ? undefined : resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31);
+  return node === undefined || node === STRING_MARK ? undefined : resolveAt<Leaf<V> | undefined>(node, (h >>> 10) & 31);
 };
 
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
@@ -123,7 +132,7 @@ export const tableDelete = (table: Table<unknown>, key: number | string): void =
   const [a, b, c] = pathOf(key);
   const level1 = root(table);
   const level2 = level1[a];
-  const node = level2?.[b];
+  const node = level2 === undefined ? undefined : resolveAt<Leaf<unknown> | Level3<unknown> | typeof STRING_MARK | undefined>(level2, b);
   if (level2 === undefined || node === undefined || node === STRING_MARK) return;
   // Emptied nodes are pruned so that iteration and skipping never visit dead branches.
   const prune = (): void => {
@@ -138,7 +147,7 @@ export const tableDelete = (table: Table<unknown>, key: number | string): void =
     return;
   }
   const level3 = node as Level3<unknown>;
-  const leaf = level3[c];
+  const leaf = resolveAt<Leaf<unknown> | undefined>(level3, c);
   const i = leaf === undefined ? -1 : indexIn(leaf, key);
   if (leaf === undefined || i === -1) return;
   leaf.splice(i, 2);
@@ -159,7 +168,7 @@ function* leaves<V>(table: Table<V>): Generator<[Leaf<V>, boolean, number]> {
     if (level2 === undefined) continue;
     const strings = isStringLevel(level2);
     for (let b = 0; b < Math.min(level2.length, MARK_AT); b++) {
-      const node = level2[b];
+      const node = resolveAt<Leaf<V> | Level3<V> | typeof STRING_MARK | undefined>(level2, b);
       if (node === undefined || node === STRING_MARK) continue;
       if (!strings) {
         yield [node as Leaf<V>, false, (a << 10) + (b << 5)];
@@ -167,7 +176,7 @@ function* leaves<V>(table: Table<V>): Generator<[Leaf<V>, boolean, number]> {
       }
       const level3 = node as Level3<V>;
       for (let c = 0; c < level3.length; c++) {
-        const leaf = level3[c];
+        const leaf = resolveAt<Leaf<V> | undefined>(level3, c);
         if (leaf !== undefined) yield [leaf, true, 0];
       }
     }
@@ -258,12 +267,13 @@ export const looksLikeTable = (value: unknown): value is Table<unknown> => {
     const strings = level2[MARK_AT] === STRING_MARK;
     for (let b = 0; b < Math.min(level2.length, MARK_AT); b++) {
       const node: unknown = level2[b];
-      if (node === undefined) continue;
+      // Not decoded to be checked: a lazy node was a table's node when it was written.
+      if (node === undefined || node instanceof LazyNode) continue;
       if (!Array.isArray(node) || node.length > 32) return false;
       if (!strings) continue;
       for (let c = 0; c < node.length; c++) {
         const leaf: unknown = node[c];
-        if (leaf === undefined) continue;
+        if (leaf === undefined || leaf instanceof LazyNode) continue;
         if (!Array.isArray(leaf) || leaf.length === 0 || leaf.length % 2 !== 0) return false;
         for (let i = 0; i < leaf.length; i += 2) {
           const key: unknown = leaf[i];
