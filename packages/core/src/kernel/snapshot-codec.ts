@@ -90,8 +90,10 @@ const isTrie = (node: readonly unknown[]): boolean => {
   return true;
 };
 
-/** How many array slots `node` holds, nested arrays included, counted up to `budget` (the count stops there). */
+/** How many array slots `node` holds, nested arrays included, counted up to `budget` (the count stops there; a lazy node counts as the whole budget). */
 const slots = (node: unknown, budget: number): number => {
+  // A node holding lazy nodes is never light: its lazy nodes are written as their bytes (never `v8.serialize`d).
+  if (node instanceof LazyNode) return budget;
   if (!Array.isArray(node)) return 0;
   let count = node.length;
   for (let i = 0; i < node.length && count < budget; i++) count += slots(node[i], budget - count);
@@ -356,16 +358,17 @@ export const decodeState = (bytes: Uint8Array | readonly Uint8Array[] | Snapshot
   const source: SnapshotBytes =
     bytes instanceof Uint8Array ? new InMemory([asBuffer(bytes)]) : Array.isArray(bytes) ? new InMemory((bytes as readonly Uint8Array[]).map(asBuffer)) : (bytes as SnapshotBytes);
   const read = (offset: number, length: number): Buffer => asBuffer(source.read(offset, length));
-  const head = read(0, Math.min(source.size, 4 + MAGIC.length));
-  const version = versionOf(head);
-  if (version !== 2) {
+  // The trailer first: a version 2 stream is read from its end (its structure), and its first piece never.
+  const TRAILER = 8 + 4 + MAGIC.length;
+  const trailer = source.size >= 4 + MAGIC.length + TRAILER ? read(source.size - TRAILER, TRAILER) : null;
+  if (!trailer || versionOf(trailer.subarray(8)) !== 2) {
     const whole = read(0, source.size);
+    const version = versionOf(whole);
+    if (version === 2) throw new Error('Corrupt snapshot: no trailer');
     return version === 1 ? parse(whole, 4 + MAGIC.length, null, false) : v8.deserialize(whole);
   }
-  const trailer = read(source.size - 8 - 4 - MAGIC.length, 8 + 4 + MAGIC.length);
-  if (versionOf(trailer.subarray(8)) !== 2) throw new Error('Corrupt snapshot: no trailer');
   const at = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * HI;
-  const structure = read(at, source.size - trailer.length - at);
+  const structure = read(at, source.size - TRAILER - at);
   return parse(structure, 0, source, options.lazy === true);
 };
 
