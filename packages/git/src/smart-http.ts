@@ -23,6 +23,7 @@ import { isAncestor } from './reads.js';
 import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
 import { UploadPackCache } from './upload-pack-cache.js';
+import { parseCloneRequest, streamClonePack, wantsAreTips } from './clone-pack.js';
 import { lsRefsAnswer, parseLsRefs, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -229,7 +230,8 @@ const hasHaves = (body: Buffer) => body.includes('have ');
  * upload-pack. Its answer is reused from the cache when the same request came under the same refs (see
  * upload-pack-cache.ts), and kept there otherwise. Ref advertisements (v2's `ls-refs`, v0's `--advertise-refs`)
  * are answered from the ref files (ref-advertisement.ts) and v2's capabilities from what git said the first
- * time, so that a clone starts one git (the fetch's) as a local clone does, rather than two or three.
+ * time, so that a clone starts one git (the fetch's) as a local clone does, rather than two or three. A plain
+ * full clone's fetch runs pack-objects without upload-pack in front of it (clone-pack.ts).
  */
 const uploadPack = async (
   deps: SmartHttpDeps,
@@ -301,6 +303,12 @@ const uploadPack = async (
     const answer = lsRefsAnswer(snapshot, lsRefs);
     remember(key, answer);
     return send(answer);
+  }
+  // A plain full clone: pack-objects without an upload-pack in front of it (clone-pack.ts).
+  const clone = whole ? parseCloneRequest(body.prefix, v2) : null;
+  const tips = clone === null ? null : await readRefSnapshot(ctx);
+  if (clone !== null && tips !== null && wantsAreTips(clone, tips)) {
+    return streamClonePack(ctx, res, clone, { 'Content-Type': contentType, ...noCache }, key !== null ? { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } : undefined);
   }
   return stream(req, res, args, protocolEnv, contentType, {
     input,
