@@ -21,7 +21,7 @@ import { isValidNewRefName } from './ref-names.js';
 import { readAllRefFiles, readHeadBranch } from './ref-advertisement.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
-import { type SmartHttpRequest, serveSmartHttp } from './smart-http.js';
+import { type SmartHttpRequest, type UploadPackAnswer, serveSmartHttp } from './smart-http.js';
 import { UploadPackCache } from './upload-pack-cache.js';
 import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, RefChange, Sha, WriteOptions } from './types.js';
 import * as writes from './writes.js';
@@ -45,6 +45,8 @@ export interface GitRepositoriesOptions {
   readonly maxReaders?: number;
   /** Memory for upload-pack answers reused across clones of unchanged refs (upload-pack-cache.ts). Default 64 MiB; 0 turns it off. */
   readonly uploadPackCacheBytes?: number;
+  /** Told how each upload-pack request was answered (smart-http.ts), for metrics and tests. */
+  readonly onUploadPack?: (answer: UploadPackAnswer) => void;
 }
 
 const exists = (path: string) =>
@@ -187,7 +189,7 @@ export class GitRepositories implements Repositories {
       res.end('Repository not found\n');
       return;
     }
-    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}) }, req, res, request);
+    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}), ...(this.options.onUploadPack ? { onUploadPack: this.options.onUploadPack } : {}) }, req, res, request);
   }
 
   sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {

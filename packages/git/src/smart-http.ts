@@ -65,10 +65,14 @@ export interface SmartHttpRequest {
   readonly onError?: (error: unknown) => void;
 }
 
+/** How an upload-pack request was answered: kept bytes, the ref files, pack-objects alone (a plain clone), or upload-pack. */
+export type UploadPackAnswer = 'cache' | 'refs' | 'pack-objects' | 'upload-pack';
+
 export interface SmartHttpDeps {
   readonly ctx: RepoContext;
   readonly gateway: () => Promise<PushGateway>;
   readonly cache?: UploadPackCache;
+  readonly onUploadPack?: (answer: UploadPackAnswer) => void;
 }
 
 const noCache = {
@@ -245,6 +249,7 @@ const uploadPack = async (
   const { ctx, cache } = deps;
   const { gitDir } = ctx;
   const v2 = wantsV2(protocol);
+  const told = (answer: UploadPackAnswer) => deps.onUploadPack?.(answer);
   const contentType = advertise ? 'application/x-git-upload-pack-advertisement' : 'application/x-git-upload-pack-result';
   const send = (body: Buffer) => {
     res.writeHead(200, { 'Content-Type': contentType, ...noCache, 'Content-Length': String(body.length) });
@@ -261,7 +266,11 @@ const uploadPack = async (
     // Capabilities only, the same whatever the refs.
     const name = `v2-capabilities\0${protocol}`;
     const known = cache?.getFixed<Buffer>(gitDir, name);
-    if (known !== undefined) return send(known);
+    if (known !== undefined) {
+      told('cache');
+      return send(known);
+    }
+    told('upload-pack');
     return stream(req, res, args, protocolEnv, contentType, {
       input: { kind: 'none' },
       ...(cache !== undefined ? { keep: { max: 64 * 1024, store: (body: Buffer) => cache.setFixed(gitDir, name, body) } } : {}),
@@ -272,7 +281,10 @@ const uploadPack = async (
     const preamble = `${pktLine('# service=git-upload-pack\n')}0000`;
     const key = keyOf(['advertise', protocol ?? '']);
     const hit = key === null ? undefined : cache!.get(key);
-    if (hit !== undefined) return send(hit.body);
+    if (hit !== undefined) {
+      told('cache');
+      return send(hit.body);
+    }
     const capabilitiesName = `v0-capabilities\0${protocol ?? ''}`;
     const capabilities = cache?.getFixed<V0Capabilities>(gitDir, capabilitiesName);
     const snapshot = capabilities === undefined ? null : await readRefSnapshot(ctx);
@@ -280,6 +292,7 @@ const uploadPack = async (
     if (answer !== null) {
       const body = Buffer.concat([Buffer.from(preamble, 'utf8'), answer]);
       remember(key, body);
+      told('refs');
       return send(body);
     }
     const store = (body: Buffer) => {
@@ -287,6 +300,7 @@ const uploadPack = async (
       if (learnt !== null) cache!.setFixed(gitDir, capabilitiesName, learnt);
       remember(key, body);
     };
+    told('upload-pack');
     return stream(req, res, args, protocolEnv, contentType, { input: { kind: 'none' }, preamble, ...(cache !== undefined ? { keep: { max: cache.entryMaxBytes, store } } : {}) });
   }
 
@@ -296,20 +310,26 @@ const uploadPack = async (
   const whole = body.rest === null;
   const key = whole && !hasHaves(body.prefix) ? keyOf(['upload-pack', protocol ?? '', createHash('sha256').update(body.prefix).digest('hex')]) : null;
   const hit = key === null ? undefined : cache!.get(key);
-  if (hit !== undefined) return send(hit.body);
+  if (hit !== undefined) {
+    told('cache');
+    return send(hit.body);
+  }
   const lsRefs = whole && v2 ? parseLsRefs(body.prefix) : null;
   const snapshot = lsRefs === null ? null : await readRefSnapshot(ctx);
   if (lsRefs !== null && snapshot !== null) {
     const answer = lsRefsAnswer(snapshot, lsRefs);
     remember(key, answer);
+    told('refs');
     return send(answer);
   }
   // A plain full clone: pack-objects without an upload-pack in front of it (clone-pack.ts).
   const clone = whole ? parseCloneRequest(body.prefix, v2) : null;
   const tips = clone === null ? null : await readRefSnapshot(ctx);
   if (clone !== null && tips !== null && wantsAreTips(clone, tips)) {
+    told('pack-objects');
     return streamClonePack(ctx, res, clone, { 'Content-Type': contentType, ...noCache }, key !== null ? { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } : undefined);
   }
+  told('upload-pack');
   return stream(req, res, args, protocolEnv, contentType, {
     input,
     ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),
