@@ -4,7 +4,7 @@
  * shallow clone, a partial clone, a want that is not a ref tip) is still upload-pack's; a pack-objects failure
  * reaches the client as an error; and the parser leaves every request it does not know to upload-pack.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -93,6 +93,40 @@ describe('a plain full clone answered by pack-objects', () => {
     expect((await git(dir, ['clone', '--quiet', `${base}/${PROJECT}.git`, 'work'])).code).toBe(0);
     expect(await readFile(join(dir, 'work', 'src', '4.txt'), 'utf8')).toBe('4\n'.repeat(200));
     expect((await git(join(dir, 'work'), ['fsck', '--full', '--strict'])).code).toBe(0);
+  });
+
+  it('keeps an idle pack-objects for the next clone, which sees what was pushed after it started (loose and packed)', async () => {
+    const source = repositories.pathOf(PROJECT);
+    const config = ['-c', 'protocol.version=2'];
+    const dir = await scratch();
+    expect((await git(dir, [...config, 'clone', '--quiet', `${base}/${PROJECT}.git`, 'work'])).code).toBe(0);
+    // The spare starts once the answer is out.
+    const spareRunning = async () => (await run('ps', ['-eo', 'args'], { env })).stdout.split('\n').some((line) => line.includes(`--git-dir=${source} pack-objects`));
+    for (let i = 0; i < 50 && !(await spareRunning()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await spareRunning()).toBe(true);
+    const work = join(dir, 'work');
+    // More objects than receive.unpackLimit (100): the push lands as a new pack; then a small one, loose.
+    for (let i = 0; i < 120; i++) await writeFile(join(work, `pushed-${i}.txt`), `pushed ${i}\n`);
+    await git(work, ['add', '.']);
+    await git(work, ['commit', '--quiet', '-m', 'Many files']);
+    expect((await git(work, [...config, 'push', '--quiet', 'origin', 'HEAD:main'])).code).toBe(0);
+    for (const round of [0, 1]) {
+      if (round === 1) {
+        await writeFile(join(work, 'one-more.txt'), 'one more\n');
+        await git(work, ['add', '.']);
+        await git(work, ['commit', '--quiet', '-m', 'One more']);
+        expect((await git(work, [...config, 'push', '--quiet', 'origin', 'HEAD:main'])).code).toBe(0);
+      }
+      answers.length = 0;
+      const copy = join(dir, `copy-${round}.git`);
+      const cloned = await git(dir, [...config, 'clone', '--quiet', '--mirror', `${base}/${PROJECT}.git`, copy]);
+      expect(cloned.code, cloned.stderr).toBe(0);
+      expect(answers).toContain('pack-objects');
+      expect((await git(copy, ['fsck', '--full', '--strict'])).code).toBe(0);
+      expect(await refsOf(copy)).toBe(await refsOf(source));
+      expect(await objectsOf(copy)).toEqual(await objectsOf(source));
+    }
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('leaves a fetch after a push (have lines) to upload-pack, and the fetch brings the pushed commit', async () => {

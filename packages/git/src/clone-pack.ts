@@ -11,10 +11,11 @@
  * deepen, no filter, no `want-ref`, no capability or argument this module does not know, and `done`. Anything
  * else answers null from the parser and upload-pack serves it, so its negotiation stays git's.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
 import type { RepoContext } from './context.js';
 import { spawnGit } from './exec.js';
-import type { RefSnapshot } from './ref-advertisement.js';
+import { ProcessPool, type PooledProcess } from './process-pool.js';
 
 export interface CloneRequest {
   readonly v2: boolean;
@@ -105,9 +106,9 @@ export const parseCloneRequest = (body: Buffer, v2: boolean): CloneRequest | nul
   };
 };
 
-/** Whether every want is a ref's value: what upload-pack v0 would accept without `allow*SHA1InWant` (and v2 serves). */
-export const wantsAreTips = (request: CloneRequest, snapshot: RefSnapshot): boolean => {
-  const tips = new Set(snapshot.refs.map((ref) => ref.sha));
+/** Whether every want is a ref's value (`refs`: every ref's sha): what upload-pack v0 accepts without `allow*SHA1InWant`. */
+export const wantsAreTips = (request: CloneRequest, refs: ReadonlyMap<string, string>): boolean => {
+  const tips = new Set(refs.values());
   return request.wants.every((want) => tips.has(want));
 };
 
@@ -129,26 +130,89 @@ const ABORT = 'aborting due to possible repository corruption on the remote side
 /** upload-pack's default `uploadpack.keepAlive`: an empty band-1 packet after this long without output. */
 const KEEPALIVE_MS = 5_000;
 
+/** upload-pack's pack-objects arguments for a request's capabilities, in its order. */
+const packObjectsArgs = (request: CloneRequest): string[] => {
+  const args = ['pack-objects', '--revs'];
+  if (request.thinPack) args.push('--thin');
+  args.push('--stdout');
+  if (!request.noProgress) args.push('--progress');
+  if (request.ofsDelta) args.push('--delta-base-offset');
+  if (request.includeTag) args.push('--include-tag');
+  return args;
+};
+
+/** An idle pack-objects waiting for its revisions on stdin. */
+class Spare implements PooledProcess {
+  readonly busy = false;
+  readonly lastUsed = Date.now();
+  closed = false;
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly args: string,
+    onExit: () => void,
+  ) {
+    child.on('error', () => undefined);
+    child.stdin!.on('error', () => undefined);
+    child.on('exit', () => {
+      this.closed = true;
+      onExit();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.child.kill();
+  }
+}
+
 /**
- * Runs `pack-objects` for `request` and streams its answer; a failure reaches the client on band 3 (with what
- * pack-objects said on band 2 before it). `keep` gets the whole answer of a run that succeeded, while it
- * is at most `keep.max` bytes.
+ * One idle `pack-objects` per recently cloned repository, started once a clone's answer has gone out, so that the
+ * next clone does not wait for a process to start (on a busy machine the start alone blocks the event loop for
+ * 10–30 ms and git's own start-up adds as much). pack-objects reads nothing of the repository's refs before its
+ * stdin: the revisions come with the request, objects are looked up then (loose objects as they are, packs added
+ * since it started are found by git's re-scan on a miss), so a spare answers as a fresh one would. At most `max`
+ * are kept, each for `idleMs`; a spare whose arguments differ from the request's is closed and a fresh one started.
+ */
+export class PackObjectsSpares extends ProcessPool<Spare> {
+  private nextArgs: readonly string[] = [];
+
+  constructor(max = 16, idleMs = 30_000) {
+    super((gitDir, onExit) => new Spare(spawnGit(gitDir, this.nextArgs), this.nextArgs.join(' '), onExit), max, idleMs);
+  }
+
+  /** The spare for these arguments, taken out of the pool, or null (none, or one for other arguments). */
+  claim(gitDir: string, args: readonly string[]): ChildProcess | null {
+    const spare = this.take(gitDir);
+    if (spare === undefined) return null;
+    if (spare.args === args.join(' ')) return spare.child;
+    spare.close();
+    return null;
+  }
+
+  /** Starts a spare for the repository unless it has one. */
+  prepare(gitDir: string, args: readonly string[]): void {
+    if (this.has(gitDir)) return;
+    this.nextArgs = args;
+    this.processOf(gitDir);
+  }
+}
+
+/**
+ * Runs `pack-objects` for `request` (a spare one when `spares` has it) and streams its answer; a failure reaches
+ * the client on band 3, after what pack-objects said on band 2. `keep` gets the whole answer of a run that
+ * succeeded, while it is at most `keep.max` bytes.
  */
 export const streamClonePack = (
   ctx: RepoContext,
   res: ServerResponse,
   request: CloneRequest,
   headers: Readonly<Record<string, string>>,
-  keep?: { readonly max: number; readonly store: (body: Buffer) => void },
+  options: { readonly spares?: PackObjectsSpares; readonly keep?: { readonly max: number; readonly store: (body: Buffer) => void } } = {},
 ): Promise<void> =>
   new Promise((resolve) => {
-    // upload-pack's arguments for these capabilities, in its order.
-    const args = ['pack-objects', '--revs'];
-    if (request.thinPack) args.push('--thin');
-    args.push('--stdout');
-    if (!request.noProgress) args.push('--progress');
-    if (request.ofsDelta) args.push('--delta-base-offset');
-    if (request.includeTag) args.push('--include-tag');
+    const { spares, keep } = options;
+    const args = packObjectsArgs(request);
     let kept: Buffer[] | null = keep ? [] : null;
     let keptLength = 0;
     let keepalive: NodeJS.Timeout | null = null;
@@ -162,11 +226,6 @@ export const streamClonePack = (
       }
       return res.write(piece);
     };
-    // The section header goes out before pack-objects starts (upload-pack v0 sends its NAK then too): the client
-    // starts its index-pack on it, while this side starts pack-objects.
-    res.writeHead(200, headers);
-    send([Buffer.from(request.v2 ? '000dpackfile\n' : '0008NAK\n', 'ascii')]);
-    const child = spawnGit(ctx.gitDir, args);
     const armKeepalive = () => {
       if (keepalive !== null) clearTimeout(keepalive);
       keepalive = setTimeout(() => {
@@ -174,37 +233,53 @@ export const streamClonePack = (
         armKeepalive();
       }, KEEPALIVE_MS);
     };
+    // The section header goes out before pack-objects is asked (upload-pack v0 sends its NAK then too): the client
+    // starts its index-pack on it meanwhile.
+    res.writeHead(200, headers);
+    send([Buffer.from(request.v2 ? '000dpackfile\n' : '0008NAK\n', 'ascii')]);
     armKeepalive();
-    const forward = (band: 1 | 2, chunk: Buffer, source: NodeJS.ReadableStream) => {
-      armKeepalive();
-      if (!send(sideBand(band, chunk, request.maxPacket))) {
-        source.pause();
-        res.once('drain', () => source.resume());
-      }
-    };
-    child.stdout!.on('data', (chunk: Buffer) => forward(1, chunk, child.stdout!));
-    child.stderr!.on('data', (chunk: Buffer) => forward(2, chunk, child.stderr!));
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(`${request.wants.join('\n')}\n--not\n\n`);
+    let current: ChildProcess | null = null;
     // A client that goes away takes its pack-objects with it.
     res.on('close', () => {
-      if (!res.writableFinished) child.kill();
+      if (!res.writableFinished) current?.kill();
     });
-    let finished = false;
-    const finish = (code: number | null) => {
-      if (finished) return;
-      finished = true;
-      if (keepalive !== null) clearTimeout(keepalive);
-      if (code === 0) {
-        send([Buffer.from('0000', 'ascii')]);
-        res.end();
-        if (kept !== null) keep!.store(Buffer.concat(kept));
-      } else {
-        // As upload-pack: the client is told on band 3 and gets no flush, so it cannot take the pack for whole.
-        res.end(Buffer.concat(sideBand(3, Buffer.from(ABORT, 'utf8'), request.maxPacket)));
-      }
-      resolve();
+    const run = (child: ChildProcess, spare: boolean) => {
+      current = child;
+      let answered = false;
+      const forward = (band: 1 | 2, chunk: Buffer, source: NodeJS.ReadableStream) => {
+        answered = true;
+        armKeepalive();
+        if (!send(sideBand(band, chunk, request.maxPacket))) {
+          source.pause();
+          res.once('drain', () => source.resume());
+        }
+      };
+      child.stdout!.on('data', (chunk: Buffer) => forward(1, chunk, child.stdout!));
+      child.stderr!.on('data', (chunk: Buffer) => forward(2, chunk, child.stderr!));
+      child.stdin!.on('error', () => undefined);
+      child.stdin!.end(`${request.wants.join('\n')}\n--not\n\n`);
+      let finished = false;
+      const finish = (code: number | null) => {
+        if (finished) return;
+        finished = true;
+        // A spare that died before it said anything (killed while idle): a fresh one is asked instead.
+        if (spare && code !== 0 && !answered && !res.destroyed) return run(spawnGit(ctx.gitDir, args), false);
+        if (keepalive !== null) clearTimeout(keepalive);
+        if (code === 0) {
+          send([Buffer.from('0000', 'ascii')]);
+          res.end();
+          if (kept !== null) keep!.store(Buffer.concat(kept));
+          // The next clone's pack-objects, started once this answer is out.
+          if (spares !== undefined) setImmediate(() => spares.prepare(ctx.gitDir, args));
+        } else {
+          // As upload-pack: the client is told on band 3 and gets no flush, so it cannot take the pack for whole.
+          res.end(Buffer.concat(sideBand(3, Buffer.from(ABORT, 'utf8'), request.maxPacket)));
+        }
+        resolve();
+      };
+      child.on('error', () => finish(null));
+      child.on('close', finish);
     };
-    child.on('error', () => finish(null));
-    child.on('close', finish);
+    const spare = spares?.claim(ctx.gitDir, args) ?? null;
+    run(spare ?? spawnGit(ctx.gitDir, args), spare !== null);
   });

@@ -21,6 +21,7 @@ import { isValidNewRefName } from './ref-names.js';
 import { readAllRefFiles, readHeadBranch } from './ref-advertisement.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
+import { PackObjectsSpares } from './clone-pack.js';
 import { type SmartHttpRequest, type UploadPackAnswer, serveSmartHttp } from './smart-http.js';
 import { UploadPackCache } from './upload-pack-cache.js';
 import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, RefChange, Sha, WriteOptions } from './types.js';
@@ -61,6 +62,7 @@ export class GitRepositories implements Repositories {
   private readonly refUpdates = new RefUpdaterPool();
   private gateway: Promise<PushGateway> | null = null;
   private readonly uploadPackCache: UploadPackCache | undefined;
+  private readonly spares = new PackObjectsSpares();
 
   constructor(private readonly options: GitRepositoriesOptions) {
     this.objects = new ObjectReaderPool(options.maxReaders ?? 16);
@@ -111,6 +113,7 @@ export class GitRepositories implements Repositories {
         if (!(await exists(path))) fail(repositoryNotFound());
         this.objects.release(path);
         this.refUpdates.release(path);
+        this.spares.release(path);
         this.uploadPackCache?.forget(path);
         // Out of the project's path at once; the slow delete follows.
         const doomed = `${path}+deleted-${randomUUID()}`;
@@ -189,7 +192,7 @@ export class GitRepositories implements Repositories {
       res.end('Repository not found\n');
       return;
     }
-    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}), ...(this.options.onUploadPack ? { onUploadPack: this.options.onUploadPack } : {}) }, req, res, request);
+    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), spares: this.spares, ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}), ...(this.options.onUploadPack ? { onUploadPack: this.options.onUploadPack } : {}) }, req, res, request);
   }
 
   sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {
@@ -209,6 +212,7 @@ export class GitRepositories implements Repositories {
             await this.lock.run(path, async () => {
               this.objects.release(path);
               this.refUpdates.release(path);
+              this.spares.release(path);
               this.uploadPackCache?.forget(path);
               await rm(path, { recursive: true, force: true });
             });
@@ -223,6 +227,7 @@ export class GitRepositories implements Repositories {
   async close(): Promise<void> {
     this.objects.close();
     this.refUpdates.close();
+    this.spares.close();
     const gateway = this.gateway;
     this.gateway = null;
     if (gateway) await (await gateway).close();

@@ -23,8 +23,8 @@ import { isAncestor } from './reads.js';
 import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
 import { UploadPackCache } from './upload-pack-cache.js';
-import { parseCloneRequest, streamClonePack, wantsAreTips } from './clone-pack.js';
-import { lsRefsAnswer, parseLsRefs, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
+import { parseCloneRequest, streamClonePack, wantsAreTips, type PackObjectsSpares } from './clone-pack.js';
+import { lsRefsAnswer, parseLsRefs, readAllRefFiles, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -73,6 +73,8 @@ export interface SmartHttpDeps {
   readonly gateway: () => Promise<PushGateway>;
   readonly cache?: UploadPackCache;
   readonly onUploadPack?: (answer: UploadPackAnswer) => void;
+  /** Idle pack-objects kept for the next plain clone (clone-pack.ts). */
+  readonly spares?: PackObjectsSpares;
 }
 
 const noCache = {
@@ -324,10 +326,13 @@ const uploadPack = async (
   }
   // A plain full clone: pack-objects without an upload-pack in front of it (clone-pack.ts).
   const clone = whole ? parseCloneRequest(body.prefix, v2) : null;
-  const tips = clone === null ? null : await readRefSnapshot(ctx);
-  if (clone !== null && tips !== null && wantsAreTips(clone, tips)) {
+  const refs = clone === null ? null : readAllRefFiles(gitDir);
+  if (clone !== null && refs !== null && wantsAreTips(clone, refs)) {
     told('pack-objects');
-    return streamClonePack(ctx, res, clone, { 'Content-Type': contentType, ...noCache }, key !== null ? { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } : undefined);
+    return streamClonePack(ctx, res, clone, { 'Content-Type': contentType, ...noCache }, {
+      ...(deps.spares !== undefined ? { spares: deps.spares } : {}),
+      ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),
+    });
   }
   told('upload-pack');
   return stream(req, res, args, protocolEnv, contentType, {
