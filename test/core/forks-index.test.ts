@@ -43,7 +43,7 @@ describe('the forks index', () => {
           if (s.kind === 'create') await app.execute(system, { type: 'CreateProject', path: `p${made}`, namespace_id: namespaceId, visibility: 'public' });
           else if (projects.length > 0 && s.kind === 'fork') {
             await app.execute(system, { type: 'ForkProject', id: projects[s.source % projects.length]!.id, namespace_id: namespaceId, path: `f${made}`, name: `F${made}` });
-          } else if (projects.length > 0) await app.execute(system, { type: 'DeleteProject', id: projects[s.target % projects.length]!.id });
+          } else if (projects.length > 0 && s.kind === 'delete') await app.execute(system, { type: 'DeleteProject', id: projects[s.target % projects.length]!.id });
         }
         forked += (await store.readAll(0, 1_000_000)).filter((e) => e.type === 'ProjectForked').length;
         const upTo = app.state.sequences.project + 1;
