@@ -281,5 +281,15 @@ export const streamClonePack = (
       child.on('close', finish);
     };
     const spare = spares?.claim(ctx.gitDir, args) ?? null;
-    run(spare ?? spawnGit(ctx.gitDir, args), spare !== null);
+    if (spare !== null) run(spare, true);
+    // Node writes the response on the next tick (the socket is corked until then) and a spawn blocks the event
+    // loop until the child has started: the section header goes out first.
+    else {
+      setImmediate(() => {
+        if (!res.destroyed) return run(spawnGit(ctx.gitDir, args), false);
+        // The client went away meanwhile.
+        if (keepalive !== null) clearTimeout(keepalive);
+        resolve();
+      });
+    }
   });
