@@ -13,8 +13,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { spawnGit } from './exec.js';
 import type { RepoContext } from './context.js';
 import type { PushGateway } from './push-gateway.js';
@@ -110,16 +110,14 @@ type Input = { readonly kind: 'none' } | { readonly kind: 'request' } | { readon
 /** The request body, gunzipped when `Content-Encoding: gzip`. */
 const requestBody = (req: IncomingMessage): Readable => (req.headers['content-encoding'] === 'gzip' ? req.pipe(createGunzip()) : req);
 
-/**
- * Reads the (gunzipped) request body up to `limit` bytes: the whole of it (`rest` null), or its first bytes and
- * the paused stream of the rest. Null when the body is broken (bad gzip, a client that went away).
- */
-const readBody = (req: IncomingMessage, limit: number): Promise<{ prefix: Buffer; rest: Readable | null } | null> =>
+type ReadBody = { prefix: Buffer; rest: Readable | null } | null;
+
+/** Reads a stream up to `limit` bytes: the whole of it (`rest` null), or its first bytes and the paused rest; null when it fails. */
+const readUpTo = (body: Readable, limit: number): Promise<ReadBody> =>
   new Promise((resolve) => {
-    const body = requestBody(req);
     const chunks: Buffer[] = [];
     let length = 0;
-    const done = (answer: { prefix: Buffer; rest: Readable | null } | null) => {
+    const done = (answer: ReadBody) => {
       body.off('data', onData);
       body.off('end', onEnd);
       body.off('error', onError);
@@ -140,6 +138,30 @@ const readBody = (req: IncomingMessage, limit: number): Promise<{ prefix: Buffer
     body.on('end', onEnd);
     body.on('error', onError);
   });
+
+/**
+ * Reads the (gunzipped) request body up to `limit` bytes: the whole of it (`rest` null), or its first bytes and
+ * the paused stream of the rest. Null when the body is broken (bad gzip, a client that went away). A gzip body
+ * that fits is inflated at once (git compresses request bodies over 1 KiB, a clone's wants among them): a gunzip
+ * stream goes through libuv's thread pool, which costs milliseconds per trip on a busy machine.
+ */
+const readBody = async (req: IncomingMessage, limit: number): Promise<ReadBody> => {
+  if (req.headers['content-encoding'] !== 'gzip') return readUpTo(req, limit);
+  const raw = await readUpTo(req, limit);
+  if (raw === null) return null;
+  if (raw.rest === null) {
+    try {
+      return { prefix: gunzipSync(raw.prefix, { maxOutputLength: limit }), rest: null };
+    } catch {
+      // Larger than the limit once inflated, or broken: the stream below tells which.
+    }
+  }
+  const compressed = new PassThrough();
+  compressed.write(raw.prefix);
+  if (raw.rest === null) compressed.end();
+  else raw.rest.pipe(compressed);
+  return readUpTo(compressed.pipe(createGunzip()), limit);
+};
 
 /**
  * Runs one git service and streams it into the response. Headers go out with git's first bytes, so a git that
