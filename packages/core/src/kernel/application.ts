@@ -457,7 +457,18 @@ const recordedFrom = (writes: readonly StreamWrite[], results: readonly AppendRe
   writes.forEach((write, index) => {
     const firstVersion = results[index]!.nextExpectedVersion - write.events.length + 1;
     write.events.forEach((event, offset) => {
-      recorded.push({ ...event, streamId: write.streamId, streamVersion: firstVersion + offset, globalPosition: basePosition + recorded.length + 1 });
+      // A literal in the stores' field order rather than a spread: one object shape for every recorded event.
+      recorded.push({
+        eventId: event.eventId,
+        type: event.type,
+        schemaVersion: event.schemaVersion,
+        data: event.data,
+        recordedAt: event.recordedAt,
+        metadata: event.metadata,
+        streamId: write.streamId,
+        streamVersion: firstVersion + offset,
+        globalPosition: basePosition + recorded.length + 1,
+      });
     });
   });
   return recorded;

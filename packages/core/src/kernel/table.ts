@@ -71,7 +71,10 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
-  if (node[index] === undefined) node[index] = create();
+  // One read when the node exists (the common case): under immer each read of a draft is a trap call.
+  const existing = node[index];
+  if (existing !== undefined) return existing as T;
+  node[index] = create();
   return node[index] as T;
 };
 
