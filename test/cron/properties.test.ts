@@ -96,6 +96,14 @@ describe('cron properties', () => {
     );
   });
 
+  it('leaves croner when a transition up to five weeks back can change a `#n` count (fugit 1.5.2 answers so)', () => {
+    // Lord Howe went +10:30 → +11 on 2019-10-06 02:00. Read at local midnight on 2019-10-15, two weeks of 7 × 24 h
+    // back is 2019-09-30 23:30: fugit counts two Tuesdays, skips the third, and answers November's (seed -176364516).
+    const from = Date.parse('2019-10-06T15:30:01Z');
+    const layer = nextTimeFrom('25 5 * * tue#3', 'Australia/Lord_Howe', from);
+    expect(layer.ok && layer.at.toISOString()).toBe(new Date(1574101500 * 1000).toISOString());
+  });
+
   it('drops the fraction of a second of the start, as fugit does', () => {
     fc.assert(
       fc.property(cronArb, zoneArb, fromArb, fc.integer({ min: 0, max: 999 }), (cron, tz, from, ms) => {

@@ -126,18 +126,23 @@ const instanceZone = (name: string): Zone => {
 };
 
 const DAY = 86_400;
+/** How far back of a candidate fugit's `#n` count reaches: five weeks of 7 × 24 h. */
+const WEEKS_BACK = 35 * DAY;
 
 /**
- * The next time of a parsed line after `fromMs`: croner at the zone's offset where the offset holds from a day
- * before the start to 40 days after the answer (month ends and `#n` weeks included) and the answer does not
- * read like the start (fugit's guard), else fugit's own steps.
+ * The next time of a parsed line after `fromMs`: croner at the zone's offset where the offset holds from five weeks
+ * before the start to 40 days after the answer and the answer does not read like the start (fugit's guard), else
+ * fugit's own steps. fugit counts `#n` weeks back from wherever its cursor is (local midnight when it tests the day)
+ * in steps of 7 × 24 h, and month ends forward in steps of 24 h, so a transition up to five weeks before a candidate
+ * day can change fugit's answer: a third Tuesday read at midnight the week after Lord Howe's half-hour change
+ * counts only two Tuesdays (fugit 1.5.2 skips that day).
  */
 const nextOfLine = (line: Line, fromMs: number, local: Zone): NextTime => {
   const zone = line.zone ?? local;
   const from = Math.floor(fromMs / 1000);
   const offset = zone.offsetAt(from);
   // A transition within 41 days of the start rules croner out whatever it answers: ask fugit's steps straight away.
-  if (line.pattern !== null && offset % 60 === 0 && !zone.changesIn(from - DAY, from + 41 * DAY)) {
+  if (line.pattern !== null && offset % 60 === 0 && !zone.changesIn(from - WEEKS_BACK, from + 41 * DAY)) {
     let job = line.jobs.get(offset);
     if (!job) {
       job = cronerJob(line.pattern, offset / 60);
