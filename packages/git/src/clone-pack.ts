@@ -16,6 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { RepoContext } from './context.js';
 import { spawnGit } from './exec.js';
 import { ProcessPool, type PooledProcess } from './process-pool.js';
+import { pktLines } from './ref-advertisement.js';
 
 export interface CloneRequest {
   readonly v2: boolean;
@@ -29,24 +30,6 @@ export interface CloneRequest {
 }
 
 const SHA = /^[0-9a-f]{40}$/;
-
-/** pkt-lines of a request body, as text without the final newline (`0000` → 'flush', `0001` → 'delim'); null when malformed. */
-const pktLines = (body: Buffer): (string | 'flush' | 'delim')[] | null => {
-  const lines: (string | 'flush' | 'delim')[] = [];
-  let at = 0;
-  while (at < body.length) {
-    if (at + 4 > body.length) return null;
-    const hex = body.toString('ascii', at, at + 4);
-    if (!/^[0-9a-f]{4}$/.test(hex)) return null;
-    const length = parseInt(hex, 16);
-    if (length === 0) lines.push('flush');
-    else if (length === 1) lines.push('delim');
-    else if (length < 4 || at + length > body.length) return null;
-    else lines.push(body.toString('latin1', at + 4, at + length).replace(/\n$/, ''));
-    at += length < 4 ? 4 : length;
-  }
-  return lines;
-};
 
 /** Capabilities a v0 client may name on its first want without changing what a clone's answer is. */
 const V0_CAPABILITY = /^(multi_ack|multi_ack_detailed|no-done|side-band|side-band-64k|thin-pack|no-progress|include-tag|ofs-delta|deepen-since|deepen-not|deepen-relative|agent=\S*|session-id=\S*|object-format=sha1)$/;

@@ -216,7 +216,7 @@ const pkt = (line: string): Buffer => {
 };
 
 /** Splits a request body into pkt-lines (`0000` → 'flush', `0001` → 'delim'); null when malformed. */
-const pktLines = (body: Buffer): (string | 'flush' | 'delim')[] | null => {
+export const pktLines = (body: Buffer): (string | 'flush' | 'delim')[] | null => {
   const lines: (string | 'flush' | 'delim')[] = [];
   let at = 0;
   while (at < body.length) {
