@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { produce } from 'immer';
-import { emptyTable, stateHash, tableDelete, tableGet, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
+import { emptyTable, stateHash, tableDelete, tableGet, tableGetOrCreate, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
 
 const model = <K extends number | string>(keys: fc.Arbitrary<K>) =>
   fc.array(fc.tuple(fc.boolean(), keys), { maxLength: 300 });
@@ -72,6 +72,28 @@ describe('Table', () => {
       walk(state, next);
       expect(copied).toBeLessThan(3 * 64 + 100);
     }
+  });
+
+  it('gets or creates an entry in one walk, live (the draft\'s value, changes land) as in place', () => {
+    const keys = fc.oneof(fc.nat(5_000), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keys, fc.nat(9)), { maxLength: 60 }), (ops) => {
+        type Tables = { ints: Table<number[]>; strings: Table<number[]> };
+        const run = (tables: Tables) => {
+          for (const [key, value] of ops) tableGetOrCreate(typeof key === 'number' ? tables.ints : tables.strings, key, () => [] as number[]).push(value);
+        };
+        const plain: Tables = { ints: emptyTable(), strings: emptyTable() };
+        run(plain);
+        const live = produce({ ints: emptyTable(), strings: emptyTable() } as Tables, (draft) => run(draft));
+        const expected = new Map<number | string, number[]>();
+        for (const [key, value] of ops) expected.set(key, [...(expected.get(key) ?? []), value]);
+        for (const [key, values] of expected) {
+          expect(tableGet(typeof key === 'number' ? plain.ints : plain.strings, key)).toEqual(values);
+          expect(tableGet(typeof key === 'number' ? live.ints : live.strings, key)).toEqual(values);
+        }
+        expect(stateHash(live)).toBe(stateHash(plain));
+      }),
+    );
   });
 
   it('has the same shape whether changed through immer drafts (live) or in place (replay)', () => {

@@ -175,6 +175,23 @@ describe('smart HTTP', () => {
     expect(await response.text()).toContain(`${head} refs/heads/main`);
   });
 
+  it('reads gzip bodies that inflate past what is read ahead, and refuses a broken one', async () => {
+    const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+    const head = (await ok(repository().findBranch('main'))).commit.id;
+    // 6,000 `have` lines of unknown commits (300 KB inflated, a few KB compressed): upload-pack answers NAK and the pack.
+    const haves = Array.from({ length: 6_000 }, (_, i) => pkt(`have ${i.toString(16).padStart(40, 'f')}\n`)).join('');
+    const request = `${pkt(`want ${head} multi_ack_detailed side-band-64k ofs-delta\n`)}0000${haves}${pkt('done\n')}`;
+    const post = (body: Buffer) =>
+      fetch(`${base}/${PROJECT}.git/git-upload-pack`, { method: 'POST', headers: { 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'gzip' }, body });
+    const response = await post(gzipSync(Buffer.from(request)));
+    expect(response.status).toBe(200);
+    const answer = Buffer.from(await response.arrayBuffer());
+    expect(answer.subarray(0, 8).toString('latin1')).toBe('0008NAK\n');
+    expect(answer.includes('PACK')).toBe(true);
+    const broken = await post(Buffer.from('not gzip at all'));
+    expect(broken.status).toBe(400);
+  });
+
   it('pushes a branch and an annotated tag, and reports the ref changes after receive-pack', async () => {
     const { work } = await clone(2);
     const before = (await ok(repository().findBranch('main'))).commit.id;

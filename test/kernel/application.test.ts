@@ -102,6 +102,48 @@ describe('Application: group commit', () => {
     expect((await store.readAll(0, 100)).map((e) => e.type)).toEqual(['AccountOpened', 'Deposited', 'Withdrawn']);
   });
 
+  it("event data read from the batch's draft is a copy: later commands of the batch do not change it", async () => {
+    // Lists: `add` creates a list, `tag` appends to it in place, `seen` records the list's tags as they were.
+    const events = defineEvents({
+      Added: { codec: t.type({ id: t.string }), version: 1, stream: (d: { id: string }) => `list-${d.id}` },
+      Tagged: { codec: t.type({ id: t.string, tag: t.string }), version: 1, stream: (d: { id: string }) => `list-${d.id}` },
+      Seen: { codec: t.type({ id: t.string, tags: t.array(t.string) }), version: 1, stream: (d: { id: string }) => `list-${d.id}` },
+    });
+    type Command = { readonly kind: 'add' | 'seen'; readonly id: string } | { readonly kind: 'tag'; readonly id: string; readonly tag: string };
+    type Lists = { lists: Record<string, { tags: string[] }> };
+    const decider = {
+      initialState: (): Lists => ({ lists: {} }),
+      decide: ({ command }: { command: Command }, state: Lists) => {
+        if (command.kind === 'add') return E.right([{ type: 'Added', data: { id: command.id } }]);
+        if (command.kind === 'tag') return E.right([{ type: 'Tagged', data: { id: command.id, tag: command.tag } }]);
+        return E.right([{ type: 'Seen', data: { id: command.id, tags: state.lists[command.id]!.tags } }]);
+      },
+      evolve: (state: Lists, event: { type: string; data: { id: string; tag?: string } }) => {
+        if (event.type === 'Added') state.lists[event.data.id] = { tags: [] };
+        if (event.type === 'Tagged') state.lists[event.data.id]!.tags.push(event.data.tag!);
+      },
+    };
+    const store = new InMemoryEventStore();
+    const app = await Application.start<Command, Lists>({ decider: decider as never, registry: new EventRegistry(events), store, clock, ids, projectionVersion: 'lists-1', freeze: false });
+    await app.execute(actor, { kind: 'add', id: 'old' });
+    const seen = await Promise.all([
+      // A list created in this batch (a plain object in the draft, mutated in place by the next tag)…
+      app.execute(actor, { kind: 'add', id: 'new' }),
+      app.execute(actor, { kind: 'seen', id: 'new' }),
+      app.execute(actor, { kind: 'tag', id: 'new', tag: 'a' }),
+      // …and a committed one changed earlier in the batch (read through a draft that is revoked after the batch).
+      app.execute(actor, { kind: 'tag', id: 'old', tag: 'x' }),
+      app.execute(actor, { kind: 'seen', id: 'old' }),
+      app.execute(actor, { kind: 'tag', id: 'old', tag: 'y' }),
+    ]);
+    const data = (result: (typeof seen)[number]) => (E.isRight(result) ? result.right.events[0]!.data : null);
+    expect(data(seen[1]!)).toEqual({ id: 'new', tags: [] });
+    expect(data(seen[4]!)).toEqual({ id: 'old', tags: ['x'] });
+    const stored = (await store.readAll(0, 100)).filter((event) => event.type === 'Seen').map((event) => event.data);
+    expect(stored).toEqual([{ id: 'new', tags: [] }, { id: 'old', tags: ['x'] }]);
+    expect(app.state.lists).toEqual({ old: { tags: ['x', 'y'] }, new: { tags: ['a'] } });
+  });
+
   it('a command touching two streams is written whole', async () => {
     const store = new InMemoryEventStore();
     const app = await startBank(store);

@@ -97,4 +97,33 @@ describe('POST /projects/:id/fork', () => {
     const readme = await server.call('GET', `/projects/${fork.id}/repository/files/README.md/raw?ref=main`);
     expect(readme.status).toBe(200);
   });
+  it('lists direct forks from the forks index: a fork of a fork is not listed, deleted forks leave, a deleted source takes its list along', async () => {
+    const ids = (response: { body: { id: number }[] }) => response.body.map((p) => p.id);
+    const root = (await server.call('POST', '/projects', { name: 'Network root', initialize_with_readme: true })).body;
+    const b = (await server.call('POST', `/projects/${root.id}/fork`, { path: 'network-b', name: 'Network b' })).body;
+    const c = (await server.call('POST', `/projects/${root.id}/fork`, { path: 'network-c', name: 'Network c' })).body;
+    const d = (await server.call('POST', `/projects/${b.id}/fork`, { path: 'network-d', name: 'Network d' })).body;
+    expect(ids(await server.call('GET', `/projects/${root.id}/forks?order_by=id&sort=asc`))).toEqual([b.id, c.id]);
+    expect(ids(await server.call('GET', `/projects/${b.id}/forks`))).toEqual([d.id]);
+    expect(ids(await server.call('GET', `/projects/${d.id}/forks`))).toEqual([]);
+    // Pagination over the index.
+    const first = await server.call('GET', `/projects/${root.id}/forks?order_by=id&sort=asc&per_page=1&page=2`);
+    expect(ids(first)).toEqual([c.id]);
+    expect(first.headers.get('x-total')).toBe('2');
+    expect((await server.call('DELETE', `/projects/${c.id}`)).status).toBe(202);
+    expect(ids(await server.call('GET', `/projects/${root.id}/forks`))).toEqual([b.id]);
+    expect((await server.call('GET', `/projects/${root.id}`)).body).toMatchObject({ forks_count: 1 });
+    // The source goes: its fork is a fork of nothing, and the fork's own forks stay its forks.
+    expect((await server.call('DELETE', `/projects/${b.id}`)).status).toBe(202);
+    expect(ids(await server.call('GET', `/projects/${root.id}/forks`))).toEqual([]);
+    expect(Object.keys((await server.call('GET', `/projects/${d.id}`)).body as object)).not.toContain('forked_from_project');
+    // A new fork of the root after all that is listed alone.
+    const e = (await server.call('POST', `/projects/${root.id}/fork`, { path: 'network-e', name: 'Network e' })).body;
+    expect(ids(await server.call('GET', `/projects/${root.id}/forks`))).toEqual([e.id]);
+    // The index comes back with the state after a restart.
+    await server.close();
+    server = await start(dataDir);
+    expect(ids(await server.call('GET', `/projects/${root.id}/forks`))).toEqual([e.id]);
+    expect(ids(await server.call('GET', `/projects/${d.id}/forks`))).toEqual([]);
+  });
 });

@@ -14,6 +14,7 @@ import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { asSha } from './objects.js';
+import { rememberCommit } from './ref-advertisement.js';
 import type { Sha } from './types.js';
 
 type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -33,6 +34,7 @@ const exists = (path: string) =>
 /** Writes an object into the repository (nothing when it is there as a loose object already); answers its sha. */
 export const writeObject = async (gitDir: string, type: ObjectType, content: Buffer): Promise<Sha> => {
   const { sha, data } = looseObject(type, content);
+  if (type === 'commit') rememberCommit(sha);
   const dir = join(gitDir, 'objects', sha.slice(0, 2));
   const path = join(dir, sha.slice(2));
   if (await exists(path)) return sha;

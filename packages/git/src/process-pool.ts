@@ -46,6 +46,18 @@ export class ProcessPool<P extends PooledProcess> {
     return process;
   }
 
+  /** Hands the repository's open process over to the caller: it leaves the pool, still running. */
+  protected take(gitDir: string): P | undefined {
+    const existing = this.processes.get(gitDir);
+    this.processes.delete(gitDir);
+    return existing && !existing.closed ? existing : undefined;
+  }
+
+  /** Whether the repository has an open process in the pool. */
+  protected has(gitDir: string): boolean {
+    return this.processes.get(gitDir)?.closed === false;
+  }
+
   private evictOne(): void {
     let oldest: [string, P] | null = null;
     for (const entry of this.processes) if (!entry[1].busy && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;

@@ -28,6 +28,17 @@ const PEEL_CACHE_MAX = 100_000;
 
 const SHA = /^[0-9a-f]{40}$/;
 
+/**
+ * A commit written here peels to nothing: told by the object writer, so that the first ref advertisement after
+ * an API commit does not ask the batch reader about the new branch tip (a trip to another process, milliseconds on
+ * a busy machine).
+ */
+export const rememberCommit = (sha: string): void => {
+  if (peelCache.has(sha)) return;
+  if (peelCache.size >= PEEL_CACHE_MAX) peelCache.delete(peelCache.keys().next().value!);
+  peelCache.set(sha, null);
+};
+
 export interface RefSnapshot {
   /** HEAD's target (`refs/heads/main`); HEAD is a symbolic ref here, else the snapshot is null. */
   readonly headTarget: string;
@@ -205,7 +216,7 @@ const pkt = (line: string): Buffer => {
 };
 
 /** Splits a request body into pkt-lines (`0000` → 'flush', `0001` → 'delim'); null when malformed. */
-const pktLines = (body: Buffer): (string | 'flush' | 'delim')[] | null => {
+export const pktLines = (body: Buffer): (string | 'flush' | 'delim')[] | null => {
   const lines: (string | 'flush' | 'delim')[] = [];
   let at = 0;
   while (at < body.length) {

@@ -21,7 +21,8 @@ import { isValidNewRefName } from './ref-names.js';
 import { readAllRefFiles, readHeadBranch } from './ref-advertisement.js';
 import * as reads from './reads.js';
 import * as refs from './refs.js';
-import { type SmartHttpRequest, serveSmartHttp } from './smart-http.js';
+import { PackObjectsSpares } from './clone-pack.js';
+import { type SmartHttpRequest, type UploadPackAnswer, serveSmartHttp } from './smart-http.js';
 import { UploadPackCache } from './upload-pack-cache.js';
 import type { BundleResult, CreateRepositoryInput, CreatedRepository, GitResult, RefChange, Sha, WriteOptions } from './types.js';
 import * as writes from './writes.js';
@@ -45,6 +46,8 @@ export interface GitRepositoriesOptions {
   readonly maxReaders?: number;
   /** Memory for upload-pack answers reused across clones of unchanged refs (upload-pack-cache.ts). Default 64 MiB; 0 turns it off. */
   readonly uploadPackCacheBytes?: number;
+  /** Told how each upload-pack request was answered (smart-http.ts), for metrics and tests. */
+  readonly onUploadPack?: (answer: UploadPackAnswer) => void;
 }
 
 const exists = (path: string) =>
@@ -59,6 +62,7 @@ export class GitRepositories implements Repositories {
   private readonly refUpdates = new RefUpdaterPool();
   private gateway: Promise<PushGateway> | null = null;
   private readonly uploadPackCache: UploadPackCache | undefined;
+  private readonly spares = new PackObjectsSpares();
 
   constructor(private readonly options: GitRepositoriesOptions) {
     this.objects = new ObjectReaderPool(options.maxReaders ?? 16);
@@ -109,6 +113,7 @@ export class GitRepositories implements Repositories {
         if (!(await exists(path))) fail(repositoryNotFound());
         this.objects.release(path);
         this.refUpdates.release(path);
+        this.spares.release(path);
         this.uploadPackCache?.forget(path);
         // Out of the project's path at once; the slow delete follows.
         const doomed = `${path}+deleted-${randomUUID()}`;
@@ -187,7 +192,7 @@ export class GitRepositories implements Repositories {
       res.end('Repository not found\n');
       return;
     }
-    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}) }, req, res, request);
+    await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), spares: this.spares, ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}), ...(this.options.onUploadPack ? { onUploadPack: this.options.onUploadPack } : {}) }, req, res, request);
   }
 
   sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {
@@ -207,6 +212,7 @@ export class GitRepositories implements Repositories {
             await this.lock.run(path, async () => {
               this.objects.release(path);
               this.refUpdates.release(path);
+              this.spares.release(path);
               this.uploadPackCache?.forget(path);
               await rm(path, { recursive: true, force: true });
             });
@@ -221,6 +227,7 @@ export class GitRepositories implements Repositories {
   async close(): Promise<void> {
     this.objects.close();
     this.refUpdates.close();
+    this.spares.close();
     const gateway = this.gateway;
     this.gateway = null;
     if (gateway) await (await gateway).close();

@@ -13,8 +13,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { spawnGit } from './exec.js';
 import type { RepoContext } from './context.js';
 import type { PushGateway } from './push-gateway.js';
@@ -23,7 +23,8 @@ import { isAncestor } from './reads.js';
 import { updateRefs } from './writes.js';
 import type { RefChange, Sha } from './types.js';
 import { UploadPackCache } from './upload-pack-cache.js';
-import { lsRefsAnswer, parseLsRefs, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
+import { parseCloneRequest, streamClonePack, wantsAreTips, type PackObjectsSpares } from './clone-pack.js';
+import { lsRefsAnswer, parseLsRefs, readAllRefFiles, readRefSnapshot, v0Advertisement, v0CapabilitiesOf, type V0Capabilities } from './ref-advertisement.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -64,10 +65,16 @@ export interface SmartHttpRequest {
   readonly onError?: (error: unknown) => void;
 }
 
+/** How an upload-pack request was answered: kept bytes, the ref files, pack-objects alone (a plain clone), or upload-pack. */
+export type UploadPackAnswer = 'cache' | 'refs' | 'pack-objects' | 'upload-pack';
+
 export interface SmartHttpDeps {
   readonly ctx: RepoContext;
   readonly gateway: () => Promise<PushGateway>;
   readonly cache?: UploadPackCache;
+  readonly onUploadPack?: (answer: UploadPackAnswer) => void;
+  /** Idle pack-objects kept for the next plain clone (clone-pack.ts). */
+  readonly spares?: PackObjectsSpares;
 }
 
 const noCache = {
@@ -103,16 +110,14 @@ type Input = { readonly kind: 'none' } | { readonly kind: 'request' } | { readon
 /** The request body, gunzipped when `Content-Encoding: gzip`. */
 const requestBody = (req: IncomingMessage): Readable => (req.headers['content-encoding'] === 'gzip' ? req.pipe(createGunzip()) : req);
 
-/**
- * Reads the (gunzipped) request body up to `limit` bytes: the whole of it (`rest` null), or its first bytes and
- * the paused stream of the rest. Null when the body is broken (bad gzip, a client that went away).
- */
-const readBody = (req: IncomingMessage, limit: number): Promise<{ prefix: Buffer; rest: Readable | null } | null> =>
+type ReadBody = { prefix: Buffer; rest: Readable | null } | null;
+
+/** Reads a stream up to `limit` bytes: the whole of it (`rest` null), or its first bytes and the paused rest; null when it fails. */
+const readUpTo = (body: Readable, limit: number): Promise<ReadBody> =>
   new Promise((resolve) => {
-    const body = requestBody(req);
     const chunks: Buffer[] = [];
     let length = 0;
-    const done = (answer: { prefix: Buffer; rest: Readable | null } | null) => {
+    const done = (answer: ReadBody) => {
       body.off('data', onData);
       body.off('end', onEnd);
       body.off('error', onError);
@@ -133,6 +138,30 @@ const readBody = (req: IncomingMessage, limit: number): Promise<{ prefix: Buffer
     body.on('end', onEnd);
     body.on('error', onError);
   });
+
+/**
+ * Reads the (gunzipped) request body up to `limit` bytes: the whole of it (`rest` null), or its first bytes and
+ * the paused stream of the rest. Null when the body is broken (bad gzip, a client that went away). A gzip body
+ * that fits is inflated at once (git compresses request bodies over 1 KiB, a clone's wants among them): a gunzip
+ * stream goes through libuv's thread pool, which costs milliseconds per trip on a busy machine.
+ */
+const readBody = async (req: IncomingMessage, limit: number): Promise<ReadBody> => {
+  if (req.headers['content-encoding'] !== 'gzip') return readUpTo(req, limit);
+  const raw = await readUpTo(req, limit);
+  if (raw === null) return null;
+  if (raw.rest === null) {
+    try {
+      return { prefix: gunzipSync(raw.prefix, { maxOutputLength: limit }), rest: null };
+    } catch {
+      // Larger than the limit once inflated, or broken: the stream below tells which.
+    }
+  }
+  const compressed = new PassThrough();
+  compressed.write(raw.prefix);
+  if (raw.rest === null) compressed.end();
+  else raw.rest.pipe(compressed);
+  return readUpTo(compressed.pipe(createGunzip()), limit);
+};
 
 /**
  * Runs one git service and streams it into the response. Headers go out with git's first bytes, so a git that
@@ -229,7 +258,8 @@ const hasHaves = (body: Buffer) => body.includes('have ');
  * upload-pack. Its answer is reused from the cache when the same request came under the same refs (see
  * upload-pack-cache.ts), and kept there otherwise. Ref advertisements (v2's `ls-refs`, v0's `--advertise-refs`)
  * are answered from the ref files (ref-advertisement.ts) and v2's capabilities from what git said the first
- * time, so that a clone starts one git (the fetch's) as a local clone does, rather than two or three.
+ * time, so that a clone starts one git (the fetch's) as a local clone does, rather than two or three. A plain
+ * full clone's fetch runs pack-objects without upload-pack in front of it (clone-pack.ts).
  */
 const uploadPack = async (
   deps: SmartHttpDeps,
@@ -243,6 +273,7 @@ const uploadPack = async (
   const { ctx, cache } = deps;
   const { gitDir } = ctx;
   const v2 = wantsV2(protocol);
+  const told = (answer: UploadPackAnswer) => deps.onUploadPack?.(answer);
   const contentType = advertise ? 'application/x-git-upload-pack-advertisement' : 'application/x-git-upload-pack-result';
   const send = (body: Buffer) => {
     res.writeHead(200, { 'Content-Type': contentType, ...noCache, 'Content-Length': String(body.length) });
@@ -259,7 +290,11 @@ const uploadPack = async (
     // Capabilities only, the same whatever the refs.
     const name = `v2-capabilities\0${protocol}`;
     const known = cache?.getFixed<Buffer>(gitDir, name);
-    if (known !== undefined) return send(known);
+    if (known !== undefined) {
+      told('cache');
+      return send(known);
+    }
+    told('upload-pack');
     return stream(req, res, args, protocolEnv, contentType, {
       input: { kind: 'none' },
       ...(cache !== undefined ? { keep: { max: 64 * 1024, store: (body: Buffer) => cache.setFixed(gitDir, name, body) } } : {}),
@@ -270,7 +305,10 @@ const uploadPack = async (
     const preamble = `${pktLine('# service=git-upload-pack\n')}0000`;
     const key = keyOf(['advertise', protocol ?? '']);
     const hit = key === null ? undefined : cache!.get(key);
-    if (hit !== undefined) return send(hit.body);
+    if (hit !== undefined) {
+      told('cache');
+      return send(hit.body);
+    }
     const capabilitiesName = `v0-capabilities\0${protocol ?? ''}`;
     const capabilities = cache?.getFixed<V0Capabilities>(gitDir, capabilitiesName);
     const snapshot = capabilities === undefined ? null : await readRefSnapshot(ctx);
@@ -278,6 +316,7 @@ const uploadPack = async (
     if (answer !== null) {
       const body = Buffer.concat([Buffer.from(preamble, 'utf8'), answer]);
       remember(key, body);
+      told('refs');
       return send(body);
     }
     const store = (body: Buffer) => {
@@ -285,6 +324,7 @@ const uploadPack = async (
       if (learnt !== null) cache!.setFixed(gitDir, capabilitiesName, learnt);
       remember(key, body);
     };
+    told('upload-pack');
     return stream(req, res, args, protocolEnv, contentType, { input: { kind: 'none' }, preamble, ...(cache !== undefined ? { keep: { max: cache.entryMaxBytes, store } } : {}) });
   }
 
@@ -294,14 +334,29 @@ const uploadPack = async (
   const whole = body.rest === null;
   const key = whole && !hasHaves(body.prefix) ? keyOf(['upload-pack', protocol ?? '', createHash('sha256').update(body.prefix).digest('hex')]) : null;
   const hit = key === null ? undefined : cache!.get(key);
-  if (hit !== undefined) return send(hit.body);
+  if (hit !== undefined) {
+    told('cache');
+    return send(hit.body);
+  }
   const lsRefs = whole && v2 ? parseLsRefs(body.prefix) : null;
   const snapshot = lsRefs === null ? null : await readRefSnapshot(ctx);
   if (lsRefs !== null && snapshot !== null) {
     const answer = lsRefsAnswer(snapshot, lsRefs);
     remember(key, answer);
+    told('refs');
     return send(answer);
   }
+  // A plain full clone: pack-objects without an upload-pack in front of it (clone-pack.ts).
+  const clone = whole ? parseCloneRequest(body.prefix, v2) : null;
+  const refs = clone === null ? null : readAllRefFiles(gitDir);
+  if (clone !== null && refs !== null && wantsAreTips(clone, refs)) {
+    told('pack-objects');
+    return streamClonePack(ctx, res, clone, { 'Content-Type': contentType, ...noCache }, {
+      ...(deps.spares !== undefined ? { spares: deps.spares } : {}),
+      ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),
+    });
+  }
+  told('upload-pack');
   return stream(req, res, args, protocolEnv, contentType, {
     input,
     ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),

@@ -20,12 +20,13 @@ export const uuidv7Generator = (now: () => number = Date.now): (() => string) =>
       randomFillSync(pool);
       poolIndex = 0;
     }
-    const random = pool.subarray(poolIndex * 10, poolIndex * 10 + 10);
+    // Offsets into the pool rather than a subarray: a Buffer view per id was most of what an id allocated.
+    const at = poolIndex * 10;
     poolIndex++;
     let ms = now();
     if (ms > lastMs) {
       lastMs = ms;
-      counter = ((random[0]! & 0x07) << 8) | random[1]!; // start in the lower half, leaving room to count up
+      counter = ((pool[at]! & 0x07) << 8) | pool[at + 1]!; // start in the lower half, leaving room to count up
     } else {
       ms = lastMs; // the clock went back or stood still: keep the order
       counter++;
@@ -37,8 +38,8 @@ export const uuidv7Generator = (now: () => number = Date.now): (() => string) =>
     bytes.writeUIntBE(ms, 0, 6);
     bytes[6] = 0x70 | (counter >>> 8);
     bytes[7] = counter & 0xff;
-    bytes[8] = 0x80 | (random[2]! & 0x3f);
-    random.copy(bytes, 9, 3, 10);
+    bytes[8] = 0x80 | (pool[at + 2]! & 0x3f);
+    pool.copy(bytes, 9, at + 3, at + 10);
     const hex = bytes.toString('hex');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   };

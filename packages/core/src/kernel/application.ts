@@ -11,7 +11,7 @@
  * turn with the application's own commits, never in the middle of one.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { Immer, produce } from 'immer';
+import { current, Immer, isDraft, produce } from 'immer';
 import type { DomainError } from './domain-error.js';
 import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
 import type { DomainEvent, NewEvent, RecordedEvent } from './envelope.js';
@@ -425,8 +425,20 @@ export class Application<C, S> {
   }
 }
 
-/** A plain copy of event data (JSON is what the store keeps anyway). */
-const detach = (data: unknown): unknown => (data === undefined ? undefined : JSON.parse(JSON.stringify(data)));
+/**
+ * A plain deep copy of event data decided on the batch's draft: drafts become their current values (before the
+ * proxies are revoked), and objects are copied so that a later command's evolve, mutating in place what an
+ * earlier one created in this batch, cannot change an event already decided. A structural copy, not a JSON round
+ * trip: the same values as a batch's first command's events, which are not copied, at a fraction of the cost.
+ */
+const detach = (data: unknown): unknown => {
+  if (data === null || typeof data !== 'object') return data;
+  if (isDraft(data)) return detach(current(data));
+  if (Array.isArray(data)) return data.map(detach);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) copy[key] = detach((data as Record<string, unknown>)[key]);
+  return copy;
+};
 
 /** Consecutive events of the same stream become one write, so a command's events on a stream stay one append. */
 const groupConsecutive = (pending: readonly { readonly streamId: string; readonly event: NewEvent }[]): StreamWrite[] => {
@@ -445,7 +457,18 @@ const recordedFrom = (writes: readonly StreamWrite[], results: readonly AppendRe
   writes.forEach((write, index) => {
     const firstVersion = results[index]!.nextExpectedVersion - write.events.length + 1;
     write.events.forEach((event, offset) => {
-      recorded.push({ ...event, streamId: write.streamId, streamVersion: firstVersion + offset, globalPosition: basePosition + recorded.length + 1 });
+      // A literal in the stores' field order rather than a spread: one object shape for every recorded event.
+      recorded.push({
+        eventId: event.eventId,
+        type: event.type,
+        schemaVersion: event.schemaVersion,
+        data: event.data,
+        recordedAt: event.recordedAt,
+        metadata: event.metadata,
+        streamId: write.streamId,
+        streamVersion: firstVersion + offset,
+        globalPosition: basePosition + recorded.length + 1,
+      });
     });
   });
   return recorded;

@@ -76,6 +76,7 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
+  // One read when the node exists (the common case): under immer each read of a draft is a trap call.
   const existing = resolveAt<T | undefined>(node, index);
   if (existing !== undefined) return existing;
   node[index] = create();
@@ -107,25 +108,47 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   return i === -1 ? undefined : (leaf[i + 1] as V);
 };
 
+/** The leaf that holds (or will hold) string `key`, created with its path when absent. */
+const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
+  const h = hash(key);
+  const level2 = child<Level2<V>>(root(table), h & 31, () => {
+    const marked: Level2<V> = [];
+    marked[MARK_AT] = STRING_MARK;
+    return marked;
+  });
+  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => []), (h >>> 10) & 31, () => []);
+};
+
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   if (typeof key === 'number') {
     const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
     child<Leaf<V>>(level2, (key >>> 5) & 31, () => [])[key & 31] = value;
     return;
   }
-  const h = hash(key);
-  const a = h & 31;
-  const b = (h >>> 5) & 31;
-  const c = (h >>> 10) & 31;
-  const level2 = child<Level2<V>>(root(table), a, () => {
-    const marked: Level2<V> = [];
-    marked[MARK_AT] = STRING_MARK;
-    return marked;
-  });
-  const leaf = child<Leaf<V>>(child<Level3<V>>(level2, b, () => []), c, () => []);
+  const leaf = stringLeaf(table, key);
   const i = indexIn(leaf, key);
   if (i === -1) leaf.push(key, value);
   else leaf[i + 1] = value;
+};
+
+/**
+ * The value at `key`, stored first as `create()` when absent (the value stored, under immer the draft's): one walk
+ * down the trie where a get, a set and a get back took three, for indexes whose entries are tables themselves.
+ */
+export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
+  if (typeof key === 'number') {
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
+    const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => []);
+    if (leaf[key & 31] === undefined) leaf[key & 31] = create();
+    return leaf[key & 31] as V;
+  }
+  const leaf = stringLeaf(table, key);
+  let i = indexIn(leaf, key);
+  if (i === -1) {
+    leaf.push(key, create());
+    i = leaf.length - 2;
+  }
+  return leaf[i + 1] as V;
 };
 
 export const tableDelete = (table: Table<unknown>, key: number | string): void => {

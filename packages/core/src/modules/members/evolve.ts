@@ -2,7 +2,7 @@
  * The members module's evolve: memberships, invitations, shares and LDAP links, with their indexes and read
  * models (see indexes.ts), and the events of other modules it follows to keep them current.
  */
-import { emptyTable, tableDelete, tableGet, tableSet, type Table } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
@@ -20,12 +20,7 @@ export type MembersDraft = Writable<MembershipView & { readonly sequences: Seque
 type MutableMember = { -readonly [K in keyof Member]: Member[K] };
 
 const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
-  let table = tableGet(tables, key);
-  if (!table) {
-    tableSet(tables, key, emptyTable<V>());
-    table = tableGet(tables, key)!;
-  }
-  tableSet(table, id, value);
+  tableSet(tableGetOrCreate(tables, key, emptyTable<V>), id, value);
 };
 
 const removeFromIndex = (tables: Table<Table<unknown>>, key: number | string, id: number | string): void => {

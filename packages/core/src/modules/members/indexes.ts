@@ -6,7 +6,7 @@
  * Each membership contributes +1 to the entries it justifies and −1 when it stops doing so, so every change costs
  * time proportional to the groups it touches, never to the number of members.
  */
-import { emptyTable, tableDelete, tableGet, tableSet, type Table, tableKeys } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, type Table, tableKeys } from '../../kernel/table.js';
 import type { MembersDraft } from './evolve.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
@@ -17,11 +17,7 @@ import { sourceKey, type GroupLink, type Member, type MembershipView } from './p
 type Counts = Table<Table<number>>;
 
 const bump = (tables: Counts, totals: Table<number>, key: number, userId: number, delta: number): void => {
-  let table = tableGet(tables, key);
-  if (!table) {
-    tableSet(tables, key, emptyTable<number>());
-    table = tableGet(tables, key)!;
-  }
+  const table = tableGetOrCreate(tables, key, emptyTable<number>);
   const before = tableGet(table, userId) ?? 0;
   const after = before + delta;
   if (after <= 0) tableDelete(table, userId);

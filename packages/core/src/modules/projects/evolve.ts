@@ -104,7 +104,18 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       // The fork network loses the project: its source counts one fork less, its forks are forks of nothing.
       const source = project.forked_from_id === null ? undefined : tableGet(projects.byId, project.forked_from_id);
       if (source) source.forks_count = Math.max(0, source.forks_count - 1);
-      if (project.forks_count > 0) for (const other of tableValues(projects.byId)) if (other.forked_from_id === project.id) other.forked_from_id = null;
+      if (project.forked_from_id !== null) {
+        const siblings = tableGet(projects.forksOf, project.forked_from_id);
+        if (siblings) tableDelete(siblings, project.id);
+      }
+      const forks = tableGet(projects.forksOf, project.id);
+      if (forks) {
+        for (const forkId of tableValues(forks)) {
+          const fork = tableGet(projects.byId, forkId);
+          if (fork) fork.forked_from_id = null;
+        }
+        tableDelete(projects.forksOf, project.id);
+      }
       return;
     }
     case 'ProjectForked': {
@@ -113,6 +124,12 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       if (!fork || !source) return;
       fork.forked_from_id = source.id;
       source.forks_count += 1;
+      let forks = tableGet(projects.forksOf, source.id);
+      if (!forks) {
+        tableSet(projects.forksOf, source.id, emptyTable<number>());
+        forks = tableGet(projects.forksOf, source.id)!;
+      }
+      tableSet(forks, fork.id, fork.id);
       return;
     }
   }

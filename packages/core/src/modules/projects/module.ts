@@ -8,8 +8,8 @@ import { initialProjects, type ProjectsSlice } from './projection.js';
 
 export const projectsModule = defineModule<'projects', { readonly projects: ProjectsSlice }, ProjectsView, ProjectsDraft, ProjectCommand, typeof projectEvents, ProjectsFollowed>({
   name: 'projects',
-  // 2: transfers; 3: forks; 4: the public and internal id sets.
-  version: 4,
+  // 2: transfers; 3: forks; 4: the public and internal id sets; 5: the forks index.
+  version: 5,
   initial: () => ({ projects: initialProjects() }),
   events: projectEvents,
   commands: ['CreateProject', 'UpdateProject', 'TransferProject', 'DeleteProject', 'ForkProject'],

@@ -38,6 +38,8 @@ export interface ProjectsSlice {
   /** Ids of the public and of the internal projects (id → 1), kept by evolve (see GroupsSlice.publicIds). */
   readonly publicIds: Table<1>;
   readonly internalIds: Table<1>;
+  /** Source project id → fork id → fork id: the direct forks of each project (`GET /projects/:id/forks`). */
+  readonly forksOf: Table<Table<number>>;
 }
 
-export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable() });
+export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable(), forksOf: emptyTable() });

@@ -23,6 +23,16 @@ export function* projectsInNamespace(projects: ProjectsSlice, namespaceId: numbe
   }
 }
 
+/** The direct forks of a project, in id order (the forks index: no scan of every project). */
+export function* forksOf(projects: ProjectsSlice, id: number): Generator<Project> {
+  const ids = tableGet(projects.forksOf, id);
+  if (!ids) return;
+  for (const forkId of tableValues(ids)) {
+    const project = findProject(projects, forkId);
+    if (project) yield project;
+  }
+}
+
 export const listProjects = (projects: ProjectsSlice): Generator<Project> => tableValues(projects.byId);
 
 /** The platform's `parameterize` for a path derived from a name. */

@@ -15,6 +15,7 @@ import {
   findUserByUsername,
   isAdmin,
   linksOfSource,
+  forksOf,
   listProjects,
   notFound,
   projectAccessLevel,
@@ -265,8 +266,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const found = projectOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
         const source = found.right;
-        const forks = source.forks_count === 0 ? [] : [...listProjects(state.projects)].filter((project) => project.forked_from_id === source.id);
-        return page(ctx, listed(ctx, state, forks));
+        return page(ctx, listed(ctx, state, forksOf(state.projects, source.id)));
       },
     }),
     commandRoute(deps, {
