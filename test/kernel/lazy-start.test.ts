@@ -4,6 +4,8 @@
  * replay of the log gives; so is the state loaded from the snapshots it then takes (written from its unread nodes'
  * bytes), however many it takes.
  */
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Application, forgefold, stateHash, systemActor, type ForgefoldCommand, type State } from '@forgefold/core';
@@ -104,5 +106,43 @@ describe('start-up from a lazy snapshot of the real state', () => {
       }),
       { numRuns: 6 },
     );
+  });
+
+  it('keeps the snapshot a running process reads on demand when another process takes and prunes snapshots', async () => {
+    const temp = tempDir('forgefold-lazy-');
+    cleanups.push(() => temp.remove());
+    const path = temp.file('readers.db');
+    let store = openSqliteStore({ path });
+    const first = await start(store, true, false);
+    const made = await populate(first, 150);
+    await first.snapshot();
+    await store.close();
+
+    store = openSqliteStore({ path });
+    cleanups.push(() => store.close());
+    const server = await start(store, true, false);
+    // Another process (as `forgefold snapshot` beside a server) takes more snapshots than the file keeps: each
+    // prune runs there, where this process's own pin is unknown but its row in snapshot_readers is seen.
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const other = `
+      const Database = require(${JSON.stringify(driver)});
+      const db = new Database(${JSON.stringify(path)});
+      const pinned = db.prepare('SELECT snapshot_id FROM snapshot_readers').pluck().all();
+      const doomed = db.prepare("SELECT id FROM snapshots WHERE pieces >= 0 AND id NOT IN (SELECT snapshot_id FROM snapshot_readers)").pluck().all();
+      console.log(JSON.stringify({ pinned, doomed }));
+    `;
+    const seen = JSON.parse(execFileSync(process.execPath, ['-e', other], { encoding: 'utf8' })) as { pinned: number[]; doomed: number[] };
+    expect(seen.pinned).toHaveLength(1);
+    expect(seen.doomed).not.toContain(seen.pinned[0]);
+    // Four more snapshots from a second store on the file: the pinned one survives them, and every node reads.
+    const second = openSqliteStore({ path });
+    const writer = await start(second, true, false);
+    for (let s = 0; s < 4; s++) {
+      await writer.execute(systemActor, { type: 'CreateGroup', name: `Other ${s}`, path: `other-${s}` });
+      await writer.snapshot();
+    }
+    await second.close();
+    expect(execFileSync(process.execPath, ['-e', other], { encoding: 'utf8' })).toContain(`"pinned":[${seen.pinned[0]}]`);
+    for (const group of made.groups) expect((await server.execute(systemActor, { type: 'UpdateGroup', id: group, name: `Still ${group}` }))._tag).toBe('Right');
   });
 });

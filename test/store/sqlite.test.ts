@@ -40,7 +40,7 @@ describe('SqliteStore', () => {
     try {
       const first = openSqliteStore({ path: temp.file() });
       const applied = first.migrations();
-      expect(applied.map((m) => m.version)).toEqual([1, 2]);
+      expect(applied.map((m) => m.version)).toEqual([1, 2, 3]);
       await first.events.append('a', 'any', [newEvent()]);
       await first.close();
       for (let i = 0; i < 3; i++) {

@@ -53,6 +53,19 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'snapshot readers',
+    // A process that started from a snapshot reads its table nodes on demand for as long as it runs: it names the
+    // snapshot here, so that another process's pruning (a \`forgefold snapshot\` beside a server) leaves it alone.
+    sql: `
+      CREATE TABLE snapshot_readers (
+        snapshot_id INTEGER NOT NULL,
+        pid         INTEGER NOT NULL,
+        PRIMARY KEY (snapshot_id, pid)
+      );
+    `,
+  },
 ];
 
 export interface AppliedMigration {

@@ -17,13 +17,14 @@ const KEEP = 3;
 
 /**
  * Rows to remove once a snapshot is complete: older unfinished ones, and the complete ones beyond the newest KEEP,
- * except the one this process loaded its state from (`@pinned`): its pieces are read on demand (`Pieces` below).
+ * except the one this process loaded its state from (`@pinned`) and those other processes loaded theirs from
+ * (`snapshot_readers`): their pieces are read on demand (`Pieces` below).
  */
 const DOOMED = `
   SELECT id FROM snapshots WHERE pieces < 0 AND id < @id
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
     (SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN
+  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
     (SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
 
 /**
@@ -134,6 +135,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** Stores of this process reading each file's snapshot on demand: the process's row goes when the last one closes. */
+const readersHere = new Map<string, number>();
+
 export class SqliteSnapshotStore implements SnapshotStore {
   private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number }>;
   private readonly pieceLengths: Database.Statement<[number], number>;
@@ -236,13 +240,51 @@ export class SqliteSnapshotStore implements SnapshotStore {
     if (!row) return null;
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
-    if (row.pieces > 0) this.pinned = row.id;
+    if (row.pieces > 0) this.pin(row.id);
     const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, this.pieceLengths.all(row.id)) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
   }
 
-  /** Stops the worker once the snapshots in flight are written. */
+  /**
+   * Names the snapshot this process reads on demand, for other processes' pruning; forgets the names of processes
+   * that are gone (a crash leaves its row behind). A read-only store cannot write it: it is short-lived.
+   */
+  private pin(id: number): void {
+    this.pinned = id;
+    if (this.readonly) return;
+    readersHere.set(this.readerKey(), (readersHere.get(this.readerKey()) ?? 0) + 1);
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    };
+    this.db.transaction(() => {
+      const readers = this.db.prepare<[], number>('SELECT DISTINCT pid FROM snapshot_readers').pluck().all();
+      const forget = this.db.prepare<[number]>('DELETE FROM snapshot_readers WHERE pid = ?');
+      for (const pid of readers) if (pid !== process.pid && !alive(pid)) forget.run(pid);
+      this.db.prepare<[number, number]>('INSERT OR IGNORE INTO snapshot_readers (snapshot_id, pid) VALUES (?, ?)').run(id, process.pid);
+    }).immediate();
+  }
+
+  private readerKey(): string {
+    return `${this.db.name}\0${this.pinned}`;
+  }
+
+  /** Stops the worker once the snapshots in flight are written, and lets other processes prune what this one read. */
   async close(): Promise<void> {
+    if (this.pinned !== -1 && !this.readonly && this.db.open) {
+      const key = this.readerKey();
+      const left = (readersHere.get(key) ?? 1) - 1;
+      if (left > 0) readersHere.set(key, left);
+      else {
+        readersHere.delete(key);
+        this.db.prepare<[number, number]>('DELETE FROM snapshot_readers WHERE snapshot_id = ? AND pid = ?').run(this.pinned, process.pid);
+      }
+      this.pinned = -1;
+    }
     const worker = this.worker;
     if (!worker) return;
     await Promise.allSettled([...this.waiting.values()].map((waiter) => new Promise<void>((resolve) => {
