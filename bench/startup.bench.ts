@@ -3,7 +3,7 @@
  * commands (users, groups, projects in them, memberships, SCIM identities of a SAML group) are decided in-process by
  * the product's decider and committed to SQLite in large transactions (see `Writer`: not over HTTP). Then:
  *  - start-up by full replay of the log (its state must hash as the built one), and from a snapshot (target
- *    < 1.5 s), both for the Application alone and for what `forgefold serve` runs up to listening (without its
+ *    < 1.5 s; in a fresh process as a restart would, and in-process), both for the Application alone and for what `forgefold serve` runs up to listening (without its
  *    reconciliation of every project's repository), beside the former format's load (`v8.deserialize` of the
  *    whole state). Snapshots load lazily (format 2: the tables' nodes are read and decoded when first used);
  *  - the snapshot's size on disk;
@@ -12,6 +12,8 @@
  *    (one `v8.serialize` of the whole state).
  */
 import v8 from 'node:v8';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Application, eventsOf, forgefold, stateHash, systemActor, type Actor, type ForgefoldCommand, type NewEvent, type State } from '@forgefold/core';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { bootstrapRoot, dataPaths } from '@forgefold/cli';
 import { GitRepositories } from '@forgefold/git';
 import { createForgefoldApi, RepositoryHost } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
-import { envInt, httpLoad, log, Report, sleep, timed } from './lib.js';
+import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js';
 
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
 const LOAD_SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
@@ -152,6 +154,31 @@ const longestPause = async <T>(during: () => Promise<T>): Promise<{ ms: number; 
   }
 };
 
+/**
+ * Start-up from the newest snapshot in a process of its own, as a restarted server starts: no replayed state on its
+ * heap (the in-process case below runs after a full replay, whose gigabytes of garbage it then pays for at 1e6).
+ * Returns the Application's start-up and the whole process's (node, imports, store, Application) in ms.
+ */
+const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: number; processMs: number; position: number; rssMb: number }> => {
+  const script = `
+    const t0 = performance.now();
+    const { Application, forgefold } = await import('@forgefold/core');
+    const { openSqliteStore, uuidv7Generator } = await import('@forgefold/sqlite-store');
+    const store = openSqliteStore({ path: ${JSON.stringify(path)}, synchronous: 'NORMAL', readonly: true });
+    const c0 = process.cpuUsage();
+    const t1 = performance.now();
+    const app = await Application.start({ ...forgefold, store: store.events, snapshots: store.snapshots, clock: { now: () => new Date().toISOString() }, ids: { eventId: uuidv7Generator() }, freeze: false });
+    const ms = performance.now() - t1;
+    const cpu = process.cpuUsage(c0);
+    console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, sinceStart: performance.now() - t0, position: app.position, rssMb: process.memoryUsage().rss / 1e6 }));
+    await store.close();`;
+  const started = performance.now();
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: benchDir, maxBuffer: 1 << 20 });
+  const processMs = performance.now() - started;
+  const result = JSON.parse(stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; position: number; rssMb: number };
+  return { ...result, processMs };
+};
+
 export default async function startupBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'forgefold-startup-'));
   const path = dataPaths(dataDir).database;
@@ -189,6 +216,13 @@ export default async function startupBench(): Promise<void> {
       report.add('snapshot with no load: longest event-loop pause', idle.ms, 'ms');
       await store.close();
     })();
+
+    const fresh = await startInFreshProcess(path);
+    if (fresh.position !== events) throw new Error(`the fresh process started at ${fresh.position}, not ${events}`);
+    report.add('start-up from a snapshot, in a fresh process', fresh.ms, 'ms', {
+      baseline: 'start-up by full replay',
+      note: `target < 1.5 s; CPU ${fresh.cpuMs.toFixed(0)} ms; the whole process (node, imports, store, Application) ${fresh.processMs.toFixed(0)} ms; RSS ${fresh.rssMb.toFixed(0)} MB`,
+    });
 
     store = openSqliteStore({ path, synchronous: 'NORMAL', readonly: true });
     const fromSnapshot = await cpuTimed(() => start(store, true));
