@@ -3,13 +3,16 @@
  * commands (users, groups, projects in them, memberships, SCIM identities of a SAML group) are decided in-process by
  * the product's decider and committed to SQLite in large transactions (see `Writer`: not over HTTP). Then:
  *  - start-up by full replay of the log (its state must hash as the built one), and from a snapshot (target
- *    < 1.5 s; in a fresh process as a restart would, and in-process), both for the Application alone and for what `forgefold serve` runs up to listening (without its
- *    reconciliation of every project's repository), beside the former format's load (`v8.deserialize` of the
+ *    < 1.5 s; in a fresh process as a restart would, and in-process), both for the Application alone and for
+ *    what `forgefold serve` runs up to listening (without its reconciliation of every project's repository),
+ *    beside the former format's load (`v8.deserialize` of the
  *    whole state). Snapshots load lazily (format 2: the tables' nodes are read and decoded when first used);
  *  - the snapshot's size on disk;
  *  - the longest event-loop pause while a snapshot is taken under an HTTP write load (wrk, POST /groups, 10
  *    connections; target < 20 ms), beside the same load without a snapshot and the former in-thread snapshot
  *    (one `v8.serialize` of the whole state).
+ * At 1e6 the bench holds the built and the replayed state at once: run it with
+ * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  */
 import v8 from 'node:v8';
 import { execFile } from 'node:child_process';
