@@ -77,6 +77,8 @@ describe('repository storage', () => {
 
     server = await start(dataDir);
     try {
+      // Start-up reconciles in the background: wait for it.
+      expect(await server.reconciled).toMatchObject({ created: [lost.id], aligned: [{ project: project.id }], failed: [] });
       expect(refsOf(path)).toBe(recorded);
       expect(existsSync(orphan)).toBe(false);
       expect(existsSync(join(pathOf(dataDir, lost.id), 'HEAD'))).toBe(true);
@@ -86,6 +88,53 @@ describe('repository storage', () => {
     const verified = await cliInProcess(['verify', '--data', dataDir, '--json']);
     expect(verified.status).toBe(0);
     expect(JSON.parse(verified.stdout).repositories).toEqual({ checked: 2, missing: [], mismatches: [] });
+  });
+
+  it('listens before reconciling every repository; one used before the background walk reached it is repaired at its use', async () => {
+    const dataDir = newDataDir();
+    dirs.push(dataDir);
+    let server = await start(dataDir);
+    const ids: number[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await server.call('POST', '/projects', { name: `P${i}` })).body.id);
+    const last = (await server.call('POST', '/projects', { name: 'Last', initialize_with_readme: true })).body;
+    await server.close();
+    // A crash between the events and the repositories: every repository but the last is lost, and the last got a
+    // ref the log does not have; an orphan of a deleted project is left too.
+    for (const id of ids) removeDir(pathOf(dataDir, id));
+    const lastPath = pathOf(dataDir, last.id);
+    const recorded = refsOf(lastPath);
+    git(lastPath, 'update-ref', 'refs/heads/unrecorded', 'refs/heads/main');
+    const orphan = pathOf(dataDir, 999);
+    mkdirSync(orphan, { recursive: true });
+
+    server = await start(dataDir);
+    try {
+      let done = false;
+      void server.reconciled.then(() => (done = true));
+      // Listening already; the walk (in ascending id order) has not reached the last projects.
+      expect(done).toBe(false);
+      expect(existsSync(join(pathOf(dataDir, ids.at(-1)!), 'HEAD'))).toBe(false);
+      expect(refsOf(lastPath)).not.toBe(recorded);
+      // Used before the walk reached them: repaired first, so the answers are today's.
+      expect(await server.call('GET', `/projects/${last.id}/repository/branches`)).toMatchObject({ status: 200, body: [{ name: 'main' }] });
+      expect(refsOf(lastPath)).toBe(recorded);
+      expect(await server.call('GET', `/projects/${ids.at(-1)}/repository/branches`)).toMatchObject({ status: 200, body: [] });
+      expect(existsSync(join(pathOf(dataDir, ids.at(-1)!), 'HEAD'))).toBe(true);
+      // A project created while the walk runs keeps its repository through the final sweep.
+      const fresh = (await server.call('POST', '/projects', { name: 'Fresh', initialize_with_readme: true })).body;
+      const report = (await server.reconciled)!;
+      expect(report.failed).toEqual([]);
+      expect([...report.created].sort((a, b) => a - b)).toEqual(ids);
+      expect(report.aligned.map((entry) => entry.project)).toEqual([last.id]);
+      expect(report.removed).toEqual([orphan]);
+      for (const id of ids) expect(existsSync(join(pathOf(dataDir, id), 'HEAD'))).toBe(true);
+      expect(existsSync(orphan)).toBe(false);
+      expect(git(pathOf(dataDir, fresh.id), 'show', 'main:README.md')).toBe('# Fresh');
+    } finally {
+      await server.close();
+    }
+    const verified = await cliInProcess(['verify', '--data', dataDir, '--json']);
+    expect(JSON.parse(verified.stdout).repositories).toMatchObject({ missing: [], mismatches: [] });
   });
 
   it('verify reports refs that differ from the log; export and import carry the repositories as bundles', async () => {

@@ -24,6 +24,7 @@ import {
   passwordDigest,
   primaryGeoRuntime,
   RepositoryHost,
+  type ReconcileReport,
   tokenDigest,
   parseSecretKey,
   type Timeouts,
@@ -337,6 +338,11 @@ export interface RunningForgefold {
   readonly port: number;
   /** Stops accepting, lets in-flight requests finish, writes a snapshot and closes the store. */
   close(): Promise<void>;
+  /**
+   * Settles once the repositories agree with the log (start-up reconciles them in the background; see
+   * RepositoryHost.reconcileInBackground); null on a Geo secondary, which reconciles nothing.
+   */
+  readonly reconciled: Promise<ReconcileReport | null>;
 }
 
 /**
@@ -396,14 +402,22 @@ export const startForgefold = async (
     if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
   const log = options.log ?? (config.accessLog ? undefined : () => undefined);
-  // Repositories live beside the event database; the log is their truth, so a crash is repaired before serving.
+  // Repositories live beside the event database; the log is their truth, so a crash is repaired: in the background
+  // while serving (start-up does not grow with the number of projects), and any repository used before the
+  // background walk reached it is repaired at its first use (RepositoryHost.ready).
   const gitStorage = new GitRepositories({ root: dataPaths(config.dataDir).repositories });
   const repositories = new RepositoryHost(app, clock, gitStorage, log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`)));
-  const reconciled = secondary ? { created: [], aligned: [], removed: [], failed: [] } : await repositories.reconcile();
-  if (reconciled.created.length + reconciled.aligned.length + reconciled.removed.length > 0) {
-    say(`Forgefold repositories reconciled with the log: ${reconciled.created.length} created, ${reconciled.aligned.length} realigned, ${reconciled.removed.length} removed`);
-  }
-  for (const failure of reconciled.failed) say(`Forgefold repository of project ${failure.project} could not be reconciled: ${failure.message}`);
+  const reconciled = secondary ? Promise.resolve(null) : repositories.reconcileInBackground();
+  reconciled.then(
+    (report) => {
+      if (report === null) return;
+      if (report.created.length + report.aligned.length + report.removed.length > 0) {
+        say(`Forgefold repositories reconciled with the log: ${report.created.length} created, ${report.aligned.length} realigned, ${report.removed.length} removed`);
+      }
+      for (const failure of report.failed) say(`Forgefold repository of project ${failure.project} could not be reconciled: ${failure.message}`);
+    },
+    (error: unknown) => say(`Forgefold repositories could not be reconciled with the log: ${error instanceof Error ? error.message : String(error)}`),
+  );
   repositories.watch();
   const secretKey = await loadSecretKey(config.dataDir, config.secretKey);
   const geoSecondary = secondary
@@ -489,6 +503,7 @@ export const startForgefold = async (
     geo: geoSecondary,
     port: address.port,
     url: `http://${config.host}:${address.port}`,
+    reconciled,
     close: async () => {
       stopProcesses();
       await geoSecondary?.close();
@@ -496,6 +511,7 @@ export const startForgefold = async (
       await api.close();
       await app.whenIdle();
       repositories.close();
+      await repositories.stopReconciling();
       await gitStorage.close();
       await app.snapshot();
       await store.close();

@@ -66,8 +66,10 @@ export interface Repositories {
   /**
    * Removes every repository directory below the root that belongs to none of `keep` (a project deleted while the
    * server was down), and staging leftovers of interrupted creations and removals. Answers the paths removed.
+   * `keep` may be a test of a repository's path, asked when the sweep reaches it (under that path's lock), for a
+   * sweep that runs while repositories are being created.
    */
-  sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]>;
+  sweep(keep: readonly ProjectKey[] | ((path: string) => boolean)): GitResult<readonly string[]>;
   /** Stops the batch readers and the push gateway. */
   close(): Promise<void>;
 }

@@ -195,9 +195,10 @@ export class GitRepositories implements Repositories {
     await serveSmartHttp({ ctx: this.context(path), gateway: () => this.pushGateway(), spares: this.spares, ...(this.uploadPackCache ? { cache: this.uploadPackCache } : {}), ...(this.options.onUploadPack ? { onUploadPack: this.options.onUploadPack } : {}) }, req, res, request);
   }
 
-  sweep(keep: readonly ProjectKey[]): GitResult<readonly string[]> {
+  sweep(keep: readonly ProjectKey[] | ((path: string) => boolean)): GitResult<readonly string[]> {
     return guard(async () => {
-      const kept = new Set(keep.map((project) => this.pathOf(project)));
+      const keptPaths = typeof keep === 'function' ? null : new Set(keep.map((project) => this.pathOf(project)));
+      const kept = typeof keep === 'function' ? keep : (path: string) => keptPaths!.has(path);
       const hashed = join(this.options.root, '@hashed');
       const removed: string[] = [];
       const list = (dir: string) => readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -208,15 +209,21 @@ export class GitRepositories implements Repositories {
           for (const entry of await list(join(hashed, first.name, second.name))) {
             const path = join(hashed, first.name, second.name, entry.name);
             // Only names this storage makes: `<sha256>.git`, and its staging siblings.
-            if (!/^[0-9a-f]{64}\.git(\+(creating|deleted)-[0-9a-f-]{36})?$/.test(entry.name) || kept.has(path)) continue;
-            await this.lock.run(path, async () => {
+            if (!/^[0-9a-f]{64}\.git(\+(creating|deleted)-[0-9a-f-]{36})?$/.test(entry.name)) continue;
+            // Under the lock of the repository's own path, which creations and removals hold while their staging
+            // directory exists: a sweep beside a serving server (start-up reconciles in the background) never
+            // takes a creation in progress for a leftover, and decides on `keep` once nothing can be under way.
+            const own = path.slice(0, path.length - entry.name.length + 68);
+            const swept = await this.lock.run(own, async () => {
+              if ((own === path && kept(own)) || !(await exists(path))) return false;
               this.objects.release(path);
               this.refUpdates.release(path);
               this.spares.release(path);
               this.uploadPackCache?.forget(path);
               await rm(path, { recursive: true, force: true });
+              return true;
             });
-            removed.push(path);
+            if (swept) removed.push(path);
           }
         }
       }

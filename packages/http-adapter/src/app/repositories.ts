@@ -11,6 +11,9 @@
  * - At start-up, `reconcile` makes the disk agree with the log after a crash: every project's repository exists,
  *   and gets exactly the refs the log recorded (a crash between a ref move and its event leaves the
  *   move unrecorded, so it is undone), and repositories of deleted projects are removed.
+ *   `reconcileInBackground` does the same while the server already serves (start-up independent of the number of
+ *   projects): the projects of the state at its start are walked one at a time, and any use of a repository not
+ *   walked yet (`open`, `ready`, a fork of it) reconciles that one first, so no client sees the difference.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
@@ -59,6 +62,42 @@ export interface ReconcileReport {
 
 const isSha = (value: string | null): value is Sha => value !== null;
 
+const emptyReport = (): ReconcileReport => ({ created: [], aligned: [], removed: [], failed: [] });
+
+/** The background walk gives the event loop a turn at least this often (ms). */
+const WALK_SLICE_MS = 5;
+
+/**
+ * A repository whose every operation first waits for `ready` (its reconciliation); operations are asynchronous,
+ * so a caller cannot tell the difference but for the wait.
+ */
+const afterReady = (repository: Repository, ready: () => Promise<void>): Repository =>
+  new Proxy(repository, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => ready().then(() => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+
+/** A reconciliation under way: the state it started from, how far its walk went, and what it did. */
+interface Reconciliation {
+  /** The repositories of the state when it started: those, and only those, may need reconciling. */
+  readonly repositories: State['repositories'];
+  /** Every project id up to this one was walked (ids are walked in ascending order). */
+  walked: number;
+  /** Ids reconciled on demand ahead of the walk. */
+  readonly done: Set<number>;
+  /** Reconciliations in progress, by project id (the walk's and on-demand ones share them). */
+  readonly inFlight: Map<number, Promise<void>>;
+  /** Paths of repositories to keep: every project of the start state, and every project created since. */
+  readonly keep: Set<string>;
+  readonly report: ReconcileReport;
+  stopped: boolean;
+  unsubscribe: () => void;
+  finished: Promise<ReconcileReport>;
+}
+
 export class RepositoryHost {
   /** Bumped whenever refs were moved back: cached reads of the repository are then stale at the same log position. */
   generation = 0;
@@ -74,8 +113,28 @@ export class RepositoryHost {
     private readonly log: (entry: Readonly<Record<string, unknown>>) => void = () => undefined,
   ) {}
 
+  private reconciliation: Reconciliation | null = null;
+
+  /** The project's repository; one not reconciled yet since start-up is reconciled before its first operation. */
   open(projectId: number): Repository {
-    return this.repositories.open(projectId);
+    const repository = this.repositories.open(projectId);
+    return this.pending(projectId) ? afterReady(repository, () => this.ready(projectId)) : repository;
+  }
+
+  /** Resolves once the project's repository agrees with the log (at once, unless start-up has not reached it). */
+  ready(projectId: number): Promise<void> {
+    const run = this.reconciliation;
+    if (run === null) return Promise.resolve();
+    const inFlight = run.inFlight.get(projectId);
+    if (inFlight) return inFlight;
+    if (!this.pending(projectId)) return Promise.resolve();
+    return this.reconcileOne(run, projectId);
+  }
+
+  /** True while the project's repository may still disagree with the log (start-up has not reconciled it yet). */
+  private pending(projectId: number): boolean {
+    const run = this.reconciliation;
+    return run !== null && projectId > run.walked && !run.done.has(projectId) && findRepository(run.repositories, projectId) !== undefined;
   }
 
   /**
@@ -136,6 +195,7 @@ export class RepositoryHost {
    */
   async initializeFork(projectId: number, sourceId: number, actor: Actor): Promise<void> {
     await this.initialize(projectId, actor, null);
+    await this.ready(sourceId);
     const copied = await this.repositories.copyRefs(projectId, sourceId, this.recorder(projectId, actor));
     if (E.isLeft(copied)) this.log({ severity: 'ERROR', message: `copying the repository of project ${sourceId} into its fork ${projectId} failed: ${copied.left.message}` });
   }
@@ -240,31 +300,110 @@ export class RepositoryHost {
     });
   }
 
-  /** Makes the disk agree with the log (see the file's comment). */
-  async reconcile(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { created: [], aligned: [], removed: [], failed: [] };
-    const repositories = [...listRepositories(this.app.state.repositories)];
-    for (const record of repositories) {
-      const id = record.project_id;
+  /** Makes the disk agree with the log (see the file's comment), before answering. */
+  reconcile(): Promise<ReconcileReport> {
+    return this.reconcileInBackground();
+  }
+
+  /**
+   * Starts making the disk agree with the log while the server serves; answers the report once done (a second call
+   * answers the same). The walk takes the projects one at a time in ascending id order and gives the event loop a
+   * turn every few milliseconds; a repository used before the walk reached it is reconciled then (`ready`).
+   * Repositories of projects created meanwhile are new, so they need nothing; the sweep of orphans comes last,
+   * keeping every project of the start state and every project created since.
+   */
+  reconcileInBackground(): Promise<ReconcileReport> {
+    if (this.reconciliation) return this.reconciliation.finished;
+    // Subscribed before the state is read: a project created after that read is seen here.
+    const keep = new Set<string>();
+    const unsubscribe = this.app.onCommitted((events) => {
+      for (const event of events) if (event.type === 'ProjectCreated') keep.add(this.repositories.pathOf((event.data as { id: number }).id));
+    });
+    const run: Reconciliation = {
+      repositories: this.app.state.repositories,
+      walked: 0,
+      done: new Set(),
+      inFlight: new Map(),
+      keep,
+      report: emptyReport(),
+      stopped: false,
+      unsubscribe,
+      finished: Promise.resolve(emptyReport()),
+    };
+    this.reconciliation = run;
+    run.finished = this.walk(run);
+    return run.finished;
+  }
+
+  private async walk(run: Reconciliation): Promise<ReconcileReport> {
+    // Started on a later turn: the caller goes on (to listen) first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let sliceStart = performance.now();
+    try {
+      for (const record of listRepositories(run.repositories)) {
+        if (run.stopped) return run.report;
+        const id = record.project_id;
+        run.keep.add(this.repositories.pathOf(id));
+        if (!run.done.has(id)) await (run.inFlight.get(id) ?? this.reconcileOne(run, id));
+        run.walked = id;
+        run.done.delete(id);
+        if (performance.now() - sliceStart > WALK_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+      if (run.stopped) return run.report;
+      const swept = await this.repositories.sweep((path) => run.keep.has(path));
+      if (E.isRight(swept)) run.report.removed.push(...swept.right);
+      else run.report.failed.push({ project: 0, message: swept.left.message });
+      return run.report;
+    } finally {
+      run.unsubscribe();
+      // Done (or stopped): nothing is pending any more.
+      if (this.reconciliation === run && !run.stopped) this.reconciliation = null;
+    }
+  }
+
+  /** Reconciles one project's repository against the log as it is now (a project deleted since needs nothing). */
+  private reconcileOne(run: Reconciliation, id: number): Promise<void> {
+    const work = (async () => {
+      const record = findRepository(this.app.state.repositories, id);
+      if (!record) return;
+      const report = run.report;
       if (!(await this.repositories.exists(id))) {
         const created = await this.repositories.create(id, { default_branch: record.default_branch });
         if (E.isLeft(created)) {
           report.failed.push({ project: id, message: created.left.message });
-          continue;
+          this.log({ severity: 'ERROR', message: `the repository of project ${id} could not be reconciled: ${created.left.message}` });
+          return;
         }
         report.created.push(id);
       }
+      const repository = this.repositories.open(id);
       const wanted = Object.fromEntries(Object.entries(repositoryRefs(record)).filter((entry): entry is [string, Sha] => isSha(entry[1])));
-      const aligned = await this.open(id).alignRefs(wanted);
-      if (E.isLeft(aligned)) report.failed.push({ project: id, message: aligned.left.message });
-      else if (aligned.right.length > 0) report.aligned.push({ project: id, changes: aligned.right });
-      const head = await this.open(id).headBranch();
-      if (E.isRight(head) && head.right !== record.default_branch) await this.open(id).setHeadBranch(record.default_branch);
-    }
-    const swept = await this.repositories.sweep(repositories.map((record) => record.project_id));
-    if (E.isRight(swept)) report.removed.push(...swept.right);
-    else report.failed.push({ project: 0, message: swept.left.message });
-    return report;
+      const aligned = await repository.alignRefs(wanted);
+      if (E.isLeft(aligned)) {
+        report.failed.push({ project: id, message: aligned.left.message });
+        this.log({ severity: 'ERROR', message: `the repository of project ${id} could not be reconciled: ${aligned.left.message}` });
+      } else if (aligned.right.length > 0) report.aligned.push({ project: id, changes: aligned.right });
+      const head = await repository.headBranch();
+      if (E.isRight(head) && head.right !== record.default_branch) await repository.setHeadBranch(record.default_branch);
+    })();
+    // Marked done in the same step as it leaves `inFlight`: no turn in between sees it pending with nothing in flight.
+    const tracked = work.finally(() => {
+      run.inFlight.delete(id);
+      run.done.add(id);
+    });
+    run.inFlight.set(id, tracked);
+    return tracked;
+  }
+
+  /** Stops a background reconciliation (what it did not reach is reconciled at the next start). */
+  async stopReconciling(): Promise<void> {
+    const run = this.reconciliation;
+    if (!run) return;
+    run.stopped = true;
+    await Promise.all([run.finished, ...run.inFlight.values()]);
   }
 
   /** Failures that cannot reach a client any more (a push whose record failed, and was undone). */

@@ -138,6 +138,8 @@ export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
       }
       return { userId };
     }
+    // A repository start-up has not reconciled yet is, before git serves it.
+    await deps.repositories.ready(project.id);
     const refsVersion = deps.repositories.refsVersion(project.id);
     await deps.repositories.repositories.serveHttp(project.id, req, res, {
       ...(refsVersion !== undefined ? { refsVersion } : {}),
