@@ -374,7 +374,11 @@ export class RepositoryHost {
         const created = await this.repositories.create(id, { default_branch: record.default_branch });
         if (E.isLeft(created)) {
           report.failed.push({ project: id, message: created.left.message });
-          this.log({ severity: 'ERROR', message: `the repository of project ${id} could not be reconciled: ${created.left.message}` });
+          return;
+        }
+        // Deleted while it was being created (a deletion's removal may have run before the creation): gone again.
+        if (!findRepository(this.app.state.repositories, id)) {
+          await this.repositories.remove(id);
           return;
         }
         report.created.push(id);
@@ -382,13 +386,14 @@ export class RepositoryHost {
       const repository = this.repositories.open(id);
       const wanted = Object.fromEntries(Object.entries(repositoryRefs(record)).filter((entry): entry is [string, Sha] => isSha(entry[1])));
       const aligned = await repository.alignRefs(wanted);
-      if (E.isLeft(aligned)) {
-        report.failed.push({ project: id, message: aligned.left.message });
-        this.log({ severity: 'ERROR', message: `the repository of project ${id} could not be reconciled: ${aligned.left.message}` });
-      } else if (aligned.right.length > 0) report.aligned.push({ project: id, changes: aligned.right });
+      if (E.isLeft(aligned)) report.failed.push({ project: id, message: aligned.left.message });
+      else if (aligned.right.length > 0) report.aligned.push({ project: id, changes: aligned.right });
       const head = await repository.headBranch();
       if (E.isRight(head) && head.right !== record.default_branch) await repository.setHeadBranch(record.default_branch);
-    })();
+    })().catch((error: unknown) => {
+      // Never a rejection: the walk goes on, and the request that waited uses the repository as it is.
+      run.report.failed.push({ project: id, message: error instanceof Error ? error.message : String(error) });
+    });
     // Marked done in the same step as it leaves `inFlight`: no turn in between sees it pending with nothing in flight.
     const tracked = work.finally(() => {
       run.inFlight.delete(id);
