@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   ApiError,
   arraySource,
@@ -13,6 +14,7 @@ import {
   mutuallyExclusive,
   offsetPage,
   optional,
+  pageLinks,
   paginate,
   parseBody,
   parseMultipart,
@@ -398,6 +400,18 @@ describe('pagination', () => {
   it('toQuery escapes an unpaired surrogate as U+FFFD instead of throwing', () => {
     expect(toQuery({ x: 'a\ud800b', y: '\udc00' })).toBe('x=a%EF%BF%BDb&y=%EF%BF%BD');
     expect(toQuery({ x: '\u{1F600}' })).toBe('x=%F0%9F%98%80');
+  });
+
+  it('pageLinks builds each page link as toQuery of the params with that page would', () => {
+    const key = fc.oneof(fc.constantFrom('page', 'per_page', 'pag', 'page_x', 'pagf', 'p', 'page[]', 'a', 'zz'), fc.string({ maxLength: 6 }));
+    const leaf = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null));
+    const value = fc.oneof(leaf, fc.array(leaf, { maxLength: 3 }), fc.dictionary(key, leaf, { maxKeys: 3 }));
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 6 }), fc.integer({ min: 1, max: 100_000 }), (params, page) => {
+        expect(pageLinks('http://h/api/v4/x', params)(page)).toBe(`http://h/api/v4/x?${toQuery({ ...params, page })}`);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('toQuery like Rails', () => {

@@ -449,6 +449,8 @@ export const startForgefold = async (
     ...(geoSecondary ? { geo: geoSecondary } : config.geo?.nodeName ? { geo: primaryGeoRuntime(app, { nodeName: config.geo.nodeName, version: PRODUCT_VERSION }) } : {}),
     ...(config.geo?.secret && !secondary ? { geoSecret: config.geo.secret } : {}),
     ...(log ? { log } : {}),
+    // The access log off and no sink of the host's: the lines would go nowhere, so none is built.
+    ...(options.log === undefined && !config.accessLog ? { accessLog: false } : {}),
     limits: {
       ...(config.maxUrlBytes !== undefined ? { maxUrlBytes: config.maxUrlBytes } : {}),
       ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),

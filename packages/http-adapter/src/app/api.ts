@@ -23,6 +23,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly version?: string;
   readonly metrics?: MetricsOptions;
   readonly log?: LogSink;
+  /** False: no access-log lines (see ApiServerOptions.accessLog). */
+  readonly accessLog?: boolean;
   /** OAuth access token lifetime in seconds (default 7200, the platform's two hours). */
   readonly accessTokenLifetime?: number;
   readonly readiness?: () => boolean | Promise<boolean>;
@@ -86,6 +88,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     ...(options.version ? { version: options.version } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.accessLog === false ? { accessLog: false } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     position: {
       current: () => options.app.position,

@@ -115,6 +115,20 @@ function linkParams(ctx: HandlerContext<unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * `page => ${url}?${toQuery({ ...params, page })}`, with the query built once: the links of a page differ only in
+ * `page=N`, and where that pair sorts among the others does not depend on N (every other key differs from `page`
+ * within its first five characters, `=` included), so the pairs before and after it are the same for every N.
+ */
+export function pageLinks(url: string, params: Record<string, unknown>): (page: number) => string {
+  const pairs = toQuery({ ...params, page: 1 }).split('&');
+  const at = pairs.indexOf('page=1');
+  if (at === -1) return (page) => `${url}?${toQuery({ ...params, page })}`;
+  const head = `${url}?${pairs.slice(0, at).map((pair) => `${pair}&`).join('')}page=`;
+  const tail = pairs.slice(at + 1).map((pair) => `&${pair}`).join('');
+  return (page) => `${head}${page}${tail}`;
+}
+
 function pageHref(ctx: HandlerContext<unknown>, params: Record<string, unknown>): string {
   return `${ctx.request.baseUrl}${ctx.request.path}?${toQuery(params)}`;
 }
@@ -221,8 +235,7 @@ export function paginate<T>(ctx: HandlerContext<unknown>, source: OffsetSource<T
       `Offset pagination has a maximum allowed offset of ${opts.maxOffset.limit} for requests that return objects of type ${opts.maxOffset.type}. Remaining records can be retrieved using keyset pagination.`,
     );
   }
-  const base = linkParams(ctx);
-  const href = (n: number): string => pageHref(ctx, { ...base, page: n, per_page: perPageRequested });
+  const href = pageLinks(`${ctx.request.baseUrl}${ctx.request.path}`, { ...linkParams(ctx), per_page: perPageRequested });
   const { items, headers } = offsetPage(source, page, limit, href);
   return json(items.map(map), { status: 200, headers: { ...opts.headers, ...headers } });
 }

@@ -148,6 +148,8 @@ export interface ApiServerOptions {
   readonly timeouts?: Partial<Timeouts>;
   /** Access-log and error-log sink (one object per line). Default: JSON lines on stdout. */
   readonly log?: LogSink;
+  /** False: no access-log line is built (errors still go to `log`). Default true. */
+  readonly accessLog?: boolean;
   /** `/-/readiness` check: false or a thrown error → 503. */
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Caches rendered GET responses until `version()` changes (see cache.ts). */
@@ -339,6 +341,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const router = new Router(options.routes);
   const rawRoutes = options.rawRoutes ?? [];
   const log = options.log ?? defaultSink;
+  const accessLog = options.accessLog ?? true;
   const externalUrl = options.externalUrl?.replace(/\/+$/, '');
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
   const requestMetrics = new RequestMetrics();
@@ -773,7 +776,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!x.bodyConsumed && !x.req.complete) x.req.resume();
     const elapsed = performance.now() - x.started;
     requestMetrics.record(x.method, x.routeName, x.status, elapsed / 1000);
-    safeLog({
+    // Off: not even built (a date and an object per request, a share of a cached read's cost).
+    if (accessLog) safeLog({
       time: new Date().toISOString(),
       severity: 'INFO',
       method: x.method,
