@@ -13,6 +13,7 @@
  * server has a core of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { envInt, fdatasyncLatency, loader, processCpuMs, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
@@ -33,6 +34,39 @@ http.createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
 `;
 
+/**
+ * A bare server answering every request with one recorded answer (its headers, a fresh X-Request-Id, and its body):
+ * the floor of node:http for the bytes Forgefold's page is, whatever the server does to make them.
+ */
+const SAME_ANSWER_SERVER = `
+const http = require('node:http');
+const { randomUUID } = require('node:crypto');
+const answer = JSON.parse(process.env.BENCH_ANSWER);
+const body = Buffer.from(answer.body, 'base64');
+http.createServer((req, res) => {
+  req.on('data', () => undefined);
+  req.on('end', () => {
+    res.writeHead(200, ['X-Request-Id', randomUUID(), ...answer.headers]);
+    res.end(body);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
+`;
+
+/** An answer as it came on the wire: its headers (names as sent, without those of the connection or the request) and body. */
+const recordAnswer = (url: string, headers: Record<string, string>) =>
+  new Promise<{ headers: string[]; body: string }>((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const kept: string[] = [];
+        for (let i = 0; i < response.rawHeaders.length; i += 2) {
+          if (!['x-request-id', 'date', 'connection', 'keep-alive'].includes(response.rawHeaders[i]!.toLowerCase())) kept.push(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
+        }
+        resolve({ headers: kept, body: Buffer.concat(chunks).toString('base64') });
+      });
+    }).on('error', reject);
+  });
 
 export default async function httpBench(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), 'forgefold-bench-http-'));
@@ -45,16 +79,39 @@ export default async function httpBench(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       await fetch(`${forgefold.url}/api/v4/projects`, { method: 'POST', headers, body: JSON.stringify({ path: `project-${i}`, namespace_id: groupId }) });
     }
+    /** A load on one server, with the CPU the server used per request meanwhile. */
+    const measured = async (child: typeof bare.child, load: Parameters<typeof httpLoad>[1], tool: typeof loader) => {
+      const before = processCpuMs(child.pid);
+      const result = await httpLoad(DURATION, load, tool);
+      const cpuMs = processCpuMs(child.pid) - before;
+      return { ...result, cpuPerRequest: cpuMs / Math.max(1, result.rps * DURATION), cpuShare: cpuMs / (DURATION * 1_000) };
+    };
     const report = new Report(`HTTP (${loader}, ${DURATION} s per case)`);
-    for (const connections of [10, 100]) {
-      const baseline = await httpLoad(DURATION, { url: `${bare.url}/`, connections });
-      const projects = await httpLoad(DURATION, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } });
-      report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms` });
-      report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
-        baseline: `bare GET, ${connections} conns`,
-        target: { ratio: 0.5, text: '≥ 0.5x' },
-        note: `p50 ${projects.p50} ms, p99 ${projects.p99} ms`,
-      });
+    const answer = await recordAnswer(`${forgefold.url}/api/v4/projects?per_page=20`, { 'PRIVATE-TOKEN': TOKEN });
+    const sameAnswer = await startServerProcess(['-e', SAME_ANSWER_SERVER], { BENCH_ANSWER: JSON.stringify(answer) });
+    try {
+      for (const connections of [10, 100]) {
+        const baseline = await measured(bare.child, { url: `${bare.url}/`, connections }, loader);
+        const same = await measured(sameAnswer.child, { url: `${sameAnswer.url}/`, connections }, loader);
+        const projects = await measured(forgefold.child, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } }, loader);
+        const cpu = (result: typeof baseline) => `server CPU ${(result.cpuPerRequest * 1000).toFixed(0)} µs per request`;
+        report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms; ${cpu(baseline)}` });
+        report.add(`bare GET of the same answer, ${connections} conns`, same.rps, 'ops/s', {
+          baseline: `bare GET, ${connections} conns`,
+          note: `${answer.headers.length / 2 + 1} headers and ${Buffer.from(answer.body, 'base64').length} bytes of body; p50 ${same.p50} ms, p99 ${same.p99} ms; ${cpu(same)}`,
+        });
+        report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
+          baseline: `bare GET, ${connections} conns`,
+          target: { ratio: 0.5, text: '≥ 0.5x' },
+          note: `p50 ${projects.p50} ms, p99 ${projects.p99} ms; ${cpu(projects)}`,
+        });
+        report.add(`GET /projects?per_page=20 against the same answer served bare, ${connections} conns`, projects.rps, 'ops/s', {
+          baseline: `bare GET of the same answer, ${connections} conns`,
+          note: 'what the server costs beyond the bytes it answers',
+        });
+      }
+    } finally {
+      await stopServerProcess(sameAnswer.child);
     }
     const body = JSON.stringify({ name: 'Group 000000', path: 'group-000000' });
     const groupWrites = (prefix: string) => ({
@@ -78,13 +135,6 @@ export default async function httpBench(): Promise<void> {
       previousCost = cost;
     }
     /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
-    /** A load on one server, with the CPU the server used per request meanwhile. */
-    const measured = async (child: typeof bare.child, load: Parameters<typeof httpLoad>[1], tool: typeof loader) => {
-      const before = processCpuMs(child.pid);
-      const result = await httpLoad(DURATION, load, tool);
-      const cpuMs = processCpuMs(child.pid) - before;
-      return { ...result, cpuPerRequest: cpuMs / Math.max(1, result.rps * DURATION), cpuShare: cpuMs / (DURATION * 1_000) };
-    };
     const disk = fdatasyncLatency(data);
     report.add('fdatasync of the data directory, p99', disk.p99, 'ms', { note: `p50 ${disk.p50} ms: the floor of a durable commit on this disk now` });
     /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
