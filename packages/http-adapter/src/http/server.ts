@@ -327,6 +327,35 @@ interface RouteCacheSlot {
   readonly version: string;
 }
 
+/**
+ * What the read-only middleware sees of a request; the base URL is worked out only when a refusal needs it (this
+ * runs for every request, cached reads included). A class with the getter on its prototype, not an object literal
+ * with a getter: such a literal made a closure per request that V8 kept reachable from old space until the next
+ * full collection, so every request's objects (the exchange, the request, the response) survived the young
+ * generation's collections and were promoted — ~2.5 MB per scavenge and a full collection every ~0.5 s under a load
+ * of cached reads (measured with --trace-gc-nvp; without the literal nothing is promoted, as in a bare server).
+ */
+class ReadOnlyView implements ReadOnlyRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly headers: IncomingMessage['headers'];
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly baseUrlOf: (exchange: Exchange) => string,
+  ) {
+    this.method = exchange.method;
+    this.path = exchange.path;
+    this.query = exchange.query;
+    this.headers = exchange.req.headers;
+  }
+
+  get baseUrl(): string {
+    return this.baseUrlOf(this.exchange);
+  }
+}
+
 const EMPTY_BODY = Buffer.alloc(0);
 /** A lingering close ends after this long without a byte from the client (nginx: lingering_timeout 5 s)… */
 const LINGER_IDLE_MS = 5_000;
@@ -598,6 +627,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return true;
   }
 
+  const baseUrlOf = (x: Exchange): string => requestInfoOf(x).baseUrl;
+
   function requestInfoOf(x: Exchange): RequestInfo {
     const hostHeader = x.req.headers.host;
     return {
@@ -690,16 +721,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The read-only middleware's refusal written as the reply (true), or nothing (false). */
   function refusedReadOnly(x: Exchange): boolean {
     if (!options.readOnly) return false;
-    // The base URL only when a refusal needs it: this runs for every request, cached reads included.
-    const refusal = options.readOnly.admit({
-      method: x.method,
-      path: x.path,
-      query: x.query,
-      headers: x.req.headers,
-      get baseUrl() {
-        return requestInfoOf(x).baseUrl;
-      },
-    });
+    const refusal = options.readOnly.admit(new ReadOnlyView(x, baseUrlOf));
     if (refusal === null) return false;
     x.status = writeReply(x.res, refusal, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x), defaultContentType: x.contentType });
     return true;
