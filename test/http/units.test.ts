@@ -410,8 +410,10 @@ describe('pagination', () => {
       fc.property(fc.dictionary(key, value, { maxKeys: 6 }), fc.integer({ min: 1, max: 100_000 }), (params, page) => {
         expect(pageLinks('http://h/api/v4/x', params)(page)).toBe(`http://h/api/v4/x?${toQuery({ ...params, page })}`);
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
+    // A nested key under an empty name escapes to `page` too.
+    expect(pageLinks('http://h/x', { '': { page: 1_000_000_000 } })(2)).toBe('http://h/x?page=1000000000&page=2');
   });
 
   it('toQuery like Rails', () => {

@@ -117,13 +117,15 @@ function linkParams(ctx: HandlerContext<unknown>): Record<string, unknown> {
 
 /**
  * `page => ${url}?${toQuery({ ...params, page })}`, with the query built once: the links of a page differ only in
- * `page=N`, and where that pair sorts among the others does not depend on N (every other key differs from `page`
- * within its first five characters, `=` included), so the pairs before and after it are the same for every N.
+ * `page=N`, and where that pair sorts among the others does not depend on N (every other pair differs from
+ * `page=` within its first five characters), so the pairs before and after it are the same for every N.
  */
 export function pageLinks(url: string, params: Record<string, unknown>): (page: number) => string {
   const pairs = toQuery({ ...params, page: 1 }).split('&');
   const at = pairs.indexOf('page=1');
-  if (at === -1) return (page) => `${url}?${toQuery({ ...params, page })}`;
+  // Another pair named `page` (a nested key under an empty name, `[page]=…`, escapes to it) sorts against ours by
+  // the digits: then every link is built in full.
+  if (at === -1 || pairs.some((pair, i) => i !== at && pair.startsWith('page='))) return (page) => `${url}?${toQuery({ ...params, page })}`;
   const head = `${url}?${pairs.slice(0, at).map((pair) => `${pair}&`).join('')}page=`;
   const tail = pairs.slice(at + 1).map((pair) => `&${pair}`).join('');
   return (page) => `${head}${page}${tail}`;
