@@ -6,9 +6,9 @@ import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withSt
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
+import { createParams, listParams, transferParams, updateParams } from './params.js';
 
 type CreateGroup = Extract<ForgefoldCommand, { type: 'CreateGroup' }>;
-import { createParams, listParams, transferParams, updateParams } from './params.js';
 
 type ListParams = ParamsOfSchema<typeof listParams>;
 
