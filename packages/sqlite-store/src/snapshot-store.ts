@@ -193,9 +193,9 @@ export class SqliteSnapshotStore implements SnapshotStore {
     worker.ref();
     worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
     for (const piece of encodeState(snapshot.state)) {
-      // Each piece sits on an ArrayBuffer of its own: handed over, not copied.
-      worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
-      // Requests run between pieces (a piece is a few hundred KiB of serialisation).
+      // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
+      if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
+      // Requests run between steps (a piece, a few hundred KiB of serialisation, or a bounded span of structure).
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
