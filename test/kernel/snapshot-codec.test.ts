@@ -109,13 +109,19 @@ describe('the snapshot format', () => {
     // by one into the structure: at 1e6 commands hundreds of millions of tokens, which start-up parsed (17.6 s).
     const owners = 3_000;
     const state = { members: smallTablesOfLargeIds(owners) };
+    // And one heavy table among them (a SAML group's 20,000 members): split, its own nodes NODEs too.
+    const saml: Table<number> = emptyTable();
+    for (let k = 0; k < 20_000; k++) tableSet(saml, 950_000 + k, 5_000_000 + k);
+    tableSet(state.members.bySource, 'Namespace:1', saml);
     const bytes = Buffer.concat([...encodeState(state)]);
     // The two outer tables' top levels (a NODE token of 13 bytes per node: ~100 for the integer table, 1,024 for the
-    // string table), not a token per slot of each small table's root (~2.6 MB in format 2).
-    expect(structureSize(bytes)).toBeLessThan(24 * 1024);
+    // string table) and the heavy table's (~630 nodes), not a token per slot of each small table's root (~3.5 MB in
+    // format 2).
+    expect(structureSize(bytes)).toBeLessThan(32 * 1024);
     const source = new Counted(bytes);
     const lazy = decodeState(source, { lazy: true }) as typeof state;
-    expect(source.bytesRead).toBeLessThan(24 * 1024 + 32);
+    expect(source.bytesRead).toBeLessThan(32 * 1024 + 32);
+    expect(tableGet(tableGet(lazy.members.bySource, 'Namespace:1')!, 950_000 + 12_345)).toBe(5_012_345);
     expect(tableGet(tableGet(lazy.members.byUser, 1234)!, 900_000 + 2468)).toBe('Namespace:1234');
     expect(tableGet(tableGet(lazy.members.bySource, 'Namespace:77')!, 900_000 + 155)).toBe(77);
     expect(decodeState(bytes)).toStrictEqual(state);
