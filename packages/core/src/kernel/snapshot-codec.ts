@@ -165,7 +165,7 @@ class Pieces {
   private flushed = 0;
   /** Tokens written so far. */
   tokens = 0;
-  readonly ready: Buffer[] = [];
+  readonly ready: (Buffer | CopiedBytes)[] = [];
 
   private room(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
@@ -216,6 +216,18 @@ class Pieces {
     return offset;
   }
 
+  /** Bytes of an earlier snapshot, copied in place by the consumer (one run with the previous one when they follow it there); returns their offset in the stream. */
+  copy(source: SnapshotBytes, from: number, length: number): number {
+    this.flush();
+    const offset = this.offset;
+    const last = this.ready[this.ready.length - 1];
+    if (last !== undefined && !Buffer.isBuffer(last) && last.source === source && last.offset + last.length === from) {
+      this.ready[this.ready.length - 1] = { source, offset: last.offset, length: last.length + length };
+    } else this.ready.push({ source, offset: from, length });
+    this.flushed += length;
+    return offset;
+  }
+
   /** Bytes written so far (flushed or not). */
   get offset(): number {
     return this.flushed + this.used;
@@ -231,7 +243,14 @@ const HI = 2 ** 32;
 /** What a step that has no bytes to hand out yields. */
 const NOTHING = Buffer.alloc(0);
 
-type Steps = Generator<Buffer, void, undefined>;
+/** A run of an earlier snapshot's bytes (lazy nodes not read since it was loaded), to be copied where it stands. */
+export interface CopiedBytes {
+  readonly source: SnapshotBytes;
+  readonly offset: number;
+  readonly length: number;
+}
+
+type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
 
 /**
  * Encodes a state as a sequence of pieces (concatenated, they are the snapshot). A generator, so that the caller
@@ -239,7 +258,17 @@ type Steps = Generator<Buffer, void, undefined>;
  * structure; a step with nothing to hand out yields an empty piece. A table node still lazy (not read since its
  * snapshot was loaded) is written as the bytes it was read from.
  */
-export function* encodeState(state: unknown): Steps {
+export function* encodeState(state: unknown): Generator<Buffer, void, undefined> {
+  for (const piece of encodePieces(state, () => false)) yield piece as Buffer;
+}
+
+/**
+ * `encodeState`, where the bytes of lazy nodes over a source that `copies` accepts are not read but handed out as
+ * runs of that source (`CopiedBytes`, consecutive nodes as one run): a store copies them itself (the SQLite store's
+ * worker, from the snapshot the state was loaded from), so that a snapshot of a state loaded from a snapshot costs
+ * this thread what was read or written since, not the reading and copying of hundreds of MB.
+ */
+export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean): Steps {
   const out = new Pieces();
   // The structure is held until the end (a few MB at 1e6 commands); the nodes' bytes go out as they come.
   const structure = new Pieces();
@@ -291,7 +320,14 @@ export function* encodeState(state: unknown): Steps {
     yield* array(root, (level2) => (level2 === undefined ? value(level2, depth + 1) : array(level2 as readonly unknown[], (child, b) => trieNode(child, b, level2 as readonly unknown[], depth))));
   }
   function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
-    if (child instanceof LazyNode) yield* node(child.bytes);
+    if (child instanceof LazyNode && copies(child.source)) {
+      const offset = out.copy(child.source, child.offset, child.length);
+      structure.tag(NODE);
+      structure.u32(offset % HI);
+      structure.u32(Math.floor(offset / HI));
+      structure.u32(child.length);
+      if (due()) yield* step();
+    } else if (child instanceof LazyNode) yield* node(child.bytes);
     else if (Array.isArray(child) && light(child)) yield* node(v8.serialize(child));
     else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
     else yield* value(child, depth + 2);
