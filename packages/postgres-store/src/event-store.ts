@@ -31,6 +31,12 @@ import { LOCK_LEASE } from './schema.js';
 /** [position, event id, stream, version, type, schema version, "[data,metadata]", recorded at] */
 type Row = [number, string, string, number, string, number, string, string];
 
+/**
+ * A query's rows as tuples (`.values()`). postgres.js types them as arrays of any column, so the one cast is here:
+ * the query's column list (its SELECT or `forgefold_commit`'s OUT columns) fixes `R`.
+ */
+const tuples = async <R extends readonly unknown[]>(query: { values(): PromiseLike<unknown> }): Promise<R[]> => (await query.values()) as R[];
+
 const READ_COLUMNS = "global_position, event_id, stream_id, stream_version, type, schema_version, '[' || data || ',' || metadata || ']', recorded_at";
 const PAGE = 1_000;
 /** Events kept in the tail (raw rows, a few hundred bytes each). */
@@ -170,12 +176,12 @@ export class PostgresEventStore implements EventStore {
     const sql = this.sql;
     let rows: [string, number, number, boolean][];
     try {
-      rows = (await sql`
+      rows = await tuples<[string, number, number, boolean]>(sql`
         SELECT r_stream, r_version, r_last, r_duplicate FROM forgefold_commit(
           ${options.expectedPosition ?? null}::bigint, ${sql.array(streams, 25)}::text[], ${sql.array(expectations, 25)}::text[],
           ${sql.array(counts, 23)}::integer[], ${sql.array(ids, 25)}::text[], ${sql.array(types, 25)}::text[],
           ${sql.array(schemaVersions, 23)}::integer[], ${sql.array(data, 25)}::text[], ${sql.array(recordedAt, 25)}::text[],
-          ${sql.array(metadata, 25)}::text[])`.values()) as never;
+          ${sql.array(metadata, 25)}::text[])`);
     } catch (error) {
       const { code, detail } = error as { code?: string; detail?: string };
       if (code === 'FF001') throw new StaleWriter(options.expectedPosition!, Number(detail));
@@ -234,10 +240,10 @@ export class PostgresEventStore implements EventStore {
     if (limit <= 0) return [];
     let rows: Row[];
     try {
-      rows = (await this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [
+      rows = await tuples<Row>(this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [
         Math.max(0, after),
         Math.min(limit, 2_147_483_647),
-      ], { prepare: true }).values()) as never;
+      ], { prepare: true }));
     } catch (error) {
       return translate(error);
     }
@@ -251,10 +257,10 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
     try {
-      const rows = (await this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`, [
+      const rows = await tuples<Row>(this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`, [
         streamId,
         Math.max(0, Math.min(after, 2_147_483_647)),
-      ], { prepare: true }).values()) as unknown as Row[];
+      ], { prepare: true }));
       return rows.map(toRecorded);
     } catch (error) {
       return translate(error);

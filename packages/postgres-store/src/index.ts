@@ -57,7 +57,11 @@ export const parseDatabaseUrl = (url: string): { readonly url: string; readonly 
 /** The URL without its password, for messages. */
 export const redact = (url: string): string => url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
 
-/** A connection pool on the schema (its search_path) with positions as numbers. */
+/**
+ * A connection pool on the schema (its search_path) with positions as numbers. Cast: postgres.js types a pool with
+ * custom types as `Sql<{ bigint: number }>`, and its options' `types` entry does not accept a parser narrower than
+ * `any`; the store only ever binds numbers and strings, which both types accept alike.
+ */
 const connect = (url: string, schema: string, options: PostgresStoreOptions): Sql =>
   postgres(url, {
     max: options.maxConnections ?? 10,

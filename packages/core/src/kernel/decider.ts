@@ -47,3 +47,18 @@ export interface Decider<C, E extends DomainEvent, S> {
   readonly evolve: (state: S, event: E) => void;
   readonly initialState: () => S;
 }
+
+/** Per command type, the decision of that command: exhaustive, so that a command without its decision does not compile. */
+export type DecisionsByType<C extends { readonly type: string }, S, R> = {
+  readonly [T in C['type']]: (issued: Issued<Extract<C, { readonly type: T }>>, state: S) => R;
+};
+
+/**
+ * A module's `decide` from its decisions by command type: the narrowing a `switch` over `command.type` cannot carry
+ * into `issued` (each case needed a cast) is done once here.
+ */
+export const decideByType =
+  <C extends { readonly type: string }, S, R>(decisions: DecisionsByType<C, S, R>) =>
+  (issued: Issued<C>, state: S): R =>
+    // The entry under the command's own type takes exactly that command.
+    (decisions[issued.command.type as C['type']] as (issued: Issued<C>, state: S) => R)(issued, state);

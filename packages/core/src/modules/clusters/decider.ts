@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
@@ -230,13 +230,8 @@ const decideRemoveCluster = (issued: Issued<Command<'RemoveCluster'>>, state: St
   return E.right([{ type: 'ClusterRemoved', data: { project_id: cluster.project_id, id: cluster.id } }]);
 };
 
-export const decide = (issued: Issued<ClusterCommand>, state: State): Decided => {
-  switch (issued.command.type) {
-    case 'AddCluster':
-      return decideAddCluster(issued as Issued<Command<'AddCluster'>>, state);
-    case 'UpdateCluster':
-      return decideUpdateCluster(issued as Issued<Command<'UpdateCluster'>>, state);
-    case 'RemoveCluster':
-      return decideRemoveCluster(issued as Issued<Command<'RemoveCluster'>>, state);
-  }
-};
+export const decide = decideByType<ClusterCommand, State, Decided>({
+  AddCluster: decideAddCluster,
+  UpdateCluster: decideUpdateCluster,
+  RemoveCluster: decideRemoveCluster,
+});

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
+import { decideByType, withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
@@ -203,19 +203,11 @@ const decideUpdateDeploymentStatus = (issued: Issued<Command<'UpdateDeploymentSt
   return E.right(events);
 };
 
-export const decide = (issued: Issued<DeploymentCommand>, state: State): Decided => {
-  switch (issued.command.type) {
-    case 'CreateEnvironment':
-      return decideCreateEnvironment(issued as Issued<Command<'CreateEnvironment'>>, state);
-    case 'UpdateEnvironment':
-      return decideUpdateEnvironment(issued as Issued<Command<'UpdateEnvironment'>>, state);
-    case 'StopEnvironment':
-      return decideStopEnvironment(issued as Issued<Command<'StopEnvironment'>>, state);
-    case 'DeleteEnvironment':
-      return decideDeleteEnvironment(issued as Issued<Command<'DeleteEnvironment'>>, state);
-    case 'CreateDeployment':
-      return decideCreateDeployment(issued as Issued<Command<'CreateDeployment'>>, state);
-    case 'UpdateDeploymentStatus':
-      return decideUpdateDeploymentStatus(issued as Issued<Command<'UpdateDeploymentStatus'>>, state);
-  }
-};
+export const decide = decideByType<DeploymentCommand, State, Decided>({
+  CreateEnvironment: decideCreateEnvironment,
+  UpdateEnvironment: decideUpdateEnvironment,
+  StopEnvironment: decideStopEnvironment,
+  DeleteEnvironment: decideDeleteEnvironment,
+  CreateDeployment: decideCreateDeployment,
+  UpdateDeploymentStatus: decideUpdateDeploymentStatus,
+});

@@ -1,7 +1,7 @@
 /** The discussions module's decisions, in the order the platform's endpoints check (404, 400 shape, 403, 400 model). */
 import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { canOnGroup, canOnProject, isAdmin } from '../access/abilities.js';
 import type { DiscussionCommand, DiffFact, NoteableRef, Position } from './commands.js';
 import type { DiscussionEvent, NoteData } from './events.js';
@@ -223,19 +223,11 @@ const decideDelete = ({ command, actor, at }: Narrow<'DeleteNote'>, state: Discu
   return E.right([{ type: 'NoteDeleted', data: { discussion_id: note.discussion_id, note_id: note.id, at } }]);
 };
 
-export const decide = (issued: Issued<DiscussionCommand>, state: DiscussionsView): Decided => {
-  switch (issued.command.type) {
-    case 'StartDiscussion':
-      return decideStart(issued as Narrow<'StartDiscussion'>, state);
-    case 'AddNote':
-      return decideAdd(issued as Narrow<'AddNote'>, state);
-    case 'EditNote':
-      return decideEdit(issued as Narrow<'EditNote'>, state);
-    case 'ResolveNote':
-      return decideResolveNote(issued as Narrow<'ResolveNote'>, state);
-    case 'ResolveDiscussion':
-      return decideResolveDiscussion(issued as Narrow<'ResolveDiscussion'>, state);
-    case 'DeleteNote':
-      return decideDelete(issued as Narrow<'DeleteNote'>, state);
-  }
-};
+export const decide = decideByType<DiscussionCommand, DiscussionsView, Decided>({
+  StartDiscussion: decideStart,
+  AddNote: decideAdd,
+  EditNote: decideEdit,
+  ResolveNote: decideResolveNote,
+  ResolveDiscussion: decideResolveDiscussion,
+  DeleteNote: decideDelete,
+});

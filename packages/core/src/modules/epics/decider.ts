@@ -1,7 +1,7 @@
 /** The epics module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { tableGet } from '../../kernel/table.js';
 import { findGroup } from '../groups/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
@@ -60,5 +60,7 @@ const decideUpdate = ({ command, actor, at }: Narrow<'UpdateEpic'>, state: Epics
   return E.right(events);
 };
 
-export const decide = (issued: Issued<EpicCommand>, state: EpicsView): Decided =>
-  issued.command.type === 'CreateEpic' ? decideCreate(issued as Narrow<'CreateEpic'>, state) : decideUpdate(issued as Narrow<'UpdateEpic'>, state);
+export const decide = decideByType<EpicCommand, EpicsView, Decided>({
+  CreateEpic: decideCreate,
+  UpdateEpic: decideUpdate,
+});

@@ -1,7 +1,7 @@
 /** The issues module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { canOnProject, isAdmin } from '../access/abilities.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
@@ -79,13 +79,8 @@ const decideDelete = ({ command, actor, at }: Narrow<'DeleteIssue'>, state: Issu
   return E.right([{ type: 'IssueDeleted', data: { project_id: project.id, id: issue.id, iid: issue.iid, at } }]);
 };
 
-export const decide = (issued: Issued<IssueCommand>, state: IssuesView): Decided => {
-  switch (issued.command.type) {
-    case 'CreateIssue':
-      return decideCreate(issued as Narrow<'CreateIssue'>, state);
-    case 'UpdateIssue':
-      return decideUpdate(issued as Narrow<'UpdateIssue'>, state);
-    case 'DeleteIssue':
-      return decideDelete(issued as Narrow<'DeleteIssue'>, state);
-  }
-};
+export const decide = decideByType<IssueCommand, IssuesView, Decided>({
+  CreateIssue: decideCreate,
+  UpdateIssue: decideUpdate,
+  DeleteIssue: decideDelete,
+});

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import { RECORD_NOT_FOUND } from '../shared/errors.js';
 import { findProject } from '../projects/queries.js';
@@ -71,26 +71,23 @@ const updatable = (issued: Issued<{ readonly project_id: number; readonly pipeli
 /** Statuses `cancel_running` stops (`Ci::HasStatus::CANCELABLE_STATUSES`). */
 const CANCELABLE: readonly PipelineStatus[] = ['running', 'waiting_for_resource', 'preparing', 'pending', 'created', 'scheduled'];
 
-export const decide = (issued: Issued<PipelineCommand>, state: State): Result => {
-  switch (issued.command.type) {
-    case 'CreatePipeline':
-      return decideCreate(issued as Issued<Command<'CreatePipeline'>>, state);
-    case 'CancelPipeline':
-      return E.map((pipeline: Pipeline): readonly PipelineEvent[] =>
-        CANCELABLE.includes(pipeline.status) ? [{ type: 'PipelineCanceled', data: { project_id: pipeline.project_id, id: pipeline.id, at: issued.at } }] : [],
-      )(updatable(issued as Issued<Command<'CancelPipeline'>>, state));
-    case 'RetryPipeline':
-      // `retry_failed`: only failed and canceled jobs run again; a pipeline with none stays as it is.
-      return E.map((pipeline: Pipeline): readonly PipelineEvent[] =>
-        pipeline.status === 'canceled' || pipeline.status === 'failed' ? [{ type: 'PipelineRetried', data: { project_id: pipeline.project_id, id: pipeline.id, at: issued.at } }] : [],
-      )(updatable(issued as Issued<Command<'RetryPipeline'>>, state));
-    case 'DeletePipeline': {
-      const { project_id, pipeline_id } = issued.command;
-      const found = requireProject(state, project_id);
-      if (E.isLeft(found)) return found;
-      const pipeline = findPipeline(state.pipelines, project_id, pipeline_id);
-      if (!pipeline) return E.left(RECORD_NOT_FOUND);
-      return authorizeProject(state, issued.actor.userId, 'destroy_pipeline', found.right, [{ type: 'PipelineDeleted' as const, data: { project_id, id: pipeline_id } }]);
-    }
-  }
-};
+export const decide = decideByType<PipelineCommand, State, Result>({
+  CreatePipeline: decideCreate,
+  CancelPipeline: (issued, state) =>
+    E.map((pipeline: Pipeline): readonly PipelineEvent[] =>
+      CANCELABLE.includes(pipeline.status) ? [{ type: 'PipelineCanceled', data: { project_id: pipeline.project_id, id: pipeline.id, at: issued.at } }] : [],
+    )(updatable(issued, state)),
+  // `retry_failed`: only failed and canceled jobs run again; a pipeline with none stays as it is.
+  RetryPipeline: (issued, state) =>
+    E.map((pipeline: Pipeline): readonly PipelineEvent[] =>
+      pipeline.status === 'canceled' || pipeline.status === 'failed' ? [{ type: 'PipelineRetried', data: { project_id: pipeline.project_id, id: pipeline.id, at: issued.at } }] : [],
+    )(updatable(issued, state)),
+  DeletePipeline: (issued, state) => {
+    const { project_id, pipeline_id } = issued.command;
+    const found = requireProject(state, project_id);
+    if (E.isLeft(found)) return found;
+    const pipeline = findPipeline(state.pipelines, project_id, pipeline_id);
+    if (!pipeline) return E.left(RECORD_NOT_FOUND);
+    return authorizeProject(state, issued.actor.userId, 'destroy_pipeline', found.right, [{ type: 'PipelineDeleted' as const, data: { project_id, id: pipeline_id } }]);
+  },
+});

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { conflict, forbidden, forbiddenMessage, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Decision, Issued } from '../../kernel/decider.js';
+import { decideByType, type Decision, type Issued } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
@@ -233,19 +233,11 @@ const decideDeleteLink = (issued: Command<'DeleteReleaseLink'>, state: State): D
   return E.right([{ type: 'ReleaseLinkDeleted', data: { project_id: found.right.project_id, release_id: found.right.id, id: current.right.id } }]);
 };
 
-export const decide = (issued: Issued<ReleaseCommand>, state: State): Decided => {
-  switch (issued.command.type) {
-    case 'CreateRelease':
-      return decideCreate(issued as Command<'CreateRelease'>, state);
-    case 'UpdateRelease':
-      return decideUpdate(issued as Command<'UpdateRelease'>, state);
-    case 'DeleteRelease':
-      return decideDelete(issued as Command<'DeleteRelease'>, state);
-    case 'CreateReleaseLink':
-      return decideCreateLink(issued as Command<'CreateReleaseLink'>, state);
-    case 'UpdateReleaseLink':
-      return decideUpdateLink(issued as Command<'UpdateReleaseLink'>, state);
-    case 'DeleteReleaseLink':
-      return decideDeleteLink(issued as Command<'DeleteReleaseLink'>, state);
-  }
-};
+export const decide = decideByType<ReleaseCommand, State, Decided>({
+  CreateRelease: decideCreate,
+  UpdateRelease: decideUpdate,
+  DeleteRelease: decideDelete,
+  CreateReleaseLink: decideCreateLink,
+  UpdateReleaseLink: decideUpdateLink,
+  DeleteReleaseLink: decideDeleteLink,
+});

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { DEFAULT_CRON_SETTINGS, nextRunAt, scheduleCronErrors, stripCron } from '@forgefold/cron';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import type { DomainEvent } from '../../kernel/envelope.js';
 import { canOnProject } from '../access/abilities.js';
 import { findProject } from '../projects/queries.js';
@@ -202,53 +202,51 @@ const withVariable = (issued: Issued<Command<'UpdatePipelineScheduleVariable' | 
   return variable ? E.right(variable) : E.left(VARIABLE_NOT_FOUND);
 };
 
-export const decide = (issued: Issued<ScheduleCommand>, state: State): Result => {
-  const command = issued.command;
-  switch (command.type) {
-    case 'CreatePipelineSchedule':
-      return decideCreate(issued as Issued<typeof command>, state);
-    case 'UpdatePipelineSchedule':
-      return decideUpdate(issued as Issued<typeof command>, state);
-    case 'DeletePipelineSchedule':
-      return E.map(({ schedule }: { schedule: Schedule }): readonly DomainEvent[] => [{ type: 'ScheduleDeleted', data: { project_id: schedule.project_id, id: schedule.id } }])(
-        administrable(state, issued as Issued<typeof command>),
-      );
-    case 'TakePipelineScheduleOwnership':
-      return E.chain(({ schedule }: { schedule: Schedule }): Result => {
-        if (issued.actor.userId === null) return E.left(forbidden());
-        // `own!` saves the schedule, which sets `next_run_at` again.
-        return E.right([
-          {
-            type: 'ScheduleOwnershipTaken',
-            data: { project_id: schedule.project_id, id: schedule.id, owner_id: issued.actor.userId, next_run_at: scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at), updated_at: issued.at },
+export const decide = decideByType<ScheduleCommand, State, Result>({
+  CreatePipelineSchedule: decideCreate,
+  UpdatePipelineSchedule: decideUpdate,
+  DeletePipelineSchedule: (issued, state) =>
+    E.map(({ schedule }: { schedule: Schedule }): readonly DomainEvent[] => [{ type: 'ScheduleDeleted', data: { project_id: schedule.project_id, id: schedule.id } }])(administrable(state, issued)),
+  TakePipelineScheduleOwnership: (issued, state) =>
+    E.chain(({ schedule }: { schedule: Schedule }): Result => {
+      if (issued.actor.userId === null) return E.left(forbidden());
+      // `own!` saves the schedule, which sets `next_run_at` again.
+      return E.right([
+        {
+          type: 'ScheduleOwnershipTaken',
+          data: { project_id: schedule.project_id, id: schedule.id, owner_id: issued.actor.userId, next_run_at: scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at), updated_at: issued.at },
+        },
+      ]);
+    })(administrable(state, issued)),
+  PlayPipelineSchedule: decidePlay,
+  CreatePipelineScheduleVariable: (issued, state) =>
+    E.chain(({ schedule }: { schedule: Schedule }): Result => {
+      const { command } = issued;
+      const key = command.key.trim();
+      const invalid = variableKeyErrors(key, schedule.variables.some((variable) => variable.key === key));
+      if (invalid) return E.left(invalid);
+      return E.right([{ type: 'ScheduleVariableCreated', data: { project_id: schedule.project_id, schedule_id: schedule.id, key, value: command.value, variable_type: command.variable_type } }]);
+    })(administrable(state, issued)),
+  UpdatePipelineScheduleVariable: (issued, state) =>
+    E.chain(({ schedule }: { schedule: Schedule }) =>
+      E.map((variable: ScheduleVariable): readonly DomainEvent[] => [
+        {
+          type: 'ScheduleVariableUpdated',
+          data: {
+            project_id: schedule.project_id,
+            schedule_id: schedule.id,
+            key: variable.key,
+            value: issued.command.value ?? variable.value,
+            variable_type: issued.command.variable_type ?? variable.variable_type,
           },
-        ]);
-      })(administrable(state, issued as Issued<typeof command>));
-    case 'PlayPipelineSchedule':
-      return decidePlay(issued as Issued<typeof command>, state);
-    case 'CreatePipelineScheduleVariable':
-      return E.chain(({ schedule }: { schedule: Schedule }): Result => {
-        const key = command.key.trim();
-        const invalid = variableKeyErrors(key, schedule.variables.some((variable) => variable.key === key));
-        if (invalid) return E.left(invalid);
-        return E.right([{ type: 'ScheduleVariableCreated', data: { project_id: schedule.project_id, schedule_id: schedule.id, key, value: command.value, variable_type: command.variable_type } }]);
-      })(administrable(state, issued as Issued<typeof command>));
-    case 'UpdatePipelineScheduleVariable':
-      return E.chain(({ schedule }: { schedule: Schedule }) =>
-        E.map((variable: ScheduleVariable): readonly DomainEvent[] => [
-          {
-            type: 'ScheduleVariableUpdated',
-            data: { project_id: schedule.project_id, schedule_id: schedule.id, key: variable.key, value: command.value ?? variable.value, variable_type: command.variable_type ?? variable.variable_type },
-          },
-        ])(withVariable(issued as Issued<typeof command>, schedule)),
-      )(administrable(state, issued as Issued<typeof command>));
-    case 'DeletePipelineScheduleVariable':
-      return E.chain(({ schedule }: { schedule: Schedule }) =>
-        E.map((variable: ScheduleVariable): readonly DomainEvent[] => [{ type: 'ScheduleVariableDeleted', data: { project_id: schedule.project_id, schedule_id: schedule.id, key: variable.key } }])(
-          withVariable(issued as Issued<typeof command>, schedule),
-        ),
-      )(administrable(state, issued as Issued<typeof command>));
-    case 'RunDueSchedules':
-      return decideRunDue(issued as Issued<typeof command>, state);
-  }
-};
+        },
+      ])(withVariable(issued, schedule)),
+    )(administrable(state, issued)),
+  DeletePipelineScheduleVariable: (issued, state) =>
+    E.chain(({ schedule }: { schedule: Schedule }) =>
+      E.map((variable: ScheduleVariable): readonly DomainEvent[] => [{ type: 'ScheduleVariableDeleted', data: { project_id: schedule.project_id, schedule_id: schedule.id, key: variable.key } }])(
+        withVariable(issued, schedule),
+      ),
+    )(administrable(state, issued)),
+  RunDueSchedules: decideRunDue,
+});

@@ -1,7 +1,7 @@
 /** The snippets module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { SettingsSlice } from '../settings/projection.js';
@@ -108,13 +108,8 @@ const decideDelete = ({ command, actor, at }: Narrow<'DeleteSnippet'>, state: Sn
   return E.right([{ type: 'SnippetDeleted', data: { project_id: command.project_id, id: command.id, at } }]);
 };
 
-export const decide = (issued: Issued<SnippetCommand>, state: SnippetsView): Decided => {
-  switch (issued.command.type) {
-    case 'CreateSnippet':
-      return decideCreate(issued as Narrow<'CreateSnippet'>, state);
-    case 'UpdateSnippet':
-      return decideUpdate(issued as Narrow<'UpdateSnippet'>, state);
-    case 'DeleteSnippet':
-      return decideDelete(issued as Narrow<'DeleteSnippet'>, state);
-  }
-};
+export const decide = decideByType<SnippetCommand, SnippetsView, Decided>({
+  CreateSnippet: decideCreate,
+  UpdateSnippet: decideUpdate,
+  DeleteSnippet: decideDelete,
+});

@@ -1,0 +1,109 @@
+/** Invitations by e-mail: invite (failures per address are the outcome), change and remove an invitation. */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { withOutcome, type Decision } from '../../../kernel/decider.js';
+import { notFound, validation } from '../../../kernel/domain-error.js';
+import { findUserByEmail } from '../../users/queries.js';
+import { dayOf, exceedsLength, isEmail, MAX_NAME, tooLong } from '../../shared/validation.js';
+import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
+import type { MemberEvent } from '../events.js';
+import { directMembership, invitationOf } from '../queries.js';
+import { memberChangeEvents } from './memberships.js';
+import { refuseLdapSynced, refuseLocked, requireAdmin, resolveSource, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
+import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
+
+/** The outcome of `InviteMembers`. */
+export interface InviteOutcome {
+  /** E-mail → error text, for `{"status":"error","message":{…}}`. */
+  readonly failures: Readonly<Record<string, string>>;
+}
+
+interface InvitePlan extends InviteOutcome {
+  readonly events: readonly MemberEvent[];
+}
+
+const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, source: ResolvedSource): InvitePlan => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const events: MemberEvent[] = [];
+  const failures: Record<string, string> = {};
+  const seen = new Set<string>();
+  let offset = 0;
+  for (const raw of command.emails) {
+    const email = raw.trim();
+    if (email === '' || seen.has(email.toLowerCase())) continue;
+    seen.add(email.toLowerCase());
+    if (!isEmail(email)) {
+      failures[email] = 'Invite email is invalid';
+      continue;
+    }
+    if (exceedsLength(email, MAX_NAME)) {
+      failures[email] = `Invite email ${tooLong(MAX_NAME)}`;
+      continue;
+    }
+    const user = findUserByEmail(state.users, email);
+    const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
+    if (!errors.empty) {
+      failures[email] = fullMessages(validation(Object.fromEntries(errorEntries(errors)))).join(', ');
+      continue;
+    }
+    if (user) {
+      if (directMembership(state.members, source.type, source.id, user.id)) {
+        failures[email] = `Already a member of ${source.name}`;
+        continue;
+      }
+      events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+      continue;
+    }
+    if (invitationOf(state.members, source.type, source.id, email)) {
+      failures[email] = `Member already invited to ${source.name}`;
+      continue;
+    }
+    events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+  }
+  return { events, failures };
+};
+
+export const decideInviteMembers = (issued: Command<'InviteMembers'>, state: MembersView): Either<Decision<MemberEvent>> => {
+  const { command, at, actor } = issued;
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
+    E.chainFirst((source) => refuseLocked(state, source)),
+    E.chainFirst((source) => refuseLdapSynced(state, source)),
+    E.map((source): Decision<MemberEvent> => {
+      const { events, ...outcome } = planInvitations(issued, state, source);
+      return withOutcome<MemberEvent, InviteOutcome>(events, outcome);
+    }),
+  );
+};
+
+export const decideUpdateInvitation = (issued: Command<'UpdateInvitation'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    E.chain((source) => {
+      const invitation = invitationOf(state.members, source.type, source.id, command.email);
+      if (!invitation) return E.left(notFound());
+      const level = command.access_level ?? invitation.access_level;
+      return pipe(
+        toEither(validateMembership(state, source, null, level, command.expires_at, today)),
+        E.map(() => memberChangeEvents(invitation, level, command.expires_at, at)),
+      );
+    }),
+  );
+};
+
+export const decideRemoveInvitation = (issued: Command<'RemoveInvitation'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
+    E.chain((source) => {
+      const invitation = invitationOf(state.members, source.type, source.id, command.email);
+      return invitation ? E.right([removed(invitation, at, 'invitation_removed')]) : E.left(notFound());
+    }),
+  );
+};

@@ -1,0 +1,181 @@
+/** Direct memberships: add (one user, or a comma list whose failures are the outcome), change and remove. */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { withOutcome, type Decision } from '../../../kernel/decider.js';
+import { conflict, forbidden, notFound, validation } from '../../../kernel/domain-error.js';
+import type { Group } from '../../groups/projection.js';
+import { selfAndDescendants } from '../../groups/queries.js';
+import { projectsInNamespace } from '../../projects/queries.js';
+import { findUser, findUserByIdOrUsername } from '../../users/queries.js';
+import { dayOf } from '../../shared/validation.js';
+import { memberAddedWithCap, removed } from '../builders.js';
+import type { MemberEvent } from '../events.js';
+import type { Member, SourceType } from '../projection.js';
+import { directMembership, isLastOwner, membersOfSource } from '../queries.js';
+import {
+  isMembershipLocked,
+  isPersonalProjectOwner,
+  mayAdmin,
+  MEMBERSHIP_LOCKED,
+  refuseLdapSynced,
+  refuseLocked,
+  requireAdmin,
+  requireDirectMember,
+  resolveSource,
+  type Command,
+  type Either,
+  type MembersView,
+  type ResolvedSource,
+} from './source.js';
+import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
+
+/** The outcome of `AddMembers`: what the events do not say. */
+export interface AddMembersOutcome {
+  /** "<username>: <full messages>" per failed user. */
+  readonly failures: readonly string[];
+  /** A failure of the whole request ("No users specified."). */
+  readonly error?: string;
+}
+
+interface AddMembersPlan extends AddMembersOutcome {
+  readonly events: readonly MemberEvent[];
+}
+
+export const memberChangeEvents = (member: Member, level: number, expiresAt: string | null | undefined, at: string, reason?: string): MemberEvent[] => {
+  const ref = { id: member.id, source_type: member.source_type, source_id: member.source_id, user_id: member.user_id };
+  const events: MemberEvent[] = [];
+  if (level !== member.access_level) events.push({ type: 'MemberAccessLevelChanged', data: { ...ref, from: member.access_level, to: level, at, ...(reason ? { reason } : {}) } });
+  if (expiresAt !== undefined && expiresAt !== member.expires_at) events.push({ type: 'MemberExpirySet', data: { ...ref, expires_at: expiresAt, at } });
+  return events;
+};
+
+const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const tokens = command.user_ids.map((s) => s.trim()).filter((s) => s !== '');
+  if (tokens.length === 0) return { events: [], failures: [], error: 'No users specified.' };
+  if (tokens.length > 100) return { events: [], failures: [], error: 'Too many users specified (limit is 100)' };
+  const events: MemberEvent[] = [];
+  const failures: string[] = [];
+  const seen = new Set<number>();
+  let offset = 0;
+  for (const token of tokens) {
+    const user = findUserByIdOrUsername(state.users, token);
+    if (!user || seen.has(user.id)) continue;
+    seen.add(user.id);
+    const existing = directMembership(state.members, source.type, source.id, user.id);
+    const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
+    if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
+    if (!errors.empty) {
+      const messages = fullMessages(validation(Object.fromEntries([...errorEntries(errors)])));
+      failures.push(`${user.username}: ${messages.join(', ')}`);
+      continue;
+    }
+    if (existing) {
+      if (isLastOwner(state, existing) && command.access_level !== existing.access_level) {
+        failures.push(`${user.username}: Access level cannot be changed for the last owner`);
+        continue;
+      }
+      events.push(...memberChangeEvents(existing, command.access_level, command.expires_at ?? undefined, at));
+      continue;
+    }
+    events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+  }
+  return { events, failures };
+};
+
+/** `skip_subresources: false`: the user's memberships below a group, and the unaccepted invitations they created there. */
+const subresourceRemovals = (state: MembersView, group: Group, member: Member, at: string): MemberEvent[] => {
+  const events: MemberEvent[] = [];
+  for (const g of selfAndDescendants(state.groups, group)) {
+    const sources: { type: SourceType; id: number }[] = [{ type: 'Namespace', id: g.id }, ...[...projectsInNamespace(state.projects, g.id)].map((p) => ({ type: 'Project' as const, id: p.id }))];
+    for (const source of sources) {
+      for (const m of membersOfSource(state.members, source.type, source.id)) {
+        if (m.id === member.id) continue;
+        const own = m.user_id !== null && m.user_id === member.user_id && !(source.type === 'Namespace' && source.id === group.id);
+        const invitedByThem = m.user_id === null && m.created_by_id !== null && m.created_by_id === member.user_id;
+        if (own || invitedByThem) {
+          events.push({ type: 'MemberRemoved', data: { id: m.id, source_type: m.source_type, source_id: m.source_id, user_id: m.user_id, at, reason: own ? 'parent_membership_removed' : 'inviter_removed' } });
+        }
+      }
+    }
+  }
+  return events;
+};
+
+export const decideAddMember = (issued: Command<'AddMember'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    E.chainFirst((source) => refuseLdapSynced(state, source)),
+    E.chain((source) => {
+      const user = findUser(state.users, command.user_id);
+      if (!user) return E.left(notFound('User'));
+      if (directMembership(state.members, source.type, source.id, user.id)) return E.left(conflict('Member already exists'));
+      if (isMembershipLocked(state, source)) return E.left(MEMBERSHIP_LOCKED);
+      const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
+      if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
+      return pipe(
+        toEither(errors),
+        E.map((): MemberEvent[] => [
+          memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }),
+        ]),
+      );
+    }),
+  );
+};
+
+export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersView): Either<Decision<MemberEvent>> => {
+  const { command, at, actor } = issued;
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
+    E.chainFirst((source) => refuseLocked(state, source)),
+    E.chainFirst((source) => refuseLdapSynced(state, source)),
+    E.map((source): Decision<MemberEvent> => {
+      const { events, ...outcome } = planAddMembers(issued, state, source);
+      return withOutcome<MemberEvent, AddMembersOutcome>(events, outcome);
+    }),
+  );
+};
+
+export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    E.chain((source) =>
+      pipe(
+        requireDirectMember(state, source, command.user_id),
+        E.chainFirst((member) => (isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) ? E.left(forbidden()) : E.right(undefined))),
+        E.chainFirst(() => toEither(validateMembership(state, source, command.user_id, command.access_level, command.expires_at, today))),
+        E.map((member) => memberChangeEvents(member, command.access_level, command.expires_at, at)),
+      ),
+    ),
+  );
+};
+
+export const decideRemoveMember = (issued: Command<'RemoveMember'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const actorId = actor.userId;
+  return pipe(
+    resolveSource(state, command.source_type, command.source_id),
+    E.chain((source) =>
+      pipe(
+        requireDirectMember(state, source, command.user_id),
+        E.chainFirst((member) => {
+          const self = actorId !== null && member.user_id === actorId;
+          if (!self && !mayAdmin(state, actorId, source, dayOf(at))) return E.left(forbidden());
+          if (isLastOwner(state, member) || isPersonalProjectOwner(state, member)) return E.left(forbidden());
+          const user = member.user_id === null ? undefined : findUser(state.users, member.user_id);
+          if (user?.bot === 'project_bot') return E.left(forbidden());
+          return E.right(undefined);
+        }),
+        E.map((member): MemberEvent[] => [removed(member, at), ...(source.group && !command.skip_subresources ? subresourceRemovals(state, source.group, member, at) : [])]),
+      ),
+    ),
+  );
+};

@@ -1,0 +1,89 @@
+/** Shares of a group or a project with a group (group links). */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import { conflict, forbidden, notFound } from '../../../kernel/domain-error.js';
+import { findGroup } from '../../groups/queries.js';
+import { dayOf, toSentence } from '../../shared/validation.js';
+import type { MemberEvent } from '../events.js';
+import type { GroupLink, SourceType } from '../projection.js';
+import { linkBetween } from '../queries.js';
+import { canAdminGroup, canReadGroupFor, requireAdmin, requireGroup, resolveSource, type Command, type Either, type MembersView } from './source.js';
+
+export const decideShareGroup = (issued: Command<'ShareGroup'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const actorId = actor.userId;
+  return pipe(
+    requireGroup(state, command.group_id),
+    E.chain((shared) =>
+      pipe(
+        requireGroup(state, command.shared_with_group_id),
+        E.chain((invited): Either<MemberEvent[]> => {
+          if (!canAdminGroup(state, actorId, shared, today) || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
+          const errors: string[] = [];
+          if (linkBetween(state.members, 'Namespace', shared.id, invited.id)) errors.push('The group has already been shared with this group');
+          if (shared.id === invited.id) errors.push('Shared with group cannot be the same as the shared group');
+          if (![10, 20, 30, 40, 50].includes(command.group_access)) errors.push('Group access is not included in the list');
+          if (command.expires_at && command.expires_at < today) errors.push('Expires at cannot be a date in the past');
+          if (errors.length > 0) return E.left(conflict(errors[0]!.startsWith('The group') ? `Shared group ${errors[0]}` : toSentence(errors)));
+          return E.right([linkCreated(state, 'Namespace', shared.id, invited.id, command.group_access, command.expires_at ?? null, at, actorId)]);
+        }),
+      ),
+    ),
+  );
+};
+
+export const decideUnshareGroup = (issued: Command<'UnshareGroup'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const actorId = actor.userId;
+  return pipe(
+    requireGroup(state, command.group_id),
+    E.chain((shared) => (canAdminGroup(state, actorId, shared, today) ? E.right(shared) : E.left(forbidden()))),
+    E.chain((shared) => {
+      const link = linkBetween(state.members, 'Namespace', shared.id, command.shared_with_group_id);
+      return link ? E.right([linkRemoved(link, at)]) : E.left(notFound('Group Link'));
+    }),
+  );
+};
+
+export const decideShareProject = (issued: Command<'ShareProject'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const actorId = actor.userId;
+  return pipe(
+    resolveSource(state, 'Project', command.project_id),
+    E.chain((source) => requireAdmin(state, actorId, source, today)),
+    E.chain((source): Either<MemberEvent[]> => {
+      const invited = findGroup(state.groups, command.group_id);
+      if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
+      if (linkBetween(state.members, 'Project', source.id, invited.id)) return E.left(conflict('Group already shared with this group'));
+      if (command.expires_at && command.expires_at < today) return E.left(conflict('Expires at cannot be a date in the past'));
+      return E.right([linkCreated(state, 'Project', source.id, invited.id, command.group_access, command.expires_at ?? null, at, actorId)]);
+    }),
+  );
+};
+
+export const decideUnshareProject = (issued: Command<'UnshareProject'>, state: MembersView): Either<MemberEvent[]> => {
+  const { command, at, actor } = issued;
+  const today = dayOf(at);
+  const actorId = actor.userId;
+  return pipe(
+    resolveSource(state, 'Project', command.project_id),
+    E.chain((source) => requireAdmin(state, actorId, source, today)),
+    E.chain((source) => {
+      const link = linkBetween(state.members, 'Project', source.id, command.group_id);
+      return link ? E.right([linkRemoved(link, at)]) : E.left(notFound('Group Link'));
+    }),
+  );
+};
+
+const linkCreated = (state: MembersView, type: SourceType, sourceId: number, groupId: number, access: number, expiresAt: string | null, at: string, by: number | null): MemberEvent => ({
+  type: 'GroupLinkCreated',
+  data: { id: state.members.linkSequence + 1, source_type: type, source_id: sourceId, group_id: groupId, group_access: access, expires_at: expiresAt, created_at: at, created_by_id: by },
+});
+
+const linkRemoved = (link: GroupLink, at: string, reason?: string): MemberEvent => ({
+  type: 'GroupLinkRemoved',
+  data: { id: link.id, source_type: link.source_type, source_id: link.source_id, group_id: link.group_id, at, ...(reason ? { reason } : {}) },
+});
