@@ -169,6 +169,8 @@ function compile(def: AnyRouteDef, m: Mount): CompiledRoute {
 }
 
 function matchSegments(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {
+  // Every route is tried in turn: one of another length is refused before anything is allocated for it.
+  if (segments.length !== parts.length && segments[segments.length - 1]?.kind !== 'rest') return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;

@@ -411,12 +411,13 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
       }
       continue;
     }
-    const ctx: t.Context = [...c, { key: d.name, type: d.type, actual: src[d.name] }];
     if (!has(d.name)) {
-      if (d.required) errors.push({ value: undefined, context: ctx, message: M_MISSING });
+      // The context only when it is reported: most declared parameters are absent from a request.
+      if (d.required) errors.push({ value: undefined, context: [...c, { key: d.name, type: d.type, actual: src[d.name] }], message: M_MISSING });
       else out[d.name] = d.hasDefault ? d.defaultValue : undefined;
       continue;
     }
+    const ctx: t.Context = [...c, { key: d.name, type: d.type, actual: src[d.name] }];
     const r = d.type.validate(src[d.name], ctx);
     if (isLeft(r)) {
       // Keep the first message for this parameter (nested hashes may report several nested names).
