@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Immer } from 'immer';
-import { decodeState, emptyTable, encodeState, stateHash, tableDelete, tableGet, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
+import { decodeState, emptyTable, encodePieces, encodeState, stateHash, tableDelete, tableGet, tableSet, tableSize, tableValues, type SnapshotBytes, type Table } from '@forgefold/core';
 
 interface Entity {
   id: number;
@@ -138,6 +138,51 @@ describe('lazy snapshots', () => {
       (entity as { name: string }).name = 'x';
     }).toThrow();
     expect(tableGet(frozen.things.byId, 1234)).toBe(entity);
+  });
+
+  it('hand out unread nodes as runs of their snapshot’s bytes, for a store to copy, and the same snapshot results', () => {
+    const state = build(5_000);
+    const bytes = bytesOf(state);
+    const source: SnapshotBytes & { reads: number } = {
+      size: bytes.length,
+      reads: 0,
+      read(offset: number, length: number) {
+        this.reads++;
+        return bytes.subarray(offset, offset + length);
+      },
+    };
+    const lazy = decodeState(source, { lazy: true }) as State;
+    const resolve = (pieces: Iterable<Buffer | { source: SnapshotBytes; offset: number; length: number }>): { bytes: Buffer; copied: number; runs: number } => {
+      const parts: Buffer[] = [];
+      let copied = 0;
+      let runs = 0;
+      for (const piece of pieces) {
+        if (Buffer.isBuffer(piece)) parts.push(piece);
+        else {
+          parts.push(Buffer.from(piece.source.read(piece.offset, piece.length)));
+          copied += piece.length;
+          runs++;
+        }
+      }
+      return { bytes: Buffer.concat(parts), copied, runs };
+    };
+    const before = source.reads;
+    const untouched = resolve(encodePieces(lazy, (from) => from === source));
+    // Nothing read while encoding (the runs are read above, by the "store"): a run of nodes per step.
+    expect(source.reads - before).toBe(untouched.runs);
+    expect(untouched.runs).toBeLessThan(5);
+    expect(untouched.copied).toBeGreaterThan(bytes.length * 0.9);
+    expect(untouched.bytes.equals(bytes)).toBe(true);
+    // Written to: the nodes on the written paths are serialised, the others copied, and the result is the state.
+    tableSet(lazy.things.byId, 4321, { id: 4321, name: 'changed', tags: [] });
+    tableDelete(lazy.things.byName, 'n17');
+    tableSet(tableGet(lazy.things.byGroup, 3)!, 99_999, 1);
+    const written = resolve(encodePieces(lazy, (from) => from === source));
+    expect(written.runs).toBeGreaterThan(1);
+    expect(written.bytes.equals(bytesOf(lazy))).toBe(true);
+    expect(stateHash(decodeState(written.bytes))).toBe(stateHash(lazy));
+    // Another source is read, not copied.
+    expect(resolve(encodePieces(lazy, () => false)).runs).toBe(0);
   });
 
   it('still decodes the first format (structure with its leaves inline)', () => {

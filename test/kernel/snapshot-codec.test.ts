@@ -2,9 +2,47 @@
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeState, emptyTable, encodeState, tableSet, type Table } from '@forgefold/core';
+import { decodeState, emptyTable, encodeState, STEP_WORK, tableGet, tableSet, type SnapshotBytes, type Table } from '@forgefold/core';
 
 const roundTrip = (state: unknown): unknown => decodeState(Buffer.concat([...encodeState(state)]));
+
+/** The bytes of a snapshot, counting what a decoding reads. */
+class Counted implements SnapshotBytes {
+  bytesRead = 0;
+  constructor(private readonly bytes: Buffer) {}
+  get size(): number {
+    return this.bytes.length;
+  }
+  read(offset: number, length: number): Buffer {
+    this.bytesRead += length;
+    return this.bytes.subarray(offset, offset + length);
+  }
+}
+
+/** The size of a version 2 or 3 snapshot's structure (what start-up reads), from its trailer. */
+const structureSize = (bytes: Buffer): number => bytes.length - 20 - (bytes.readUInt32LE(bytes.length - 20) + bytes.readUInt32LE(bytes.length - 16) * 2 ** 32);
+
+/**
+ * Tables of small tables keyed by large ids, as at 1e6 commands: user id → member id → source key (members.byUser)
+ * and source → member id → user id (members.bySource), member ids near 1e6. A table's root is indexed by `id >>> 10`,
+ * so each small table is a root of ~1,000 slots holding one node.
+ */
+const smallTablesOfLargeIds = (owners: number): { byUser: Table<Table<string>>; bySource: Table<Table<number>> } => {
+  const byUser: Table<Table<string>> = emptyTable();
+  const bySource: Table<Table<number>> = emptyTable();
+  for (let user = 1; user <= owners; user++) {
+    const memberships: Table<string> = emptyTable();
+    const members: Table<number> = emptyTable();
+    for (let k = 0; k < 2; k++) {
+      const memberId = 900_000 + user * 2 + k;
+      tableSet(memberships, memberId, `Namespace:${user}`);
+      tableSet(members, memberId, user);
+    }
+    tableSet(byUser, user, memberships);
+    tableSet(bySource, `Namespace:${user}`, members);
+  }
+  return { byUser, bySource };
+};
 
 describe('the snapshot format', () => {
   it('decodes what it encodes, holes, nesting and all', () => {
@@ -56,9 +94,94 @@ describe('the snapshot format', () => {
     expect(roundTrip(state)).toStrictEqual(state);
   });
 
+  it('decodes long sparse arrays (runs of holes) as they were', () => {
+    fc.assert(
+      fc.property(fc.sparseArray(fc.oneof(fc.integer(), fc.constant(undefined), fc.array(fc.integer(), { maxLength: 3 })), { maxLength: 3000, maxNumElements: 6 }), (sparse) => {
+        const state = { slice: { sparse, nested: [sparse], deep: { a: { b: sparse } } } };
+        expect(roundTrip(state)).toStrictEqual(v8.deserialize(v8.serialize(state)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps the structure of a table of small tables of large ids to its top levels, and start-up reads that alone', () => {
+    // Format 2 took each such table for a heavy one (its root's ~1,000 slots counted) and wrote every root's holes one
+    // by one into the structure: at 1e6 commands hundreds of millions of tokens, which start-up parsed (17.6 s).
+    const owners = 3_000;
+    const state = { members: smallTablesOfLargeIds(owners) };
+    // And one heavy table among them (a SAML group's 20,000 members): split, its own nodes NODEs too.
+    const saml: Table<number> = emptyTable();
+    for (let k = 0; k < 20_000; k++) tableSet(saml, 950_000 + k, 5_000_000 + k);
+    tableSet(state.members.bySource, 'Namespace:1', saml);
+    const bytes = Buffer.concat([...encodeState(state)]);
+    // The two outer tables' top levels (a NODE token of 13 bytes per node: ~100 for the integer table, 1,024 for the
+    // string table) and the heavy table's (~630 nodes), not a token per slot of each small table's root (~3.5 MB in
+    // format 2).
+    expect(structureSize(bytes)).toBeLessThan(32 * 1024);
+    const source = new Counted(bytes);
+    const lazy = decodeState(source, { lazy: true }) as typeof state;
+    expect(source.bytesRead).toBeLessThan(32 * 1024 + 32);
+    expect(tableGet(tableGet(lazy.members.bySource, 'Namespace:1')!, 950_000 + 12_345)).toBe(5_012_345);
+    expect(tableGet(tableGet(lazy.members.byUser, 1234)!, 900_000 + 2468)).toBe('Namespace:1234');
+    expect(tableGet(tableGet(lazy.members.bySource, 'Namespace:77')!, 900_000 + 155)).toBe(77);
+    expect(decodeState(bytes)).toStrictEqual(state);
+  });
+
+  it('ends a step after at most STEP_WORK of structure, even when no piece is ready', () => {
+    // A long span of structure alone (format 2 yielded only when a piece of nodes was ready: one group's 100,000
+    // identities, or the values of a heavy table of tables, were one step of seconds).
+    const items = Array.from({ length: 100_000 }, (_, i) => i);
+    let steps = 0;
+    const pieces: Buffer[] = [];
+    for (const piece of encodeState({ list: { items } })) {
+      steps++;
+      pieces.push(piece);
+    }
+    // A token per item.
+    expect(steps).toBeGreaterThanOrEqual(Math.floor(100_000 / STEP_WORK));
+    expect(decodeState(pieces)).toStrictEqual({ list: { items } });
+    // A heavy table of tables (one group of 20,000 members beside small ones) is split into its values' tries.
+    const effective: Table<Table<number>> = emptyTable();
+    for (let group = 1; group <= 32; group++) {
+      const members: Table<number> = emptyTable();
+      for (let user = 1; user <= (group === 7 ? 20_000 : 3); user++) tableSet(members, user * 37, 1);
+      tableSet(effective, group, members);
+    }
+    const tables = [...encodeState({ members: { effective, ...smallTablesOfLargeIds(2_000) } })];
+    expect(tables.length).toBeGreaterThan(3);
+    expect(decodeState(tables)).toStrictEqual({ members: { effective, ...smallTablesOfLargeIds(2_000) } });
+  });
+
+  it('still decodes the second format (a HOLE per hole)', () => {
+    // Written by format 2's encoder: tables of integer and string keys, a table of tables, a list with holes.
+    const v2 = Buffer.from(V2, 'base64');
+    expect(v2.subarray(4, 12).toString('latin1')).toBe('FFSNAP2\n');
+    const byId: Table<{ id: number; name: string }> = emptyTable();
+    const byName: Table<number> = emptyTable();
+    for (const id of [1, 2, 40, 2100]) {
+      tableSet(byId, id, { id, name: `n${id}` });
+      tableSet(byName, `n${id}`, id);
+    }
+    const inner: Table<number> = emptyTable();
+    tableSet(inner, 3000, 7);
+    const byGroup: Table<Table<number>> = emptyTable();
+    tableSet(byGroup, 5, inner);
+    const list: unknown[] = [];
+    list[3] = 'x';
+    const expected = { things: { byId, byName, byGroup, list, count: 4 } };
+    expect(decodeState(v2)).toStrictEqual(expected);
+    const lazy = decodeState(v2, { lazy: true }) as typeof expected;
+    expect(tableGet(lazy.things.byId, 2100)).toStrictEqual({ id: 2100, name: 'n2100' });
+    expect(tableGet(tableGet(lazy.things.byGroup, 5)!, 3000)).toBe(7);
+    // Re-encoded in the current format, the same state.
+    expect(roundTrip(lazy)).toStrictEqual(expected);
+  });
+
   it('still reads snapshots written whole by v8.serialize', () => {
     const holey: unknown[] = [1];
     holey[2] = 3;
     expect(decodeState(v8.serialize({ a: holey }))).toStrictEqual({ a: holey });
   });
 });
+
+const V2 = 'CAAAAEZGU05BUDIK/w9hA0kCbyICaWRJAiIEbmFtZSICbjF7AkkEbyICaWRJBCIEbmFtZSICbjJ7AkACA/8PYQlJEG8iAmlkSVAiBG5hbWUiA240MHsCQAEJ/w9hFUkobyICaWRJ6CAiBG5hbWUiBW4yMTAwewJAARX/D2EYSS5BAiICbjFJAiQAAkABGP8PYQ9JHEECIgVuMjEwMEnoICQAAkABD/8PYRlJMEECIgJuMkkEJAACQAEZ/w9hFUkoQQIiA240MElQJAACQAEV/w9hBkkKYQNJBGEeSTphGUkwSQ5AARlAAR5AAQNAAQYCAQAAAAYAAAB0aGluZ3MCBQAAAAQAAABieUlkAQMAAAABAgAAAAUMAAAAAAAAADEAAAAFPQAAAAAAAAAdAAAABAECAAAABAVaAAAAAAAAACAAAAAGAAAAYnlOYW1lAR4AAAABIQAAAAV6AAAAAAAAABQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAwQAAAD/D0kCBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBIQAAAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQFjgAAAAAAAAAYAAAABAQEBAQEBAQEAwQAAAD/D0kCASEAAAAEBAQEBAWmAAAAAAAAABQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAMEAAAA/w9JAgQEBAEhAAAABAQEBAQEBAQEBboAAAAAAAAAFQAAAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQDBAAAAP8PSQIHAAAAYnlHcm91cAEBAAAAAQEAAAAFzwAAAAAAAAAgAAAABAAAAGxpc3QBBAAAAAQEBAMFAAAA/w8iAXgFAAAAY291bnQDBAAAAP8PSQjvAAAAAAAAAAgAAABGRlNOQVAyCg==';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { statSync } from 'node:fs';
 import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
-import type { EventStore } from '@forgefold/core';
+import { createRequire } from 'node:module';
+import { emptyTable, stateHash, tableGet, tableSet, type EventStore, type Table } from '@forgefold/core';
 import { eventStoreContract, newEvent } from './contract.js';
 import { tempDir } from './helpers.js';
 
@@ -88,6 +89,50 @@ describe('SqliteStore', () => {
       const reopened = openSqliteStore({ path: temp.file() });
       expect((await reopened.snapshots.load('v1'))!.state).toEqual({ position: 20 });
       await reopened.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('copies the nodes a state loaded from a snapshot has not read into its next snapshot (in the worker)', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file();
+      const byId: Table<{ id: number; name: string }> = emptyTable();
+      for (let id = 1; id <= 20_000; id++) tableSet(byId, id, { id, name: `n${id}` });
+      const first = openSqliteStore({ path });
+      await first.snapshots.save({ position: 1, projectionVersion: 'v1', state: { things: { byId } }, takenAt: 't' });
+      await first.close();
+      // The driver the store uses (the tests' package does not depend on it).
+      type Driver = new (file: string, options: { readonly: boolean }) => { prepare(sql: string): { pluck(): { all(id: number): Buffer[] } }; close(): void };
+      const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
+      const piecesOf = (id: number): Buffer => {
+        const db = new Database(path, { readonly: true });
+        try {
+          return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id));
+        } finally {
+          db.close();
+        }
+      };
+      const original = piecesOf(1);
+      const store = openSqliteStore({ path });
+      const loaded = (await store.snapshots.load('v1'))!.state as { things: { byId: Table<{ id: number; name: string }> } };
+      // Untouched: the same bytes.
+      await store.snapshots.save({ position: 2, projectionVersion: 'v1', state: loaded, takenAt: 't' });
+      expect(piecesOf(2).equals(original)).toBe(true);
+      // Written to: what a reader loads is the state.
+      tableSet(loaded.things.byId, 777, { id: 777, name: 'changed' });
+      await store.snapshots.save({ position: 3, projectionVersion: 'v1', state: loaded, takenAt: 't' });
+      const hash = stateHash(loaded);
+      await store.close();
+      const reader = openSqliteStore({ path, readonly: true });
+      const again = (await reader.snapshots.load('v1'))!;
+      expect(again.position).toBe(3);
+      const state = again.state as typeof loaded;
+      expect(tableGet(state.things.byId, 777)).toEqual({ id: 777, name: 'changed' });
+      expect(tableGet(state.things.byId, 19_999)).toEqual({ id: 19_999, name: 'n19999' });
+      expect(stateHash(state)).toBe(hash);
+      await reader.close();
     } finally {
       temp.remove();
     }

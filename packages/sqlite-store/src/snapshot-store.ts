@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { decodeState, encodeState, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
+import { decodeState, encodePieces, encodeState, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
@@ -46,9 +46,9 @@ class StoredPieces implements SnapshotBytes {
   private readonly cache = new Map<number, Buffer>();
 
   constructor(
-    private readonly db: Database.Database,
+    readonly db: Database.Database,
     private readonly piece: Database.Statement<[number, number], Buffer>,
-    private readonly id: number,
+    readonly id: number,
     lengths: readonly number[],
   ) {
     let size = 0;
@@ -101,6 +101,45 @@ const flush = db.transaction((job) => {
   job.batch = [];
   job.size = 0;
 });
+const lengths = db.prepare('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
+const readPiece = db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
+// Where each piece of a snapshot copied from starts (the snapshot the main thread loaded its state from).
+const startsOf = new Map();
+const starts = (snapshot) => {
+  let known = startsOf.get(snapshot);
+  if (!known) {
+    known = [];
+    let size = 0;
+    for (const length of lengths.all(snapshot)) {
+      known.push(size);
+      size += length;
+    }
+    startsOf.set(snapshot, known);
+  }
+  return known;
+};
+// Bytes of an earlier snapshot, appended as they are read (a run may be hundreds of MB: a piece at a time).
+const copy = (job, snapshot, offset, length) => {
+  const at = starts(snapshot);
+  let lo = 0;
+  let hi = at.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (at[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  let left = length;
+  for (let seq = lo; left > 0; seq++) {
+    const bytes = readPiece.get(snapshot, seq);
+    if (!bytes) throw new Error('Snapshot ' + snapshot + ' cannot be read: its piece ' + seq + ' is gone');
+    const from = seq === lo ? offset - at[lo] : 0;
+    const part = bytes.subarray(from, Math.min(bytes.length, from + left));
+    job.batch.push(part);
+    job.size += part.length;
+    left -= part.length;
+    if (job.size >= 1048576) flush(job);
+  }
+};
 parentPort.on('message', (message) => {
   const { id } = message;
   try {
@@ -113,6 +152,10 @@ parentPort.on('message', (message) => {
       job.batch.push(Buffer.from(message.piece));
       job.size += message.piece.byteLength;
       if (job.size >= 1048576) flush(job);
+    } else if (message.type === 'copy') {
+      const job = jobs.get(id);
+      if (!job) return;
+      copy(job, message.snapshot, message.offset, message.length);
     } else if (message.type === 'end') {
       const job = jobs.get(id);
       jobs.delete(id);
@@ -192,10 +235,13 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
     worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
-    for (const piece of encodeState(snapshot.state)) {
-      // Each piece sits on an ArrayBuffer of its own: handed over, not copied.
-      worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
-      // Requests run between pieces (a piece is a few hundred KiB of serialisation).
+    // Nodes not read since the state was loaded from this store's pinned snapshot are copied by the worker, from there.
+    const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
+    for (const piece of encodePieces(snapshot.state, copies)) {
+      // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
+      if (!Buffer.isBuffer(piece)) worker.postMessage({ type: 'copy', id, snapshot: (piece.source as StoredPieces).id, offset: piece.offset, length: piece.length });
+      else if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
+      // Requests run between steps (a piece, a few hundred KiB of serialisation, or a bounded span of structure).
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });

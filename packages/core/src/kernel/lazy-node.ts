@@ -23,9 +23,10 @@ export interface SnapshotBytes {
 export class LazyNode {
   private shared: unknown[] | undefined;
   constructor(
-    private readonly source: SnapshotBytes,
-    private readonly offset: number,
-    private readonly length: number,
+    /** Where its bytes lie (a store may copy them to a new snapshot without reading them: see `encodePieces`). */
+    readonly source: SnapshotBytes,
+    readonly offset: number,
+    readonly length: number,
   ) {}
 
   /** The node's `v8.serialize`d bytes (what a later snapshot writes while the node stays unread). */

@@ -18,19 +18,28 @@
  *   value     = ARRAY u32(length) (value | HOLE)*  |  OBJECT u32(count) (u32(keyBytes) key value)*  |  LEAF u32(bytes) v8
  *             | NODE u32(lo) u32(hi) u32(bytes)   (a `v8.serialize`d table node at that offset of the stream)
  *
- * Version 1 (FFSNAP1: the structure with the leaves inline, no NODE) and a whole `v8.serialize`d state still decode.
+ * Version 3 (FFSNAP3) adds HOLES u32(count), a run of holes: a table's root is indexed by `id >>> 10`, so a small table
+ * of large ids (the members of one group, keyed by member id) has a root of ~1,000 slots holding one node; version 2
+ * wrote a HOLE per slot, and at 1e6 commands the structure held hundreds of millions of them (start-up 17.6 s).
+ *
+ *   value    += HOLES u32(count)
+ *
+ * Version 1 (FFSNAP1: the structure with the leaves inline, no NODE), version 2 (FFSNAP2: no HOLES) and a whole
+ * `v8.serialize`d state still decode.
  */
 import v8 from 'node:v8';
 import { LazyNode, type SnapshotBytes } from './lazy-node.js';
 
-const MAGIC = Buffer.from('FFSNAP2\n', 'latin1');
-/** The former magic: the same tokens without NODE. */
+const MAGIC = Buffer.from('FFSNAP3\n', 'latin1');
+/** The former magics: version 2 (no HOLES), version 1 (no NODE, no HOLES). */
+const MAGIC_V2 = Buffer.from('FFSNAP2\n', 'latin1');
 const MAGIC_V1 = Buffer.from('FFSNAP1\n', 'latin1');
 const ARRAY = 1;
 const OBJECT = 2;
 const LEAF = 3;
 const HOLE = 4;
 const NODE = 5;
+const HOLES = 6;
 /** A string table's mark in its second-level nodes (see table.ts). */
 const MARK_AT = 32;
 const STRING_MARK = 1;
@@ -45,11 +54,43 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
-const isArrayOfArrays = (node: unknown): boolean => {
-  if (!Array.isArray(node)) return false;
-  for (let i = 0; i < node.length; i++) if (Array.isArray(node[i])) return true;
+/**
+ * Arrays longer than this are walked by their keys: a table's root is indexed by `id >>> 10`, so a small table of
+ * large ids (one group's members, keyed by member id) is a root of ~1,000 slots holding one node, which V8 keeps as a
+ * dictionary: a loop over its length cost ~40 µs there (a minute over the million small tables of 1e6 commands), its
+ * keys ~0.1 µs. A short array is walked by a loop.
+ */
+const SPARSE = 64;
+
+/** The indices of `array` that hold an element (not a hole), ascending. */
+const present = (array: readonly unknown[]): number[] => {
+  const indices: number[] = [];
+  if (array.length > SPARSE) {
+    // Integer keys come first, ascending; the state's arrays have no other properties (and none would be encoded).
+    for (const key of Object.keys(array)) {
+      const index = Number(key);
+      if (Number.isInteger(index) && index >= 0 && index < array.length) indices.push(index);
+    }
+    return indices;
+  }
+  for (let i = 0; i < array.length; i++) if (i in array) indices.push(i);
+  return indices;
+};
+
+/** Whether an element of `array` that is not a hole nor `undefined` satisfies `test` (a short array by a loop). */
+const some = (array: readonly unknown[], test: (element: unknown) => boolean): boolean => {
+  if (array.length > SPARSE) {
+    for (const i of present(array)) if (array[i] !== undefined && test(array[i])) return true;
+    return false;
+  }
+  for (let i = 0; i < array.length; i++) {
+    const element = array[i];
+    if (element !== undefined && test(element)) return true;
+  }
   return false;
 };
+
+const isArrayOfArrays = (node: unknown): boolean => Array.isArray(node) && some(node, Array.isArray);
 
 /**
  * A node below SPLIT_DEPTH is split further when it holds arrays of arrays: tables nested in a table (the members
@@ -58,46 +99,48 @@ const isArrayOfArrays = (node: unknown): boolean => {
  * level holding leaves of at most 32 values stay one leaf each (more, smaller leaves load slower); entities are plain
  * objects and stay inside their leaf.
  */
-const holdsArrays = (node: readonly unknown[]): boolean => {
-  for (let i = 0; i < node.length; i++) if (isArrayOfArrays(node[i])) return true;
-  return false;
+const holdsArrays = (node: readonly unknown[]): boolean => some(node, isArrayOfArrays);
+
+/** A second-level node of a table: at most 32 nodes (arrays of at most 32, or lazy nodes), and a string table's mark. */
+const isLevel2 = (level2: unknown): boolean => {
+  if (!Array.isArray(level2) || level2.length > 33) return false;
+  for (let b = 0; b < level2.length; b++) {
+    const child: unknown = level2[b];
+    if (child === undefined) continue;
+    if (b === MARK_AT) {
+      if (child !== STRING_MARK) return false;
+      continue;
+    }
+    if (child instanceof LazyNode) continue;
+    if (!Array.isArray(child) || child.length > 32) return false;
+  }
+  return true;
 };
 
 /**
  * Whether a slice's array is a table's trie (see table.ts), judged by its shape alone (a root of second-level nodes of
  * at most 33 slots, whose slots hold arrays of at most 32, or lazy nodes): cheap enough to run on every table of a
- * snapshot between pieces. A list of entities fails (its elements are not arrays).
+ * snapshot between pieces. A list of entities fails (its elements are not arrays). Holes are where a node was created
+ * beyond the end (a table keeps them).
  */
-const isTrie = (node: readonly unknown[]): boolean => {
-  if (node.length === 0) return false;
-  for (let a = 0; a < node.length; a++) {
-    // Holes are where a node was created beyond the end (a table keeps them).
-    if (!(a in node)) continue;
-    const level2: unknown = node[a];
-    if (level2 === undefined) continue;
-    if (!Array.isArray(level2) || level2.length > 33) return false;
-    for (let b = 0; b < level2.length; b++) {
-      if (!(b in level2)) continue;
-      const child: unknown = level2[b];
-      if (b === 32) {
-        if (child !== undefined && child !== 1) return false;
-        continue;
-      }
-      if (child === undefined || child instanceof LazyNode) continue;
-      if (!Array.isArray(child) || child.length > 32) return false;
-    }
-  }
-  return true;
-};
+const isTrie = (node: readonly unknown[]): boolean => node.length > 0 && !some(node, (level2) => !isLevel2(level2));
 
-/** How many array slots `node` holds, nested arrays included, counted up to `budget` (the count stops there; a lazy node counts as the whole budget). */
+/**
+ * How many elements `node` holds (holes and `undefined` are not elements: a sparse array costs `v8.serialize` its
+ * elements, not its length), nested arrays' included, counted up to `budget` (the count stops there; a lazy node
+ * counts as the whole budget).
+ */
 const slots = (node: unknown, budget: number): number => {
   // A node holding lazy nodes is never light: its lazy nodes are written as their bytes (never `v8.serialize`d).
   if (node instanceof LazyNode) return budget;
   if (!Array.isArray(node)) return 0;
-  let count = node.length;
-  for (let i = 0; i < node.length && count < budget; i++) count += slots(node[i], budget - count);
-  return count;
+  let count = 0;
+  some(node, (element) => {
+    count++;
+    if (count < budget) count += slots(element, budget - count);
+    return count >= budget;
+  });
+  return Math.min(count, budget);
 };
 
 /**
@@ -107,13 +150,22 @@ const slots = (node: unknown, budget: number): number => {
  */
 const LIGHT = 4096;
 
+/**
+ * Work (structure tokens, and elements counted by `slots`) after which the encoder ends a step even when no piece is
+ * ready: a span of structure alone (the values of a heavy table of tables) made one step of seconds at 1e6 commands.
+ * A step is otherwise a piece (PIECE bytes of serialised nodes).
+ */
+export const STEP_WORK = 4096;
+
 /** Accumulates bytes into pieces of about PIECE bytes, each on an ArrayBuffer of its own (so it can be transferred). */
 class Pieces {
   private buffer = Buffer.allocUnsafeSlow(PIECE);
   private used = 0;
   /** Bytes flushed so far. */
   private flushed = 0;
-  readonly ready: Buffer[] = [];
+  /** Tokens written so far. */
+  tokens = 0;
+  readonly ready: (Buffer | CopiedBytes)[] = [];
 
   private room(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
@@ -132,6 +184,7 @@ class Pieces {
   }
 
   tag(kind: number, n?: number): void {
+    this.tokens++;
     this.room(5);
     this.buffer[this.used++] = kind;
     if (n !== undefined) {
@@ -163,6 +216,18 @@ class Pieces {
     return offset;
   }
 
+  /** Bytes of an earlier snapshot, copied in place by the consumer (one run with the previous one when they follow it there); returns their offset in the stream. */
+  copy(source: SnapshotBytes, from: number, length: number): number {
+    this.flush();
+    const offset = this.offset;
+    const last = this.ready[this.ready.length - 1];
+    if (last !== undefined && !Buffer.isBuffer(last) && last.source === source && last.offset + last.length === from) {
+      this.ready[this.ready.length - 1] = { source, offset: last.offset, length: last.length + length };
+    } else this.ready.push({ source, offset: from, length });
+    this.flushed += length;
+    return offset;
+  }
+
   /** Bytes written so far (flushed or not). */
   get offset(): number {
     return this.flushed + this.used;
@@ -175,79 +240,113 @@ class Pieces {
 
 const HI = 2 ** 32;
 
+/** What a step that has no bytes to hand out yields. */
+const NOTHING = Buffer.alloc(0);
+
+/** A run of an earlier snapshot's bytes (lazy nodes not read since it was loaded), to be copied where it stands. */
+export interface CopiedBytes {
+  readonly source: SnapshotBytes;
+  readonly offset: number;
+  readonly length: number;
+}
+
+type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
+
 /**
  * Encodes a state as a sequence of pieces (concatenated, they are the snapshot). A generator, so that the caller
- * chooses when to let other work run: each step serialises at most about one piece. A table node still lazy (not
- * read since its snapshot was loaded) is written as the bytes it was read from.
+ * chooses when to let other work run: each step serialises at most about one piece, or does about STEP_WORK of
+ * structure; a step with nothing to hand out yields an empty piece. A table node still lazy (not read since its
+ * snapshot was loaded) is written as the bytes it was read from.
  */
 export function* encodeState(state: unknown): Generator<Buffer, void, undefined> {
+  for (const piece of encodePieces(state, () => false)) yield piece as Buffer;
+}
+
+/**
+ * `encodeState`, where the bytes of lazy nodes over a source that `copies` accepts are not read but handed out as
+ * runs of that source (`CopiedBytes`, consecutive nodes as one run): a store copies them itself (the SQLite store's
+ * worker, from the snapshot the state was loaded from), so that a snapshot of a state loaded from a snapshot costs
+ * this thread what was read or written since, not the reading and copying of hundreds of MB.
+ */
+export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean): Steps {
   const out = new Pieces();
   // The structure is held until the end (a few MB at 1e6 commands); the nodes' bytes go out as they come.
   const structure = new Pieces();
   out.bytes(MAGIC);
-  function* flushed(): Generator<Buffer, void, undefined> {
+  /** Work done outside the structure's tokens since the encoding began (elements counted by `slots`). */
+  let walked = 0;
+  let stepEnds = STEP_WORK;
+  const due = (): boolean => out.size >= PIECE || structure.tokens + walked >= stepEnds;
+  function* step(): Steps {
     if (structure.size >= PIECE) structure.flush();
-    if (out.size >= PIECE || out.ready.length > 0) {
-      out.flush();
-      yield* out.ready.splice(0);
-    }
+    if (out.size >= PIECE) out.flush();
+    if (out.ready.length > 0) yield* out.ready.splice(0);
+    else yield NOTHING;
+    stepEnds = structure.tokens + walked + STEP_WORK;
   }
-  function* node(bytes: Uint8Array): Generator<Buffer, void, undefined> {
+  /** A run of `count` holes. */
+  const holes = (count: number): void => {
+    if (count === 1) structure.tag(HOLE);
+    else structure.tag(HOLES, count);
+  };
+  /** An array and its elements (each written by `element`), a run of holes as one token. */
+  function* array(node: readonly unknown[], element: (child: unknown, index: number) => Steps): Steps {
+    structure.tag(ARRAY, node.length);
+    let next = 0;
+    for (const i of present(node)) {
+      if (i > next) holes(i - next);
+      yield* element(node[i], i);
+      next = i + 1;
+      if (due()) yield* step();
+    }
+    if (node.length > next) holes(node.length - next);
+  }
+  function* node(bytes: Uint8Array): Steps {
     const offset = out.raw(bytes);
     structure.tag(NODE);
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
     structure.u32(bytes.length);
-    yield* flushed();
+    if (due()) yield* step();
   }
+  const light = (child: readonly unknown[]): boolean => {
+    if (!holdsArrays(child)) return true;
+    const weight = slots(child, LIGHT);
+    walked += weight;
+    return weight < LIGHT;
+  };
   /** A table: root and second level as structure, the nodes below as NODEs (heavy ones holding tables split). */
-  function* trie(root: readonly unknown[], depth: number): Generator<Buffer, void, undefined> {
-    structure.tag(ARRAY, root.length);
-    for (let a = 0; a < root.length; a++) {
-      const level2 = root[a];
-      if (!(a in root)) {
-        structure.tag(HOLE);
-        continue;
-      }
-      if (level2 === undefined) {
-        yield* value(level2, depth + 1);
-        continue;
-      }
-      const nodes = level2 as readonly unknown[];
-      structure.tag(ARRAY, nodes.length);
-      for (let b = 0; b < nodes.length; b++) {
-        const child = nodes[b];
-        if (!(b in nodes)) structure.tag(HOLE);
-        else if (child instanceof LazyNode) yield* node(child.bytes);
-        else if (Array.isArray(child) && (!holdsArrays(child) || slots(child, LIGHT) < LIGHT)) yield* node(v8.serialize(child));
-        else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, nodes[MARK_AT] === STRING_MARK);
-        else yield* value(child, depth + 2);
-      }
-    }
+  function* trie(root: readonly unknown[], depth: number): Steps {
+    yield* array(root, (level2) => (level2 === undefined ? value(level2, depth + 1) : array(level2 as readonly unknown[], (child, b) => trieNode(child, b, level2 as readonly unknown[], depth))));
+  }
+  function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
+    if (child instanceof LazyNode && copies(child.source)) {
+      const offset = out.copy(child.source, child.offset, child.length);
+      structure.tag(NODE);
+      structure.u32(offset % HI);
+      structure.u32(Math.floor(offset / HI));
+      structure.u32(child.length);
+      if (due()) yield* step();
+    } else if (child instanceof LazyNode) yield* node(child.bytes);
+    else if (Array.isArray(child) && light(child)) yield* node(v8.serialize(child));
+    else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
+    else yield* value(child, depth + 2);
   }
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
-  function* heavy(node: readonly unknown[], depth: number, strings: boolean): Generator<Buffer, void, undefined> {
-    structure.tag(ARRAY, node.length);
-    for (let i = 0; i < node.length; i++) {
-      if (!(i in node)) structure.tag(HOLE);
-      else if (strings && Array.isArray(node[i])) {
-        // A leaf of keys and values.
-        const pairs = node[i] as readonly unknown[];
-        structure.tag(ARRAY, pairs.length);
-        for (let j = 0; j < pairs.length; j++) {
-          if (!(j in pairs)) structure.tag(HOLE);
-          else if (j % 2 === 0) yield* value(pairs[j], depth + 2);
-          else yield* tableValue(pairs[j], depth + 2);
-        }
-      } else yield* tableValue(node[i], depth + 1);
-    }
+  function* heavy(node: readonly unknown[], depth: number, strings: boolean): Steps {
+    yield* array(node, (element) =>
+      strings && Array.isArray(element)
+        ? // A leaf of keys and values.
+          array(element, (pair, j) => (j % 2 === 0 ? value(pair, depth + 2) : tableValue(pair, depth + 2)))
+        : tableValue(element, depth + 1),
+    );
   }
   /** A table's value: a trie of its own when it is a table (a table of tables), else as any value. */
-  function* tableValue(node: unknown, depth: number): Generator<Buffer, void, undefined> {
+  function* tableValue(node: unknown, depth: number): Steps {
     if (Array.isArray(node) && isTrie(node)) yield* trie(node, depth);
     else yield* value(node, depth);
   }
-  function* value(node: unknown, depth: number): Generator<Buffer, void, undefined> {
+  function* value(node: unknown, depth: number): Steps {
     if (depth === 2 && Array.isArray(node) && isTrie(node)) {
       yield* trie(node, depth);
       return;
@@ -258,11 +357,7 @@ export function* encodeState(state: unknown): Generator<Buffer, void, undefined>
       return;
     }
     if (Array.isArray(node) && (depth < SPLIT_DEPTH || holdsArrays(node))) {
-      structure.tag(ARRAY, node.length);
-      for (let i = 0; i < node.length; i++) {
-        if (!(i in node)) structure.tag(HOLE);
-        else yield* value(node[i], depth + 1);
-      }
+      yield* array(node, (element) => value(element, depth + 1));
       return;
     }
     if (depth < SPLIT_DEPTH && isPlainObject(node)) {
@@ -271,12 +366,12 @@ export function* encodeState(state: unknown): Generator<Buffer, void, undefined>
       for (const key of keys) {
         structure.bytes(Buffer.from(key, 'utf8'));
         yield* value(node[key], depth + 1);
+        if (due()) yield* step();
       }
       return;
     }
     structure.tag(LEAF);
     structure.bytes(v8.serialize(node));
-    yield* flushed();
   }
   yield* value(state, 0);
   out.flush();
@@ -341,11 +436,11 @@ export const readAcross = (starts: readonly number[], piece: (index: number) => 
 
 const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
-/** The format's version (1 or 2) of a stream that starts with `head`, or 0 (a whole `v8.serialize`d state). */
+/** The format's version (1, 2 or 3) of a stream that starts with `head`, or 0 (a whole `v8.serialize`d state). */
 const versionOf = (head: Buffer): number => {
   if (head.length < 4 + MAGIC.length || head[0] !== MAGIC.length) return 0;
   const magic = head.subarray(4, 4 + MAGIC.length);
-  return magic.equals(MAGIC) ? 2 : magic.equals(MAGIC_V1) ? 1 : 0;
+  return magic.equals(MAGIC) ? 3 : magic.equals(MAGIC_V2) ? 2 : magic.equals(MAGIC_V1) ? 1 : 0;
 };
 
 /**
@@ -358,13 +453,13 @@ export const decodeState = (bytes: Uint8Array | readonly Uint8Array[] | Snapshot
   const source: SnapshotBytes =
     bytes instanceof Uint8Array ? new InMemory([asBuffer(bytes)]) : Array.isArray(bytes) ? new InMemory((bytes as readonly Uint8Array[]).map(asBuffer)) : (bytes as SnapshotBytes);
   const read = (offset: number, length: number): Buffer => asBuffer(source.read(offset, length));
-  // The trailer first: a version 2 stream is read from its end (its structure), and its first piece never.
+  // The trailer first: a version 2 or 3 stream is read from its end (its structure), and its first piece never.
   const TRAILER = 8 + 4 + MAGIC.length;
   const trailer = source.size >= 4 + MAGIC.length + TRAILER ? read(source.size - TRAILER, TRAILER) : null;
-  if (!trailer || versionOf(trailer.subarray(8)) !== 2) {
+  if (!trailer || versionOf(trailer.subarray(8)) < 2) {
     const whole = read(0, source.size);
     const version = versionOf(whole);
-    if (version === 2) throw new Error('Corrupt snapshot: no trailer');
+    if (version >= 2) throw new Error('Corrupt snapshot: no trailer');
     return version === 1 ? parse(whole, 4 + MAGIC.length, null, false) : v8.deserialize(whole);
   }
   const at = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * HI;
@@ -372,7 +467,7 @@ export const decodeState = (bytes: Uint8Array | readonly Uint8Array[] | Snapshot
   return parse(structure, 0, source, options.lazy === true);
 };
 
-/** Reads the structure tokens of `buffer` from `start` (version 1: with the leaves inline; 2: NODEs in `nodes`). */
+/** Reads the structure tokens of `buffer` from `start` (version 1: with the leaves inline; 2 and 3: NODEs in `nodes`). */
 const parse = (buffer: Buffer, start: number, nodes: SnapshotBytes | null, lazy: boolean): unknown => {
   let at = start;
   const u32 = (): number => {
@@ -400,6 +495,12 @@ const parse = (buffer: Buffer, start: number, nodes: SnapshotBytes | null, lazy:
       for (let i = 0; i < length; i++) {
         if (buffer[at] === HOLE) {
           at++;
+          array.length = i + 1;
+        } else if (buffer[at] === HOLES) {
+          at++;
+          const count = u32();
+          if (count < 2 || i + count > length) throw new Error(`Corrupt snapshot: a run of holes beyond its array at byte ${at - 5}`);
+          i += count - 1;
           array.length = i + 1;
         } else array.push(value());
       }
