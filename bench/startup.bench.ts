@@ -10,14 +10,15 @@
  *  - the snapshot's size on disk;
  *  - the longest event-loop pause while a snapshot is taken under an HTTP write load (wrk, POST /groups, 10
  *    connections; target < 20 ms), beside the same load without a snapshot and the former in-thread snapshot
- *    (one `v8.serialize` of the whole state).
+ *    (one `v8.serialize` of the whole state); measured in a server process of its own started from the snapshot
+ *    (startup-server.ts), as a restarted server runs, with a snapshot there with no load too.
  * At 1e6 the bench holds the built and the replayed state at once: run it with
  * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  * BENCH_STARTUP_FORMER=0 skips the former format's case (one `v8.serialize` and one `v8.deserialize` of the whole
  * state: ~4 minutes at 1e6); its rows then say so instead of a figure.
  */
 import v8 from 'node:v8';
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Application, eventsOf, forgefold, stateHash, systemActor, type Actor, type ForgefoldCommand, type NewEvent, type State } from '@forgefold/core';
@@ -25,9 +26,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { bootstrapRoot, dataPaths } from '@forgefold/cli';
-import { GitRepositories } from '@forgefold/git';
-import { createForgefoldApi, RepositoryHost } from '@forgefold/http-adapter';
+import { dataPaths } from '@forgefold/cli';
 import { openSqliteStore, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
 import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js';
 
@@ -185,6 +184,38 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
   return { ...result, processMs };
 };
 
+/**
+ * The served application in a child process (startup-server.ts), once it listens: its URL, its start-up to
+ * listening, and `ask` to send it a message and (when `answer` is given) await its reply of that type.
+ */
+const startServer = async (dataDir: string) => {
+  const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const reply = (type: string) =>
+    new Promise<{ ms: number; url?: string }>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));
+      const onMessage = (message: { type: string; ms: number; url?: string }) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const listening = await reply('listening');
+  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot'): Promise<{ ms: number }> => {
+    const replied = answer ? reply(answer) : Promise.resolve({ ms: 0 });
+    child.send({ type });
+    return replied;
+  };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.send({ type: 'close' });
+    });
+  return { url: listening.url!, ms: listening.ms, ask, close };
+};
+
 export default async function startupBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'forgefold-startup-'));
   const path = dataPaths(dataDir).database;
@@ -248,45 +279,40 @@ export default async function startupBench(): Promise<void> {
       note: `${FORMER ? `former format ${formerMb.toFixed(0)} MB; ` : ''}its structure (what start-up reads) ${((snapshotSize - 20 - structureAt) / 1e6).toFixed(1)} MB (the unit column says ms: read MB)`,
     });
 
-    // The API served over the application loaded from that snapshot (what `forgefold serve` runs, without its
-    // start-up reconciliation of every project's repository with git, which takes minutes at this size: see
-    // docs/decisions.md), then a snapshot taken while HTTP writes arrive.
-    const served = await cpuTimed(async () => {
-      const opened = openSqliteStore({ path, synchronous: 'NORMAL', flushOffLoop: true });
-      const app = await start(opened, true);
-      const clock = { now: () => new Date().toISOString() };
-      await bootstrapRoot(app, { dataDir, rootToken: TOKEN }, clock, () => undefined);
-      const host = new RepositoryHost(app, clock, new GitRepositories({ root: join(dataDir, 'repositories') }), () => undefined);
-      const api = createForgefoldApi({ app, clock, repositories: host, impersonationEnabled: false, log: () => undefined });
-      const { url } = await api.listen(0, '127.0.0.1');
-      return { store: opened, app, api, url };
-    });
-    const { app, api, url } = served.value;
-    store = served.value.store;
-    report.add('start-up from a snapshot to listening (serve without reconciliation)', served.ms, 'ms', { note: `store, Application, root, API, listen; CPU ${served.cpuMs.toFixed(0)} ms` });
+    // The API served over the application loaded from that snapshot, in a process of its own as a restarted server
+    // (startup-server.ts: what `forgefold serve` runs, without its reconciliation of every project's repository with
+    // git), then a snapshot taken there while HTTP writes arrive. The pauses are that server's own.
+    const server = await startServer(dataDir);
+    report.add('start-up from a snapshot to listening (serve without reconciliation)', server.ms, 'ms', { note: 'in a fresh process: store, Application, root, API, listen' });
     try {
       const load = (seconds: number, run: string) => httpLoad(seconds, {
-        url: `${url}/api/v4/groups`,
+        url: `${server.url}/api/v4/groups`,
         connections: 10,
         method: 'POST',
         headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' },
         bodyTemplate: `{"name":"Load ${run} {n}","path":"load-${run}-{n}"}`,
       }, 'wrk');
-      const quiet = await longestPause(() => load(LOAD_SECONDS, 'quiet'));
+      const watched = async <T>(during: () => Promise<T>): Promise<{ ms: number; value: T }> => {
+        await server.ask('watch');
+        const value = await during();
+        return { ms: (await server.ask('pause', 'pause')).ms, value };
+      };
+      const quiet = await watched(() => load(LOAD_SECONDS, 'quiet'));
       report.add('HTTP writes, no snapshot: longest event-loop pause', quiet.ms, 'ms', { note: `${quiet.value.rps.toFixed(0)} requests/s, p99 ${quiet.value.p99} ms` });
-      const during = await longestPause(async () => {
+      const during = await watched(async () => {
         const running = load(LOAD_SECONDS, 'snapshot');
         await sleep(500);
-        const taken = await timed(() => app.snapshot());
+        const taken = await server.ask('snapshot', 'snapshot');
         return { taken, result: await running };
       });
       report.add('HTTP writes while a snapshot is taken: longest event-loop pause', during.ms, 'ms', {
         ...(FORMER ? { baseline: 'former snapshot: v8.serialize of the state (one pause)' } : {}),
         note: `target < 20 ms; the snapshot took ${(during.value.taken.ms / 1000).toFixed(1)} s; ${during.value.result.rps.toFixed(0)} requests/s, p99 ${during.value.result.p99} ms`,
       });
+      const idleServer = await watched(() => server.ask('snapshot', 'snapshot'));
+      report.add('snapshot in the served process with no load: longest event-loop pause', idleServer.ms, 'ms', { note: `target < 20 ms; the snapshot took ${(idleServer.value.ms / 1000).toFixed(1)} s` });
     } finally {
-      await api.close();
-      await store.close();
+      await server.close();
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

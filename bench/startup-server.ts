@@ -1,0 +1,58 @@
+/**
+ * A child of startup.bench.ts: the API served over the application started from the bench's snapshot (what
+ * `forgefold serve` runs, without its reconciliation of every project's repository with git: the bench's projects
+ * have none), in a process of its own as a restarted server would be, so that the event-loop pauses it reports are
+ * the server's alone (not those of the bench's process, whose heap held the replayed state). Driven over IPC:
+ *   → { type: 'listening', url, ms }      once it serves (ms: from the store's opening to listening)
+ *   ← { type: 'watch' }                    starts watching the event loop (1 ms resolution)
+ *   ← { type: 'pause' }                    → { type: 'pause', ms }: the longest pause since `watch`
+ *   ← { type: 'snapshot' }                 → { type: 'snapshot', ms }: takes one while requests go on
+ *   ← { type: 'close' }                    closes the API and the store, and exits
+ */
+import { join } from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Application, forgefold, type ForgefoldCommand, type State } from '@forgefold/core';
+import { bootstrapRoot, dataPaths } from '@forgefold/cli';
+import { GitRepositories } from '@forgefold/git';
+import { createForgefoldApi, RepositoryHost } from '@forgefold/http-adapter';
+import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
+
+type Message = { readonly type: 'watch' | 'pause' | 'snapshot' | 'close' };
+
+const dataDir = process.env['BENCH_STARTUP_DATA'];
+const token = process.env['BENCH_STARTUP_TOKEN'];
+if (!dataDir || !token || !process.send) throw new Error('startup-server.js runs as a child of startup.bench.js');
+const send = (message: Readonly<Record<string, unknown>>): void => void process.send!(message);
+
+const started = performance.now();
+const store = openSqliteStore({ path: dataPaths(dataDir).database, synchronous: 'NORMAL', flushOffLoop: true });
+const clock = { now: () => new Date().toISOString() };
+const app = await Application.start<ForgefoldCommand, State>({ ...forgefold, store: store.events, snapshots: store.snapshots, clock, ids: { eventId: uuidv7Generator() }, freeze: false });
+await bootstrapRoot(app, { dataDir, rootToken: token }, clock, () => undefined);
+const host = new RepositoryHost(app, clock, new GitRepositories({ root: join(dataDir, 'repositories') }), () => undefined);
+const api = createForgefoldApi({ app, clock, repositories: host, impersonationEnabled: false, log: () => undefined });
+const { url } = await api.listen(0, '127.0.0.1');
+send({ type: 'listening', url, ms: performance.now() - started });
+
+let watching: IntervalHistogram | null = null;
+process.on('message', (message: Message) => {
+  void (async () => {
+    if (message.type === 'watch') {
+      watching?.disable();
+      watching = monitorEventLoopDelay({ resolution: 1 });
+      watching.enable();
+    } else if (message.type === 'pause') {
+      watching?.disable();
+      send({ type: 'pause', ms: (watching?.max ?? 0) / 1e6 });
+      watching = null;
+    } else if (message.type === 'snapshot') {
+      const from = performance.now();
+      await app.snapshot();
+      send({ type: 'snapshot', ms: performance.now() - from });
+    } else {
+      await api.close();
+      await store.close();
+      process.exit(0);
+    }
+  })();
+});
