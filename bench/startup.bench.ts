@@ -12,6 +12,7 @@
  *    connections; target < 20 ms), beside the same load without a snapshot and the former in-thread snapshot
  *    (one `v8.serialize` of the whole state); measured in a server process of its own started from the snapshot
  *    (startup-server.ts), as a restarted server runs, with a snapshot there with no load too.
+ *    BENCH_STARTUP_SERVER_ARGS: node flags for that server process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  * At 1e6 the bench holds the built and the replayed state at once: run it with
  * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  * BENCH_STARTUP_FORMER=0 skips the former format's case (one `v8.serialize` and one `v8.deserialize` of the whole
@@ -189,7 +190,7 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
  * listening, and `ask` to send it a message and (when `answer` is given) await its reply of that type.
  */
 const startServer = async (dataDir: string) => {
-  const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv: process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = (type: string) =>
     new Promise<{ ms: number; url?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));

@@ -168,9 +168,10 @@ describe('lazy snapshots', () => {
     };
     const before = source.reads;
     const untouched = resolve(encodePieces(lazy, (from) => from === source));
-    // Nothing read while encoding (the runs are read above, by the "store"): a run of nodes per step.
+    // Nothing read while encoding (the runs are read above, by the "store"): a run of nodes per step (STEP_WORK
+    // nodes; some 600 nodes here), not one per node.
     expect(source.reads - before).toBe(untouched.runs);
-    expect(untouched.runs).toBeLessThan(5);
+    expect(untouched.runs).toBeLessThan(20);
     expect(untouched.copied).toBeGreaterThan(bytes.length * 0.9);
     expect(untouched.bytes.equals(bytes)).toBe(true);
     // Written to: the nodes on the written paths are serialised, the others copied, and the result is the state.
