@@ -9,7 +9,7 @@ import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import { directMembership, invitationOf } from '../queries.js';
 import { memberChangeEvents } from './memberships.js';
-import { refuseLdapSynced, refuseLocked, requireAdmin, resolveSource, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
+import { administeredSource, sourceTakingMembers, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
 import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
 
 /** The outcome of `InviteMembers`. */
@@ -64,26 +64,20 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
   return { events, failures };
 };
 
-export const decideInviteMembers = (issued: Command<'InviteMembers'>, state: MembersView): Either<Decision<MemberEvent>> => {
-  const { command, at, actor } = issued;
-  return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
-    E.chainFirst((source) => refuseLocked(state, source)),
-    E.chainFirst((source) => refuseLdapSynced(state, source)),
+export const decideInviteMembers = (issued: Command<'InviteMembers'>, state: MembersView): Either<Decision<MemberEvent>> =>
+  pipe(
+    sourceTakingMembers(state, issued),
     E.map((source): Decision<MemberEvent> => {
       const { events, ...outcome } = planInvitations(issued, state, source);
       return withOutcome<MemberEvent, InviteOutcome>(events, outcome);
     }),
   );
-};
 
 export const decideUpdateInvitation = (issued: Command<'UpdateInvitation'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
+  const { command, at } = issued;
   const today = dayOf(at);
   return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    administeredSource(state, issued),
     E.chain((source) => {
       const invitation = invitationOf(state.members, source.type, source.id, command.email);
       if (!invitation) return E.left(notFound());
@@ -97,10 +91,9 @@ export const decideUpdateInvitation = (issued: Command<'UpdateInvitation'>, stat
 };
 
 export const decideRemoveInvitation = (issued: Command<'RemoveInvitation'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
+  const { command, at } = issued;
   return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
+    administeredSource(state, issued),
     E.chain((source) => {
       const invitation = invitationOf(state.members, source.type, source.id, command.email);
       return invitation ? E.right([removed(invitation, at, 'invitation_removed')]) : E.left(notFound());

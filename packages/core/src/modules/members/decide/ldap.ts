@@ -12,7 +12,7 @@ import type { MemberEvent } from '../events.js';
 import { ldapLinkKey } from '../projection.js';
 import { directMembership, isLastOwner, isLdapSynced, ldapLinksOf, membersOfSource } from '../queries.js';
 import { memberChangeEvents } from './memberships.js';
-import { canAdminGroup, requireGroup, type Command, type Either, type MembersView } from './source.js';
+import { administeredGroup, canAdminGroup, requireGroup, type Command, type Either, type MembersView } from './source.js';
 
 export const decideSetMemberOverride = (issued: Command<'SetMemberOverride'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at, actor } = issued;
@@ -32,12 +32,9 @@ export const decideSetMemberOverride = (issued: Command<'SetMemberOverride'>, st
 };
 
 export const decideAddLdapGroupLink = (issued: Command<'AddLdapGroupLink'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
-  const today = dayOf(at);
-  const actorId = actor.userId;
+  const { command, at } = issued;
   return pipe(
-    requireGroup(state, command.group_id),
-    E.chain((group) => (canAdminGroup(state, actorId, group, today) ? E.right(group) : E.left(forbidden()))),
+    administeredGroup(state, issued),
     E.chain((group): Either<MemberEvent[]> => {
       const link = { cn: command.cn ?? null, filter: command.cn ? null : (command.filter ?? null), provider: command.provider };
       if (tableGet(tableGet(state.members.ldapLinks, group.id) ?? {}, ldapLinkKey(link))) return E.left(conflict(link.cn !== null ? 'Cn has already been taken' : 'Filter has already been taken'));
@@ -52,12 +49,9 @@ export const decideAddLdapGroupLink = (issued: Command<'AddLdapGroupLink'>, stat
 };
 
 export const decideRemoveLdapGroupLink = (issued: Command<'RemoveLdapGroupLink'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
-  const today = dayOf(at);
-  const actorId = actor.userId;
+  const { command, at } = issued;
   return pipe(
-    requireGroup(state, command.group_id),
-    E.chain((group) => (canAdminGroup(state, actorId, group, today) ? E.right(group) : E.left(forbidden()))),
+    administeredGroup(state, issued),
     E.chain((group): Either<MemberEvent[]> => {
       const matches = [...ldapLinksOf(state.members, group.id)].filter(
         (l) => (command.cn ? l.cn === command.cn : l.filter === (command.filter ?? null)) && (command.provider ? l.provider === command.provider : true),
@@ -70,12 +64,9 @@ export const decideRemoveLdapGroupLink = (issued: Command<'RemoveLdapGroupLink'>
 
 export const decideSyncLdapGroup = (issued: Command<'SyncLdapGroup'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at, actor } = issued;
-  const today = dayOf(at);
-  const actorId = actor.userId;
   return pipe(
-    requireGroup(state, command.group_id),
-    E.chain((group) => (canAdminGroup(state, actorId, group, today) ? E.right(group) : E.left(forbidden()))),
-    E.map((group) => ldapSyncEvents(state, group, command.directory, at, actorId)),
+    administeredGroup(state, issued),
+    E.map((group) => ldapSyncEvents(state, group, command.directory, at, actor.userId)),
   );
 };
 

@@ -13,15 +13,15 @@ import type { MemberEvent } from '../events.js';
 import type { Member, SourceType } from '../projection.js';
 import { directMembership, isLastOwner, membersOfSource } from '../queries.js';
 import {
+  administeredSource,
   isMembershipLocked,
   isPersonalProjectOwner,
   mayAdmin,
   MEMBERSHIP_LOCKED,
   refuseLdapSynced,
-  refuseLocked,
-  requireAdmin,
   requireDirectMember,
   resolveSource,
+  sourceTakingMembers,
   type Command,
   type Either,
   type MembersView,
@@ -107,8 +107,7 @@ export const decideAddMember = (issued: Command<'AddMember'>, state: MembersView
   const { command, at, actor } = issued;
   const today = dayOf(at);
   return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    administeredSource(state, issued),
     E.chainFirst((source) => refuseLdapSynced(state, source)),
     E.chain((source) => {
       const user = findUser(state.users, command.user_id);
@@ -127,26 +126,20 @@ export const decideAddMember = (issued: Command<'AddMember'>, state: MembersView
   );
 };
 
-export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersView): Either<Decision<MemberEvent>> => {
-  const { command, at, actor } = issued;
-  return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, dayOf(at))),
-    E.chainFirst((source) => refuseLocked(state, source)),
-    E.chainFirst((source) => refuseLdapSynced(state, source)),
+export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersView): Either<Decision<MemberEvent>> =>
+  pipe(
+    sourceTakingMembers(state, issued),
     E.map((source): Decision<MemberEvent> => {
       const { events, ...outcome } = planAddMembers(issued, state, source);
       return withOutcome<MemberEvent, AddMembersOutcome>(events, outcome);
     }),
   );
-};
 
 export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
+  const { command, at } = issued;
   const today = dayOf(at);
   return pipe(
-    resolveSource(state, command.source_type, command.source_id),
-    E.chain((source) => requireAdmin(state, actor.userId, source, today)),
+    administeredSource(state, issued),
     E.chain((source) =>
       pipe(
         requireDirectMember(state, source, command.user_id),

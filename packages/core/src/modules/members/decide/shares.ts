@@ -1,13 +1,14 @@
 /** Shares of a group or a project with a group (group links). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { conflict, forbidden, notFound } from '../../../kernel/domain-error.js';
+import type { Issued } from '../../../kernel/decider.js';
+import { conflict, notFound } from '../../../kernel/domain-error.js';
 import { findGroup } from '../../groups/queries.js';
 import { dayOf, toSentence } from '../../shared/validation.js';
 import type { MemberEvent } from '../events.js';
 import type { GroupLink, SourceType } from '../projection.js';
 import { linkBetween } from '../queries.js';
-import { canAdminGroup, canReadGroupFor, requireAdmin, requireGroup, resolveSource, type Command, type Either, type MembersView } from './source.js';
+import { administeredGroup, canAdminGroup, canReadGroupFor, requireAdmin, requireGroup, resolveSource, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
 
 export const decideShareGroup = (issued: Command<'ShareGroup'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at, actor } = issued;
@@ -34,12 +35,9 @@ export const decideShareGroup = (issued: Command<'ShareGroup'>, state: MembersVi
 };
 
 export const decideUnshareGroup = (issued: Command<'UnshareGroup'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
-  const today = dayOf(at);
-  const actorId = actor.userId;
+  const { command, at } = issued;
   return pipe(
-    requireGroup(state, command.group_id),
-    E.chain((shared) => (canAdminGroup(state, actorId, shared, today) ? E.right(shared) : E.left(forbidden()))),
+    administeredGroup(state, issued),
     E.chain((shared) => {
       const link = linkBetween(state.members, 'Namespace', shared.id, command.shared_with_group_id);
       return link ? E.right([linkRemoved(link, at)]) : E.left(notFound('Group Link'));
@@ -47,13 +45,19 @@ export const decideUnshareGroup = (issued: Command<'UnshareGroup'>, state: Membe
   );
 };
 
+/** The project a share names, once the actor may administer its members. */
+const administeredProject = (state: MembersView, issued: Issued<{ readonly project_id: number }>): Either<ResolvedSource> =>
+  pipe(
+    resolveSource(state, 'Project', issued.command.project_id),
+    E.chain((source) => requireAdmin(state, issued.actor.userId, source, dayOf(issued.at))),
+  );
+
 export const decideShareProject = (issued: Command<'ShareProject'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
   const actorId = actor.userId;
   return pipe(
-    resolveSource(state, 'Project', command.project_id),
-    E.chain((source) => requireAdmin(state, actorId, source, today)),
+    administeredProject(state, issued),
     E.chain((source): Either<MemberEvent[]> => {
       const invited = findGroup(state.groups, command.group_id);
       if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
@@ -65,12 +69,9 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
 };
 
 export const decideUnshareProject = (issued: Command<'UnshareProject'>, state: MembersView): Either<MemberEvent[]> => {
-  const { command, at, actor } = issued;
-  const today = dayOf(at);
-  const actorId = actor.userId;
+  const { command, at } = issued;
   return pipe(
-    resolveSource(state, 'Project', command.project_id),
-    E.chain((source) => requireAdmin(state, actorId, source, today)),
+    administeredProject(state, issued),
     E.chain((source) => {
       const link = linkBetween(state.members, 'Project', source.id, command.group_id);
       return link ? E.right([linkRemoved(link, at)]) : E.left(notFound('Group Link'));

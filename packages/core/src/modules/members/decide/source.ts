@@ -1,5 +1,6 @@
 /** What every member decision starts from: the membership source, who may administer it, and its locks. */
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
 import { badRequest, forbidden, methodNotAllowed, notFound, type DomainError } from '../../../kernel/domain-error.js';
 import type { Sequences } from '../../../kernel/sequences.js';
 import { canAdminMembers, canReadGroup } from '../../access/abilities.js';
@@ -9,6 +10,7 @@ import type { Project } from '../../projects/projection.js';
 import { findProject } from '../../projects/queries.js';
 import { findUser } from '../../users/queries.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
+import { dayOf } from '../../shared/validation.js';
 import type { MemberBuilderView } from '../builders.js';
 import type { Issued } from '../../../kernel/decider.js';
 import type { MemberCommand } from '../commands.js';
@@ -87,3 +89,25 @@ export const refuseLocked = (state: MembersView, source: ResolvedSource): Either
 
 /** One of the module's commands as issued. */
 export type Command<T extends MemberCommand['type']> = Issued<Extract<MemberCommand, { readonly type: T }>>;
+
+/** The source a command names, once the actor may administer its members (`admin_group_member` / `admin_project_member`). */
+export const administeredSource = (state: MembersView, issued: Issued<{ readonly source_type: SourceType; readonly source_id: number }>): Either<ResolvedSource> =>
+  pipe(
+    resolveSource(state, issued.command.source_type, issued.command.source_id),
+    E.chain((source) => requireAdmin(state, issued.actor.userId, source, dayOf(issued.at))),
+  );
+
+/** An administered source that takes new members: its membership is not locked, nor synced from LDAP. */
+export const sourceTakingMembers = (state: MembersView, issued: Issued<{ readonly source_type: SourceType; readonly source_id: number }>): Either<ResolvedSource> =>
+  pipe(
+    administeredSource(state, issued),
+    E.chainFirst((source) => refuseLocked(state, source)),
+    E.chainFirst((source) => refuseLdapSynced(state, source)),
+  );
+
+/** The group a command names, once the actor may administer its members; else 403. */
+export const administeredGroup = (state: MembersView, issued: Issued<{ readonly group_id: number }>): Either<Group> =>
+  pipe(
+    requireGroup(state, issued.command.group_id),
+    E.chain((group) => (canAdminGroup(state, issued.actor.userId, group, dayOf(issued.at)) ? E.right(group) : E.left(forbidden()))),
+  );
