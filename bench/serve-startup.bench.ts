@@ -35,7 +35,7 @@ const serveToListening = async (dataDir: string, foreground: boolean) => {
   const started = performance.now();
   const { store, app, host } = await open(dataDir);
   await bootstrapRoot(app, { dataDir, rootToken: TOKEN }, clock, () => undefined);
-  const foregroundWalk = foreground ? await timed(() => host.reconcile()) : null;
+  const foregroundWalk = foreground ? await timed(() => host.reconcileInBackground()) : null;
   const background = foreground ? null : host.reconcileInBackground();
   const api = createForgefoldApi({ app, clock, repositories: host, impersonationEnabled: false, log: () => undefined });
   await api.listen(0, '127.0.0.1');
@@ -77,7 +77,7 @@ export default async function serveStartupBench(): Promise<void> {
       if (first._tag === 'Left') throw new Error(first.left.message);
       for (const id of ids.slice(1)) cpSync(first.right.path, storage.pathOf(id), { recursive: true });
       await storage.close();
-      const report = await host.reconcile();
+      const report = await host.reconcileInBackground();
       if (report.created.length + report.failed.length > 0) throw new Error(`unexpected reconciliation: ${JSON.stringify(report).slice(0, 300)}`);
       host.close();
       await store.close();

@@ -8,12 +8,12 @@
  *   nothing unrecorded stays.
  * - A push is checked by the same policy before any ref moves (`pre-receive`), and recorded after receive-pack
  *   succeeded; a failed record moves the refs back too.
- * - At start-up, `reconcile` makes the disk agree with the log after a crash: every project's repository exists,
- *   and gets exactly the refs the log recorded (a crash between a ref move and its event leaves the
- *   move unrecorded, so it is undone), and repositories of deleted projects are removed.
- *   `reconcileInBackground` does the same while the server already serves (start-up independent of the number of
- *   projects): the projects of the state at its start are walked one at a time, and any use of a repository not
- *   walked yet (`open`, `ready`, a fork of it) reconciles that one first, so no client sees the difference.
+ * - At start-up, `reconcileInBackground` makes the disk agree with the log after a crash: every project's
+ *   repository exists, and gets exactly the refs the log recorded (a crash between a ref move and its event leaves
+ *   the move unrecorded, so it is undone), and repositories of deleted projects are removed. It runs while the
+ *   server already serves (start-up independent of the number of projects): the projects of the state at its start
+ *   are walked one at a time, and any use of a repository not walked yet (`open`, `ready`, a fork of it)
+ *   reconciles that one first, so no client sees the difference.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
@@ -298,11 +298,6 @@ export class RepositoryHost {
         });
       }
     });
-  }
-
-  /** Makes the disk agree with the log (see the file's comment), before answering. */
-  reconcile(): Promise<ReconcileReport> {
-    return this.reconcileInBackground();
   }
 
   /**
