@@ -89,3 +89,59 @@ describe('a read with a body', () => {
     expect(await counter('{"x":1}')).toBe(bare + 2);
   });
 });
+
+describe('one keep-alive connection', () => {
+  it('tells its requests apart by target and credentials: the exchange key is worked out again when any of them changes', async () => {
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const target = new URL(url);
+    const ports = new Set<number>();
+    const ask = (path: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: { calls: number; user: number | null } | null }>((resolve, reject) => {
+        const r = request({ host: target.hostname, port: target.port, path: `/api/v4${path}`, agent, headers }, (res) => {
+          ports.add(res.socket.localPort!);
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: res.statusCode === 200 ? (JSON.parse(text) as { calls: number; user: number | null }) : null }));
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    try {
+      version++;
+      const alice = await ask('/counter', { 'PRIVATE-TOKEN': 'alice' });
+      expect(alice.body!.user).toBe(1);
+      expect(await ask('/counter', { 'PRIVATE-TOKEN': 'alice' })).toEqual(alice);
+      const bob = await ask('/counter', { 'PRIVATE-TOKEN': 'bob' });
+      expect(bob.body).toEqual({ calls: alice.body!.calls + 1, user: 2 });
+      expect(await ask('/counter', { 'PRIVATE-TOKEN': 'alice' })).toEqual(alice);
+      expect((await ask('/counter', { 'PRIVATE-TOKEN': 'mallory' })).status).toBe(401);
+      expect((await ask('/counter', {})).status).toBe(401);
+      // Another target, then another Host: each a reply of its own.
+      expect((await ask('/counter?x=1', { 'PRIVATE-TOKEN': 'alice' })).body!.calls).toBe(alice.body!.calls + 2);
+      expect((await ask('/counter', { 'PRIVATE-TOKEN': 'alice', Host: 'other.example' })).body!.calls).toBe(alice.body!.calls + 3);
+      expect(await ask('/counter', { 'PRIVATE-TOKEN': 'alice' })).toEqual(alice);
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
+describe('ResponseCache', () => {
+  it('evicts the least recently used entry, a read repeated or stored again counting as a use', async () => {
+    const { ResponseCache } = await import('@forgefold/http-adapter');
+    const reply = (text: string) => ({ status: 200, headerList: [], payload: Buffer.from(text), etag: null });
+    const cache = new ResponseCache({ version: () => 'v', maxEntries: 3 });
+    for (const key of ['a', 'b', 'c']) cache.set(key, reply(key), 'v');
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.get('a')).toBeDefined();
+    cache.set('d', reply('d'), 'v'); // b is the least recently used
+    expect(cache.get('b')).toBeUndefined();
+    cache.set('c', reply('c2'), 'v'); // c stored again: now the newest; a is the least recently used
+    cache.set('e', reply('e'), 'v');
+    expect(cache.get('a')).toBeUndefined();
+    expect(['c', 'd', 'e'].map((key) => cache.get(key)?.payload?.toString())).toEqual(['c2', 'd', 'e']);
+    expect(cache.size).toBe(3);
+  });
+});

@@ -8,7 +8,7 @@
  *   The counters are the adapter's, not domain state: one map entry per client and throttle, O(1) per request.
  *   The read-only middleware runs before this gate (see read-only.ts).
  */
-import { settingBoolean, settingInteger, settingString, type SettingsSlice } from '@forgefold/core';
+import { settingBoolean, settingInteger, settingString, type ApplicationSettings, type SettingsSlice } from '@forgefold/core';
 import { withStatus, type GateRequest, type Reply, type RequestGate } from '../http/index.js';
 
 const DEFAULT_RATE_LIMITING_RESPONSE_TEXT = 'Retry later';
@@ -22,6 +22,29 @@ interface Counter {
   count: number;
 }
 
+/**
+ * Each throttle's setting names, spelled out once: a name built per request (`${throttle}_enabled`) was a fresh
+ * string that V8 had to look up in its string table before reading the property, on every request, cached reads
+ * included.
+ */
+const SETTING_NAMES = {
+  throttle_unauthenticated: {
+    enabled: 'throttle_unauthenticated_enabled',
+    period: 'throttle_unauthenticated_period_in_seconds',
+    limit: 'throttle_unauthenticated_requests_per_period',
+  },
+  throttle_authenticated_api: {
+    enabled: 'throttle_authenticated_api_enabled',
+    period: 'throttle_authenticated_api_period_in_seconds',
+    limit: 'throttle_authenticated_api_requests_per_period',
+  },
+  throttle_authenticated_web: {
+    enabled: 'throttle_authenticated_web_enabled',
+    period: 'throttle_authenticated_web_period_in_seconds',
+    limit: 'throttle_authenticated_web_requests_per_period',
+  },
+} as const satisfies Record<Throttle, { readonly enabled: keyof ApplicationSettings; readonly period: keyof ApplicationSettings; readonly limit: keyof ApplicationSettings }>;
+
 /** Which throttle counts this request, and under which key (Gitlab::RackAttack::Request). */
 const throttleOf = (request: GateRequest): Throttle => (request.userId === null ? 'throttle_unauthenticated' : request.path.startsWith('/api/') ? 'throttle_authenticated_api' : 'throttle_authenticated_web');
 
@@ -30,9 +53,10 @@ export const settingsGate = (settings: () => SettingsSlice, now: () => string): 
 
   const throttled = (slice: SettingsSlice, request: GateRequest): Reply | null => {
     const name = throttleOf(request);
-    if (!settingBoolean(slice, `${name}_enabled`)) return null;
-    const period = settingInteger(slice, `${name}_period_in_seconds`);
-    const limit = settingInteger(slice, `${name}_requests_per_period`);
+    const settingNames = SETTING_NAMES[name];
+    if (!settingBoolean(slice, settingNames.enabled)) return null;
+    const period = settingInteger(slice, settingNames.period);
+    const limit = settingInteger(slice, settingNames.limit);
     if (period <= 0) return null;
     const epoch = Math.floor(Date.parse(now()) / 1000);
     const window = Math.floor(epoch / period);

@@ -17,6 +17,8 @@ export class ResponseCache {
   private readonly entries = new Map<string, RenderedReply>();
   private bytes = 0;
   private version = '';
+  /** The most recently used key: a hit on it is already where a move would put it. */
+  private newest: string | null = null;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
 
@@ -28,10 +30,12 @@ export class ResponseCache {
   get(key: string): RenderedReply | undefined {
     this.sync();
     const hit = this.entries.get(key);
-    if (hit) {
-      // Least recently used goes first: move the hit to the end.
+    if (hit && key !== this.newest) {
+      // Least recently used goes first: move the hit to the end. Not when it is there already (a read repeated),
+      // where the delete and set made a hole per request that the map paid for when it rehashed.
       this.entries.delete(key);
       this.entries.set(key, hit);
+      this.newest = key;
     }
     return hit;
   }
@@ -48,8 +52,13 @@ export class ResponseCache {
     const size = rendered.payload?.length ?? 0;
     if (size > this.maxBytes / 8) return;
     const previous = this.entries.get(key);
-    if (previous) this.bytes -= previous.payload?.length ?? 0;
+    if (previous) {
+      this.bytes -= previous.payload?.length ?? 0;
+      // Out of its place, so that the set below puts it last, as a hit is (`newest` is always the last key).
+      this.entries.delete(key);
+    }
     this.entries.set(key, rendered);
+    this.newest = key;
     this.bytes += size;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
@@ -66,6 +75,7 @@ export class ResponseCache {
     const version = this.options.version();
     if (version === this.version) return;
     this.entries.clear();
+    this.newest = null;
     this.bytes = 0;
     this.version = version;
   }

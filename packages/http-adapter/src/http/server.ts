@@ -238,6 +238,18 @@ const exchangeKeyOf = (method: string, target: string, headers: IncomingMessage[
     'base64',
   );
 
+/** What an exchange key was worked out from: the request's target, host and credential headers. */
+interface ExchangeKeyMemo {
+  method: string;
+  target: string;
+  host: string | undefined;
+  privateToken: string | string[] | undefined;
+  authorization: string | undefined;
+  sudo: string | string[] | undefined;
+  cookie: string | undefined;
+  key: string;
+}
+
 /**
  * Credentials whose validity changes only with the state or the day, both part of the cache's version. An
  * OAuth access token expires by the second: its requests are authenticated every time.
@@ -356,6 +368,36 @@ class ReadOnlyView implements ReadOnlyRequest {
   }
 }
 
+/**
+ * What the throttles see of a request, made for every request a gate is asked about (cached reads too): the client's
+ * address and the base URL are worked out only when read (a throttle that counts by address, a refusal that links),
+ * not for each request as an object literal with both did (a regular expression over the Host header, an object).
+ * A class with its getters on the prototype, for the reason given at `ReadOnlyView`.
+ */
+class GateView implements GateRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+
+  constructor(
+    private readonly exchange: Exchange,
+    readonly userId: number | null,
+    private readonly baseUrlOf: (exchange: Exchange) => string,
+  ) {
+    this.method = exchange.method;
+    this.path = exchange.path;
+    this.headers = exchange.req.headers;
+  }
+
+  get ip(): string {
+    return this.exchange.req.socket.remoteAddress ?? '';
+  }
+
+  get baseUrl(): string {
+    return this.baseUrlOf(this.exchange);
+  }
+}
+
 const EMPTY_BODY = Buffer.alloc(0);
 /** A lingering close ends after this long without a byte from the client (nginx: lingering_timeout 5 s)… */
 const LINGER_IDLE_MS = 5_000;
@@ -381,6 +423,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const answeredForGood = new WeakSet<Socket>();
   // Sockets whose close waits for the client to stop sending, with their latest request (see lingerOnClose).
   const lingering = new WeakMap<Socket, IncomingMessage>();
+  // The latest exchange key of each connection, with what it was worked out from (see `exchangeKeyFor`).
+  const exchangeKeys = new WeakMap<Socket, ExchangeKeyMemo>();
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -430,7 +474,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** Limits: the target's length (414), then its path and query. */
   function checkTarget(x: Exchange): void {
     let target = x.req.url ?? '/';
-    if (Buffer.byteLength(target) > limits.maxUrlBytes) {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: a short target is within the limit without counting its bytes.
+    if (target.length * 3 > limits.maxUrlBytes && Buffer.byteLength(target) > limits.maxUrlBytes) {
       x.logPath = target.split('?')[0]!.slice(0, 256);
       throw ApiError.error(414, '414 Request-URI Too Large');
     }
@@ -531,7 +576,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    */
   function answerFromExchangeCache(x: Exchange): boolean {
     if (cache === null || !isRead(x.method) || hasBody(x.req)) return false;
-    x.exchangeKey = exchangeKeyOf(x.method, x.req.url ?? '/', x.req.headers);
+    x.exchangeKey = exchangeKeyFor(x);
     const hit = cache.get(x.exchangeKey) as CachedExchange | undefined;
     if (!hit) return false;
     if (refusedAtGate(x, hit.sudoFromId ?? hit.userId)) return true;
@@ -540,6 +585,43 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     x.routeName = hit.routeName;
     x.status = sendRendered(x.res, hit, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x) });
     return true;
+  }
+
+  /**
+   * The exchange key of a request: the digest of its method, target, host and credentials, worked out again only
+   * when one of them differs from the previous request's on the same connection. A client on a keep-alive
+   * connection repeats the same request (a poll, a load tool), and the SHA-256 was a twentieth of a cached read's
+   * own work. The memo holds the previous request's credential headers for as long as its connection lives (a
+   * WeakMap entry of the socket), no longer than node holds the connection's requests; the cache itself still
+   * keeps only digests.
+   */
+  function exchangeKeyFor(x: Exchange): string {
+    const headers = x.req.headers;
+    const target = x.req.url ?? '/';
+    const memo = exchangeKeys.get(x.req.socket);
+    if (
+      memo !== undefined &&
+      memo.target === target &&
+      memo.method === x.method &&
+      memo.privateToken === headers['private-token'] &&
+      memo.authorization === headers.authorization &&
+      memo.host === headers.host &&
+      memo.sudo === headers.sudo &&
+      memo.cookie === headers.cookie
+    )
+      return memo.key;
+    const key = exchangeKeyOf(x.method, target, headers);
+    exchangeKeys.set(x.req.socket, {
+      method: x.method,
+      target,
+      host: headers.host,
+      privateToken: headers['private-token'],
+      authorization: headers.authorization,
+      sudo: headers.sudo,
+      cookie: headers.cookie,
+      key,
+    });
+    return key;
   }
 
   const mountContentType = (m: Mount | null): string => m?.options.contentType ?? JSON_CONTENT_TYPE;
@@ -712,8 +794,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The gate's refusal written as the reply (true), or nothing (false). */
   function refusedAtGate(x: Exchange, userId: number | null): boolean {
     if (!options.gate) return false;
-    const request = requestInfoOf(x);
-    const refusal = options.gate.admit({ method: x.method, path: x.path, headers: x.req.headers, ip: x.req.socket.remoteAddress ?? '', userId, baseUrl: request.baseUrl });
+    const refusal = options.gate.admit(new GateView(x, userId, baseUrlOf));
     if (refusal === null) return false;
     x.status = writeReply(x.res, refusal, { method: x.method, requestHeaders: x.req.headers, exchangeHeaders: replyHeaders(x), defaultContentType: x.contentType });
     return true;
