@@ -2,9 +2,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyTable, initialState, tableSet } from '@forgefold/core';
-import { createProgress, DATABASE_FILE, dataPaths, envelopeProblems, formatDuration, genericSummary, isTable, resolveDataDir } from '@forgefold/cli';
+import { createProgress, DATABASE_FILE, dataPaths, envelopeProblems, formatDuration, genericSummary, isTable, resolveDataDir, systemClock } from '@forgefold/cli';
 import { BIN, seed, tempDir } from './fixtures.js';
 
 const fakeStream = (isTTY: boolean) => {
@@ -120,5 +121,20 @@ describe('data paths', () => {
     expect(resolveDataDir('/a', { FORGEFOLD_DATA: '/b' })).toBe('/a');
     expect(resolveDataDir(undefined, { FORGEFOLD_DATA: '/b' })).toBe('/b');
     expect(resolveDataDir(undefined, {})).toBe('./data');
+  });
+});
+
+describe('the system clock', () => {
+  it("reads as Date's toISOString at every millisecond, whether it moves within a second, across seconds, or back", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: -1_000, max: 1_000 }), fc.integer({ min: -5_000_000, max: 5_000_000 })), { minLength: 1, maxLength: 40 }), fc.integer({ min: -62_000_000_000_000, max: 250_000_000_000_000 }), (steps, start) => {
+        let ms = start;
+        const clock = systemClock(() => ms);
+        for (const step of steps) {
+          ms += step;
+          expect(clock.now()).toBe(new Date(ms).toISOString());
+        }
+      }),
+    );
   });
 });

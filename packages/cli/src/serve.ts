@@ -51,17 +51,26 @@ const intervalScheduler: Scheduler = {
 
 /**
  * The wall clock, formatted once per millisecond: a request reads the time several times (authentication,
- * the response cache, activity), and formatting a Date was ~6% of a cached GET's cost.
+ * the response cache, activity), and formatting a Date was ~6% of a cached GET's cost. Within a second only the
+ * milliseconds change: the rest of the text (`YYYY-MM-DDTHH:MM:SS.`) is formatted once a second, the milliseconds
+ * appended (a Date's `toISOString` per millisecond was still a tenth of a cached read's own work under load).
  */
-const systemClock = (): Clock => {
-  let lastMs = -1;
+export const systemClock = (wallClock: () => number = Date.now): Clock => {
+  let lastMs = Number.NaN;
   let lastIso = '';
+  let second = Number.NaN;
+  let secondText = '';
   return {
     now: () => {
-      const ms = Date.now();
+      const ms = wallClock();
       if (ms !== lastMs) {
         lastMs = ms;
-        lastIso = new Date(ms).toISOString();
+        const milliseconds = ((ms % 1000) + 1000) % 1000;
+        if (ms - milliseconds !== second) {
+          second = ms - milliseconds;
+          secondText = new Date(second).toISOString().slice(0, -4);
+        }
+        lastIso = `${secondText}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
       }
       return lastIso;
     },
