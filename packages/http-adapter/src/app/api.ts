@@ -49,6 +49,27 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
 
 export const DEFAULT_POSITION_WAIT_MS = 5_000;
 
+/**
+ * The response cache's version: `position:generation:day`, asked at every cached read. Built again only when one of
+ * the three changed, not as a new string per request.
+ */
+const cacheVersion = (options: Pick<ForgefoldApiOptions, 'app' | 'repositories' | 'clock'>): (() => string) => {
+  let position = -1;
+  let generation = -1;
+  let day = '';
+  let version = '';
+  return () => {
+    const now = options.clock.now();
+    if (options.app.position !== position || options.repositories.generation !== generation || !now.startsWith(day)) {
+      position = options.app.position;
+      generation = options.repositories.generation;
+      day = now.slice(0, 10);
+      version = `${position}:${generation}:${day}`;
+    }
+    return version;
+  };
+};
+
 export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
   const config: ServerConfig = {
     impersonationEnabled: options.impersonationEnabled ?? true,
@@ -97,6 +118,6 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     },
     // Reads depend on the projections (the log position) and on the day (expiry of tokens and memberships).
     // Git reads too: every ref move is an event, and a move undone bumps the host's generation.
-    responseCache: { version: () => `${options.app.position}:${options.repositories.generation}:${options.clock.now().slice(0, 10)}` },
+    responseCache: { version: cacheVersion(options) },
   });
 };

@@ -195,7 +195,8 @@ const defaultSink: LogSink = (entry) => {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/-/health', '/-/liveness', '/-/readiness']);
-const isOperatorPath = (path: string): boolean => HEALTH_PATHS.has(path) || path === METRICS_PATH;
+// The prefix first: every other path skips hashing itself for the set (a fresh string per request).
+const isOperatorPath = (path: string): boolean => path.startsWith('/-/') && (HEALTH_PATHS.has(path) || path === METRICS_PATH);
 /** Route names of the operator endpoints, for the access log and the metrics (built once). */
 const OPERATOR_ROUTE_NAMES = new Map([...HEALTH_PATHS, METRICS_PATH].map((path) => [path, `GET ${path}`]));
 

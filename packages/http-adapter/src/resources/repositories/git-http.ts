@@ -112,7 +112,8 @@ const decide = (deps: ApiDeps, project: Project | undefined, credentials: Creden
 
 export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
   name: 'git smart HTTP',
-  matches: (path) => GIT_PATH.test(path),
+  // Asked for every request: the substring first, the expression only for a path that can be git's.
+  matches: (path) => path.includes('.git/') && GIT_PATH.test(path),
   handle: async (req: IncomingMessage, res: ServerResponse, request: RequestInfo) => {
     const [, fullPath, rest] = GIT_PATH.exec(request.path)!;
     let decodedPath: string;
