@@ -4,7 +4,8 @@
  *    vs a bare server answering a small JSON body; target ≥ 0.5x;
  *  - POST /api/v4/groups (a durable command at synchronous=FULL) at 100 connections vs the bare server
  *    answering a POST of the same body; target ≥ 0.25x with p99 < 30 ms (issue 16), with both wrk and autocannon.
- * Each server runs in its own process; one load tool (wrk if installed, else autocannon) drives both sides.
+ * Each server runs in its own process; one load tool (wrk if installed, else autocannon) drives both sides. Every
+ * server is warmed up (unmeasured) before its first measured case, as a long-running server is.
  *
  * Beside each write case: the server's CPU per request (all its threads, from /proc) against the bare server's,
  * which does not depend on how much CPU a shared machine gave the server, and the disk's fdatasync latency, the
