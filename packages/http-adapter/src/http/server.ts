@@ -252,6 +252,14 @@ interface ExchangeKeyMemo {
 }
 
 /**
+ * Where a connection keeps its latest exchange key (see `exchangeKeyFor`): a property of the socket under a symbol
+ * of this module, as node keeps its own per-connection state, rather than a WeakMap of sockets, whose lookup (the
+ * socket's identity hash, then the table) cost as much again at 100 connections.
+ */
+const EXCHANGE_KEY = Symbol('forgefold.exchangeKey');
+type KeyedSocket = Socket & { [EXCHANGE_KEY]?: ExchangeKeyMemo };
+
+/**
  * Credentials whose validity changes only with the state or the day, both part of the cache's version. An
  * OAuth access token expires by the second: its requests are authenticated every time.
  */
@@ -424,8 +432,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const answeredForGood = new WeakSet<Socket>();
   // Sockets whose close waits for the client to stop sending, with their latest request (see lingerOnClose).
   const lingering = new WeakMap<Socket, IncomingMessage>();
-  // The latest exchange key of each connection, with what it was worked out from (see `exchangeKeyFor`).
-  const exchangeKeys = new WeakMap<Socket, ExchangeKeyMemo>();
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -593,13 +599,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * when one of them differs from the previous request's on the same connection. A client on a keep-alive
    * connection repeats the same request (a poll, a load tool), and the SHA-256 was a twentieth of a cached read's
    * own work. The memo holds the previous request's credential headers for as long as its connection lives (a
-   * WeakMap entry of the socket), no longer than node holds the connection's requests; the cache itself still
-   * keeps only digests.
+   * property of the socket), no longer than node holds the connection's requests; the cache itself still keeps
+   * only digests.
    */
   function exchangeKeyFor(x: Exchange): string {
     const headers = x.req.headers;
     const target = x.req.url ?? '/';
-    const memo = exchangeKeys.get(x.req.socket);
+    const socket = x.req.socket as KeyedSocket;
+    const memo = socket[EXCHANGE_KEY];
     if (
       memo !== undefined &&
       memo.target === target &&
@@ -612,7 +619,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     )
       return memo.key;
     const key = exchangeKeyOf(x.method, target, headers);
-    exchangeKeys.set(x.req.socket, {
+    socket[EXCHANGE_KEY] = {
       method: x.method,
       target,
       host: headers.host,
@@ -621,7 +628,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sudo: headers.sudo,
       cookie: headers.cookie,
       key,
-    });
+    };
     return key;
   }
 
