@@ -30,7 +30,7 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
-  /** Interval of the background WAL checkpoint while the WAL is idle (ms; every 10 ms while it grows). Default 100. */
+  /** Interval of the background WAL checkpoint (ms). Default 100. */
   readonly checkpointIntervalMs?: number;
   /** Interval at which subscriptions look for appends by other connections (ms). Default 50. */
   readonly pollIntervalMs?: number;
@@ -89,7 +89,10 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
   const checkpointer = new Checkpointer(path, {
     intervalMs: options.checkpointIntervalMs ?? 100,
-    busyIntervalMs: Math.min(10, options.checkpointIntervalMs ?? 10),
+    // No more often while the WAL grows: a checkpoint fsyncs the WAL and the database file, and every 10 ms those
+    // fsyncs competed with the commits' own WAL flushes, which then waited longer (docs/decisions.md, "Write
+    // latency, fourth round"); fewer checkpoints also copy a page that several commits rewrote once.
+    busyIntervalMs: Math.min(100, options.checkpointIntervalMs ?? 100),
     drainFrames,
     idleTruncateMs: 1_000,
   });
