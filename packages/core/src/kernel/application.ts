@@ -97,8 +97,6 @@ export class Application<C, S> {
   private writtenPosition: number;
   /** Batches written and waiting for their flush (at most MAX_UNFLUSHED), and the acknowledgement of the last. */
   private unflushed = 0;
-  /** Commands in the last batch started: the least the next one takes while that one is flushed. */
-  private lastBatchSize = 0;
   private acknowledged: Promise<void> = Promise.resolve();
   private queue: Pending<C, S>[] = [];
   private flushing = false;
@@ -336,11 +334,6 @@ export class Application<C, S> {
 
   private scheduleFlush(): void {
     if (this.flushing || this.flushScheduled || this.queue.length === 0 || this.unflushed >= MAX_UNFLUSHED) return;
-    // While a batch is flushed, the next one starts early only once it is as large as that one: started at once, it
-    // took the few commands queued so far, and a batch costs about the same CPU whatever its size (its transaction,
-    // immer's finalisation, its flush), so smaller batches cost more per command where the CPU is the bottleneck.
-    // Otherwise it starts when the flush ends, as without overlap.
-    if (this.unflushed > 0 && this.queue.length < this.lastBatchSize) return;
     this.flushScheduled = true;
     // setImmediate runs after pending I/O callbacks, so requests that arrived meanwhile join the batch.
     setImmediate(() => {
@@ -357,7 +350,6 @@ export class Application<C, S> {
   private async flush(): Promise<void> {
     this.flushing = true;
     const batch = this.queue.splice(0, this.options.maxBatch ?? 1_000);
-    this.lastBatchSize = batch.length;
     let acknowledged: Promise<void>;
     try {
       ({ acknowledged } = await this.inTurn(() => this.writeBatch(batch)));
