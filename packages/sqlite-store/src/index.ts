@@ -40,6 +40,8 @@ export interface SqliteStoreOptions {
   readonly cacheSizeMiB?: number;
   /** Longest pause of writes for such a drain (ms). Default 20. */
   readonly walDrainTimeoutMs?: number;
+  /** With `flushOffLoop`: told how long each commit waited for the flush that made it durable (ms). */
+  readonly onFlushed?: (ms: number) => void;
 }
 
 export interface SqliteStore {
@@ -52,6 +54,15 @@ export interface SqliteStore {
   checkpointStats(): { readonly checkpoints: number; readonly drains: number; readonly last: { busy: number; log: number; checkpointed: number } | null };
   close(): Promise<void>;
 }
+
+/** `flush`, telling `told` how long each call took to settle successfully. */
+const timed =
+  (flush: () => Promise<void>, told: (ms: number) => void) =>
+  async (): Promise<void> => {
+    const started = performance.now();
+    await flush();
+    told(performance.now() - started);
+  };
 
 export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
@@ -109,7 +120,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     readonly,
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
-    ...(walSync ? { makeDurable: () => walSync.sync() } : {}),
+    ...(walSync ? { makeDurable: options.onFlushed ? timed(() => walSync.sync(), options.onFlushed) : () => walSync.sync() } : {}),
   });
   let lastDrain = 0;
   checkpointer.onNeedsDrain = () => {
