@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { decodeState, encodePieces, encodeState, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
+import { decodeState, encodePieces, encodeState, readAcross, type NodeRuns, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
@@ -41,26 +41,34 @@ const CACHED_PIECES = 256;
  * pieces), and a table node's piece when the node is first read (see LazyNode in the core).
  */
 class StoredPieces implements SnapshotBytes {
-  private readonly starts: number[] = [];
-  readonly size: number;
+  private known: { readonly starts: number[]; readonly size: number } | null = null;
   private readonly cache = new Map<number, Buffer>();
 
   constructor(
     readonly db: Database.Database,
     private readonly piece: Database.Statement<[number, number], Buffer>,
     readonly id: number,
-    lengths: readonly number[],
-  ) {
+    /** The pieces' lengths, asked for when first needed (a snapshot only copied from by the worker never is). */
+    private readonly lengths: () => readonly number[],
+  ) {}
+
+  private get layout(): { readonly starts: number[]; readonly size: number } {
+    if (this.known) return this.known;
+    const starts: number[] = [];
     let size = 0;
-    for (const length of lengths) {
-      this.starts.push(size);
+    for (const length of this.lengths()) {
+      starts.push(size);
       size += length;
     }
-    this.size = size;
+    return (this.known = { starts, size });
+  }
+
+  get size(): number {
+    return this.layout.size;
   }
 
   read(offset: number, length: number): Buffer {
-    return readAcross(this.starts, (seq) => this.pieceAt(seq), offset, length);
+    return readAcross(this.layout.starts, (seq) => this.pieceAt(seq), offset, length);
   }
 
   private pieceAt(seq: number): Buffer {
@@ -166,7 +174,9 @@ parentPort.on('message', (message) => {
         dropRow.run(old);
         while (dropPieces.run(old).changes > 0);
       }
-      parentPort.postMessage({ type: 'saved', id });
+      // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
+      startsOf.clear();
+      parentPort.postMessage({ type: 'saved', id, row: job.row });
     } else if (message.type === 'close') {
       db.close();
       parentPort.close();
@@ -190,7 +200,13 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
   private worker: Worker | null = null;
   private jobs = 0;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (row: number) => void; reject: (error: Error) => void }>();
+  /**
+   * The newest snapshot this store wrote from this process and the table nodes it holds (objects of the committed
+   * state it was taken of): the next snapshot copies those still in its state from there (see `NodeRuns` in the
+   * core). Forgotten when a save fails (the snapshot may be gone: the next one is written whole).
+   */
+  private previous: { readonly source: StoredPieces; readonly runs: NodeRuns } | null = null;
 
   constructor(
     private readonly db: Database.Database,
@@ -230,14 +246,19 @@ export class SqliteSnapshotStore implements SnapshotStore {
     }
     const worker = this.ensureWorker();
     const id = ++this.jobs;
-    const saved = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const saved = new Promise<number>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
     worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
     // Nodes not read since the state was loaded from this store's pinned snapshot are copied by the worker, from there.
     const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
-    for (const piece of encodePieces(snapshot.state, copies)) {
+    // Nodes the previous snapshot written here holds are copied from there; it stays until this one is complete
+    // (pruning runs after), being among the newest.
+    const runs: NodeRuns = new WeakMap();
+    const previous = this.previous;
+    const pieces = encodePieces(snapshot.state, copies, previous ? { previous, runs } : { runs });
+    for (const piece of pieces) {
       // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
       if (!Buffer.isBuffer(piece)) worker.postMessage({ type: 'copy', id, snapshot: (piece.source as StoredPieces).id, offset: piece.offset, length: piece.length });
       else if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
@@ -246,7 +267,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
     try {
-      await saved;
+      const row = await saved;
+      this.previous = { source: new StoredPieces(this.db, this.piece, row, () => this.pieceLengths.all(row)), runs };
+    } catch (error) {
+      this.previous = null;
+      throw error;
     } finally {
       if (this.waiting.size === 0 && this.worker === worker) worker.unref();
     }
@@ -257,11 +282,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
     worker.unref();
-    worker.on('message', (message: { type: string; id: number; message?: string }) => {
+    worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
       if (!waiter) return;
       this.waiting.delete(message.id);
-      if (message.type === 'saved') waiter.resolve();
+      if (message.type === 'saved') waiter.resolve(message.row!);
       else waiter.reject(new Error(`Snapshot not saved: ${message.message ?? 'unknown error'}`));
     });
     const fail = (error: Error) => {
@@ -287,7 +312,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
     if (row.pieces > 0) this.pin(row.id);
-    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, this.pieceLengths.all(row.id)) : row.state;
+    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, () => this.pieceLengths.all(row.id)) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
   }
 
@@ -321,6 +346,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** Stops the worker once the snapshots in flight are written, and lets other processes prune what this one read. */
   async close(): Promise<void> {
+    this.previous = null;
     if (this.pinned !== -1 && !this.readonly && this.db.open) {
       const key = this.readerKey();
       const left = (readersHere.get(key) ?? 1) - 1;
@@ -335,7 +361,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     if (!worker) return;
     await Promise.allSettled([...this.waiting.values()].map((waiter) => new Promise<void>((resolve) => {
       const { resolve: done, reject } = waiter;
-      waiter.resolve = () => { done(); resolve(); };
+      waiter.resolve = (row) => { done(row); resolve(); };
       waiter.reject = (error) => { reject(error); resolve(); };
     })));
     this.worker = null;

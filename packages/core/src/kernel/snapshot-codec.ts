@@ -256,6 +256,33 @@ export interface CopiedBytes {
 
 type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
 
+/** Where a table node's bytes lie in a snapshot written by `encodePieces`. */
+export interface NodeRun {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/**
+ * The table nodes (arrays, and lazy nodes) a snapshot holds, by object, and where each one's bytes lie in it. A
+ * committed state is immutable (each command makes a new one, sharing what it did not change), so a node that is the
+ * same object in a later state has the same bytes: the next snapshot copies them from this one instead of
+ * serialising it again (issue 16: a live server re-serialised every node it had touched since start-up, at every
+ * snapshot). A node written to is a new object (immer copies the path it changes, up to the root), so it is not
+ * found here. Weak: a node no state holds any more is forgotten with it.
+ */
+export type NodeRuns = WeakMap<object, NodeRun>;
+
+/** What `encodePieces` may copy from the snapshot written before, and where it records what the new one holds. */
+export interface Incremental {
+  /**
+   * The snapshot written before by the same encoder, readable until this one is written, and its nodes (`runs` of
+   * an earlier call): a node found there is handed out as a run of `source`.
+   */
+  readonly previous?: { readonly source: SnapshotBytes; readonly runs: NodeRuns };
+  /** Filled with where each table node lies in this snapshot (the next one's `previous.runs`). */
+  readonly runs?: NodeRuns;
+}
+
 /**
  * Encodes a state as a sequence of pieces (concatenated, they are the snapshot). A generator, so that the caller
  * chooses when to let other work run: each step serialises at most about one piece, or does about STEP_WORK of
@@ -270,9 +297,12 @@ export function* encodeState(state: unknown): Generator<Buffer, void, undefined>
  * `encodeState`, where the bytes of lazy nodes over a source that `copies` accepts are not read but handed out as
  * runs of that source (`CopiedBytes`, consecutive nodes as one run): a store copies them itself (the SQLite store's
  * worker, from the snapshot the state was loaded from), so that a snapshot of a state loaded from a snapshot costs
- * this thread what was read or written since, not the reading and copying of hundreds of MB.
+ * this thread what was read or written since, not the reading and copying of hundreds of MB. `incremental`: the nodes
+ * the previous snapshot written this way holds are runs of it too (see `NodeRuns`), so that what a snapshot costs
+ * this thread is what changed since the previous one. The bytes are the same in every case.
  */
-export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean): Steps {
+export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean, incremental: Incremental = {}): Steps {
+  const { previous, runs } = incremental;
   const out = new Pieces();
   // The structure is held until the end (a few MB at 1e6 commands); the nodes' bytes go out as they come.
   const structure = new Pieces();
@@ -305,12 +335,16 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     }
     if (node.length > next) holes(node.length - next);
   }
-  function* node(bytes: Uint8Array): Steps {
-    const offset = out.raw(bytes);
+  /** A table node: its bytes in the stream, its NODE token in the structure, and where it lies (for the next snapshot). */
+  function* node(of: object, bytes: Uint8Array): Steps {
+    yield* nodeAt(of, out.raw(bytes), bytes.length);
+  }
+  function* nodeAt(of: object, offset: number, length: number): Steps {
     structure.tag(NODE);
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
-    structure.u32(bytes.length);
+    structure.u32(length);
+    runs?.set(of, { offset, length });
     if (due()) yield* step();
   }
   const light = (child: readonly unknown[]): boolean => {
@@ -324,15 +358,12 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     yield* array(root, (level2) => (level2 === undefined ? value(level2, depth + 1) : array(level2 as readonly unknown[], (child, b) => trieNode(child, b, level2 as readonly unknown[], depth))));
   }
   function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
-    if (child instanceof LazyNode && copies(child.source)) {
-      const offset = out.copy(child.source, child.offset, child.length);
-      structure.tag(NODE);
-      structure.u32(offset % HI);
-      structure.u32(Math.floor(offset / HI));
-      structure.u32(child.length);
-      if (due()) yield* step();
-    } else if (child instanceof LazyNode) yield* node(child.bytes);
-    else if (Array.isArray(child) && light(child)) yield* node(v8.serialize(child));
+    // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
+    const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.get(child) : undefined;
+    if (before !== undefined) yield* nodeAt(child as object, out.copy(previous!.source, before.offset, before.length), before.length);
+    else if (child instanceof LazyNode && copies(child.source)) yield* nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
+    else if (child instanceof LazyNode) yield* node(child, child.bytes);
+    else if (Array.isArray(child) && light(child)) yield* node(child, v8.serialize(child));
     else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
     else yield* value(child, depth + 2);
   }
