@@ -18,7 +18,7 @@ import {
   tableSet,
   tableValues,
   type CopiedBytes,
-  type NodeRuns,
+  NodeRuns,
   type SnapshotBytes,
   type Table,
 } from '@forgefold/core';
@@ -104,7 +104,7 @@ const full = (state: unknown): Buffer => Buffer.concat([...encodeState(state)]);
 class Chain {
   private previous: { source: Bytes; runs: NodeRuns } | undefined;
   take(state: unknown, copies: (source: SnapshotBytes) => boolean = () => false): { bytes: Buffer; copied: number } {
-    const runs: NodeRuns = new WeakMap();
+    const runs = new NodeRuns();
     const written = write(encodePieces(state, copies, this.previous ? { previous: this.previous, runs } : { runs }));
     this.previous = { source: new Bytes(written.bytes), runs };
     return written;

@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { decodeState, encodePieces, encodeState, readAcross, type NodeRuns, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
+import { decodeState, encodePieces, encodeState, NodeRuns, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
@@ -102,13 +102,19 @@ const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
 const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE rowid IN (SELECT rowid FROM snapshot_pieces WHERE snapshot_id = ? LIMIT 4)');
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
-const flush = db.transaction((job) => {
-  if (job.batch.length === 0) return;
+// One row per transaction: the write lock is the event store's too, and a commit of the main thread that finds it
+// taken sleeps in SQLite's busy handler on the event loop (1, 2, 5, 10 ms…): transactions of 1 MiB made such waits
+// of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
+// a fraction of a millisecond. Only whole rows until the end (then the rest).
+const addRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
+const flush = (job, all) => {
+  if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
-  for (let at = 0; at < bytes.length; at += workerData.row) addPiece.run(job.row, job.seq++, bytes.subarray(at, at + workerData.row));
-  job.batch = [];
-  job.size = 0;
-});
+  let at = 0;
+  for (; bytes.length - at >= workerData.row || (all && at < bytes.length); at += workerData.row) addRow(job, bytes.subarray(at, at + workerData.row));
+  job.batch = at < bytes.length ? [bytes.subarray(at)] : [];
+  job.size = bytes.length - at;
+};
 const lengths = db.prepare('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
 const readPiece = db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
 // Where each piece of a snapshot copied from starts (the snapshot the main thread loaded its state from).
@@ -145,7 +151,7 @@ const copy = (job, snapshot, offset, length) => {
     job.batch.push(part);
     job.size += part.length;
     left -= part.length;
-    if (job.size >= 1048576) flush(job);
+    flush(job, false);
   }
 };
 parentPort.on('message', (message) => {
@@ -159,7 +165,7 @@ parentPort.on('message', (message) => {
       if (!job) return;
       job.batch.push(Buffer.from(message.piece));
       job.size += message.piece.byteLength;
-      if (job.size >= 1048576) flush(job);
+      flush(job, false);
     } else if (message.type === 'copy') {
       const job = jobs.get(id);
       if (!job) return;
@@ -167,7 +173,7 @@ parentPort.on('message', (message) => {
     } else if (message.type === 'end') {
       const job = jobs.get(id);
       jobs.delete(id);
-      flush(job);
+      flush(job, true);
       complete.run(job.seq, job.row);
       // Pruning, a little at a time (a snapshot's pieces are many megabytes).
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
@@ -255,7 +261,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
     // Nodes the previous snapshot written here holds are copied from there; it stays until this one is complete
     // (pruning runs after), being among the newest.
-    const runs: NodeRuns = new WeakMap();
+    const runs = new NodeRuns();
     const previous = this.previous;
     const pieces = encodePieces(snapshot.state, copies, previous ? { previous, runs } : { runs });
     for (const piece of pieces) {
@@ -275,6 +281,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
     } finally {
       if (this.waiting.size === 0 && this.worker === worker) worker.unref();
     }
+  }
+
+  /** The next snapshot is written whole (every node serialised again or copied from the pinned one), as before incremental snapshots: the bench's baseline. */
+  forgetPrevious(): void {
+    this.previous = null;
   }
 
   private ensureWorker(): Worker {

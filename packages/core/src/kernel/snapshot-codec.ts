@@ -256,21 +256,45 @@ export interface CopiedBytes {
 
 type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
 
-/** Where a table node's bytes lie in a snapshot written by `encodePieces`. */
-export interface NodeRun {
-  readonly offset: number;
-  readonly length: number;
-}
-
 /**
  * The table nodes (arrays, and lazy nodes) a snapshot holds, by object, and where each one's bytes lie in it. A
  * committed state is immutable (each command makes a new one, sharing what it did not change), so a node that is the
  * same object in a later state has the same bytes: the next snapshot copies them from this one instead of
  * serialising it again (issue 16: a live server re-serialised every node it had touched since start-up, at every
  * snapshot). A node written to is a new object (immer copies the path it changes, up to the root), so it is not
- * found here. Weak: a node no state holds any more is forgotten with it.
+ * found here. Weak: a node no state holds any more is forgotten with it. The runs are numbers in one array, not an
+ * object per node (hundreds of thousands at 1e6 commands, each one more object for the collector to move).
  */
-export type NodeRuns = WeakMap<object, NodeRun>;
+export class NodeRuns {
+  private readonly index = new WeakMap<object, number>();
+  private runs = new Float64Array(2048);
+  private count = 0;
+
+  /** `node`'s bytes are `length` bytes at `offset`. */
+  set(node: object, offset: number, length: number): void {
+    if (2 * this.count + 2 > this.runs.length) {
+      const grown = new Float64Array(this.runs.length * 2);
+      grown.set(this.runs);
+      this.runs = grown;
+    }
+    this.runs[2 * this.count] = offset;
+    this.runs[2 * this.count + 1] = length;
+    this.index.set(node, this.count++);
+  }
+
+  /** Where `node`'s run is kept (for `offset` and `length`), or -1. */
+  find(node: object): number {
+    return this.index.get(node) ?? -1;
+  }
+
+  offset(run: number): number {
+    return this.runs[2 * run]!;
+  }
+
+  length(run: number): number {
+    return this.runs[2 * run + 1]!;
+  }
+}
 
 /** What `encodePieces` may copy from the snapshot written before, and where it records what the new one holds. */
 export interface Incremental {
@@ -344,7 +368,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
     structure.u32(length);
-    runs?.set(of, { offset, length });
+    runs?.set(of, offset, length);
     if (due()) yield* step();
   }
   const light = (child: readonly unknown[]): boolean => {
@@ -359,8 +383,11 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   }
   function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
     // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
-    const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.get(child) : undefined;
-    if (before !== undefined) yield* nodeAt(child as object, out.copy(previous!.source, before.offset, before.length), before.length);
+    const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
+    if (before >= 0) {
+      const length = previous!.runs.length(before);
+      yield* nodeAt(child as object, out.copy(previous!.source, previous!.runs.offset(before), length), length);
+    }
     else if (child instanceof LazyNode && copies(child.source)) yield* nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
     else if (child instanceof LazyNode) yield* node(child, child.bytes);
     else if (Array.isArray(child) && light(child)) yield* node(child, v8.serialize(child));
