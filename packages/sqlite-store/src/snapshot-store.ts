@@ -4,9 +4,12 @@
  *
  * Taking a snapshot of a large state stays off the request path: the state (an immutable committed reference) is
  * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
- * copied) to a worker thread with its own connection, which writes ~1 MiB at a time (as rows of 64 KiB: see ROW) in short transactions of
- * their own, so that neither serialising nor writing holds the event loop or the write lock for long. A snapshot
- * counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread.
+ * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), a row per
+ * transaction with a rest after each (see REST_MS), so that neither serialising nor writing holds the event loop or
+ * the write lock for long. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
+ * second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
+ * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
+ * (incremental snapshots: see `NodeRuns` in the core).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -32,6 +35,12 @@ const DOOMED = `
  * its overflow pages), so pieces are small: 64 KiB is read in about a millisecond here, a MiB took 5–16 ms.
  */
 const ROW = 64 * 1024;
+
+/**
+ * The worker's rest after each of its write transactions (ms), so that the event store's commits on the main thread
+ * find the write lock free when their busy handler retries. Bounds the worker's writes to ROW / REST_MS (32 MB/s).
+ */
+const REST_MS = 2;
 
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
@@ -106,7 +115,15 @@ const jobs = new Map();
 // taken sleeps in SQLite's busy handler on the event loop (1, 2, 5, 10 ms…): transactions of 1 MiB made such waits
 // of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
 // a fraction of a millisecond. Only whole rows until the end (then the rest).
-const addRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
+// And a rest after each: SQLite's lock is not fair, and the busy handler retries after sleeping (1, 2, 5, 10 ms…), so
+// back-to-back transactions here kept finding the lock taken at each retry (waits of 80 ms with a row each).
+const resting = new Int32Array(new SharedArrayBuffer(4));
+const rest = () => Atomics.wait(resting, 0, 0, workerData.restMs);
+const addRow = (job, bytes) => {
+  insertRow(job, bytes);
+  rest();
+};
+const insertRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
 const flush = (job, all) => {
   if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
@@ -178,7 +195,7 @@ parentPort.on('message', (message) => {
       // Pruning, a little at a time (a snapshot's pieces are many megabytes).
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
         dropRow.run(old);
-        while (dropPieces.run(old).changes > 0);
+        while (dropPieces.run(old).changes > 0) rest();
       }
       // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
       startsOf.clear();
@@ -291,7 +308,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS } });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
