@@ -48,9 +48,12 @@ export interface Decider<C, E extends DomainEvent, S> {
   readonly initialState: () => S;
 }
 
+/** The command of type `T` among a module's commands `C`, as issued: what that command's decision takes. */
+export type IssuedAs<C extends { readonly type: string }, T extends C['type']> = Issued<Extract<C, { readonly type: T }>>;
+
 /** Per command type, the decision of that command: exhaustive, so that a command without its decision does not compile. */
 export type DecisionsByType<C extends { readonly type: string }, S, R> = {
-  readonly [T in C['type']]: (issued: Issued<Extract<C, { readonly type: T }>>, state: S) => R;
+  readonly [T in C['type']]: (issued: IssuedAs<C, T>, state: S) => R;
 };
 
 /**

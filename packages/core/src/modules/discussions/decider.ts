@@ -1,7 +1,7 @@
 /** The discussions module's decisions, in the order the platform's endpoints check (404, 400 shape, 403, 400 model). */
 import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { canOnGroup, canOnProject, isAdmin } from '../access/abilities.js';
 import type { DiscussionCommand, DiffFact, NoteableRef, Position } from './commands.js';
 import type { DiscussionEvent, NoteData } from './events.js';
@@ -20,7 +20,6 @@ import {
   type Noteable,
 } from './queries.js';
 
-type Narrow<T extends DiscussionCommand['type']> = Issued<Extract<DiscussionCommand, { type: T }>>;
 type Decided = E.Either<DomainError, readonly DiscussionEvent[]>;
 
 /** `Note` validates `note` with `length: { maximum: 1_000_000 }`. */
@@ -101,7 +100,7 @@ const maySetCreatedAt = (state: DiscussionsView, actorId: number | null, noteabl
 
 const refused = (prefix: string, errors: Record<string, string[]>): DomainError => badRequest(`${prefix} ${rubyErrors(errors)}`);
 
-const decideStart = ({ command, actor, at }: Narrow<'StartDiscussion'>, state: DiscussionsView): Decided => {
+const decideStart = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'StartDiscussion'>, state: DiscussionsView): Decided => {
   const located = locate(state, actor.userId, command.noteable);
   if (E.isLeft(located)) return located;
   const noteable = located.right;
@@ -132,7 +131,7 @@ const threadResolved = (notes: readonly Note[], noteable: Noteable): boolean => 
   return resolvable.length > 0 && resolvable.every((note) => note.resolved_at !== null);
 };
 
-const decideAdd = ({ command, actor, at }: Narrow<'AddNote'>, state: DiscussionsView): Decided => {
+const decideAdd = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'AddNote'>, state: DiscussionsView): Decided => {
   const located = locate(state, actor.userId, command.noteable);
   if (E.isLeft(located)) return located;
   const noteable = located.right;
@@ -172,7 +171,7 @@ const locateNote = (state: DiscussionsView, actorId: number | null, ref: Noteabl
   return note ? E.right({ noteable: located.right, note }) : E.left(notFound(undefined, '404 Not found'));
 };
 
-const decideEdit = ({ command, actor, at }: Narrow<'EditNote'>, state: DiscussionsView): Decided => {
+const decideEdit = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'EditNote'>, state: DiscussionsView): Decided => {
   const located = locateNote(state, actor.userId, command.noteable, command.note_id);
   if (E.isLeft(located)) return located;
   const { noteable, note } = located.right;
@@ -183,7 +182,7 @@ const decideEdit = ({ command, actor, at }: Narrow<'EditNote'>, state: Discussio
   return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at, edited_by_id: actor.userId } }]);
 };
 
-const decideResolveNote = ({ command, actor, at }: Narrow<'ResolveNote'>, state: DiscussionsView): Decided => {
+const decideResolveNote = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'ResolveNote'>, state: DiscussionsView): Decided => {
   const located = locateNote(state, actor.userId, command.noteable, command.note_id);
   if (E.isLeft(located)) return located;
   const { noteable, note } = located.right;
@@ -198,7 +197,7 @@ const decideResolveNote = ({ command, actor, at }: Narrow<'ResolveNote'>, state:
   ]);
 };
 
-const decideResolveDiscussion = ({ command, actor, at }: Narrow<'ResolveDiscussion'>, state: DiscussionsView): Decided => {
+const decideResolveDiscussion = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'ResolveDiscussion'>, state: DiscussionsView): Decided => {
   const located = locate(state, actor.userId, command.noteable);
   if (E.isLeft(located)) return located;
   const noteable = located.right;
@@ -215,7 +214,7 @@ const decideResolveDiscussion = ({ command, actor, at }: Narrow<'ResolveDiscussi
   return E.right(note_ids.length === 0 ? [] : [{ type: 'DiscussionUnresolved', data: { discussion_id: discussion.id, note_ids, at } }]);
 };
 
-const decideDelete = ({ command, actor, at }: Narrow<'DeleteNote'>, state: DiscussionsView): Decided => {
+const decideDelete = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'DeleteNote'>, state: DiscussionsView): Decided => {
   const located = locateNote(state, actor.userId, command.noteable, command.note_id);
   if (E.isLeft(located)) return located;
   const { noteable, note } = located.right;

@@ -1,7 +1,7 @@
 /** The epics module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { tableGet } from '../../kernel/table.js';
 import { findGroup } from '../groups/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
@@ -10,13 +10,12 @@ import type { EpicEvent } from './events.js';
 import type { EpicsView } from './projection.js';
 import { canCreateEpic, canReadEpic, canUpdateEpic, findEpic } from './queries.js';
 
-type Narrow<T extends EpicCommand['type']> = Issued<Extract<EpicCommand, { type: T }>>;
 type Decided = E.Either<DomainError, readonly EpicEvent[]>;
 
 const checkTitle = (title: string | undefined) => new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
 
-const decideCreate = ({ command, actor, at }: Narrow<'CreateEpic'>, state: EpicsView): Decided => {
+const decideCreate = ({ command, actor, at }: IssuedAs<EpicCommand, 'CreateEpic'>, state: EpicsView): Decided => {
   const group = findGroup(state.groups, command.group_id);
   if (!group) return E.left(notFound('Group'));
   if (actor.userId !== null && !canCreateEpic(state, actor.userId, group)) return E.left(forbidden());
@@ -40,7 +39,7 @@ const decideCreate = ({ command, actor, at }: Narrow<'CreateEpic'>, state: Epics
   ]);
 };
 
-const decideUpdate = ({ command, actor, at }: Narrow<'UpdateEpic'>, state: EpicsView): Decided => {
+const decideUpdate = ({ command, actor, at }: IssuedAs<EpicCommand, 'UpdateEpic'>, state: EpicsView): Decided => {
   const group = findGroup(state.groups, command.group_id);
   const epic = group ? findEpic(state.epics, group.id, command.iid) : undefined;
   if (!group || !epic || (actor.userId !== null && !canReadEpic(state, actor.userId, group, epic))) return E.left(notFound(group ? 'Epic' : 'Group'));

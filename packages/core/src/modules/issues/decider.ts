@@ -1,7 +1,7 @@
 /** The issues module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { canOnProject, isAdmin } from '../access/abilities.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
@@ -11,7 +11,6 @@ import type { IssuesView } from './projection.js';
 import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
 import { tableGet } from '../../kernel/table.js';
 
-type Narrow<T extends IssueCommand['type']> = Issued<Extract<IssueCommand, { type: T }>>;
 type Decided = E.Either<DomainError, readonly IssueEvent[]>;
 
 const MAX_DESCRIPTION = 1_048_576;
@@ -24,7 +23,7 @@ const checkText = (title: string | undefined, description: string | undefined) =
 
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
 
-const decideCreate = ({ command, actor, at }: Narrow<'CreateIssue'>, state: IssuesView): Decided => {
+const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   if (!project || (actor.userId !== null && !canCreateIssue(state, actor.userId, project))) return E.left(project ? forbidden() : notFound('Project'));
   const errors = checkText(command.title, command.description);
@@ -50,7 +49,7 @@ const decideCreate = ({ command, actor, at }: Narrow<'CreateIssue'>, state: Issu
   ]);
 };
 
-const decideUpdate = ({ command, actor, at }: Narrow<'UpdateIssue'>, state: IssuesView): Decided => {
+const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
   if (!project || !issue || !canReadIssue(state, actor.userId, project, issue) && actor.userId !== null) return E.left(notFound(project ? 'Issue' : 'Project'));
@@ -71,7 +70,7 @@ const decideUpdate = ({ command, actor, at }: Narrow<'UpdateIssue'>, state: Issu
   return E.right(events);
 };
 
-const decideDelete = ({ command, actor, at }: Narrow<'DeleteIssue'>, state: IssuesView): Decided => {
+const decideDelete = ({ command, actor, at }: IssuedAs<IssueCommand, 'DeleteIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
   if (!project || !issue || (actor.userId !== null && !canReadIssue(state, actor.userId, project, issue))) return E.left(notFound(project ? 'Issue' : 'Project'));

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued, type IssuedAs } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import { RECORD_NOT_FOUND } from '../shared/errors.js';
 import { findProject } from '../projects/queries.js';
@@ -16,7 +16,6 @@ import type { Pipeline, PipelineStatus, PipelineVariable, PipelinesView } from '
 import { findPipeline, refProtectedFor } from './queries.js';
 
 type State = PipelinesView;
-type Command<T extends PipelineCommand['type']> = Extract<PipelineCommand, { type: T }>;
 type Result = E.Either<DomainError, readonly PipelineEvent[]>;
 
 const requireProject = (state: State, id: number): E.Either<DomainError, Project> => {
@@ -37,7 +36,7 @@ const variableErrors = (variables: readonly PipelineVariable[]): string[] => {
   return [...new Set(errors)];
 };
 
-const decideCreate = (issued: Issued<Command<'CreatePipeline'>>, state: State): Result => {
+const decideCreate = (issued: IssuedAs<PipelineCommand, 'CreatePipeline'>, state: State): Result => {
   const { project_id, ref, variables, fact } = issued.command;
   const userId = issued.actor.userId;
   const found = requireProject(state, project_id);

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { conflict, forbidden, forbiddenMessage, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Decision, type Issued } from '../../kernel/decider.js';
+import { decideByType, type Decision, type Issued, type IssuedAs } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
@@ -16,7 +16,6 @@ import { canRelease } from './policy.js';
 import { findRelease } from './queries.js';
 
 type State = ReleasesView;
-type Command<T extends ReleaseCommand['type']> = Issued<Extract<ReleaseCommand, { type: T }>>;
 type Decided = E.Either<DomainError, Decision<ReleaseEvent>>;
 
 export const RELEASE_MESSAGES = {
@@ -100,7 +99,7 @@ const locate = (state: State, issued: Issued<{ readonly project_id: number }>): 
 
 const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: input.url, filepath: input.filepath || null, link_type: input.link_type ?? 'other' });
 
-const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided => {
+const decideCreate = (issued: IssuedAs<ReleaseCommand, 'CreateRelease'>, state: State): Decided => {
   const { command, actor, at } = issued;
   const found = locate(state, issued);
   if (E.isLeft(found)) return found;
@@ -138,7 +137,7 @@ const decideCreate = (issued: Command<'CreateRelease'>, state: State): Decided =
 };
 
 /** `authorize! :update_release, release` (403 when there is none), then the service's checks. */
-const locateRelease = (state: State, issued: Command<'UpdateRelease' | 'DeleteRelease'>, ability: 'update_release' | 'destroy_release'): E.Either<DomainError, { project: Project; release: Release }> => {
+const locateRelease = (state: State, issued: IssuedAs<ReleaseCommand, 'UpdateRelease' | 'DeleteRelease'>, ability: 'update_release' | 'destroy_release'): E.Either<DomainError, { project: Project; release: Release }> => {
   const found = locate(state, issued);
   if (E.isLeft(found)) return found;
   const project = found.right;
@@ -149,7 +148,7 @@ const locateRelease = (state: State, issued: Command<'UpdateRelease' | 'DeleteRe
   return E.right({ project, release });
 };
 
-const decideUpdate = (issued: Command<'UpdateRelease'>, state: State): Decided => {
+const decideUpdate = (issued: IssuedAs<ReleaseCommand, 'UpdateRelease'>, state: State): Decided => {
   const found = locateRelease(state, issued, 'update_release');
   if (E.isLeft(found)) return found;
   const { release } = found.right;
@@ -175,7 +174,7 @@ const decideUpdate = (issued: Command<'UpdateRelease'>, state: State): Decided =
   ]);
 };
 
-const decideDelete = (issued: Command<'DeleteRelease'>, state: State): Decided => {
+const decideDelete = (issued: IssuedAs<ReleaseCommand, 'DeleteRelease'>, state: State): Decided => {
   const found = locateRelease(state, issued, 'destroy_release');
   if (E.isLeft(found)) return found;
   const { release } = found.right;
@@ -197,7 +196,7 @@ const findLink = (release: Release, id: number): E.Either<DomainError, ReleaseLi
   return link ? E.right(link) : E.left(notFound());
 };
 
-const decideCreateLink = (issued: Command<'CreateReleaseLink'>, state: State): Decided => {
+const decideCreateLink = (issued: IssuedAs<ReleaseCommand, 'CreateReleaseLink'>, state: State): Decided => {
   const found = locateLinkRelease(state, issued, 'create_release');
   if (E.isLeft(found)) return found;
   const release = found.right;
@@ -207,7 +206,7 @@ const decideCreateLink = (issued: Command<'CreateReleaseLink'>, state: State): D
   return E.right([{ type: 'ReleaseLinkCreated', data: { project_id: release.project_id, release_id: release.id, id: state.releases.sequences.link + 1, ...link, created_at: issued.at } }]);
 };
 
-const decideUpdateLink = (issued: Command<'UpdateReleaseLink'>, state: State): Decided => {
+const decideUpdateLink = (issued: IssuedAs<ReleaseCommand, 'UpdateReleaseLink'>, state: State): Decided => {
   const found = locateLinkRelease(state, issued, 'update_release');
   if (E.isLeft(found)) return found;
   const release = found.right;
@@ -225,7 +224,7 @@ const decideUpdateLink = (issued: Command<'UpdateReleaseLink'>, state: State): D
   return E.right([{ type: 'ReleaseLinkUpdated', data: { project_id: release.project_id, release_id: release.id, id: current.right.id, ...changes } }]);
 };
 
-const decideDeleteLink = (issued: Command<'DeleteReleaseLink'>, state: State): Decided => {
+const decideDeleteLink = (issued: IssuedAs<ReleaseCommand, 'DeleteReleaseLink'>, state: State): Decided => {
   const found = locateLinkRelease(state, issued, 'destroy_release');
   if (E.isLeft(found)) return found;
   const current = findLink(found.right, issued.command.link_id);

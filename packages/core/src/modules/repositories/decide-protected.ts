@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import type { Issued, IssuedAs } from '../../kernel/decider.js';
 import { AccessLevel } from '../shared/access.js';
 import type { Project } from '../projects/projection.js';
 import type { RepositoryCommand } from './commands.js';
@@ -17,7 +17,6 @@ type State = RepositoriesView;
 /** `ProtectedRefAccess.allowed_access_levels`. */
 export const PROTECTED_REF_ACCESS_LEVELS: readonly number[] = [AccessLevel.MAINTAINER, AccessLevel.DEVELOPER, AccessLevel.NO_ACCESS];
 
-type Command<T extends RepositoryCommand['type']> = Extract<RepositoryCommand, { type: T }>;
 
 /** `authorize_admin_project`: Maintainers and above (the routes answer 403 before this; the decider keeps the rule). */
 const requireAdmin = (state: State, userId: number | null, project: Project): E.Either<DomainError, Project> =>
@@ -44,7 +43,7 @@ const checkName = (name: string, taken: boolean): E.Either<DomainError, string> 
   return E.right(name);
 };
 
-export const decideProtectTag = (issued: Issued<Command<'ProtectTag'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
+export const decideProtectTag = (issued: IssuedAs<RepositoryCommand, 'ProtectTag'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chainFirst(({ repository }) => checkName(issued.command.name, findProtectedTag(repository, issued.command.name) !== undefined)),
@@ -63,7 +62,7 @@ export const decideProtectTag = (issued: Issued<Command<'ProtectTag'>>, state: S
     ]),
   );
 
-export const decideUnprotectTag = (issued: Issued<Command<'UnprotectTag'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
+export const decideUnprotectTag = (issued: IssuedAs<RepositoryCommand, 'UnprotectTag'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chain(({ project, repository }) => {
@@ -72,7 +71,7 @@ export const decideUnprotectTag = (issued: Issued<Command<'UnprotectTag'>>, stat
     }),
   );
 
-export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
+export const decideProtectBranch = (issued: IssuedAs<RepositoryCommand, 'ProtectBranch'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command } = issued;
   return pipe(
     target(state, issued),
@@ -106,7 +105,7 @@ export const decideProtectBranch = (issued: Issued<Command<'ProtectBranch'>>, st
 };
 
 /** `LegacyApiCreateService`/`LegacyApiUpdateService`: developers_can_* map to Developer or Maintainer levels. */
-export const decideProtectBranchLegacy = (issued: Issued<Command<'ProtectBranchLegacy'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
+export const decideProtectBranchLegacy = (issued: IssuedAs<RepositoryCommand, 'ProtectBranchLegacy'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command } = issued;
   const push = command.developers_can_push ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER;
   const merge = command.developers_can_merge ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER;
@@ -136,7 +135,7 @@ export const decideProtectBranchLegacy = (issued: Issued<Command<'ProtectBranchL
   );
 };
 
-export const decideUnprotectBranch = (issued: Issued<Command<'UnprotectBranch'>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
+export const decideUnprotectBranch = (issued: IssuedAs<RepositoryCommand, 'UnprotectBranch'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
   pipe(
     target(state, issued),
     E.chain(({ project, repository }) => {

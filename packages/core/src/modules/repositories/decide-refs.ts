@@ -1,7 +1,7 @@
 /** Decisions about refs: a repository for a project, and ref moves (by the API or by a push). */
 import * as E from 'fp-ts/lib/Either.js';
 import { badRequest, forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import type { IssuedAs } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import type { RefUpdate, RepositoryCommand, VersionFact } from './commands.js';
@@ -28,7 +28,7 @@ export const requireRepository = (state: State, projectId: number): E.Either<Dom
  * `Projects::UpdateService`: maintainers move HEAD to an existing branch ("Could not set the default branch"), or,
  * while the repository has no branch (a project being created), to any name.
  */
-export const decideChangeDefaultBranch = (issued: Issued<Extract<RepositoryCommand, { type: 'ChangeDefaultBranch' }>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
+export const decideChangeDefaultBranch = (issued: IssuedAs<RepositoryCommand, 'ChangeDefaultBranch'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command, actor } = issued;
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
@@ -107,7 +107,7 @@ export const versionEvents = (
  * Ref moves, all or none: each must start from the value the log holds (compare-and-swap: the log is a chain of
  * moves) and pass the pre-receive checks, judged against the refs before the moves, as one push is.
  */
-export const decideUpdateRefs = (issued: Issued<Extract<RepositoryCommand, { type: 'UpdateRefs' }>>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
+export const decideUpdateRefs = (issued: IssuedAs<RepositoryCommand, 'UpdateRefs'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> => {
   const { command, actor, at } = issued;
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { DEFAULT_CRON_SETTINGS, nextRunAt, scheduleCronErrors, stripCron } from '@forgefold/cron';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type Issued, type IssuedAs } from '../../kernel/decider.js';
 import type { DomainEvent } from '../../kernel/envelope.js';
 import { canOnProject } from '../access/abilities.js';
 import { findProject } from '../projects/queries.js';
@@ -20,7 +20,6 @@ import type { Schedule, ScheduleVariable, SchedulesView } from './projection.js'
 import { canAdminSchedule, canPlaySchedule, canReadSchedule, dueSchedules, findSchedule } from './queries.js';
 
 type State = SchedulesView;
-type Command<T extends ScheduleCommand['type']> = Extract<ScheduleCommand, { type: T }>;
 type Result = E.Either<DomainError, readonly DomainEvent[]>;
 
 const SCHEDULE_NOT_FOUND = notFound('Pipeline Schedule');
@@ -96,7 +95,7 @@ const runAs = (state: State, project: Project, schedule: Schedule, userId: numbe
   };
 };
 
-const decideCreate = (issued: Issued<Command<'CreatePipelineSchedule'>>, state: State): Result => {
+const decideCreate = (issued: IssuedAs<ScheduleCommand, 'CreatePipelineSchedule'>, state: State): Result => {
   const { project_id, description, ref, cron_timezone, active } = issued.command;
   const found = requireProject(state, project_id);
   if (E.isLeft(found)) return found;
@@ -125,7 +124,7 @@ const decideCreate = (issued: Issued<Command<'CreatePipelineSchedule'>>, state: 
   ]);
 };
 
-const decideUpdate = (issued: Issued<Command<'UpdatePipelineSchedule'>>, state: State): Result =>
+const decideUpdate = (issued: IssuedAs<ScheduleCommand, 'UpdatePipelineSchedule'>, state: State): Result =>
   E.chain(({ schedule }: { schedule: Schedule }): Result => {
     const changes = { ...issued.command.changes, ...(issued.command.changes.cron !== undefined ? { cron: stripCron(issued.command.changes.cron) } : {}) };
     const merged = { ...schedule, ...changes };
@@ -138,7 +137,7 @@ const decideUpdate = (issued: Issued<Command<'UpdatePipelineSchedule'>>, state: 
     return E.right([event]);
   })(administrable(state, issued));
 
-const decidePlay = (issued: Issued<Command<'PlayPipelineSchedule'>>, state: State): Result =>
+const decidePlay = (issued: IssuedAs<ScheduleCommand, 'PlayPipelineSchedule'>, state: State): Result =>
   E.chain(({ project, schedule }: { project: Project; schedule: Schedule }): Result => {
     const userId = issued.actor.userId;
     if (userId === null) return E.left(forbidden());
@@ -157,7 +156,7 @@ const decidePlay = (issued: Issued<Command<'PlayPipelineSchedule'>>, state: Stat
  * `PipelineScheduleWorker`: each due schedule moves to its next run from now (`schedule_next_run!`, so a schedule
  * missed during downtime runs once), then runs for its owner.
  */
-const decideRunDue = (issued: Issued<Command<'RunDueSchedules'>>, state: State): Result => {
+const decideRunDue = (issued: IssuedAs<ScheduleCommand, 'RunDueSchedules'>, state: State): Result => {
   if (issued.actor.userId !== null) return E.left(forbidden());
   const runs: { schedule: Schedule; run: Run; next: string | null }[] = [];
   // Schedules often share a cron and zone (`0 1 * * *`): their next run from this moment is computed once.
@@ -197,7 +196,7 @@ const decideRunDue = (issued: Issued<Command<'RunDueSchedules'>>, state: State):
   return E.right(events);
 };
 
-const withVariable = (issued: Issued<Command<'UpdatePipelineScheduleVariable' | 'DeletePipelineScheduleVariable'>>, schedule: Schedule): E.Either<DomainError, ScheduleVariable> => {
+const withVariable = (issued: IssuedAs<ScheduleCommand, 'UpdatePipelineScheduleVariable' | 'DeletePipelineScheduleVariable'>, schedule: Schedule): E.Either<DomainError, ScheduleVariable> => {
   const variable = schedule.variables.find((candidate) => candidate.key === issued.command.key);
   return variable ? E.right(variable) : E.left(VARIABLE_NOT_FOUND);
 };

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, notFound, preconditionFailed, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued } from '../../kernel/decider.js';
+import type { Issued, IssuedAs } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import { tableGet } from '../../kernel/table.js';
 import { authorizeGroup } from '../access/abilities.js';
@@ -112,7 +112,7 @@ const removeMemberships = (state: ScimView, group: Group, user: User, at: string
 
 const taken = (attribute: string): DomainError => conflict(`${attribute} has already been taken`);
 
-const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionScimIdentity' }>>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
+const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   return pipe(
     requireProvider(state, command.group_id),
@@ -166,7 +166,7 @@ const decideProvision = (issued: Issued<Extract<ScimCommand, { type: 'ProvisionS
   );
 };
 
-const decideUpdate = (issued: Issued<Extract<ScimCommand, { type: 'UpdateScimIdentity' }>>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
+const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   const changes: ScimChanges = command.changes;
   return pipe(

@@ -1,7 +1,7 @@
 /** The snippets module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
-import { decideByType, type Issued } from '../../kernel/decider.js';
+import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { SettingsSlice } from '../settings/projection.js';
@@ -11,7 +11,6 @@ import type { SnippetEvent } from './events.js';
 import type { SnippetsView } from './projection.js';
 import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from './queries.js';
 
-type Narrow<T extends SnippetCommand['type']> = Issued<Extract<SnippetCommand, { type: T }>>;
 type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
 
 /** The platform's `snippet_size_limit` default (50 MB) is far above what a log should hold: 1 MB per file at most here. */
@@ -56,7 +55,7 @@ const checkSnippet = (title: string | undefined, files: readonly SnippetFileInpu
 
 const toFiles = (files: readonly SnippetFileInput[]) => files.map((file) => ({ path: file.file_path, content: file.content }));
 
-const decideCreate = ({ command, actor, at }: Narrow<'CreateSnippet'>, state: SnippetsView): Decided => {
+const decideCreate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'CreateSnippet'>, state: SnippetsView): Decided => {
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
   if (actor.userId !== null && !canCreateSnippet(state, actor.userId, project)) return E.left(forbidden());
@@ -87,7 +86,7 @@ const locate = (state: SnippetsView, actorId: number | null, projectId: number, 
   return E.right({ project, snippet });
 };
 
-const decideUpdate = ({ command, actor, at }: Narrow<'UpdateSnippet'>, state: SnippetsView): Decided => {
+const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSnippet'>, state: SnippetsView): Decided => {
   const located = locate(state, actor.userId, command.project_id, command.id);
   if (E.isLeft(located)) return located;
   const { snippet } = located.right;
@@ -102,7 +101,7 @@ const decideUpdate = ({ command, actor, at }: Narrow<'UpdateSnippet'>, state: Sn
   return E.right([{ type: 'SnippetUpdated', data: { project_id: snippet.project_id, id: snippet.id, updated_at: at, ...changes } }]);
 };
 
-const decideDelete = ({ command, actor, at }: Narrow<'DeleteSnippet'>, state: SnippetsView): Decided => {
+const decideDelete = ({ command, actor, at }: IssuedAs<SnippetCommand, 'DeleteSnippet'>, state: SnippetsView): Decided => {
   const located = locate(state, actor.userId, command.project_id, command.id);
   if (E.isLeft(located)) return located;
   return E.right([{ type: 'SnippetDeleted', data: { project_id: command.project_id, id: command.id, at } }]);

@@ -12,7 +12,7 @@ import { findUser } from '../../users/queries.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
 import { dayOf } from '../../shared/validation.js';
 import type { MemberBuilderView } from '../builders.js';
-import type { Issued } from '../../../kernel/decider.js';
+import type { Issued, IssuedAs } from '../../../kernel/decider.js';
 import type { MemberCommand } from '../commands.js';
 import type { Member, SourceType } from '../projection.js';
 import { directMembership, isLdapSynced } from '../queries.js';
@@ -88,7 +88,7 @@ export const refuseLdapSynced = (state: MembersView, source: ResolvedSource): Ei
 export const refuseLocked = (state: MembersView, source: ResolvedSource): Either<void> => (isMembershipLocked(state, source) ? E.left(MEMBERSHIP_LOCKED) : E.right(undefined));
 
 /** One of the module's commands as issued. */
-export type Command<T extends MemberCommand['type']> = Issued<Extract<MemberCommand, { readonly type: T }>>;
+export type Command<T extends MemberCommand['type']> = IssuedAs<MemberCommand, T>;
 
 /** The source a command names, once the actor may administer its members (`admin_group_member` / `admin_project_member`). */
 export const administeredSource = (state: MembersView, issued: Issued<{ readonly source_type: SourceType; readonly source_id: number }>): Either<ResolvedSource> =>
