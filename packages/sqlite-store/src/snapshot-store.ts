@@ -38,9 +38,11 @@ const ROW = 64 * 1024;
 
 /**
  * The worker's rest after each of its write transactions (ms), so that the event store's commits on the main thread
- * find the write lock free when their busy handler retries. Bounds the worker's writes to ROW / REST_MS (32 MB/s).
+ * find the write lock free when their busy handler retries: REST_MS while another connection has written in the last
+ * second (bounds the worker's writes to ROW / REST_MS, 32 MB/s), IDLE_REST_MS otherwise.
  */
 const REST_MS = 2;
+const IDLE_REST_MS = 0.5;
 
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
@@ -116,9 +118,22 @@ const jobs = new Map();
 // of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
 // a fraction of a millisecond. Only whole rows until the end (then the rest).
 // And a rest after each: SQLite's lock is not fair, and the busy handler retries after sleeping (1, 2, 5, 10 ms…), so
-// back-to-back transactions here kept finding the lock taken at each retry (waits of 80 ms with a row each).
+// back-to-back transactions here kept finding the lock taken at each retry (waits of 110–130 ms with a row each).
+// A longer rest while another connection writes (its commits change data_version), a short one otherwise (a
+// snapshot taken with no load, at shutdown: the first commit of a load that starts meanwhile still finds gaps).
 const resting = new Int32Array(new SharedArrayBuffer(4));
-const rest = () => Atomics.wait(resting, 0, 0, workerData.restMs);
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+let seenVersion = dataVersion.get();
+let writtenUntil = 0;
+const rest = () => {
+  const now = Date.now();
+  const version = dataVersion.get();
+  if (version !== seenVersion) {
+    seenVersion = version;
+    writtenUntil = now + 1000;
+  }
+  Atomics.wait(resting, 0, 0, now < writtenUntil ? workerData.restMs : workerData.idleRestMs);
+};
 const addRow = (job, bytes) => {
   insertRow(job, bytes);
   rest();
@@ -308,7 +323,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS, idleRestMs: IDLE_REST_MS } });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
