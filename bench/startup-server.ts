@@ -6,7 +6,9 @@
  *   → { type: 'listening', url, ms }      once it serves (ms: from the store's opening to listening)
  *   ← { type: 'watch' }                    starts watching the event loop (1 ms resolution)
  *   ← { type: 'pause' }                    → { type: 'pause', ms }: the longest pause since `watch`
- *   ← { type: 'snapshot' }                 → { type: 'snapshot', ms }: takes one while requests go on
+ *   ← { type: 'snapshot', whole? }         → { type: 'snapshot', ms, busyMs }: takes one while requests go on
+ *                                          (whole: not copying from this process's previous snapshot, as before
+ *                                          incremental snapshots; busyMs: the event loop's busy time meanwhile)
  *   ← { type: 'close' }                    closes the API and the store, and exits
  */
 import { join } from 'node:path';
@@ -17,7 +19,7 @@ import { GitRepositories } from '@forgefold/git';
 import { createForgefoldApi, RepositoryHost } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
 
-type Message = { readonly type: 'watch' | 'pause' | 'snapshot' | 'close' };
+type Message = { readonly type: 'watch' | 'pause' | 'snapshot' | 'close'; readonly whole?: boolean };
 
 const dataDir = process.env['BENCH_STARTUP_DATA'];
 const token = process.env['BENCH_STARTUP_TOKEN'];
@@ -46,9 +48,11 @@ process.on('message', (message: Message) => {
       send({ type: 'pause', ms: (watching?.max ?? 0) / 1e6 });
       watching = null;
     } else if (message.type === 'snapshot') {
+      if (message.whole) store.snapshots.forgetPrevious();
       const from = performance.now();
+      const busy = performance.eventLoopUtilization();
       await app.snapshot();
-      send({ type: 'snapshot', ms: performance.now() - from });
+      send({ type: 'snapshot', ms: performance.now() - from, busyMs: performance.eventLoopUtilization(busy).active });
     } else {
       await api.close();
       await store.close();

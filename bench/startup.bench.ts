@@ -13,6 +13,7 @@
  *    (one `v8.serialize` of the whole state); measured in a server process of its own started from the snapshot
  *    (startup-server.ts), as a restarted server runs, with a snapshot there with no load too.
  *    BENCH_STARTUP_SERVER_ARGS: node flags for that server process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ *    BENCH_STARTUP_INCREMENTAL_FIRST=1 takes the incremental later snapshot under load before the whole one.
  * At 1e6 the bench holds the built and the replayed state at once: run it with
  * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  * BENCH_STARTUP_FORMER=0 skips the former format's case (one `v8.serialize` and one `v8.deserialize` of the whole
@@ -192,9 +193,9 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
 const startServer = async (dataDir: string) => {
   const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv: process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = (type: string) =>
-    new Promise<{ ms: number; url?: string }>((resolve, reject) => {
+    new Promise<{ ms: number; busyMs?: number; url?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));
-      const onMessage = (message: { type: string; ms: number; url?: string }) => {
+      const onMessage = (message: { type: string; ms: number; busyMs?: number; url?: string }) => {
         if (message.type !== type) return;
         child.off('message', onMessage);
         child.off('exit', onExit);
@@ -204,9 +205,9 @@ const startServer = async (dataDir: string) => {
       child.once('exit', onExit);
     });
   const listening = await reply('listening');
-  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot'): Promise<{ ms: number }> => {
+  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot', whole = false): Promise<{ ms: number; busyMs?: number }> => {
     const replied = answer ? reply(answer) : Promise.resolve({ ms: 0 });
-    child.send({ type });
+    child.send({ type, whole });
     return replied;
   };
   const close = () =>
@@ -300,18 +301,39 @@ export default async function startupBench(): Promise<void> {
       };
       const quiet = await watched(() => load(LOAD_SECONDS, 'quiet'));
       report.add('HTTP writes, no snapshot: longest event-loop pause', quiet.ms, 'ms', { note: `${quiet.value.rps.toFixed(0)} requests/s, p99 ${quiet.value.p99} ms` });
-      const during = await watched(async () => {
-        const running = load(LOAD_SECONDS, 'snapshot');
+      const taken = (snapshot: { ms: number; busyMs?: number }) => `the snapshot took ${(snapshot.ms / 1000).toFixed(1)} s, the event loop busy ${(snapshot.busyMs ?? 0).toFixed(0)} ms meanwhile`;
+      const underLoad = async (run: string, whole: boolean) => watched(async () => {
+        const running = load(LOAD_SECONDS, run);
         await sleep(500);
-        const taken = await server.ask('snapshot', 'snapshot');
-        return { taken, result: await running };
+        const snapshot = await server.ask('snapshot', 'snapshot', whole);
+        return { snapshot, result: await running };
       });
+      // The first snapshot of the process copies the nodes unread since start-up from the snapshot it started from.
+      const during = await underLoad('snapshot', false);
       report.add('HTTP writes while a snapshot is taken: longest event-loop pause', during.ms, 'ms', {
         ...(FORMER ? { baseline: 'former snapshot: v8.serialize of the state (one pause)' } : {}),
-        note: `target < 20 ms; the snapshot took ${(during.value.taken.ms / 1000).toFixed(1)} s; ${during.value.result.rps.toFixed(0)} requests/s, p99 ${during.value.result.p99} ms`,
+        note: `target < 20 ms; ${taken(during.value.snapshot)}; ${during.value.result.rps.toFixed(0)} requests/s, p99 ${during.value.result.p99} ms`,
       });
+      // Later ones: from the previous one too (incremental), or whole (every node touched since start-up again).
+      const incrementalFirst = process.env['BENCH_STARTUP_INCREMENTAL_FIRST'] === '1';
+      const earlier = incrementalFirst ? await underLoad('incremental', false) : null;
+      const wholeLoad = await underLoad('whole', true);
+      report.add('HTTP writes while a later snapshot is taken whole: longest event-loop pause', wholeLoad.ms, 'ms', {
+        note: `as before incremental snapshots; ${taken(wholeLoad.value.snapshot)}; ${wholeLoad.value.result.rps.toFixed(0)} requests/s, p99 ${wholeLoad.value.result.p99} ms`,
+      });
+      // BENCH_STARTUP_INCREMENTAL_FIRST=1: the incremental case before the whole one (the later case runs on a larger heap).
+      const incrementalLoad = earlier ?? (await underLoad('incremental', false));
+      report.add('HTTP writes while a later snapshot is taken incrementally: longest event-loop pause', incrementalLoad.ms, 'ms', {
+        baseline: 'HTTP writes while a later snapshot is taken whole: longest event-loop pause',
+        note: `target < 20 ms; ${taken(incrementalLoad.value.snapshot)}; ${incrementalLoad.value.result.rps.toFixed(0)} requests/s, p99 ${incrementalLoad.value.result.p99} ms`,
+      });
+      const idleWhole = await watched(() => server.ask('snapshot', 'snapshot', true));
+      report.add('snapshot in the served process with no load, whole: longest event-loop pause', idleWhole.ms, 'ms', { note: `as before incremental snapshots; ${taken(idleWhole.value)}` });
       const idleServer = await watched(() => server.ask('snapshot', 'snapshot'));
-      report.add('snapshot in the served process with no load: longest event-loop pause', idleServer.ms, 'ms', { note: `target < 20 ms; the snapshot took ${(idleServer.value.ms / 1000).toFixed(1)} s` });
+      report.add('snapshot in the served process with no load: longest event-loop pause', idleServer.ms, 'ms', {
+        baseline: 'snapshot in the served process with no load, whole: longest event-loop pause',
+        note: `target < 20 ms; incremental (nothing written since the whole one); ${taken(idleServer.value)}`,
+      });
     } finally {
       await server.close();
     }

@@ -4,14 +4,17 @@
  *
  * Taking a snapshot of a large state stays off the request path: the state (an immutable committed reference) is
  * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
- * copied) to a worker thread with its own connection, which writes ~1 MiB at a time (as rows of 64 KiB: see ROW) in short transactions of
- * their own, so that neither serialising nor writing holds the event loop or the write lock for long. A snapshot
- * counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread.
+ * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), a row per
+ * transaction with a rest after each (see REST_MS), so that neither serialising nor writing holds the event loop or
+ * the write lock for long. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
+ * second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
+ * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
+ * (incremental snapshots: see `NodeRuns` in the core).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { decodeState, encodePieces, encodeState, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
+import { decodeState, encodePieces, encodeState, NodeRuns, readAcross, type Snapshot, type SnapshotBytes, type SnapshotStore } from '@forgefold/core';
 
 const KEEP = 3;
 
@@ -33,6 +36,14 @@ const DOOMED = `
  */
 const ROW = 64 * 1024;
 
+/**
+ * The worker's rest after each of its write transactions (ms), so that the event store's commits on the main thread
+ * find the write lock free when their busy handler retries: REST_MS while another connection has written in the last
+ * second (bounds the worker's writes to ROW / REST_MS, 32 MB/s), IDLE_REST_MS otherwise.
+ */
+const REST_MS = 2;
+const IDLE_REST_MS = 0.5;
+
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
 
@@ -41,26 +52,34 @@ const CACHED_PIECES = 256;
  * pieces), and a table node's piece when the node is first read (see LazyNode in the core).
  */
 class StoredPieces implements SnapshotBytes {
-  private readonly starts: number[] = [];
-  readonly size: number;
+  private known: { readonly starts: number[]; readonly size: number } | null = null;
   private readonly cache = new Map<number, Buffer>();
 
   constructor(
     readonly db: Database.Database,
     private readonly piece: Database.Statement<[number, number], Buffer>,
     readonly id: number,
-    lengths: readonly number[],
-  ) {
+    /** The pieces' lengths, asked for when first needed (a snapshot only copied from by the worker never is). */
+    private readonly lengths: () => readonly number[],
+  ) {}
+
+  private get layout(): { readonly starts: number[]; readonly size: number } {
+    if (this.known) return this.known;
+    const starts: number[] = [];
     let size = 0;
-    for (const length of lengths) {
-      this.starts.push(size);
+    for (const length of this.lengths()) {
+      starts.push(size);
       size += length;
     }
-    this.size = size;
+    return (this.known = { starts, size });
+  }
+
+  get size(): number {
+    return this.layout.size;
   }
 
   read(offset: number, length: number): Buffer {
-    return readAcross(this.starts, (seq) => this.pieceAt(seq), offset, length);
+    return readAcross(this.layout.starts, (seq) => this.pieceAt(seq), offset, length);
   }
 
   private pieceAt(seq: number): Buffer {
@@ -94,13 +113,40 @@ const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
 const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE rowid IN (SELECT rowid FROM snapshot_pieces WHERE snapshot_id = ? LIMIT 4)');
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
-const flush = db.transaction((job) => {
-  if (job.batch.length === 0) return;
+// One row per transaction: the write lock is the event store's too, and a commit of the main thread that finds it
+// taken sleeps in SQLite's busy handler on the event loop (1, 2, 5, 10 ms…): transactions of 1 MiB made such waits
+// of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
+// a fraction of a millisecond. Only whole rows until the end (then the rest).
+// And a rest after each: SQLite's lock is not fair, and the busy handler retries after sleeping (1, 2, 5, 10 ms…), so
+// back-to-back transactions here kept finding the lock taken at each retry (waits of 110–130 ms with a row each).
+// A longer rest while another connection writes (its commits change data_version), a short one otherwise (a
+// snapshot taken with no load, at shutdown: the first commit of a load that starts meanwhile still finds gaps).
+const resting = new Int32Array(new SharedArrayBuffer(4));
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+let seenVersion = dataVersion.get();
+let writtenUntil = 0;
+const rest = () => {
+  const now = Date.now();
+  const version = dataVersion.get();
+  if (version !== seenVersion) {
+    seenVersion = version;
+    writtenUntil = now + 1000;
+  }
+  Atomics.wait(resting, 0, 0, now < writtenUntil ? workerData.restMs : workerData.idleRestMs);
+};
+const addRow = (job, bytes) => {
+  insertRow(job, bytes);
+  rest();
+};
+const insertRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
+const flush = (job, all) => {
+  if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
-  for (let at = 0; at < bytes.length; at += workerData.row) addPiece.run(job.row, job.seq++, bytes.subarray(at, at + workerData.row));
-  job.batch = [];
-  job.size = 0;
-});
+  let at = 0;
+  for (; bytes.length - at >= workerData.row || (all && at < bytes.length); at += workerData.row) addRow(job, bytes.subarray(at, at + workerData.row));
+  job.batch = at < bytes.length ? [bytes.subarray(at)] : [];
+  job.size = bytes.length - at;
+};
 const lengths = db.prepare('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
 const readPiece = db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
 // Where each piece of a snapshot copied from starts (the snapshot the main thread loaded its state from).
@@ -137,7 +183,7 @@ const copy = (job, snapshot, offset, length) => {
     job.batch.push(part);
     job.size += part.length;
     left -= part.length;
-    if (job.size >= 1048576) flush(job);
+    flush(job, false);
   }
 };
 parentPort.on('message', (message) => {
@@ -151,7 +197,7 @@ parentPort.on('message', (message) => {
       if (!job) return;
       job.batch.push(Buffer.from(message.piece));
       job.size += message.piece.byteLength;
-      if (job.size >= 1048576) flush(job);
+      flush(job, false);
     } else if (message.type === 'copy') {
       const job = jobs.get(id);
       if (!job) return;
@@ -159,14 +205,16 @@ parentPort.on('message', (message) => {
     } else if (message.type === 'end') {
       const job = jobs.get(id);
       jobs.delete(id);
-      flush(job);
+      flush(job, true);
       complete.run(job.seq, job.row);
       // Pruning, a little at a time (a snapshot's pieces are many megabytes).
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
         dropRow.run(old);
-        while (dropPieces.run(old).changes > 0);
+        while (dropPieces.run(old).changes > 0) rest();
       }
-      parentPort.postMessage({ type: 'saved', id });
+      // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
+      startsOf.clear();
+      parentPort.postMessage({ type: 'saved', id, row: job.row });
     } else if (message.type === 'close') {
       db.close();
       parentPort.close();
@@ -190,7 +238,14 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
   private worker: Worker | null = null;
   private jobs = 0;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (row: number) => void; reject: (error: Error) => void }>();
+  /**
+   * The newest snapshot this store wrote from this process and the table nodes it holds (objects of the committed
+   * state it was taken of): the next snapshot copies those still in its state from there (see `NodeRuns` in the
+   * core). Forgotten when a save fails (the snapshot may be gone: the next one is written whole).
+   */
+  private previous: { readonly source: StoredPieces; readonly runs: NodeRuns } | null = null;
+  private closing = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -222,7 +277,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async save(snapshot: Snapshot): Promise<void> {
-    if (!this.db.open) throw new Error('The snapshot store is closed');
+    // A save asked for once `close` has begun (an application's timer) would go to a worker told to stop.
+    if (!this.db.open || this.closing) throw new Error('The snapshot store is closed');
     if (!this.saveTx) throw new Error('The store was opened read-only');
     if (this.path === null) {
       this.saveTx.immediate(snapshot, Buffer.concat([...encodeState(snapshot.state)]));
@@ -230,14 +286,21 @@ export class SqliteSnapshotStore implements SnapshotStore {
     }
     const worker = this.ensureWorker();
     const id = ++this.jobs;
-    const saved = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const saved = new Promise<number>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    // The worker may fail while this thread still encodes: the rejection is awaited below, not unhandled meanwhile.
+    saved.catch(() => undefined);
     // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
     worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
     // Nodes not read since the state was loaded from this store's pinned snapshot are copied by the worker, from there.
     const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
-    for (const piece of encodePieces(snapshot.state, copies)) {
+    // Nodes the previous snapshot written here holds are copied from there; it stays until this one is complete
+    // (pruning runs after), being among the newest.
+    const runs = new NodeRuns();
+    const previous = this.previous;
+    const pieces = encodePieces(snapshot.state, copies, previous ? { previous, runs } : { runs });
+    for (const piece of pieces) {
       // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
       if (!Buffer.isBuffer(piece)) worker.postMessage({ type: 'copy', id, snapshot: (piece.source as StoredPieces).id, offset: piece.offset, length: piece.length });
       else if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
@@ -246,22 +309,31 @@ export class SqliteSnapshotStore implements SnapshotStore {
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
     try {
-      await saved;
+      const row = await saved;
+      this.previous = { source: new StoredPieces(this.db, this.piece, row, () => this.pieceLengths.all(row)), runs };
+    } catch (error) {
+      this.previous = null;
+      throw error;
     } finally {
       if (this.waiting.size === 0 && this.worker === worker) worker.unref();
     }
   }
 
+  /** The next snapshot is written whole (every node serialised again or copied from the pinned one), as before incremental snapshots: the bench's baseline. */
+  forgetPrevious(): void {
+    this.previous = null;
+  }
+
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS, idleRestMs: IDLE_REST_MS } });
     worker.unref();
-    worker.on('message', (message: { type: string; id: number; message?: string }) => {
+    worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
       if (!waiter) return;
       this.waiting.delete(message.id);
-      if (message.type === 'saved') waiter.resolve();
+      if (message.type === 'saved') waiter.resolve(message.row!);
       else waiter.reject(new Error(`Snapshot not saved: ${message.message ?? 'unknown error'}`));
     });
     const fail = (error: Error) => {
@@ -287,7 +359,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
     if (row.pieces > 0) this.pin(row.id);
-    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, this.pieceLengths.all(row.id)) : row.state;
+    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, () => this.pieceLengths.all(row.id)) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
   }
 
@@ -321,6 +393,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** Stops the worker once the snapshots in flight are written, and lets other processes prune what this one read. */
   async close(): Promise<void> {
+    this.closing = true;
+    this.previous = null;
     if (this.pinned !== -1 && !this.readonly && this.db.open) {
       const key = this.readerKey();
       const left = (readersHere.get(key) ?? 1) - 1;
@@ -335,7 +409,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     if (!worker) return;
     await Promise.allSettled([...this.waiting.values()].map((waiter) => new Promise<void>((resolve) => {
       const { resolve: done, reject } = waiter;
-      waiter.resolve = () => { done(); resolve(); };
+      waiter.resolve = (row) => { done(row); resolve(); };
       waiter.reject = (error) => { reject(error); resolve(); };
     })));
     this.worker = null;

@@ -257,6 +257,57 @@ export interface CopiedBytes {
 type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
 
 /**
+ * The table nodes (arrays, and lazy nodes) a snapshot holds, by object, and where each one's bytes lie in it. A
+ * committed state is immutable (each command makes a new one, sharing what it did not change), so a node that is the
+ * same object in a later state has the same bytes: the next snapshot copies them from this one instead of
+ * serialising it again (issue 16: a live server re-serialised every node it had touched since start-up, at every
+ * snapshot). A node written to is a new object (immer copies the path it changes, up to the root), so it is not
+ * found here. Weak: a node no state holds any more is forgotten with it. The runs are numbers in one array, not an
+ * object per node (hundreds of thousands at 1e6 commands, each one more object for the collector to move).
+ */
+export class NodeRuns {
+  private readonly index = new WeakMap<object, number>();
+  private runs = new Float64Array(2048);
+  private count = 0;
+
+  /** `node`'s bytes are `length` bytes at `offset`. */
+  set(node: object, offset: number, length: number): void {
+    if (2 * this.count + 2 > this.runs.length) {
+      const grown = new Float64Array(this.runs.length * 2);
+      grown.set(this.runs);
+      this.runs = grown;
+    }
+    this.runs[2 * this.count] = offset;
+    this.runs[2 * this.count + 1] = length;
+    this.index.set(node, this.count++);
+  }
+
+  /** Where `node`'s run is kept (for `offset` and `length`), or -1. */
+  find(node: object): number {
+    return this.index.get(node) ?? -1;
+  }
+
+  offset(run: number): number {
+    return this.runs[2 * run]!;
+  }
+
+  length(run: number): number {
+    return this.runs[2 * run + 1]!;
+  }
+}
+
+/** What `encodePieces` may copy from the snapshot written before, and where it records what the new one holds. */
+export interface Incremental {
+  /**
+   * The snapshot written before by the same encoder, readable until this one is written, and its nodes (`runs` of
+   * an earlier call): a node found there is handed out as a run of `source`.
+   */
+  readonly previous?: { readonly source: SnapshotBytes; readonly runs: NodeRuns };
+  /** Filled with where each table node lies in this snapshot (the next one's `previous.runs`). */
+  readonly runs?: NodeRuns;
+}
+
+/**
  * Encodes a state as a sequence of pieces (concatenated, they are the snapshot). A generator, so that the caller
  * chooses when to let other work run: each step serialises at most about one piece, or does about STEP_WORK of
  * structure; a step with nothing to hand out yields an empty piece. A table node still lazy (not read since its
@@ -270,9 +321,12 @@ export function* encodeState(state: unknown): Generator<Buffer, void, undefined>
  * `encodeState`, where the bytes of lazy nodes over a source that `copies` accepts are not read but handed out as
  * runs of that source (`CopiedBytes`, consecutive nodes as one run): a store copies them itself (the SQLite store's
  * worker, from the snapshot the state was loaded from), so that a snapshot of a state loaded from a snapshot costs
- * this thread what was read or written since, not the reading and copying of hundreds of MB.
+ * this thread what was read or written since, not the reading and copying of hundreds of MB. `incremental`: the nodes
+ * the previous snapshot written this way holds are runs of it too (see `NodeRuns`), so that what a snapshot costs
+ * this thread is what changed since the previous one. The bytes are the same in every case.
  */
-export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean): Steps {
+export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) => boolean, incremental: Incremental = {}): Steps {
+  const { previous, runs } = incremental;
   const out = new Pieces();
   // The structure is held until the end (a few MB at 1e6 commands); the nodes' bytes go out as they come.
   const structure = new Pieces();
@@ -293,26 +347,35 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     if (count === 1) structure.tag(HOLE);
     else structure.tag(HOLES, count);
   };
-  /** An array and its elements (each written by `element`), a run of holes as one token. */
-  function* array(node: readonly unknown[], element: (child: unknown, index: number) => Steps): Steps {
+  /**
+   * An array and its elements (each written by `element`, which returns the steps left when it has more to do than
+   * one token: a table's nodes are written without a generator each), a run of holes as one token.
+   */
+  function* array(node: readonly unknown[], element: (child: unknown, index: number) => Steps | undefined): Steps {
     structure.tag(ARRAY, node.length);
     let next = 0;
     for (const i of present(node)) {
       if (i > next) holes(i - next);
-      yield* element(node[i], i);
+      const more = element(node[i], i);
+      if (more !== undefined) yield* more;
       next = i + 1;
       if (due()) yield* step();
     }
     if (node.length > next) holes(node.length - next);
   }
-  function* node(bytes: Uint8Array): Steps {
-    const offset = out.raw(bytes);
+  /**
+   * A table node: its NODE token in the structure, and where it lies (for the next snapshot). The caller (`array`)
+   * ends the step when it is due.
+   */
+  const nodeAt = (of: object, offset: number, length: number): undefined => {
     structure.tag(NODE);
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
-    structure.u32(bytes.length);
-    if (due()) yield* step();
-  }
+    structure.u32(length);
+    runs?.set(of, offset, length);
+    return undefined;
+  };
+  const node = (of: object, bytes: Uint8Array): undefined => nodeAt(of, out.raw(bytes), bytes.length);
   const light = (child: readonly unknown[]): boolean => {
     if (!holdsArrays(child)) return true;
     const weight = slots(child, LIGHT);
@@ -323,19 +386,20 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   function* trie(root: readonly unknown[], depth: number): Steps {
     yield* array(root, (level2) => (level2 === undefined ? value(level2, depth + 1) : array(level2 as readonly unknown[], (child, b) => trieNode(child, b, level2 as readonly unknown[], depth))));
   }
-  function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
-    if (child instanceof LazyNode && copies(child.source)) {
-      const offset = out.copy(child.source, child.offset, child.length);
-      structure.tag(NODE);
-      structure.u32(offset % HI);
-      structure.u32(Math.floor(offset / HI));
-      structure.u32(child.length);
-      if (due()) yield* step();
-    } else if (child instanceof LazyNode) yield* node(child.bytes);
-    else if (Array.isArray(child) && light(child)) yield* node(v8.serialize(child));
-    else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
-    else yield* value(child, depth + 2);
-  }
+  /** A position of a table's second level: a NODE, unless it is a heavy node (split) or not an array. */
+  const trieNode = (child: unknown, b: number, level2: readonly unknown[], depth: number): Steps | undefined => {
+    // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
+    const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
+    if (before >= 0) {
+      const length = previous!.runs.length(before);
+      return nodeAt(child as object, out.copy(previous!.source, previous!.runs.offset(before), length), length);
+    }
+    if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
+    if (child instanceof LazyNode) return node(child, child.bytes);
+    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
+    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
+    return value(child, depth + 2);
+  };
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
   function* heavy(node: readonly unknown[], depth: number, strings: boolean): Steps {
     yield* array(node, (element) =>
