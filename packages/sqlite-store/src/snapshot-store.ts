@@ -105,7 +105,7 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, -1)');
+const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
 const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
 const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
 const doomed = db.prepare(workerData.doomed).pluck();
@@ -190,7 +190,7 @@ parentPort.on('message', (message) => {
   const { id } = message;
   try {
     if (message.type === 'begin') {
-      const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt).lastInsertRowid);
+      const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt, message.lastEventId).lastInsertRowid);
       jobs.set(id, { row, seq: 0, batch: [], size: 0 });
     } else if (message.type === 'piece') {
       const job = jobs.get(id);
@@ -230,7 +230,7 @@ parentPort.on('message', (message) => {
 const readersHere = new Map<string, number>();
 
 export class SqliteSnapshotStore implements SnapshotStore {
-  private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number }>;
+  private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number; last_event_id: string | null }>;
   private readonly pieceLengths: Database.Statement<[number], number>;
   private readonly piece: Database.Statement<[number, number], Buffer>;
   /** The snapshot this store loaded a state from (read on demand, so never pruned by this process), or -1. */
@@ -251,9 +251,16 @@ export class SqliteSnapshotStore implements SnapshotStore {
     private readonly readonly = false,
     /** The file, when a worker may open it too (not for `:memory:`). */
     private readonly path: string | null = null,
+    /**
+     * The id of the event at a position of the log the snapshots are of (null past its head): a snapshot is loaded
+     * only where it matches (a snapshot file beside a restored or replaced event database is not that log's).
+     */
+    private readonly eventIdAt: (position: number) => string | null = () => null,
   ) {
+    // An event database read before its migration 4 still holds its snapshots, without the column.
+    const recordsLastEvent = db.prepare("SELECT 1 FROM pragma_table_info('snapshots') WHERE name = 'last_event_id'").get() !== undefined;
     this.newest = db.prepare(
-      'SELECT id, position, projection_version, state, taken_at, pieces FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC LIMIT 1',
+      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
     );
     // length() of a blob reads its record's header, not its overflow pages.
     this.pieceLengths = db.prepare<[number], number>('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
@@ -262,12 +269,12 @@ export class SqliteSnapshotStore implements SnapshotStore {
       this.saveTx = null;
       return;
     }
-    const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, 0)');
+    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
     const doomed = db.prepare<[{ id: number; version: string; pinned: number }], number>(DOOMED).pluck();
     const dropRow = db.prepare<[number]>('DELETE FROM snapshots WHERE id = ?');
     const dropPieces = db.prepare<[number]>('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
-      const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt).lastInsertRowid);
+      const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt, this.eventIdAt(snapshot.position)).lastInsertRowid);
       for (const old of doomed.all({ id, version: snapshot.projectionVersion, pinned: this.pinned })) {
         dropRow.run(old);
         dropPieces.run(old);
@@ -288,7 +295,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
-    worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
+    worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt, lastEventId: this.eventIdAt(snapshot.position) });
     // Nodes not read since the state was loaded from this store's pinned snapshot are copied by the worker, from there.
     const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
     // Nodes the previous snapshot written here holds are copied from there; it stays until this one is complete
@@ -350,13 +357,28 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   async load(projectionVersion: string): Promise<Snapshot | null> {
     if (!this.db.open) throw new Error('The snapshot store is closed');
-    const row = this.newest.get(projectionVersion);
+    let row: ReturnType<typeof this.newest.get>;
+    for (const candidate of this.newest.iterate(projectionVersion)) {
+      if (this.belongsToLog(candidate.position, candidate.last_event_id)) {
+        row = candidate;
+        break;
+      }
+    }
     if (!row) return null;
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
     if (row.pieces > 0) this.pin(row.id);
     const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, () => this.pieceLengths.all(row.id)) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
+  }
+
+  /**
+   * A snapshot of this log: one that recorded the event at its position is loaded only where the log has that event
+   * there (a server's snapshots always record it; one saved at a position the log did not have, by a direct use of
+   * the store, recorded none and is loaded as it is).
+   */
+  private belongsToLog(position: number, lastEventId: string | null): boolean {
+    return lastEventId === null || lastEventId === this.eventIdAt(position);
   }
 
   /**
