@@ -79,8 +79,25 @@ export default async function httpBench(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       await fetch(`${forgefold.url}/api/v4/projects`, { method: 'POST', headers, body: JSON.stringify({ path: `project-${i}`, namespace_id: groupId }) });
     }
-    /** A load on one server, with the CPU the server used per request meanwhile. */
+    /**
+     * Waits (at most 15 s) until neither server has used more than 20 ms of CPU in half a second: a server that was
+     * just loaded takes its snapshot 250 ms after the load stops, and that CPU was taken from the next case on these
+     * cores, whichever server it measured (a bare baseline halved, or a write case slowed by the other's snapshot).
+     */
+    const quiet = async () => {
+      const servers = [bare.child, forgefold.child];
+      let before = servers.map((child) => processCpuMs(child.pid));
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const now = servers.map((child) => processCpuMs(child.pid));
+        const busy = now.some((cpu, index) => cpu - before[index]! > 20);
+        before = now;
+        if (!busy) return;
+      }
+    };
+    /** A load on one server, once both are quiet, with the CPU the server used per request meanwhile. */
     const measured = async (child: typeof bare.child, load: Parameters<typeof httpLoad>[1], tool: typeof loader) => {
+      await quiet();
       const before = processCpuMs(child.pid);
       const result = await httpLoad(DURATION, load, tool);
       const cpuMs = processCpuMs(child.pid) - before;

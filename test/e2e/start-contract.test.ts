@@ -118,7 +118,7 @@ describe('forgefold serve', () => {
     expect(lines.slice(-2)).toEqual(['Forgefold stopping (SIGTERM)', 'Forgefold stopped']);
   });
 
-  it('serves /-/metrics to loopback: requests, commit batches, log position, snapshot age', async () => {
+  it('serves /-/metrics to loopback: requests, commit batches and flushes, collector pauses, log position, snapshot age', async () => {
     const data = await mkdtemp(join(tmpdir(), 'forgefold-start-'));
     dirs.push(data);
     const server = await start({ PORT: '0', FORGEFOLD_DATA: data, FORGEFOLD_ROOT_TOKEN: 'glpat-metrics-token', FORGEFOLD_SNAPSHOT_EVERY: '1' });
@@ -135,6 +135,10 @@ describe('forgefold serve', () => {
     expect(value('forgefold_http_requests_total{route="POST /api/v4/groups",method="POST",status="201"}')).toBe(2);
     expect(value('forgefold_http_requests_total{route="GET /api/v4/groups",method="GET",status="200"}')).toBe(1);
     expect(value('forgefold_commit_batch_events_count')).toBeGreaterThanOrEqual(2);
+    // The parts of a write's latency tail: each commit's wait for its WAL flush, and the collector's pauses.
+    expect(value('forgefold_commit_flush_seconds_count')).toBeGreaterThanOrEqual(2);
+    expect(value('forgefold_commit_flush_seconds_bucket{le="+Inf"}')).toBe(value('forgefold_commit_flush_seconds_count'));
+    expect(value('forgefold_gc_pause_seconds_count')).toBeGreaterThanOrEqual(0);
     const position = value('forgefold_log_position');
     expect(position).toBeGreaterThan(2);
     expect(value('forgefold_snapshot_position')).toBe(position);

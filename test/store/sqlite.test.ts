@@ -204,6 +204,21 @@ describe('SqliteStore', () => {
     }
   });
 
+  it('tells how long each commit waited for its WAL flush (flushed off the event loop)', async () => {
+    const temp = tempDir();
+    try {
+      const waits: number[] = [];
+      const store = openSqliteStore({ path: temp.file(), flushOffLoop: true, onFlushed: (ms) => waits.push(ms) });
+      for (let i = 0; i < 3; i++) await store.events.append('s', 'any', [newEvent()]);
+      await store.events.commit([]);
+      expect(waits).toHaveLength(3);
+      expect(waits.every((ms) => ms >= 0 && ms < 60_000)).toBe(true);
+      await store.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
   it('checkpoints the WAL in the background worker', async () => {
     const temp = tempDir();
     try {

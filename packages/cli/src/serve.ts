@@ -10,6 +10,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import { Application, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
@@ -260,19 +261,33 @@ const metricsAllowFrom = (env: ParsedArgs['env']): readonly string[] | undefined
 
 /** Events per committed batch (group commit): 1 when idle, more under load. */
 const COMMIT_BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Seconds, for the waits and pauses that make a write's latency tail (a WAL flush, a collection). */
+const PAUSE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * The host's part of `/-/metrics`: commit batch sizes (from `onCommitted`), the log position, and the last
  * snapshot's position and age (from the snapshot store, wrapped to see what it loads and saves).
  */
-const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, lastSnapshot: () => Pick<Snapshot, 'position' | 'takenAt'> | null) => {
+const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, lastSnapshot: () => Pick<Snapshot, 'position' | 'takenAt'> | null, flushes: Histogram | null) => {
   const batches = new Histogram(COMMIT_BATCH_BUCKETS);
   app.onCommitted((events) => batches.observe(events.length));
-  return (): string => {
+  // The event loop's pauses for garbage collection: with the WAL flushes, what a write's latency tail is made of.
+  const collections = new Histogram(PAUSE_BUCKETS);
+  const collector = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.observe(entry.duration / 1000);
+  });
+  collector.observe({ entryTypes: ['gc'] });
+  const collect = (): string => {
     const snapshot = lastSnapshot();
     return (
       familyHeader('forgefold_commit_batch_events', 'histogram', 'Events per committed batch.') +
       batches.samples('forgefold_commit_batch_events') +
+      (flushes
+        ? familyHeader('forgefold_commit_flush_seconds', 'histogram', 'Time a commit waited for the WAL flush (fdatasync) that made it durable.') +
+          flushes.samples('forgefold_commit_flush_seconds')
+        : '') +
+      familyHeader('forgefold_gc_pause_seconds', 'histogram', 'Pauses of the event loop for garbage collection.') +
+      collections.samples('forgefold_gc_pause_seconds') +
       gaugeText('forgefold_log_position', 'Position of the last committed event.', app.position) +
       (snapshot
         ? gaugeText('forgefold_snapshot_position', 'Log position of the newest snapshot.', snapshot.position) +
@@ -280,6 +295,7 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
         : '')
     );
   };
+  return { collect, stop: () => collector.disconnect() };
 };
 
 const must = async (app: Application<ForgefoldCommand, State>, command: ForgefoldCommand) => {
@@ -363,11 +379,12 @@ export const startForgefold = async (
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
+  const flushes = new Histogram(PAUSE_BUCKETS);
   const store: StoreHandle = config.databaseUrl
     ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
         throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
       })
-    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous, flushOffLoop: true });
+    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous, flushOffLoop: true, onFlushed: (ms) => flushes.observe(ms / 1000) });
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
   const snapshots: SnapshotStore = {
@@ -438,6 +455,7 @@ export const startForgefold = async (
         PRODUCT_VERSION,
       )
     : null;
+  const metrics = hostMetrics(app, clock, () => lastSnapshot, config.databaseUrl ? null : flushes);
   const api = createForgefoldApi({
     secretKey,
     app,
@@ -462,7 +480,7 @@ export const startForgefold = async (
     ...(config.databaseUrl ? { readiness: async () => (await store.events.headPosition(), true) } : {}),
     uploads: fileUploadStore(join(config.dataDir, UPLOADS_DIR)),
     ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
-    metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: hostMetrics(app, clock, () => lastSnapshot) },
+    metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: metrics.collect },
   });
   // The modules' processes (membership expiry) run by the scheduler: at start-up and every minute. A tick runs a
   // process only when it is due by the injected clock, not while its previous run is in flight, and not twice a day
@@ -508,6 +526,7 @@ export const startForgefold = async (
     reconciled,
     close: async () => {
       stopProcesses();
+      metrics.stop();
       await geoSecondary?.close();
       unfollow();
       await api.close();

@@ -1,7 +1,7 @@
 /**
  * WAL checkpoints off the request path. The writer connection runs with `wal_autocheckpoint=0`; this
- * worker thread owns a second connection and runs `PRAGMA wal_checkpoint(PASSIVE)` every few ms while the
- * WAL grows, less often when idle (PASSIVE never takes the writer lock, so it never makes the main thread
+ * worker thread owns a second connection and runs `PRAGMA wal_checkpoint(PASSIVE)` periodically (every 100 ms
+ * by default, see openSqliteStore; PASSIVE never takes the writer lock, so it never makes the main thread
  * wait), and `wal_checkpoint(TRUNCATE)` once the log has been idle and fully copied for a second (with
  * busy_timeout=0: it gives up at once rather than wait for, or hold up, a writer).
  *

@@ -33,7 +33,7 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** How long a writer waits for another connection's write lock (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
-  /** Interval of the background WAL checkpoint while the WAL is idle (ms; every 10 ms while it grows). Default 100. */
+  /** Interval of the background WAL checkpoint (ms). Default 100. */
   readonly checkpointIntervalMs?: number;
   /** Interval at which subscriptions look for appends by other connections (ms). Default 50. */
   readonly pollIntervalMs?: number;
@@ -43,6 +43,8 @@ export interface SqliteStoreOptions {
   readonly cacheSizeMiB?: number;
   /** Longest pause of writes for such a drain (ms). Default 20. */
   readonly walDrainTimeoutMs?: number;
+  /** With `flushOffLoop`: told how long each commit waited for the flush that made it durable (ms). */
+  readonly onFlushed?: (ms: number) => void;
 }
 
 export interface SqliteStore {
@@ -105,6 +107,15 @@ const readSnapshotFile = (path: string, events: Database.Database): Database.Dat
   return empty;
 };
 
+/** `flush`, telling `told` how long each call took to settle successfully. */
+const timed =
+  (flush: () => Promise<void>, told: (ms: number) => void) =>
+  async (): Promise<void> => {
+    const started = performance.now();
+    await flush();
+    told(performance.now() - started);
+  };
+
 export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
   const readonly = options.readonly ?? false;
@@ -160,7 +171,10 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
   const checkpointer = new Checkpointer(path, {
     intervalMs: options.checkpointIntervalMs ?? 100,
-    busyIntervalMs: Math.min(10, options.checkpointIntervalMs ?? 10),
+    // No more often while the WAL grows: a checkpoint fsyncs the WAL and the database file, and every 10 ms those
+    // fsyncs competed with the commits' own WAL flushes, which then waited longer (docs/decisions.md, "Write
+    // latency, fourth round"); fewer checkpoints also copy a page that several commits rewrote once.
+    busyIntervalMs: Math.min(100, options.checkpointIntervalMs ?? 100),
     drainFrames,
     idleTruncateMs: 1_000,
   });
@@ -178,7 +192,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     readonly,
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
-    ...(walSync ? { makeDurable: () => walSync.sync() } : {}),
+    ...(walSync ? { makeDurable: options.onFlushed ? timed(() => walSync.sync(), options.onFlushed) : () => walSync.sync() } : {}),
   });
   let lastDrain = 0;
   checkpointer.onNeedsDrain = () => {
