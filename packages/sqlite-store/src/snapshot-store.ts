@@ -245,6 +245,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
    * core). Forgotten when a save fails (the snapshot may be gone: the next one is written whole).
    */
   private previous: { readonly source: StoredPieces; readonly runs: NodeRuns } | null = null;
+  private closing = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -283,7 +284,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async save(snapshot: Snapshot): Promise<void> {
-    if (!this.db.open) throw new Error('The snapshot store is closed');
+    // A save asked for once `close` has begun (an application's timer) would go to a worker told to stop.
+    if (!this.db.open || this.closing) throw new Error('The snapshot store is closed');
     if (!this.saveTx) throw new Error('The store was opened read-only');
     if (this.path === null) {
       this.saveTx.immediate(snapshot, Buffer.concat([...encodeState(snapshot.state)]));
@@ -292,6 +294,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const worker = this.ensureWorker();
     const id = ++this.jobs;
     const saved = new Promise<number>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    // The worker may fail while this thread still encodes: the rejection is awaited below, not unhandled meanwhile.
+    saved.catch(() => undefined);
     // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
@@ -411,6 +415,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** Stops the worker once the snapshots in flight are written, and lets other processes prune what this one read. */
   async close(): Promise<void> {
+    this.closing = true;
     this.previous = null;
     if (this.pinned !== -1 && !this.readonly && this.db.open) {
       const key = this.readerKey();

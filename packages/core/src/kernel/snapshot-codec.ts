@@ -347,30 +347,35 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     if (count === 1) structure.tag(HOLE);
     else structure.tag(HOLES, count);
   };
-  /** An array and its elements (each written by `element`), a run of holes as one token. */
-  function* array(node: readonly unknown[], element: (child: unknown, index: number) => Steps): Steps {
+  /**
+   * An array and its elements (each written by `element`, which returns the steps left when it has more to do than
+   * one token: a table's nodes are written without a generator each), a run of holes as one token.
+   */
+  function* array(node: readonly unknown[], element: (child: unknown, index: number) => Steps | undefined): Steps {
     structure.tag(ARRAY, node.length);
     let next = 0;
     for (const i of present(node)) {
       if (i > next) holes(i - next);
-      yield* element(node[i], i);
+      const more = element(node[i], i);
+      if (more !== undefined) yield* more;
       next = i + 1;
       if (due()) yield* step();
     }
     if (node.length > next) holes(node.length - next);
   }
-  /** A table node: its bytes in the stream, its NODE token in the structure, and where it lies (for the next snapshot). */
-  function* node(of: object, bytes: Uint8Array): Steps {
-    yield* nodeAt(of, out.raw(bytes), bytes.length);
-  }
-  function* nodeAt(of: object, offset: number, length: number): Steps {
+  /**
+   * A table node: its NODE token in the structure, and where it lies (for the next snapshot). The caller (`array`)
+   * ends the step when it is due.
+   */
+  const nodeAt = (of: object, offset: number, length: number): undefined => {
     structure.tag(NODE);
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
     structure.u32(length);
     runs?.set(of, offset, length);
-    if (due()) yield* step();
-  }
+    return undefined;
+  };
+  const node = (of: object, bytes: Uint8Array): undefined => nodeAt(of, out.raw(bytes), bytes.length);
   const light = (child: readonly unknown[]): boolean => {
     if (!holdsArrays(child)) return true;
     const weight = slots(child, LIGHT);
@@ -381,19 +386,20 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   function* trie(root: readonly unknown[], depth: number): Steps {
     yield* array(root, (level2) => (level2 === undefined ? value(level2, depth + 1) : array(level2 as readonly unknown[], (child, b) => trieNode(child, b, level2 as readonly unknown[], depth))));
   }
-  function* trieNode(child: unknown, b: number, level2: readonly unknown[], depth: number): Steps {
+  /** A position of a table's second level: a NODE, unless it is a heavy node (split) or not an array. */
+  const trieNode = (child: unknown, b: number, level2: readonly unknown[], depth: number): Steps | undefined => {
     // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
     const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
     if (before >= 0) {
       const length = previous!.runs.length(before);
-      yield* nodeAt(child as object, out.copy(previous!.source, previous!.runs.offset(before), length), length);
+      return nodeAt(child as object, out.copy(previous!.source, previous!.runs.offset(before), length), length);
     }
-    else if (child instanceof LazyNode && copies(child.source)) yield* nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
-    else if (child instanceof LazyNode) yield* node(child, child.bytes);
-    else if (Array.isArray(child) && light(child)) yield* node(child, v8.serialize(child));
-    else if (Array.isArray(child) && b < MARK_AT) yield* heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
-    else yield* value(child, depth + 2);
-  }
+    if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
+    if (child instanceof LazyNode) return node(child, child.bytes);
+    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
+    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
+    return value(child, depth + 2);
+  };
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
   function* heavy(node: readonly unknown[], depth: number, strings: boolean): Steps {
     yield* array(node, (element) =>
