@@ -4,9 +4,9 @@
  *
  * Taking a snapshot of a large state stays off the request path: the state (an immutable committed reference) is
  * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
- * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), a row per
- * transaction with a rest after each (see REST_MS), so that neither serialising nor writing holds the event loop or
- * the write lock for long. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
+ * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), so that neither
+ * serialising nor writing holds the event loop. The snapshots live in a file of their own (`snapshotsPathOf`): the
+ * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
  * second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
  * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
  * (incremental snapshots: see `NodeRuns` in the core).
@@ -35,14 +35,6 @@ const DOOMED = `
  * its overflow pages), so pieces are small: 64 KiB is read in about a millisecond here, a MiB took 5–16 ms.
  */
 const ROW = 64 * 1024;
-
-/**
- * The worker's rest after each of its write transactions (ms), so that the event store's commits on the main thread
- * find the write lock free when their busy handler retries: REST_MS while another connection has written in the last
- * second (bounds the worker's writes to ROW / REST_MS, 32 MB/s), IDLE_REST_MS otherwise.
- */
-const REST_MS = 2;
-const IDLE_REST_MS = 0.5;
 
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
@@ -110,35 +102,12 @@ const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, byte
 const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
 const doomed = db.prepare(workerData.doomed).pluck();
 const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
-const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE rowid IN (SELECT rowid FROM snapshot_pieces WHERE snapshot_id = ? LIMIT 4)');
+const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
-// One row per transaction: the write lock is the event store's too, and a commit of the main thread that finds it
-// taken sleeps in SQLite's busy handler on the event loop (1, 2, 5, 10 ms…): transactions of 1 MiB made such waits
-// of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
-// a fraction of a millisecond. Only whole rows until the end (then the rest).
-// And a rest after each: SQLite's lock is not fair, and the busy handler retries after sleeping (1, 2, 5, 10 ms…), so
-// back-to-back transactions here kept finding the lock taken at each retry (waits of 110–130 ms with a row each).
-// A longer rest while another connection writes (its commits change data_version), a short one otherwise (a
-// snapshot taken with no load, at shutdown: the first commit of a load that starts meanwhile still finds gaps).
-const resting = new Int32Array(new SharedArrayBuffer(4));
-const dataVersion = db.prepare('PRAGMA data_version').pluck();
-let seenVersion = dataVersion.get();
-let writtenUntil = 0;
-const rest = () => {
-  const now = Date.now();
-  const version = dataVersion.get();
-  if (version !== seenVersion) {
-    seenVersion = version;
-    writtenUntil = now + 1000;
-  }
-  Atomics.wait(resting, 0, 0, now < writtenUntil ? workerData.restMs : workerData.idleRestMs);
-};
-const addRow = (job, bytes) => {
-  insertRow(job, bytes);
-  rest();
-};
-const insertRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
+// One row per transaction: the file's write lock is taken briefly (by another process's snapshot worker, say, or
+// this process's list of readers). Only whole rows until the end (then the rest).
+const addRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
 const flush = (job, all) => {
   if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
@@ -207,10 +176,10 @@ parentPort.on('message', (message) => {
       jobs.delete(id);
       flush(job, true);
       complete.run(job.seq, job.row);
-      // Pruning, a little at a time (a snapshot's pieces are many megabytes).
+      // Pruning: in the snapshot file, whose write lock no commit waits for.
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
         dropRow.run(old);
-        while (dropPieces.run(old).changes > 0) rest();
+        dropPieces.run(old);
       }
       // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
       startsOf.clear();
@@ -334,7 +303,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS, idleRestMs: IDLE_REST_MS } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
