@@ -29,7 +29,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataPaths } from '@forgefold/cli';
-import { openSqliteStore, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
+import { openSqliteStore, snapshotsPathOf, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
 import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js';
 
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
@@ -270,7 +270,7 @@ export default async function startupBench(): Promise<void> {
     report.add('start-up from a snapshot', fromSnapshot.ms, 'ms', { baseline: 'start-up by full replay', note: `target < 1.5 s; CPU ${fromSnapshot.cpuMs.toFixed(0)} ms` });
     if (fromSnapshot.value.position !== events || stateHash(fromSnapshot.value.state) !== built.value) throw new Error('the state loaded from the snapshot differs from the built one');
     await store.close();
-    const db = new Database(path, { readonly: true });
+    const db = new Database(snapshotsPathOf(path), { readonly: true });
     const newest = db.prepare<[], number>('SELECT max(id) FROM snapshots WHERE pieces >= 0').pluck().get() ?? 0;
     const snapshotSize = db.prepare<[number], number>('SELECT coalesce(sum(length(bytes)), 0) FROM snapshot_pieces WHERE snapshot_id = ?').pluck().get(newest) ?? 0;
     // What start-up reads of it: the structure, whose offset the trailer's first 8 of its last 20 bytes give.

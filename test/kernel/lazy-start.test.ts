@@ -10,7 +10,7 @@ import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Application, forgefold, stateHash, systemActor, type ForgefoldCommand, type State } from '@forgefold/core';
-import { openSqliteStore, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
+import { openSqliteStore, snapshotsPathOf, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
 import { tempDir } from '../store/helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -127,7 +127,7 @@ describe('start-up from a lazy snapshot of the real state', () => {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const other = `
       const Database = require(${JSON.stringify(driver)});
-      const db = new Database(${JSON.stringify(path)});
+      const db = new Database(${JSON.stringify(snapshotsPathOf(path))});
       const pinned = db.prepare('SELECT snapshot_id FROM snapshot_readers').pluck().all();
       const doomed = db.prepare("SELECT id FROM snapshots WHERE pieces >= 0 AND id NOT IN (SELECT snapshot_id FROM snapshot_readers)").pluck().all();
       console.log(JSON.stringify({ pinned, doomed }));

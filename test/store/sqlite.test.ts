@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
-import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { migrations, openSqliteStore, snapshotsPathOf, type SqliteStore } from '@forgefold/sqlite-store';
 import { createRequire } from 'node:module';
-import { emptyTable, stateHash, tableGet, tableSet, type EventStore, type Table } from '@forgefold/core';
+import { emptyTable, encodeState, stateHash, tableGet, tableSet, type EventStore, type Table } from '@forgefold/core';
 import { eventStoreContract, newEvent } from './contract.js';
 import { tempDir } from './helpers.js';
 
@@ -41,7 +41,7 @@ describe('SqliteStore', () => {
     try {
       const first = openSqliteStore({ path: temp.file() });
       const applied = first.migrations();
-      expect(applied.map((m) => m.version)).toEqual([1, 2, 3]);
+      expect(applied.map((m) => m.version)).toEqual([1, 2, 3, 4]);
       await first.events.append('a', 'any', [newEvent()]);
       await first.close();
       for (let i = 0; i < 3; i++) {
@@ -107,7 +107,7 @@ describe('SqliteStore', () => {
       type Driver = new (file: string, options: { readonly: boolean }) => { prepare(sql: string): { pluck(): { all(id: number): Buffer[] } }; close(): void };
       const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
       const piecesOf = (id: number): Buffer => {
-        const db = new Database(path, { readonly: true });
+        const db = new Database(snapshotsPathOf(path), { readonly: true });
         try {
           return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id));
         } finally {
@@ -232,6 +232,128 @@ describe('SqliteStore', () => {
       const reopened = openSqliteStore({ path: temp.file() });
       expect(await reopened.events.headPosition()).toBe(50);
       await reopened.close();
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
+/** The driver the store uses (the tests' package does not depend on it), for what a test reads or holds beside the store. */
+type Raw = {
+  prepare(sql: string): { pluck(): { all(...args: unknown[]): unknown[]; get(...args: unknown[]): unknown }; run(...args: unknown[]): unknown; get(...args: unknown[]): unknown };
+  exec(sql: string): void;
+  close(): void;
+};
+const RawDatabase = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as new (file: string, options?: { readonly?: boolean }) => Raw;
+const tableNames = (path: string): unknown[] => {
+  const db = new RawDatabase(path, { readonly: true });
+  try {
+    return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  } finally {
+    db.close();
+  }
+};
+
+describe('SqliteStore: the snapshot file', () => {
+  it('keeps snapshots in a file of their own, with the event database\'s mode, each naming the event it ends at', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file('forgefold.db');
+      closeSync(openSync(path, 'a', 0o600));
+      const store = openSqliteStore({ path });
+      const event = newEvent();
+      await store.events.append('a', 'any', [event]);
+      await store.snapshots.save({ position: 1, projectionVersion: 'v1', state: { n: 1 }, takenAt: 't' });
+      await store.close();
+      expect(snapshotsPathOf(path)).toBe(temp.file('forgefold-snapshots.db'));
+      expect(statSync(snapshotsPathOf(path)).mode & 0o777).toBe(0o600);
+      expect(tableNames(path)).not.toContain('snapshots');
+      const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
+      expect(db.prepare('SELECT last_event_id FROM snapshots WHERE pieces >= 0').pluck().all()).toEqual([event.eventId]);
+      db.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('commits while another connection holds the snapshot file\'s write lock, and writes a snapshot while one holds the event database\'s', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file();
+      // A short busy timeout: a commit that shared the lock would fail with SQLITE_BUSY instead of waiting.
+      const store = openSqliteStore({ path, busyTimeoutMs: 100 });
+      await store.events.append('a', 'any', [newEvent()]);
+      const snapshotHolder = new RawDatabase(snapshotsPathOf(path));
+      snapshotHolder.exec('BEGIN IMMEDIATE');
+      await store.events.append('a', 'any', [newEvent()]);
+      snapshotHolder.exec('ROLLBACK');
+      snapshotHolder.close();
+      const eventsHolder = new RawDatabase(path);
+      eventsHolder.exec('BEGIN IMMEDIATE');
+      await store.snapshots.save({ position: 2, projectionVersion: 'v1', state: { n: 2 }, takenAt: 't' });
+      eventsHolder.exec('ROLLBACK');
+      eventsHolder.close();
+      expect((await store.snapshots.load('v1'))!.state).toEqual({ n: 2 });
+      await store.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('does not load a snapshot of another log (the event database replaced or removed beside its snapshot file)', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file();
+      const first = openSqliteStore({ path });
+      await first.events.append('a', 'any', [newEvent()]);
+      await first.snapshots.save({ position: 1, projectionVersion: 'v1', state: { of: 'first' }, takenAt: 't' });
+      await first.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+      const empty = openSqliteStore({ path });
+      expect(await empty.snapshots.load('v1')).toBeNull();
+      await empty.events.append('b', 'any', [newEvent()]);
+      expect(await empty.snapshots.load('v1')).toBeNull();
+      // Its own snapshots load as before.
+      await empty.snapshots.save({ position: 1, projectionVersion: 'v1', state: { of: 'second' }, takenAt: 't' });
+      expect((await empty.snapshots.load('v1'))!.state).toEqual({ of: 'second' });
+      await empty.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('moves the newest snapshot out of an event database written before version 4 (read-only opens read it where it is)', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file();
+      const legacy = new RawDatabase(path);
+      legacy.exec('PRAGMA journal_mode = WAL');
+      legacy.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      for (const migration of migrations.filter((m) => m.version <= 3)) {
+        legacy.exec(migration.sql);
+        legacy.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, 't');
+      }
+      const insert = legacy.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const position of [1, 2]) insert.run(position, `legacy-${position}`, 'a', position, 'Something', 1, '{}', 't', '{}');
+      const snapshot = legacy.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, 0)');
+      snapshot.run('v1', 1, Buffer.concat([...encodeState({ at: 1 })]), 't');
+      snapshot.run('v1', 2, Buffer.concat([...encodeState({ at: 2 })]), 't');
+      legacy.close();
+
+      const reader = openSqliteStore({ path, readonly: true });
+      expect((await reader.snapshots.load('v1'))!.state).toEqual({ at: 2 });
+      await reader.close();
+
+      const store = openSqliteStore({ path });
+      expect(store.migrations().map((m) => m.version)).toEqual([1, 2, 3, 4]);
+      expect(await store.events.headPosition()).toBe(2);
+      const loaded = (await store.snapshots.load('v1'))!;
+      expect([loaded.position, loaded.state]).toEqual([2, { at: 2 }]);
+      await store.close();
+      expect(tableNames(path)).not.toContain('snapshots');
+      const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
+      expect(db.prepare('SELECT last_event_id FROM snapshots').pluck().all()).toEqual(['legacy-2']);
+      db.close();
     } finally {
       temp.remove();
     }

@@ -1,7 +1,7 @@
 /** Where a data directory keeps its files. `serve` and the maintenance commands share these names. */
 import { isAbsolute, join, resolve } from 'node:path';
 
-/** File name of the event database (events and snapshots) inside a data directory. */
+/** File name of the event database inside a data directory (its snapshots are beside it: `snapshotsPathOf`). */
 export const DATABASE_FILE = 'forgefold.db';
 
 /** Directory of the git repositories inside a data directory. */

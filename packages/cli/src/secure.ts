@@ -6,6 +6,7 @@
 import { chmod, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { newSecretKey, parseSecretKey } from '@forgefold/http-adapter';
 import { join } from 'node:path';
+import { snapshotsPathOf } from '@forgefold/sqlite-store';
 import { DATABASE_FILE, REPOSITORIES_DIR } from './paths.js';
 
 export const SECRET_FILE_MODE = 0o600;
@@ -20,9 +21,16 @@ export const SECRET_KEY_FILE = 'secret_key';
 /** SQLite's companions of the database (write-ahead log, shared memory index, rollback journal). */
 const DATABASE_COMPANIONS = ['-wal', '-shm', '-journal'];
 
+/** The snapshot file beside the event database (the state, in the snapshot format: the same secrets). */
+const SNAPSHOTS_FILE = snapshotsPathOf(DATABASE_FILE);
+
+/** The database files of a data directory: the event database, the snapshot file and their companions. */
+export const databaseFiles = (dir: string): string[] =>
+  [DATABASE_FILE, SNAPSHOTS_FILE].flatMap((file) => [file, ...DATABASE_COMPANIONS.map((suffix) => `${file}${suffix}`)]).map((name) => join(dir, name));
+
 /** Names a data directory holds when Forgefold alone uses it. */
 const isOwnFile = (name: string): boolean =>
-  name === DATABASE_FILE || DATABASE_COMPANIONS.some((suffix) => name === `${DATABASE_FILE}${suffix}`) || name === ROOT_TOKEN_FILE || name === SECRET_KEY_FILE || name === 'uploads' || name === REPOSITORIES_DIR;
+  databaseFiles('').includes(name) || name === ROOT_TOKEN_FILE || name === SECRET_KEY_FILE || name === 'uploads' || name === REPOSITORIES_DIR;
 
 const modeOf = async (path: string): Promise<number | undefined> => {
   try {
@@ -65,7 +73,7 @@ export const prepareDataDir = async (dir: string): Promise<string[]> => {
     else warnings.push(`data directory ${dir} is accessible to other users (mode ${octal(existing)}) and holds other files; run chmod 700 on it or choose another one`);
   }
   const database = join(dir, DATABASE_FILE);
-  for (const path of [database, ...DATABASE_COMPANIONS.map((suffix) => `${database}${suffix}`), join(dir, ROOT_TOKEN_FILE), join(dir, SECRET_KEY_FILE)]) await tightenSecretFile(path);
+  for (const path of [...databaseFiles(dir), join(dir, ROOT_TOKEN_FILE), join(dir, SECRET_KEY_FILE)]) await tightenSecretFile(path);
   // 'a' creates the file if missing and never truncates one that a concurrent process just created.
   const handle = await open(database, 'a', SECRET_FILE_MODE);
   await handle.close();

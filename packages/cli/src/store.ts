@@ -5,7 +5,7 @@ import { openSqliteStore } from '@forgefold/sqlite-store';
 import { isPostgresUrl, openPostgresStore, redact } from '@forgefold/postgres-store';
 import { CliError, UsageError } from './args.js';
 import { DATA_ENV, dataPaths } from './paths.js';
-import { prepareDataDir, tightenSecretFile } from './secure.js';
+import { databaseFiles, prepareDataDir, tightenSecretFile } from './secure.js';
 
 /** What the commands need from a store; @forgefold/sqlite-store's SqliteStore has this shape. */
 export interface StoreHandle {
@@ -70,7 +70,7 @@ export const openDataStore = async (
     throw new CliError(`no event database at ${paths.database} (choose the data directory with --data DIR or $${DATA_ENV})`);
   }
   if (mode === 'create') for (const line of await prepareDataDir(paths.dir)) warn(line);
-  else if (!options.readonly) for (const suffix of ['', '-wal', '-shm']) await tightenSecretFile(`${paths.database}${suffix}`);
+  else if (!options.readonly) for (const file of databaseFiles(paths.dir)) await tightenSecretFile(file);
   try {
     return await open(paths.database, options);
   } catch (error) {

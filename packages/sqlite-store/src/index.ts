@@ -1,22 +1,25 @@
 /**
- * @forgefold/sqlite-store: a durable EventStore and SnapshotStore on one SQLite file (better-sqlite3).
+ * @forgefold/sqlite-store: a durable EventStore and SnapshotStore on SQLite (better-sqlite3): the events in one file,
+ * the snapshots in another beside it (`snapshotsPathOf`), so that writing a snapshot never holds the event store's
+ * write lock nor grows the WAL its commits flush.
  *
  * WAL journal, `synchronous=FULL` by default (optionally flushed after each commit off the event loop, see WalSync), versioned migrations applied at open, WAL checkpoints in a
  * worker thread (never on the request path). Several store instances (connections or processes) may share
  * a file: every write is an IMMEDIATE transaction that re-reads the log head, so a stale writer is told
  * (StaleWriter / WrongExpectedVersion) instead of overwriting.
  */
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
 import { SqliteEventStore } from './event-store.js';
-import { appliedMigrations, migrate, type AppliedMigration } from './schema.js';
+import { appliedMigrations, migrate, MOVED_SNAPSHOTS, type AppliedMigration } from './schema.js';
 import { SqliteSnapshotStore } from './snapshot-store.js';
 import { WalSync } from './wal-sync.js';
 
 export { SqliteEventStore } from './event-store.js';
 export { SqliteSnapshotStore } from './snapshot-store.js';
 export { uuidv7Generator } from './event-ids.js';
-export { migrations, type AppliedMigration, type Migration } from './schema.js';
+export { migrations, snapshotMigrations, type AppliedMigration, type Migration } from './schema.js';
 export type { CheckpointStats } from './checkpointer.js';
 
 export interface SqliteStoreOptions {
@@ -55,6 +58,55 @@ export interface SqliteStore {
   close(): Promise<void>;
 }
 
+/**
+ * The snapshot file of an event database: `forgefold.db` → `forgefold-snapshots.db`. It holds the same secrets as
+ * the events (a snapshot is the state), and is created with the event database's mode.
+ */
+export const snapshotsPathOf = (path: string): string => `${path.replace(/\.db$/u, '')}-snapshots.db`;
+
+const inMemory = (path: string): boolean => path === ':memory:' || path === '';
+
+/** The writable snapshot file beside `path`, created with the event database's mode when missing. */
+const openSnapshotFile = (path: string, busyTimeoutMs: number): Database.Database => {
+  const file = snapshotsPathOf(path);
+  if (!existsSync(file)) {
+    const mode = statSync(path).mode & 0o777;
+    // 'a' never truncates a file a concurrent process has just created; SQLite gives its -wal and -shm this mode.
+    closeSync(openSync(file, 'a', mode));
+    chmodSync(file, mode);
+  }
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') throw new Error(`Cannot switch ${file} to WAL (journal_mode=${String(mode)})`);
+    // A snapshot is a cache of the log: one cut short by a crash is incomplete (pieces < 0) and never loaded.
+    db.pragma('synchronous = NORMAL');
+    // The snapshot worker's connection checkpoints (SQLite's automatic checkpoint, on its commits); this one, on the
+    // event loop, writes only the readers' names.
+    db.pragma('wal_autocheckpoint = 0');
+    db.pragma('journal_size_limit = 67108864');
+    migrate(db, 'snapshots');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+};
+
+/**
+ * Where a read-only store reads snapshots: the snapshot file when there is one; the event database itself when it
+ * still holds them (a file not yet migrated to version 4); else an empty store.
+ */
+const readSnapshotFile = (path: string, events: Database.Database): Database.Database => {
+  const file = snapshotsPathOf(path);
+  if (existsSync(file)) return new Database(file, { readonly: true, fileMustExist: true });
+  if (appliedMigrations(events).every((migration) => migration.version < 4)) return events;
+  const empty = new Database(':memory:');
+  migrate(empty, 'snapshots');
+  return empty;
+};
+
 /** `flush`, telling `told` how long each call took to settle successfully. */
 const timed =
   (flush: () => Promise<void>, told: (ms: number) => void) =>
@@ -71,8 +123,10 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && path !== ':memory:' && path !== '';
   const walSync = deferredFlush ? new WalSync(`${path}-wal`) : null;
   const db = new Database(path, { readonly, fileMustExist: readonly });
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
+  let snapshotDb: Database.Database | null = null;
   try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!readonly) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (String(mode).toLowerCase() !== 'wal' && path !== ':memory:') throw new Error(`Cannot switch ${path} to WAL (journal_mode=${String(mode)})`);
@@ -82,19 +136,36 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
       db.pragma('wal_autocheckpoint = 0');
       // When a fully checkpointed WAL is reset, truncate it to this size.
       db.pragma('journal_size_limit = 67108864');
-      migrate(db);
+      if (inMemory(path)) {
+        migrate(db);
+        migrate(db, 'snapshots');
+        snapshotDb = db;
+      } else {
+        snapshotDb = openSnapshotFile(path, busyTimeoutMs);
+        // Migration 4 moves the newest snapshot of a file that still holds them into the snapshot file.
+        const moving = appliedMigrations(db).some((migration) => migration.version === 3) && !appliedMigrations(db).some((migration) => migration.version === 4);
+        if (moving) db.prepare('ATTACH DATABASE ? AS ' + MOVED_SNAPSHOTS).run(snapshotsPathOf(path));
+        try {
+          migrate(db);
+        } finally {
+          if (moving) db.exec(`DETACH DATABASE ${MOVED_SNAPSHOTS}`);
+        }
+      }
     } else {
       const known = appliedMigrations(db).length;
       if (known === 0) throw new Error(`${path} has no Forgefold schema`);
+      snapshotDb = readSnapshotFile(path, db);
     }
     // Page cache per connection, in KiB. The event_id and stream indexes of 1e6 events take ~90 MB; when
     // they stay cached, appends (random event ids) do not read pages back from the OS.
     db.pragma(`cache_size = -${Math.max(2, Math.floor(options.cacheSizeMiB ?? 128)) * 1024}`);
     db.pragma('temp_store = MEMORY');
   } catch (error) {
+    if (snapshotDb && snapshotDb !== db) snapshotDb.close();
     db.close();
     throw error;
   }
+  const snapshotsDb = snapshotDb;
 
   // Once the WAL passes this many frames (4 KiB pages), writes pause for a drain so that the WAL restarts.
   const drainFrames = Math.max(1, Math.floor((options.walDrainBytes ?? 32 * 1024 * 1024) / 4096));
@@ -113,6 +184,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
       events.detach();
       await snapshots.close();
       await walSync?.close();
+      if (snapshotsDb !== db) snapshotsDb.close();
       db.close();
       await checkpointer.close();
     })());
@@ -133,7 +205,8 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   };
-  const snapshots = new SqliteSnapshotStore(db, readonly, readonly || path === ':memory:' || path === '' ? null : path);
+  const eventIdAt = db.prepare<[number], string>('SELECT event_id FROM events WHERE global_position = ?').pluck();
+  const snapshots = new SqliteSnapshotStore(snapshotsDb, readonly, readonly || inMemory(path) ? null : snapshotsPathOf(path), (position) => eventIdAt.get(position) ?? null);
   return {
     events,
     snapshots,

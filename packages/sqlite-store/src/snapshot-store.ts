@@ -4,9 +4,9 @@
  *
  * Taking a snapshot of a large state stays off the request path: the state (an immutable committed reference) is
  * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
- * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), a row per
- * transaction with a rest after each (see REST_MS), so that neither serialising nor writing holds the event loop or
- * the write lock for long. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
+ * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), so that neither
+ * serialising nor writing holds the event loop. The snapshots live in a file of their own (`snapshotsPathOf`): the
+ * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
  * second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
  * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
  * (incremental snapshots: see `NodeRuns` in the core).
@@ -35,14 +35,6 @@ const DOOMED = `
  * its overflow pages), so pieces are small: 64 KiB is read in about a millisecond here, a MiB took 5–16 ms.
  */
 const ROW = 64 * 1024;
-
-/**
- * The worker's rest after each of its write transactions (ms), so that the event store's commits on the main thread
- * find the write lock free when their busy handler retries: REST_MS while another connection has written in the last
- * second (bounds the worker's writes to ROW / REST_MS, 32 MB/s), IDLE_REST_MS otherwise.
- */
-const REST_MS = 2;
-const IDLE_REST_MS = 0.5;
 
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
@@ -105,40 +97,17 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, -1)');
+const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
 const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
 const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
 const doomed = db.prepare(workerData.doomed).pluck();
 const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
-const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE rowid IN (SELECT rowid FROM snapshot_pieces WHERE snapshot_id = ? LIMIT 4)');
+const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
-// One row per transaction: the write lock is the event store's too, and a commit of the main thread that finds it
-// taken sleeps in SQLite's busy handler on the event loop (1, 2, 5, 10 ms…): transactions of 1 MiB made such waits
-// of up to 155 ms under load while a snapshot was written (100k commands, a loaded machine); a row holds it for
-// a fraction of a millisecond. Only whole rows until the end (then the rest).
-// And a rest after each: SQLite's lock is not fair, and the busy handler retries after sleeping (1, 2, 5, 10 ms…), so
-// back-to-back transactions here kept finding the lock taken at each retry (waits of 110–130 ms with a row each).
-// A longer rest while another connection writes (its commits change data_version), a short one otherwise (a
-// snapshot taken with no load, at shutdown: the first commit of a load that starts meanwhile still finds gaps).
-const resting = new Int32Array(new SharedArrayBuffer(4));
-const dataVersion = db.prepare('PRAGMA data_version').pluck();
-let seenVersion = dataVersion.get();
-let writtenUntil = 0;
-const rest = () => {
-  const now = Date.now();
-  const version = dataVersion.get();
-  if (version !== seenVersion) {
-    seenVersion = version;
-    writtenUntil = now + 1000;
-  }
-  Atomics.wait(resting, 0, 0, now < writtenUntil ? workerData.restMs : workerData.idleRestMs);
-};
-const addRow = (job, bytes) => {
-  insertRow(job, bytes);
-  rest();
-};
-const insertRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
+// One row per transaction: the file's write lock is taken briefly (by another process's snapshot worker, say, or
+// this process's list of readers). Only whole rows until the end (then the rest).
+const addRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
 const flush = (job, all) => {
   if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
@@ -190,7 +159,7 @@ parentPort.on('message', (message) => {
   const { id } = message;
   try {
     if (message.type === 'begin') {
-      const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt).lastInsertRowid);
+      const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt, message.lastEventId).lastInsertRowid);
       jobs.set(id, { row, seq: 0, batch: [], size: 0 });
     } else if (message.type === 'piece') {
       const job = jobs.get(id);
@@ -207,10 +176,10 @@ parentPort.on('message', (message) => {
       jobs.delete(id);
       flush(job, true);
       complete.run(job.seq, job.row);
-      // Pruning, a little at a time (a snapshot's pieces are many megabytes).
+      // Pruning: in the snapshot file, whose write lock no commit waits for.
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
         dropRow.run(old);
-        while (dropPieces.run(old).changes > 0) rest();
+        dropPieces.run(old);
       }
       // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
       startsOf.clear();
@@ -230,7 +199,7 @@ parentPort.on('message', (message) => {
 const readersHere = new Map<string, number>();
 
 export class SqliteSnapshotStore implements SnapshotStore {
-  private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number }>;
+  private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number; last_event_id: string | null }>;
   private readonly pieceLengths: Database.Statement<[number], number>;
   private readonly piece: Database.Statement<[number, number], Buffer>;
   /** The snapshot this store loaded a state from (read on demand, so never pruned by this process), or -1. */
@@ -252,9 +221,16 @@ export class SqliteSnapshotStore implements SnapshotStore {
     private readonly readonly = false,
     /** The file, when a worker may open it too (not for `:memory:`). */
     private readonly path: string | null = null,
+    /**
+     * The id of the event at a position of the log the snapshots are of (null past its head): a snapshot is loaded
+     * only where it matches (a snapshot file beside a restored or replaced event database is not that log's).
+     */
+    private readonly eventIdAt: (position: number) => string | null = () => null,
   ) {
+    // An event database read before its migration 4 still holds its snapshots, without the column.
+    const recordsLastEvent = db.prepare("SELECT 1 FROM pragma_table_info('snapshots') WHERE name = 'last_event_id'").get() !== undefined;
     this.newest = db.prepare(
-      'SELECT id, position, projection_version, state, taken_at, pieces FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC LIMIT 1',
+      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
     );
     // length() of a blob reads its record's header, not its overflow pages.
     this.pieceLengths = db.prepare<[number], number>('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
@@ -263,12 +239,12 @@ export class SqliteSnapshotStore implements SnapshotStore {
       this.saveTx = null;
       return;
     }
-    const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES (?, ?, ?, ?, 0)');
+    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
     const doomed = db.prepare<[{ id: number; version: string; pinned: number }], number>(DOOMED).pluck();
     const dropRow = db.prepare<[number]>('DELETE FROM snapshots WHERE id = ?');
     const dropPieces = db.prepare<[number]>('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
-      const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt).lastInsertRowid);
+      const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt, this.eventIdAt(snapshot.position)).lastInsertRowid);
       for (const old of doomed.all({ id, version: snapshot.projectionVersion, pinned: this.pinned })) {
         dropRow.run(old);
         dropPieces.run(old);
@@ -292,7 +268,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // An idle worker must not keep the process alive, but one writing a snapshot must: a process whose only
     // pending work is an unreferenced worker's reply exits mid-await (code 13 under a top-level await).
     worker.ref();
-    worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt });
+    worker.postMessage({ type: 'begin', id, projectionVersion: snapshot.projectionVersion, position: snapshot.position, takenAt: snapshot.takenAt, lastEventId: this.eventIdAt(snapshot.position) });
     // Nodes not read since the state was loaded from this store's pinned snapshot are copied by the worker, from there.
     const copies = (source: SnapshotBytes): boolean => source instanceof StoredPieces && source.db === this.db && source.id === this.pinned;
     // Nodes the previous snapshot written here holds are copied from there; it stays until this one is complete
@@ -327,7 +303,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, restMs: REST_MS, idleRestMs: IDLE_REST_MS } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
@@ -354,13 +330,28 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   async load(projectionVersion: string): Promise<Snapshot | null> {
     if (!this.db.open) throw new Error('The snapshot store is closed');
-    const row = this.newest.get(projectionVersion);
+    let row: ReturnType<typeof this.newest.get>;
+    for (const candidate of this.newest.iterate(projectionVersion)) {
+      if (this.belongsToLog(candidate.position, candidate.last_event_id)) {
+        row = candidate;
+        break;
+      }
+    }
     if (!row) return null;
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
     if (row.pieces > 0) this.pin(row.id);
     const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, () => this.pieceLengths.all(row.id)) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
+  }
+
+  /**
+   * A snapshot of this log: one that recorded the event at its position is loaded only where the log has that event
+   * there (a server's snapshots always record it; one saved at a position the log did not have, by a direct use of
+   * the store, recorded none and is loaded as it is).
+   */
+  private belongsToLog(position: number, lastEventId: string | null): boolean {
+    return lastEventId === null || lastEventId === this.eventIdAt(position);
   }
 
   /**
