@@ -39,7 +39,7 @@ describe.skipIf(!hasPostgres)('forgefold on PostgreSQL', () => {
     // The SQLite file of a data directory too.
     const local = await cliAsync(['migrate', '--data', join(root.path, 'fresh')]);
     expect(local.status).toBe(0);
-    expect(local.stdout).toContain('schema version 3');
+    expect(local.stdout).toContain('schema version 4');
   });
 
   it('moves an instance SQLite → PostgreSQL → SQLite with identical logs and equal hashes', async () => {
