@@ -6,6 +6,22 @@ import { emptyTable, encodeState, stateHash, tableGet, tableSet, type EventStore
 import { eventStoreContract, newEvent } from './contract.js';
 import { tempDir } from './helpers.js';
 
+/** The driver the store uses (the tests' package does not depend on it), for what a test reads or holds beside the store. */
+type Raw = {
+  prepare(sql: string): { pluck(): { all(...args: unknown[]): unknown[]; get(...args: unknown[]): unknown }; run(...args: unknown[]): unknown; get(...args: unknown[]): unknown };
+  exec(sql: string): void;
+  close(): void;
+};
+const RawDatabase = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as new (file: string, options?: { readonly?: boolean }) => Raw;
+const tableNames = (path: string): unknown[] => {
+  const db = new RawDatabase(path, { readonly: true });
+  try {
+    return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  } finally {
+    db.close();
+  }
+};
+
 eventStoreContract(
   'sqlite',
   async () => {
@@ -103,13 +119,10 @@ describe('SqliteStore', () => {
       const first = openSqliteStore({ path });
       await first.snapshots.save({ position: 1, projectionVersion: 'v1', state: { things: { byId } }, takenAt: 't' });
       await first.close();
-      // The driver the store uses (the tests' package does not depend on it).
-      type Driver = new (file: string, options: { readonly: boolean }) => { prepare(sql: string): { pluck(): { all(id: number): Buffer[] } }; close(): void };
-      const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
       const piecesOf = (id: number): Buffer => {
-        const db = new Database(snapshotsPathOf(path), { readonly: true });
+        const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
         try {
-          return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id));
+          return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id) as Buffer[]);
         } finally {
           db.close();
         }
@@ -238,21 +251,6 @@ describe('SqliteStore', () => {
   });
 });
 
-/** The driver the store uses (the tests' package does not depend on it), for what a test reads or holds beside the store. */
-type Raw = {
-  prepare(sql: string): { pluck(): { all(...args: unknown[]): unknown[]; get(...args: unknown[]): unknown }; run(...args: unknown[]): unknown; get(...args: unknown[]): unknown };
-  exec(sql: string): void;
-  close(): void;
-};
-const RawDatabase = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as new (file: string, options?: { readonly?: boolean }) => Raw;
-const tableNames = (path: string): unknown[] => {
-  const db = new RawDatabase(path, { readonly: true });
-  try {
-    return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  } finally {
-    db.close();
-  }
-};
 
 describe('SqliteStore: the snapshot file', () => {
   it('keeps snapshots in a file of their own, with the event database\'s mode, each naming the event it ends at', async () => {
@@ -317,6 +315,24 @@ describe('SqliteStore: the snapshot file', () => {
       await empty.snapshots.save({ position: 1, projectionVersion: 'v1', state: { of: 'second' }, takenAt: 't' });
       expect((await empty.snapshots.load('v1'))!.state).toEqual({ of: 'second' });
       await empty.close();
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('opens read-only beside a snapshot file a writer has created but not yet given its tables', async () => {
+    const temp = tempDir();
+    try {
+      const path = temp.file();
+      const writer = openSqliteStore({ path });
+      await writer.events.append('a', 'any', [newEvent()]);
+      await writer.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${snapshotsPathOf(path)}${suffix}`, { force: true });
+      closeSync(openSync(snapshotsPathOf(path), 'a', 0o600));
+      const reader = openSqliteStore({ path, readonly: true });
+      expect(await reader.snapshots.load('v1')).toBeNull();
+      expect(await reader.events.headPosition()).toBe(1);
+      await reader.close();
     } finally {
       temp.remove();
     }

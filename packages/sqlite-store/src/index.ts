@@ -95,12 +95,17 @@ const openSnapshotFile = (path: string, busyTimeoutMs: number): Database.Databas
 };
 
 /**
- * Where a read-only store reads snapshots: the snapshot file when there is one; the event database itself when it
- * still holds them (a file not yet migrated to version 4); else an empty store.
+ * Where a read-only store reads snapshots: the snapshot file when there is one with its schema (a writer creates the
+ * file, then its tables); the event database itself when it still holds them (a file not yet migrated to version 4);
+ * else an empty store.
  */
 const readSnapshotFile = (path: string, events: Database.Database): Database.Database => {
   const file = snapshotsPathOf(path);
-  if (existsSync(file)) return new Database(file, { readonly: true, fileMustExist: true });
+  if (existsSync(file)) {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    if (appliedMigrations(db, 'snapshots').length > 0) return db;
+    db.close();
+  }
   if (appliedMigrations(events).every((migration) => migration.version < 4)) return events;
   const empty = new Database(':memory:');
   migrate(empty, 'snapshots');
@@ -120,7 +125,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
   const readonly = options.readonly ?? false;
   const synchronous = options.synchronous ?? 'FULL';
-  const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && path !== ':memory:' && path !== '';
+  const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && !inMemory(path);
   const walSync = deferredFlush ? new WalSync(`${path}-wal`) : null;
   const db = new Database(path, { readonly, fileMustExist: readonly });
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
@@ -143,7 +148,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
       } else {
         snapshotDb = openSnapshotFile(path, busyTimeoutMs);
         // Migration 4 moves the newest snapshot of a file that still holds them into the snapshot file.
-        const moving = appliedMigrations(db).some((migration) => migration.version === 3) && !appliedMigrations(db).some((migration) => migration.version === 4);
+        const moving = !appliedMigrations(db).some((migration) => migration.version === 4);
         if (moving) db.prepare('ATTACH DATABASE ? AS ' + MOVED_SNAPSHOTS).run(snapshotsPathOf(path));
         try {
           migrate(db);

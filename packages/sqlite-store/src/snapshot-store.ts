@@ -6,8 +6,8 @@
  * encoded a piece at a time, yielding to the event loop between pieces, and each piece is handed (transferred, not
  * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), so that neither
  * serialising nor writing holds the event loop. The snapshots live in a file of their own (`snapshotsPathOf`): the
- * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last piece is in (`pieces` ≥ 0). Stores on `:memory:` (no
- * second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
+ * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last
+ * piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
  * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
  * (incremental snapshots: see `NodeRuns` in the core).
  */
@@ -286,13 +286,18 @@ export class SqliteSnapshotStore implements SnapshotStore {
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
     try {
       const row = await saved;
-      this.previous = { source: new StoredPieces(this.db, this.piece, row, () => this.pieceLengths.all(row)), runs };
+      this.previous = { source: this.storedPieces(row), runs };
     } catch (error) {
       this.previous = null;
       throw error;
     } finally {
       if (this.waiting.size === 0 && this.worker === worker) worker.unref();
     }
+  }
+
+  /** Snapshot `id` of this store's file, read a piece at a time. */
+  private storedPieces(id: number): StoredPieces {
+    return new StoredPieces(this.db, this.piece, id, () => this.pieceLengths.all(id));
   }
 
   /** The next snapshot is written whole (every node serialised again or copied from the pinned one), as before incremental snapshots: the bench's baseline. */
@@ -341,7 +346,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
     // Hundreds of MB at 1e6 commands: start-up reads the snapshot's structure, and each table node's piece when the
     // node is first read (see LazyNode); the snapshot is kept for as long as this store lives.
     if (row.pieces > 0) this.pin(row.id);
-    const bytes = row.pieces > 0 ? new StoredPieces(this.db, this.piece, row.id, () => this.pieceLengths.all(row.id)) : row.state;
+    const bytes = row.pieces > 0 ? this.storedPieces(row.id) : row.state;
     return { position: row.position, projectionVersion: row.projection_version, state: decodeState(bytes, { lazy: true }), takenAt: row.taken_at };
   }
 
