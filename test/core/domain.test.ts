@@ -53,6 +53,23 @@ describe('identity and namespaces', () => {
     expect(findGroupByFullPath(app.state.groups, 'a/b')).toBeUndefined();
   });
 
+  it('a group creation sees a username taken earlier in its own batch (read past the batch draft)', async () => {
+    const { app, ok } = await makeApp();
+    await ok(system, userCommand('alice'));
+    // One batch: the user is folded into the draft before the group creations are decided.
+    const [carol, taken, free, again] = await Promise.all([
+      app.execute(system, userCommand('carol')),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Carol', path: 'CAROL' }),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Free', path: 'free' }),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Free', path: 'free' }),
+    ]);
+    expect(E.isRight(carol!)).toBe(true);
+    expect(taken).toEqual(E.left({ _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' }));
+    expect(E.isRight(free!)).toBe(true);
+    expect(again).toEqual(E.left({ _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' }));
+    expect(findGroupByFullPath(app.state.groups, 'carol')).toBeUndefined();
+  });
+
   it('keeps private groups from strangers and rejects taken paths in the platform words', async () => {
     const { app, ok, run } = await makeApp();
     await ok(system, userCommand('alice'));
