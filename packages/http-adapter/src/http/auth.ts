@@ -211,7 +211,9 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
 
   let success: AuthSuccess | null = null;
   if (found) {
-    success = checkTokenResult(await backend.authenticate(found.token, found.source));
+    const result = backend.authenticate(found.token, found.source);
+    // The product's backend answers synchronously: no promise and no turn of the microtask queue for it.
+    success = checkTokenResult(result instanceof Promise ? await result : result);
   } else if (backend.authenticateSession) {
     const cookie = extractSessionCookie(input.headers);
     if (cookie) {
