@@ -621,7 +621,7 @@ describe('server shell', () => {
   });
 });
 
-describe('a write answer sent as a string (no copy into a Buffer)', () => {
+describe('a write answer with multi-byte characters', () => {
   it('is framed by its UTF-8 length: two keep-alive writes with multi-byte bodies arrive whole, byte for byte', async () => {
     const text = 'é – 漢字 😀 \ud800 end';
     const s = createApiServer({

@@ -110,41 +110,35 @@ export interface RenderedReply {
   readonly status: number;
   /** Names and values alternating, as `writeHead` takes them: sent without building an object per request. */
   readonly headerList: readonly string[];
-  /**
-   * The body's bytes; a string for what is sent once (a write's answer: no ETag, never cached), which node writes
-   * together with the head without a copy into a Buffer first.
-   */
-  readonly payload: Buffer | string | null;
+  readonly payload: Buffer | null;
   /** Set on GET/HEAD 200 replies with a body. */
   readonly etag: string | null;
 }
-
-const byteLength = (payload: Buffer | string | null): number => (payload === null ? 0 : typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length);
 
 /** Serialises a reply: status, headers (content type, length, ETag) and body bytes. */
 export function renderReply(reply: Reply, opts: Omit<WriteOptions, 'requestHeaders'>): RenderedReply {
   const hasBody = reply.rawBody !== undefined || reply.body !== undefined;
   const status = reply.status ?? defaultStatus(opts.method, hasBody);
-  const isRead = opts.method === 'GET' || opts.method === 'HEAD';
-  let payload: Buffer | string | null = null;
+  let payload: Buffer | null = null;
   if (status !== 204 && status !== 304) {
     if (reply.rawBody !== undefined) payload = Buffer.isBuffer(reply.rawBody) ? reply.rawBody : Buffer.from(reply.rawBody, 'utf8');
-    else if (reply.body !== undefined) payload = isRead ? Buffer.from(JSON.stringify(reply.body), 'utf8') : JSON.stringify(reply.body);
+    else if (reply.body !== undefined) payload = Buffer.from(JSON.stringify(reply.body), 'utf8');
   }
+  const isRead = opts.method === 'GET' || opts.method === 'HEAD';
   const etag = isRead && status === 200 && payload && reply.etag !== false ? weakEtag(payload) : null;
   if (opts.extraHeaders === undefined && reply.headers === undefined) {
     // The usual reply: the list written directly, as the general path below would order it, without an object
     // built from spreads and its entries (about a kilobyte of allocation per reply).
     const list = [...SECURITY_HEADER_LIST];
     if (etag !== null) list.push('ETag', etag);
-    if (status !== 204 && status !== 304) list.push('Content-Type', reply.contentType ?? opts.defaultContentType, 'Content-Length', String(byteLength(payload)));
+    if (status !== 204 && status !== 304) list.push('Content-Type', reply.contentType ?? opts.defaultContentType, 'Content-Length', String(payload ? payload.length : 0));
     return { status, headerList: list, payload, etag };
   }
   const headers: Record<string, string> = { ...SECURITY_HEADERS, ...opts.extraHeaders, ...reply.headers };
   if (etag !== null) headers['ETag'] = etag;
   if (status !== 204 && status !== 304) {
     headers['Content-Type'] = reply.contentType ?? opts.defaultContentType;
-    headers['Content-Length'] = String(byteLength(payload));
+    headers['Content-Length'] = String(payload ? payload.length : 0);
   }
   return { status, headerList: Object.entries(headers).flat(), payload, etag };
 }
