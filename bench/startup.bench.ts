@@ -17,7 +17,8 @@
  * At 1e6 the bench holds the built and the replayed state at once: run it with
  * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  * BENCH_STARTUP_FORMER=0 skips the former format's case (one `v8.serialize` and one `v8.deserialize` of the whole
- * state: ~4 minutes at 1e6); its rows then say so instead of a figure.
+ * state: ~4 minutes at 1e6); its rows then say so instead of a figure. BENCH_STARTUP_KEEP=1 keeps the data directory
+ * (its path is logged) for probing the served process again without rebuilding the log.
  */
 import v8 from 'node:v8';
 import { execFile, fork } from 'node:child_process';
@@ -35,6 +36,7 @@ import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js'
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
 const LOAD_SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
 const FORMER = process.env.BENCH_STARTUP_FORMER !== '0';
+const KEEP = process.env['BENCH_STARTUP_KEEP'] === '1';
 const TOKEN = 'glpat-bench-startup-root-0000';
 const FINGERPRINT = '9a:3b:5c:7d:1e:2f:40:51:62:73:84:95:a6:b7:c8:d9:ea:fb:0c:1d';
 const scim: Actor = { userId: null, origin: 'scim' };
@@ -338,7 +340,8 @@ export default async function startupBench(): Promise<void> {
       await server.close();
     }
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (KEEP) log(`  data kept in ${dataDir} (BENCH_STARTUP_KEEP=1)`);
+    else rmSync(dataDir, { recursive: true, force: true });
   }
   report.print();
 }
