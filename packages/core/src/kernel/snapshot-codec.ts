@@ -28,7 +28,7 @@
  * `v8.serialize`d state still decode.
  */
 import v8 from 'node:v8';
-import { LazyNode, type SnapshotBytes } from './lazy-node.js';
+import { decodeNode, LazyNode, type SnapshotBytes } from './lazy-node.js';
 
 const MAGIC = Buffer.from('FFSNAP3\n', 'latin1');
 /** The former magics: version 2 (no HOLES), version 1 (no NODE, no HOLES). */
@@ -585,7 +585,7 @@ const parse = (buffer: Buffer, start: number, nodes: SnapshotBytes | null, lazy:
     if (kind === NODE && nodes) {
       const offset = u32() + u32() * HI;
       const length = u32();
-      return lazy ? new LazyNode(nodes, offset, length) : (v8.deserialize(nodes.read(offset, length)) as unknown);
+      return lazy ? new LazyNode(nodes, offset, length) : decodeNode(nodes.read(offset, length));
     }
     if (kind === ARRAY) {
       const length = u32();
