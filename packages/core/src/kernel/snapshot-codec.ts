@@ -154,6 +154,17 @@ const slots = (node: unknown, budget: number): number => {
 const LIGHT = 4096;
 
 /**
+ * Whether a string table's third level (32 leaves of keys and values) is written as its leaves, each a NODE, rather
+ * than as one NODE: when its values are tables (a table of tables keyed by strings: `members.bySource`, a small table of
+ * member ids per source), or when it holds leaves still lazy (written so before). At 1e6 commands such a level holds
+ * ~400 small tables; creating a group adds a key to one at random, and the first write there decoded all of them on the
+ * request path (~60 KB of heap per node at 200k, where a leaf holds a dozen). 33 tokens in the structure instead of 1,
+ * for the 1,024 third levels of such a table.
+ */
+const leavesApart = (level3: readonly unknown[]): boolean =>
+  some(level3, (leaf) => leaf instanceof LazyNode || (Array.isArray(leaf) && some(leaf, (entry) => Array.isArray(entry) && isTrie(entry))));
+
+/**
  * Work (structure tokens, and elements counted by `slots`) after which the encoder ends a step even when no piece is
  * ready: a span of structure alone (the values of a heavy table of tables) made one step of seconds at 1e6 commands.
  * A step is otherwise a piece (PIECE bytes of serialised nodes). 4,096 made steps of 100–170 ms in a server started from
@@ -418,7 +429,18 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   }
   /** A position of a table's second level: a NODE, unless it is a heavy node (split) or not an array. */
   const trieNode = (child: unknown, b: number, level2: readonly unknown[], depth: number): Steps | undefined => {
-    // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
+    const written = writtenBefore(child);
+    if (written !== null) return written;
+    if (Array.isArray(child) && b < MARK_AT && level2[MARK_AT] === STRING_MARK && leavesApart(child)) return array(child, (leaf) => stringLeaf(leaf, depth + 3));
+    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
+    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
+    return value(child, depth + 2);
+  };
+  /**
+   * A node already written (copied from the previous snapshot, the same object, so the same bytes; or a lazy node's
+   * bytes), as its NODE; null when it must be written.
+   */
+  const writtenBefore = (child: unknown): undefined | null => {
     const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
     if (before >= 0) {
       const length = previous!.runs.length(before);
@@ -426,9 +448,18 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     }
     if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
     if (child instanceof LazyNode) return node(child, child.bytes);
-    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
-    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
-    return value(child, depth + 2);
+    return null;
+  };
+  /**
+   * A leaf of a string table whose leaves are NODEs of their own (see `leavesApart`): a NODE, or split as a heavy
+   * node's leaf is when it holds a heavy table.
+   */
+  const stringLeaf = (leaf: unknown, depth: number): Steps | undefined => {
+    const written = writtenBefore(leaf);
+    if (written !== null) return written;
+    if (!Array.isArray(leaf)) return value(leaf, depth);
+    if (light(leaf)) return node(leaf, v8.serialize(leaf));
+    return array(leaf, (pair, j) => (j % 2 === 0 ? value(pair, depth + 1) : tableValue(pair, depth + 1)));
   };
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
   function* heavy(node: readonly unknown[], depth: number, strings: boolean): Steps {
