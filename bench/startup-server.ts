@@ -5,14 +5,15 @@
  * the server's alone (not those of the bench's process, whose heap held the replayed state). Driven over IPC:
  *   → { type: 'listening', url, ms }      once it serves (ms: from the store's opening to listening)
  *   ← { type: 'watch' }                    starts watching the event loop (1 ms resolution)
- *   ← { type: 'pause' }                    → { type: 'pause', ms }: the longest pause since `watch`
+ *   ← { type: 'pause' }                    → { type: 'pause', ms, gcMs }: the longest pause since `watch`, and the
+ *                                          longest garbage collection meanwhile (what part of that pause is the collector's)
  *   ← { type: 'snapshot', whole? }         → { type: 'snapshot', ms, busyMs }: takes one while requests go on
  *                                          (whole: not copying from this process's previous snapshot, as before
  *                                          incremental snapshots; busyMs: the event loop's busy time meanwhile)
  *   ← { type: 'close' }                    closes the API and the store, and exits
  */
 import { join } from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { Application, forgefold, type ForgefoldCommand, type State } from '@forgefold/core';
 import { bootstrapRoot, dataPaths } from '@forgefold/cli';
 import { GitRepositories } from '@forgefold/git';
@@ -37,15 +38,21 @@ const { url } = await api.listen(0, '127.0.0.1');
 send({ type: 'listening', url, ms: performance.now() - started });
 
 let watching: IntervalHistogram | null = null;
+/** The longest collection since `watch`, in ms. */
+let longestGc = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) longestGc = Math.max(longestGc, entry.duration);
+}).observe({ entryTypes: ['gc'] });
 process.on('message', (message: Message) => {
   void (async () => {
     if (message.type === 'watch') {
       watching?.disable();
       watching = monitorEventLoopDelay({ resolution: 1 });
       watching.enable();
+      longestGc = 0;
     } else if (message.type === 'pause') {
       watching?.disable();
-      send({ type: 'pause', ms: (watching?.max ?? 0) / 1e6 });
+      send({ type: 'pause', ms: (watching?.max ?? 0) / 1e6, gcMs: longestGc });
       watching = null;
     } else if (message.type === 'snapshot') {
       if (message.whole) store.snapshots.forgetPrevious();

@@ -17,7 +17,8 @@
  * At 1e6 the bench holds the built and the replayed state at once: run it with
  * NODE_OPTIONS=--max-old-space-size=14336 (node's default heap runs out at about 600,000 commands).
  * BENCH_STARTUP_FORMER=0 skips the former format's case (one `v8.serialize` and one `v8.deserialize` of the whole
- * state: ~4 minutes at 1e6); its rows then say so instead of a figure.
+ * state: ~4 minutes at 1e6); its rows then say so instead of a figure. BENCH_STARTUP_KEEP=1 keeps the data directory
+ * (its path is logged) for probing the served process again without rebuilding the log.
  */
 import v8 from 'node:v8';
 import { execFile, fork } from 'node:child_process';
@@ -35,6 +36,7 @@ import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js'
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
 const LOAD_SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
 const FORMER = process.env.BENCH_STARTUP_FORMER !== '0';
+const KEEP = process.env['BENCH_STARTUP_KEEP'] === '1';
 const TOKEN = 'glpat-bench-startup-root-0000';
 const FINGERPRINT = '9a:3b:5c:7d:1e:2f:40:51:62:73:84:95:a6:b7:c8:d9:ea:fb:0c:1d';
 const scim: Actor = { userId: null, origin: 'scim' };
@@ -193,9 +195,9 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
 const startServer = async (dataDir: string) => {
   const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv: process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = (type: string) =>
-    new Promise<{ ms: number; busyMs?: number; url?: string }>((resolve, reject) => {
+    new Promise<{ ms: number; busyMs?: number; gcMs?: number; url?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));
-      const onMessage = (message: { type: string; ms: number; busyMs?: number; url?: string }) => {
+      const onMessage = (message: { type: string; ms: number; busyMs?: number; gcMs?: number; url?: string }) => {
         if (message.type !== type) return;
         child.off('message', onMessage);
         child.off('exit', onExit);
@@ -205,7 +207,7 @@ const startServer = async (dataDir: string) => {
       child.once('exit', onExit);
     });
   const listening = await reply('listening');
-  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot', whole = false): Promise<{ ms: number; busyMs?: number }> => {
+  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot', whole = false): Promise<{ ms: number; busyMs?: number; gcMs?: number }> => {
     const replied = answer ? reply(answer) : Promise.resolve({ ms: 0 });
     child.send({ type, whole });
     return replied;
@@ -294,13 +296,14 @@ export default async function startupBench(): Promise<void> {
         headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' },
         bodyTemplate: `{"name":"Load ${run} {n}","path":"load-${run}-{n}"}`,
       }, 'wrk');
-      const watched = async <T>(during: () => Promise<T>): Promise<{ ms: number; value: T }> => {
+      const watched = async <T>(during: () => Promise<T>): Promise<{ ms: number; gc: string; value: T }> => {
         await server.ask('watch');
         const value = await during();
-        return { ms: (await server.ask('pause', 'pause')).ms, value };
+        const pause = await server.ask('pause', 'pause');
+        return { ms: pause.ms, gc: `longest collection ${(pause.gcMs ?? 0).toFixed(1)} ms`, value };
       };
       const quiet = await watched(() => load(LOAD_SECONDS, 'quiet'));
-      report.add('HTTP writes, no snapshot: longest event-loop pause', quiet.ms, 'ms', { note: `${quiet.value.rps.toFixed(0)} requests/s, p99 ${quiet.value.p99} ms` });
+      report.add('HTTP writes, no snapshot: longest event-loop pause', quiet.ms, 'ms', { note: `${quiet.value.rps.toFixed(0)} requests/s, p99 ${quiet.value.p99} ms; ${quiet.gc}` });
       const taken = (snapshot: { ms: number; busyMs?: number }) => `the snapshot took ${(snapshot.ms / 1000).toFixed(1)} s, the event loop busy ${(snapshot.busyMs ?? 0).toFixed(0)} ms meanwhile`;
       const underLoad = async (run: string, whole: boolean) => watched(async () => {
         const running = load(LOAD_SECONDS, run);
@@ -312,33 +315,34 @@ export default async function startupBench(): Promise<void> {
       const during = await underLoad('snapshot', false);
       report.add('HTTP writes while a snapshot is taken: longest event-loop pause', during.ms, 'ms', {
         ...(FORMER ? { baseline: 'former snapshot: v8.serialize of the state (one pause)' } : {}),
-        note: `target < 20 ms; ${taken(during.value.snapshot)}; ${during.value.result.rps.toFixed(0)} requests/s, p99 ${during.value.result.p99} ms`,
+        note: `target < 20 ms; ${taken(during.value.snapshot)}; ${during.value.result.rps.toFixed(0)} requests/s, p99 ${during.value.result.p99} ms; ${during.gc}`,
       });
       // Later ones: from the previous one too (incremental), or whole (every node touched since start-up again).
       const incrementalFirst = process.env['BENCH_STARTUP_INCREMENTAL_FIRST'] === '1';
       const earlier = incrementalFirst ? await underLoad('incremental', false) : null;
       const wholeLoad = await underLoad('whole', true);
       report.add('HTTP writes while a later snapshot is taken whole: longest event-loop pause', wholeLoad.ms, 'ms', {
-        note: `as before incremental snapshots; ${taken(wholeLoad.value.snapshot)}; ${wholeLoad.value.result.rps.toFixed(0)} requests/s, p99 ${wholeLoad.value.result.p99} ms`,
+        note: `as before incremental snapshots; ${taken(wholeLoad.value.snapshot)}; ${wholeLoad.value.result.rps.toFixed(0)} requests/s, p99 ${wholeLoad.value.result.p99} ms; ${wholeLoad.gc}`,
       });
       // BENCH_STARTUP_INCREMENTAL_FIRST=1: the incremental case before the whole one (the later case runs on a larger heap).
       const incrementalLoad = earlier ?? (await underLoad('incremental', false));
       report.add('HTTP writes while a later snapshot is taken incrementally: longest event-loop pause', incrementalLoad.ms, 'ms', {
         baseline: 'HTTP writes while a later snapshot is taken whole: longest event-loop pause',
-        note: `target < 20 ms; ${taken(incrementalLoad.value.snapshot)}; ${incrementalLoad.value.result.rps.toFixed(0)} requests/s, p99 ${incrementalLoad.value.result.p99} ms`,
+        note: `target < 20 ms; ${taken(incrementalLoad.value.snapshot)}; ${incrementalLoad.value.result.rps.toFixed(0)} requests/s, p99 ${incrementalLoad.value.result.p99} ms; ${incrementalLoad.gc}`,
       });
       const idleWhole = await watched(() => server.ask('snapshot', 'snapshot', true));
-      report.add('snapshot in the served process with no load, whole: longest event-loop pause', idleWhole.ms, 'ms', { note: `as before incremental snapshots; ${taken(idleWhole.value)}` });
+      report.add('snapshot in the served process with no load, whole: longest event-loop pause', idleWhole.ms, 'ms', { note: `as before incremental snapshots; ${taken(idleWhole.value)}; ${idleWhole.gc}` });
       const idleServer = await watched(() => server.ask('snapshot', 'snapshot'));
       report.add('snapshot in the served process with no load: longest event-loop pause', idleServer.ms, 'ms', {
         baseline: 'snapshot in the served process with no load, whole: longest event-loop pause',
-        note: `target < 20 ms; incremental (nothing written since the whole one); ${taken(idleServer.value)}`,
+        note: `target < 20 ms; incremental (nothing written since the whole one); ${taken(idleServer.value)}; ${idleServer.gc}`,
       });
     } finally {
       await server.close();
     }
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (KEEP) log(`  data kept in ${dataDir} (BENCH_STARTUP_KEEP=1)`);
+    else rmSync(dataDir, { recursive: true, force: true });
   }
   report.print();
 }

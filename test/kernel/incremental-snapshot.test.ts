@@ -149,6 +149,26 @@ describe('incremental snapshots', () => {
     expect(third.copied).toBeGreaterThan(whole.bytes.length * 0.9);
   });
 
+  it('find the nodes of a snapshot holding more nodes than one map of NodeRuns holds', () => {
+    // 300,000 entries: ~9,400 leaves, over one map of the index (8,192 nodes).
+    const immer = new Immer({ autoFreeze: false });
+    const byId: Table<number> = emptyTable();
+    for (let id = 1; id <= 300_000; id++) tableSet(byId, id, id);
+    const first = { things: { byId } };
+    const chain = new Chain();
+    chain.take(first);
+    const second = immer.produce(first, (draft) => {
+      tableSet(draft.things.byId, 100, -1);
+      tableSet(draft.things.byId, 299_000, -1);
+    });
+    const serialize = vi.spyOn(v8, 'serialize');
+    const next = chain.take(second);
+    // The two leaves changed, nothing else: the nodes of the first map and of the last one were both found.
+    expect(serialize.mock.calls.filter(([value]) => Array.isArray(value)).length).toBe(2);
+    serialize.mockRestore();
+    expect(next.bytes.equals(full(second))).toBe(true);
+  });
+
   it('a chain of snapshots over immer’s states, from a state loaded lazily, each a full encoding of its state (property)', () => {
     const base = full(build(2_000));
     fc.assert(

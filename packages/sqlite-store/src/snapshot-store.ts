@@ -36,6 +36,12 @@ const DOOMED = `
  */
 const ROW = 64 * 1024;
 
+/**
+ * The event loop's time a snapshot's encoding takes in one turn (its steps are far shorter: see STEP_WORK in the
+ * core), before requests run again. Timed here, not counted by the core (which reads no clock).
+ */
+const SLICE_MS = 4;
+
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
 
@@ -276,12 +282,16 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const runs = new NodeRuns();
     const previous = this.previous;
     const pieces = encodePieces(snapshot.state, copies, previous ? { previous, runs } : { runs });
+    // Requests run between slices of steps: as many steps (a piece of serialised nodes, or a bounded span of
+    // structure: see STEP_WORK) as fit in SLICE_MS, then a turn of the event loop.
+    let sliceStarted = performance.now();
     for (const piece of pieces) {
       // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
       if (!Buffer.isBuffer(piece)) worker.postMessage({ type: 'copy', id, snapshot: (piece.source as StoredPieces).id, offset: piece.offset, length: piece.length });
       else if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
-      // Requests run between steps (a piece, a few hundred KiB of serialisation, or a bounded span of structure).
+      if (performance.now() - sliceStarted < SLICE_MS) continue;
       await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
     try {

@@ -36,7 +36,7 @@ export class LazyNode {
 
   /** A fresh copy of the node (the caller may own and mutate it). */
   decode(): unknown[] {
-    return v8.deserialize(this.bytes) as unknown[];
+    return decodeNode(this.bytes);
   }
 
   /** One decoded copy, deep-frozen, for reads from a frozen (committed) parent, which cannot take it in. */
@@ -49,6 +49,57 @@ export class LazyNode {
     return this.shared ?? this.decode();
   }
 }
+
+/**
+ * Arrays longer than this, holding at most one element in SPARSE_RATIO of their slots, are made sparse (see `sparse`).
+ */
+const SPARSE_LENGTH = 64;
+const SPARSE_RATIO = 8;
+
+/**
+ * An array of `length` holding `elements`, as V8's dictionary of its elements: a table's root is indexed by
+ * `id >>> 10`, so a small table of large ids (one group's members, keyed by member id) is a root of up to ~1,200
+ * slots holding one node. `v8.deserialize` makes such a root a flat array of all its slots whenever the index is below
+ * ~1,024 past its start, 2–10 KB each (a node of 32 such tables: 80–300 KB, where its bytes are 1–10 KB), and every
+ * node decoded on the request path stayed on the heap as that: the served process's heap grew from 25 to 440 MB
+ * in 5 s of writes at 200k commands, and the collector's scavenges, copying it, took 30–50 ms. An element set far
+ * past the end makes V8 keep the elements as a dictionary; the length set back drops it, and the array stays one.
+ * Reads, keys, `v8.serialize` (a holey array is written by its keys either way) and immer's copies are the same.
+ */
+const sparse = (length: number, source: readonly unknown[], keys: readonly string[]): unknown[] => {
+  const array: unknown[] = [];
+  array[length + 4096] = undefined;
+  array.length = length;
+  for (const key of keys) {
+    const index = Number(key);
+    if (Number.isInteger(index) && index >= 0 && index < length) array[index] = source[index];
+  }
+  return array;
+};
+
+/** `node` with its long sparse arrays, at any depth of arrays, made dictionaries (see `sparse`). */
+const compact = (node: unknown[]): unknown[] => {
+  let array = node;
+  if (array.length > SPARSE_LENGTH) {
+    // By its keys: a loop over a sparse array's length asks for every slot.
+    const keys = Object.keys(array);
+    if (keys.length * SPARSE_RATIO <= array.length) array = sparse(array.length, array, keys);
+    for (const key of keys) {
+      const index = Number(key);
+      const element = array[index];
+      if (Array.isArray(element)) array[index] = compact(element);
+    }
+    return array;
+  }
+  for (let i = 0; i < array.length; i++) {
+    const element = array[i];
+    if (Array.isArray(element)) array[i] = compact(element);
+  }
+  return array;
+};
+
+/** A table node from its `v8.serialize`d bytes, its long sparse arrays as dictionaries (see `sparse`). */
+export const decodeNode = (bytes: Uint8Array): unknown[] => compact(v8.deserialize(bytes) as unknown[]);
 
 const deepFreeze = <T>(value: T): T => {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

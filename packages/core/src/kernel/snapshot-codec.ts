@@ -28,7 +28,7 @@
  * `v8.serialize`d state still decode.
  */
 import v8 from 'node:v8';
-import { LazyNode, type SnapshotBytes } from './lazy-node.js';
+import { decodeNode, LazyNode, type SnapshotBytes } from './lazy-node.js';
 
 const MAGIC = Buffer.from('FFSNAP3\n', 'latin1');
 /** The former magics: version 2 (no HOLES), version 1 (no NODE, no HOLES). */
@@ -154,12 +154,30 @@ const slots = (node: unknown, budget: number): number => {
 const LIGHT = 4096;
 
 /**
+ * Whether a string table's third level (32 leaves of keys and values) is written as its leaves, each a NODE, rather
+ * than as one NODE: when its values are tables (a table of tables keyed by strings: `members.bySource`, a small table of
+ * member ids per source), or when it holds leaves still lazy (written so before). At 1e6 commands such a level holds
+ * ~400 small tables; creating a group adds a key to one at random, and the first write there decoded all of them on the
+ * request path (~60 KB of heap per node at 200k, where a leaf holds a dozen). 33 tokens in the structure instead of 1,
+ * for the 1,024 third levels of such a table.
+ */
+const leavesApart = (level3: readonly unknown[]): boolean =>
+  some(level3, (leaf) => leaf instanceof LazyNode || (Array.isArray(leaf) && some(leaf, (entry) => Array.isArray(entry) && isTrie(entry))));
+
+/**
  * Work (structure tokens, and elements counted by `slots`) after which the encoder ends a step even when no piece is
  * ready: a span of structure alone (the values of a heavy table of tables) made one step of seconds at 1e6 commands.
  * A step is otherwise a piece (PIECE bytes of serialised nodes). 4,096 made steps of 100–170 ms in a server started from
  * a snapshot at 200k commands (a step's tokens stand for nodes serialised or copied); 256 kept them near 20 ms.
  */
 export const STEP_WORK = 256;
+
+/**
+ * The work a node serialised (or read from its snapshot) counts for, against STEP_WORK: one `v8.serialize` of a
+ * node of 32 small entries measured 20–170 µs in a server at 200k commands (a token copied from the previous snapshot
+ * ~1 µs), so steps of 256 tokens that each serialised a node lasted 30–60 ms; 8 such nodes now end a step.
+ */
+export const SERIALISED_WORK = 32;
 
 /** Accumulates bytes into pieces of about PIECE bytes, each on an ArrayBuffer of its own (so it can be transferred). */
 class Pieces {
@@ -266,7 +284,13 @@ type Steps = Generator<Buffer | CopiedBytes, void, undefined>;
  * object per node (hundreds of thousands at 1e6 commands, each one more object for the collector to move).
  */
 export class NodeRuns {
-  private readonly index = new WeakMap<object, number>();
+  /**
+   * The index, as maps of at most SHARD nodes each: a `WeakMap` rehashes itself whole when it grows, and one `set`
+   * of the 175,000th node took 47–58 ms here (a snapshot holds ~250,000 nodes at 1e6 commands).
+   */
+  private readonly shards: WeakMap<object, number>[] = [new WeakMap()];
+  /** The shard of the last node found: a snapshot walks its nodes in the order the previous one did. */
+  private last = 0;
   private runs = new Float64Array(2048);
   private count = 0;
 
@@ -279,12 +303,23 @@ export class NodeRuns {
     }
     this.runs[2 * this.count] = offset;
     this.runs[2 * this.count + 1] = length;
-    this.index.set(node, this.count++);
+    if (this.count > 0 && this.count % SHARD === 0) this.shards.push(new WeakMap());
+    this.shards[this.shards.length - 1]!.set(node, this.count++);
   }
 
   /** Where `node`'s run is kept (for `offset` and `length`), or -1. */
   find(node: object): number {
-    return this.index.get(node) ?? -1;
+    // A node found is most often in the shard of the node found before it (or the next one): those are asked first.
+    const shards = this.shards.length;
+    for (let k = 0; k < shards; k++) {
+      const shard = (this.last + k) % shards;
+      const run = this.shards[shard]!.get(node);
+      if (run !== undefined) {
+        this.last = shard;
+        return run;
+      }
+    }
+    return -1;
   }
 
   offset(run: number): number {
@@ -295,6 +330,9 @@ export class NodeRuns {
     return this.runs[2 * run + 1]!;
   }
 }
+
+/** Nodes per map of `NodeRuns`' index (a miss asks every map: at 1e6 commands ~30, well below a serialisation's cost). */
+const SHARD = 8192;
 
 /** What `encodePieces` may copy from the snapshot written before, and where it records what the new one holds. */
 export interface Incremental {
@@ -375,7 +413,10 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     runs?.set(of, offset, length);
     return undefined;
   };
-  const node = (of: object, bytes: Uint8Array): undefined => nodeAt(of, out.raw(bytes), bytes.length);
+  const node = (of: object, bytes: Uint8Array): undefined => {
+    walked += SERIALISED_WORK;
+    return nodeAt(of, out.raw(bytes), bytes.length);
+  };
   const light = (child: readonly unknown[]): boolean => {
     if (!holdsArrays(child)) return true;
     const weight = slots(child, LIGHT);
@@ -388,7 +429,18 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   }
   /** A position of a table's second level: a NODE, unless it is a heavy node (split) or not an array. */
   const trieNode = (child: unknown, b: number, level2: readonly unknown[], depth: number): Steps | undefined => {
-    // Already written by the previous snapshot (the same object, so the same bytes): copied from there.
+    const written = writtenBefore(child);
+    if (written !== null) return written;
+    if (Array.isArray(child) && b < MARK_AT && level2[MARK_AT] === STRING_MARK && leavesApart(child)) return array(child, (leaf) => stringLeaf(leaf, depth + 3));
+    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
+    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
+    return value(child, depth + 2);
+  };
+  /**
+   * A node already written (copied from the previous snapshot, the same object, so the same bytes; or a lazy node's
+   * bytes), as its NODE; null when it must be written.
+   */
+  const writtenBefore = (child: unknown): undefined | null => {
     const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
     if (before >= 0) {
       const length = previous!.runs.length(before);
@@ -396,9 +448,18 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     }
     if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
     if (child instanceof LazyNode) return node(child, child.bytes);
-    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
-    if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
-    return value(child, depth + 2);
+    return null;
+  };
+  /**
+   * A leaf of a string table whose leaves are NODEs of their own (see `leavesApart`): a NODE, or split as a heavy
+   * node's leaf is when it holds a heavy table.
+   */
+  const stringLeaf = (leaf: unknown, depth: number): Steps | undefined => {
+    const written = writtenBefore(leaf);
+    if (written !== null) return written;
+    if (!Array.isArray(leaf)) return value(leaf, depth);
+    if (light(leaf)) return node(leaf, v8.serialize(leaf));
+    return array(leaf, (pair, j) => (j % 2 === 0 ? value(pair, depth + 1) : tableValue(pair, depth + 1)));
   };
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
   function* heavy(node: readonly unknown[], depth: number, strings: boolean): Steps {
@@ -440,6 +501,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     }
     structure.tag(LEAF);
     structure.bytes(v8.serialize(node));
+    walked += SERIALISED_WORK;
   }
   yield* value(state, 0);
   out.flush();
@@ -554,7 +616,7 @@ const parse = (buffer: Buffer, start: number, nodes: SnapshotBytes | null, lazy:
     if (kind === NODE && nodes) {
       const offset = u32() + u32() * HI;
       const length = u32();
-      return lazy ? new LazyNode(nodes, offset, length) : (v8.deserialize(nodes.read(offset, length)) as unknown);
+      return lazy ? new LazyNode(nodes, offset, length) : decodeNode(nodes.read(offset, length));
     }
     if (kind === ARRAY) {
       const length = u32();
