@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  accessRequestsOf,
   Application,
   directMembership,
   findGroupByFullPath,
@@ -51,6 +52,43 @@ describe('identity and namespaces', () => {
     await ok(as(1), { type: 'UpdateGroup', id: 2, path: 'z', name: 'Z' });
     expect(findProjectByFullPath(app.state.projects, 'z/b/p')?.name_with_namespace).toBe('Z / B / p');
     expect(findGroupByFullPath(app.state.groups, 'a/b')).toBeUndefined();
+  });
+
+  it('a membership added ends a pending access request, in its own batch as after it', async () => {
+    const { app, ok } = await makeApp();
+    await ok(system, userCommand('alice'));
+    await ok(system, userCommand('bob'));
+    await ok(system, userCommand('carol'));
+    await ok(as(1), { type: 'CreateGroup', name: 'G', path: 'g', visibility: 'public' });
+    await ok(as(1), { type: 'CreateGroup', name: 'H', path: 'h', visibility: 'public' });
+    const group = findGroupByFullPath(app.state.groups, 'g')!;
+    const other = findGroupByFullPath(app.state.groups, 'h')!;
+    await ok(as(2), { type: 'RequestAccess', source_type: 'Namespace', source_id: group.id });
+    // One batch: carol's request is folded into the draft before her membership is.
+    await Promise.all([
+      ok(as(3), { type: 'RequestAccess', source_type: 'Namespace', source_id: other.id }),
+      ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: other.id, user_id: 3, access_level: 30 }),
+      ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: group.id, user_id: 2, access_level: 30 }),
+    ]);
+    expect(accessRequestsOf(app.state, 'Namespace', group.id)).toEqual([]);
+    expect(accessRequestsOf(app.state, 'Namespace', other.id)).toEqual([]);
+  });
+
+  it('a group creation sees a username taken earlier in its own batch (read past the batch draft)', async () => {
+    const { app, ok } = await makeApp();
+    await ok(system, userCommand('alice'));
+    // One batch: the user is folded into the draft before the group creations are decided.
+    const [carol, taken, free, again] = await Promise.all([
+      app.execute(system, userCommand('carol')),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Carol', path: 'CAROL' }),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Free', path: 'free' }),
+      app.execute(as(1), { type: 'CreateGroup', name: 'Free', path: 'free' }),
+    ]);
+    expect(E.isRight(carol!)).toBe(true);
+    expect(taken).toEqual(E.left({ _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' }));
+    expect(E.isRight(free!)).toBe(true);
+    expect(again).toEqual(E.left({ _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' }));
+    expect(findGroupByFullPath(app.state.groups, 'carol')).toBeUndefined();
   });
 
   it('keeps private groups from strangers and rejects taken paths in the platform words', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { produce } from 'immer';
-import { emptyTable, stateHash, tableDelete, tableGet, tableGetOrCreate, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
+import { emptyTable, peekField, stateHash, tableDelete, tableGet, tablePeek, tableGetOrCreate, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
 
 const model = <K extends number | string>(keys: fc.Arbitrary<K>) =>
   fc.array(fc.tuple(fc.boolean(), keys), { maxLength: 300 });
@@ -125,3 +125,31 @@ describe('Table', () => {
   });
 });
 
+
+describe('tablePeek (reads past immer drafts)', () => {
+  const keysArb = fc.oneof(fc.nat(5_000), fc.string({ maxLength: 6 }));
+
+  it('answers what tableGet answers through a draft, before and after writes in it, and drafts nothing', () => {
+    fc.assert(
+      fc.property(fc.array(keysArb, { maxLength: 60 }), fc.array(keysArb, { maxLength: 20 }), fc.array(keysArb, { maxLength: 30 }), (before, written, probes) => {
+        const numbers = emptyTable<string>();
+        const strings = emptyTable<string>();
+        for (const key of before) tableSet(typeof key === 'number' ? numbers : strings, key, `old ${key}`);
+        const base = { numbers, strings };
+        const after = produce(base, (draft) => {
+          for (const key of written) tableSet(typeof key === 'number' ? draft.numbers : draft.strings, key, `new ${key}`);
+          for (const key of probes) {
+            const table = typeof key === 'number' ? draft.numbers : draft.strings;
+            expect(tablePeek(table, key)).toBe(tableGet(table, key));
+          }
+        });
+        // Peeks alone leave the state as it was: the very same objects.
+        const peeked = produce(after, (draft) => {
+          for (const key of [...probes, ...before]) tablePeek(typeof key === 'number' ? draft.numbers : draft.strings, key);
+          expect(peekField(draft, 'strings')).toBe(after.strings);
+        });
+        expect(peeked).toBe(after);
+      }),
+    );
+  });
+});

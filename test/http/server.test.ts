@@ -620,3 +620,32 @@ describe('server shell', () => {
     await closed;
   });
 });
+
+describe('a write answer with multi-byte characters', () => {
+  it('is framed by its UTF-8 length: two keep-alive writes with multi-byte bodies arrive whole, byte for byte', async () => {
+    const text = 'é – 漢字 😀 \ud800 end';
+    const s = createApiServer({
+      routes: [mount('/api/v4', [route({ method: 'POST', path: '/echo', auth: 'none', handler: (ctx) => ({ text, n: Number(ctx.raw['n']) }) })])],
+      authBackend: backend,
+      log: () => {},
+    });
+    const { port: p } = await s.listen(0);
+    try {
+      const request = (n: number, close: boolean) => {
+        const body = `{"n":${n}}`;
+        return `POST /api/v4/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${close ? 'Connection: close\r\n' : ''}\r\n${body}`;
+      };
+      // Both requests on one connection: a wrong Content-Length would break the second reply's framing.
+      const exchange = await rawExchange(`http://127.0.0.1:${p}`, 'POST', request(1, false) + request(2, true), null);
+      expect(exchange.malformed).toBeNull();
+      expect(exchange.replies.map((reply) => reply.status)).toEqual([201, 201]);
+      exchange.replies.forEach((reply, index) => {
+        const expected = Buffer.from(JSON.stringify({ text, n: index + 1 }), 'utf8');
+        expect(reply.body.equals(expected)).toBe(true);
+        expect(reply.headers['content-length']).toBe(String(expected.length));
+      });
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -108,6 +108,44 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   return i === -1 ? undefined : (leaf[i + 1] as V);
 };
 
+/** immer's draft marker (`Symbol.for`, so the same symbol as immer's own): a draft answers its state to it. */
+const DRAFT_STATE = Symbol.for('immer-state');
+
+/**
+ * What `value` holds now when it is an immer draft (its copy once written, else its base), without drafting anything;
+ * any other value as it is. Reading a table through a draft drafts every node on the key's path (under immer, a read
+ * of a child copies its parent and makes a proxy): a decision that only reads paid for copies nobody wrote.
+ */
+const undrafted = <T>(value: T): T => {
+  const state = (value as { readonly [DRAFT_STATE]?: { readonly copy_?: T; readonly base_: T } } | null | undefined)?.[DRAFT_STATE];
+  return state === undefined ? value : (state.copy_ ?? state.base_);
+};
+
+/** `object[key]` read past immer drafts, drafting nothing (see `tablePeek`). */
+export const peekField = <T extends object, K extends keyof T>(object: T, key: K): T[K] => undrafted(undrafted(object)[key]);
+
+/**
+ * `tableGet` for readers that never write what they read (a decision's lookups inside a batch's draft): the same
+ * value, read past the drafts on the key's path instead of through them, so nothing is copied or proxied. What it
+ * returns must not be written to (it may be a committed node).
+ */
+export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefined => {
+  const level1 = undrafted(root(table));
+  if (typeof key === 'number') {
+    const level2 = undrafted(level1[key >>> 10]);
+    const leaf = level2 === undefined ? undefined : undrafted(resolveAt<Leaf<V> | typeof STRING_MARK | undefined>(level2, (key >>> 5) & 31));
+    return leaf === undefined || leaf === STRING_MARK ? undefined : undrafted(leaf[key & 31] as V | undefined);
+  }
+  const h = hash(key);
+  const level2 = undrafted(level1[h & 31]);
+  const level3 = level2 === undefined ? undefined : undrafted(resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31));
+  if (level3 === undefined || level3 === STRING_MARK) return undefined;
+  const leaf = undrafted(resolveAt<Leaf<V> | undefined>(level3, (h >>> 10) & 31));
+  if (leaf === undefined) return undefined;
+  const i = indexIn(leaf, key);
+  return i === -1 ? undefined : undrafted(leaf[i + 1] as V);
+};
+
 /** The leaf that holds (or will hold) string `key`, created with its path when absent. */
 const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
   const h = hash(key);

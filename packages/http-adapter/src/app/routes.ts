@@ -67,7 +67,9 @@ export const commandRoute = <P, F>(deps: ApiDeps, spec: CommandRouteSpec<P, F>):
       if (E.isLeft(found)) return found.left;
       const refused = spec.authorize?.(ctx, state, found.right) ?? null;
       if (refused) return refused;
-      const command = await spec.command(ctx, found.right);
+      const asked = spec.command(ctx, found.right);
+      // Most commands are built synchronously: awaiting one anyway cost a promise and a turn of the microtask queue.
+      const command = asked instanceof Promise ? await asked : asked;
       if (isDomainError(command)) return command;
       const result = await deps.app.execute(ctx.actor, command);
       if (E.isLeft(result)) return spec.error ? spec.error(result.left) : result.left;

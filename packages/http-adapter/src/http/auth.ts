@@ -192,6 +192,9 @@ export interface AuthOutcome {
   readonly token: string | null;
 }
 
+/** The outcome of an anonymous request, built only when that is the answer (every request used to build one). */
+const anonymousOutcome = (requestId: string, token: string | null): AuthOutcome => ({ principal: null, actor: { userId: null, origin: 'api', requestId }, token });
+
 /**
  * Runs GitLab's `current_user` + `authenticate!` sequence for one request; throws ApiError on failure:
  * 1. a present token is looked up (unknown → 401; expired/revoked/impersonation disabled → 401 invalid_token;
@@ -205,13 +208,14 @@ export interface AuthOutcome {
  * 4. `auth: 'required'` and anonymous → 401; `admin` and not admin → 403.
  */
 export async function authenticateRequest(backend: AuthBackend, input: AuthenticateInput): Promise<AuthOutcome> {
-  const anonymous: AuthOutcome = { principal: null, actor: { userId: null, origin: 'api', requestId: input.requestId }, token: null };
   const found = extractToken(input.headers, input.params);
-  if (input.route.auth === 'none') return { ...anonymous, token: found?.token ?? null };
+  if (input.route.auth === 'none') return anonymousOutcome(input.requestId, found?.token ?? null);
 
   let success: AuthSuccess | null = null;
   if (found) {
-    success = checkTokenResult(await backend.authenticate(found.token, found.source));
+    const result = backend.authenticate(found.token, found.source);
+    // The product's backend answers synchronously: no promise and no turn of the microtask queue for it.
+    success = checkTokenResult(result instanceof Promise ? await result : result);
   } else if (backend.authenticateSession) {
     const cookie = extractSessionCookie(input.headers);
     if (cookie) {
@@ -247,7 +251,7 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
 
   if (!success || !effective) {
     if (input.route.auth === 'required' || input.route.admin) throw ApiError.message(401, '401 Unauthorized');
-    return anonymous;
+    return anonymousOutcome(input.requestId, null);
   }
   if (input.route.admin && !effective.isAdmin) throw ApiError.message(403, '403 Forbidden');
 

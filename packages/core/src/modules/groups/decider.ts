@@ -1,6 +1,7 @@
 /** The groups module's decisions: create (subgroups too), update, and delete with everything below. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
+import { peekField } from '../../kernel/table.js';
 import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
@@ -16,7 +17,7 @@ import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
-import { findUser, findUserByUsername } from '../users/queries.js';
+import { findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
@@ -66,7 +67,8 @@ const validateGroup = (
     else {
       const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
       const holder = findGroupByFullPath(state.groups, fullPath);
-      const userHolder = parent === null ? findUserByUsername(state.users, fields.path) : undefined;
+      // Read past the batch's draft: a group creation never writes the users' table (see `usernameTaken`).
+      const userHolder = parent === null && usernameTaken(peekField(state, 'users'), fields.path);
       if ((holder && holder.id !== self?.id) || userHolder) errors.add('path', 'has already been taken');
     }
   }
@@ -80,40 +82,55 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
   const { command, at, actor } = issued;
   switch (command.type) {
     case 'CreateGroup': {
+      // Step by step rather than a pipe of closures (a fifth of a group creation's allocation in the decider); the
+      // same checks in the same order: the parent (404, then 403), the restricted visibility, the model's rules.
       const parentId = command.parent_id ?? null;
-      const parent = parentId === null ? E.right<DomainError, Group | null>(null) : pipe(requireGroup(state, parentId), E.chain((group) => authorizeGroup(state, actor.userId, 'create_subgroup', group, group)));
-      return pipe(
-        parent,
-        E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
-        E.chainFirst((parentGroup) => validateGroup(state, command, parentGroup, null)),
-        E.mapLeft((error) =>
-          // The platform renders a failed save as "Failed to save group {:path=>[…]}".
-          error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyHash(error.errors)}` } as DomainError) : error,
-        ),
-        E.map((parentGroup): Emitted[] => {
-          const id = state.sequences.namespace + 1;
-          const created: GroupEvent = {
-            type: 'GroupCreated',
-            data: {
-              id,
-              name: command.name,
-              path: command.path,
-              parent_id: parentGroup?.id ?? null,
-              visibility: newGroupVisibility(state, command.visibility, parentGroup),
-              description: command.description ?? '',
-              request_access_enabled: command.request_access_enabled ?? true,
-              ...(command.membership_lock ? { membership_lock: true } : {}),
-              // Recorded only when it is not the platform's default (developers and maintainers).
-              ...(defaultProjectCreation(state.settings) !== 2 ? { project_creation_level: defaultProjectCreation(state.settings) } : {}),
-              created_at: at,
-              created_by_id: actor.userId,
-            },
-          };
-          // The creator owns what they create (the system actor creates groups without an owner).
-          const owner = actor.userId === null ? [] : [memberAdded(state, { source_type: 'Namespace', source_id: id, user_id: actor.userId, access_level: AccessLevel.OWNER, at, created_by_id: actor.userId })];
-          return [created, ...owner];
-        }),
-      );
+      let parentGroup: Group | null = null;
+      if (parentId !== null) {
+        const found = requireGroup(state, parentId);
+        if (E.isLeft(found)) return found;
+        const allowed = authorizeGroup(state, actor.userId, 'create_subgroup', found.right, found.right);
+        if (E.isLeft(allowed)) return allowed;
+        parentGroup = allowed.right;
+      }
+      const refused = refuseRestricted(state, actor.userId, command.visibility);
+      if (E.isLeft(refused)) return E.left(failedToSave(refused.left));
+      const invalid = validateGroup(state, command, parentGroup, null);
+      if (E.isLeft(invalid)) return E.left(failedToSave(invalid.left));
+      const id = state.sequences.namespace + 1;
+      const projectCreation = defaultProjectCreation(state.settings);
+      const membershipLock = command.membership_lock === true;
+      const visibility = newGroupVisibility(state, command.visibility, parentGroup);
+      const description = command.description ?? '';
+      const requestAccess = command.request_access_enabled ?? true;
+      // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
+      // did (the event's JSON in the log keeps its key order).
+      const created: GroupEvent =
+        !membershipLock && projectCreation === 2
+          ? {
+              type: 'GroupCreated',
+              data: { id, name: command.name, path: command.path, parent_id: parentGroup?.id ?? null, visibility, description, request_access_enabled: requestAccess, created_at: at, created_by_id: actor.userId },
+            }
+          : {
+              type: 'GroupCreated',
+              data: {
+                id,
+                name: command.name,
+                path: command.path,
+                parent_id: parentGroup?.id ?? null,
+                visibility,
+                description,
+                request_access_enabled: requestAccess,
+                ...(membershipLock ? { membership_lock: true } : {}),
+                // Recorded only when it is not the platform's default (developers and maintainers).
+                ...(projectCreation !== 2 ? { project_creation_level: projectCreation } : {}),
+                created_at: at,
+                created_by_id: actor.userId,
+              },
+            };
+      // The creator owns what they create (the system actor creates groups without an owner).
+      if (actor.userId === null) return E.right([created]);
+      return E.right([created, memberAdded(state, { source_type: 'Namespace', source_id: id, user_id: actor.userId, access_level: AccessLevel.OWNER, at, created_by_id: actor.userId })]);
     }
     case 'UpdateGroup':
       return pipe(
@@ -185,6 +202,10 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
   }
   return E.right(events);
 };
+
+/** The platform renders a failed save as "Failed to save group {:path=>[…]}"; other errors pass as they are. */
+const failedToSave = (error: DomainError): DomainError =>
+  error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyHash(error.errors)}` } as DomainError) : error;
 
 /** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */
 const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =>

@@ -62,7 +62,10 @@ const contributeEffective = (state: MembersDraft, member: Member, delta: number)
   const members = state.members;
   const group = findGroup(state.groups, member.source_id);
   if (!group) return;
-  for (const target of selfAndDescendants(state.groups, group)) bump(members.effective, members.effectiveCount, target.id, member.user_id!, delta);
+  // A group without subgroups (every new one) is its own only target: no list of descendants built.
+  if (group.children.length === 0) bump(members.effective, members.effectiveCount, group.id, member.user_id!, delta);
+  else for (const target of selfAndDescendants(state.groups, group)) bump(members.effective, members.effectiveCount, target.id, member.user_id!, delta);
+  if (tableGet(members.linksByGroup, group.id) === undefined) return;
   for (const link of linksInto(state, group.id)) {
     if (link.source_type === 'Namespace') bump(members.effective, members.effectiveCount, link.source_id, member.user_id!, delta);
   }
@@ -71,8 +74,13 @@ const contributeEffective = (state: MembersDraft, member: Member, delta: number)
 const contributeBillable = (state: MembersDraft, member: Member, delta: number): void => {
   if (!countsAsBillable(state, member)) return;
   const members = state.members;
-  const roots = new Set<number>();
   const root = rootOfSource(state, member.source_type, member.source_id);
+  // No group shared into this one (the usual case): its own root only, without a set of roots.
+  if (member.source_type !== 'Namespace' || tableGet(members.linksByGroup, member.source_id) === undefined) {
+    if (root) bump(members.billable, members.billableCount, root.id, member.user_id!, delta);
+    return;
+  }
+  const roots = new Set<number>();
   if (root) roots.add(root.id);
   if (member.source_type === 'Namespace') {
     for (const link of linksInto(state, member.source_id)) {

@@ -1,4 +1,4 @@
-import { tableGet, tableValues } from '../../kernel/table.js';
+import { peekField, tableGet, tablePeek, tableValues } from '../../kernel/table.js';
 import { identityKey, type User, type UsersSlice } from './projection.js';
 
 export const findUser = (users: UsersSlice, id: number): User | undefined => tableGet(users.byId, id);
@@ -6,6 +6,15 @@ export const findUser = (users: UsersSlice, id: number): User | undefined => tab
 export const findUserByUsername = (users: UsersSlice, username: string): User | undefined => {
   const id = tableGet(users.byUsername, username.toLowerCase());
   return id === undefined ? undefined : findUser(users, id);
+};
+
+/**
+ * Whether a user holds `username`, read without drafting (`tablePeek`): for decisions, which may be handed a batch's
+ * draft. The same answer as `findUserByUsername(…) !== undefined`.
+ */
+export const usernameTaken = (users: UsersSlice, username: string): boolean => {
+  const id = tablePeek(peekField(users, 'byUsername'), username.toLowerCase());
+  return id !== undefined && tablePeek(peekField(users, 'byId'), id) !== undefined;
 };
 
 export const findUserByEmail = (users: UsersSlice, email: string): User | undefined => {
