@@ -1,7 +1,8 @@
 /**
- * `pnpm bench [filter…]`: runs every bench/*.bench.ts (or those whose file name contains a filter), one
- * after the other, each exporting `default async function (): Promise<void>`. `pnpm bench` runs the
- * compiled copies (.bench.js); under tsx the .ts files run as they are.
+ * `pnpm bench [filter…]`: runs every bench/*.bench.ts (or those whose file name contains a filter; a filter that
+ * is a bench's whole name selects that bench alone, so `startup` is not also `serve-startup`), one after the other,
+ * each exporting `default async function (): Promise<void>`. `pnpm bench` runs the compiled copies (.bench.js);
+ * under tsx the .ts files run as they are.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,10 +10,11 @@ import { pathToFileURL } from 'node:url';
 import { benchDir } from './lib.js';
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-const files = readdirSync(benchDir)
-  .filter((file) => /\.bench\.[jt]s$/.test(file))
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
+const benchName = (file: string): string => file.replace(/\.bench\.[jt]s$/, '');
+const benches = readdirSync(benchDir).filter((file) => /\.bench\.[jt]s$/.test(file));
+const selects = (filter: string, file: string): boolean =>
+  benches.some((other) => benchName(other) === filter) ? benchName(file) === filter : file.includes(filter);
+const files = benches.filter((file) => filters.length === 0 || filters.some((filter) => selects(filter, file))).sort();
 
 if (files.length === 0) {
   console.error(`No bench/*.bench.ts matches ${filters.join(', ') || '(none found)'}`);
