@@ -4,7 +4,7 @@ import { migrations, openSqliteStore, snapshotsPathOf, type SqliteStore } from '
 import { createRequire } from 'node:module';
 import { emptyTable, encodeState, stateHash, tableGet, tableSet, type EventStore, type Table } from '@forgefold/core';
 import { eventStoreContract, newEvent } from './contract.js';
-import { tempDir } from './helpers.js';
+import { inTempDir, tempDir } from './helpers.js';
 
 /** The driver the store uses (the tests' package does not depend on it), for what a test reads or holds beside the store. */
 type Raw = {
@@ -53,8 +53,7 @@ eventStoreContract(
 
 describe('SqliteStore', () => {
   it('applies migrations once and is idempotent on reopen', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const first = openSqliteStore({ path: temp.file() });
       const applied = first.migrations();
       expect(applied.map((m) => m.version)).toEqual([1, 2, 3, 4]);
@@ -66,14 +65,11 @@ describe('SqliteStore', () => {
         expect(await again.events.headPosition()).toBe(1);
         await again.close();
       }
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('opens read-only: reads work, writes are refused', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const writer = openSqliteStore({ path: temp.file() });
       await writer.events.append('a', 'any', [newEvent(), newEvent()]);
       const reader = openSqliteStore({ path: temp.file(), readonly: true });
@@ -81,14 +77,11 @@ describe('SqliteStore', () => {
       await expect(reader.events.append('a', 'any', [newEvent()])).rejects.toThrow(/read-only/);
       await reader.close();
       await writer.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('round-trips snapshots and ignores other projection versions', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const store = openSqliteStore({ path: temp.file() });
       expect(await store.snapshots.load('v1')).toBeNull();
       const state = { users: new Map([[1, { name: 'ann', tags: new Set(['a']) }]]), at: new Date(0), list: [1, 2, 3], nested: { deep: { n: 1n } } };
@@ -105,14 +98,11 @@ describe('SqliteStore', () => {
       const reopened = openSqliteStore({ path: temp.file() });
       expect((await reopened.snapshots.load('v1'))!.state).toEqual({ position: 20 });
       await reopened.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('copies the nodes a state loaded from a snapshot has not read into its next snapshot (in the worker)', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file();
       const byId: Table<{ id: number; name: string }> = emptyTable();
       for (let id = 1; id <= 20_000; id++) tableSet(byId, id, { id, name: `n${id}` });
@@ -146,14 +136,11 @@ describe('SqliteStore', () => {
       expect(tableGet(state.things.byId, 19_999)).toEqual({ id: 19_999, name: 'n19999' });
       expect(stateHash(state)).toBe(hash);
       await reader.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('keeps only the newest few snapshots', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const store = openSqliteStore({ path: temp.file() });
       for (let position = 1; position <= 10; position++) {
         await store.snapshots.save({ position, projectionVersion: 'v1', state: { big: 'x'.repeat(1000), position }, takenAt: 't' });
@@ -161,14 +148,11 @@ describe('SqliteStore', () => {
       expect((await store.snapshots.load('v1'))!.position).toBe(10);
       expect(store.snapshots.count()).toBeLessThanOrEqual(3);
       await store.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('a second instance on the same file sees appends and its stale commit is rejected', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const a = openSqliteStore({ path: temp.file(), pollIntervalMs: 5 });
       const b = openSqliteStore({ path: temp.file(), pollIntervalMs: 5 });
       const seen: number[] = [];
@@ -186,14 +170,11 @@ describe('SqliteStore', () => {
       unsubscribe();
       await a.close();
       await b.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('keeps the WAL bounded under sustained writes (drains restart it)', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 5, walDrainBytes: 64 * 1024, synchronous: 'NORMAL' });
       let commits = 0;
       const write = async (n: number) => {
@@ -212,14 +193,11 @@ describe('SqliteStore', () => {
       expect(store.checkpointStats().last!.log).toBeLessThan(3_000);
       expect(await store.events.headPosition()).toBe(commits * 10);
       await store.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('tells how long each commit waited for its WAL flush (flushed off the event loop)', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const waits: number[] = [];
       const store = openSqliteStore({ path: temp.file(), flushOffLoop: true, onFlushed: (ms) => waits.push(ms) });
       for (let i = 0; i < 3; i++) await store.events.append('s', 'any', [newEvent()]);
@@ -227,14 +205,11 @@ describe('SqliteStore', () => {
       expect(waits).toHaveLength(3);
       expect(waits.every((ms) => ms >= 0 && ms < 60_000)).toBe(true);
       await store.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('checkpoints the WAL in the background worker', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 20 });
       for (let i = 0; i < 50; i++) await store.events.append('s', 'any', [newEvent()]);
       for (let i = 0; i < 200 && store.checkpointStats().checkpoints === 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -245,17 +220,14 @@ describe('SqliteStore', () => {
       const reopened = openSqliteStore({ path: temp.file() });
       expect(await reopened.events.headPosition()).toBe(50);
       await reopened.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 });
 
 
 describe('SqliteStore: the snapshot file', () => {
   it('keeps snapshots in a file of their own, with the event database\'s mode, each naming the event it ends at', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file('forgefold.db');
       closeSync(openSync(path, 'a', 0o600));
       const store = openSqliteStore({ path });
@@ -269,14 +241,11 @@ describe('SqliteStore: the snapshot file', () => {
       const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
       expect(db.prepare('SELECT last_event_id FROM snapshots WHERE pieces >= 0').pluck().all()).toEqual([event.eventId]);
       db.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('commits while another connection holds the snapshot file\'s write lock, and writes a snapshot while one holds the event database\'s', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file();
       // A short busy timeout: a commit that shared the lock would fail with SQLITE_BUSY instead of waiting.
       const store = openSqliteStore({ path, busyTimeoutMs: 100 });
@@ -293,14 +262,11 @@ describe('SqliteStore: the snapshot file', () => {
       eventsHolder.close();
       expect((await store.snapshots.load('v1'))!.state).toEqual({ n: 2 });
       await store.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('does not load a snapshot of another log (the event database replaced or removed beside its snapshot file)', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file();
       const first = openSqliteStore({ path });
       await first.events.append('a', 'any', [newEvent()]);
@@ -315,14 +281,11 @@ describe('SqliteStore: the snapshot file', () => {
       await empty.snapshots.save({ position: 1, projectionVersion: 'v1', state: { of: 'second' }, takenAt: 't' });
       expect((await empty.snapshots.load('v1'))!.state).toEqual({ of: 'second' });
       await empty.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('opens read-only beside a snapshot file a writer has created but not yet given its tables', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file();
       const writer = openSqliteStore({ path });
       await writer.events.append('a', 'any', [newEvent()]);
@@ -333,14 +296,11 @@ describe('SqliteStore: the snapshot file', () => {
       expect(await reader.snapshots.load('v1')).toBeNull();
       expect(await reader.events.headPosition()).toBe(1);
       await reader.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 
   it('moves the newest snapshot out of an event database written before version 4 (read-only opens read it where it is)', async () => {
-    const temp = tempDir();
-    try {
+    await inTempDir(async (temp) => {
       const path = temp.file();
       const legacy = new RawDatabase(path);
       legacy.exec('PRAGMA journal_mode = WAL');
@@ -370,8 +330,6 @@ describe('SqliteStore: the snapshot file', () => {
       const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
       expect(db.prepare('SELECT last_event_id FROM snapshots').pluck().all()).toEqual(['legacy-2']);
       db.close();
-    } finally {
-      temp.remove();
-    }
+    });
   });
 });
