@@ -66,6 +66,17 @@ export const snapshotsPathOf = (path: string): string => `${path.replace(/\.db$/
 
 const inMemory = (path: string): boolean => path === ':memory:' || path === '';
 
+/**
+ * WAL journal without SQLite's automatic checkpoints (each file's checkpoints run elsewhere: see the callers); a fully
+ * checkpointed WAL is truncated to 64 MiB when reset. An in-memory database keeps its own journal.
+ */
+const useWal = (db: Database.Database, path: string): void => {
+  const mode = db.pragma('journal_mode = WAL', { simple: true });
+  if (String(mode).toLowerCase() !== 'wal' && !inMemory(path)) throw new Error(`Cannot switch ${path} to WAL (journal_mode=${String(mode)})`);
+  db.pragma('wal_autocheckpoint = 0');
+  db.pragma('journal_size_limit = 67108864');
+};
+
 /** The writable snapshot file beside `path`, created with the event database's mode when missing. */
 const openSnapshotFile = (path: string, busyTimeoutMs: number): Database.Database => {
   const file = snapshotsPathOf(path);
@@ -78,14 +89,11 @@ const openSnapshotFile = (path: string, busyTimeoutMs: number): Database.Databas
   const db = new Database(file, { fileMustExist: true });
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (String(mode).toLowerCase() !== 'wal') throw new Error(`Cannot switch ${file} to WAL (journal_mode=${String(mode)})`);
-    // A snapshot is a cache of the log: one cut short by a crash is incomplete (pieces < 0) and never loaded.
-    db.pragma('synchronous = NORMAL');
     // The snapshot worker's connection checkpoints (SQLite's automatic checkpoint, on its commits); this one, on the
     // event loop, writes only the readers' names.
-    db.pragma('wal_autocheckpoint = 0');
-    db.pragma('journal_size_limit = 67108864');
+    useWal(db, file);
+    // A snapshot is a cache of the log: one cut short by a crash is incomplete (pieces < 0) and never loaded.
+    db.pragma('synchronous = NORMAL');
     migrate(db, 'snapshots');
     return db;
   } catch (error) {
@@ -133,14 +141,10 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!readonly) {
-      const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (String(mode).toLowerCase() !== 'wal' && path !== ':memory:') throw new Error(`Cannot switch ${path} to WAL (journal_mode=${String(mode)})`);
+      // Checkpoints run in the worker; the writer never stops to copy the WAL back.
+      useWal(db, path);
       // FULL flushes the WAL after the commit, on the thread pool (see WalSync), instead of inside it.
       db.pragma(`synchronous = ${deferredFlush ? 'NORMAL' : synchronous}`);
-      // Checkpoints run in the worker; the writer never stops to copy the WAL back.
-      db.pragma('wal_autocheckpoint = 0');
-      // When a fully checkpointed WAL is reset, truncate it to this size.
-      db.pragma('journal_size_limit = 67108864');
       if (inMemory(path)) {
         migrate(db);
         migrate(db, 'snapshots');
