@@ -7,9 +7,9 @@
  * copied) to a worker thread with its own connection, which writes them as rows of 64 KiB (see ROW), so that neither
  * serialising nor writing holds the event loop. The snapshots live in a file of their own (`snapshotsPathOf`): the
  * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last
- * piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread. A snapshot copies, rather than serialises, the nodes of the one the state was
- * loaded from that are still unread, and those of the previous one this store wrote that are still the same objects
- * (incremental snapshots: see `NodeRuns` in the core).
+ * piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread. A snapshot copies, rather
+ * than serialises, the nodes of the one the state was loaded from that are still unread, and those of the previous
+ * one this store wrote that are still the same objects (incremental snapshots: see `NodeRuns` in the core).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
