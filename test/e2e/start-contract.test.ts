@@ -138,7 +138,9 @@ describe('forgefold serve', () => {
     // The parts of a write's latency tail: each commit's wait for its WAL flush, and the collector's pauses.
     expect(value('forgefold_commit_flush_seconds_count')).toBeGreaterThanOrEqual(2);
     expect(value('forgefold_commit_flush_seconds_bucket{le="+Inf"}')).toBe(value('forgefold_commit_flush_seconds_count'));
+    // Present (a missing sample reads NaN) and a histogram, whether or not the collector has paused yet.
     expect(value('forgefold_gc_pause_seconds_count')).toBeGreaterThanOrEqual(0);
+    expect(value('forgefold_gc_pause_seconds_bucket{le="+Inf"}')).toBe(value('forgefold_gc_pause_seconds_count'));
     const position = value('forgefold_log_position');
     expect(position).toBeGreaterThan(2);
     expect(value('forgefold_snapshot_position')).toBe(position);
