@@ -104,27 +104,31 @@ export default async function httpBench(): Promise<void> {
       const cpuMs = processCpuMs(child.pid) - before;
       return { ...result, cpuPerRequest: cpuMs / Math.max(1, result.rps * DURATION), cpuShare: cpuMs / (DURATION * 1_000) };
     };
+    /**
+     * Warm-up, not measured, as a long-running server is: the first seconds of a load run in V8's interpreter. On a
+     * shared machine the optimising compiler gets little CPU (the server's CPU per write went 1.39, 1.11, 0.76, 0.49 ms
+     * over four 5-second runs in a row at load average 20 on 2 cores), so: 2-second slices until a slice's CPU per
+     * request stops falling (at most five). `loadOf` gives each slice's load (writes need paths of their own).
+     */
+    const warmUp = async (child: typeof bare.child, loadOf: (slice: number) => Parameters<typeof httpLoad>[1]) => {
+      let previousCost = Number.POSITIVE_INFINITY;
+      for (let slice = 0; slice < 5; slice++) {
+        const before = processCpuMs(child.pid);
+        const warm = await httpLoad(2, loadOf(slice), loader);
+        const cost = (processCpuMs(child.pid) - before) / Math.max(1, warm.rps * 2);
+        if (!(cost < previousCost * 0.9)) break;
+        previousCost = cost;
+      }
+    };
     const report = new Report(`HTTP (${loader}, ${DURATION} s per case)`);
     const answer = await recordAnswer(`${forgefold.url}/api/v4/projects?per_page=20`, { 'PRIVATE-TOKEN': TOKEN });
     const sameAnswer = await startServerProcess(['-e', SAME_ANSWER_SERVER], { BENCH_ANSWER: JSON.stringify(answer) });
     try {
-      // Warm-up, not measured, as for the writes below: the first seconds of a load run in V8's interpreter and
-      // compile the hot path (measured: ~160 functions optimised over the first ~6 s of cached GETs at 10
-      // connections, none after), which the 10-connection case would otherwise carry. Each server in 2-second
-      // slices until a slice's CPU per request stops falling (at most five), the bare ones too.
-      const warmUp = async (child: typeof bare.child, load: Parameters<typeof httpLoad>[1]) => {
-        let previousCost = Number.POSITIVE_INFINITY;
-        for (let slice = 0; slice < 5; slice++) {
-          const before = processCpuMs(child.pid);
-          const warm = await httpLoad(2, load, loader);
-          const cost = (processCpuMs(child.pid) - before) / Math.max(1, warm.rps * 2);
-          if (!(cost < previousCost * 0.9)) break;
-          previousCost = cost;
-        }
-      };
-      await warmUp(bare.child, { url: `${bare.url}/`, connections: 10 });
-      await warmUp(sameAnswer.child, { url: `${sameAnswer.url}/`, connections: 10 });
-      await warmUp(forgefold.child, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections: 10, headers: { 'PRIVATE-TOKEN': TOKEN } });
+      // The reads' warm-up: the first seconds of cached GETs compile their hot path (measured: ~160 functions
+      // optimised over the first ~6 s at 10 connections, none after), which the 10-connection case would carry.
+      await warmUp(bare.child, () => ({ url: `${bare.url}/`, connections: 10 }));
+      await warmUp(sameAnswer.child, () => ({ url: `${sameAnswer.url}/`, connections: 10 }));
+      await warmUp(forgefold.child, () => ({ url: `${forgefold.url}/api/v4/projects?per_page=20`, connections: 10, headers: { 'PRIVATE-TOKEN': TOKEN } }));
       for (const connections of [10, 100]) {
         const baseline = await measured(bare.child, { url: `${bare.url}/`, connections }, loader);
         const same = await measured(sameAnswer.child, { url: `${sameAnswer.url}/`, connections }, loader);
@@ -156,20 +160,9 @@ export default async function httpBench(): Promise<void> {
       headers,
       bodyTemplate: JSON.stringify({ name: `Group ${prefix}{n}`, path: `group-${prefix}{n}` }),
     });
-    // Warm-up, not measured: the first batch after start runs in V8's interpreter (measured here: 100 group
-    // creations take ~2 s in all, then ~0.35 ms each), which would otherwise be the whole p99. On a shared machine
-    // the optimising compiler gets little CPU: the server's CPU per write went 1.39, 1.11, 0.76, 0.49 ms over four
-    // 5-second runs in a row (load average 20 on 2 cores). So: warm up in slices until a slice costs no less than
-    // the one before (at most five).
-    let previousCost = Number.POSITIVE_INFINITY;
-    for (let slice = 0; slice < 5; slice++) {
-      const before = processCpuMs(forgefold.child.pid);
-      const warm = await httpLoad(2, groupWrites(`warm${slice}-`));
-      const cost = (processCpuMs(forgefold.child.pid) - before) / Math.max(1, warm.rps * 2);
-      if (!(cost < previousCost * 0.9)) break;
-      previousCost = cost;
-    }
-    /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
+    // The writes' warm-up: the first batch after start runs in V8's interpreter (measured here: 100 group creations
+    // take ~2 s in all, then ~0.35 ms each), which would otherwise be the whole p99.
+    await warmUp(forgefold.child, (slice) => groupWrites(`warm${slice}-`));
     const disk = fdatasyncLatency(data);
     report.add('fdatasync of the data directory, p99', disk.p99, 'ms', { note: `p50 ${disk.p50} ms: the floor of a durable commit on this disk now` });
     /** The bare POST and POST /groups at 100 connections, both driven by `tool`. */
