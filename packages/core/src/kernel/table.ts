@@ -74,11 +74,30 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
   return true;
 };
 
+/** How far past its end a node may be written before it is made sparse first (see `child`). */
+const SPARSE_GAP = 64;
+
+/**
+ * `node` made to keep its elements as a dictionary (V8's slow elements), in place, its length and elements unchanged:
+ * an element set far past the end converts the elements, and the length set back drops it.
+ */
+const makeSparse = (node: unknown[]): void => {
+  const length = node.length;
+  node[length + 4096] = undefined;
+  node.length = length;
+};
+
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
   // One read when the node exists (the common case): under immer each read of a draft is a trap call.
   const existing = resolveAt<T | undefined>(node, index);
   if (existing !== undefined) return existing;
+  // A table's root is indexed by `id >>> 10`: the first entry of a new small table of large ids (a new group's
+  // members, keyed by member id, at index ~400 at 1e6 commands) would make V8 grow the root flat to about 1.5x that
+  // index (~5 KB, nearly all holes). Four such tables per group creation were a third of what each request left on
+  // the heap, and the scavenger copied them twice (issue 16, branch gcpause). A root far past its end is made a
+  // dictionary first, as `decodeNode` keeps the roots it decodes; V8 makes it flat again once it fills up.
+  if (index > node.length + SPARSE_GAP) makeSparse(node);
   node[index] = create();
   return node[index] as T;
 };
