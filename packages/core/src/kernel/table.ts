@@ -24,7 +24,7 @@
  * are read: every read of a node below the root goes through `resolveAt` (see lazy-node.ts).
  */
 
-import { LazyNode, resolveAt } from './lazy-node.js';
+import { LazyNode, resolveAt, resolveFor } from './lazy-node.js';
 
 declare const TABLE: unique symbol;
 
@@ -113,10 +113,12 @@ const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined =
     const node = level2 === undefined ? undefined : resolveAt<Leaf<V> | typeof STRING_MARK | undefined>(level2, (key >>> 5) & 31);
     return node === undefined || node === STRING_MARK ? undefined : node;
   }
+  // A node still in its snapshot bytes is scanned for the key before it is decoded (a key a table does not hold is
+  // the usual answer of a uniqueness check).
   const h = hash(key);
   const level2 = root(table)[h & 31];
-  const node = level2 === undefined ? undefined : resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31);
-  return node === undefined || node === STRING_MARK ? undefined : resolveAt<Leaf<V> | undefined>(node, (h >>> 10) & 31);
+  const node = level2 === undefined ? undefined : resolveFor<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31, key);
+  return node === undefined || node === STRING_MARK ? undefined : resolveFor<Leaf<V> | undefined>(node, (h >>> 10) & 31, key);
 };
 
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
@@ -157,9 +159,9 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
   }
   const h = hash(key);
   const level2 = undrafted(level1[h & 31]);
-  const level3 = level2 === undefined ? undefined : undrafted(resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31));
+  const level3 = level2 === undefined ? undefined : undrafted(resolveFor<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31, key));
   if (level3 === undefined || level3 === STRING_MARK) return undefined;
-  const leaf = undrafted(resolveAt<Leaf<V> | undefined>(level3, (h >>> 10) & 31));
+  const leaf = undrafted(resolveFor<Leaf<V> | undefined>(level3, (h >>> 10) & 31, key));
   if (leaf === undefined) return undefined;
   const i = indexIn(leaf, key);
   return i === -1 ? undefined : undrafted(leaf[i + 1] as V);
