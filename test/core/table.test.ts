@@ -198,7 +198,8 @@ describe('small tables of large ids (issue 16, the collector under writes)', () 
       root[id(i) >>> 10] = level2;
       return root;
     });
-    expect(inPlace).toBeLessThan(flat / 3);
+    // ~5.7 KB flat; ~930 bytes with a sparse root alone (its two inner nodes grown with V8's room); ~550 sized.
+    expect(inPlace).toBeLessThan(flat / 8);
     expect(drafted).toBeLessThan(flat / 3);
     for (const key of [0, 63 * 1024, 65 * 1024, 400_000, 2_000_000]) {
       const table = emptyTable<number>();

@@ -104,6 +104,15 @@ const child = <T extends unknown[]>(node: unknown[], index: number, create: () =
 
 export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
 
+/**
+ * A new inner node about to hold one element at `index`: `length` holes, as `[]` written at `index` would be (the same
+ * content, keys and `v8.serialize`d bytes), without the room V8 adds when it grows an array (to ~1.5x the index and 16
+ * more slots: ~520 bytes for an index near 31, where this is ~270). A new small table holds three such arrays; the
+ * room was a third of what one was left holding on the heap (issue 16, branch gcpause).
+ */
+// At 0, `[]`: written at 0 it stays a packed array, which v8 writes in its dense format.
+const holding = (index: number): unknown[] => (index === 0 ? [] : new Array<unknown>(index + 1));
+
 /** The leaf that holds `key`, if any. */
 // The hot paths below compute a key's path inline rather than through `pathOf`: a table operation is the inner
 // loop of every fold, and an array per call was a measurable share of a replay's allocations.
@@ -171,17 +180,17 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
 const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
   const h = hash(key);
   const level2 = child<Level2<V>>(root(table), h & 31, () => {
-    const marked: Level2<V> = [];
+    const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
   });
-  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => []), (h >>> 10) & 31, () => []);
+  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => holding((h >>> 10) & 31) as Level3<V>), (h >>> 10) & 31, () => []);
 };
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
-    child<Leaf<V>>(level2, (key >>> 5) & 31, () => [])[key & 31] = value;
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
   const leaf = stringLeaf(table, key);
@@ -196,8 +205,8 @@ export const tableSet = <V>(table: Table<V>, key: number | string, value: V): vo
  */
 export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
-    const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => []);
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>);
     if (leaf[key & 31] === undefined) leaf[key & 31] = create();
     return leaf[key & 31] as V;
   }
