@@ -55,6 +55,8 @@ export class LazyNode {
   mayHold(key: string): boolean {
     // A buffer of its own (`Buffer.from` would place a small copy on a shared 8 KB slab, and keep the slab).
     const bytes = (this.scanned ??= copyOf(this.source.read(this.offset, this.length)));
+    // Written by a v8 whose format could hold a string otherwise (as UTF-8, before version 13): decoded to be sure.
+    if (bytes[0] !== V8_VERSION_TAG || (bytes[1] ?? 0) < 13) return true;
     let oneByte = true;
     for (let i = 0; i < key.length; i++) {
       if (key.charCodeAt(i) > 0xff) {
@@ -81,6 +83,8 @@ export class LazyNode {
   }
 }
 
+/** The tag of v8's serialization header, followed by the format's version. */
+const V8_VERSION_TAG = 0xff;
 /** v8's serialization tags of a string: one byte per character (every character below 256), or UTF-16. */
 const ONE_BYTE_STRING = 0x22;
 const TWO_BYTE_STRING = 0x63;
