@@ -135,6 +135,8 @@ export const onGroupCreated = (state: MembersDraft, groupId: number): void => {
   const members = state.members;
   tableSet(members.effective, group.id, emptyTable<number>());
   tableSet(members.effectiveCount, group.id, 0);
+  // A top-level group (most new ones) has no ancestors: no chain of them built and copied.
+  if (group.parent_id === null) return;
   for (const ancestor of selfAndAncestors(state.groups, group).slice(1)) {
     for (const member of directMembersOf(state, ancestor.id)) {
       if (listsEffectively(member)) bump(members.effective, members.effectiveCount, group.id, member.user_id!, 1);
