@@ -51,6 +51,20 @@ describe('router', () => {
     expect(b.kind === 'match' && [b.route.def.name, b.params]).toEqual(['one', { id: '5', user_id: '7' }]);
   });
 
+  it('a route without parameters matches with empty params; a parameter route tried before it leaves none behind', () => {
+    const literal = new Router([
+      mount('/api/v4', [
+        route({ method: 'GET', path: '/groups/:id', handler: noop, name: 'group' }),
+        route({ method: 'POST', path: '/groups/:id', handler: noop, name: 'update' }),
+        route({ method: 'POST', path: '/groups', handler: noop, name: 'create' }),
+      ]),
+    ]);
+    const created = literal.match('POST', '/api/v4/groups');
+    expect(created.kind === 'match' && [created.route.def.name, created.params]).toEqual(['create', {}]);
+    const one = literal.match('POST', '/api/v4/groups/5');
+    expect(one.kind === 'match' && [one.route.def.name, one.params]).toEqual(['update', { id: '5' }]);
+  });
+
   it('an unencoded slash matches nothing', () => {
     expect(router.match('GET', '/api/v4/groups/parent/child/members/all').kind).toBe('not_found');
   });

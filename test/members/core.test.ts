@@ -35,6 +35,11 @@ import {
   tableIds,
   tableValues,
   tableSize,
+  tableSet,
+  tableEntries,
+  emptyTable,
+  InMemorySnapshotStore,
+  type Table,
 } from '@forgefold/core';
 import { as, makeApp, system, userCommand } from '../core/fixtures.js';
 
@@ -112,6 +117,43 @@ describe('members: add, update, remove', () => {
     await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 10 });
     await ok(as(1), { type: 'AddMembers', source_type: 'Namespace', source_id: parent, user_ids: ['2', '3', 'dave'], access_level: 20 });
     expect([2, 3, 4].map((u) => directMembership(app.state.members, 'Namespace', parent, u)?.access_level)).toEqual([20, 20, 20]);
+  });
+});
+
+describe('direct members by source (members projection 4: integer keys)', () => {
+  it('keeps a group and a project of the same id apart', async () => {
+    const { ok, app, child } = await setup();
+    // Projects number from 1 of their own: create them until one has the child group's id.
+    let project = [...listProjects(app.state.projects)][0]!.id;
+    while (project < child) {
+      await ok(as(1), { type: 'CreateProject', path: `p${project}`, namespace_id: child });
+      project = Math.max(...[...listProjects(app.state.projects)].map((p) => p.id));
+    }
+    expect(project).toBe(child);
+    await ok(as(1), { type: 'AddMember', source_type: 'Project', source_id: project, user_id: 3, access_level: 30 });
+    await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: child, user_id: 2, access_level: 20 });
+    expect([...membersOfSource(app.state.members, 'Project', project)].map((m) => m.user_id)).toEqual([3]);
+    expect([...membersOfSource(app.state.members, 'Namespace', child)].map((m) => m.user_id)).toEqual([1, 2]);
+  });
+
+  it('a snapshot of version 3 (sources keyed "Namespace:5") is not loaded: the state is replayed from the log', async () => {
+    const { ok, app, store, parent } = await setup();
+    await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 30 });
+    expect(forgefold.projectionVersion).toContain('/members.4/');
+    // What the previous build saved: the same state with string source keys, under its projection version.
+    const previous = structuredClone(app.state) as State;
+    const byString: Table<Table<number>> = emptyTable();
+    for (const [key, ids] of tableEntries(app.state.members.bySource)) {
+      const n = Number(key);
+      tableSet(byString, `${n % 2 === 0 ? 'Namespace' : 'Project'}:${Math.floor(n / 2)}`, ids);
+    }
+    (previous.members as { bySource: Table<Table<number>> }).bySource = byString;
+    const snapshots = new InMemorySnapshotStore();
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.4/', '/members.3/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
+    expect(restarted.position).toBe(app.position);
+    expect([...membersOfSource(restarted.state.members, 'Namespace', parent)].map((m) => m.user_id)).toEqual([1, 2]);
+    expect(JSON.stringify(restarted.state.members)).toBe(JSON.stringify(app.state.members));
   });
 });
 

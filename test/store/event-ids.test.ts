@@ -18,6 +18,17 @@ describe('uuidv7Generator', () => {
     expect(parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16)).toBe(1_790_000_000_001);
   });
 
+  it('spells the 16 bytes in lowercase hex, grouped 8-4-4-4-12 (the timestamp, version and counter where RFC 9562 puts them)', () => {
+    const next = uuidv7Generator(() => 0x0123456789ab);
+    const id = next();
+    expect(id.slice(0, 13)).toBe('01234567-89ab');
+    expect(id.slice(14, 15)).toBe('7');
+    const second = next();
+    // Same millisecond: the 12-bit counter (after the version digit) counts up by one.
+    expect(parseInt(second.slice(15, 18), 16)).toBe(parseInt(id.slice(15, 18), 16) + 1);
+    expect(Buffer.from(id.replace(/-/g, ''), 'hex')).toHaveLength(16);
+  });
+
   it('stays ordered when the clock stands still or goes back', () => {
     let ms = 1_790_000_000_000;
     const next = uuidv7Generator(() => ms);

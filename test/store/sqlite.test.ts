@@ -68,6 +68,22 @@ describe('SqliteStore', () => {
     });
   });
 
+  it('writes each event with its own metadata when a commit\'s events share, then change, metadata objects', async () => {
+    await inTempDir(async (temp) => {
+      const store = openSqliteStore({ path: temp.file() });
+      // The application gives a command's events one metadata object; the store encodes it once for them.
+      const first = { actorId: 1, sudoFromId: null, requestId: 'r-1', origin: 'api' as const };
+      const second = { actorId: 2, sudoFromId: 1, requestId: null, origin: 'system' as const };
+      await store.events.commit([
+        { streamId: 'a', expected: 'any', events: [newEvent({ metadata: first }), newEvent({ metadata: first })] },
+        { streamId: 'b', expected: 'any', events: [newEvent({ metadata: first }), newEvent({ metadata: second })] },
+        { streamId: 'c', expected: 'any', events: [newEvent({ metadata: second }), newEvent({ metadata: { ...first } })] },
+      ]);
+      expect((await store.events.readAll(0, 10)).map((event) => event.metadata)).toEqual([first, first, first, second, second, first]);
+      await store.close();
+    });
+  });
+
   it('opens read-only: reads work, writes are refused', async () => {
     await inTempDir(async (temp) => {
       const writer = openSqliteStore({ path: temp.file() });

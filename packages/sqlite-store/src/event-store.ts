@@ -186,6 +186,9 @@ export class SqliteEventStore implements EventStore {
     const writtenNow = slow ? new Set<string>() : null;
     const results: AppendResult[] = [];
     const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
+    // A command's events share one metadata object (the application builds one per command): encoded once for them.
+    let lastMetadata: EventMetadata | undefined;
+    let metadata = 'null';
     for (const write of writes) {
       const { streamId, expected, events } = write;
       if (writtenNow && events.length > 0) {
@@ -202,7 +205,10 @@ export class SqliteEventStore implements EventStore {
         state.version++;
         state.last = position;
         const data = JSON.stringify(event.data) ?? 'null';
-        const metadata = JSON.stringify(event.metadata) ?? 'null';
+        if (event.metadata !== lastMetadata) {
+          lastMetadata = event.metadata;
+          metadata = JSON.stringify(event.metadata) ?? 'null';
+        }
         insert.run(position, event.eventId, streamId, state.version, event.type, event.schemaVersion, data, event.recordedAt, metadata);
         writtenNow?.add(event.eventId);
         recorded?.push({

@@ -14,7 +14,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { current, Immer, isDraft, produce } from 'immer';
 import type { DomainError } from './domain-error.js';
 import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
-import type { DomainEvent, NewEvent, RecordedEvent } from './envelope.js';
+import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './envelope.js';
 import type { EventRegistry } from './events.js';
 import { StaleWriter, type AppendResult, type Clock, type EventStore, type IdGenerator, type SnapshotStore, type StreamWrite } from './ports.js';
 
@@ -367,6 +367,13 @@ export class Application<C, S> {
           folded ||= events.length > 0;
           for (const event of events) decider.evolve(draft as S, event);
           outcomes.push(E.right({ first: pending.length, count: events.length, outcome: outcomeOf(decision.right) }));
+          // One metadata object for the command's events (the same values): a store may encode it once for them all.
+          const metadata: EventMetadata = {
+            actorId: issued.actor.userId,
+            sudoFromId: issued.actor.sudoFromId ?? null,
+            requestId: issued.actor.requestId ?? null,
+            origin: issued.actor.origin,
+          };
           for (const event of events) {
             pending.push({
               streamId: registry.streamOf(event),
@@ -376,12 +383,7 @@ export class Application<C, S> {
                 schemaVersion: registry.versionOf(event.type),
                 data: event.data,
                 recordedAt: issued.at,
-                metadata: {
-                  actorId: issued.actor.userId,
-                  sudoFromId: issued.actor.sudoFromId ?? null,
-                  requestId: issued.actor.requestId ?? null,
-                  origin: issued.actor.origin,
-                },
+                metadata,
               },
             });
           }

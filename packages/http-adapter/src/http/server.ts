@@ -925,8 +925,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       if (isOperatorEndpoint(x)) await answerOperator(x);
       else {
-        await awaitPosition(x);
-        if (x.minPosition !== null && answerFromExchangeCache(x)) return;
+        // Only a request that named a position this node has not reached waits (not a promise for every request).
+        if (x.minPosition !== null) {
+          await awaitPosition(x);
+          if (answerFromExchangeCache(x)) return;
+        }
         await answerRoute(x);
       }
     } catch (e) {

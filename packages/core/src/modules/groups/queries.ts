@@ -26,9 +26,11 @@ export const selfAndAncestors = (groups: GroupsSlice, group: Group): Group[] => 
   return chain;
 };
 
+/** The last of `selfAndAncestors`, walked up to without the chain (every membership's billable root is one). */
 export const rootAncestor = (groups: GroupsSlice, group: Group): Group => {
-  const chain = selfAndAncestors(groups, group);
-  return chain[chain.length - 1]!;
+  let root = group;
+  for (let parent = root.parent_id === null ? undefined : findGroup(groups, root.parent_id); parent; parent = parent.parent_id === null ? undefined : findGroup(groups, parent.parent_id)) root = parent;
+  return root;
 };
 
 /** The group and every group below it, parents before children. */

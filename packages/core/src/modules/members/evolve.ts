@@ -10,7 +10,7 @@ import type { ProjectEvent } from '../projects/events.js';
 import type { UserEvent } from '../users/events.js';
 import type { MemberEvent } from './events.js';
 import { changeMember, contribute, contributeLink, onGroupCreated, onGroupDeleted, onGroupMoved, onProjectMoved, onUserBlockedChanging } from './indexes.js';
-import { ldapLinkKey, sourceKey, sourceUserKey, type GroupLink, type Member, type MembershipView, type SourceType } from './projection.js';
+import { ldapLinkKey, sourceIndex, sourceKey, sourceUserKey, type GroupLink, type Member, type MembershipView, type SourceType } from './projection.js';
 import { findLink } from './queries.js';
 import { evolveAccessRequest } from './access-requests.js';
 
@@ -33,7 +33,7 @@ const unindexMember = (state: MembersDraft, member: Member): void => {
   contribute(state, member, -1);
   tableDelete(members.byId, member.id);
   tableDelete(members.expiring, member.id);
-  removeFromIndex(members.bySource, sourceKey(member.source_type, member.source_id), member.id);
+  removeFromIndex(members.bySource, sourceIndex(member.source_type, member.source_id), member.id);
   if (member.user_id !== null) {
     if (member.source_type === 'Namespace') removeFromIndex(members.byGroupUser, member.source_id, member.user_id);
     else tableDelete(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, member.user_id));
@@ -73,7 +73,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       };
       tableSet(members.byId, data.id, member);
       const key = sourceKey(data.source_type, data.source_id);
-      addToIndex(members.bySource, key, data.id, data.user_id ?? 0);
+      addToIndex(members.bySource, sourceIndex(data.source_type, data.source_id), data.id, data.user_id ?? 0);
       if (data.user_id !== null) {
         // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
         if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
@@ -133,7 +133,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
         m.invite_accepted_at = event.data.at;
         m.updated_at = event.data.at;
       });
-      addToIndex(members.bySource, key, member.id, event.data.user_id);
+      addToIndex(members.bySource, sourceIndex(member.source_type, member.source_id), member.id, event.data.user_id);
       if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
       else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
       addToIndex(members.byUser, event.data.user_id, member.id, key);

@@ -12,7 +12,7 @@ import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import { findProject } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
-import { sourceKey, type GroupLink, type Member, type MembershipView } from './projection.js';
+import { sourceIndex, sourceKey, type GroupLink, type Member, type MembershipView } from './projection.js';
 
 type Counts = Table<Table<number>>;
 
@@ -105,7 +105,7 @@ export const changeMember = (state: MembersDraft, member: Member, change: (membe
 };
 
 function* directMembersOf(state: MembersDraft, groupId: number): Generator<Member> {
-  const ids = tableGet(state.members.bySource, sourceKey('Namespace', groupId));
+  const ids = tableGet(state.members.bySource, sourceIndex('Namespace', groupId));
   if (!ids) return;
   for (const id of tableKeys(ids)) {
       const member = tableGet(state.members.byId, Number(id));
@@ -135,6 +135,8 @@ export const onGroupCreated = (state: MembersDraft, groupId: number): void => {
   const members = state.members;
   tableSet(members.effective, group.id, emptyTable<number>());
   tableSet(members.effectiveCount, group.id, 0);
+  // A top-level group (most new ones) has no ancestors: no chain of them built and copied.
+  if (group.parent_id === null) return;
   for (const ancestor of selfAndAncestors(state.groups, group).slice(1)) {
     for (const member of directMembersOf(state, ancestor.id)) {
       if (listsEffectively(member)) bump(members.effective, members.effectiveCount, group.id, member.user_id!, 1);
@@ -188,7 +190,7 @@ const billableRootsOf = (state: MembersDraft, member: Member): Set<number> => {
 };
 
 function* membershipsOf(state: MembersDraft, type: 'Namespace' | 'Project', id: number): Generator<Member> {
-  const ids = tableGet(state.members.bySource, sourceKey(type, id));
+  const ids = tableGet(state.members.bySource, sourceIndex(type, id));
   if (!ids) return;
   for (const memberId of tableKeys(ids)) {
     const member = tableGet(state.members.byId, Number(memberId));

@@ -11,7 +11,8 @@ export const membersModule = defineModule<'members', { readonly members: Members
   name: 'members',
   // 2: billability of blocked users is kept in the members slice (`blockedUsers`).
   // 3: access requests, LDAP links' creation order, transfers followed.
-  version: 3,
+  // 4: `bySource` keyed by integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 3 is replayed instead.
+  version: 4,
   initial: () => ({ members: initialMembers() }),
   events: memberEvents,
   commands: [

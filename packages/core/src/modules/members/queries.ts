@@ -4,7 +4,7 @@ import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queri
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser } from '../users/queries.js';
-import { sourceKey, sourceUserKey, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
+import { sourceIndex, sourceKey, sourceUserKey, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
 
@@ -21,7 +21,7 @@ export const directMembership = (members: MembersSlice, type: SourceType, source
 
 /** Direct memberships of a source in member-id order (invitations included). */
 export function* membersOfSource(members: MembersSlice, type: SourceType, sourceId: number): Generator<Member> {
-  const ids = tableGet(members.bySource, sourceKey(type, sourceId));
+  const ids = tableGet(members.bySource, sourceIndex(type, sourceId));
   if (!ids) return;
   for (const memberId of tableKeys(ids)) {
       const member = findMember(members, Number(memberId));
@@ -31,14 +31,13 @@ export function* membersOfSource(members: MembersSlice, type: SourceType, source
 
 /** Number of direct memberships of a source that belong to an account (pending invitations excluded). */
 export const directMemberCount = (members: MembersSlice, type: SourceType, sourceId: number): number => {
-  const key = sourceKey(type, sourceId);
-  const ids = tableGet(members.bySource, key);
-  return (ids ? tableSize(ids) : 0) - (tableGet(members.invitesBySource, key) ?? 0);
+  const ids = tableGet(members.bySource, sourceIndex(type, sourceId));
+  return (ids ? tableSize(ids) : 0) - (tableGet(members.invitesBySource, sourceKey(type, sourceId)) ?? 0);
 };
 
 /** Direct memberships of a source from the `offset`-th account-bound one on, in member-id order (whole shards skipped). */
 export function* membersOfSourceFrom(members: MembersSlice, type: SourceType, sourceId: number, offset: number): Generator<Member> {
-  const ids = tableGet(members.bySource, sourceKey(type, sourceId));
+  const ids = tableGet(members.bySource, sourceIndex(type, sourceId));
   if (!ids) return;
   const invites = tableGet(members.invitesBySource, sourceKey(type, sourceId)) ?? 0;
   if (invites === 0) {

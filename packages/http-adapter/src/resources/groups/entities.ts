@@ -40,9 +40,12 @@ export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProj
   // of its 27 fields was ~7 KB of allocation per POST /groups (measured with the server's allocation profile).
   const entity: ReturnType<typeof groupEntity> & { new_user_signups_cap?: number | null } = groupEntity(group, ctx);
   if (group.parent_id === null) entity.new_user_signups_cap = group.new_user_signups_cap;
+  // One array filled in a loop rather than a spread, a filter and a map (three arrays for every detail, empty ones too).
+  const projects: ReturnType<typeof projectEntity>[] = [];
+  for (const project of projectsInNamespace(ctx.state.projects, group.id)) if (visibleProjects(project.id)) projects.push(projectEntity(project, ctx));
   return Object.assign(entity, {
     shared_with_groups: sharedWithGroupsEntity(group.id, ctx),
-    projects: [...projectsInNamespace(ctx.state.projects, group.id)].filter((project) => visibleProjects(project.id)).map((project) => projectEntity(project, ctx)),
+    projects,
     shared_projects: [] as unknown[],
     prevent_sharing_groups_outside_hierarchy: false,
     // EE GroupDetail
