@@ -1,7 +1,7 @@
 /**
  * A child of startup.bench.ts: the API served over the application started from the bench's snapshot (what
  * `forgefold serve` runs, without its reconciliation of every project's repository with git: the bench's projects
- * have none), in a process of its own as a restarted server would be, so that the event-loop pauses it reports are
+ * have none; forked with the node flags of `pnpm start`), in a process of its own as a restarted server would be, so that the event-loop pauses it reports are
  * the server's alone (not those of the bench's process, whose heap held the replayed state). Driven over IPC:
  *   → { type: 'listening', url, ms }      once it serves (ms: from the store's opening to listening)
  *   ← { type: 'watch' }                    starts watching the event loop (1 ms resolution)

@@ -25,13 +25,13 @@ import { execFile, fork } from 'node:child_process';
 import { promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Application, eventsOf, forgefold, stateHash, systemActor, type Actor, type ForgefoldCommand, type NewEvent, type State } from '@forgefold/core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataPaths } from '@forgefold/cli';
 import { openSqliteStore, snapshotsPathOf, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
-import { benchDir, envInt, httpLoad, log, Report, sleep, timed } from './lib.js';
+import { benchDir, envInt, httpLoad, log, repoRoot, Report, sleep, timed } from './lib.js';
 
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
 const LOAD_SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
@@ -188,12 +188,21 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
   return { ...result, processMs };
 };
 
+/** The node flags `pnpm start` runs `forgefold serve` with (package.json's start script): the served process runs with them. */
+const serveNodeFlags = (): string[] => {
+  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const flags = /\bnode ((?:--\S+ )*)packages\/cli\/bin\/forgefold\.js serve/.exec(scripts['start'] ?? '');
+  if (!flags) throw new Error("package.json's start script does not run packages/cli/bin/forgefold.js serve");
+  return flags[1]!.trim().split(' ').filter(Boolean);
+};
+
 /**
  * The served application in a child process (startup-server.ts), once it listens: its URL, its start-up to
  * listening, and `ask` to send it a message and (when `answer` is given) await its reply of that type.
  */
 const startServer = async (dataDir: string) => {
-  const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv: process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = [...serveNodeFlags(), ...(process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [])];
+  const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = (type: string) =>
     new Promise<{ ms: number; busyMs?: number; gcMs?: number; url?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { produce } from 'immer';
@@ -75,7 +77,8 @@ describe('Table', () => {
   });
 
   it('gets or creates an entry in one walk, live (the draft\'s value, changes land) as in place', () => {
-    const keys = fc.oneof(fc.nat(5_000), fc.string({ maxLength: 6 }));
+    // Large ids too: a new table's first id far past its root's end makes that root sparse (see `child` in table.ts).
+    const keys = fc.oneof(fc.nat(5_000), fc.nat(2_000_000), fc.string({ maxLength: 6 }));
     fc.assert(
       fc.property(fc.array(fc.tuple(keys, fc.nat(9)), { maxLength: 60 }), (ops) => {
         type Tables = { ints: Table<number[]>; strings: Table<number[]> };
@@ -153,3 +156,61 @@ describe('tablePeek (reads past immer drafts)', () => {
     );
   });
 });
+
+v8.setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+describe('small tables of large ids (issue 16, the collector under writes)', () => {
+  /** Heap kept per value by `count` values `make` returns (after full collections; a first round warms up). */
+  const heapPer = (count: number, make: (i: number) => unknown): number => {
+    Array.from({ length: 100 }, (_, i) => make(i));
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = Array.from({ length: count }, (_, i) => make(i));
+    gc();
+    const used = process.memoryUsage().heapUsed - before;
+    expect(kept.length).toBe(count);
+    return used / count;
+  };
+
+  it('keeps the root of a new table of one large id sparse, in place and through a draft', () => {
+    // Member ids near 400,000 (a new group's members at 1e6 commands): root index ~390, one slot used.
+    const id = (i: number): number => 400_000 + i;
+    const inPlace = heapPer(20_000, (i) => {
+      const table = emptyTable<number>();
+      tableSet(table, id(i), i);
+      return table;
+    });
+    // Twenty new tables per batch, as a group creation's evolve adds them to the indexes through the batch's draft.
+    const drafted =
+      heapPer(1_000, (i) =>
+        produce({ tables: emptyTable<Table<number>>() }, (draft) => {
+          for (let j = 0; j < 20; j++) tableSet(tableGetOrCreate(draft.tables, j, emptyTable<number>), id(i * 20 + j), i);
+        }),
+      ) / 20;
+    // What V8 kept for the same table as it was written before: a flat root grown to ~1.5x the index (~5 KB).
+    const flat = heapPer(20_000, (i) => {
+      const root: unknown[] = [];
+      const leaf: unknown[] = [];
+      leaf[id(i) & 31] = i;
+      const level2: unknown[] = [];
+      level2[(id(i) >>> 5) & 31] = leaf;
+      root[id(i) >>> 10] = level2;
+      return root;
+    });
+    // ~5.7 KB flat; ~930 bytes with a sparse root alone (its two inner nodes grown with V8's room); ~550 sized.
+    expect(inPlace).toBeLessThan(flat / 8);
+    expect(drafted).toBeLessThan(flat / 3);
+    for (const key of [0, 63 * 1024, 65 * 1024, 400_000, 2_000_000]) {
+      const table = emptyTable<number>();
+      tableSet(table, key, 1);
+      tableSet(table, key + 1, 2);
+      tableSet(table, 7, 3);
+      expect([...tableIds(table)]).toEqual([...new Set([7, key, key + 1])].sort((a, b) => a - b));
+      expect(tableGet(table, key + 1)).toBe(2);
+      tableDelete(table, key + 1);
+      expect(tableSize(table)).toBe(2);
+    }
+  });
+});
+

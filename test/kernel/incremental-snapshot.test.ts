@@ -169,6 +169,32 @@ describe('incremental snapshots', () => {
     expect(next.bytes.equals(full(second))).toBe(true);
   });
 
+  it('copies the lazy nodes of the snapshot a state was loaded from from there, without indexing them', () => {
+    const pinned = new Bytes(full(build(3_000)));
+    const loaded = decodeState(pinned, { lazy: true }) as State;
+    const state = new Immer({ autoFreeze: false }).produce(loaded, (draft) => {
+      tableSet(draft.things.byId, 7, { id: 7, name: 'changed' });
+    });
+    const fromPinned = (source: SnapshotBytes): boolean => source === pinned;
+    const runs = new NodeRuns();
+    const first = [...encodePieces(state, fromPinned, { runs })];
+    const firstBytes = write(first).bytes;
+    expect(firstBytes.equals(full(state))).toBe(true);
+    // The lazy nodes (all but the written leaf's path) are not in the index; the written leaf is.
+    const lazy = (state.things.byId as unknown as unknown[][])[1]![1];
+    // (A lazy node: not decoded, so not an array.)
+    expect(typeof lazy === 'object' && lazy !== null && !Array.isArray(lazy)).toBe(true);
+    expect(runs.find(lazy as object)).toBe(-1);
+    expect(runs.find((state.things.byId as unknown as unknown[][])[0]![0] as object)).toBeGreaterThanOrEqual(0);
+    // The next snapshot copies them from the pinned snapshot again (the written leaf from the previous one): the same bytes.
+    const second = [...encodePieces(state, fromPinned, { previous: { source: new Bytes(firstBytes), runs }, runs: new NodeRuns() })];
+    const sources = new Set(second.filter((piece): piece is CopiedBytes => !Buffer.isBuffer(piece)).map((piece) => piece.source));
+    expect(sources.has(pinned)).toBe(true);
+    expect(sources.size).toBe(2);
+    expect(second.filter((piece) => Buffer.isBuffer(piece) && piece.length > 0).reduce((sum, piece) => sum + (piece as Buffer).length, 0)).toBeLessThan(firstBytes.length / 10);
+    expect(write(second).bytes.equals(full(state))).toBe(true);
+  });
+
   it('a chain of snapshots over immer’s states, from a state loaded lazily, each a full encoding of its state (property)', () => {
     const base = full(build(2_000));
     fc.assert(

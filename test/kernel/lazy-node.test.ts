@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Immer } from 'immer';
-import { decodeState, emptyTable, encodeState, stateHash, tableDelete, tableGet, tableSet, tableValues, type Table } from '@forgefold/core';
+import { decodeState, emptyTable, encodeState, stateHash, tableDelete, tableGet, tablePeek, tableSet, tableValues, type Table } from '@forgefold/core';
 
 type State = { members: { byUser: Table<Table<string>>; bySource: Table<Table<number>> } };
 
@@ -126,6 +126,41 @@ describe('decoding table nodes', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+
+  it('answers a lookup of a key a string table does not hold without decoding, and every other as decoded (property)', () => {
+    // Keys of every kind v8 writes: one-byte, two-byte, and one-byte content held as a two-byte string (a slice of a
+    // two-byte string: v8 writes it as UTF-16).
+    const twoByteLatin1 = (text: string): string => `\u65e5${text}-padding-to-make-a-sliced-string`.slice(1);
+    const key = (n: number): string => (n % 3 === 0 ? `user-${n}` : n % 3 === 1 ? `\u00fcser-\u65e5-${n}` : twoByteLatin1(`user-${n}`));
+    type Names = { users: { byUsername: Table<number> } };
+    const live: Names = { users: { byUsername: emptyTable() } };
+    for (let n = 0; n < 60_000; n += 2) tableSet(live.users.byUsername, key(n), n);
+    const bytes = bytesOf(live);
+    const lazy = decodeState(bytes, { lazy: true }) as Names;
+    const before = lazyNodes(lazy.users.byUsername);
+    expect(before).toBe(1_024);
+    // Absent keys of every kind (odd numbers), by both lookups: nothing decoded ("user-1" is not taken for "user-10").
+    for (let n = 1; n < 6_000; n += 2) {
+      expect(tableGet(lazy.users.byUsername, key(n))).toBeUndefined();
+      expect(tablePeek(lazy.users.byUsername, key(n))).toBeUndefined();
+    }
+    expect(lazyNodes(lazy.users.byUsername)).toBe(before);
+    // A key it holds is read (its node decoded).
+    expect(tableGet(lazy.users.byUsername, key(4))).toBe(4);
+    expect(lazyNodes(lazy.users.byUsername)).toBe(before - 1);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat(60_000).map(key), fc.string({ maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 200 }), fc.boolean(), (keys, frozen) => {
+        const state = decodeState(bytes, { lazy: true }) as Names;
+        if (frozen) Object.freeze(state.users.byUsername);
+        for (const k of keys) {
+          expect(tablePeek(state.users.byUsername, k)).toBe(tableGet(live.users.byUsername, k));
+          expect(tableGet(state.users.byUsername, k)).toBe(tableGet(live.users.byUsername, k));
+        }
+        expect(stateHash(state)).toBe(stateHash(live));
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -22,6 +22,8 @@ export interface SnapshotBytes {
 
 export class LazyNode {
   private shared: unknown[] | undefined;
+  /** Its bytes, kept once a lookup scanned them (see `mayHold`), until it is decoded. */
+  private scanned: Buffer | undefined;
   constructor(
     /** Where its bytes lie (a store may copy them to a new snapshot without reading them: see `encodePieces`). */
     readonly source: SnapshotBytes,
@@ -31,7 +33,7 @@ export class LazyNode {
 
   /** The node's `v8.serialize`d bytes (what a later snapshot writes while the node stays unread). */
   get bytes(): Uint8Array {
-    return this.source.read(this.offset, this.length);
+    return this.scanned ?? this.source.read(this.offset, this.length);
   }
 
   /** A fresh copy of the node (the caller may own and mutate it). */
@@ -39,9 +41,40 @@ export class LazyNode {
     return decodeNode(this.bytes);
   }
 
+  /**
+   * False when the node certainly holds no string `key` (as a key of a string table's leaf, or anywhere else): its
+   * bytes hold the string neither as one-byte characters nor as UTF-16 code units, the only two ways
+   * `v8.serialize` writes a string (a one-byte string only when every character is below 256). True when it may.
+   *
+   * A lookup of a key a table does not hold (a new group's path checked against the users' names) then costs a scan
+   * of the node's bytes, not its decoding: decoded, a string table's third level stayed on the heap for good (6–13 KB
+   * of bytes, several times that decoded), and at 1e6 commands the checks of one group creation decoded ~25 KB that
+   * nothing wrote, which the scavenger then copied twice (issue 16, branch gcpause). The bytes are kept (off the
+   * JavaScript heap, no objects for the collector) so that the next lookup does not read them from the store again.
+   */
+  mayHold(key: string): boolean {
+    // A buffer of its own (`Buffer.from` would place a small copy on a shared 8 KB slab, and keep the slab).
+    const bytes = (this.scanned ??= copyOf(this.source.read(this.offset, this.length)));
+    // Written by a v8 whose format could hold a string otherwise (as UTF-8, before version 13): decoded to be sure.
+    if (bytes[0] !== V8_VERSION_TAG || (bytes[1] ?? 0) < 13) return true;
+    let oneByte = true;
+    for (let i = 0; i < key.length; i++) {
+      if (key.charCodeAt(i) > 0xff) {
+        oneByte = false;
+        break;
+      }
+    }
+    // As v8 writes a string: its tag and length (so that "user-1" is not found inside "user-10"), then its characters.
+    const utf16 = Buffer.from(key, 'utf16le');
+    if (bytes.includes(Buffer.concat([framing(TWO_BYTE_STRING, utf16.length), utf16]))) return true;
+    return oneByte && bytes.includes(Buffer.concat([framing(ONE_BYTE_STRING, key.length), Buffer.from(key, 'latin1')]));
+  }
+
   /** One decoded copy, deep-frozen, for reads from a frozen (committed) parent, which cannot take it in. */
   frozen(): unknown[] {
-    return (this.shared ??= deepFreeze(this.decode()));
+    this.shared ??= deepFreeze(this.decode());
+    this.scanned = undefined;
+    return this.shared;
   }
 
   /** The decoded content without keeping it (a walk of the whole state must not hold every node twice). */
@@ -49,6 +82,29 @@ export class LazyNode {
     return this.shared ?? this.decode();
   }
 }
+
+/** The tag of v8's serialization header, followed by the format's version. */
+const V8_VERSION_TAG = 0xff;
+/** v8's serialization tags of a string: one byte per character (every character below 256), or UTF-16. */
+const ONE_BYTE_STRING = 0x22;
+const TWO_BYTE_STRING = 0x63;
+
+/** A string's tag and its length in bytes, as v8 writes them (the length a base-128 varint, low bits first). */
+const framing = (tag: number, length: number): Buffer => {
+  const bytes = [tag];
+  let rest = length;
+  do {
+    bytes.push((rest & 0x7f) | (rest >= 0x80 ? 0x80 : 0));
+    rest = Math.floor(rest / 0x80);
+  } while (rest > 0);
+  return Buffer.from(bytes);
+};
+
+const copyOf = (bytes: Uint8Array): Buffer => {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  copy.set(bytes);
+  return copy;
+};
 
 /**
  * Arrays longer than this, holding at most one element in SPARSE_RATIO of their slots, are made sparse (see `sparse`).
@@ -121,4 +177,16 @@ export const resolveAt = <T>(node: readonly unknown[], index: number): T => {
   if (Object.isFrozen(node)) return value.frozen() as T;
   (node as unknown[])[index] = value.decode();
   return node[index] as T;
+};
+
+/**
+ * `resolveAt` for a lookup of string `key` below `node[index]`: undefined, without decoding, when that position is a
+ * lazy node that certainly does not hold the key (see `LazyNode.mayHold`); else what `resolveAt` reads. Only for
+ * lookups that answer "absent" when the key is absent below that position (never before a write there: a write
+ * decodes the node anyway).
+ */
+export const resolveFor = <T>(node: readonly unknown[], index: number, key: string): T | undefined => {
+  const value = node[index];
+  if (value instanceof LazyNode && !value.mayHold(key)) return undefined;
+  return resolveAt<T>(node, index);
 };

@@ -405,12 +405,12 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
    * A table node: its NODE token in the structure, and where it lies (for the next snapshot). The caller (`array`)
    * ends the step when it is due.
    */
-  const nodeAt = (of: object, offset: number, length: number): undefined => {
+  const nodeAt = (of: object, offset: number, length: number, indexed = true): undefined => {
     structure.tag(NODE);
     structure.u32(offset % HI);
     structure.u32(Math.floor(offset / HI));
     structure.u32(length);
-    runs?.set(of, offset, length);
+    if (indexed) runs?.set(of, offset, length);
     return undefined;
   };
   const node = (of: object, bytes: Uint8Array): undefined => {
@@ -441,12 +441,16 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
    * bytes), as its NODE; null when it must be written.
    */
   const writtenBefore = (child: unknown): undefined | null => {
+    // A lazy node over a snapshot the store copies from is copied from there in every snapshot (the same bytes as
+    // from the previous one), and is not indexed: at 1e6 commands a served process's state is ~250,000 such nodes,
+    // and indexing them cost a `WeakMap` entry each per snapshot (a third of the encoder's time on the event loop,
+    // steps of up to 100 ms under load, and two maps of that size for the collector: issue 16, branch gcpause).
+    if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length, false);
     const before = previous !== undefined && typeof child === 'object' && child !== null ? previous.runs.find(child) : -1;
     if (before >= 0) {
       const length = previous!.runs.length(before);
       return nodeAt(child as object, out.copy(previous!.source, previous!.runs.offset(before), length), length);
     }
-    if (child instanceof LazyNode && copies(child.source)) return nodeAt(child, out.copy(child.source, child.offset, child.length), child.length);
     if (child instanceof LazyNode) return node(child, child.bytes);
     return null;
   };

@@ -24,7 +24,7 @@
  * are read: every read of a node below the root goes through `resolveAt` (see lazy-node.ts).
  */
 
-import { LazyNode, resolveAt } from './lazy-node.js';
+import { LazyNode, resolveAt, resolveFor } from './lazy-node.js';
 
 declare const TABLE: unique symbol;
 
@@ -74,16 +74,44 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
   return true;
 };
 
+/** How far past its end a node may be written before it is made sparse first (see `child`). */
+const SPARSE_GAP = 64;
+
+/**
+ * `node` made to keep its elements as a dictionary (V8's slow elements), in place, its length and elements unchanged:
+ * an element set far past the end converts the elements, and the length set back drops it.
+ */
+const makeSparse = (node: unknown[]): void => {
+  const length = node.length;
+  node[length + 4096] = undefined;
+  node.length = length;
+};
+
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
   // One read when the node exists (the common case): under immer each read of a draft is a trap call.
   const existing = resolveAt<T | undefined>(node, index);
   if (existing !== undefined) return existing;
+  // A table's root is indexed by `id >>> 10`: the first entry of a new small table of large ids (a new group's
+  // members, keyed by member id, at index ~400 at 1e6 commands) would make V8 grow the root flat to about 1.5x that
+  // index (~5 KB, nearly all holes). Four such tables per group creation were a third of what each request left on
+  // the heap, and the scavenger copied them twice (issue 16, branch gcpause). A root far past its end is made a
+  // dictionary first, as `decodeNode` keeps the roots it decodes; V8 makes it flat again once it fills up.
+  if (index > node.length + SPARSE_GAP) makeSparse(node);
   node[index] = create();
   return node[index] as T;
 };
 
 export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
+
+/**
+ * A new inner node about to hold one element at `index`: `length` holes, as `[]` written at `index` would be (the same
+ * content, keys and `v8.serialize`d bytes), without the room V8 adds when it grows an array (to ~1.5x the index and 16
+ * more slots: ~520 bytes for an index near 31, where this is ~270). A new small table holds three such arrays; the
+ * room was a third of what one was left holding on the heap (issue 16, branch gcpause).
+ */
+// At 0, `[]`: written at 0 it stays a packed array, which v8 writes in its dense format.
+const holding = (index: number): unknown[] => (index === 0 ? [] : new Array<unknown>(index + 1));
 
 /** The leaf that holds `key`, if any. */
 // The hot paths below compute a key's path inline rather than through `pathOf`: a table operation is the inner
@@ -94,10 +122,12 @@ const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined =
     const node = level2 === undefined ? undefined : resolveAt<Leaf<V> | typeof STRING_MARK | undefined>(level2, (key >>> 5) & 31);
     return node === undefined || node === STRING_MARK ? undefined : node;
   }
+  // A node still in its snapshot bytes is scanned for the key before it is decoded (a key a table does not hold is
+  // the usual answer of a uniqueness check).
   const h = hash(key);
   const level2 = root(table)[h & 31];
-  const node = level2 === undefined ? undefined : resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31);
-  return node === undefined || node === STRING_MARK ? undefined : resolveAt<Leaf<V> | undefined>(node, (h >>> 10) & 31);
+  const node = level2 === undefined ? undefined : resolveFor<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31, key);
+  return node === undefined || node === STRING_MARK ? undefined : resolveFor<Leaf<V> | undefined>(node, (h >>> 10) & 31, key);
 };
 
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
@@ -138,9 +168,9 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
   }
   const h = hash(key);
   const level2 = undrafted(level1[h & 31]);
-  const level3 = level2 === undefined ? undefined : undrafted(resolveAt<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31));
+  const level3 = level2 === undefined ? undefined : undrafted(resolveFor<Level3<V> | typeof STRING_MARK | undefined>(level2, (h >>> 5) & 31, key));
   if (level3 === undefined || level3 === STRING_MARK) return undefined;
-  const leaf = undrafted(resolveAt<Leaf<V> | undefined>(level3, (h >>> 10) & 31));
+  const leaf = undrafted(resolveFor<Leaf<V> | undefined>(level3, (h >>> 10) & 31, key));
   if (leaf === undefined) return undefined;
   const i = indexIn(leaf, key);
   return i === -1 ? undefined : undrafted(leaf[i + 1] as V);
@@ -150,17 +180,17 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
 const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
   const h = hash(key);
   const level2 = child<Level2<V>>(root(table), h & 31, () => {
-    const marked: Level2<V> = [];
+    const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
   });
-  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => []), (h >>> 10) & 31, () => []);
+  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => holding((h >>> 10) & 31) as Level3<V>), (h >>> 10) & 31, () => []);
 };
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
-    child<Leaf<V>>(level2, (key >>> 5) & 31, () => [])[key & 31] = value;
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
   const leaf = stringLeaf(table, key);
@@ -175,8 +205,8 @@ export const tableSet = <V>(table: Table<V>, key: number | string, value: V): vo
  */
 export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => []);
-    const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => []);
+    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>);
     if (leaf[key & 31] === undefined) leaf[key & 31] = create();
     return leaf[key & 31] as V;
   }
