@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '@forgefold/sqlite-store';
 import type { NewEvent } from '@forgefold/core';
-import { envInt, now, percentile, Report, repoRoot, sleep, startServerProcess, stopServerProcess } from './lib.js';
+import { envInt, now, percentile, Report, repoRoot, serveNodeFlags, sleep, startServerProcess, stopServerProcess } from './lib.js';
 
 const EVENTS = envInt('BENCH_GEO_EVENTS', 100_000);
 const RATE = envInt('BENCH_GEO_RATE', 200);
@@ -60,7 +60,7 @@ const post = (url: string, path: string, body: unknown) =>
   fetch(`${url}/api/v4${path}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 const serve = (dir: string, env: Record<string, string>) =>
-  startServerProcess([BIN, 'serve'], { PORT: '0', FORGEFOLD_DATA: dir, FORGEFOLD_ACCESS_LOG: 'false', FORGEFOLD_SYNCHRONOUS: 'NORMAL', ...env });
+  startServerProcess([...serveNodeFlags(), BIN, 'serve'], { PORT: '0', FORGEFOLD_DATA: dir, FORGEFOLD_ACCESS_LOG: 'false', FORGEFOLD_SYNCHRONOUS: 'NORMAL', ...env });
 
 export default async function geoBench(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'forgefold-bench-geo-'));

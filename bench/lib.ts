@@ -288,9 +288,17 @@ const runAutocannon = async (seconds: number, load: Load): Promise<LoadResult> =
 export const httpLoad = (seconds: number, load: Load, using: 'wrk' | 'autocannon' = loader): Promise<LoadResult> =>
   using === 'wrk' ? runWrk(seconds, load) : runAutocannon(seconds, load);
 
-/** Starts `forgefold serve` in its own process on a free port, at synchronous=FULL (the server's default). */
+/** The node flags `pnpm start` runs `forgefold serve` with (package.json's start script): the served process runs with them. */
+export const serveNodeFlags = (): string[] => {
+  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const flags = /\bnode ((?:--\S+ )*)packages\/cli\/bin\/forgefold\.js serve/.exec(scripts['start'] ?? '');
+  if (!flags) throw new Error("package.json's start script does not run packages/cli/bin/forgefold.js serve");
+  return flags[1]!.trim().split(' ').filter(Boolean);
+};
+
+/** Starts `forgefold serve` as `pnpm start` runs it (its node flags), in its own process on a free port, at synchronous=FULL (the server's default). */
 export const startForgefoldProcess = (dataDir: string, rootToken: string) =>
-  startServerProcess([join(repoRoot, 'packages/cli/bin/forgefold.js'), 'serve'], {
+  startServerProcess([...serveNodeFlags(), join(repoRoot, 'packages/cli/bin/forgefold.js'), 'serve'], {
     PORT: '0',
     FORGEFOLD_DATA: dataDir,
     FORGEFOLD_ROOT_TOKEN: rootToken,

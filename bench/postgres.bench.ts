@@ -19,7 +19,7 @@ import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 import { Application, EventRegistry, defineEvents, systemActor, type Decider, type ForgefoldCommand } from '@forgefold/core';
 import { dropSchema, openPostgresStore } from '@forgefold/postgres-store';
 import * as t from 'io-ts';
-import { envInt, httpLoad, loader, log, percentile, Report, repoRoot, startServerProcess, stopServerProcess, throughput, pageLatency } from './lib.js';
+import { envInt, httpLoad, loader, log, percentile, Report, repoRoot, serveNodeFlags, startServerProcess, stopServerProcess, throughput, pageLatency } from './lib.js';
 
 const MS = envInt('BENCH_MS', 3_000);
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
@@ -74,7 +74,7 @@ const concurrent = async (writers: number, ms: number, fn: (n: number) => Promis
 };
 
 const startNode = (databaseUrl: string, dataDir: string) =>
-  startServerProcess([join(repoRoot, 'packages/cli/bin/forgefold.js'), 'serve'], {
+  startServerProcess([...serveNodeFlags(), join(repoRoot, 'packages/cli/bin/forgefold.js'), 'serve'], {
     PORT: '0',
     FORGEFOLD_DATA: dataDir,
     FORGEFOLD_DATABASE_URL: databaseUrl,

@@ -25,13 +25,13 @@ import { execFile, fork } from 'node:child_process';
 import { promisify } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Application, eventsOf, forgefold, stateHash, systemActor, type Actor, type ForgefoldCommand, type NewEvent, type State } from '@forgefold/core';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataPaths } from '@forgefold/cli';
 import { openSqliteStore, snapshotsPathOf, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
-import { benchDir, envInt, httpLoad, log, repoRoot, Report, sleep, timed } from './lib.js';
+import { benchDir, envInt, httpLoad, log, Report, serveNodeFlags, sleep, timed } from './lib.js';
 
 const COMMANDS = envInt('BENCH_REAL_COMMANDS', 1_000_000);
 const LOAD_SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
@@ -186,14 +186,6 @@ const startInFreshProcess = async (path: string): Promise<{ ms: number; cpuMs: n
   const processMs = performance.now() - started;
   const result = JSON.parse(stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; position: number; rssMb: number };
   return { ...result, processMs };
-};
-
-/** The node flags `pnpm start` runs `forgefold serve` with (package.json's start script): the served process runs with them. */
-const serveNodeFlags = (): string[] => {
-  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const flags = /\bnode ((?:--\S+ )*)packages\/cli\/bin\/forgefold\.js serve/.exec(scripts['start'] ?? '');
-  if (!flags) throw new Error("package.json's start script does not run packages/cli/bin/forgefold.js serve");
-  return flags[1]!.trim().split(' ').filter(Boolean);
 };
 
 /**
