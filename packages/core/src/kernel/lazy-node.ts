@@ -124,13 +124,23 @@ const SPARSE_RATIO = 8;
  */
 const sparse = (length: number, source: readonly unknown[], keys: readonly string[]): unknown[] => {
   const array: unknown[] = [];
-  array[length + 4096] = undefined;
   array.length = length;
+  makeSparse(array);
   for (const key of keys) {
     const index = Number(key);
     if (Number.isInteger(index) && index >= 0 && index < length) array[index] = source[index];
   }
   return array;
+};
+
+/**
+ * `node` made to keep its elements as a dictionary (V8's slow elements), in place, its length and elements unchanged:
+ * an element set far past the end converts the elements, and the length set back drops it.
+ */
+export const makeSparse = (node: unknown[]): void => {
+  const length = node.length;
+  node[length + 4096] = undefined;
+  node.length = length;
 };
 
 /** `node` with its long sparse arrays, at any depth of arrays, made dictionaries (see `sparse`). */

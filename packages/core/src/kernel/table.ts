@@ -24,7 +24,7 @@
  * are read: every read of a node below the root goes through `resolveAt` (see lazy-node.ts).
  */
 
-import { LazyNode, resolveAt, resolveFor } from './lazy-node.js';
+import { LazyNode, makeSparse, resolveAt, resolveFor } from './lazy-node.js';
 
 declare const TABLE: unique symbol;
 
@@ -76,16 +76,6 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 
 /** How far past its end a node may be written before it is made sparse first (see `child`). */
 const SPARSE_GAP = 64;
-
-/**
- * `node` made to keep its elements as a dictionary (V8's slow elements), in place, its length and elements unchanged:
- * an element set far past the end converts the elements, and the length set back drops it.
- */
-const makeSparse = (node: unknown[]): void => {
-  const length = node.length;
-  node[length + 4096] = undefined;
-  node.length = length;
-};
 
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {

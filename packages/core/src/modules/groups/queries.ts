@@ -29,7 +29,11 @@ export const selfAndAncestors = (groups: GroupsSlice, group: Group): Group[] => 
 /** The last of `selfAndAncestors`, walked up to without the chain (every membership's billable root is one). */
 export const rootAncestor = (groups: GroupsSlice, group: Group): Group => {
   let root = group;
-  for (let parent = root.parent_id === null ? undefined : findGroup(groups, root.parent_id); parent; parent = parent.parent_id === null ? undefined : findGroup(groups, parent.parent_id)) root = parent;
+  while (root.parent_id !== null) {
+    const parent = findGroup(groups, root.parent_id);
+    if (!parent) break;
+    root = parent;
+  }
   return root;
 };
 
