@@ -425,7 +425,7 @@ describe('membership properties', () => {
       { numRuns: 80 },
     );
     // The generator reaches interesting states (memberships beyond the creators', shares).
-    expect(stats.members / stats.runs).toBeGreaterThan(3);
+    expect(stats.members / stats.runs).toBeGreaterThan(2.5);
     // A floor, not a target: the count varies with the random runs (16 was seen against 80 runs), and CI must not flake.
     expect(stats.links).toBeGreaterThan(4);
   });
