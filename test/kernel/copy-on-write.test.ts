@@ -16,7 +16,10 @@ import {
   forgefold,
   InMemoryEventStore,
   stateHash,
+  tableEntries,
+  tableIsEmpty,
   tableSet,
+  withOwned,
   type Actor,
   type AnyModule,
   type ForgefoldCommand,
@@ -116,6 +119,27 @@ describe('copy-on-write folding of a batch', () => {
     expect(after.groups.internalIds).toBe(before.groups.internalIds);
     expect(after.groups.byId).not.toBe(before.groups.byId);
     expect(Object.isFrozen(after.groups.byId)).toBe(true);
+  });
+
+  it('copies a table on its first write into its slice, and refuses to write a table the fold does not own', () => {
+    const written = emptyTable<number>();
+    tableSet(written, 5, 1);
+    const other = emptyTable<number>();
+    const slice: Record<string, unknown> = { written, other };
+    const nodes = new Set<object>();
+    withOwned({ nodes, roots: new Map([[written as object, { slice, field: 'written' }]]) }, () => {
+      tableSet(slice['written'] as Table<number>, 6, 2);
+      tableSet(slice['written'] as Table<number>, 7000, 3);
+      // A table reached otherwise than through an owned slice or node (as `tableGet` hands one out) is not written.
+      expect(() => tableSet(other, 1, 1)).toThrow(/does not own/);
+    });
+    expect(slice['written']).not.toBe(written);
+    expect([...tableEntries(slice['written'] as Table<number>)]).toEqual([['5', 1], ['6', 2], ['7000', 3]]);
+    expect([...tableEntries(written)]).toEqual([['5', 1]]);
+    expect(tableIsEmpty(other)).toBe(true);
+    // Outside the fold the helpers write in place, as before.
+    tableSet(other, 1, 1);
+    expect(tableIsEmpty(other)).toBe(false);
   });
 
   it('admits an event only when every module applying it lists it, under all their conditions', () => {

@@ -4,9 +4,8 @@
  * Under immer every table node on a written path becomes a proxy with its bookkeeping, every read through the draft
  * drafts what it reads, and finalisation walks them all again: a quarter of a served `POST /groups`'s main thread
  * (issue 16, branch `writecpu2`). The events a `CopyOnWriteRule` admits (a group creation's) are folded instead on
- * plain copies: the slices they write and those slices' table roots are copied once per run of such events, the
- * table helpers copy each trie node below on its first write (`withOwned` in table.ts) and write it in place after
- * that, and the decisions in between read plain objects. Any other event is folded under immer, on a draft of the
+ * plain copies: the slices they write are copied once per run of such events, the table helpers copy each table's
+ * root and trie node on its first write (`withOwned` in table.ts) and write it in place after that, and the decisions in between read plain objects. Any other event is folded under immer, on a draft of the
  * state so far; runs of either kind follow each other in one batch. evolve stays the one definition of an event's
  * effect: the copy-on-write path runs the same recipe, and test/kernel/copy-on-write.test.ts checks that it yields
  * immer's state (deep equal, same hash, frozen the same way).
@@ -14,7 +13,7 @@
 import { freeze, type Immer } from 'immer';
 import type { Decider } from './decider.js';
 import type { DomainEvent } from './envelope.js';
-import { withOwned } from './table.js';
+import { withOwned, type Ownership } from './table.js';
 
 type Slices = Record<string, unknown>;
 
@@ -30,7 +29,7 @@ export class BatchFold<S> {
   private base: S;
   /** A copy-on-write run's root, its owned nodes and the slices it copied. */
   private working: Slices | null = null;
-  private owned = new Set<object>();
+  private ownership: Ownership = { nodes: new Set(), roots: new Map() };
   private copied: CopiedSlice[] = [];
   /** An immer run's draft. */
   private draft: S | null = null;
@@ -64,7 +63,7 @@ export class BatchFold<S> {
     if (rule !== undefined && rule.when(this.state, event)) {
       if (this.draft !== null) this.endDraft();
       const working = this.startCopying(rule.slices);
-      withOwned(this.owned, () => this.decider.evolve(working as S, event));
+      withOwned(this.ownership, () => this.decider.evolve(working as S, event));
       return;
     }
     if (this.working !== null) this.endCopying();
@@ -88,14 +87,10 @@ export class BatchFold<S> {
       if (this.copied.some((slice) => slice.name === name)) continue;
       const original = working[name] as Slices;
       const copy: Slices = { ...original };
-      // A slice's tables are its array fields: their roots are written in place by the helpers, so they are the run's.
+      // A slice's tables are its array fields: a root is copied (into this copy's field) when it is first written.
       for (const field of Object.keys(copy)) {
         const value = copy[field];
-        if (Array.isArray(value)) {
-          const root = value.slice();
-          this.owned.add(root);
-          copy[field] = root;
-        }
+        if (Array.isArray(value)) this.ownership.roots.set(value, { slice: copy, field });
       }
       working[name] = copy;
       this.copied.push({ name, original, copy });
@@ -108,18 +103,12 @@ export class BatchFold<S> {
     const working = this.working!;
     let changed = false;
     for (const { name, original, copy } of this.copied) {
-      let same = true;
-      for (const field of Object.keys(copy)) {
-        const value = copy[field];
-        if (Array.isArray(value) && sameElements(value, original[field] as unknown[])) copy[field] = original[field];
-        if (copy[field] !== original[field]) same = false;
-      }
-      if (same) working[name] = original;
+      if (Object.keys(copy).every((field) => copy[field] === original[field])) working[name] = original;
       else changed = true;
     }
     this.base = changed ? (working as S) : this.base;
     this.working = null;
-    this.owned = new Set();
+    this.ownership = { nodes: new Set(), roots: new Map() };
     this.copied = [];
   }
 
@@ -128,9 +117,3 @@ export class BatchFold<S> {
     this.draft = null;
   }
 }
-
-const sameElements = (copy: readonly unknown[], original: readonly unknown[]): boolean => {
-  if (copy.length !== original.length) return false;
-  for (let i = 0; i < copy.length; i++) if (copy[i] !== original[i]) return false;
-  return true;
-};

@@ -78,25 +78,47 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 const SPARSE_GAP = 64;
 
 /**
- * The nodes a batch folded without immer made, which it may write in place (`withOwned`); null outside such a fold,
- * where the helpers write what they are given (a mutable state, or an immer draft, which copies for itself).
+ * What a batch folding without immer may write (see `withOwned`); null outside such a fold, where the helpers write
+ * what they are given (a mutable state, or an immer draft, which copies for itself).
  */
+export interface Ownership {
+  /** The nodes (and table values) the fold made: written in place. */
+  readonly nodes: Set<object>;
+  /** The roots of the tables the fold may write, each with the (copied) slice field that holds it. */
+  readonly roots: Map<object, { readonly slice: Record<string, unknown>; readonly field: string }>;
+}
+
 let owned: Set<object> | null = null;
+let ownable: Ownership['roots'] | null = null;
 
 /**
- * Runs `fold` with the table helpers copying on write: a node (or a value `tableGetOrCreate` hands out) not in `nodes`
- * is copied as immer copies it (`slice`, a spread for an object), the copy put in place of it in its (owned) parent
- * and added to `nodes`; nodes in `nodes` are written in place. Each table's root must be owned by the caller. Only for
- * evolves that write through these helpers alone (see `CopyOnWriteRule` in module.ts).
+ * Runs `fold` with the table helpers copying on write: a node (or a value `tableGetOrCreate` hands out) not among the
+ * fold's own is copied as immer copies it (`slice`, a spread for an object), the copy put in place of it in its
+ * (owned) parent, or for a root in its slice's field, and becomes the fold's own; the fold's own nodes are written in
+ * place. A write to a table that is neither (a table read back with `tableGet` and written) throws: the fold's rules
+ * (`CopyOnWriteRule` in decider.ts) admit only events whose evolves write through these helpers alone.
  */
-export const withOwned = <T>(nodes: Set<object>, fold: () => T): T => {
-  const before = owned;
-  owned = nodes;
+export const withOwned = <T>(ownership: Ownership, fold: () => T): T => {
+  const before = [owned, ownable] as const;
+  owned = ownership.nodes;
+  ownable = ownership.roots;
   try {
     return fold();
   } finally {
-    owned = before;
+    [owned, ownable] = before;
   }
+};
+
+/** A table's root, to be written: copied first (into its slice's field) when copying on write. */
+const writableRoot = <V>(table: Table<V>): Root<V> => {
+  const node = root(table);
+  if (owned === null || owned.has(node)) return node;
+  const place = ownable?.get(node);
+  if (place === undefined) throw new Error('A table the batch does not own was written while copying on write (see CopyOnWriteRule)');
+  const copy = node.slice();
+  owned.add(copy);
+  place.slice[place.field] = copy;
+  return copy;
 };
 
 /** `value` as its owned copy, put at `node[index]` (owned) when it was not owned yet; anything else as it is. */
@@ -224,7 +246,7 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
 /** The leaf that holds (or will hold) string `key`, created with its path when absent. */
 const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
   const h = hash(key);
-  const level2 = child<Level2<V>>(root(table), h & 31, () => {
+  const level2 = child<Level2<V>>(writableRoot(table), h & 31, () => {
     const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
@@ -234,7 +256,7 @@ const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
@@ -250,7 +272,7 @@ export const tableSet = <V>(table: Table<V>, key: number | string, value: V): vo
  */
 export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>);
     if (leaf[key & 31] === undefined) leaf[key & 31] = created(create);
     return own(leaf, key & 31, leaf[key & 31] as V);
@@ -275,7 +297,7 @@ export const tableDelete = (table: Table<unknown>, key: number | string): void =
   // Copying on write, the path is copied only when the key is there (as immer leaves unwritten nodes shared).
   if (owned !== null && !tableHas(table, key)) return;
   const [a, b, c] = pathOf(key);
-  const level1 = root(table);
+  const level1 = writableRoot(table);
   const level2 = writable<Level2<unknown> | undefined>(level1, a);
   const node = level2 === undefined ? undefined : writable<Leaf<unknown> | Level3<unknown> | typeof STRING_MARK | undefined>(level2, b);
   if (level2 === undefined || node === undefined || node === STRING_MARK) return;
