@@ -12,6 +12,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { current, Immer, isDraft, produce } from 'immer';
+import { BatchFold } from './batch-fold.js';
 import type { DomainError } from './domain-error.js';
 import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
 import type { DomainEvent, EventMetadata, NewEvent, RecordedEvent } from './envelope.js';
@@ -44,6 +45,11 @@ export interface ApplicationOptions<C, S> {
    * the server, which turns it off; the tests run with it on.
    */
   readonly freeze?: boolean;
+  /**
+   * Fold the events the decider's `copyOnWrite` rules admit by copying on write instead of under immer (see
+   * `BatchFold`). Default true; false folds every batch under immer (the tests compare both).
+   */
+  readonly copyOnWrite?: boolean;
 }
 
 export interface CommandResult<S> {
@@ -348,47 +354,45 @@ export class Application<C, S> {
       const basePosition = this.committedPosition;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
       const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number; readonly outcome: unknown }>[] = [];
-      // One produce for the whole batch: each command sees the effects of the commands before it, and immer
-      // finalizes (copies, freezes) the changed paths once per batch. Reading through a draft is not free
-      // (immer copies a parent when a child is first read), so a command reads the frozen committed state
-      // for as long as nothing has been folded into the draft yet: the same values, without the copies.
-      const committed = this.committed;
-      const state = this.immer.produce(committed, (draft) => {
-        let folded = false;
-        for (const { issued } of batch) {
-          const decision = decider.decide(issued, folded ? (draft as S) : committed);
-          if (E.isLeft(decision)) {
-            outcomes.push(decision);
-            continue;
-          }
-          // Event data read through the draft is detached before the draft's proxies are revoked.
-          const decided = eventsOf(decision.right);
-          const events: readonly DomainEvent[] = folded ? decided.map((event) => ({ type: event.type, data: detach(event.data) })) : decided;
-          folded ||= events.length > 0;
-          for (const event of events) decider.evolve(draft as S, event);
-          outcomes.push(E.right({ first: pending.length, count: events.length, outcome: outcomeOf(decision.right) }));
-          // One metadata object for the command's events (the same values): a store may encode it once for them all.
-          const metadata: EventMetadata = {
-            actorId: issued.actor.userId,
-            sudoFromId: issued.actor.sudoFromId ?? null,
-            requestId: issued.actor.requestId ?? null,
-            origin: issued.actor.origin,
-          };
-          for (const event of events) {
-            pending.push({
-              streamId: registry.streamOf(event),
-              event: {
-                eventId: ids.eventId(),
-                type: event.type,
-                schemaVersion: registry.versionOf(event.type),
-                data: event.data,
-                recordedAt: issued.at,
-                metadata,
-              },
-            });
-          }
+      // One fold for the whole batch (see BatchFold): each command sees the effects of the commands before it, and
+      // the changed paths are copied (and frozen) once per batch. Until something is folded, a command reads the
+      // committed state itself.
+      const fold = new BatchFold(this.committed, decider, this.immer, this.options.copyOnWrite ?? true, this.options.freeze ?? true);
+      for (const { issued } of batch) {
+        const folded = fold.folded;
+        const decision = decider.decide(issued, fold.state);
+        if (E.isLeft(decision)) {
+          outcomes.push(decision);
+          continue;
         }
-      });
+        // Event data read from the batch's state is detached: a draft's proxies are revoked when its run ends, and a
+        // later command's evolve may write in place what an earlier one created in this batch.
+        const decided = eventsOf(decision.right);
+        const events: readonly DomainEvent[] = folded ? decided.map((event) => ({ type: event.type, data: detach(event.data) })) : decided;
+        for (const event of events) fold.fold(event);
+        outcomes.push(E.right({ first: pending.length, count: events.length, outcome: outcomeOf(decision.right) }));
+        // One metadata object for the command's events (the same values): a store may encode it once for them all.
+        const metadata: EventMetadata = {
+          actorId: issued.actor.userId,
+          sudoFromId: issued.actor.sudoFromId ?? null,
+          requestId: issued.actor.requestId ?? null,
+          origin: issued.actor.origin,
+        };
+        for (const event of events) {
+          pending.push({
+            streamId: registry.streamOf(event),
+            event: {
+              eventId: ids.eventId(),
+              type: event.type,
+              schemaVersion: registry.versionOf(event.type),
+              data: event.data,
+              recordedAt: issued.at,
+              metadata,
+            },
+          });
+        }
+      }
+      const state = fold.finish();
       const writes = groupConsecutive(pending);
       let results: readonly AppendResult[] = [];
       try {

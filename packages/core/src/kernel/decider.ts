@@ -41,11 +41,25 @@ export const outcomeOf = (decision: Decision<unknown>): unknown => (isEventList(
 
 const isEventList = <E>(decision: Decision<E>): decision is readonly E[] => Array.isArray(decision);
 
+/**
+ * When an event may be folded into a batch's state without immer (see `BatchFold`): every module that applies it
+ * writes only through the table helpers and to its slices' own fields, never in place into a value read back from a
+ * table, so copying the nodes the helpers write is all the copying needed.
+ */
+export interface CopyOnWriteRule<S> {
+  /** The state's slices its folding writes (their objects and table roots are copied for the batch). */
+  readonly slices: readonly string[];
+  /** Whether this event, on this state, takes that path (the others are folded under immer). */
+  readonly when: (state: S, event: DomainEvent) => boolean;
+}
+
 export interface Decider<C, E extends DomainEvent, S> {
   readonly decide: (issued: Issued<C>, state: S) => Either<DomainError, Decision<E>>;
   /** Applies one event. Called on an immer draft (live) or on a plain mutable state (replay). */
   readonly evolve: (state: S, event: E) => void;
   readonly initialState: () => S;
+  /** By event type, the events a batch may fold by copying on write (see `CopyOnWriteRule`). */
+  readonly copyOnWrite?: ReadonlyMap<string, CopyOnWriteRule<S>>;
 }
 
 /** The command of type `T` among a module's commands `C`, as issued: what that command's decision takes. */

@@ -7,7 +7,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Draft } from 'immer';
-import type { Decider, Decision, Issued } from './decider.js';
+import type { CopyOnWriteRule, Decider, Decision, Issued } from './decider.js';
 import { badRequest, type DomainError } from './domain-error.js';
 import type { DomainEvent } from './envelope.js';
 import { EventRegistry, type EventDefinitions, type EventsOf } from './events.js';
@@ -45,6 +45,14 @@ export interface ModuleDefinition<Name extends string, S extends object, R, W, C
   readonly evolve: (state: W, event: EventsOf<Defs>) => void;
   readonly follows?: Follows<W, Followed>;
   readonly processes?: readonly Process<R, C>[];
+  /**
+   * The events (its own or followed) this module folds writing only through the table helpers (`tableSet`,
+   * `tableGetOrCreate`, `tableDelete`) and to its slices' own fields — never in place into a value read back from a
+   * table (a row's field, a list in a row) — each with the condition under which that holds. An event takes the
+   * copy-on-write path of a batch (see `BatchFold`) only when every module that applies it lists it and every
+   * condition holds; the test in test/kernel/copy-on-write.test.ts checks that the path yields immer's state.
+   */
+  readonly copyOnWrite?: { readonly [T in EventsOf<Defs>['type'] | Followed['type']]?: (state: R, event: Extract<EventsOf<Defs> | Followed, { type: T }>) => boolean };
 }
 
 /** A module with its types erased, as the composition holds it. */
@@ -58,6 +66,7 @@ export interface AnyModule<S> {
   readonly evolve: (state: never, event: never) => void;
   readonly follows?: Readonly<Record<string, ((state: never, event: never) => void) | undefined>>;
   readonly processes?: readonly Process<S, { readonly type: string }>[];
+  readonly copyOnWrite?: Readonly<Record<string, ((state: never, event: never) => boolean) | undefined>>;
 }
 
 /** Identity helper that infers a module's types from its parts. */
@@ -95,10 +104,13 @@ export const composeModules = <C extends { readonly type: string }, S>(
 ): Composition<C, S> => {
   const byCommand = new Map<string, AnyModule<S>>();
   const appliers = new Map<string, ((state: S, event: DomainEvent) => void)[]>();
-  const add = (type: string, apply: (state: S, event: DomainEvent) => void) => {
+  /** By event type, the modules that apply it (its own, then its followers). */
+  const appliedBy = new Map<string, AnyModule<S>[]>();
+  const add = (type: string, apply: (state: S, event: DomainEvent) => void, module: AnyModule<S>) => {
     const list = appliers.get(type) ?? [];
     list.push(apply);
     appliers.set(type, list);
+    appliedBy.set(type, [...(appliedBy.get(type) ?? []), module]);
   };
   for (const module of modules) {
     for (const type of module.commands) {
@@ -107,13 +119,13 @@ export const composeModules = <C extends { readonly type: string }, S>(
     }
     // The erased signatures take `never`: each module only ever receives the events it declared.
     const evolve = module.evolve as (state: S, event: DomainEvent) => void;
-    for (const type of Object.keys(module.events)) add(type, evolve);
+    for (const type of Object.keys(module.events)) add(type, evolve, module);
   }
   for (const module of modules) {
     for (const [type, follow] of Object.entries(module.follows ?? {})) {
       if (!follow) continue;
       if (!appliers.has(type)) throw new Error(`${module.name} follows ${type}, which no module defines`);
-      add(type, follow as (state: S, event: DomainEvent) => void);
+      add(type, follow as (state: S, event: DomainEvent) => void, module);
     }
   }
   const decide = (issued: Issued<C>, state: S): E.Either<DomainError, Decision<DomainEvent>> => {
@@ -126,8 +138,18 @@ export const composeModules = <C extends { readonly type: string }, S>(
   const evolve = (state: S, event: DomainEvent): void => {
     for (const apply of appliers.get(event.type) ?? []) apply(state, event);
   };
+  // An event folds by copying on write only when every module applying it says it may, under all their conditions.
+  const copyOnWrite = new Map<string, CopyOnWriteRule<S>>();
+  for (const [type, applying] of appliedBy) {
+    const conditions = applying.map((module) => module.copyOnWrite?.[type] as ((state: S, event: DomainEvent) => boolean) | undefined);
+    if (conditions.some((condition) => condition === undefined)) continue;
+    // The kernel's own slices (the sequences every module advances) and the applying modules'.
+    const slices = [...new Set([...Object.keys(options.initial()), ...applying.flatMap((module) => Object.keys(module.initial()))])];
+    const all = conditions as ((state: S, event: DomainEvent) => boolean)[];
+    copyOnWrite.set(type, { slices, when: (state, event) => all.every((condition) => condition(state, event)) });
+  }
   return {
-    decider: { decide, evolve, initialState: () => Object.assign(options.initial(), ...modules.map((module) => module.initial())) as S },
+    decider: { decide, evolve, copyOnWrite, initialState: () => Object.assign(options.initial(), ...modules.map((module) => module.initial())) as S },
     registry: new EventRegistry(...modules.map((module) => module.events)),
     projectionVersion: `${prefix}/${modules.map((module) => `${module.name}.${module.version}`).join('/')}`,
     processes: modules.flatMap((module) => (module.processes ?? []) as readonly Process<S, C>[]),

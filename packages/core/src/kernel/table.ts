@@ -77,10 +77,78 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 /** How far past its end a node may be written before it is made sparse first (see `child`). */
 const SPARSE_GAP = 64;
 
+/**
+ * What a batch folding without immer may write (see `withOwned`); null outside such a fold, where the helpers write
+ * what they are given (a mutable state, or an immer draft, which copies for itself).
+ */
+export interface Ownership {
+  /** The nodes (and table values) the fold made: written in place. */
+  readonly nodes: Set<object>;
+  /** The roots of the tables the fold may write, each with the (copied) slice field that holds it. */
+  readonly roots: Map<object, { readonly slice: Record<string, unknown>; readonly field: string }>;
+}
+
+let owned: Set<object> | null = null;
+let ownable: Ownership['roots'] | null = null;
+
+/**
+ * Runs `fold` with the table helpers copying on write: a node (or a value `tableGetOrCreate` hands out) not among the
+ * fold's own is copied as immer copies it (`slice`, a spread for an object), the copy put in place of it in its
+ * (owned) parent, or for a root in its slice's field, and becomes the fold's own; the fold's own nodes are written in
+ * place. A write to a table that is neither (a table read back with `tableGet` and written) throws: the fold's rules
+ * (`CopyOnWriteRule` in decider.ts) admit only events whose evolves write through these helpers alone.
+ */
+export const withOwned = <T>(ownership: Ownership, fold: () => T): T => {
+  const before = [owned, ownable] as const;
+  owned = ownership.nodes;
+  ownable = ownership.roots;
+  try {
+    return fold();
+  } finally {
+    [owned, ownable] = before;
+  }
+};
+
+/** A table's root, to be written: copied first (into its slice's field) when copying on write. */
+const writableRoot = <V>(table: Table<V>): Root<V> => {
+  const node = root(table);
+  if (owned === null || owned.has(node)) return node;
+  const place = ownable?.get(node);
+  if (place === undefined) throw new Error('A table the batch does not own was written while copying on write (see CopyOnWriteRule)');
+  const copy = node.slice();
+  owned.add(copy);
+  place.slice[place.field] = copy;
+  return copy;
+};
+
+/** `value` as its owned copy, put at `node[index]` (owned) when it was not owned yet; anything else as it is. */
+const own = <T>(node: unknown[], index: number, value: T): T => {
+  if (owned === null || value === null || typeof value !== 'object' || owned.has(value) || value instanceof LazyNode) return value;
+  const copy = (Array.isArray(value) ? value.slice() : { ...value }) as T & object;
+  owned.add(copy);
+  node[index] = copy;
+  return copy;
+};
+
+/** `node[index]`, decoded if lazy, ready to be written: owned when copying on write (`withOwned`). */
+const writable = <T>(node: unknown[], index: number): T => {
+  // Outside a copy-on-write fold, one read (under immer each read of a draft is a trap call).
+  if (owned === null) return resolveAt<T>(node, index);
+  const value = node[index];
+  if (value instanceof LazyNode) {
+    // A fresh decoded copy in an owned node is the batch's own.
+    const decoded = value.decode();
+    owned.add(decoded);
+    node[index] = decoded;
+    return decoded as T;
+  }
+  return own(node, index, resolveAt<T>(node, index));
+};
+
 /** The node at `node[index]`, created empty when absent (read back, so that under immer it is the draft's). */
 const child = <T extends unknown[]>(node: unknown[], index: number, create: () => T): T => {
   // One read when the node exists (the common case): under immer each read of a draft is a trap call.
-  const existing = resolveAt<T | undefined>(node, index);
+  const existing = writable<T | undefined>(node, index);
   if (existing !== undefined) return existing;
   // A table's root is indexed by `id >>> 10`: the first entry of a new small table of large ids (a new group's
   // members, keyed by member id, at index ~400 at 1e6 commands) would make V8 grow the root flat to about 1.5x that
@@ -88,7 +156,9 @@ const child = <T extends unknown[]>(node: unknown[], index: number, create: () =
   // the heap, and the scavenger copied them twice (issue 16, branch gcpause). A root far past its end is made a
   // dictionary first, as `decodeNode` keeps the roots it decodes; V8 makes it flat again once it fills up.
   if (index > node.length + SPARSE_GAP) makeSparse(node);
-  node[index] = create();
+  const created = create();
+  owned?.add(created);
+  node[index] = created;
   return node[index] as T;
 };
 
@@ -126,6 +196,13 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   if (typeof key === 'number') return leaf[key & 31] as V | undefined;
   const i = indexIn(leaf, key);
   return i === -1 ? undefined : (leaf[i + 1] as V);
+};
+
+/** Whether `key` has an entry (however it is stored: a leaf's slot or a string leaf's pair). */
+const tableHas = (table: Table<unknown>, key: number | string): boolean => {
+  const leaf = leafOf(table, key);
+  if (leaf === undefined) return false;
+  return typeof key === 'number' ? leaf[key & 31] !== undefined : indexIn(leaf, key) !== -1;
 };
 
 /** immer's draft marker (`Symbol.for`, so the same symbol as immer's own): a draft answers its state to it. */
@@ -169,7 +246,7 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
 /** The leaf that holds (or will hold) string `key`, created with its path when absent. */
 const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
   const h = hash(key);
-  const level2 = child<Level2<V>>(root(table), h & 31, () => {
+  const level2 = child<Level2<V>>(writableRoot(table), h & 31, () => {
     const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
@@ -179,7 +256,7 @@ const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
@@ -195,25 +272,34 @@ export const tableSet = <V>(table: Table<V>, key: number | string, value: V): vo
  */
 export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(root(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>);
-    if (leaf[key & 31] === undefined) leaf[key & 31] = create();
-    return leaf[key & 31] as V;
+    if (leaf[key & 31] === undefined) leaf[key & 31] = created(create);
+    return own(leaf, key & 31, leaf[key & 31] as V);
   }
   const leaf = stringLeaf(table, key);
   let i = indexIn(leaf, key);
   if (i === -1) {
-    leaf.push(key, create());
+    leaf.push(key, created(create));
     i = leaf.length - 2;
   }
-  return leaf[i + 1] as V;
+  return own(leaf, i + 1, leaf[i + 1] as V);
+};
+
+/** A value `create` made for the table: the batch's own when copying on write. */
+const created = <V>(create: () => V): V => {
+  const value = create();
+  if (owned !== null && value !== null && typeof value === 'object') owned.add(value);
+  return value;
 };
 
 export const tableDelete = (table: Table<unknown>, key: number | string): void => {
+  // Copying on write, the path is copied only when the key is there (as immer leaves unwritten nodes shared).
+  if (owned !== null && !tableHas(table, key)) return;
   const [a, b, c] = pathOf(key);
-  const level1 = root(table);
-  const level2 = level1[a];
-  const node = level2 === undefined ? undefined : resolveAt<Leaf<unknown> | Level3<unknown> | typeof STRING_MARK | undefined>(level2, b);
+  const level1 = writableRoot(table);
+  const level2 = writable<Level2<unknown> | undefined>(level1, a);
+  const node = level2 === undefined ? undefined : writable<Leaf<unknown> | Level3<unknown> | typeof STRING_MARK | undefined>(level2, b);
   if (level2 === undefined || node === undefined || node === STRING_MARK) return;
   // Emptied nodes are pruned so that iteration and skipping never visit dead branches.
   const prune = (): void => {
@@ -228,7 +314,7 @@ export const tableDelete = (table: Table<unknown>, key: number | string): void =
     return;
   }
   const level3 = node as Level3<unknown>;
-  const leaf = resolveAt<Leaf<unknown> | undefined>(level3, c);
+  const leaf = writable<Leaf<unknown> | undefined>(level3, c);
   const i = leaf === undefined ? -1 : indexIn(leaf, key);
   if (leaf === undefined || i === -1) return;
   leaf.splice(i, 2);

@@ -15,4 +15,7 @@ export const groupsModule = defineModule<'groups', { readonly groups: GroupsSlic
   commands: ['CreateGroup', 'UpdateGroup', 'TransferGroup', 'DeleteGroup'],
   decide,
   evolve,
+  // A top-level group's creation writes through the table helpers alone; a subgroup's also appends to its parent's
+  // `children` in place, which only immer copies.
+  copyOnWrite: { GroupCreated: (_state, event) => event.data.parent_id === null },
 });

@@ -1,13 +1,18 @@
 /** The folding of access requests (their decisions: `decide/access-requests.ts`). */
 import { emptyTable, peekField, tableDelete, tableGet, tableKeys, tablePeek, tableSet } from '../../kernel/table.js';
 import type { MemberEvent } from './events.js';
-import { sourceKey, type AccessRequest, type SourceType } from './projection.js';
+import { sourceKey, type AccessRequest, type MembersSlice, type SourceType } from './projection.js';
 import type { MembersDraft } from './evolve.js';
 
+/**
+ * Whether a source has access requests. Looked up past a batch's draft (`tablePeek`): every membership added asks, almost
+ * none had a request, and a lookup through the draft drafted three nodes of this string-keyed table, to find nothing.
+ */
+export const accessRequested = (members: Pick<MembersSlice, 'accessRequests'>, type: SourceType, sourceId: number): boolean =>
+  tablePeek(peekField(members, 'accessRequests'), sourceKey(type, sourceId)) !== undefined;
+
 const drop = (state: MembersDraft, type: SourceType, sourceId: number, userId: number): void => {
-  // Every membership added asks; almost none had a request. Looked up past the draft (`tablePeek`): a lookup through
-  // it drafted three nodes of this string-keyed table per membership, to find nothing.
-  if (tablePeek(peekField(state.members, 'accessRequests'), sourceKey(type, sourceId)) === undefined) return;
+  if (!accessRequested(state.members, type, sourceId)) return;
   const table = tableGet(state.members.accessRequests, sourceKey(type, sourceId));
   if (!table) return;
   tableDelete(table, userId);

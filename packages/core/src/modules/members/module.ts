@@ -6,6 +6,7 @@ import { evolve, follows, type MembersDraft, type MembersFollowed } from './evol
 import { memberEvents } from './events.js';
 import { initialMembers, type MembersSlice } from './projection.js';
 import { nextExpiry } from './queries.js';
+import { accessRequested } from './access-requests.js';
 
 export const membersModule = defineModule<'members', { readonly members: MembersSlice }, MembersView, MembersDraft, MemberCommand, typeof memberEvents, MembersFollowed>({
   name: 'members',
@@ -42,6 +43,12 @@ export const membersModule = defineModule<'members', { readonly members: Members
   decide,
   evolve,
   follows,
+  // A membership and its indexes are written through the table helpers alone, unless it ends an access request (the
+  // request's table, read back from its index, is written in place).
+  copyOnWrite: {
+    MemberAdded: (state, event) => event.data.user_id === null || !accessRequested(state.members, event.data.source_type, event.data.source_id),
+    GroupCreated: () => true,
+  },
   processes: [
     {
       // Memberships and shares end on their expiry day: due once the earliest `expires_at` is today or earlier.
