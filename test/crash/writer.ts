@@ -2,6 +2,9 @@
  * Two-process writer: `node --import tsx test/crash/writer.ts <db> <writer-id> <commands>`. Executes the
  * commands (8 in flight) through an Application on the shared file, prints "ack <id>" for each and
  * "done <stale commits> <stale rejections> <position>" at the end. Another process writes to the same file meanwhile.
+ * The second half of the commands waits until the other writer's first event is in the file: on a loaded machine one
+ * process could otherwise finish before the other starts, and the writes would not interleave. Having read that event
+ * past its Application, the writer's next commit is also always a stale one.
  */
 import { StaleWriter } from '@forgefold/core';
 import { openSqliteStore } from '@forgefold/sqlite-store';
@@ -25,9 +28,18 @@ process.stdout.write('ready\n');
 await new Promise((resolve) => process.stdin.once('data', resolve));
 let next = 0;
 let staleRejections = 0;
+const half = Math.floor(Number(count) / 2);
+const otherWrote = (async () => {
+  for (;;) {
+    const events = await store.events.readAll(0, Number.MAX_SAFE_INTEGER);
+    if (events.some((event) => !(event.data as { commandId: string }).commandId.startsWith(`${writerId}-`))) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+})();
 const worker = async () => {
   while (next < Number(count)) {
     const n = next++;
+    if (n >= half) await otherWrote;
     const commandId = `${writerId}-${n}`;
     for (;;) {
       try {
