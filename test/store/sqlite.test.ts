@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { migrations, openSqliteStore, snapshotsPathOf, type SqliteStore } from '@forgefold/sqlite-store';
 import { createRequire } from 'node:module';
 import { emptyTable, encodeState, stateHash, tableGet, tableSet, type EventStore, type Table } from '@forgefold/core';
@@ -220,29 +220,6 @@ describe('SqliteStore', () => {
       await store.events.commit([]);
       expect(waits).toHaveLength(3);
       expect(waits.every((ms) => ms >= 0 && ms < 60_000)).toBe(true);
-      await store.close();
-    });
-  });
-
-  // Linux keeps a nice value per thread (the 19th field of /proc/self/task/<tid>/stat, counted after the command's
-  // parentheses); elsewhere the worker runs as before. Meaningless in a process already at the lowest priority.
-  const niceOf = (stat: string): number => Number(stat.split(') ')[1]!.split(' ')[16]);
-  const own = process.platform === 'linux' ? niceOf(readFileSync('/proc/thread-self/stat', 'latin1')) : 19;
-  it.skipIf(own === 19)('writes snapshots from a thread of the lowest CPU priority, the event loop keeping its own', async () => {
-    await inTempDir(async (temp) => {
-      const lowest = (): number =>
-        readdirSync('/proc/self/task').filter((tid) => {
-          try {
-            return niceOf(readFileSync(`/proc/self/task/${tid}/stat`, 'latin1')) === 19;
-          } catch {
-            return false; // a thread that ended meanwhile
-          }
-        }).length;
-      const store = openSqliteStore({ path: temp.file() });
-      await store.snapshots.save({ position: 1, projectionVersion: 'v1', state: { n: 1 }, takenAt: 't' });
-      // The worker (alive until the store closes) runs at 19; this thread keeps its own.
-      expect(lowest()).toBeGreaterThan(0);
-      expect(niceOf(readFileSync('/proc/thread-self/stat', 'latin1'))).toBe(own);
       await store.close();
     });
   });

@@ -42,9 +42,6 @@ const ROW = 64 * 1024;
  */
 const SLICE_MS = 4;
 
-/** The snapshot worker's nice value (the lowest priority: see the worker's source). */
-const WORKER_NICE = 19;
-
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
 
@@ -103,13 +100,6 @@ class StoredPieces implements SnapshotBytes {
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-// The lowest CPU priority for this thread alone (Linux keeps a nice value per thread; elsewhere this fails and is
-// ignored): a snapshot is a cache of the log, and its copying (hundreds of MB at 1e6 commands) must not take a core
-// the event loop is waiting for (issue 16: the served process's turns waiting for a core during its first snapshot).
-try {
-  const thread = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(thread) && thread > 0) require('node:os').setPriority(thread, workerData.nice);
-} catch {}
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
@@ -328,7 +318,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW, nice: WORKER_NICE } });
+    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
