@@ -55,7 +55,10 @@ export interface CopyOnWriteRule<S> {
 
 export interface Decider<C, E extends DomainEvent, S> {
   readonly decide: (issued: Issued<C>, state: S) => Either<DomainError, Decision<E>>;
-  /** Applies one event. Called on an immer draft (live) or on a plain mutable state (replay). */
+  /**
+   * Applies one event. Called on an immer draft or, for the events `copyOnWrite` admits, on a batch's copies (live),
+   * or on a plain mutable state (replay).
+   */
   readonly evolve: (state: S, event: E) => void;
   readonly initialState: () => S;
   /** By event type, the events a batch may fold by copying on write (see `CopyOnWriteRule`). */

@@ -198,13 +198,6 @@ export const tableGet = <V>(table: Table<V>, key: number | string): V | undefine
   return i === -1 ? undefined : (leaf[i + 1] as V);
 };
 
-/** Whether `key` has an entry (however it is stored: a leaf's slot or a string leaf's pair). */
-const tableHas = (table: Table<unknown>, key: number | string): boolean => {
-  const leaf = leafOf(table, key);
-  if (leaf === undefined) return false;
-  return typeof key === 'number' ? leaf[key & 31] !== undefined : indexIn(leaf, key) !== -1;
-};
-
 /** immer's draft marker (`Symbol.for`, so the same symbol as immer's own): a draft answers its state to it. */
 const DRAFT_STATE = Symbol.for('immer-state');
 
@@ -295,7 +288,7 @@ const created = <V>(create: () => V): V => {
 
 export const tableDelete = (table: Table<unknown>, key: number | string): void => {
   // Copying on write, the path is copied only when the key is there (as immer leaves unwritten nodes shared).
-  if (owned !== null && !tableHas(table, key)) return;
+  if (owned !== null && tableGet(table, key) === undefined) return;
   const [a, b, c] = pathOf(key);
   const level1 = writableRoot(table);
   const level2 = writable<Level2<unknown> | undefined>(level1, a);
