@@ -128,7 +128,11 @@ describe('SqliteStore', () => {
       const piecesOf = (id: number): Buffer => {
         const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
         try {
-          return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id) as Buffer[]);
+          // A row that references an older snapshot's row has that row's bytes.
+          const resolved = `SELECT CASE WHEN p.source_id IS NULL THEN p.bytes ELSE
+            (SELECT s.bytes FROM snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END
+            FROM snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq`;
+          return Buffer.concat(db.prepare(resolved).pluck().all(id) as Buffer[]);
         } finally {
           db.close();
         }

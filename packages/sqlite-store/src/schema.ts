@@ -134,6 +134,34 @@ export const snapshotMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'snapshots share their unchanged rows',
+    // A snapshot's row may name the row of an older snapshot that holds its bytes (source_id, source_seq; its own
+    // bytes then empty) instead of copying them: always a row with bytes, so a reference is resolved in one step.
+    // Rows a kept snapshot references outlive their own snapshot; ids are never given again (AUTOINCREMENT), so
+    // that a new snapshot's rows never meet them. A build that knows only version 1 refuses the file rather than
+    // read a referencing row's empty bytes as the snapshot's.
+    sql: `
+      CREATE TABLE snapshots_shared (
+        id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+        projection_version TEXT    NOT NULL,
+        position           INTEGER NOT NULL,
+        state              BLOB    NOT NULL,
+        taken_at           TEXT    NOT NULL,
+        pieces             INTEGER NOT NULL DEFAULT 0,
+        last_event_id      TEXT
+      );
+      INSERT INTO snapshots_shared (id, projection_version, position, state, taken_at, pieces, last_event_id)
+        SELECT id, projection_version, position, state, taken_at, pieces, last_event_id FROM snapshots;
+      DROP TABLE snapshots;
+      ALTER TABLE snapshots_shared RENAME TO snapshots;
+      CREATE INDEX snapshots_version ON snapshots (projection_version, position);
+      ALTER TABLE snapshot_pieces ADD COLUMN source_id INTEGER;
+      ALTER TABLE snapshot_pieces ADD COLUMN source_seq INTEGER;
+      CREATE INDEX snapshot_pieces_source ON snapshot_pieces (source_id, source_seq) WHERE source_id IS NOT NULL;
+    `,
+  },
 ];
 
 export interface AppliedMigration {
