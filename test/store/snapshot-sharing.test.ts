@@ -58,8 +58,8 @@ const rename = (state: State, live: State, id: number, name: string): State => {
 /** Rows with bytes and references of a snapshot. */
 const rowsOf = (path: string, id: number): { bytes: number; references: number } =>
   withRaw(path, (db) => ({
-    bytes: db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id = ? AND source_id IS NULL').pluck().get(id) as number,
-    references: db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL').pluck().get(id) as number,
+    bytes: db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NULL').pluck().get(id) as number,
+    references: db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL').pluck().get(id) as number,
   }));
 
 /**
@@ -70,21 +70,21 @@ const invariants = (path: string): { dangling: number; orphans: number } =>
   withRaw(path, (db) => ({
     dangling: db
       .prepare(
-        `SELECT count(*) FROM snapshot_pieces p WHERE p.source_id IS NOT NULL AND NOT EXISTS
-           (SELECT 1 FROM snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq AND s.source_id IS NULL)`,
+        `SELECT count(*) FROM shared_snapshot_pieces p WHERE p.source_id IS NOT NULL AND NOT EXISTS
+           (SELECT 1 FROM shared_snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq AND s.source_id IS NULL)`,
       )
       .pluck()
       .get() as number,
     orphans: db
       .prepare(
-        `SELECT count(*) FROM snapshot_pieces p WHERE p.snapshot_id NOT IN (SELECT id FROM snapshots) AND NOT EXISTS
-           (SELECT 1 FROM snapshot_pieces r WHERE r.source_id = p.snapshot_id AND r.source_seq = p.seq)`,
+        `SELECT count(*) FROM shared_snapshot_pieces p WHERE p.snapshot_id NOT IN (SELECT id FROM shared_snapshots) AND NOT EXISTS
+           (SELECT 1 FROM shared_snapshot_pieces r WHERE r.source_id = p.snapshot_id AND r.source_seq = p.seq)`,
       )
       .pluck()
       .get() as number,
   }));
 
-const snapshotIds = (path: string): number[] => withRaw(path, (db) => db.prepare('SELECT id FROM snapshots ORDER BY id').pluck().all() as number[]);
+const snapshotIds = (path: string): number[] => withRaw(path, (db) => db.prepare('SELECT id FROM shared_snapshots ORDER BY id').pluck().all() as number[]);
 
 /** The newest snapshot, loaded by a read-only store, every node read: its hash. */
 const loadedHash = async (path: string): Promise<{ position: number; hash: string }> => {
@@ -166,7 +166,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
         await next.snapshots.save({ position: ++position, projectionVersion: 'v1', state, takenAt: 't' });
       }
       expect(snapshotIds(path)).toEqual([7, 8, 9, 10]);
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id = 1').pluck().get())).toBeGreaterThan(20);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = 1').pluck().get())).toBeGreaterThan(20);
       expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
       await next.close();
       expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
@@ -177,9 +177,9 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       for (let round = 0; round < 4; round++) await fresh.snapshots.save({ position: ++position, projectionVersion: 'v1', state: live, takenAt: 't' });
       await fresh.close();
       expect(snapshotIds(path)).toEqual([12, 13, 14]);
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id < 11').pluck().get())).toBe(0);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id < 11').pluck().get())).toBe(0);
       // Snapshot 11 (the first of these, written whole) is pruned; the next ones reference its rows.
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id = 11').pluck().get())).toBeGreaterThan(20);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = 11').pluck().get())).toBeGreaterThan(20);
       expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
       expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
     });
@@ -211,7 +211,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       `);
       execFileSync(process.execPath, [script], { encoding: 'utf8' });
       expect(snapshotIds(path)).toEqual([2, 4, 5, 6]);
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id = 1').pluck().get())).toBeGreaterThan(20);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = 1').pluck().get())).toBeGreaterThan(20);
       expect(stateHash(loaded.state)).toBe(stateHash(live));
       expect(tableGet((loaded.state as State).things.byId, 12_345)!.name).toBe('changed');
       await reader.close();
@@ -222,7 +222,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       await last.snapshots.save({ position: 14, projectionVersion: 'v1', state: { other: 14 }, takenAt: 't' });
       await last.close();
       expect(snapshotIds(path)).toEqual([5, 6, 7]);
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id < 5').pluck().get())).toBe(0);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id < 5').pluck().get())).toBe(0);
       expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
     });
   });
@@ -234,11 +234,11 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       // What the worker had written when the process died: the snapshot's row (pieces = -1), a row of bytes and
       // references to the rows of snapshot 1, as the worker writes them.
       const crashed = new RawDatabase(snapshotsPathOf(path));
-      const id = Number(crashed.prepare("INSERT INTO snapshots (projection_version, position, state, taken_at, pieces) VALUES ('v1', 2, X'', 't', -1)").run().lastInsertRowid);
-      crashed.prepare("INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, 0, X'00')").run(id);
+      const id = Number(crashed.prepare("INSERT INTO shared_snapshots (projection_version, position, state, taken_at, pieces) VALUES ('v1', 2, X'', 't', -1)").run().lastInsertRowid);
+      crashed.prepare("INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, 0, X'00')").run(id);
       const reference = crashed.prepare(
-        `INSERT INTO snapshot_pieces (snapshot_id, seq, bytes, source_id, source_seq)
-           SELECT ?, ?, X'', coalesce(source_id, snapshot_id), coalesce(source_seq, seq) FROM snapshot_pieces WHERE snapshot_id = 1 AND seq = ?`,
+        `INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes, source_id, source_seq)
+           SELECT ?, ?, X'', coalesce(source_id, snapshot_id), coalesce(source_seq, seq) FROM shared_snapshot_pieces WHERE snapshot_id = 1 AND seq = ?`,
       );
       for (let seq = 0; seq < 10; seq++) reference.run(id, seq + 1, seq);
       crashed.close();
@@ -256,13 +256,13 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       const fresh = openSqliteStore({ path });
       for (let position = 4; position < 7; position++) await fresh.snapshots.save({ position, projectionVersion: 'v1', state: live, takenAt: 't' });
       await fresh.close();
-      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces WHERE snapshot_id <= ?').pluck().get(id + 1))).toBe(0);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id <= ?').pluck().get(id + 1))).toBe(0);
       expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
       expect(await loadedHash(path)).toEqual({ position: 6, hash: stateHash(live) });
     });
   });
 
-  it('migrates a snapshot file of schema 1: its snapshot loads (read-only before, too), and the next one references its rows under a new id', async () => {
+  it('migrates a snapshot file of schema 1: its snapshot loads (read-only before, too), the next one references its rows under a new id, and a build of schema 1 finds none', async () => {
     await inTempDir(async (temp) => {
       const path = temp.file();
       // The event database, then a snapshot file as a build before this schema wrote it.
@@ -293,6 +293,10 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       expect(rowsOf(path, 6).references).toBeGreaterThan(20);
       expect(await loadedHash(path)).toEqual({ position: 2, hash: stateHash(live) });
       expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
+      // A build of schema 1 reading the file (read-only: it does not migrate) finds no snapshot where it looks (its
+      // query), and replays the log instead of reading references as bytes.
+      expect(withRaw(path, (db) => db.prepare("SELECT id FROM snapshots WHERE projection_version = 'v1' AND pieces >= 0").pluck().all())).toEqual([]);
+      expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM snapshot_pieces').pluck().get())).toBe(0);
     });
   });
 });

@@ -26,11 +26,11 @@ const KEEP = 3;
  * (`snapshot_readers`): their pieces are read on demand (`Pieces` below).
  */
 const DOOMED = `
-  SELECT id FROM snapshots WHERE pieces < 0 AND id < @id
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
-    (SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
-    (SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
+  SELECT id FROM shared_snapshots WHERE pieces < 0 AND id < @id
+  UNION SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
+    (SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
+  UNION SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
+    (SELECT id FROM shared_snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
 
 /**
  * A row's bytes (or their length): its own, or those of the row of an older snapshot it references (always a row
@@ -38,16 +38,16 @@ const DOOMED = `
  * read the blob's overflow pages (a column of no bytes is known from the record's header).
  */
 const resolved = (column: 'bytes' | 'length(bytes)'): string =>
-  `CASE WHEN p.source_id IS NULL THEN ${column.replace('bytes', 'p.bytes')} ELSE (SELECT ${column.replace('bytes', 's.bytes')} FROM snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END`;
-const PIECE_LENGTHS = `SELECT ${resolved('length(bytes)')} FROM snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq`;
-const PIECE = `SELECT ${resolved('bytes')} FROM snapshot_pieces p WHERE p.snapshot_id = ? AND p.seq = ?`;
+  `CASE WHEN p.source_id IS NULL THEN ${column.replace('bytes', 'p.bytes')} ELSE (SELECT ${column.replace('bytes', 's.bytes')} FROM shared_snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END`;
+const PIECE_LENGTHS = `SELECT ${resolved('length(bytes)')} FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq`;
+const PIECE = `SELECT ${resolved('bytes')} FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? AND p.seq = ?`;
 
 /**
  * A row of the snapshot being written that references row (@snapshot, @seq) of an older one, resolved when written
  * to the row that holds the bytes (references never chain); nothing is inserted when that row is gone.
  */
-const REFERENCE = `INSERT INTO snapshot_pieces (snapshot_id, seq, bytes, source_id, source_seq)
-  SELECT @row, @at, X'', coalesce(source_id, snapshot_id), coalesce(source_seq, seq) FROM snapshot_pieces WHERE snapshot_id = @snapshot AND seq = @seq`;
+const REFERENCE = `INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes, source_id, source_seq)
+  SELECT @row, @at, X'', coalesce(source_id, snapshot_id), coalesce(source_seq, seq) FROM shared_snapshot_pieces WHERE snapshot_id = @snapshot AND seq = @seq`;
 
 /**
  * Pruning a snapshot (in its order: the snapshots its rows reference, then the snapshot, its references, and the
@@ -55,11 +55,11 @@ const REFERENCE = `INSERT INTO snapshot_pieces (snapshot_id, seq, bytes, source_
  * (or one being written) references stays after its own snapshot is gone, until the last such reference goes.
  */
 const PRUNE = {
-  sources: 'SELECT DISTINCT source_id FROM snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
-  row: 'DELETE FROM snapshots WHERE id = ?',
-  references: 'DELETE FROM snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
-  unreferenced: `DELETE FROM snapshot_pieces WHERE snapshot_id = @id AND NOT EXISTS (SELECT 1 FROM snapshots WHERE id = @id)
-    AND NOT EXISTS (SELECT 1 FROM snapshot_pieces r WHERE r.source_id = snapshot_pieces.snapshot_id AND r.source_seq = snapshot_pieces.seq)`,
+  sources: 'SELECT DISTINCT source_id FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
+  row: 'DELETE FROM shared_snapshots WHERE id = ?',
+  references: 'DELETE FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
+  unreferenced: `DELETE FROM shared_snapshot_pieces WHERE snapshot_id = @id AND NOT EXISTS (SELECT 1 FROM shared_snapshots WHERE id = @id)
+    AND NOT EXISTS (SELECT 1 FROM shared_snapshot_pieces r WHERE r.source_id = shared_snapshot_pieces.snapshot_id AND r.source_seq = shared_snapshot_pieces.seq)`,
 };
 
 interface Prune {
@@ -153,10 +153,10 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
-const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
+const begin = db.prepare('INSERT INTO shared_snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
+const addPiece = db.prepare('INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
 const addReference = db.prepare(workerData.reference);
-const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
+const complete = db.prepare('UPDATE shared_snapshots SET pieces = ? WHERE id = ?');
 const doomed = db.prepare(workerData.doomed).pluck();
 const prune = {
   sources: db.prepare(workerData.prune.sources).pluck(),
@@ -303,6 +303,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number; last_event_id: string | null }>;
   private readonly pieceLengths: Database.Statement<[number], number | null>;
   private readonly piece: Database.Statement<[number, number], Buffer>;
+  /** The table of the snapshots: that of schema 2, or of schema 1 in a file read (read-only) before its migration. */
+  private readonly snapshots: 'shared_snapshots' | 'snapshots';
   /** The snapshot this store loaded a state from (read on demand, so never pruned by this process), or -1. */
   private pinned = -1;
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
@@ -328,21 +330,22 @@ export class SqliteSnapshotStore implements SnapshotStore {
      */
     private readonly eventIdAt: (position: number) => string | null = () => null,
   ) {
-    // An event database read before its migration 4 still holds its snapshots, without the column.
-    const recordsLastEvent = db.prepare("SELECT 1 FROM pragma_table_info('snapshots') WHERE name = 'last_event_id'").get() !== undefined;
+    // A file read (read-only) before its snapshot migration 2 holds its snapshots in the tables of schema 1, without
+    // references; an event database read before its migration 4 holds them too, without last_event_id.
+    const shares = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shared_snapshots'").get() !== undefined;
+    this.snapshots = shares ? 'shared_snapshots' : 'snapshots';
+    const recordsLastEvent = db.prepare(`SELECT 1 FROM pragma_table_info('${this.snapshots}') WHERE name = 'last_event_id'`).get() !== undefined;
     this.newest = db.prepare(
-      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
+      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM ${this.snapshots} WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
     );
-    // length() of a blob reads its record's header, not its overflow pages. A file read (read-only) before its
-    // snapshot migration 2 has no references.
-    const shares = db.prepare("SELECT 1 FROM pragma_table_info('snapshot_pieces') WHERE name = 'source_id'").get() !== undefined;
+    // length() of a blob reads its record's header, not its overflow pages.
     this.pieceLengths = db.prepare<[number], number | null>(shares ? PIECE_LENGTHS : 'SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
     this.piece = db.prepare<[number, number], Buffer>(shares ? PIECE : 'SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
     if (readonly) {
       this.saveTx = null;
       return;
     }
-    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
+    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO shared_snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
     const doomed = db.prepare<[{ id: number; version: string; pinned: number }], number>(DOOMED).pluck();
     const prune: Prune = {
       sources: db.prepare<[number], number>(PRUNE.sources).pluck(),
@@ -451,7 +454,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** How many snapshots the file holds (all projection versions, complete ones). */
   count(): number {
-    return this.db.prepare<[], number>('SELECT count(*) FROM snapshots WHERE pieces >= 0').pluck().get() ?? 0;
+    return this.db.prepare<[], number>(`SELECT count(*) FROM ${this.snapshots} WHERE pieces >= 0`).pluck().get() ?? 0;
   }
 
   async load(projectionVersion: string): Promise<Snapshot | null> {
