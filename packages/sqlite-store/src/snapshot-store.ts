@@ -82,6 +82,12 @@ const pruneOne = (statements: Prune, id: number): void => {
  */
 const ROW = 64 * 1024;
 
+/**
+ * The shortest row written before a reference to an older snapshot's rows (the rest of the bytes before it: see the
+ * worker's copy). Rows are then ROW to ROW + SHORTEST bytes long, but for the last of a snapshot.
+ */
+const SHORTEST = ROW / 4;
+
 /** References written per transaction of the worker (a row each, a few bytes). */
 const REFERENCES_PER_TRANSACTION = 256;
 
@@ -185,6 +191,16 @@ const flush = (job, all) => {
   job.batch = at < bytes.length ? [bytes.subarray(at)] : [];
   job.size = Math.max(0, bytes.length - at);
 };
+// Before references: what is buffered, as rows of ROW and a last one of at least SHORTEST (see copy).
+const settle = (job) => {
+  if (job.size === 0) return;
+  const bytes = Buffer.concat(job.batch);
+  let at = 0;
+  for (; bytes.length - at >= workerData.row + workerData.shortest; at += workerData.row) addRow(job, bytes.subarray(at, at + workerData.row));
+  addRow(job, bytes.subarray(at));
+  job.batch = [];
+  job.size = 0;
+};
 // References to rows from..to of a snapshot, a few hundred per transaction (each is a few bytes).
 const addReferences = db.transaction((job, snapshot, from, to) => {
   for (let seq = from; seq <= to; seq++) {
@@ -212,7 +228,9 @@ const layout = (snapshot) => {
   return known;
 };
 // Bytes of an earlier snapshot: the rows the run covers whole are referenced (the rows of this snapshot before them
-// are written first, the last one shorter), the parts of rows at its ends copied as they are read.
+// are written first), the parts of rows at its ends copied as they are read. A row is never cut shorter than
+// SHORTEST before a reference: a later snapshot references it as it is, so short rows would pile up, one more
+// around each change of each snapshot; the next whole row's bytes join it instead.
 const copy = (job, snapshot, offset, length) => {
   const { starts, size } = layout(snapshot);
   const end = offset + length;
@@ -226,10 +244,10 @@ const copy = (job, snapshot, offset, length) => {
   const endOf = (seq) => (seq + 1 < starts.length ? starts[seq + 1] : size);
   let at = offset;
   for (let seq = lo; at < end; ) {
-    if (at === starts[seq] && endOf(seq) <= end) {
+    if (at === starts[seq] && endOf(seq) <= end && !(job.size > 0 && job.size < workerData.shortest)) {
       let last = seq;
       while (last + 1 < starts.length && endOf(last + 1) <= end) last++;
-      flush(job, true);
+      settle(job);
       for (let from = seq; from <= last; from += workerData.referencesPerTransaction) addReferences(job, snapshot, from, Math.min(last, from + workerData.referencesPerTransaction - 1));
       job.referenced += endOf(last) - at;
       at = endOf(last);
@@ -243,6 +261,8 @@ const copy = (job, snapshot, offset, length) => {
     job.size += part.length;
     at += part.length;
     seq++;
+    // (Not while joining a short row to the whole one after it: cut at ROW, it could be short again.)
+    if (at < end && at === starts[seq] && endOf(seq) <= end && job.size >= workerData.shortest) continue;
     flush(job, false);
   }
 };
@@ -430,6 +450,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
         pieceLengths: PIECE_LENGTHS,
         piece: PIECE,
         row: ROW,
+        shortest: SHORTEST,
         referencesPerTransaction: REFERENCES_PER_TRANSACTION,
       },
     });
