@@ -274,10 +274,13 @@ export default async function startupBench(): Promise<void> {
     if (fromSnapshot.value.position !== events || stateHash(fromSnapshot.value.state) !== built.value) throw new Error('the state loaded from the snapshot differs from the built one');
     await store.close();
     const db = new Database(snapshotsPathOf(path), { readonly: true });
-    const newest = db.prepare<[], number>('SELECT max(id) FROM snapshots WHERE pieces >= 0').pluck().get() ?? 0;
-    const snapshotSize = db.prepare<[number], number>('SELECT coalesce(sum(length(bytes)), 0) FROM snapshot_pieces WHERE snapshot_id = ?').pluck().get(newest) ?? 0;
+    const newest = db.prepare<[], number>('SELECT max(id) FROM shared_snapshots WHERE pieces >= 0').pluck().get() ?? 0;
+    // A row that references an older snapshot's row (source_id) has that row's bytes.
+    const resolved = (column: string): string =>
+      `CASE WHEN p.source_id IS NULL THEN ${column}(p.bytes) ELSE (SELECT ${column}(s.bytes) FROM shared_snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END`;
+    const snapshotSize = db.prepare<[number], number>(`SELECT coalesce(sum(${resolved('length')}), 0) FROM shared_snapshot_pieces p WHERE p.snapshot_id = ?`).pluck().get(newest) ?? 0;
     // What start-up reads of it: the structure, whose offset the trailer's first 8 of its last 20 bytes give.
-    const tail = Buffer.concat(db.prepare<[number], Buffer>('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq DESC LIMIT 2').pluck().all(newest).reverse());
+    const tail = Buffer.concat(db.prepare<[number], Buffer>(`SELECT ${resolved('')} FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq DESC LIMIT 2`).pluck().all(newest).reverse());
     const structureAt = tail.readUInt32LE(tail.length - 20) + tail.readUInt32LE(tail.length - 16) * 2 ** 32;
     db.close();
     report.add('snapshot size (MB)', snapshotSize / 1e6, 'ms', {

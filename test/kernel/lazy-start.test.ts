@@ -129,7 +129,7 @@ describe('start-up from a lazy snapshot of the real state', () => {
       const Database = require(${JSON.stringify(driver)});
       const db = new Database(${JSON.stringify(snapshotsPathOf(path))});
       const pinned = db.prepare('SELECT snapshot_id FROM snapshot_readers').pluck().all();
-      const doomed = db.prepare("SELECT id FROM snapshots WHERE pieces >= 0 AND id NOT IN (SELECT snapshot_id FROM snapshot_readers)").pluck().all();
+      const doomed = db.prepare("SELECT id FROM shared_snapshots WHERE pieces >= 0 AND id NOT IN (SELECT snapshot_id FROM snapshot_readers)").pluck().all();
       console.log(JSON.stringify({ pinned, doomed }));
     `;
     const seen = JSON.parse(execFileSync(process.execPath, ['-e', other], { encoding: 'utf8' })) as { pinned: number[]; doomed: number[] };

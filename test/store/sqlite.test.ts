@@ -128,7 +128,11 @@ describe('SqliteStore', () => {
       const piecesOf = (id: number): Buffer => {
         const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
         try {
-          return Buffer.concat(db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck().all(id) as Buffer[]);
+          // A row that references an older snapshot's row has that row's bytes.
+          const resolved = `SELECT CASE WHEN p.source_id IS NULL THEN p.bytes ELSE
+            (SELECT s.bytes FROM shared_snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END
+            FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq`;
+          return Buffer.concat(db.prepare(resolved).pluck().all(id) as Buffer[]);
         } finally {
           db.close();
         }
@@ -255,7 +259,7 @@ describe('SqliteStore: the snapshot file', () => {
       expect(statSync(snapshotsPathOf(path)).mode & 0o777).toBe(0o600);
       expect(tableNames(path)).not.toContain('snapshots');
       const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
-      expect(db.prepare('SELECT last_event_id FROM snapshots WHERE pieces >= 0').pluck().all()).toEqual([event.eventId]);
+      expect(db.prepare('SELECT last_event_id FROM shared_snapshots WHERE pieces >= 0').pluck().all()).toEqual([event.eventId]);
       db.close();
     });
   });
@@ -344,7 +348,7 @@ describe('SqliteStore: the snapshot file', () => {
       await store.close();
       expect(tableNames(path)).not.toContain('snapshots');
       const db = new RawDatabase(snapshotsPathOf(path), { readonly: true });
-      expect(db.prepare('SELECT last_event_id FROM snapshots').pluck().all()).toEqual(['legacy-2']);
+      expect(db.prepare('SELECT last_event_id FROM shared_snapshots').pluck().all()).toEqual(['legacy-2']);
       db.close();
     });
   });

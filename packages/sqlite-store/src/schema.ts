@@ -87,10 +87,10 @@ export const migrations: readonly Migration[] = [
       const newest = db.prepare<[], number>('SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY position DESC, id DESC LIMIT 1').pluck().get();
       if (newest === undefined) return;
       db.prepare(
-        `INSERT OR IGNORE INTO ${MOVED_SNAPSHOTS}.snapshots (id, projection_version, position, state, taken_at, pieces, last_event_id)
+        `INSERT OR IGNORE INTO ${MOVED_SNAPSHOTS}.shared_snapshots (id, projection_version, position, state, taken_at, pieces, last_event_id)
          SELECT id, projection_version, position, state, taken_at, pieces, (SELECT event_id FROM events WHERE global_position = snapshots.position) FROM snapshots WHERE id = ?`,
       ).run(newest);
-      db.prepare(`INSERT OR IGNORE INTO ${MOVED_SNAPSHOTS}.snapshot_pieces (snapshot_id, seq, bytes) SELECT snapshot_id, seq, bytes FROM snapshot_pieces WHERE snapshot_id = ?`).run(newest);
+      db.prepare(`INSERT OR IGNORE INTO ${MOVED_SNAPSHOTS}.shared_snapshot_pieces (snapshot_id, seq, bytes) SELECT snapshot_id, seq, bytes FROM snapshot_pieces WHERE snapshot_id = ?`).run(newest);
     },
     sql: `
       DROP TABLE snapshot_readers;
@@ -131,6 +131,42 @@ export const snapshotMigrations: readonly Migration[] = [
         snapshot_id INTEGER NOT NULL,
         pid         INTEGER NOT NULL,
         PRIMARY KEY (snapshot_id, pid)
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'snapshots share their unchanged rows',
+    // A snapshot's row may name the row of an older snapshot that holds its bytes (source_id, source_seq; its own
+    // bytes then empty) instead of copying them: always a row with bytes, so a reference is resolved in one step.
+    // Rows a kept snapshot references outlive their own snapshot; ids are never given again (AUTOINCREMENT), so
+    // that a new snapshot's rows never meet them. The snapshots move to tables of new names, and those of schema 1
+    // stay, empty: a build of schema 1 reading the file (read-only: `forgefold verify`, `export`) finds no snapshot
+    // and replays the log, instead of reading a referencing row's empty bytes as the snapshot's; one opening it to
+    // write refuses its schema version.
+    sql: `
+      CREATE TABLE shared_snapshots (
+        id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+        projection_version TEXT    NOT NULL,
+        position           INTEGER NOT NULL,
+        state              BLOB    NOT NULL,
+        taken_at           TEXT    NOT NULL,
+        pieces             INTEGER NOT NULL DEFAULT 0,
+        last_event_id      TEXT
+      );
+      INSERT INTO shared_snapshots (id, projection_version, position, state, taken_at, pieces, last_event_id)
+        SELECT id, projection_version, position, state, taken_at, pieces, last_event_id FROM snapshots;
+      CREATE INDEX shared_snapshots_version ON shared_snapshots (projection_version, position);
+      DELETE FROM snapshots;
+      ALTER TABLE snapshot_pieces RENAME TO shared_snapshot_pieces;
+      ALTER TABLE shared_snapshot_pieces ADD COLUMN source_id INTEGER;
+      ALTER TABLE shared_snapshot_pieces ADD COLUMN source_seq INTEGER;
+      CREATE INDEX shared_snapshot_pieces_source ON shared_snapshot_pieces (source_id, source_seq) WHERE source_id IS NOT NULL;
+      CREATE TABLE snapshot_pieces (
+        snapshot_id INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        bytes       BLOB    NOT NULL,
+        PRIMARY KEY (snapshot_id, seq)
       );
     `,
   },

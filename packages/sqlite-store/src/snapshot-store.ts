@@ -9,7 +9,9 @@
  * worker's transactions never take the write lock the event store's commits need. A snapshot counts once its last
  * piece is in (`pieces` ≥ 0). Stores on `:memory:` (no second connection) write in-thread. A snapshot copies, rather
  * than serialises, the nodes of the one the state was loaded from that are still unread, and those of the previous
- * one this store wrote that are still the same objects (incremental snapshots: see `NodeRuns` in the core).
+ * one this store wrote that are still the same objects (incremental snapshots: see `NodeRuns` in the core); the rows
+ * such a run covers whole are not copied but referenced (`REFERENCE`): the worker writes only the rows of bytes that
+ * changed, and the parts of rows at a run's ends.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -24,17 +26,70 @@ const KEEP = 3;
  * (`snapshot_readers`): their pieces are read on demand (`Pieces` below).
  */
 const DOOMED = `
-  SELECT id FROM snapshots WHERE pieces < 0 AND id < @id
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
-    (SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
-  UNION SELECT id FROM snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
-    (SELECT id FROM snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
+  SELECT id FROM shared_snapshots WHERE pieces < 0 AND id < @id
+  UNION SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version = @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
+    (SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version = @version ORDER BY position DESC, id DESC LIMIT ${KEEP})
+  UNION SELECT id FROM shared_snapshots WHERE pieces >= 0 AND projection_version <> @version AND id <> @pinned AND id NOT IN (SELECT snapshot_id FROM snapshot_readers) AND id NOT IN
+    (SELECT id FROM shared_snapshots WHERE pieces >= 0 ORDER BY id DESC LIMIT ${KEEP})`;
+
+/**
+ * A row's bytes (or their length): its own, or those of the row of an older snapshot it references (always a row
+ * that holds them: see `REFERENCE`). Reading a referencing row's source_id, or a row with bytes' NULL one, does not
+ * read the blob's overflow pages (a column of no bytes is known from the record's header).
+ */
+const resolved = (column: 'bytes' | 'length(bytes)'): string =>
+  `CASE WHEN p.source_id IS NULL THEN ${column.replace('bytes', 'p.bytes')} ELSE (SELECT ${column.replace('bytes', 's.bytes')} FROM shared_snapshot_pieces s WHERE s.snapshot_id = p.source_id AND s.seq = p.source_seq) END`;
+const PIECE_LENGTHS = `SELECT ${resolved('length(bytes)')} FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? ORDER BY p.seq`;
+const PIECE = `SELECT ${resolved('bytes')} FROM shared_snapshot_pieces p WHERE p.snapshot_id = ? AND p.seq = ?`;
+
+/**
+ * A row of the snapshot being written that references row (@snapshot, @seq) of an older one, resolved when written
+ * to the row that holds the bytes (references never chain); nothing is inserted when that row is gone.
+ */
+const REFERENCE = `INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes, source_id, source_seq)
+  SELECT @row, @at, X'', coalesce(source_id, snapshot_id), coalesce(source_seq, seq) FROM shared_snapshot_pieces WHERE snapshot_id = @snapshot AND seq = @seq`;
+
+/**
+ * Pruning a snapshot (in its order: the snapshots its rows reference, then the snapshot, its references, and the
+ * rows with bytes of it and of those no other row references any more). A row with bytes that a kept snapshot
+ * (or one being written) references stays after its own snapshot is gone, until the last such reference goes.
+ */
+const PRUNE = {
+  sources: 'SELECT DISTINCT source_id FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
+  row: 'DELETE FROM shared_snapshots WHERE id = ?',
+  references: 'DELETE FROM shared_snapshot_pieces WHERE snapshot_id = ? AND source_id IS NOT NULL',
+  unreferenced: `DELETE FROM shared_snapshot_pieces WHERE snapshot_id = @id AND NOT EXISTS (SELECT 1 FROM shared_snapshots WHERE id = @id)
+    AND NOT EXISTS (SELECT 1 FROM shared_snapshot_pieces r WHERE r.source_id = shared_snapshot_pieces.snapshot_id AND r.source_seq = shared_snapshot_pieces.seq)`,
+};
+
+interface Prune {
+  readonly sources: Database.Statement<[number], number>;
+  readonly row: Database.Statement<[number]>;
+  readonly references: Database.Statement<[number]>;
+  readonly unreferenced: Database.Statement<[{ id: number }]>;
+}
+
+const pruneOne = (statements: Prune, id: number): void => {
+  const sources = statements.sources.all(id);
+  statements.row.run(id);
+  statements.references.run(id);
+  for (const snapshot of [id, ...sources]) statements.unreferenced.run({ id: snapshot });
+};
 
 /**
  * Bytes per stored piece. A table node is read with its piece when first used (SQLite reads a blob whole, walking
  * its overflow pages), so pieces are small: 64 KiB is read in about a millisecond here, a MiB took 5–16 ms.
  */
 const ROW = 64 * 1024;
+
+/**
+ * The shortest row written before a reference to an older snapshot's rows (the rest of the bytes before it: see the
+ * worker's copy). Rows are then ROW to ROW + SHORTEST bytes long, but for the last of a snapshot.
+ */
+const SHORTEST = ROW / 4;
+
+/** References written per transaction of the worker (a row each, a few bytes). */
+const REFERENCES_PER_TRANSACTION = 256;
 
 /**
  * The event loop's time a snapshot's encoding takes in one turn (its steps are far shorter: see STEP_WORK in the
@@ -58,7 +113,7 @@ class StoredPieces implements SnapshotBytes {
     private readonly piece: Database.Statement<[number, number], Buffer>,
     readonly id: number,
     /** The pieces' lengths, asked for when first needed (a snapshot only copied from by the worker never is). */
-    private readonly lengths: () => readonly number[],
+    private readonly lengths: () => readonly (number | null)[],
   ) {}
 
   private get layout(): { readonly starts: number[]; readonly size: number } {
@@ -66,6 +121,7 @@ class StoredPieces implements SnapshotBytes {
     const starts: number[] = [];
     let size = 0;
     for (const length of this.lengths()) {
+      if (length === null) throw new Error(`Snapshot ${this.id} cannot be read: a row it references is gone`);
       starts.push(size);
       size += length;
     }
@@ -103,93 +159,152 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const begin = db.prepare('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
-const addPiece = db.prepare('INSERT INTO snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
-const complete = db.prepare('UPDATE snapshots SET pieces = ? WHERE id = ?');
+const begin = db.prepare('INSERT INTO shared_snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, -1, ?)');
+const addPiece = db.prepare('INSERT INTO shared_snapshot_pieces (snapshot_id, seq, bytes) VALUES (?, ?, ?)');
+const addReference = db.prepare(workerData.reference);
+const complete = db.prepare('UPDATE shared_snapshots SET pieces = ? WHERE id = ?');
 const doomed = db.prepare(workerData.doomed).pluck();
-const dropRow = db.prepare('DELETE FROM snapshots WHERE id = ?');
-const dropPieces = db.prepare('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
+const prune = {
+  sources: db.prepare(workerData.prune.sources).pluck(),
+  row: db.prepare(workerData.prune.row),
+  references: db.prepare(workerData.prune.references),
+  unreferenced: db.prepare(workerData.prune.unreferenced),
+};
+// One snapshot per transaction (see PRUNE).
+const pruneOne = db.transaction((id) => {
+  const sources = prune.sources.all(id);
+  prune.row.run(id);
+  prune.references.run(id);
+  for (const snapshot of [id, ...sources]) prune.unreferenced.run({ id: snapshot });
+});
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
 // One row per transaction: the file's write lock is taken briefly (by another process's snapshot worker, say, or
-// this process's list of readers). Only whole rows until the end (then the rest).
+// this process's list of readers). Only whole rows until the end, or until a reference follows (then the rest).
 const addRow = db.transaction((job, bytes) => addPiece.run(job.row, job.seq++, bytes));
 const flush = (job, all) => {
   if (job.size < workerData.row && !(all && job.size > 0)) return;
   const bytes = Buffer.concat(job.batch);
   let at = 0;
   for (; bytes.length - at >= workerData.row || (all && at < bytes.length); at += workerData.row) addRow(job, bytes.subarray(at, at + workerData.row));
+  // (With all, the last row is shorter and at passes the end.)
   job.batch = at < bytes.length ? [bytes.subarray(at)] : [];
-  job.size = bytes.length - at;
+  job.size = Math.max(0, bytes.length - at);
 };
-const lengths = db.prepare('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
-const readPiece = db.prepare('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
-// Where each piece of a snapshot copied from starts (the snapshot the main thread loaded its state from).
-const startsOf = new Map();
-const starts = (snapshot) => {
-  let known = startsOf.get(snapshot);
+// Before references: what is buffered, as rows of ROW and a last one of at least SHORTEST (see copy).
+const settle = (job) => {
+  if (job.size === 0) return;
+  const bytes = Buffer.concat(job.batch);
+  let at = 0;
+  for (; bytes.length - at >= workerData.row + workerData.shortest; at += workerData.row) addRow(job, bytes.subarray(at, at + workerData.row));
+  addRow(job, bytes.subarray(at));
+  job.batch = [];
+  job.size = 0;
+};
+// References to rows from..to of a snapshot, a few hundred per transaction (each is a few bytes).
+const addReferences = db.transaction((job, snapshot, from, to) => {
+  for (let seq = from; seq <= to; seq++) {
+    if (addReference.run({ row: job.row, at: job.seq, snapshot, seq }).changes !== 1) throw new Error('Snapshot ' + snapshot + ' cannot be read: its piece ' + seq + ' is gone');
+    job.seq++;
+  }
+});
+const lengths = db.prepare(workerData.pieceLengths).pluck();
+const readPiece = db.prepare(workerData.piece).pluck();
+// Where each row of a snapshot copied from starts, and where the last one ends.
+const layoutOf = new Map();
+const layout = (snapshot) => {
+  let known = layoutOf.get(snapshot);
   if (!known) {
-    known = [];
+    const starts = [];
     let size = 0;
     for (const length of lengths.all(snapshot)) {
-      known.push(size);
+      if (length === null) throw new Error('Snapshot ' + snapshot + ' cannot be read: a row it references is gone');
+      starts.push(size);
       size += length;
     }
-    startsOf.set(snapshot, known);
+    known = { starts, size };
+    layoutOf.set(snapshot, known);
   }
   return known;
 };
-// Bytes of an earlier snapshot, appended as they are read (a run may be hundreds of MB: a piece at a time).
+// Bytes of an earlier snapshot: the rows the run covers whole are referenced (the rows of this snapshot before them
+// are written first), the parts of rows at its ends copied as they are read. A row is never cut shorter than
+// SHORTEST before a reference: a later snapshot references it as it is, so short rows would pile up, one more
+// around each change of each snapshot; the next whole row's bytes join it instead.
 const copy = (job, snapshot, offset, length) => {
-  const at = starts(snapshot);
+  const { starts, size } = layout(snapshot);
+  const end = offset + length;
   let lo = 0;
-  let hi = at.length - 1;
+  let hi = starts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if (at[mid] <= offset) lo = mid;
+    if (starts[mid] <= offset) lo = mid;
     else hi = mid - 1;
   }
-  let left = length;
-  for (let seq = lo; left > 0; seq++) {
+  const endOf = (seq) => (seq + 1 < starts.length ? starts[seq + 1] : size);
+  let at = offset;
+  for (let seq = lo; at < end; ) {
+    if (at === starts[seq] && endOf(seq) <= end && !(job.size > 0 && job.size < workerData.shortest)) {
+      let last = seq;
+      while (last + 1 < starts.length && endOf(last + 1) <= end) last++;
+      settle(job);
+      for (let from = seq; from <= last; from += workerData.referencesPerTransaction) addReferences(job, snapshot, from, Math.min(last, from + workerData.referencesPerTransaction - 1));
+      job.referenced += endOf(last) - at;
+      at = endOf(last);
+      seq = last + 1;
+      continue;
+    }
     const bytes = readPiece.get(snapshot, seq);
     if (!bytes) throw new Error('Snapshot ' + snapshot + ' cannot be read: its piece ' + seq + ' is gone');
-    const from = seq === lo ? offset - at[lo] : 0;
-    const part = bytes.subarray(from, Math.min(bytes.length, from + left));
+    const part = bytes.subarray(at - starts[seq], Math.min(bytes.length, end - starts[seq]));
     job.batch.push(part);
     job.size += part.length;
-    left -= part.length;
+    at += part.length;
+    seq++;
+    // (Not while joining a short row to the whole one after it: cut at ROW, it could be short again.)
+    if (at < end && at === starts[seq] && endOf(seq) <= end && job.size >= workerData.shortest) continue;
     flush(job, false);
   }
+};
+// Consecutive copies of one run (the encoder hands a long run out in parts) are taken as one, so that it covers rows whole.
+const copyPending = (job) => {
+  const run = job.pending;
+  if (!run) return;
+  job.pending = null;
+  copy(job, run.snapshot, run.offset, run.length);
 };
 parentPort.on('message', (message) => {
   const { id } = message;
   try {
     if (message.type === 'begin') {
       const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt, message.lastEventId).lastInsertRowid);
-      jobs.set(id, { row, seq: 0, batch: [], size: 0 });
+      jobs.set(id, { row, seq: 0, batch: [], size: 0, pending: null, referenced: 0 });
     } else if (message.type === 'piece') {
       const job = jobs.get(id);
       if (!job) return;
+      copyPending(job);
       job.batch.push(Buffer.from(message.piece));
       job.size += message.piece.byteLength;
       flush(job, false);
     } else if (message.type === 'copy') {
       const job = jobs.get(id);
       if (!job) return;
-      copy(job, message.snapshot, message.offset, message.length);
+      const run = job.pending;
+      if (run && run.snapshot === message.snapshot && run.offset + run.length === message.offset) run.length += message.length;
+      else {
+        copyPending(job);
+        job.pending = { snapshot: message.snapshot, offset: message.offset, length: message.length };
+      }
     } else if (message.type === 'end') {
       const job = jobs.get(id);
       jobs.delete(id);
+      copyPending(job);
       flush(job, true);
       complete.run(job.seq, job.row);
       // Pruning: in the snapshot file, whose write lock no commit waits for.
-      for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) {
-        dropRow.run(old);
-        dropPieces.run(old);
-      }
-      // Starts are asked again for the next snapshot: a pruned snapshot's id may be given again.
-      startsOf.clear();
-      parentPort.postMessage({ type: 'saved', id, row: job.row });
+      for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) pruneOne(old);
+      layoutOf.clear();
+      parentPort.postMessage({ type: 'saved', id, row: job.row, referenced: job.referenced });
     } else if (message.type === 'close') {
       db.close();
       parentPort.close();
@@ -206,8 +321,10 @@ const readersHere = new Map<string, number>();
 
 export class SqliteSnapshotStore implements SnapshotStore {
   private readonly newest: Database.Statement<[string], { id: number; position: number; projection_version: string; state: Buffer; taken_at: string; pieces: number; last_event_id: string | null }>;
-  private readonly pieceLengths: Database.Statement<[number], number>;
+  private readonly pieceLengths: Database.Statement<[number], number | null>;
   private readonly piece: Database.Statement<[number, number], Buffer>;
+  /** The table of the snapshots: that of schema 2, or of schema 1 in a file read (read-only) before its migration. */
+  private readonly snapshots: 'shared_snapshots' | 'snapshots';
   /** The snapshot this store loaded a state from (read on demand, so never pruned by this process), or -1. */
   private pinned = -1;
   private readonly saveTx: Database.Transaction<(snapshot: Snapshot, state: Buffer) => void> | null;
@@ -233,28 +350,32 @@ export class SqliteSnapshotStore implements SnapshotStore {
      */
     private readonly eventIdAt: (position: number) => string | null = () => null,
   ) {
-    // An event database read before its migration 4 still holds its snapshots, without the column.
-    const recordsLastEvent = db.prepare("SELECT 1 FROM pragma_table_info('snapshots') WHERE name = 'last_event_id'").get() !== undefined;
+    // A file read (read-only) before its snapshot migration 2 holds its snapshots in the tables of schema 1, without
+    // references; an event database read before its migration 4 holds them too, without last_event_id.
+    const shares = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shared_snapshots'").get() !== undefined;
+    this.snapshots = shares ? 'shared_snapshots' : 'snapshots';
+    const recordsLastEvent = db.prepare(`SELECT 1 FROM pragma_table_info('${this.snapshots}') WHERE name = 'last_event_id'`).get() !== undefined;
     this.newest = db.prepare(
-      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM snapshots WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
+      `SELECT id, position, projection_version, state, taken_at, pieces, ${recordsLastEvent ? 'last_event_id' : 'NULL AS last_event_id'} FROM ${this.snapshots} WHERE projection_version = ? AND pieces >= 0 ORDER BY position DESC, id DESC`,
     );
     // length() of a blob reads its record's header, not its overflow pages.
-    this.pieceLengths = db.prepare<[number], number>('SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
-    this.piece = db.prepare<[number, number], Buffer>('SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
+    this.pieceLengths = db.prepare<[number], number | null>(shares ? PIECE_LENGTHS : 'SELECT length(bytes) FROM snapshot_pieces WHERE snapshot_id = ? ORDER BY seq').pluck();
+    this.piece = db.prepare<[number, number], Buffer>(shares ? PIECE : 'SELECT bytes FROM snapshot_pieces WHERE snapshot_id = ? AND seq = ?').pluck();
     if (readonly) {
       this.saveTx = null;
       return;
     }
-    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
+    const insert = db.prepare<[string, number, Buffer, string, string | null]>('INSERT INTO shared_snapshots (projection_version, position, state, taken_at, pieces, last_event_id) VALUES (?, ?, ?, ?, 0, ?)');
     const doomed = db.prepare<[{ id: number; version: string; pinned: number }], number>(DOOMED).pluck();
-    const dropRow = db.prepare<[number]>('DELETE FROM snapshots WHERE id = ?');
-    const dropPieces = db.prepare<[number]>('DELETE FROM snapshot_pieces WHERE snapshot_id = ?');
+    const prune: Prune = {
+      sources: db.prepare<[number], number>(PRUNE.sources).pluck(),
+      row: db.prepare<[number]>(PRUNE.row),
+      references: db.prepare<[number]>(PRUNE.references),
+      unreferenced: db.prepare<[{ id: number }]>(PRUNE.unreferenced),
+    };
     this.saveTx = db.transaction((snapshot: Snapshot, state: Buffer) => {
       const id = Number(insert.run(snapshot.projectionVersion, snapshot.position, state, snapshot.takenAt, this.eventIdAt(snapshot.position)).lastInsertRowid);
-      for (const old of doomed.all({ id, version: snapshot.projectionVersion, pinned: this.pinned })) {
-        dropRow.run(old);
-        dropPieces.run(old);
-      }
+      for (const old of doomed.all({ id, version: snapshot.projectionVersion, pinned: this.pinned })) pruneOne(prune, old);
     });
   }
 
@@ -318,7 +439,21 @@ export class SqliteSnapshotStore implements SnapshotStore {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(workerSource, { eval: true, workerData: { driver, path: this.path, doomed: DOOMED, row: ROW } });
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: {
+        driver,
+        path: this.path,
+        doomed: DOOMED,
+        prune: PRUNE,
+        reference: REFERENCE,
+        pieceLengths: PIECE_LENGTHS,
+        piece: PIECE,
+        row: ROW,
+        shortest: SHORTEST,
+        referencesPerTransaction: REFERENCES_PER_TRANSACTION,
+      },
+    });
     worker.unref();
     worker.on('message', (message: { type: string; id: number; row?: number; message?: string }) => {
       const waiter = this.waiting.get(message.id);
@@ -340,7 +475,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /** How many snapshots the file holds (all projection versions, complete ones). */
   count(): number {
-    return this.db.prepare<[], number>('SELECT count(*) FROM snapshots WHERE pieces >= 0').pluck().get() ?? 0;
+    return this.db.prepare<[], number>(`SELECT count(*) FROM ${this.snapshots} WHERE pieces >= 0`).pluck().get() ?? 0;
   }
 
   async load(projectionVersion: string): Promise<Snapshot | null> {
