@@ -16,6 +16,7 @@ import {
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
+  type StagedCommit,
   type StreamWrite,
   type Unsubscribe,
 } from '@forgefold/core';
@@ -126,11 +127,24 @@ export class SqliteEventStore implements EventStore {
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
     if (this.gate) await this.gate;
     const outcome = this.commitSync(writes, options.expectedPosition);
-    if (outcome.written > 0) {
-      if (this.options.makeDurable) await this.options.makeDurable();
-      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
-    }
+    if (outcome.written > 0) await this.afterWrite(outcome);
     return outcome.results;
+  }
+
+  /**
+   * The transaction now, its flush later (see `EventStore.stageCommit`): the WAL flush of one batch runs on the
+   * thread pool while the application decides and writes the next. Null while writes are held back (`gate`).
+   */
+  stageCommit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): StagedCommit | null {
+    if (this.gate) return null;
+    const outcome = this.commitSync(writes, options.expectedPosition);
+    return { results: outcome.results, durable: outcome.written > 0 ? this.afterWrite(outcome) : Promise.resolve() };
+  }
+
+  /** Flushes what a transaction wrote (synchronous=FULL off the loop), then tells subscribers. */
+  private async afterWrite(outcome: Outcome): Promise<void> {
+    if (this.options.makeDurable) await this.options.makeDurable();
+    if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
   }
 
   /**
