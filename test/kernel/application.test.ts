@@ -101,7 +101,7 @@ describe('Application: group commit', () => {
     const answered: number[] = [];
     const results = Array.from({ length: 30 }, (_, i) => app.execute(actor, open(`a${i}`)).then((result) => (answered.push(i), result)));
     // The second batch is decided and written while the first one's flush runs; a third waits for the first.
-    await vi.waitFor(() => expect(stage.mock.calls.length).toBe(2));
+    await vi.waitFor(() => expect(stage.mock.calls.length).toBe(2), { timeout: 30_000 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stage.mock.calls.length).toBe(2);
     expect(await store.headPosition()).toBe(20);
@@ -111,10 +111,10 @@ describe('Application: group commit', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect([answered, app.position]).toEqual([[], 0]);
     flushes[0]!();
-    await vi.waitFor(() => expect(answered.length).toBe(20));
+    await vi.waitFor(() => expect(answered.length).toBe(20), { timeout: 30_000 });
     expect(answered).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(app.position).toBe(20);
-    await vi.waitFor(() => expect(flushes.length).toBe(3));
+    await vi.waitFor(() => expect(flushes.length).toBe(3), { timeout: 30_000 });
     flushes[2]!();
     expect((await Promise.all(results)).every(E.isRight)).toBe(true);
     expect(plain(await replay(store))).toEqual(plain(app.state));
