@@ -97,6 +97,18 @@ const REFERENCES_PER_TRANSACTION = 256;
  */
 const SLICE_MS = 4;
 
+/** A turn of the event loop shorter than this found nothing to do (no request waiting): the encoder goes on. */
+const IDLE_TURN_MS = 0.5;
+
+/**
+ * Whether the encoder, `awayMs` after its last slice (which took `sliceMs`) and a turn of the event loop that took
+ * `turnMs`, yields one more turn. Under load it leaves the loop at least as long as its slice took, i.e. at most half
+ * of the main thread: a forced snapshot under steady writes took ~75% of it for ~0.6 s, and every request in that
+ * window was ~4x slower (docs/decisions.md, "Write latency, ninth round"). An idle turn ends the wait at once, so a
+ * snapshot with no load runs as fast as before.
+ */
+export const yieldsAgain = (sliceMs: number, awayMs: number, turnMs: number): boolean => turnMs >= IDLE_TURN_MS && awayMs < sliceMs;
+
 /** Pieces kept in memory once read: a snapshot taken later reads them in order. */
 const CACHED_PIECES = 256;
 
@@ -404,14 +416,20 @@ export class SqliteSnapshotStore implements SnapshotStore {
     const previous = this.previous;
     const pieces = encodePieces(snapshot.state, copies, previous ? { previous, runs } : { runs });
     // Requests run between slices of steps: as many steps (a piece of serialised nodes, or a bounded span of
-    // structure: see STEP_WORK) as fit in SLICE_MS, then a turn of the event loop.
+    // structure: see STEP_WORK) as fit in SLICE_MS, then turns of the event loop (see yieldsAgain).
     let sliceStarted = performance.now();
     for (const piece of pieces) {
       // Each piece sits on an ArrayBuffer of its own: handed over, not copied. An empty one is a step of structure.
       if (!Buffer.isBuffer(piece)) worker.postMessage({ type: 'copy', id, snapshot: (piece.source as StoredPieces).id, offset: piece.offset, length: piece.length });
       else if (piece.length > 0) worker.postMessage({ type: 'piece', id, piece: piece.buffer }, [piece.buffer as ArrayBuffer]);
-      if (performance.now() - sliceStarted < SLICE_MS) continue;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      const sliceEnded = performance.now();
+      if (sliceEnded - sliceStarted < SLICE_MS) continue;
+      for (;;) {
+        const turnStarted = performance.now();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const now = performance.now();
+        if (!yieldsAgain(sliceEnded - sliceStarted, now - sliceEnded, now - turnStarted)) break;
+      }
       sliceStarted = performance.now();
     }
     worker.postMessage({ type: 'end', id, projectionVersion: snapshot.projectionVersion, pinned: this.pinned });
