@@ -170,8 +170,9 @@ export const emptyTable = <V>(): Table<V> => [] as unknown as Table<V>;
  * more slots: ~520 bytes for an index near 31, where this is ~270). A new small table holds three such arrays; the
  * room was a third of what one was left holding on the heap (issue 16, branch gcpause).
  */
-// At 0, `[]`: written at 0 it stays a packed array, which v8 writes in its dense format.
-const holding = (index: number): unknown[] => (index === 0 ? [] : new Array<unknown>(index + 1));
+// At 0, one slot: written at 0 it stays a packed array, which v8 writes in its dense format (as `[]` written at 0, which
+// V8 grows to 17 slots: 152 bytes for one used, and the marker scans them all; branch heapcensus).
+const holding = (index: number): unknown[] => (index === 0 ? [undefined] : new Array<unknown>(index + 1));
 
 /** The leaf that holds `key`, if any. */
 // The hot paths below compute a key's path inline rather than through `pathOf`: a table operation is the inner
@@ -236,15 +237,18 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
   return i === -1 ? undefined : undrafted(leaf[i + 1] as V);
 };
 
-/** The leaf that holds (or will hold) string `key`, created with its path when absent. */
-const stringLeaf = <V>(table: Table<V>, key: string): Leaf<V> => {
+/**
+ * The leaf that holds (or will hold) string `key`, created with its path when absent, then holding `key` and
+ * `first()` already: built as the pair, not `[]` and a push (which V8 grows to 19 slots for 2).
+ */
+const stringLeaf = <V>(table: Table<V>, key: string, first: () => V): Leaf<V> => {
   const h = hash(key);
   const level2 = child<Level2<V>>(writableRoot(table), h & 31, () => {
     const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
   });
-  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => holding((h >>> 10) & 31) as Level3<V>), (h >>> 10) & 31, () => []);
+  return child<Leaf<V>>(child<Level3<V>>(level2, (h >>> 5) & 31, () => holding((h >>> 10) & 31) as Level3<V>), (h >>> 10) & 31, () => [key, first()] as Leaf<V>);
 };
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
@@ -253,7 +257,7 @@ export const tableSet = <V>(table: Table<V>, key: number | string, value: V): vo
     child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
-  const leaf = stringLeaf(table, key);
+  const leaf = stringLeaf(table, key, () => value);
   const i = indexIn(leaf, key);
   if (i === -1) leaf.push(key, value);
   else leaf[i + 1] = value;
@@ -270,7 +274,7 @@ export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, creat
     if (leaf[key & 31] === undefined) leaf[key & 31] = created(create);
     return own(leaf, key & 31, leaf[key & 31] as V);
   }
-  const leaf = stringLeaf(table, key);
+  const leaf = stringLeaf(table, key, () => created(create));
   let i = indexIn(leaf, key);
   if (i === -1) {
     leaf.push(key, created(create));
