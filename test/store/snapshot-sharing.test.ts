@@ -97,6 +97,12 @@ const loadedHash = async (path: string): Promise<{ position: number; hash: strin
   }
 };
 
+/** The newest snapshot loads to `live`'s state at `position`, and no reference dangles nor row is orphaned. */
+const expectIntact = async (path: string, position: number, live: State): Promise<void> => {
+  expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
+  expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
+};
+
 /** Snapshot 1 of `build()`, written whole by a store that then closes. */
 const firstSnapshot = async (path: string): Promise<State> => {
   const live = build();
@@ -104,6 +110,12 @@ const firstSnapshot = async (path: string): Promise<State> => {
   await writer.snapshots.save({ position: 1, projectionVersion: 'v1', state: live, takenAt: 't' });
   await writer.close();
   return live;
+};
+
+/** A store that loaded snapshot 1 (and so keeps it): the state it loaded. */
+const loadFirst = async (path: string) => {
+  const store = openSqliteStore({ path });
+  return { store, state: (await store.snapshots.load('v1'))!.state as State };
 };
 
 describe('SqliteStore: snapshots share their unchanged rows', () => {
@@ -115,8 +127,8 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       expect(first.references).toBe(0);
       expect(first.bytes).toBeGreaterThan(20);
 
-      const store = openSqliteStore({ path });
-      let state = (await store.snapshots.load('v1'))!.state as State;
+      const { store, state: loaded } = await loadFirst(path);
+      let state = loaded;
       // One byte longer than before, in the first row: the rows written before the first reference are that row
       // and one of a byte (a row may be shorter than ROW).
       state = rename(state, live, 7, 'entity number 7 of the shared snapshot test!');
@@ -134,8 +146,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       expect(third.bytes).toBeLessThan(6);
       await store.close();
 
-      expect(await loadedHash(path)).toEqual({ position: 3, hash: stateHash(live) });
-      expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
+      await expectIntact(path, 3, live);
     });
   });
 
@@ -144,15 +155,14 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       const path = temp.file();
       const live = await firstSnapshot(path);
       // A store that loaded snapshot 1 (and so keeps it) writes a chain, each a change or two from the one before.
-      const store = openSqliteStore({ path });
-      let state = (await store.snapshots.load('v1'))!.state as State;
+      const { store, state: loaded } = await loadFirst(path);
+      let state = loaded;
       let position = 1;
       for (let round = 0; round < 6; round++) {
         state = rename(state, live, 1 + round * 9_973, `round ${round}`);
         if (round % 2 === 1) state = rename(state, live, ENTITIES - round, `late ${round}`);
         await store.snapshots.save({ position: ++position, projectionVersion: 'v1', state, takenAt: 't' });
-        expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
-        expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
+        await expectIntact(path, position, live);
       }
       // The pinned snapshot and the newest three.
       expect(snapshotIds(path)).toEqual([1, 5, 6, 7]);
@@ -180,8 +190,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id < 11').pluck().get())).toBe(0);
       // Snapshot 11 (the first of these, written whole) is pruned; the next ones reference its rows.
       expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id = 11').pluck().get())).toBeGreaterThan(20);
-      expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
-      expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
+      await expectIntact(path, position, live);
     });
   });
 
@@ -189,8 +198,8 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
     await inTempDir(async (temp) => {
       const path = temp.file();
       const live = await firstSnapshot(path);
-      const store = openSqliteStore({ path });
-      let state = (await store.snapshots.load('v1'))!.state as State;
+      const { store, state: loaded } = await loadFirst(path);
+      let state = loaded;
       let position = 1;
       for (let round = 0; round < 6; round++) {
         for (let change = 0; change < 8; change++) {
@@ -214,8 +223,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       // All but the last (the structure's end) are at least a quarter of a row (ROW / 4), so there are never many more than the first had.
       expect(Math.min(...lengths.slice(0, -1))).toBeGreaterThanOrEqual(16 * 1024);
       expect(rowsOf(path, newest).references).toBeGreaterThan(0);
-      expect(await loadedHash(path)).toEqual({ position, hash: stateHash(live) });
-      expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
+      await expectIntact(path, position, live);
     });
   });
 
@@ -280,8 +288,8 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       expect(await loadedHash(path)).toEqual({ position: 1, hash: stateHash(live) });
       // The next snapshots (from a store that loaded snapshot 1: they reference its rows) prune the unfinished one;
       // once snapshot 1 goes too, nothing of either is left.
-      const store = openSqliteStore({ path });
-      let state = (await store.snapshots.load('v1'))!.state as State;
+      const { store, state: loaded } = await loadFirst(path);
+      let state = loaded;
       state = rename(state, live, 3, 'after the crash');
       await store.snapshots.save({ position: 3, projectionVersion: 'v1', state, takenAt: 't' });
       expect(snapshotIds(path)).toEqual([1, id + 1]);
@@ -291,8 +299,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       for (let position = 4; position < 7; position++) await fresh.snapshots.save({ position, projectionVersion: 'v1', state: live, takenAt: 't' });
       await fresh.close();
       expect(withRaw(path, (db) => db.prepare('SELECT count(*) FROM shared_snapshot_pieces WHERE snapshot_id <= ?').pluck().get(id + 1))).toBe(0);
-      expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
-      expect(await loadedHash(path)).toEqual({ position: 6, hash: stateHash(live) });
+      await expectIntact(path, 6, live);
     });
   });
 
@@ -325,8 +332,7 @@ describe('SqliteStore: snapshots share their unchanged rows', () => {
       await store.close();
       expect(snapshotIds(path)).toEqual([5, 6]);
       expect(rowsOf(path, 6).references).toBeGreaterThan(20);
-      expect(await loadedHash(path)).toEqual({ position: 2, hash: stateHash(live) });
-      expect(invariants(path)).toEqual({ dangling: 0, orphans: 0 });
+      await expectIntact(path, 2, live);
       // A build of schema 1 reading the file (read-only: it does not migrate) finds no snapshot where it looks (its
       // query), and replays the log instead of reading references as bytes.
       expect(withRaw(path, (db) => db.prepare("SELECT id FROM snapshots WHERE projection_version = 'v1' AND pieces >= 0").pluck().all())).toEqual([]);
