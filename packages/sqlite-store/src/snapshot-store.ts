@@ -261,7 +261,6 @@ const copy = (job, snapshot, offset, length) => {
       while (last + 1 < starts.length && endOf(last + 1) <= end) last++;
       settle(job);
       for (let from = seq; from <= last; from += workerData.referencesPerTransaction) addReferences(job, snapshot, from, Math.min(last, from + workerData.referencesPerTransaction - 1));
-      job.referenced += endOf(last) - at;
       at = endOf(last);
       seq = last + 1;
       continue;
@@ -290,7 +289,7 @@ parentPort.on('message', (message) => {
   try {
     if (message.type === 'begin') {
       const row = Number(begin.run(message.projectionVersion, message.position, Buffer.alloc(0), message.takenAt, message.lastEventId).lastInsertRowid);
-      jobs.set(id, { row, seq: 0, batch: [], size: 0, pending: null, referenced: 0 });
+      jobs.set(id, { row, seq: 0, batch: [], size: 0, pending: null });
     } else if (message.type === 'piece') {
       const job = jobs.get(id);
       if (!job) return;
@@ -316,7 +315,7 @@ parentPort.on('message', (message) => {
       // Pruning: in the snapshot file, whose write lock no commit waits for.
       for (const old of doomed.all({ id: job.row, version: message.projectionVersion, pinned: message.pinned })) pruneOne(old);
       layoutOf.clear();
-      parentPort.postMessage({ type: 'saved', id, row: job.row, referenced: job.referenced });
+      parentPort.postMessage({ type: 'saved', id, row: job.row });
     } else if (message.type === 'close') {
       db.close();
       parentPort.close();
