@@ -67,6 +67,18 @@ export const userSpecs: Record<string, Spec> = {
       { type: 'UserDeleted', data: { id: 2, at: AT } },
     ],
   },
+  // The platform's solo_owned_groups counts owners through their accounts: an invitation at Owner keeps no group alive.
+  'an invitation at Owner does not keep a group its only account owner takes along': {
+    given: [root, alice, groupCreated(4, 'solo', { by: 2 }), memberAdded(1, { group: 4 }, 2, 50), memberAdded(2, { group: 4 }, null, 50, { email: 'c@example.com' })],
+    as: 1,
+    when: { type: 'DeleteUser', id: 2 },
+    then: [
+      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } },
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Namespace', source_id: 4, user_id: null, at: AT } },
+      { type: 'GroupDeleted', data: { id: 4, at: AT } },
+      { type: 'UserDeleted', data: { id: 2, at: AT } },
+    ],
+  },
   'only administrators delete accounts': { given: [root, alice], as: 2, when: { type: 'DeleteUser', id: 1 }, error: forbidden() },
   'activity is recorded once a day': { given: [alice], when: { type: 'RecordUserActivity', id: 2 }, then: [{ type: 'UserActivityRecorded', data: { id: 2, day: '2026-01-01' } }] },
   'activity on a day already recorded changes nothing': {

@@ -39,13 +39,16 @@ const requireUser = (state: UsersView, id: number) => {
 /** Only administrators manage accounts (the system actor, for bootstrap, counts as one). */
 const requireAdmin = (issued: Issued<unknown>, state: UsersView): E.Either<DomainError, void> => authorizeAdmin(state, issued.actor.userId);
 
-/** Top-level groups where this user is the only active owner. */
+/**
+ * Top-level groups where this user is the only active owner. An invitation at Owner is no owner here: the platform's
+ * `group.owners == [self]` goes through the members' users, which an invitation has not (User#solo_owned_groups).
+ */
 const soloOwnedGroups = (state: UsersView, userId: number): Group[] =>
   [...membershipsOfUser(state.members, userId)]
     .filter((member) => member.source_type === 'Namespace' && member.access_level === 50 && member.state === 'active')
     .map((member) => findGroup(state.groups, member.source_id))
     .filter((group): group is Group => group !== undefined && group.parent_id === null)
-    .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.access_level < 50 || m.state !== 'active'));
+    .filter((group) => [...membersOfSource(state.members, 'Namespace', group.id)].every((m) => m.user_id === userId || m.user_id === null || m.access_level < 50 || m.state !== 'active'));
 
 /** Avatarable's validations, with its messages (the adapter runs the same checks before storing the bytes). */
 export const avatarErrors = (avatar: Avatar): string[] => {
