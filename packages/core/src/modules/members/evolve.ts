@@ -2,7 +2,7 @@
  * The members module's evolve: memberships, invitations, shares and LDAP links, with their indexes and read
  * models (see indexes.ts), and the events of other modules it follows to keep them current.
  */
-import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, type Table } from '../../kernel/table.js';
+import { tableDelete, tableGet, tableSet, tableSetIn, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
@@ -19,9 +19,8 @@ export type MembersDraft = Writable<MembershipView & { readonly sequences: Seque
 
 type MutableMember = { -readonly [K in keyof Member]: Member[K] };
 
-const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
-  tableSet(tableGetOrCreate(tables, key, emptyTable<V>), id, value);
-};
+// A new inner table (a new group's first member, a user's first membership) is made with its entry (`tableSetIn`).
+const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => tableSetIn(tables, key, id, value);
 
 const removeFromIndex = (tables: Table<Table<unknown>>, key: number | string, id: number | string): void => {
   const table = tableGet(tables, key);
