@@ -71,15 +71,15 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
         invite_accepted_at: null,
       };
       tableSet(members.byId, data.id, member);
-      const key = sourceKey(data.source_type, data.source_id);
-      addToIndex(members.bySource, sourceIndex(data.source_type, data.source_id), data.id, data.user_id ?? 0);
+      const index = sourceIndex(data.source_type, data.source_id);
+      addToIndex(members.bySource, index, data.id, data.user_id ?? 0);
       if (data.user_id !== null) {
         // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
         if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
         else tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
-        addToIndex(members.byUser, data.user_id, data.id, key);
+        addToIndex(members.byUser, data.user_id, data.id, index);
       } else {
-        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
+        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, sourceKey(data.source_type, data.source_id));
         countInvite(state, data, 1);
       }
       if (data.expires_at !== null) tableSet(members.expiring, data.id, data.expires_at);
@@ -126,16 +126,16 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       if (!member || member.user_id !== null) return;
       removeFromIndex(members.byInviteEmail, event.data.invite_email.toLowerCase(), member.id);
       countInvite(state, member, -1);
-      const key = sourceKey(member.source_type, member.source_id);
       changeMember(state, member, (m) => {
         m.user_id = event.data.user_id;
         m.invite_accepted_at = event.data.at;
         m.updated_at = event.data.at;
       });
-      addToIndex(members.bySource, sourceIndex(member.source_type, member.source_id), member.id, event.data.user_id);
+      const index = sourceIndex(member.source_type, member.source_id);
+      addToIndex(members.bySource, index, member.id, event.data.user_id);
       if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
       else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
-      addToIndex(members.byUser, event.data.user_id, member.id, key);
+      addToIndex(members.byUser, event.data.user_id, member.id, index);
       return;
     }
     case 'MemberRemoved':
