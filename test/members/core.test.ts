@@ -25,6 +25,7 @@ import {
   listProjects,
   listUsers,
   membershipsOfUser,
+  sourceIndex,
   type ForgefoldCommand,
   type State,
   type EventStore,
@@ -419,6 +420,12 @@ describe('membership properties', () => {
         stats.members += tableSize(state.members.byId);
         stats.links += tableSize(state.members.links);
         expect(await replay(store)).toEqual(state);
+        // byUser (members projection 5): a user's memberships in member-id order, each valued by its source's index.
+        for (const user of listUsers(state.users)) {
+          const held = [...tableValues(state.members.byId)].filter((m) => m.user_id === user.id).map((m) => [String(m.id), sourceIndex(m.source_type, m.source_id)]);
+          const ofUser = tableGet(state.members.byUser, user.id);
+          expect(ofUser ? [...tableEntries(ofUser)] : []).toEqual(held);
+        }
         for (const group of listGroups(state.groups)) {
           if (group.parent_id === null) {
             const owners = [...membersOfSource(state.members, 'Namespace', group.id)].filter((m) => m.access_level === 50 && m.state === 'active' && m.user_id !== null);
