@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { produce } from 'immer';
-import { emptyTable, peekField, stateHash, tableDelete, tableGet, tablePeek, tableGetOrCreate, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableSet, tableSize, tableValues, type Table } from '@forgefold/core';
+import { decodeState, emptyTable, encodeState, peekField, stateHash, tableDelete, tableEntries, tableGet, tablePeek, tableGetOrCreate, tableIds, tableIdsFrom, tableIsEmpty, tableKeys, tableOf, tableSet, tableSetIn, tableSize, tableValues, type Table } from '@forgefold/core';
 
 const model = <K extends number | string>(keys: fc.Arbitrary<K>) =>
   fc.array(fc.tuple(fc.boolean(), keys), { maxLength: 300 });
@@ -128,6 +128,86 @@ describe('Table', () => {
   });
 });
 
+describe('a table made with its first entry (tableOf, tableSetIn; issue 16, branch heapcensus2)', () => {
+  // Up to 2^20: root indexes up to 1,024, past SPARSE_GAP (64), where the root is made sparse first.
+  const keyArb = fc.oneof(fc.nat(2 ** 20), fc.nat(100), fc.string({ maxLength: 8 }));
+  const valueArb = fc.oneof(fc.nat(), fc.string({ maxLength: 4 }), fc.constant({ row: 1 }));
+  const roundTrip = (state: unknown): unknown => decodeState(Buffer.concat([...encodeState(state)]));
+  // Whether V8 keeps an array's elements as a dictionary (a sparse root): content alone does not tell.
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const isDictionary = new Function('array', 'return %HasDictionaryElements(array)') as (array: unknown) => boolean;
+
+  it('is what tableSet makes of an empty table, in content, hash and snapshot, and reads and writes as one (property)', () => {
+    fc.assert(
+      fc.property(keyArb, valueArb, (key, value) => {
+        const made = tableOf(key, value);
+        const set = emptyTable<typeof value>();
+        tableSet(set, key, value);
+        expect(made).toStrictEqual(set);
+        expect(stateHash(made)).toBe(stateHash(set));
+        expect(isDictionary(made)).toBe(isDictionary(set));
+        // As a table of a slice (a structure of the snapshot) and as a table in a table (nested below its leaves).
+        const state = (table: Table<typeof value>) => ({ slice: { table, nested: tableOf(3, table) } });
+        const decoded = roundTrip(state(made)) as ReturnType<typeof state>;
+        expect(stateHash(decoded)).toBe(stateHash(state(set)));
+        expect(decoded).toStrictEqual(roundTrip(state(set)));
+        expect(tableGet(decoded.slice.table, key)).toEqual(value);
+        expect(v8.deserialize(v8.serialize(made))).toStrictEqual(v8.deserialize(v8.serialize(set)));
+        // Written to afterwards, as any table.
+        const other = typeof key === 'number' ? key + 1 : `${key}+`;
+        tableSet(made, other, value);
+        tableSet(set, other, value);
+        expect(stateHash(made)).toBe(stateHash(set));
+        expect([...tableEntries(made)].sort()).toEqual([[String(key), value], [String(other), value]].sort());
+        tableDelete(made, key);
+        expect(tableGet(made, key)).toBeUndefined();
+        expect(tableSize(made)).toBe(1);
+      }),
+    );
+  });
+
+  it('sets into a table of tables as getting or creating the inner table and setting into it did, live and in place (property)', () => {
+    // Outer keys as a group's or a user's id, inner keys as member ids; resets as onGroupCreated stores an empty table.
+    // Few keys, so that deletes empty inner tables that later sets write again; ids up to 2^20 (sparse roots).
+    const outerArb = fc.oneof(fc.nat(2), fc.constant(2 ** 20), fc.constantFrom('a', 'b'));
+    const idArb = fc.oneof(fc.nat(2), fc.constantFrom(2 ** 20 - 70_000, 2 ** 20 - 1, 2 ** 20));
+    // One kind of key per table: the tables at 2^20 and 'b' are keyed by strings.
+    const idIn = (key: number | string, id: number): number | string => (key === 2 ** 20 || key === 'b' ? `id ${id}` : id);
+    const opArb = fc.oneof(
+      fc.tuple(fc.constant('set' as const), outerArb, idArb, fc.nat(9)),
+      fc.tuple(fc.constant('delete' as const), outerArb, idArb, fc.constant(0)),
+      fc.tuple(fc.constant('reset' as const), fc.nat(2), fc.constant(0), fc.constant(0)),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(opArb, { maxLength: 10 }), { maxLength: 12 }), (batches) => {
+        type Tables = { ints: Table<Table<number>>; strings: Table<Table<number>> };
+        const run = (tables: Tables, setIn: (outer: Table<Table<number>>, key: number | string, id: number | string, value: number) => void) => {
+          for (const batch of batches) {
+            for (const [op, key, n, value] of batch) {
+              const id = idIn(key, n);
+              const outer = typeof key === 'number' ? tables.ints : tables.strings;
+              if (op === 'set') setIn(outer, key, id, value);
+              else if (op === 'reset') tableSet(outer, key, emptyTable<number>());
+              else {
+                const inner = tableGet(outer, key);
+                if (inner !== undefined) tableDelete(inner, id);
+              }
+            }
+          }
+        };
+        const fresh = (): Tables => ({ ints: emptyTable(), strings: emptyTable() });
+        const former = fresh();
+        run(former, (outer, key, id, value) => tableSet(tableGetOrCreate(outer, key, emptyTable<number>), id, value));
+        const inPlace = fresh();
+        run(inPlace, tableSetIn);
+        const live = produce(fresh(), (draft) => run(draft, tableSetIn));
+        expect(stateHash(inPlace)).toBe(stateHash(former));
+        expect(stateHash(live)).toBe(stateHash(former));
+        expect(roundTrip(inPlace)).toStrictEqual(roundTrip(former));
+      }),
+    );
+  });
+});
 
 describe('tablePeek (reads past immer drafts)', () => {
   const keysArb = fc.oneof(fc.nat(5_000), fc.string({ maxLength: 6 }));

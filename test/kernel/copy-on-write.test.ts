@@ -6,6 +6,7 @@
  * is still shared with the state before.
  */
 import { describe, expect, it } from 'vitest';
+import { produce } from 'immer';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
@@ -17,8 +18,12 @@ import {
   InMemoryEventStore,
   stateHash,
   tableEntries,
+  tableGet,
+  tableGetOrCreate,
   tableIsEmpty,
+  tableOf,
   tableSet,
+  tableSetIn,
   withOwned,
   type Actor,
   type AnyModule,
@@ -140,6 +145,58 @@ describe('copy-on-write folding of a batch', () => {
     // Outside the fold the helpers write in place, as before.
     tableSet(other, 1, 1);
     expect(tableIsEmpty(other)).toBe(false);
+  });
+
+  it('owns a nested table it makes with its first entry, writes it in place after, and copies what was committed (tableSetIn)', () => {
+    /** Every array (node) of `value`, at any depth. */
+    const arrays = (value: unknown, out: object[] = []): object[] => {
+      if (!Array.isArray(value)) return out;
+      out.push(value);
+      for (const key of Object.keys(value)) arrays(value[Number(key)], out);
+      return out;
+    };
+    const deepFreeze = (value: unknown): void => {
+      if (value === null || typeof value !== 'object') return;
+      Object.freeze(value);
+      for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    };
+    // A group's effective table stored empty (as `onGroupCreated` stores it), another holding a user, committed (frozen:
+    // a write in place throws).
+    const committed = emptyTable<Table<number>>();
+    tableSet(committed, 3, emptyTable<number>());
+    tableSet(committed, 4, tableOf(8, 1));
+    tableSet(committed, 6, tableOf(8, 1));
+    deepFreeze(committed);
+    const hashBefore = stateHash(committed);
+    // Member ids near 1e6 (the new inner table's root, at index ~950, is made sparse); a table stored empty; one
+    // holding an entry; a key with none.
+    const writes = [[900_001, 975_010, 1], [900_001, 975_011, 2], [3, 975_012, 3], [4, 9, 4], [5, 7, 5]] as const;
+    const slice: Record<string, unknown> = { index: committed };
+    const nodes = new Set<object>();
+    const index = () => slice['index'] as Table<Table<number>>;
+    withOwned({ nodes, roots: new Map([[committed as object, { slice, field: 'index' }]]) }, () => {
+      const [[key, id, value], ...rest] = writes;
+      tableSetIn(index(), key, id, value);
+      const made = tableGet(index(), key)!;
+      // Every node of the table made with its entry is the fold's own: the next write lands in it, not in a copy.
+      expect(arrays(made).every((node) => nodes.has(node))).toBe(true);
+      for (const [k, i, v] of rest) tableSetIn(index(), k, i, v);
+      expect(tableGet(index(), key)).toBe(made);
+    });
+    expect(stateHash(committed)).toBe(hashBefore);
+    // What immer makes of the same writes, and what getting or creating the inner table and setting into it made.
+    const drafted = produce({ index: committed }, (draft) => {
+      for (const [key, id, value] of writes) tableSetIn(draft.index, key, id, value);
+    });
+    const former = produce({ index: committed }, (draft) => {
+      for (const [key, id, value] of writes) tableSet(tableGetOrCreate(draft.index, key, emptyTable<number>), id, value);
+    });
+    expect(stateHash(index())).toBe(stateHash(drafted.index));
+    expect(stateHash(index())).toBe(stateHash(former.index));
+    expect(index()).toStrictEqual(drafted.index);
+    expect([...tableEntries(tableGet(index(), 4)!)]).toEqual([['8', 1], ['9', 4]]);
+    // An inner table no write reached is still the committed one.
+    expect(tableGet(index(), 6)).toBe(tableGet(committed, 6));
   });
 
   it('admits an event only when every module applying it lists it, under all their conditions', () => {

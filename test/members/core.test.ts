@@ -25,6 +25,7 @@ import {
   listProjects,
   listUsers,
   membershipsOfUser,
+  sourceIndex,
   type ForgefoldCommand,
   type State,
   type EventStore,
@@ -120,7 +121,7 @@ describe('members: add, update, remove', () => {
   });
 });
 
-describe('direct members by source (members projection 4: integer keys)', () => {
+describe('direct members by source (members projections 4 and 5: integer keys and values)', () => {
   it('keeps a group and a project of the same id apart', async () => {
     const { ok, app, child } = await setup();
     // Projects number from 1 of their own: create them until one has the child group's id.
@@ -139,7 +140,7 @@ describe('direct members by source (members projection 4: integer keys)', () => 
   it('a snapshot of version 3 (sources keyed "Namespace:5") is not loaded: the state is replayed from the log', async () => {
     const { ok, app, store, parent } = await setup();
     await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 30 });
-    expect(forgefold.projectionVersion).toContain('/members.4/');
+    expect(forgefold.projectionVersion).toContain('/members.5/');
     // What the previous build saved: the same state with string source keys, under its projection version.
     const previous = structuredClone(app.state) as State;
     const byString: Table<Table<number>> = emptyTable();
@@ -149,10 +150,37 @@ describe('direct members by source (members projection 4: integer keys)', () => 
     }
     (previous.members as { bySource: Table<Table<number>> }).bySource = byString;
     const snapshots = new InMemorySnapshotStore();
-    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.4/', '/members.3/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.5/', '/members.3/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
     const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
     expect(restarted.position).toBe(app.position);
     expect([...membersOfSource(restarted.state.members, 'Namespace', parent)].map((m) => m.user_id)).toEqual([1, 2]);
+    expect(JSON.stringify(restarted.state.members)).toBe(JSON.stringify(app.state.members));
+  });
+
+  it('a snapshot of version 4 (a user\'s memberships valued "Namespace:5") is not loaded: the state is replayed from the log', async () => {
+    const { ok, app, store, parent, project } = await setup();
+    await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 30 });
+    await ok(as(1), { type: 'AddMember', source_type: 'Project', source_id: project, user_id: 2, access_level: 30 });
+    // Version 5: a membership's source as `sourceIndex` (a group's id doubled, a project's doubled plus one).
+    const sources = [...tableEntries(tableGet(app.state.members.byUser, 2)!)];
+    expect(sources).toEqual(
+      [...membershipsOfUser(app.state.members, 2)].map((m) => [String(m.id), m.source_id * 2 + (m.source_type === 'Project' ? 1 : 0)]),
+    );
+    expect(sources.length).toBe(2);
+    // What the previous build saved: the same state with source keys as the values, under its projection version.
+    const previous = structuredClone(app.state) as State;
+    const byKey: Table<Table<string>> = emptyTable();
+    for (const [user, memberships] of tableEntries(app.state.members.byUser)) {
+      const keyed: Table<string> = emptyTable();
+      for (const [id, n] of tableEntries(memberships)) tableSet(keyed, Number(id), `${n % 2 === 0 ? 'Namespace' : 'Project'}:${Math.floor(n / 2)}`);
+      tableSet(byKey, Number(user), keyed);
+    }
+    (previous.members as unknown as { byUser: Table<Table<string>> }).byUser = byKey;
+    const snapshots = new InMemorySnapshotStore();
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.5/', '/members.4/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
+    expect(restarted.position).toBe(app.position);
+    expect([...tableEntries(tableGet(restarted.state.members.byUser, 2)!)]).toEqual(sources);
     expect(JSON.stringify(restarted.state.members)).toBe(JSON.stringify(app.state.members));
   });
 });
@@ -392,6 +420,12 @@ describe('membership properties', () => {
         stats.members += tableSize(state.members.byId);
         stats.links += tableSize(state.members.links);
         expect(await replay(store)).toEqual(state);
+        // byUser (members projection 5): a user's memberships in member-id order, each valued by its source's index.
+        for (const user of listUsers(state.users)) {
+          const held = [...tableValues(state.members.byId)].filter((m) => m.user_id === user.id).map((m) => [String(m.id), sourceIndex(m.source_type, m.source_id)]);
+          const ofUser = tableGet(state.members.byUser, user.id);
+          expect(ofUser ? [...tableEntries(ofUser)] : []).toEqual(held);
+        }
         for (const group of listGroups(state.groups)) {
           if (group.parent_id === null) {
             const owners = [...membersOfSource(state.members, 'Namespace', group.id)].filter((m) => m.access_level === 50 && m.state === 'active' && m.user_id !== null);

@@ -47,7 +47,7 @@ export interface ModuleDefinition<Name extends string, S extends object, R, W, C
   readonly processes?: readonly Process<R, C>[];
   /**
    * The events (its own or followed) this module folds writing only through the table helpers (`tableSet`,
-   * `tableGetOrCreate`, `tableDelete`) and to its slices' own fields — never in place into a value read back from a
+   * `tableGetOrCreate`, `tableSetIn`, `tableDelete`) and to its slices' own fields — never in place into a value read back from a
    * table (a row's field, a list in a row) — each with the condition under which that holds. An event takes the
    * copy-on-write path of a batch (see `BatchFold`) only when every module that applies it lists it and every
    * condition holds; the test in test/kernel/copy-on-write.test.ts checks that the path yields immer's state.

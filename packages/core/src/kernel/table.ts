@@ -283,6 +283,77 @@ export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, creat
   return own(leaf, i + 1, leaf[i + 1] as V);
 };
 
+/**
+ * A new table holding `key → value` alone: the nodes `tableSet(emptyTable(), key, value)` makes (the same content,
+ * `stateHash` and snapshot content), each built at its size, its root too. Written into `[]`, V8 grows the root to 17
+ * slots and more (~1.5x the index: ~80 slots for member ids near 40,000); a root index past `SPARSE_GAP` is made
+ * sparse first, as `child` makes it. A group creation made four such tables, and their room was ~540 of the ~2.3 KB
+ * it left on the heap (issue 16, branches heapcensus, heapcensus2). Copying on write, its nodes are the fold's own.
+ */
+export const tableOf = <V>(key: number | string, value: V): Table<V> => {
+  let top: Level2<V>;
+  let at: number;
+  if (typeof key === 'number') {
+    const leaf = holding(key & 31) as Leaf<V>;
+    leaf[key & 31] = value;
+    top = holding((key >>> 5) & 31) as Level2<V>;
+    top[(key >>> 5) & 31] = leaf;
+    owned?.add(leaf);
+    at = key >>> 10;
+  } else {
+    const h = hash(key);
+    const leaf = [key, value] as Leaf<V>;
+    const level3 = holding((h >>> 10) & 31) as Level3<V>;
+    level3[(h >>> 10) & 31] = leaf;
+    top = holding(MARK_AT) as Level2<V>;
+    top[(h >>> 5) & 31] = level3;
+    top[MARK_AT] = STRING_MARK;
+    owned?.add(leaf);
+    owned?.add(level3);
+    at = h & 31;
+  }
+  owned?.add(top);
+  let level1: Root<V>;
+  if (at > SPARSE_GAP) {
+    level1 = [];
+    makeSparse(level1);
+  } else level1 = holding(at) as Root<V>;
+  level1[at] = top;
+  owned?.add(level1);
+  return level1 as unknown as Table<V>;
+};
+
+/**
+ * `tables[key][id] = value` for a table of tables: the inner table made with its entry (`tableOf`) when absent or
+ * as created (`emptyTable()`, no node yet), else written in place (as `tableGetOrCreate` hands it out). One walk
+ * down the outer table. An inner table emptied by deletes keeps its nodes (and is written into): replacing it would
+ * change the state's shape (its root's length) from what former builds made of the same events.
+ */
+export const tableSetIn = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
+  let leaf: Leaf<Table<V>>;
+  let at: number;
+  if (typeof key === 'number') {
+    const level2 = child<Level2<Table<V>>>(writableRoot(tables), key >>> 10, () => holding((key >>> 5) & 31) as Level2<Table<V>>);
+    leaf = child<Leaf<Table<V>>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<Table<V>>);
+    at = key & 31;
+  } else {
+    let made = false;
+    leaf = stringLeaf(tables, key, () => {
+      made = true;
+      return tableOf(id, value);
+    });
+    if (made) return;
+    at = indexIn(leaf, key) + 1;
+    if (at === 0) {
+      leaf.push(key, tableOf(id, value));
+      return;
+    }
+  }
+  const inner = leaf[at] as Table<V> | undefined;
+  if (inner === undefined || root(inner).length === 0) leaf[at] = tableOf(id, value);
+  else tableSet(own(leaf, at, inner), id, value);
+};
+
 /** A value `create` made for the table: the batch's own when copying on write. */
 const created = <V>(create: () => V): V => {
   const value = create();

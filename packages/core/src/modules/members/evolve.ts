@@ -2,7 +2,7 @@
  * The members module's evolve: memberships, invitations, shares and LDAP links, with their indexes and read
  * models (see indexes.ts), and the events of other modules it follows to keep them current.
  */
-import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, type Table } from '../../kernel/table.js';
+import { tableDelete, tableGet, tableSet, tableSetIn, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
@@ -19,9 +19,8 @@ export type MembersDraft = Writable<MembershipView & { readonly sequences: Seque
 
 type MutableMember = { -readonly [K in keyof Member]: Member[K] };
 
-const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
-  tableSet(tableGetOrCreate(tables, key, emptyTable<V>), id, value);
-};
+// A new inner table (a new group's first member, a user's first membership) is made with its entry (`tableSetIn`).
+const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => tableSetIn(tables, key, id, value);
 
 const removeFromIndex = (tables: Table<Table<unknown>>, key: number | string, id: number | string): void => {
   const table = tableGet(tables, key);
@@ -72,15 +71,15 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
         invite_accepted_at: null,
       };
       tableSet(members.byId, data.id, member);
-      const key = sourceKey(data.source_type, data.source_id);
-      addToIndex(members.bySource, sourceIndex(data.source_type, data.source_id), data.id, data.user_id ?? 0);
+      const index = sourceIndex(data.source_type, data.source_id);
+      addToIndex(members.bySource, index, data.id, data.user_id ?? 0);
       if (data.user_id !== null) {
         // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
         if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
         else tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
-        addToIndex(members.byUser, data.user_id, data.id, key);
+        addToIndex(members.byUser, data.user_id, data.id, index);
       } else {
-        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, key);
+        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, sourceKey(data.source_type, data.source_id));
         countInvite(state, data, 1);
       }
       if (data.expires_at !== null) tableSet(members.expiring, data.id, data.expires_at);
@@ -127,16 +126,16 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       if (!member || member.user_id !== null) return;
       removeFromIndex(members.byInviteEmail, event.data.invite_email.toLowerCase(), member.id);
       countInvite(state, member, -1);
-      const key = sourceKey(member.source_type, member.source_id);
       changeMember(state, member, (m) => {
         m.user_id = event.data.user_id;
         m.invite_accepted_at = event.data.at;
         m.updated_at = event.data.at;
       });
-      addToIndex(members.bySource, sourceIndex(member.source_type, member.source_id), member.id, event.data.user_id);
+      const index = sourceIndex(member.source_type, member.source_id);
+      addToIndex(members.bySource, index, member.id, event.data.user_id);
       if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
       else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
-      addToIndex(members.byUser, event.data.user_id, member.id, key);
+      addToIndex(members.byUser, event.data.user_id, member.id, index);
       return;
     }
     case 'MemberRemoved':

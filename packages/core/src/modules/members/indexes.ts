@@ -6,7 +6,7 @@
  * Each membership contributes +1 to the entries it justifies and −1 when it stops doing so, so every change costs
  * time proportional to the groups it touches, never to the number of members.
  */
-import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, type Table, tableKeys } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableGetOrCreate, tableSet, tableSetIn, type Table, tableKeys } from '../../kernel/table.js';
 import type { MembersDraft } from './evolve.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, rootAncestor, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
@@ -17,11 +17,12 @@ import { sourceIndex, sourceKey, type GroupLink, type Member, type MembershipVie
 type Counts = Table<Table<number>>;
 
 const bump = (tables: Counts, totals: Table<number>, key: number, userId: number, delta: number): void => {
-  const table = tableGetOrCreate(tables, key, emptyTable<number>);
-  const before = tableGet(table, userId) ?? 0;
+  const current = tableGet(tables, key);
+  const before = (current === undefined ? undefined : tableGet(current, userId)) ?? 0;
   const after = before + delta;
-  if (after <= 0) tableDelete(table, userId);
-  else tableSet(table, userId, after);
+  // A count's first user makes its table with its entry (`tableSetIn`): `onGroupCreated` stored it empty.
+  if (after > 0) tableSetIn(tables, key, userId, after);
+  else tableDelete(tableGetOrCreate(tables, key, emptyTable<number>), userId);
   const change = (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
   if (change !== 0) tableSet(totals, key, (tableGet(totals, key) ?? 0) + change);
 };

@@ -13,7 +13,8 @@ export const membersModule = defineModule<'members', { readonly members: Members
   // 2: billability of blocked users is kept in the members slice (`blockedUsers`).
   // 3: access requests, LDAP links' creation order, transfers followed.
   // 4: `bySource` keyed by integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 3 is replayed instead.
-  version: 4,
+  // 5: `byUser`'s values are sources as integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 4 is replayed.
+  version: 5,
   initial: () => ({ members: initialMembers() }),
   events: memberEvents,
   commands: [

@@ -79,8 +79,11 @@ export interface MembersSlice {
   readonly bySourceUser: Table<number>;
   /** Group id → user id → member id: the integer-keyed twin of `bySourceUser` for groups (hot path of `/members/all`). */
   readonly byGroupUser: Table<Table<number>>;
-  /** User id → member id → source key. */
-  readonly byUser: Table<Table<string>>;
+  /**
+   * User id → member id → source (`sourceIndex`): an integer, which a leaf holds in its slot, where the source key
+   * ("Namespace:5") was a string of ~88 bytes per membership (issue 16, branch heapcensus2).
+   */
+  readonly byUser: Table<Table<number>>;
   /** Source key → number of pending e-mail invitations (so a direct-members page can count without a scan). */
   readonly invitesBySource: Table<number>;
   /** Lower-cased invite e-mail → member id → source key (pending invitations only). */
