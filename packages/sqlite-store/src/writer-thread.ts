@@ -1,7 +1,8 @@
 /**
  * The event loop's side of the writer worker (write-worker.ts): posts encoded batches, settles each commit with the
- * worker's answer, in order. The thread starts on the first write (stores that never write never start it) and
- * keeps the process alive only while a write is in flight.
+ * worker's answer, in order. The thread starts with the store (once the file is migrated), so that it has loaded by
+ * the first write (~30 ms; lazily, the first commit waited for it), and keeps the process alive only while a write
+ * is in flight.
  *
  * If the thread dies (an uncaught error, an exit), every pending write and every later one rejects: the store
  * cannot write any more, and a commit whose answer never came may or may not be in the log (as after a crash).
@@ -41,18 +42,20 @@ export class WriterThread {
   private exited: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
-  private autocheckpoint = false;
 
   constructor(
     private readonly data: WriterData,
     private readonly onFlushed?: (ms: number) => void,
-  ) {}
+  ) {
+    this.start();
+  }
 
   /** Runs the batch's transaction in the thread; resolves once it is durable. */
   write(batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean): Promise<Outcome> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error('The event store is closed'));
-    const worker = this.worker ?? this.start();
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new Error('The event writer thread is gone'));
     return new Promise<Outcome>((resolve, reject) => {
       if (this.pending.length === 0) worker.ref();
       this.pending.push({ resolve, reject });
@@ -82,14 +85,14 @@ export class WriterThread {
 
   /** The checkpointer's thread died: the writer's connection checkpoints on its commits again. */
   checkpointOnCommit(): void {
-    this.autocheckpoint = true;
     this.worker?.postMessage('autocheckpoint' satisfies WriterRequest);
   }
 
   private start(): Worker {
-    const worker = new Worker(WORKER_URL, { workerData: this.data });
+    // No inherited `--import` hooks (tsx under tests and tools): the thread runs compiled JavaScript, and a loader
+    // in it tripled its start-up.
+    const worker = new Worker(WORKER_URL, { workerData: this.data, execArgv: [] });
     worker.unref();
-    if (this.autocheckpoint) worker.postMessage('autocheckpoint' satisfies WriterRequest);
     worker.on('message', (reply: WriterReply) => {
       const next = this.pending.shift();
       if (this.pending.length === 0) worker.unref();
