@@ -22,6 +22,8 @@ export { SqliteSnapshotStore, yieldsAgain } from './snapshot-store.js';
 export { uuidv7Generator } from './event-ids.js';
 export { migrations, snapshotMigrations, type AppliedMigration, type Migration } from './schema.js';
 export type { CheckpointStats } from './checkpointer.js';
+/** The writer thread on its own (tests: a thread that dies). */
+export { WriterThread } from './writer-thread.js';
 
 export interface SqliteStoreOptions {
   readonly path: string;

@@ -11,7 +11,7 @@
  * not have to meet) does it redo the transaction on the slow path that resolves idempotent repeats and partial
  * overlaps.
  */
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { EventMetadata, RecordedEvent } from '@forgefold/core';
 // The kernel's error classes and expectation check from their own modules: the writer thread loads these two small
 // files, not the whole core (whose import took ~130 ms of the thread's start-up).
@@ -168,11 +168,13 @@ export const createWriter = (db: Database.Database): ((batch: EncodedBatch, expe
 export type EncodedError =
   | { readonly kind: 'StaleWriter'; readonly expectedPosition: number; readonly actualPosition: number }
   | { readonly kind: 'WrongExpectedVersion'; readonly streamId: string; readonly expected: ExpectedVersion; readonly actual: number }
+  | { readonly kind: 'SqliteError'; readonly message: string; readonly code: string; readonly stack: string | undefined }
   | { readonly kind: 'Error'; readonly name: string; readonly message: string; readonly code: unknown; readonly stack: string | undefined };
 
 export const encodeError = (error: unknown): EncodedError => {
   if (error instanceof StaleWriter) return { kind: 'StaleWriter', expectedPosition: error.expectedPosition, actualPosition: error.actualPosition };
   if (error instanceof WrongExpectedVersion) return { kind: 'WrongExpectedVersion', streamId: error.streamId, expected: error.expected, actual: error.actual };
+  if (error instanceof Database.SqliteError) return { kind: 'SqliteError', message: error.message, code: error.code, stack: error.stack };
   if (error instanceof Error) return { kind: 'Error', name: error.name, message: error.message, code: (error as { code?: unknown }).code, stack: error.stack };
   return { kind: 'Error', name: 'Error', message: String(error), code: undefined, stack: undefined };
 };
@@ -180,9 +182,14 @@ export const encodeError = (error: unknown): EncodedError => {
 export const decodeError = (encoded: EncodedError): Error => {
   if (encoded.kind === 'StaleWriter') return new StaleWriter(encoded.expectedPosition, encoded.actualPosition);
   if (encoded.kind === 'WrongExpectedVersion') return new WrongExpectedVersion(encoded.streamId, encoded.expected, encoded.actual);
-  const error = new Error(encoded.message) as Error & { code?: unknown };
-  error.name = encoded.name;
-  if (encoded.code !== undefined) error.code = encoded.code;
+  let error: Error & { code?: unknown };
+  if (encoded.kind === 'SqliteError') {
+    error = new Database.SqliteError(encoded.message, encoded.code);
+  } else {
+    error = new Error(encoded.message);
+    error.name = encoded.name;
+    if (encoded.code !== undefined) error.code = encoded.code;
+  }
   // The writer thread's stack says where it failed; this thread's, who asked.
   if (encoded.stack) error.stack = `${encoded.stack}\n    --- in the writer thread, asked from ---\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`;
   return error;
