@@ -40,8 +40,13 @@ port.on('message', (message: WriterRequest) => {
     return;
   }
   let reply: WriterReply;
+  let written = false;
   try {
     const outcome = write(message.batch, message.expectedPosition, message.wantRecorded);
+    if (message.early) {
+      port.postMessage({ written: outcome } satisfies WriterReply);
+      written = true;
+    }
     let flushMs = -1;
     if (outcome.written > 0 && options.synchronous === 'FULL') {
       const started = performance.now();
@@ -49,8 +54,9 @@ port.on('message', (message: WriterRequest) => {
       fdatasyncSync(wal);
       flushMs = performance.now() - started;
     }
-    reply = { outcome, flushMs };
+    reply = { durable: written ? null : outcome, flushMs };
   } catch (error) {
+    // Before `written`: the transaction's (nothing written); after it, the flush's.
     reply = { error: encodeError(error) };
   }
   port.postMessage(reply);
