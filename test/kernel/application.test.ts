@@ -13,8 +13,7 @@ import {
   type ApplicationOptions,
   type EventStore,
 } from '@forgefold/core';
-import { createRequire } from 'node:module';
-import { openSqliteStore, SqliteEventStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
 import { tempDir } from '../store/helpers.js';
 import { hasPostgres, openTestStore } from '../support/postgres.js';
 import { checkLogInvariants, newEvent } from '../store/contract.js';
@@ -68,10 +67,9 @@ describe('Application: group commit', () => {
   it('groups on SQLite too: one transaction per batch', async () => {
     const { events: store } = sqlite();
     const commit = vi.spyOn(store, 'commit');
-    const stage = vi.spyOn(store, 'stageCommit');
     const app = await startBank(store);
     await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
-    expect(commit.mock.calls.length + stage.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
     expect(await store.headPosition()).toBe(300);
   });
 
@@ -82,42 +80,6 @@ describe('Application: group commit', () => {
     await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
     expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
     expect(await store.headPosition()).toBe(300);
-  });
-
-  it('writes the next batch while the previous one is made durable, and answers each batch in order, once durable', async () => {
-    const temp = tempDir('forgefold-kernel-');
-    const path = temp.file();
-    await openSqliteStore({ path }).close();
-    // The store over a connection of its own, with a flush the test completes by hand (the driver the store uses:
-    // the tests' package does not depend on it).
-    type Driver = new (file: string) => ConstructorParameters<typeof SqliteEventStore>[0];
-    const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
-    const db = new Database(path);
-    const flushes: (() => void)[] = [];
-    const store = new SqliteEventStore(db, async () => void db.close(), { makeDurable: () => new Promise<void>((resolve) => flushes.push(resolve)) });
-    cleanups.push(() => temp.remove(), () => store.close());
-    const stage = vi.spyOn(store, 'stageCommit');
-    const app = await startBank(store, { maxBatch: 10 });
-    const answered: number[] = [];
-    const results = Array.from({ length: 30 }, (_, i) => app.execute(actor, open(`a${i}`)).then((result) => (answered.push(i), result)));
-    // The second batch is decided and written while the first one's flush runs; a third waits for the first.
-    await vi.waitFor(() => expect(stage.mock.calls.length).toBe(2));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(stage.mock.calls.length).toBe(2);
-    expect(await store.headPosition()).toBe(20);
-    expect([answered, app.position, Object.keys(app.state.accounts).length]).toEqual([[], 0, 0]);
-    // The second batch is durable first: still nothing answered, since its commands may depend on the first's.
-    flushes[1]!();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect([answered, app.position]).toEqual([[], 0]);
-    flushes[0]!();
-    await vi.waitFor(() => expect(answered.length).toBe(20));
-    expect(answered).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(app.position).toBe(20);
-    await vi.waitFor(() => expect(flushes.length).toBe(3));
-    flushes[2]!();
-    expect((await Promise.all(results)).every(E.isRight)).toBe(true);
-    expect(plain(await replay(store))).toEqual(plain(app.state));
   });
 
   it('decides in order: a command sees the effects of the one before it in the same batch', async () => {
@@ -444,16 +406,6 @@ describe('Application: stale writers', () => {
         throw error;
       }
     };
-    // SQLite writes through stageCommit (the flush is awaited apart): its refusals are recorded alike.
-    const events: EventStore = b.events;
-    const stage = events.stageCommit?.bind(events);
-    if (stage) {
-      events.stageCommit = (writes, options) =>
-        stage(writes, options)?.catch((error: unknown) => {
-          staleB.push(error);
-          throw error;
-        }) ?? null;
-    }
     expect(E.isRight(await appA.execute(actor, open('x', 50)))).toBe(true);
     expect(E.isRight(await appB.execute(actor, open('y', 50)))).toBe(true); // B is stale: catches up and retries
     for (let i = 0; i < 20; i++) {

@@ -86,33 +86,6 @@ describe('the SQLite writer thread', () => {
     });
   });
 
-  it('stages commits: each resolves once written (in order, before its flush), then durable; a refusal rejects the staged commit', async () => {
-    await inTempDir(async (temp) => {
-      const store = openSqliteStore({ path: temp.file() });
-      try {
-        const heard: number[] = [];
-        const unsubscribe = store.events.subscribe(0, (event) => heard.push(event.globalPosition));
-        const first = store.events.stageCommit([{ streamId: 'a', expected: 'no_stream', events: [newEvent(), newEvent()] }], { expectedPosition: 0 })!;
-        const second = store.events.stageCommit([{ streamId: 'b', expected: 'no_stream', events: [newEvent()] }], { expectedPosition: 2 })!;
-        const stale = store.events.stageCommit([{ streamId: 'c', expected: 'no_stream', events: [newEvent()] }], { expectedPosition: 2 })!;
-        const [one, two] = [await first, await second];
-        expect([one.results, two.results]).toEqual([
-          [{ streamId: 'a', nextExpectedVersion: 2, lastPosition: 2, duplicate: false }],
-          [{ streamId: 'b', nextExpectedVersion: 1, lastPosition: 3, duplicate: false }],
-        ]);
-        await expect(stale).rejects.toBeInstanceOf(StaleWriter);
-        await one.durable;
-        await two.durable;
-        // Subscribers hear of each batch once it is durable, in order.
-        expect(heard).toEqual([1, 2, 3]);
-        unsubscribe();
-        expect(await store.events.headPosition()).toBe(3);
-      } finally {
-        await store.close();
-      }
-    });
-  });
-
   it('in-memory stores write on the event loop: a subscriber hears each append once', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     try {

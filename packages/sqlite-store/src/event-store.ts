@@ -6,7 +6,7 @@
  * Reads, subscriptions and the log head use this connection.
  */
 import type Database from 'better-sqlite3';
-import type { AppendResult, EventStore, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent, StagedCommit, StreamWrite, Unsubscribe } from '@forgefold/core';
+import type { AppendResult, EventStore, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent, StreamWrite, Unsubscribe } from '@forgefold/core';
 import { createWriter, encodeWrites, type EncodedBatch, type Outcome } from './write-transaction.js';
 import type { WriterThread } from './writer-thread.js';
 
@@ -64,9 +64,8 @@ export class SqliteEventStore implements EventStore {
   private readonly allAfter: Database.Statement<[number, number], Row>;
   private readonly streamAfter: Database.Statement<[string, number], Row>;
   private readonly dataVersion: Database.Statement<[], number>;
-  /** Writes on this connection (in-memory stores); null with a writer thread, and read-only. */
-  private readonly writeHere: ((batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean) => Outcome) | null;
-  private readonly writer: WriterThread | null;
+  /** Where writes run: the writer thread, this connection (in-memory stores), or nowhere (read-only). */
+  private readonly write: ((batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean) => Promise<Outcome> | Outcome) | null;
   /** The last write posted to the writer thread and not yet settled (close and the drain gate wait for it). */
   private inFlight: Promise<unknown> | null = null;
   private readonly subscriptions = new Set<Subscription>();
@@ -86,8 +85,8 @@ export class SqliteEventStore implements EventStore {
       .prepare<[string, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
       .raw();
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-    this.writer = options.readonly ? null : (options.writer ?? null);
-    this.writeHere = options.readonly || this.writer ? null : createWriter(db);
+    const writer = options.writer;
+    this.write = options.readonly ? null : writer ? (batch, expectedPosition, wantRecorded) => writer.write(batch, expectedPosition, wantRecorded) : createWriter(db);
   }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
@@ -97,74 +96,30 @@ export class SqliteEventStore implements EventStore {
 
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
     if (this.gate) await this.gate;
-    const batch = this.encode(writes);
-    const wantRecorded = this.subscriptions.size > 0;
-    if (this.writer) {
-      const outcome = await this.track(this.writer.write(batch, options.expectedPosition, wantRecorded));
-      if (outcome.written > 0) {
-        this.options.onWrite?.();
-        this.afterDurable(outcome);
-      }
-      return outcome.results;
-    }
-    const outcome = this.writeHere!(batch, options.expectedPosition, wantRecorded);
-    if (outcome.written > 0) await this.afterWrite(outcome);
-    return outcome.results;
-  }
-
-  /**
-   * `commit` in two steps (see `EventStore.stageCommit`): resolves once the transaction is written, with `durable`
-   * for its flush, so that the application decides its next batch meanwhile. Null while writes are held back (`gate`).
-   */
-  stageCommit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<StagedCommit> | null {
-    if (this.gate) return null;
-    return this.stage(writes, options.expectedPosition);
-  }
-
-  private async stage(writes: readonly StreamWrite[], expectedPosition: number | undefined): Promise<StagedCommit> {
-    const batch = this.encode(writes);
-    const wantRecorded = this.subscriptions.size > 0;
-    if (this.writer) {
-      const staged = this.writer.stage(batch, expectedPosition, wantRecorded);
-      this.track(staged.then((written) => written.durable));
-      const { outcome, durable } = await staged;
-      if (outcome.written === 0) return { results: outcome.results, durable };
-      this.options.onWrite?.();
-      return { results: outcome.results, durable: durable.then(() => this.afterDurable(outcome)) };
-    }
-    const outcome = this.writeHere!(batch, expectedPosition, wantRecorded);
-    return { results: outcome.results, durable: outcome.written > 0 ? this.afterWrite(outcome) : Promise.resolve() };
-  }
-
-  /** The batch as it crosses to the writer (after the checks `commit` makes first). */
-  private encode(writes: readonly StreamWrite[]): EncodedBatch {
     this.assertOpen();
-    if (!this.writer && !this.writeHere) throw new Error('The store was opened read-only');
-    return encodeWrites(writes);
-  }
-
-  /** Remembers `settles` as the last write in flight (close and the drain gate wait for it); returns it. */
-  private track<T>(settles: Promise<T>): Promise<T> {
-    const settled = (this.inFlight = settles.then(
-      () => undefined,
-      () => undefined,
-    ));
-    void settled.then(() => {
-      if (this.inFlight === settled) this.inFlight = null;
-    });
-    return settles;
-  }
-
-  /** After a transaction on this connection: the checkpointer, the flush (off the loop), then the subscribers. */
-  private async afterWrite(outcome: Outcome): Promise<void> {
-    this.options.onWrite?.();
-    if (this.options.makeDurable) await this.options.makeDurable();
-    this.afterDurable(outcome);
-  }
-
-  /** Subscribers hear of what is durable. */
-  private afterDurable(outcome: Outcome): void {
-    if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+    const write = this.write;
+    if (!write) throw new Error('The store was opened read-only');
+    const written = write(encodeWrites(writes), options.expectedPosition, this.subscriptions.size > 0);
+    let outcome: Outcome;
+    if (written instanceof Promise) {
+      const settled = (this.inFlight = written.then(
+        () => undefined,
+        () => undefined,
+      ));
+      try {
+        outcome = await written;
+      } finally {
+        if (this.inFlight === settled) this.inFlight = null;
+      }
+    } else {
+      outcome = written;
+    }
+    if (outcome.written > 0) {
+      this.options.onWrite?.();
+      if (this.options.makeDurable && !this.options.writer) await this.options.makeDurable();
+      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+    }
+    return outcome.results;
   }
 
   /**

@@ -40,13 +40,8 @@ port.on('message', (message: WriterRequest) => {
     return;
   }
   let reply: WriterReply;
-  let written = false;
   try {
     const outcome = write(message.batch, message.expectedPosition, message.wantRecorded);
-    if (message.early) {
-      port.postMessage({ written: outcome } satisfies WriterReply);
-      written = true;
-    }
     let flushMs = -1;
     if (outcome.written > 0 && options.synchronous === 'FULL') {
       const started = performance.now();
@@ -54,9 +49,8 @@ port.on('message', (message: WriterRequest) => {
       fdatasyncSync(wal);
       flushMs = performance.now() - started;
     }
-    reply = { durable: written ? null : outcome, flushMs };
+    reply = { outcome, flushMs };
   } catch (error) {
-    // Before `written`: the transaction's (nothing written); after it, the flush's.
     reply = { error: encodeError(error) };
   }
   port.postMessage(reply);

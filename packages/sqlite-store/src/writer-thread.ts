@@ -17,24 +17,17 @@ export interface WriterData {
   readonly cacheSizeMiB: number;
 }
 
-/** `early`: answer once written (`written`), then once durable (`durable`); else once, when durable. */
 export type WriterRequest =
-  | { readonly batch: EncodedBatch; readonly expectedPosition: number | undefined; readonly wantRecorded: boolean; readonly early: boolean }
+  | { readonly batch: EncodedBatch; readonly expectedPosition: number | undefined; readonly wantRecorded: boolean }
   | 'autocheckpoint'
   | 'close';
 
-/** `flushMs` is how long the WAL's flush took (-1 when there was none). An `error` after `written` is the flush's. */
-export type WriterReply =
-  | { readonly written: Outcome }
-  | { readonly durable: Outcome | null; readonly flushMs: number }
-  | { readonly error: EncodedError };
+/** `flushMs` is how long the WAL's flush took (-1 when there was none). */
+export type WriterReply = { readonly outcome: Outcome; readonly flushMs: number; readonly error?: undefined } | { readonly error: EncodedError };
 
 interface Pending {
-  /** Told the outcome once written (early requests only). */
-  readonly written: ((outcome: Outcome) => void) | null;
-  /** Told the outcome once durable (null for early requests, which had it). */
-  durable: (outcome: Outcome | null) => void;
-  failed: (error: Error) => void;
+  readonly resolve: (outcome: Outcome) => void;
+  readonly reject: (error: Error) => void;
 }
 
 /**
@@ -59,59 +52,33 @@ export class WriterThread {
 
   /** Runs the batch's transaction in the thread; resolves once it is durable. */
   write(batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean): Promise<Outcome> {
-    return new Promise<Outcome>((resolve, reject) =>
-      this.post({ batch, expectedPosition, wantRecorded, early: false }, { written: null, durable: (outcome) => resolve(outcome!), failed: reject }),
-    );
-  }
-
-  /**
-   * Runs the batch's transaction in the thread; resolves once it is written, with `durable`, which settles once the
-   * flush after it has (batches staged meanwhile run after that flush, each with its own).
-   */
-  stage(batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean): Promise<{ readonly outcome: Outcome; readonly durable: Promise<void> }> {
-    let settle!: { resolve: () => void; reject: (error: Error) => void };
-    const durable = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-    // Whoever staged it awaits it once answered, possibly after it failed.
-    durable.catch(() => undefined);
-    return new Promise((resolve, reject) =>
-      this.post(
-        { batch, expectedPosition, wantRecorded, early: true },
-        {
-          written: (outcome) => resolve({ outcome, durable }),
-          durable: () => settle.resolve(),
-          failed: (error) => {
-            reject(error);
-            settle.reject(error);
-          },
-        },
-      ),
-    );
-  }
-
-  private post(request: WriterRequest, pending: Pending): void {
-    if (this.failure) return pending.failed(this.failure);
-    if (this.closed) return pending.failed(new Error('The event store is closed'));
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
     const worker = this.worker;
-    if (!worker) return pending.failed(new Error('The event writer thread is gone'));
-    if (this.pending.length === 0) worker.ref();
-    this.pending.push(pending);
-    worker.postMessage(request);
+    if (!worker) return Promise.reject(new Error('The event writer thread is gone'));
+    return new Promise<Outcome>((resolve, reject) => {
+      if (this.pending.length === 0) worker.ref();
+      this.pending.push({ resolve, reject });
+      worker.postMessage({ batch, expectedPosition, wantRecorded } satisfies WriterRequest);
+    });
   }
 
   /** Resolves once every write posted so far has settled (whichever way). */
   settled(): Promise<void> {
-    const last = this.pending[this.pending.length - 1];
-    if (!last) return Promise.resolve();
+    const last = this.pending.length;
+    if (last === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       // Answers come in order: the last pending write's settling means all before it have.
-      const { durable, failed } = last;
-      last.durable = (outcome) => {
-        durable(outcome);
-        resolve();
-      };
-      last.failed = (error) => {
-        failed(error);
-        resolve();
+      const { resolve: resolveLast, reject: rejectLast } = this.pending[last - 1]!;
+      this.pending[last - 1] = {
+        resolve: (outcome) => {
+          resolveLast(outcome);
+          resolve();
+        },
+        reject: (error) => {
+          rejectLast(error);
+          resolve();
+        },
       };
     });
   }
@@ -127,16 +94,15 @@ export class WriterThread {
     const worker = new Worker(WORKER_URL, { workerData: this.data, execArgv: [] });
     worker.unref();
     worker.on('message', (reply: WriterReply) => {
-      if ('written' in reply) {
-        this.pending[0]?.written?.(reply.written);
-        return;
-      }
       const next = this.pending.shift();
       if (this.pending.length === 0) worker.unref();
       if (!next) return;
-      if ('error' in reply) return next.failed(decodeError(reply.error));
+      if (reply.error) {
+        next.reject(decodeError(reply.error));
+        return;
+      }
       if (reply.flushMs >= 0) this.onFlushed?.(reply.flushMs);
-      next.durable(reply.durable);
+      next.resolve(reply.outcome);
     });
     let error: Error | null = null;
     worker.on('error', (thrown) => (error = thrown));
@@ -148,7 +114,7 @@ export class WriterThread {
           this.failure = new Error(`The event writer thread exited (code ${code})${error ? `: ${error.message}` : ''}`);
           if (error) this.failure.cause = error;
         }
-        for (const { failed } of this.pending.splice(0)) failed(this.failure ?? new Error('The event store is closed'));
+        for (const { reject } of this.pending.splice(0)) reject(this.failure ?? new Error('The event store is closed'));
         resolve();
       }),
     );
