@@ -86,6 +86,26 @@ describe('the SQLite writer thread', () => {
     });
   });
 
+  it('a subscriber does not hear of a write in flight before it is durable, and hears it once after', async () => {
+    await inTempDir(async (temp) => {
+      const store = openSqliteStore({ path: temp.file() });
+      try {
+        await store.events.append('before', 'no_stream', [newEvent()]);
+        const event = newEvent();
+        const committing = store.events.append('s', 'no_stream', [event]);
+        const heard: number[] = [];
+        // Subscribed while the write is in flight (posted to the writer thread; perhaps committed, not yet answered).
+        const unsubscribe = store.events.subscribe(0, (recorded) => heard.push(recorded.globalPosition));
+        expect(heard).toEqual([1]);
+        await committing;
+        expect(heard).toEqual([1, 2]);
+        unsubscribe();
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   it('in-memory stores write on the event loop: a subscriber hears each append once', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     try {

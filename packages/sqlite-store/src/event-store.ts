@@ -64,9 +64,10 @@ export class SqliteEventStore implements EventStore {
   private readonly allAfter: Database.Statement<[number, number], Row>;
   private readonly streamAfter: Database.Statement<[string, number], Row>;
   private readonly dataVersion: Database.Statement<[], number>;
-  /** Where writes run: the writer thread, this connection (in-memory stores), or nowhere (read-only). */
-  private readonly write: ((batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean) => Promise<Outcome> | Outcome) | null;
-  /** The last write posted to the writer thread and not yet settled (close and the drain gate wait for it). */
+  /** Writes on this connection (in-memory stores); null with a writer thread, and read-only. */
+  private readonly writeHere: ((batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean) => Outcome) | null;
+  private readonly writer: WriterThread | null;
+  /** The last write not yet durable (close, the drain gate and subscriptions wait for it). */
   private inFlight: Promise<unknown> | null = null;
   private readonly subscriptions = new Set<Subscription>();
   private poll: NodeJS.Timeout | null = null;
@@ -85,8 +86,8 @@ export class SqliteEventStore implements EventStore {
       .prepare<[string, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
       .raw();
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-    const writer = options.writer;
-    this.write = options.readonly ? null : writer ? (batch, expectedPosition, wantRecorded) => writer.write(batch, expectedPosition, wantRecorded) : createWriter(db);
+    this.writer = options.readonly ? null : (options.writer ?? null);
+    this.writeHere = options.readonly || this.writer ? null : createWriter(db);
   }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
@@ -97,30 +98,46 @@ export class SqliteEventStore implements EventStore {
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
     if (this.gate) await this.gate;
     this.assertOpen();
-    const write = this.write;
-    if (!write) throw new Error('The store was opened read-only');
-    const written = write(encodeWrites(writes), options.expectedPosition, this.subscriptions.size > 0);
+    if (!this.writer && !this.writeHere) throw new Error('The store was opened read-only');
+    const batch = encodeWrites(writes);
+    const wantRecorded = this.subscriptions.size > 0;
     let outcome: Outcome;
-    if (written instanceof Promise) {
-      const settled = (this.inFlight = written.then(
-        () => undefined,
-        () => undefined,
-      ));
-      try {
-        outcome = await written;
-      } finally {
-        if (this.inFlight === settled) this.inFlight = null;
-      }
+    if (this.writer) {
+      outcome = await this.track(this.writer.write(batch, options.expectedPosition, wantRecorded));
+      if (outcome.written > 0) this.options.onWrite?.();
     } else {
-      outcome = written;
+      outcome = this.writeHere!(batch, options.expectedPosition, wantRecorded);
+      if (outcome.written > 0) {
+        this.options.onWrite?.();
+        if (this.options.makeDurable) await this.track(this.options.makeDurable());
+      }
     }
     if (outcome.written > 0) {
-      this.options.onWrite?.();
-      if (this.options.makeDurable && !this.options.writer) await this.options.makeDurable();
+      this.durableHead = Math.max(this.durableHead, outcome.head);
       if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+      // Subscribed while the write was in flight: it was not recorded for them.
+      else for (const subscription of [...this.subscriptions]) this.pump(subscription);
     }
     return outcome.results;
   }
+
+  /** Remembers `settles` as the last write in flight (close, the drain gate and subscriptions wait for it); returns it. */
+  private track<T>(settles: Promise<T>): Promise<T> {
+    const settled = (this.inFlight = settles.then(
+      () => undefined,
+      () => undefined,
+    ));
+    void settled.then(() => {
+      if (this.inFlight === settled) this.inFlight = null;
+    });
+    return settles;
+  }
+
+  /**
+   * While a write of this store is in flight (written, perhaps, and not yet durable), subscriptions read the log only
+   * up to here: the head after this store's last durable write, or the last position read while none was in flight.
+   */
+  private durableHead = 0;
 
   /**
    * Writes wait on this (asynchronously: the event loop keeps running) while the checkpointer catches the
@@ -179,15 +196,18 @@ export class SqliteEventStore implements EventStore {
     if (subscription.pumping) return; // re-entrant call from a handler: the outer loop picks the rest up
     subscription.pumping = true;
     try {
+      // Nothing of this store's own that is not durable yet: another connection's commits, or its writer thread's.
+      const limit = this.inFlight ? this.durableHead : Infinity;
       while (subscription.active && !this.closed) {
         const page = this.readAllSync(subscription.last, PAGE);
         for (const event of page) {
-          if (!subscription.active) return;
+          if (!subscription.active || event.globalPosition > limit) return;
           subscription.last = event.globalPosition;
           this.deliver(subscription, event);
         }
         if (page.length < PAGE) break;
       }
+      if (limit === Infinity) this.durableHead = Math.max(this.durableHead, subscription.last);
     } finally {
       subscription.pumping = false;
     }

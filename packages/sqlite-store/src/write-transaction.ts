@@ -31,6 +31,8 @@ export interface Outcome {
   readonly written: number;
   /** Only built when asked for (someone is subscribed). */
   readonly recorded: RecordedEvent[] | null;
+  /** The log's head after the transaction. */
+  readonly head: number;
 }
 
 export const encodeWrites = (writes: readonly StreamWrite[]): EncodedBatch => {
@@ -148,7 +150,7 @@ export const createWriter = (db: Database.Database): ((batch: EncodedBatch, expe
         duplicate: false,
       });
     }
-    return { results, written: position - start, recorded };
+    return { results, written: position - start, recorded, head: position };
   };
 
   const write = db.transaction(writeInTransaction);
