@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { yieldsAgain } from '@forgefold/sqlite-store';
+// The decision is internal to the store (not part of its package's API): imported from its module.
+import { yieldsAgain } from '../../packages/sqlite-store/src/snapshot-store.js';
 
 // The snapshot encoder's pacing between its slices (a pure decision over measured times: no clock read here).
 describe('yieldsAgain', () => {

@@ -17,7 +17,7 @@ import { SqliteSnapshotStore } from './snapshot-store.js';
 import { WalSync } from './wal-sync.js';
 
 export { SqliteEventStore } from './event-store.js';
-export { SqliteSnapshotStore, yieldsAgain } from './snapshot-store.js';
+export { SqliteSnapshotStore } from './snapshot-store.js';
 export { uuidv7Generator } from './event-ids.js';
 export { migrations, snapshotMigrations, type AppliedMigration, type Migration } from './schema.js';
 export type { CheckpointStats } from './checkpointer.js';
