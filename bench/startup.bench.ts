@@ -10,8 +10,9 @@
  *  - the snapshot's size on disk;
  *  - the longest event-loop pause while a snapshot is taken under an HTTP write load (wrk, POST /groups, 10
  *    connections; target < 20 ms), beside the same load without a snapshot (on the fresh heap, and again after the
- *    snapshots under load, on theirs) and the former in-thread snapshot (one `v8.serialize` of the whole state); measured in a server process of its own started from the snapshot
- *    (startup-server.ts), as a restarted server runs, with a snapshot there with no load too.
+ *    snapshots under load, on theirs) and the former in-thread snapshot (one `v8.serialize` of the whole state);
+ *    measured in a server process of its own started from the snapshot (startup-server.ts), as a restarted server
+ *    runs, with a snapshot there with no load too.
  *    BENCH_STARTUP_SERVER_ARGS: node flags for that server process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  *    BENCH_STARTUP_INCREMENTAL_FIRST=1 takes the incremental later snapshot under load before the whole one.
  * At 1e6 the bench holds the built and the replayed state at once: run it with
