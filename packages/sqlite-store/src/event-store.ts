@@ -62,6 +62,8 @@ interface Subscription {
 interface Outcome {
   readonly results: AppendResult[];
   readonly written: number;
+  /** The log's last position after the transaction. */
+  readonly head: number;
   /** Only built when someone is subscribed. */
   readonly recorded: RecordedEvent[] | null;
 }
@@ -127,11 +129,31 @@ export class SqliteEventStore implements EventStore {
     if (this.gate) await this.gate;
     const outcome = this.commitSync(writes, options.expectedPosition);
     if (outcome.written > 0) {
-      if (this.options.makeDurable) await this.options.makeDurable();
+      if (this.options.makeDurable) {
+        // With no write of this store in flight, every row before this one's is durable.
+        if (this.awaitingFlush === 0) this.durableHead = Math.max(this.durableHead, outcome.head - outcome.written);
+        this.awaitingFlush++;
+        try {
+          await this.options.makeDurable();
+        } finally {
+          this.awaitingFlush--;
+        }
+        this.durableHead = Math.max(this.durableHead, outcome.head);
+      }
       if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+      // Subscribed while the write awaited its flush: nothing was recorded for them.
+      else if (this.subscriptions.size > 0) for (const subscription of [...this.subscriptions]) this.pump(subscription);
     }
     return outcome.results;
   }
+
+  /** Writes of this store written and not yet durable (each awaiting `makeDurable`). */
+  private awaitingFlush = 0;
+  /**
+   * The last position known durable while `awaitingFlush` > 0: subscribers are not told of rows past it until their
+   * flush has settled (`makeDurable`'s contract). Flushes settle in order, each covering the writes made before it.
+   */
+  private durableHead = 0;
 
   /**
    * Writes wait on this (asynchronously: the event loop keeps running) while the checkpointer catches the
@@ -231,7 +253,7 @@ export class SqliteEventStore implements EventStore {
         duplicate: false,
       });
     }
-    return { results, written: position - head, recorded };
+    return { results, written: position - head, head: position, recorded };
   }
 
   /** An append whose event ids were all written before returns the original result; a partial overlap is a conflict. */
@@ -290,11 +312,13 @@ export class SqliteEventStore implements EventStore {
   private pump(subscription: Subscription): void {
     if (subscription.pumping) return; // re-entrant call from a handler: the outer loop picks the rest up
     subscription.pumping = true;
+    // Rows of a write still awaiting its flush are delivered by its commit once durable (see `durableHead`).
+    const limit = this.awaitingFlush > 0 ? this.durableHead : Infinity;
     try {
       while (subscription.active && !this.closed) {
         const page = this.readAllSync(subscription.last, PAGE);
         for (const event of page) {
-          if (!subscription.active) return;
+          if (!subscription.active || event.globalPosition > limit) return;
           subscription.last = event.globalPosition;
           this.deliver(subscription, event);
         }
