@@ -21,8 +21,6 @@ const manualFlushes = () => {
   };
 };
 
-const event = () => newEvent();
-
 const open = () => {
   const db = new Database(':memory:');
   migrate(db);
@@ -42,8 +40,8 @@ describe('SQLite store: subscribers hear only of durable events', () => {
     const { store, flushes } = open();
     const heard: number[] = [];
     store.subscribe(0, (recorded: RecordedEvent) => heard.push(recorded.globalPosition));
-    const first = store.commit([{ streamId: 's-1', expected: 'any', events: [event()] }]);
-    const second = store.commit([{ streamId: 's-2', expected: 'any', events: [event(), event()] }]);
+    const first = store.commit([{ streamId: 's-1', expected: 'any', events: [newEvent()] }]);
+    const second = store.commit([{ streamId: 's-2', expected: 'any', events: [newEvent(), newEvent()] }]);
     await turn();
     expect(flushes.waiting).toBe(2);
     expect(heard).toEqual([]);
@@ -59,11 +57,11 @@ describe('SQLite store: subscribers hear only of durable events', () => {
 
   it('gives a subscriber that arrives during a flush the flushed events once they are durable', async () => {
     const { store, flushes } = open();
-    await Promise.all([store.commit([{ streamId: 's-1', expected: 'any', events: [event()] }]), (async () => {
+    await Promise.all([store.commit([{ streamId: 's-1', expected: 'any', events: [newEvent()] }]), (async () => {
       await turn();
       flushes.settleNext();
     })()]);
-    const written = store.commit([{ streamId: 's-2', expected: 'any', events: [event()] }]);
+    const written = store.commit([{ streamId: 's-2', expected: 'any', events: [newEvent()] }]);
     await turn();
     const heard: number[] = [];
     store.subscribe(0, (recorded: RecordedEvent) => heard.push(recorded.globalPosition));
