@@ -19,9 +19,6 @@ export type MembersDraft = Writable<MembershipView & { readonly sequences: Seque
 
 type MutableMember = { -readonly [K in keyof Member]: Member[K] };
 
-// A new inner table (a new group's first member, a user's first membership) is made with its entry (`tableSetIn`).
-const addToIndex = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => tableSetIn(tables, key, id, value);
-
 const removeFromIndex = (tables: Table<Table<unknown>>, key: number | string, id: number | string): void => {
   const table = tableGet(tables, key);
   if (table) tableDelete(table, id);
@@ -72,14 +69,14 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       };
       tableSet(members.byId, data.id, member);
       const index = sourceIndex(data.source_type, data.source_id);
-      addToIndex(members.bySource, index, data.id, data.user_id ?? 0);
+      tableSetIn(members.bySource, index, data.id, data.user_id ?? 0);
       if (data.user_id !== null) {
         // Groups are indexed by integers (byGroupUser); the string-keyed index serves projects.
-        if (data.source_type === 'Namespace') addToIndex(members.byGroupUser, data.source_id, data.user_id, data.id);
+        if (data.source_type === 'Namespace') tableSetIn(members.byGroupUser, data.source_id, data.user_id, data.id);
         else tableSet(members.bySourceUser, sourceUserKey(data.source_type, data.source_id, data.user_id), data.id);
-        addToIndex(members.byUser, data.user_id, data.id, index);
+        tableSetIn(members.byUser, data.user_id, data.id, index);
       } else {
-        if (data.invite_email !== null) addToIndex(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, sourceKey(data.source_type, data.source_id));
+        if (data.invite_email !== null) tableSetIn(members.byInviteEmail, data.invite_email.toLowerCase(), data.id, sourceKey(data.source_type, data.source_id));
         countInvite(state, data, 1);
       }
       if (data.expires_at !== null) tableSet(members.expiring, data.id, data.expires_at);
@@ -132,10 +129,10 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
         m.updated_at = event.data.at;
       });
       const index = sourceIndex(member.source_type, member.source_id);
-      addToIndex(members.bySource, index, member.id, event.data.user_id);
-      if (member.source_type === 'Namespace') addToIndex(members.byGroupUser, member.source_id, event.data.user_id, member.id);
+      tableSetIn(members.bySource, index, member.id, event.data.user_id);
+      if (member.source_type === 'Namespace') tableSetIn(members.byGroupUser, member.source_id, event.data.user_id, member.id);
       else tableSet(members.bySourceUser, sourceUserKey(member.source_type, member.source_id, event.data.user_id), member.id);
-      addToIndex(members.byUser, event.data.user_id, member.id, index);
+      tableSetIn(members.byUser, event.data.user_id, member.id, index);
       return;
     }
     case 'MemberRemoved':
@@ -148,8 +145,8 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       const data = event.data;
       const link: GroupLink = { id: data.id, source_type: data.source_type, source_id: data.source_id, group_id: data.group_id, group_access: data.group_access, expires_at: data.expires_at, created_at: data.created_at, created_by_id: data.created_by_id };
       tableSet(members.links, link.id, link);
-      addToIndex(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id, link.id);
-      addToIndex(members.linksByGroup, link.group_id, link.id, link.id);
+      tableSetIn(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id, link.id);
+      tableSetIn(members.linksByGroup, link.group_id, link.id, link.id);
       if (link.id > members.linkSequence) members.linkSequence = link.id;
       contributeLink(state, tableGet(members.links, link.id)!, 1);
       return;
@@ -167,7 +164,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
     case 'LdapGroupLinkAdded': {
       const { at: _at, ...link } = event.data;
       members.ldapLinkSequence += 1;
-      addToIndex(members.ldapLinks, link.group_id, ldapLinkKey(link), { ...link, seq: members.ldapLinkSequence });
+      tableSetIn(members.ldapLinks, link.group_id, ldapLinkKey(link), { ...link, seq: members.ldapLinkSequence });
       return;
     }
     case 'LdapGroupLinkRemoved': {
