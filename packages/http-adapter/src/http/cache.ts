@@ -6,6 +6,8 @@
  */
 import type { RenderedReply } from './response.js';
 
+const payloadBytes = (rendered: RenderedReply): number => (rendered.payload ? Buffer.byteLength(rendered.payload) : 0);
+
 export interface ResponseCacheOptions {
   /** Changes whenever a response could change: e.g. `${position}:${day}`. */
   readonly version: () => string;
@@ -49,11 +51,11 @@ export class ResponseCache {
   set(key: string, rendered: RenderedReply, version: string): void {
     this.sync();
     if (version !== this.version) return;
-    const size = rendered.payload?.length ?? 0;
+    const size = payloadBytes(rendered);
     if (size > this.maxBytes / 8) return;
     const previous = this.entries.get(key);
     if (previous) {
-      this.bytes -= previous.payload?.length ?? 0;
+      this.bytes -= payloadBytes(previous);
       // Out of its place, so that the set below puts it last, as a hit is (`newest` is always the last key).
       this.entries.delete(key);
     }
@@ -63,7 +65,7 @@ export class ResponseCache {
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= entry.payload?.length ?? 0;
+      this.bytes -= payloadBytes(entry);
     }
   }
 
