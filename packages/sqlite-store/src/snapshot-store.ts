@@ -69,6 +69,7 @@ interface Prune {
   readonly unreferenced: Database.Statement<[{ id: number }]>;
 }
 
+/** Also the worker's (its source embeds this function's text: one definition for both threads). */
 const pruneOne = (statements: Prune, id: number): void => {
   const sources = statements.sources.all(id);
   statements.row.run(id);
@@ -183,12 +184,8 @@ const prune = {
   unreferenced: db.prepare(workerData.prune.unreferenced),
 };
 // One snapshot per transaction (see PRUNE).
-const pruneOne = db.transaction((id) => {
-  const sources = prune.sources.all(id);
-  prune.row.run(id);
-  prune.references.run(id);
-  for (const snapshot of [id, ...sources]) prune.unreferenced.run({ id: snapshot });
-});
+const pruneSteps = ${pruneOne.toString()};
+const pruneOne = db.transaction((id) => pruneSteps(prune, id));
 const jobs = new Map();
 // Rows of ROW bytes: a table node is read on demand with its row (SQLite reads a blob whole), so rows stay small.
 // One row per transaction: the file's write lock is taken briefly (by another process's snapshot worker, say, or
