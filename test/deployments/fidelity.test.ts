@@ -91,3 +91,15 @@ describe('the record is found before the ability on it is checked', () => {
     }
   });
 });
+
+describe('environment validation (Environment: name presence, uniqueness, length, then format)', () => {
+  it('an empty name is blank and out of format: both messages, as the model adds them', async () => {
+    const format = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+    expect(await api(server, 'POST', `/projects/${closed.id}/environments`, { name: '' })).toMatchObject({ status: 400, body: { message: { name: ["can't be blank", format] } } });
+    const sha = (await api(server, 'GET', `/projects/${closed.id}/repository/branches/main`)).body.commit.id;
+    expect(await api(server, 'POST', `/projects/${closed.id}/deployments`, { environment: '', sha, ref: 'main', tag: false, status: 'running' })).toMatchObject({
+      status: 400,
+      body: { message: { name: ["can't be blank", format] } },
+    });
+  });
+});

@@ -63,7 +63,8 @@ const checkEnvironment = (state: State, projectId: number, fields: { name?: stri
       if (other && other.id !== self?.id) errors.add('name', ENVIRONMENT_MESSAGES.taken);
     }
     errors.maxLength('name', name, MAX_NAME);
-    if (name !== '' && !ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
+    // The format validator runs on blank values too (no `allow_blank`): an empty name gets both messages.
+    if (!ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
   }
   if (external_url !== undefined && external_url !== null && external_url !== '') {
     errors.maxLength('external_url', external_url, MAX_NAME);
