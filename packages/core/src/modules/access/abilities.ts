@@ -73,8 +73,11 @@ export const PROJECT_ABILITIES = {
   add_cluster: AccessLevel.MAINTAINER,
   update_cluster: AccessLevel.MAINTAINER,
   admin_cluster: AccessLevel.MAINTAINER,
-  /** Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18); a cluster's management project needs `admin_pipeline` there. */
-  read_pipeline: AccessLevel.REPORTER,
+  /**
+   * Pipelines and schedules (ProjectPolicy, 14.7; reference §1.18); a cluster's management project needs `admin_pipeline` there.
+   * `read_pipeline` is Guests' too: `public_builds & guest_access`, and builds are public (the default; no setting here).
+   */
+  read_pipeline: AccessLevel.GUEST,
   read_pipeline_schedule: AccessLevel.REPORTER,
   create_pipeline: AccessLevel.DEVELOPER,
   create_pipeline_schedule: AccessLevel.DEVELOPER,

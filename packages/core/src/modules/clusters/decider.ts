@@ -116,10 +116,23 @@ const managementProjectError = (state: State, actorId: number | null, project: P
   return allowed ? null : validation({ management_project_id: [CLUSTER_MESSAGES.management_project] });
 };
 
-const locate = (state: State, issued: Issued<{ readonly project_id: number }>, ability: 'add_cluster' | 'update_cluster' | 'admin_cluster'): E.Either<DomainError, Project> => {
+const locate = (state: State, issued: Issued<{ readonly project_id: number }>, ability: 'add_cluster'): E.Either<DomainError, Project> => {
   const project = findProject(state.projects, issued.command.project_id);
   if (!project) return E.left(notFound('Project'));
   return authorizeProject(state, issued.actor.userId, ability, project, project);
+};
+
+/** `clusters_for_current_user.find(id)` (404), then `authorize! <ability>, cluster` (403), as the routes do. */
+const locateCluster = (
+  state: State,
+  issued: Issued<{ readonly project_id: number; readonly cluster_id: number }>,
+  ability: 'update_cluster' | 'admin_cluster',
+): E.Either<DomainError, { readonly project: Project; readonly cluster: Cluster }> => {
+  const project = findProject(state.projects, issued.command.project_id);
+  if (!project) return E.left(notFound('Project'));
+  const cluster = findCluster(state.clusters, project.id, issued.command.cluster_id);
+  if (!cluster) return E.left(notFound(undefined, '404 Not found'));
+  return authorizeProject(state, issued.actor.userId, ability, project, { project, cluster });
 };
 
 const decideAddCluster = (issued: Issued<Command<'AddCluster'>>, state: State): Decided => {
@@ -168,12 +181,10 @@ const decideAddCluster = (issued: Issued<Command<'AddCluster'>>, state: State): 
 const CLUSTER_FIELDS = ['name', 'domain', 'enabled', 'managed', 'environment_scope', 'namespace_per_environment', 'management_project_id'] as const;
 
 const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: State): Decided => {
-  const located = locate(state, issued, 'update_cluster');
+  const located = locateCluster(state, issued, 'update_cluster');
   if (E.isLeft(located)) return located;
-  const project = located.right;
+  const { project, cluster } = located.right;
   const { command, actor, at } = issued;
-  const cluster = findCluster(state.clusters, project.id, command.cluster_id);
-  if (!cluster) return E.left(notFound(undefined, '404 Not found'));
   if (command.management_project_id !== cluster.management_project_id) {
     const refused = managementProjectError(state, actor.userId, project, command.management_project_id);
     if (refused) return E.left(refused);
@@ -223,10 +234,9 @@ const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: St
 };
 
 const decideRemoveCluster = (issued: Issued<Command<'RemoveCluster'>>, state: State): Decided => {
-  const located = locate(state, issued, 'admin_cluster');
+  const located = locateCluster(state, issued, 'admin_cluster');
   if (E.isLeft(located)) return located;
-  const cluster = findCluster(state.clusters, located.right.id, issued.command.cluster_id);
-  if (!cluster) return E.left(notFound(undefined, '404 Not found'));
+  const { cluster } = located.right;
   return E.right([{ type: 'ClusterRemoved', data: { project_id: cluster.project_id, id: cluster.id } }]);
 };
 

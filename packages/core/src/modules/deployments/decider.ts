@@ -12,7 +12,7 @@ import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { DeploymentCommand } from './commands.js';
 import type { DeploymentEvent } from './events.js';
 import type { DeploymentsView, Environment } from './projection.js';
-import { findDeployment, findEnvironment, findEnvironmentByName, lastDeployment, projectDeployments } from './queries.js';
+import { canReadDeployments, findDeployment, findEnvironment, findEnvironmentByName, lastDeployment, projectDeployments } from './queries.js';
 import { environmentSlug } from './slug.js';
 import { transition } from './status.js';
 
@@ -63,7 +63,8 @@ const checkEnvironment = (state: State, projectId: number, fields: { name?: stri
       if (other && other.id !== self?.id) errors.add('name', ENVIRONMENT_MESSAGES.taken);
     }
     errors.maxLength('name', name, MAX_NAME);
-    if (name !== '' && !ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
+    // The format validator runs on blank values too (no `allow_blank`): an empty name gets both messages.
+    if (!ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
   }
   if (external_url !== undefined && external_url !== null && external_url !== '') {
     errors.maxLength('external_url', external_url, MAX_NAME);
@@ -83,8 +84,17 @@ const locateProject = (state: State, issued: Issued<{ readonly project_id: numbe
   return E.right(project);
 };
 
-const locateEnvironment = (state: State, issued: Issued<{ readonly project_id: number; readonly environment_id: number }>, abilities: readonly ProjectAbility[]) => {
-  const project = locateProject(state, issued, abilities);
+/** `authorize! :read_environment` (or `:read_deployment`) `, user_project`: public and internal projects' readers too. */
+const locateReadableProject = (state: State, issued: Issued<{ readonly project_id: number }>): E.Either<DomainError, Project> => {
+  const project = locateProject(state, issued, []);
+  if (E.isLeft(project)) return project;
+  const userId = issued.actor.userId;
+  return userId === null || canReadDeployments(state, userId, project.right) ? project : E.left(forbidden());
+};
+
+/** The readable project, then `environments.find` ("404 Not found"). */
+const locateEnvironment = (state: State, issued: Issued<{ readonly project_id: number; readonly environment_id: number }>) => {
+  const project = locateReadableProject(state, issued);
   if (E.isLeft(project)) return project;
   const environment = findEnvironment(state.deployments, project.right.id, issued.command.environment_id);
   return environment ? E.right(environment) : E.left(notFound(undefined, '404 Not found'));
@@ -105,7 +115,9 @@ const decideCreateEnvironment = (issued: Issued<Command<'CreateEnvironment'>>, s
 };
 
 const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, state: State): Decided => {
-  const environment = locateEnvironment(state, issued, ['update_environment']);
+  const project = locateProject(state, issued, ['update_environment']);
+  if (E.isLeft(project)) return project;
+  const environment = locateEnvironment(state, issued);
   if (E.isLeft(environment)) return environment;
   const { name, external_url } = issued.command;
   const checked = checkEnvironment(state, environment.right.project_id, { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url } : {}) }, environment.right).toEither(null);
@@ -126,7 +138,7 @@ const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, s
 
 /** `Environments::StopService` without a stop action: an available environment stops; a stopped one stays; nothing happens for a caller without `stop_environment`. */
 const decideStopEnvironment = (issued: Issued<Command<'StopEnvironment'>>, state: State): Decided => {
-  const environment = locateEnvironment(state, issued, ['read_environment']);
+  const environment = locateEnvironment(state, issued);
   if (E.isLeft(environment)) return environment;
   // `StopService` returns quietly when the caller may not stop (the route still answers 200 with the environment).
   const allowed = authorizeProject(state, issued.actor.userId, 'stop_environment', findProject(state.projects, environment.right.project_id)!, null);
@@ -136,7 +148,7 @@ const decideStopEnvironment = (issued: Issued<Command<'StopEnvironment'>>, state
 
 /** `authorize! :destroy_environment`: an available environment cannot be deleted (403). */
 const decideDeleteEnvironment = (issued: Issued<Command<'DeleteEnvironment'>>, state: State): Decided => {
-  const environment = locateEnvironment(state, issued, ['read_environment']);
+  const environment = locateEnvironment(state, issued);
   if (E.isLeft(environment)) return environment;
   const allowed = authorizeProject(state, issued.actor.userId, 'destroy_environment', findProject(state.projects, environment.right.project_id)!, null);
   if (E.isLeft(allowed)) return allowed;
@@ -189,10 +201,13 @@ const decideCreateDeployment = (issued: Issued<Command<'CreateDeployment'>>, sta
 
 /** `Deployment#update_status`: the requested status's event must be allowed from the current one. */
 const decideUpdateDeploymentStatus = (issued: Issued<Command<'UpdateDeploymentStatus'>>, state: State): Decided => {
-  const project = locateProject(state, issued, ['update_deployment']);
+  // As the route: `read_deployment`, then `deployments.find` (404), then `update_deployment` on the deployment (403).
+  const project = locateReadableProject(state, issued);
   if (E.isLeft(project)) return project;
   const deployment = findDeployment(state.deployments, project.right.id, issued.command.deployment_id);
   if (!deployment) return E.left(notFound(undefined, '404 Not found'));
+  const allowed = authorizeProject(state, issued.actor.userId, 'update_deployment', project.right, null);
+  if (E.isLeft(allowed)) return allowed;
   const step = transition(deployment.status, issued.command.status);
   if (!step.ok) return E.left(validation({ status: [DEPLOYMENT_MESSAGES.cannot_transition(step.event)] }));
   const events: DeploymentEvent[] = [

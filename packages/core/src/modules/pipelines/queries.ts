@@ -61,8 +61,8 @@ export const refProtectedFor = (state: Pick<PipelinesView, keyof AccessView | 'r
 };
 
 /**
- * `read_pipeline`: Reporters and above; on a public or internal project whoever sees it (builds are public by
- * default: `public_builds`).
+ * `read_pipeline`: members from Guest up (`public_builds & guest_access`); on a public or internal project whoever
+ * sees it (`public_access`). Builds are public by default (`public_builds`) and there is no setting of it here.
  */
 export const canReadPipelines = (state: AccessView, userId: number | null, project: Project): boolean =>
   (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'read_pipeline', project);

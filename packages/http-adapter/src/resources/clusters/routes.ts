@@ -41,10 +41,11 @@ const clusterOfRoute =
   (ctx: HandlerContext<{ cluster_id: number }>, state: State): E.Either<DomainError, { project: Project; cluster: Cluster }> => {
     const project = projectOfRoute(ctx, state);
     if (E.isLeft(project)) return project;
-    const refused = may(ability)(ctx, state, project.right);
-    if (refused) return E.left(refused);
+    // `authorize! :<ability>, cluster`: the cluster is found first (`clusters_for_current_user.find`, 404), then checked (403).
     const cluster = findCluster(state.clusters, project.right.id, ctx.params.cluster_id);
-    return cluster ? E.right({ project: project.right, cluster }) : E.left(notFound(undefined, RECORD_NOT_FOUND));
+    if (!cluster) return E.left(notFound(undefined, RECORD_NOT_FOUND));
+    const refused = may(ability)(ctx, state, project.right);
+    return refused ? E.left(refused) : E.right({ project: project.right, cluster });
   };
 
 export const clusterRoutes = (deps: ApiDeps): AnyRouteDef[] => {

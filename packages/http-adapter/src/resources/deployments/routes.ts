@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  canOnProject,
+  canReadDeployments,
   deploymentCount,
   environmentDeploymentAt,
   environmentDeployments,
@@ -34,8 +34,9 @@ import { createParams, deploymentIdParams, listParams, mergeRequestsParams, upda
 
 const RECORD_NOT_FOUND = '404 Not found';
 
+/** `authorize! :read_deployment, user_project` (public and internal projects' readers too). */
 const mayRead = (ctx: HandlerContext<unknown>, state: State, project: Project): DomainError | null =>
-  canOnProject(state, viewerId(ctx), 'read_deployment', project) ? null : forbidden();
+  canReadDeployments(state, viewerId(ctx), project) ? null : forbidden();
 
 type ListParams = typeof listParams._A;
 
@@ -178,13 +179,16 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: mergeRequestsParams,
       handler: async (ctx) => {
         const state = deps.app.state;
-        const found = deploymentOfRoute(ctx, state);
-        if (E.isLeft(found)) return found.left;
-        const { project, deployment } = found.right;
-        const list = await deployedMergeRequests(deps, state, project, deployment);
+        const project = projectOfRoute(ctx, state);
+        if (E.isLeft(project)) return project.left;
+        const refused = mayRead(ctx, state, project.right);
+        if (refused) return refused;
+        // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
+        const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
+        const list = deployment ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
         const rows = filterMergeRequests(list, ctx.params);
         const view = presentContext(deps, ctx, state);
-        return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
+        return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },
     }),
   ];

@@ -4,7 +4,7 @@
  * authenticates first; the project is looked up after parameter validation (reference §0.2).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canOnProject, environmentsOf, findEnvironment, forbidden, notFound, type DomainError, type Environment, type Project, type State } from '@forgefold/core';
+import { canOnProject, canReadDeployments, environmentsOf, findEnvironment, forbidden, notFound, type DomainError, type Environment, type Project, type State } from '@forgefold/core';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
@@ -13,9 +13,9 @@ import { createParams, environmentIdParams, listParams, SLUG_GIVEN, stopParams, 
 
 const RECORD_NOT_FOUND = '404 Not found';
 
-/** `authorize! :read_environment, user_project`. */
+/** `authorize! :read_environment, user_project` (public and internal projects' readers too). */
 const mayRead = (ctx: HandlerContext<unknown>, state: State, project: Project): DomainError | null =>
-  canOnProject(state, viewerId(ctx), 'read_environment', project) ? null : forbidden();
+  canReadDeployments(state, viewerId(ctx), project) ? null : forbidden();
 
 /** `user_project` then `environments.find(:environment_id)`, after the read check. */
 const environmentOfRoute = (ctx: HandlerContext<{ environment_id: number }>, state: State): E.Either<DomainError, { project: Project; environment: Environment }> => {
