@@ -19,6 +19,44 @@ afterAll(async () => {
 
 const S = '/api/v4/application/settings';
 
+/** Throwaway test credentials (a self-signed P-256 certificate, its key, the key encrypted with "secret", another key). */
+const CERT = [
+  '-----BEGIN CERTIFICATE-----',
+  'MIIBiDCCAS+gAwIBAgIUfSBJLoK03ZXdq13hJa6UZUZqyN0wCgYIKoZIzj0EAwIw',
+  'GTEXMBUGA1UEAwwOZm9yZ2Vmb2xkLXRlc3QwIBcNMjYxMTI3MDIwNDMyWhgPMjEy',
+  'NjExMDMwMjA0MzJaMBkxFzAVBgNVBAMMDmZvcmdlZm9sZC10ZXN0MFkwEwYHKoZI',
+  'zj0CAQYIKoZIzj0DAQcDQgAEHPSlUwJ5OcWfrBmKxCqQPnOb2vAD1jOp68naLXWl',
+  'Jfr2MbjtJpsK29CYadCFXfVqJ3/xDSG0xxqww3fHuAHEp6NTMFEwHQYDVR0OBBYE',
+  'FBHfUpVT9YV620y392ZYQh+ENMbGMB8GA1UdIwQYMBaAFBHfUpVT9YV620y392ZY',
+  'Qh+ENMbGMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDRwAwRAIgeicJG4mA',
+  'saomkNxQYusf/Zx5Eco+WuspiDZ3yBRtbyICIDCNGQlUiWPyXrKazGi0WzVG8S/f',
+  'izBpqPIl1qR2Infi',
+  '-----END CERTIFICATE-----'
+].join('\n');
+const KEY = [
+  '-----BEGIN PRIVATE KEY-----',
+  'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgs7Ws6NRIov3bU6/0',
+  'cJQZWZp3JLVR0XtJwumvFpH1KcmhRANCAAQc9KVTAnk5xZ+sGYrEKpA+c5va8APW',
+  'M6nrydotdaUl+vYxuO0mmwrb0Jhp0IVd9Wonf/ENIbTHGrDDd8e4AcSn',
+  '-----END PRIVATE KEY-----'
+].join('\n');
+const KEY_ENCRYPTED = [
+  '-----BEGIN ENCRYPTED PRIVATE KEY-----',
+  'MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjBGCCf5eew0gICCAAw',
+  'DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEMZF+vpiWHJlJ2iLMQeKk/YEgZCT',
+  'gK5Y3drr2VGVfIdI/yXiduiQcGax5UIjyBaPGH4YlKNcJOyKOFr7jARvfTaUAXVL',
+  '+/4U5xzkz9FYWGXtinCnP0iX17opPc7odOdmUtIoupCjaAhKv0CT3Dk/bLwe482r',
+  'DyP7htX5W4EoKoYAVYPgj5PyWGssaZbVLuYWuekM6GeirPbTAsSp0m8hpBodGzo=',
+  '-----END ENCRYPTED PRIVATE KEY-----'
+].join('\n');
+const OTHER_KEY = [
+  '-----BEGIN PRIVATE KEY-----',
+  'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgxrh4OYAl9bQjw4T+',
+  'F6AjPpTopckY3ctZupqZ7LcMMomhRANCAASqJgIM8vN4E4tQ/e7QKCBjxrhwD7ui',
+  'jSaASgP4dp/TnuhCY0MCzK6dvNIB2F7pH0YpMDw9tOZtY5xwu3dmB3Bg',
+  '-----END PRIVATE KEY-----'
+].join('\n');
+
 /** A form-encoded PUT, as `curl --data` sends it. */
 const putForm = async (form: string) => {
   const response = await fetch(`${server.baseUrl}${S}`, {
@@ -91,5 +129,29 @@ describe('application settings: EE parameter coercion', () => {
     const brackets = await putForm('searchengine_namespace_ids[]=4&searchengine_namespace_ids[]=5');
     expect(brackets).toMatchObject({ status: 200, body: { searchengine_namespace_ids: [4, 5] } });
     await putForm('searchengine_limit_indexing=false&searchengine_namespace_ids=&searchengine_project_ids=');
+  });
+});
+
+describe('application settings: the external authorization client certificate', () => {
+  it('is checked with its key and passphrase (X509CertificateCredentialsValidator)', async () => {
+    const json = (body: Record<string, unknown>) => server.request('PUT', S, { body });
+    const refusedJson = async (body: Record<string, unknown>, expected: unknown) => {
+      const before = server.app.position;
+      expect(await json(body)).toMatchObject({ status: 400, body: expected });
+      expect(server.app.position).toBe(before);
+    };
+    await refusedJson({ external_auth_client_cert: 'garbage', external_auth_client_key: 'garbage' }, {
+      message: { external_auth_client_cert: ['is not a valid X509 certificate.'], external_auth_client_key: ['could not read private key, is the passphrase correct?'] },
+    });
+    await refusedJson({ external_auth_client_cert: CERT }, {
+      message: { external_auth_client_key: ["can't be blank", 'could not read private key, is the passphrase correct?'] },
+    });
+    await refusedJson({ external_auth_client_cert: CERT, external_auth_client_key: OTHER_KEY }, { message: { external_auth_client_key: ['private key does not match certificate.'] } });
+    await refusedJson({ external_auth_client_cert: CERT, external_auth_client_key: KEY_ENCRYPTED, external_auth_client_key_pass: 'wrong' }, {
+      message: { external_auth_client_key: ['could not read private key, is the passphrase correct?'] },
+    });
+    expect(await json({ external_auth_client_cert: CERT, external_auth_client_key: KEY_ENCRYPTED, external_auth_client_key_pass: 'secret' })).toMatchObject({ status: 200, body: { external_auth_client_cert: CERT } });
+    expect(await json({ external_auth_client_key: KEY, external_auth_client_key_pass: '' })).toMatchObject({ status: 200, body: { external_auth_client_key: KEY } });
+    expect((await json({ external_auth_client_cert: '', external_auth_client_key: '' })).status).toBe(200);
   });
 });

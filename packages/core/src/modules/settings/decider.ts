@@ -2,6 +2,7 @@
  * The settings module's decision: assign the changed fields, run the model's validations over the result
  * (ApplicationSetting and its EE counterpart, reference/admin.md §2.5 and §2.8.2), and record exactly what changed.
  */
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
@@ -93,6 +94,23 @@ const isIpOrCidr = (entry: string): boolean => {
   return v6 && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 128));
 };
 
+/** `X509CertificateCredentialsValidator`: the certificate parses, the key parses with its passphrase, and they match. */
+const checkClientCertificate = (errors: Errors, values: ApplicationSettings): void => {
+  let certificate: X509Certificate | null = null;
+  try {
+    certificate = new X509Certificate(text(values, 'external_auth_client_cert') ?? '');
+  } catch {
+    errors.add('external_auth_client_cert', 'is not a valid X509 certificate.');
+  }
+  let key: KeyObject | null = null;
+  try {
+    key = createPrivateKey({ key: text(values, 'external_auth_client_key') ?? '', passphrase: text(values, 'external_auth_client_key_pass') ?? '' });
+  } catch {
+    errors.add('external_auth_client_key', 'could not read private key, is the passphrase correct?');
+  }
+  if (certificate && key && !certificate.checkPrivateKey(key)) errors.add('external_auth_client_key', 'private key does not match certificate.');
+};
+
 /** The model's validations over the settings as they would be saved (reference §2.5, §2.8.2). */
 export const validateSettings = (values: ApplicationSettings): Errors => {
   const errors = new Errors();
@@ -169,7 +187,10 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     if (problem) errors.add('external_authorization_service_url', problem);
     numeric(errors, values, 'external_authorization_service_timeout', { gt: 0, lte: 10 });
   }
-  if (present('external_auth_client_cert')) requirePresent('external_auth_client_key');
+  if (present('external_auth_client_cert')) {
+    requirePresent('external_auth_client_key');
+    checkClientCertificate(errors, values);
+  }
 
   numeric(errors, values, 'session_expire_delay', { presence: true, gte: 0 });
   numeric(errors, values, 'two_factor_grace_period', { gte: 0 });
