@@ -122,6 +122,21 @@ describe('application settings: model validations the platform has', () => {
   });
 });
 
+describe('application settings: storages and the diagram renderer', () => {
+  it('repository_storages: present, and only configured storages (check_repository_storages)', async () => {
+    await refused('repository_storages=default,foo', { message: { repository_storages: ["can't include: foo"] } });
+    await refused('repository_storages=', { message: { repository_storages: ["can't be blank"] } });
+    expect(await putForm('repository_storages[]=default')).toMatchObject({ status: 200, body: { repository_storages: ['default'] } });
+  });
+
+  it('diagramrender_url (Kroki) is checked while the renderer is enabled (validate_kroki_url)', async () => {
+    await refused('diagramrender_enabled=true&diagramrender_url=ftp://kroki.example.com', { message: { diagramrender_url: ['is not valid. Only allowed schemes are http, https'] } });
+    expect(await putForm('diagramrender_url=ftp://kroki.example.com')).toMatchObject({ status: 200, body: { diagramrender_enabled: false } });
+    expect(await putForm('diagramrender_enabled=true&diagramrender_url=https://kroki.example.com')).toMatchObject({ status: 200, body: { diagramrender_enabled: true } });
+    await putForm('diagramrender_enabled=false&diagramrender_url=');
+  });
+});
+
 describe('application settings: EE parameter coercion', () => {
   it('searchengine_namespace_ids and searchengine_project_ids take comma lists (CommaSeparatedToIntegerArray)', async () => {
     const comma = await putForm('searchengine_limit_indexing=true&searchengine_namespace_ids=1,2&searchengine_project_ids=3');

@@ -35,6 +35,18 @@ const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https'
   return schemes.includes(scheme) ? null : `is blocked: Only allowed schemes are ${schemes.join(', ')}`;
 };
 
+/** UrlBlocker's reason for refusing a URL (`validate!` with http and https), or null when it passes. */
+const blockedReason = (value: string): string | null => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return 'Only allowed schemes are http, https';
+  try {
+    new URL(value.trim());
+    return null;
+  } catch {
+    return 'URI is invalid';
+  }
+};
+
 interface Numeric {
   readonly gt?: number;
   readonly gte?: number;
@@ -134,7 +146,14 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   }
   if (on('umldiagram_enabled')) requirePresent('umldiagram_url');
   if (on('codeintel_enabled')) requirePresent('codeintel_url');
-  if (on('diagramrender_enabled')) requirePresent('diagramrender_url');
+  if (on('diagramrender_enabled')) {
+    requirePresent('diagramrender_url');
+    // validate_kroki_url: the blocker's reason after "is not valid."; without any URL, the settings page's hint.
+    const kroki = text(values, 'diagramrender_url');
+    const reason = kroki === null ? null : blockedReason(kroki);
+    if (kroki === null) errors.add('diagramrender_url', 'must be a valid relative or absolute URL. Please check your Kroki URL setting in Admin Area > Settings > General > Kroki');
+    else if (reason) errors.add('diagramrender_url', `is not valid. ${reason}`);
+  }
   if (on('gitpod_enabled')) {
     requirePresent('gitpod_url');
     const url = text(values, 'gitpod_url');
@@ -259,6 +278,10 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   const expireIn = text(values, 'default_artifacts_expire_in');
   if (expireIn && expireIn.trim() !== '' && expireIn.trim() !== '0' && durationSeconds(expireIn) === null) errors.add('default_artifacts_expire_in', 'is not a correct duration');
 
+  requirePresent('repository_storages');
+  const storages = values.repository_storages;
+  const unknownStorages = Array.isArray(storages) ? (storages as readonly string[]).filter((name) => !STORAGES.includes(name)) : [];
+  if (unknownStorages.length > 0) errors.add('repository_storages', `can't include: ${unknownStorages.join(', ')}`);
   const weighted = values.repository_storages_weighted;
   if (weighted && typeof weighted === 'object' && !Array.isArray(weighted)) {
     const entries = Object.entries(weighted as Record<string, number>);
