@@ -74,6 +74,13 @@ const refused = async (form: string, expected: unknown) => {
   expect(server.app.position).toBe(before);
 };
 
+describe('application settings: a fresh instance', () => {
+  it('throttles protected paths at 10 requests per 60 seconds (the columns\' defaults: the defaults hash names other keys)', async () => {
+    const { body } = await server.request('GET', S);
+    expect(body).toMatchObject({ throttle_protected_paths_enabled: false, throttle_protected_paths_requests_per_period: 10, throttle_protected_paths_period_in_seconds: 60 });
+  });
+});
+
 describe('application settings: model validations the platform has', () => {
   it('polling_interval_multiplier: present and at least 0', async () => {
     await refused('polling_interval_multiplier=-1', { message: { polling_interval_multiplier: ['must be greater than or equal to 0'] } });
