@@ -8,6 +8,7 @@ import { notFound, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import { authorizeAdmin, type AccessView } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
+import { findUserByNamespace } from '../users/queries.js';
 import { Errors, exceedsLength, MAX_NAME, tooLong } from '../shared/validation.js';
 import type { GeoCommand, GeoNodeAttributes } from './commands.js';
 import type { GeoEvent } from './events.js';
@@ -90,9 +91,12 @@ const validate = (state: GeoView, node: GeoNode, currentNodeName: string): E.Eit
   return errors.toEither(node);
 };
 
-/** `namespace_ids=` finds every namespace first: an unknown id is RecordNotFound ("404 Not found"). */
+/**
+ * `namespace_ids=` finds every namespace first (groups and personal namespaces alike): an unknown id is
+ * RecordNotFound ("404 Not found").
+ */
 const checkNamespaces = (state: GeoView, ids: readonly number[] | null | undefined): DomainError | null =>
-  (ids ?? []).every((id) => findGroup(state.groups, id) !== undefined) ? null : notFound(undefined, '404 Not found');
+  (ids ?? []).every((id) => findGroup(state.groups, id) !== undefined || findUserByNamespace(state.users, id) !== undefined) ? null : notFound(undefined, '404 Not found');
 
 /** A node as its events carry it (plain arrays). */
 const eventData = (node: GeoNode) => ({ ...node, selective_sync_shards: [...node.selective_sync_shards], selective_sync_namespace_ids: [...node.selective_sync_namespace_ids] });

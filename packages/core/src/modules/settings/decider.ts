@@ -2,6 +2,7 @@
  * The settings module's decision: assign the changed fields, run the model's validations over the result
  * (ApplicationSetting and its EE counterpart, reference/admin.md §2.5 and §2.8.2), and record exactly what changed.
  */
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
@@ -19,7 +20,8 @@ const blank = (value: SettingValue | undefined): boolean =>
 /** Storage names the instance has (`Gitlab.config.repositories.storages`). */
 const STORAGES = ['default'];
 
-const URL_FIELDS = ['after_sign_out_path', 'home_page_url', 'help_page_support_url', 'help_page_documentation_base_url', 'external_authorization_service_url', 'external_pipeline_validation_service_url'] as const;
+/** Always checked; `external_authorization_service_url` only while the service is enabled (its `if:`). */
+const URL_FIELDS = ['after_sign_out_path', 'home_page_url', 'help_page_support_url', 'help_page_documentation_base_url', 'external_pipeline_validation_service_url'] as const;
 
 /** `addressable_url`: a parseable URL with http or https (UrlBlocker's scheme check). */
 const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
@@ -31,6 +33,18 @@ const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https'
   }
   const scheme = url.protocol.replace(/:$/, '');
   return schemes.includes(scheme) ? null : `is blocked: Only allowed schemes are ${schemes.join(', ')}`;
+};
+
+/** UrlBlocker's reason for refusing a URL (`validate!` with http and https), or null when it passes. */
+const blockedReason = (value: string): string | null => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return 'Only allowed schemes are http, https';
+  try {
+    new URL(value.trim());
+    return null;
+  } catch {
+    return 'URI is invalid';
+  }
 };
 
 interface Numeric {
@@ -92,6 +106,23 @@ const isIpOrCidr = (entry: string): boolean => {
   return v6 && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 128));
 };
 
+/** `X509CertificateCredentialsValidator`: the certificate parses, the key parses with its passphrase, and they match. */
+const checkClientCertificate = (errors: Errors, values: ApplicationSettings): void => {
+  let certificate: X509Certificate | null = null;
+  try {
+    certificate = new X509Certificate(text(values, 'external_auth_client_cert') ?? '');
+  } catch {
+    errors.add('external_auth_client_cert', 'is not a valid X509 certificate.');
+  }
+  let key: KeyObject | null = null;
+  try {
+    key = createPrivateKey({ key: text(values, 'external_auth_client_key') ?? '', passphrase: text(values, 'external_auth_client_key_pass') ?? '' });
+  } catch {
+    errors.add('external_auth_client_key', 'could not read private key, is the passphrase correct?');
+  }
+  if (certificate && key && !certificate.checkPrivateKey(key)) errors.add('external_auth_client_key', 'private key does not match certificate.');
+};
+
 /** The model's validations over the settings as they would be saved (reference §2.5, §2.8.2). */
 export const validateSettings = (values: ApplicationSettings): Errors => {
   const errors = new Errors();
@@ -115,7 +146,14 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   }
   if (on('umldiagram_enabled')) requirePresent('umldiagram_url');
   if (on('codeintel_enabled')) requirePresent('codeintel_url');
-  if (on('diagramrender_enabled')) requirePresent('diagramrender_url');
+  if (on('diagramrender_enabled')) {
+    requirePresent('diagramrender_url');
+    // validate_kroki_url: the blocker's reason after "is not valid."; without any URL, the settings page's hint.
+    const kroki = text(values, 'diagramrender_url');
+    const reason = kroki === null ? null : blockedReason(kroki);
+    if (kroki === null) errors.add('diagramrender_url', 'must be a valid relative or absolute URL. Please check your Kroki URL setting in Admin Area > Settings > General > Kroki');
+    else if (reason) errors.add('diagramrender_url', `is not valid. ${reason}`);
+  }
   if (on('gitpod_enabled')) {
     requirePresent('gitpod_url');
     const url = text(values, 'gitpod_url');
@@ -138,7 +176,10 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     if (problem) errors.add('asset_proxy_url', problem);
     requirePresent('asset_proxy_secret_key');
   }
-  if (on('spam_check_endpoint_enabled')) requirePresent('spam_check_endpoint_url');
+  if (on('spam_check_endpoint_enabled')) {
+    requirePresent('spam_check_endpoint_url');
+    requirePresent('spam_check_api_key');
+  }
   const spamUrl = text(values, 'spam_check_endpoint_url');
   if (spamUrl && spamUrl.trim() !== '') {
     const problem = urlProblem(spamUrl, ['tls', 'grpc']);
@@ -148,18 +189,27 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   if (on('cloudk8s_integration_enabled')) {
     const account = text(values, 'cloudk8s_account_id') ?? '';
     if (!/^\d{12}$/.test(account)) errors.add('cloudk8s_account_id', 'must be a 12-digit number');
-    const keyId = text(values, 'cloudk8s_access_key_id') ?? '';
-    if (keyId.length < 16) errors.add('cloudk8s_access_key_id', 'is too short (minimum is 16 characters)');
-    else if (keyId.length > 128) errors.add('cloudk8s_access_key_id', tooLong(128));
-    requirePresent('cloudk8s_secret_access_key');
+    // The key pair is checked only when a key id is given: without one the integration uses the instance's role.
+    if (present('cloudk8s_access_key_id')) {
+      const keyId = text(values, 'cloudk8s_access_key_id') ?? '';
+      if (keyId.length < 16) errors.add('cloudk8s_access_key_id', 'is too short (minimum is 16 characters)');
+      else if (keyId.length > 128) errors.add('cloudk8s_access_key_id', tooLong(128));
+      requirePresent('cloudk8s_secret_access_key');
+    }
   }
   if (on('domain_denylist_enabled') && !present('domain_denylist')) errors.add('domain_denylist', 'Domain denylist cannot be empty if denylist is enabled.');
   if (on('enforce_terms') && !present('terms')) errors.add('base', 'You need to set terms to be enforced');
   if (on('external_authorization_service_enabled')) {
     requirePresent('external_authorization_service_default_label');
+    const url = text(values, 'external_authorization_service_url');
+    const problem = url && url.trim() !== '' ? urlProblem(url) : null;
+    if (problem) errors.add('external_authorization_service_url', problem);
     numeric(errors, values, 'external_authorization_service_timeout', { gt: 0, lte: 10 });
   }
-  if (present('external_auth_client_cert')) requirePresent('external_auth_client_key');
+  if (present('external_auth_client_cert')) {
+    requirePresent('external_auth_client_key');
+    checkClientCertificate(errors, values);
+  }
 
   numeric(errors, values, 'session_expire_delay', { presence: true, gte: 0 });
   numeric(errors, values, 'two_factor_grace_period', { gte: 0 });
@@ -176,7 +226,13 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   numeric(errors, values, 'issues_create_limit', { gte: 0 });
   numeric(errors, values, 'raw_blob_request_limit', { gte: 0 });
   numeric(errors, values, 'local_markdown_version', { gte: 0, lt: 65536, allowNil: true });
-  if (on('unique_ips_limit_enabled')) numeric(errors, values, 'unique_ips_limit_per_user', { gte: 1 });
+  if (on('unique_ips_limit_enabled')) {
+    numeric(errors, values, 'unique_ips_limit_per_user', { presence: true, gte: 1 });
+    numeric(errors, values, 'unique_ips_limit_time_window', { presence: true, gte: 0 });
+  }
+  // A decimal column: the default is kept as its shown string ("1.0").
+  const polling = values.polling_interval_multiplier;
+  numeric(errors, { ...values, polling_interval_multiplier: typeof polling === 'string' ? Number(polling) : polling }, 'polling_interval_multiplier', { presence: true, gte: 0 });
   numeric(errors, values, 'external_pipeline_validation_service_timeout', { gt: 0, allowNil: true });
   numeric(errors, values, 'jobqueue_job_limiter_compression_threshold_bytes', { gte: 0 });
   numeric(errors, values, 'jobqueue_job_limiter_limit_bytes', { gte: 0 });
@@ -202,6 +258,7 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
 
   const commitHost = text(values, 'commit_email_hostname');
   if (commitHost && commitHost.includes('@')) errors.add('commit_email_hostname', 'is invalid');
+  errors.maxLength('rate_limiting_response_text', text(values, 'rate_limiting_response_text'), 255);
   const ciPath = text(values, 'default_ci_config_path');
   if (ciPath) {
     if (ciPath.startsWith('/') || ciPath.includes('..')) errors.add('default_ci_config_path', 'cannot include leading slash or directory traversal.');
@@ -217,9 +274,14 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     const seconds = durationSeconds(archive);
     if (seconds === null || seconds < 86400) errors.add('archive_builds_in_seconds', 'must be at least 1 day');
   }
+  requirePresent('default_artifacts_expire_in');
   const expireIn = text(values, 'default_artifacts_expire_in');
   if (expireIn && expireIn.trim() !== '' && expireIn.trim() !== '0' && durationSeconds(expireIn) === null) errors.add('default_artifacts_expire_in', 'is not a correct duration');
 
+  requirePresent('repository_storages');
+  const storages = values.repository_storages;
+  const unknownStorages = Array.isArray(storages) ? (storages as readonly string[]).filter((name) => !STORAGES.includes(name)) : [];
+  if (unknownStorages.length > 0) errors.add('repository_storages', `can't include: ${unknownStorages.join(', ')}`);
   const weighted = values.repository_storages_weighted;
   if (weighted && typeof weighted === 'object' && !Array.isArray(weighted)) {
     const entries = Object.entries(weighted as Record<string, number>);

@@ -8,7 +8,8 @@ import { initialSettings, type SettingsSlice } from './projection.js';
 
 export const settingsModule = defineModule<'settings', { readonly settings: SettingsSlice }, SettingsView, SettingsDraft, SettingsCommand, typeof settingsEvents>({
   name: 'settings',
-  version: 1,
+  // 2: a fresh instance's protected paths period is 60 s (snapshots of version 1 hold 10).
+  version: 2,
   initial: () => ({ settings: initialSettings() }),
   events: settingsEvents,
   commands: ['ChangeSettings'],

@@ -228,7 +228,8 @@ export const SETTING_FIELDS = {
   throttle_authenticated_git_lfs_period_in_seconds: i(60),
   throttle_authenticated_git_lfs_requests_per_period: i(1000),
   throttle_protected_paths_enabled: b(false),
-  throttle_protected_paths_period_in_seconds: i(10),
+  // The columns' defaults (10 per minute): the defaults hash names keys that are not columns, so they are dropped.
+  throttle_protected_paths_period_in_seconds: i(60),
   throttle_protected_paths_requests_per_period: i(10),
   throttle_unauthenticated_packages_api_enabled: b(false),
   throttle_unauthenticated_packages_api_period_in_seconds: i(15),

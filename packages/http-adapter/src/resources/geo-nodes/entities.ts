@@ -2,7 +2,7 @@
  * The GeoNode and GeoNodeStatus entities (ee/lib/ee/api/entities/geo_node.rb, GeoNodeStatusEntity; reference §3.4)
  * and the project registry entity of `current/failures`.
  */
-import { findGroup, internalUrlOf, type GeoNode, type GeoNodeStatus, type State } from '@forgefold/core';
+import { findGroup, findUserByNamespace, internalUrlOf, type GeoNode, type GeoNodeStatus, type State } from '@forgefold/core';
 import type { GeoSyncFailure } from '../../app/geo.js';
 
 export const geoNodeEntity = (node: GeoNode, baseUrl: string, currentName: string) => ({
@@ -122,9 +122,10 @@ export const geoNodeStatusEntity = (status: GeoNodeStatus, node: GeoNode | undef
     selective_sync_type: node?.selective_sync_type ?? null,
     namespaces: (node?.selective_sync_namespace_ids ?? []).flatMap((namespaceId) => {
       const group = findGroup(state.groups, namespaceId);
-      return group
-        ? [{ id: group.id, name: group.name, path: group.path, kind: 'group', full_path: group.full_path, parent_id: group.parent_id, avatar_url: null, web_url: `${baseUrl}/groups/${group.full_path}` }]
-        : [];
+      if (group) return [{ id: group.id, name: group.name, path: group.path, kind: 'group', full_path: group.full_path, parent_id: group.parent_id, avatar_url: null, web_url: `${baseUrl}/groups/${group.full_path}` }];
+      // A personal namespace, shown as a project's namespace shows it.
+      const owner = findUserByNamespace(state.users, namespaceId);
+      return owner ? [{ id: namespaceId, name: owner.name, path: owner.username, kind: 'user', full_path: owner.username, parent_id: null, avatar_url: null, web_url: `${baseUrl}/${owner.username}` }] : [];
     }),
     updated_at: status.updated_at,
     storage_shards_match: true,

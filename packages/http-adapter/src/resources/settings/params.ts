@@ -21,7 +21,8 @@ const typeOf: Record<SettingKind, ParamType<unknown>> = {
   decimal: T.Float,
   string: T.String,
   strings: T.CommaSeparatedStrings,
-  integers: T.Array(T.Integer),
+  // EE's namespace and project ids: `CommaSeparatedToIntegerArray` ("1,2" or `x[]=1&x[]=2`).
+  integers: T.CommaSeparatedIntegers,
   hash: T.HashOfIntegerValues,
 };
 
