@@ -95,7 +95,7 @@ describe('project snippets', () => {
     const updated = await server.call('PUT', `${base}/${one.body.id}`, { content: 'puts 2', title: 'Hi' }, reporter.token);
     expect(updated.body).toMatchObject({ title: 'Hi', file_name: 'hello.rb' });
     expect((await server.call('GET', `${base}/${one.body.id}/raw`)).body).toBe('puts 2');
-    expect(await server.call('PUT', `${base}/${many.body.id}`, { content: 'x' }, reporter.token)).toMatchObject({ status: 400, body: { message: 'To update Snippets with multiple files, you must use the `files` parameter' } });
+    expect(await server.call('PUT', `${base}/${many.body.id}`, { content: 'x' }, reporter.token)).toMatchObject({ status: 400, body: { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } } });
     const moved = await server.call('PUT', `${base}/${many.body.id}`, { files: [{ action: 'move', previous_path: 'a.txt', file_path: 'c.txt' }, { action: 'delete', file_path: 'b.txt' }] }, reporter.token);
     expect(moved.body.files.map((file: { path: string }) => file.path)).toEqual(['c.txt']);
     expect((await server.call('PUT', `${base}/${one.body.id}`, { title: 'Mine' }, guest.token)).status).toBe(403);

@@ -110,7 +110,8 @@ export const issueSpecs: Record<string, Spec> = {
     ],
   },
   "a guest does not edit another's issue": { given: [...base, issueCreated(1, 1, { author: 4 })], as: 2, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
-  'a confidential issue is not found by outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: notFound('Issue') },
+  // `find_by!` then `authorize! :update_issue` (put_projects_issues_spec: "returns 403 for non project members").
+  'a confidential issue is refused to outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
   'owners delete issues': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, then: [{ type: 'IssueDeleted', data: { project_id: 1, id: 1, iid: 1, at: AT } }] },
   'maintainers do not delete issues': { given: [...base, issueCreated(1, 1)], as: 4, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, error: forbidden() },
 };

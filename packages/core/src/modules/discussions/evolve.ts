@@ -19,7 +19,7 @@ import { discussionIdFor, noteableData, noteableKey } from './queries.js';
 import { findIssue } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
 import type { NoteableRef } from './commands.js';
-import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
+import { addedCommitsBody, dueDateBody, systemNoteBodies } from './system-notes.js';
 
 /**
  * The follower reads the merge requests and projects (for the "added N commits" note), and the noteables and
@@ -221,6 +221,7 @@ export const follows = {
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),
   IssueCreated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueCreated' }>): void => {
     const { data } = event;
+    if (data.due_date !== undefined) systemNote(state, issueNoteable(data), dueDateBody(data.due_date), data.author_id, data.created_at);
     crossReference(state, issueNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);
   },
   IssueUpdated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueUpdated' }>): void => {

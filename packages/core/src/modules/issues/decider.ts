@@ -8,7 +8,7 @@ import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
-import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
+import { canCreateIssue, canUpdateIssue, findIssue } from './queries.js';
 import { tableGet } from '../../kernel/table.js';
 
 type Decided = E.Either<DomainError, readonly IssueEvent[]>;
@@ -42,6 +42,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
         confidential: command.confidential ?? false,
         labels: uniq(command.labels ?? []),
         assignee_ids: [...(command.assignee_ids ?? [])],
+        ...(command.due_date !== undefined ? { due_date: command.due_date } : {}),
         author_id: actor.userId,
         created_at: mayBackdate && command.created_at ? command.created_at : at,
       },
@@ -52,16 +53,18 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
 const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
-  if (!project || !issue || !canReadIssue(state, actor.userId, project, issue) && actor.userId !== null) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (!project || !issue) return E.left(notFound(project ? 'Issue' : 'Project'));
+  // `find_by!` then `authorize! :update_issue`: an issue the caller may not read is refused, not hidden.
   if (actor.userId !== null && !canUpdateIssue(state, actor.userId, project, issue)) return E.left(forbidden());
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
-  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[] } = {};
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
   if (command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
   if (command.labels !== undefined) changes.labels = uniq(command.labels);
   if (command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
   if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
@@ -73,7 +76,8 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
 const decideDelete = ({ command, actor, at }: IssuedAs<IssueCommand, 'DeleteIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
-  if (!project || !issue || (actor.userId !== null && !canReadIssue(state, actor.userId, project, issue))) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (!project || !issue) return E.left(notFound(project ? 'Issue' : 'Project'));
+  // `find_by` then `authorize!(:destroy_issue)`: an issue the caller may not read is refused, not hidden.
   if (actor.userId !== null && !canOnProject(state, actor.userId, 'destroy_issue', project)) return E.left(forbidden());
   return E.right([{ type: 'IssueDeleted', data: { project_id: project.id, id: issue.id, iid: issue.iid, at } }]);
 };

@@ -6,6 +6,7 @@ import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
+import { labelsOf } from '../issues/params.js';
 
 const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { group: Group; epic: Epic }> => {
   const group = groupOfRoute(ctx, state);
@@ -32,7 +33,12 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
           (params.state === 'all' || epic.state === params.state) &&
           labels.every((label) => epic.labels.includes(label)) &&
           (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
-          (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id),
+          (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
+          (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
+          (!params.created_after || epic.created_at >= params.created_after) &&
+          (!params.created_before || epic.created_at <= params.created_before) &&
+          (!params.updated_after || epic.updated_at >= params.updated_after) &&
+          (!params.updated_before || epic.updated_at <= params.updated_before),
       );
       const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
       list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
@@ -78,13 +84,14 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     authorize: (ctx, state, { group, epic }) => (canUpdateEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
     command: (ctx, { group, epic }) => {
       const { params } = ctx;
+      const labels = labelsOf(epic.labels, params);
       return {
         type: 'UpdateEpic',
         group_id: group.id,
         iid: epic.iid,
         ...(params.title !== undefined && params.title !== null ? { title: params.title } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
-        ...(params.labels ? { labels: params.labels } : {}),
+        ...(labels ? { labels } : {}),
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
       };
