@@ -165,4 +165,27 @@ describe('group epics (ee/lib/api/epics.rb)', () => {
     expect(iids((await server.call('GET', `${base}?created_after=2100-01-01T00:00:00Z`)).body)).toEqual([]);
     expect(iids((await server.call('GET', `${base}?created_before=${open.created_at}`)).body)).toEqual([1]);
   });
+
+  it('deletes epics for owners (204, threads along) and refuses missing or unreadable epics with 403', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Plans', path: 'plans', visibility: 'public' })).body;
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: dev.id, access_level: 30 });
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: guest.id, access_level: 10 });
+    const base = `/groups/${group.id}/epics`;
+    const epic = (await server.call('POST', base, { title: 'Doomed' }, dev.token)).body;
+    const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;
+    expect((await server.call('POST', `${base}/${epic.id}/discussions`, { body: 'thread' }, guest.token)).status).toBe(201);
+    expect(await server.call('GET', `${base}/99`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('GET', `${base}/${secret.iid}`, undefined, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('PUT', `${base}/99`, { title: 'x' })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('DELETE', `${base}/${epic.iid}`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('DELETE', `${base}/${epic.iid}`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    const deleted = await server.call('DELETE', `${base}/${epic.iid}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.body).toBeNull();
+    expect(await server.call('DELETE', `${base}/${epic.iid}`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('GET', `${base}/${epic.id}/discussions`)).toMatchObject({ status: 404, body: { message: '404 Epic Not Found' } });
+    expect(iids((await server.call('GET', base)).body)).toEqual([secret.iid]);
+    // iids are not reused.
+    expect((await server.call('POST', base, { title: 'Next' }, dev.token)).body.iid).toBe(3);
+  });
 });

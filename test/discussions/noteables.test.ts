@@ -114,6 +114,7 @@ describe('epics', () => {
     expect((await server.call('POST', base, { title: 'x' }, outsider.token)).status).toBe(403);
     expect((await server.call('GET', base, undefined, outsider.token)).body.map((item: { iid: number }) => item.iid)).toEqual([1]);
     expect((await server.call('PUT', `${base}/1`, { state_event: 'close' })).body).toMatchObject({ state: 'closed' });
-    expect(await server.call('GET', `${base}/9`)).toMatchObject({ status: 404, body: { message: '404 Epic Not Found' } });
+    // `authorize!(:read_epic, nil)`: a missing epic is a 403 (fidelity audit, issue 16).
+    expect(await server.call('GET', `${base}/9`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });

@@ -112,6 +112,20 @@ export const issueSpecs: Record<string, Spec> = {
   "a guest does not edit another's issue": { given: [...base, issueCreated(1, 1, { author: 4 })], as: 2, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
   // `find_by!` then `authorize! :update_issue` (put_projects_issues_spec: "returns 403 for non project members").
   'a confidential issue is refused to outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
+  'removing a due date that is not set records nothing': {
+    given: [...base, issueCreated(1, 1)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, due_date: null },
+    then: [],
+  },
+  'a due date is recorded': {
+    given: [...base, issueCreated(1, 1)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, due_date: '2026-03-01' },
+    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 2, updated_at: LATER, due_date: '2026-03-01' } }],
+  },
   'owners delete issues': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, then: [{ type: 'IssueDeleted', data: { project_id: 1, id: 1, iid: 1, at: AT } }] },
   'maintainers do not delete issues': { given: [...base, issueCreated(1, 1)], as: 4, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, error: forbidden() },
 };
@@ -155,6 +169,15 @@ export const epicSpecs: Record<string, Spec> = {
     when: { type: 'UpdateEpic', group_id: 10, iid: 1, state_event: 'close' },
     then: [{ type: 'EpicClosed', data: { group_id: 10, id: 3, iid: 1, closed_by_id: 3, at: AT } }],
   },
+  // `authorize!(:admin_epic, epic)` with no epic: `NilPolicy` refuses.
+  'a missing epic is refused': { given: [...base, epicCreated(3, 1)], as: 3, when: { type: 'UpdateEpic', group_id: 10, iid: 9, title: 'x' }, error: forbidden() },
+  'an administrator deletes an epic': {
+    given: [...base, epicCreated(3, 1)],
+    as: 1,
+    when: { type: 'DeleteEpic', group_id: 10, iid: 1 },
+    then: [{ type: 'EpicDeleted', data: { group_id: 10, id: 3, iid: 1, at: AT } }],
+  },
+  'a reporter does not delete an epic (`destroy_epic`: owners)': { given: [...base, epicCreated(3, 1)], as: 3, when: { type: 'DeleteEpic', group_id: 10, iid: 1 }, error: forbidden() },
 };
 
 export const discussionSpecs: Record<string, Spec> = {

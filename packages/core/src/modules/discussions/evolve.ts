@@ -32,7 +32,7 @@ export type DiscussionsFollowed =
   | Extract<GroupEvent, { type: 'GroupDeleted' }>
   | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
-  | Extract<EpicEvent, { type: 'EpicUpdated' }>
+  | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
   | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
 
 type Slice = Draft<DiscussionsSlice>;
@@ -216,6 +216,7 @@ const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean)
 export const follows = {
   IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
   SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
+  EpicDeleted: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Epic', event.data.id)),
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
     dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),

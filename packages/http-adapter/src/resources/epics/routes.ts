@@ -1,19 +1,23 @@
-/** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), by iid. */
+/** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), delete, by iid. */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, notFound, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
-import { created, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
+import { created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
 import { labelsOf } from '../issues/params.js';
 
+/**
+ * `user_group.epics.find_by(iid:)` then `authorize!(:read_epic, epic)`: a missing epic (nil, which `NilPolicy`
+ * refuses) or one the caller may not read is a 403, not a 404.
+ */
 const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { group: Group; epic: Epic }> => {
   const group = groupOfRoute(ctx, state);
   if (E.isLeft(group)) return group;
   const iid = Number(ctx.routeParams['epic_iid']);
   const epic = Number.isSafeInteger(iid) ? findEpic(state.epics, group.right.id, iid) : undefined;
-  if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(notFound('Epic'));
+  if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(forbidden());
   return E.right({ group: group.right, epic });
 };
 
@@ -97,5 +101,13 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       };
     },
     present: (done, ctx, { group, epic }) => ok(epicEntity(findEpic(done.state.epics, group.id, epic.iid)!, group, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/groups/:id/epics/:epic_iid',
+    find: epicOfRoute,
+    authorize: (ctx, state, { group, epic }) => (canDestroyEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
+    command: (_ctx, { group, epic }) => ({ type: 'DeleteEpic', group_id: group.id, iid: epic.iid }),
+    present: () => noContent(),
   }),
 ];
