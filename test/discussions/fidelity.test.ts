@@ -189,3 +189,34 @@ describe('group epics (ee/lib/api/epics.rb)', () => {
     expect((await server.call('POST', base, { title: 'Next' }, dev.token)).body.iid).toBe(3);
   });
 });
+
+describe('GET /issues and GET /groups/:id/issues (lib/api/issues.rb)', () => {
+  it('lists the caller’s issues (created_by_me unless scope=all) and a group’s issues across its subgroups', async () => {
+    const lone = await member(server, 'lone');
+    const group = (await server.call('POST', '/groups', { name: 'Org', path: 'org', visibility: 'public' })).body;
+    const sub = (await server.call('POST', '/groups', { name: 'Team', path: 'team', parent_id: group.id, visibility: 'public' })).body;
+    const top = (await server.call('POST', '/projects', { name: 'Top', namespace_id: group.id, visibility: 'public' })).body;
+    const deep = (await server.call('POST', '/projects', { name: 'Deep', namespace_id: sub.id, visibility: 'public' })).body;
+    const hidden = (await server.call('POST', '/projects', { name: 'Closed', namespace_id: sub.id, visibility: 'private' })).body;
+    const mine = (await server.call('POST', `/projects/${top.id}/issues`, { title: 'Mine' }, lone.token)).body;
+    const theirs = (await server.call('POST', `/projects/${deep.id}/issues`, { title: 'Theirs', assignee_ids: [lone.id] })).body;
+    const secret = (await server.call('POST', `/projects/${hidden.id}/issues`, { title: 'Private' })).body;
+    const ids = (body: { id: number }[]) => body.map((issue) => issue.id);
+
+    expect(await server.call('GET', '/issues', undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(ids((await server.call('GET', '/issues', undefined, lone.token)).body)).toEqual([mine.id]);
+    expect(ids((await server.call('GET', '/issues?scope=assigned_to_me', undefined, lone.token)).body)).toEqual([theirs.id]);
+    const everything = await server.call('GET', `/issues?scope=all&iids=${mine.iid}&search=Mine`, undefined, null);
+    expect(everything.status).toBe(200);
+    expect(ids(everything.body)).toEqual([mine.id]);
+    expect(everything.body[0]).toMatchObject({ project_id: top.id, references: { full: `org/top#${mine.iid}` } });
+
+    const groupIssues = await server.call('GET', `/groups/${group.id}/issues`, undefined, lone.token);
+    expect(groupIssues.status).toBe(200);
+    expect(ids(groupIssues.body)).toEqual([theirs.id, mine.id]);
+    expect(groupIssues.headers.get('x-total')).toBe('2');
+    expect(ids((await server.call('GET', `/groups/${group.id}/issues`)).body)).toEqual([secret.id, theirs.id, mine.id]);
+    expect(ids((await server.call('GET', `/groups/${sub.id}/issues?state=opened`, undefined, null)).body)).toEqual([theirs.id]);
+    expect(await server.call('GET', '/groups/9999/issues')).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+  });
+});

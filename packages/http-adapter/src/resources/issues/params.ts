@@ -49,8 +49,10 @@ const negatableParams = [
   mutuallyExclusive('assignee_id', 'assignee_username'),
 ] as const;
 
-/** `issues_params` with `issues_stats_params` and pagination, in the platform's order. */
-export const listParams = schema(
+const SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'all'] as const;
+
+/** `issues_params` with `issues_stats_params`, in the platform's order, up to `scope`. */
+const filterParams = [
   optional('with_labels_details', T.Boolean, { default: false }),
   optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
   optional('order_by', T.String, {
@@ -74,10 +76,22 @@ export const listParams = schema(
   optional('updated_after', T.DateTime),
   optional('updated_before', T.DateTime),
   optional('not', T.Hash(schema(...negatableParams))),
-  optional('scope', T.String, { values: ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'all'] }),
-  optional('confidential', T.Boolean),
-  optional('page', T.Integer, { default: 1 }),
-  optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
+] as const;
+
+const afterScope = [optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
+
+/** `GET /projects/:id/issues`. */
+export const listParams = schema(...filterParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
+
+/** `GET /groups/:id/issues`: the same, and `non_archived` (every project here is). */
+export const groupListParams = schema(...filterParams, optional('scope', T.String, { values: SCOPES }), ...afterScope, optional('non_archived', T.Boolean, { default: true }));
+
+/** `GET /issues`: the caller's own issues unless `scope=all`. */
+export const userListParams = schema(
+  ...filterParams,
+  optional('scope', T.String, { values: SCOPES, default: 'created_by_me' }),
+  ...afterScope,
+  optional('non_archived', T.Boolean, { default: true }),
 );
 
 const optionalParams = [

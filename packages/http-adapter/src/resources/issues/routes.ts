@@ -4,11 +4,31 @@
  * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateIssue, canOnProject, canReadIssue, findIssue, findUser, forbidden, issuesOf, notFound, type DomainError, type Issue, type Project, type State } from '@forgefold/core';
+import {
+  canCreateIssue,
+  canOnProject,
+  canReadIssue,
+  canReadProject,
+  findIssue,
+  findProject,
+  findUser,
+  forbidden,
+  issuesOf,
+  listProjects,
+  notFound,
+  projectsInNamespace,
+  selfAndDescendants,
+  unauthorized,
+  type DomainError,
+  type Issue,
+  type Project,
+  type State,
+} from '@forgefold/core';
 import { created, noContent, ok, checkUnmodifiedSince, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
-import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
+import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, iidParams, labelsOf, listParams, updateParams } from './params.js';
+import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
+import type { PresentContext } from '../context.js';
 import { issueEntity } from './entities.js';
 import { filterIssues } from './filter.js';
 
@@ -47,9 +67,46 @@ const assigneesOf = (state: State, params: { assignee_id?: number | null; assign
   return ids?.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined);
 };
 
+/** The issues of these projects the viewer may read (`IssuesFinder` without a project). */
+const readableIssues = (state: State, viewer: number | null, projects: Iterable<Project>): Issue[] => {
+  const out: Issue[] = [];
+  for (const project of projects) {
+    if (!canReadProject(state, viewer, project)) continue;
+    for (const issue of issuesOf(state.issues, project.id)) if (canReadIssue(state, viewer, project, issue)) out.push(issue);
+  }
+  return out;
+};
+
+const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issue, findProject(view.state.projects, issue.project_id)!, view);
+
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
 
 export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  // `GET /issues`: `authenticate! unless params[:scope] == 'all'`; the caller's own issues by default.
+  listRoute(deps, {
+    path: '/issues',
+    auth: 'optional',
+    params: userListParams,
+    find: nothing,
+    authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
+    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listProjects(state.projects)), ctx.params, state.users, viewerId(ctx)),
+    present: (issue, view) => presentAnywhere(issue, view),
+  }),
+  // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).
+  listRoute(deps, {
+    path: '/groups/:id/issues',
+    auth: 'optional',
+    params: groupListParams,
+    find: groupOfRoute,
+    rows: (ctx, state, group) =>
+      filterIssues(
+        readableIssues(state, viewerId(ctx), selfAndDescendants(state.groups, group).flatMap((each) => [...projectsInNamespace(state.projects, each.id)])),
+        ctx.params,
+        state.users,
+        viewerId(ctx),
+      ),
+    present: (issue, view) => presentAnywhere(issue, view),
+  }),
   listRoute(deps, {
     path: '/projects/:id/issues',
     auth: 'optional',
