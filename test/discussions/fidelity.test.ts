@@ -73,6 +73,33 @@ describe('GET /projects/:id/issues filters (IssuesFinder)', () => {
   });
 });
 
+describe('GET /projects/:id/issues by due date and type', () => {
+  it('filters by `due_date` against today (the server clock: Sunday 2026-02-01), orders by it, and knows only issues', async () => {
+    const dates = (await server.call('POST', '/projects', { name: 'Dates', visibility: 'public' })).body;
+    const base = `/projects/${dates.id}/issues`;
+    for (const [title, due] of [['A', '2026-01-20'], ['B', '2026-01-28'], ['C', '2026-02-20'], ['D', '2026-03-15'], ['E', null]] as const) {
+      expect((await server.call('POST', base, { title, ...(due ? { due_date: due } : {}) })).body.due_date).toBe(due);
+    }
+    const titles = async (query: string) => {
+      const answer = await server.call('GET', `${base}?${query}`);
+      expect(answer.status).toBe(200);
+      return answer.body.map((issue: { title: string }) => issue.title).join('');
+    };
+    expect(await titles('due_date=0')).toBe('E');
+    expect(await titles('due_date=overdue')).toBe('BA');
+    expect(await titles('due_date=week')).toBe('B');
+    expect(await titles('due_date=month')).toBe('C');
+    expect(await titles('due_date=next_month_and_previous_two_weeks')).toBe('DCBA');
+    expect(await titles('due_date=')).toBe('EDCBA');
+    expect(await titles('order_by=due_date&sort=asc')).toBe('ABCDE');
+    expect(await titles('order_by=due_date')).toBe('DCBAE');
+    expect(await titles('issue_type=incident')).toBe('');
+    expect(await titles('issue_type=issue')).toBe('EDCBA');
+    expect(await server.call('GET', `${base}?due_date=tomorrow`)).toMatchObject({ status: 400, body: { error: 'due_date does not have a valid value' } });
+    expect(await server.call('GET', `${base}?issue_type=bug`)).toMatchObject({ status: 400, body: { error: 'issue_type does not have a valid value' } });
+  });
+});
+
 describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
   it('adds and removes labels, takes comma-separated assignees and a due date, and asks for one of the update fields', async () => {
     const base = `/projects/${project.id}/issues`;

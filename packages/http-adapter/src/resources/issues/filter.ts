@@ -28,6 +28,8 @@ export interface IssueFilters extends NegatableFilters {
   readonly not?: NegatableFilters | null | undefined;
   readonly scope?: string | null | undefined;
   readonly confidential?: boolean | null | undefined;
+  readonly due_date?: string | null | undefined;
+  readonly issue_type?: string | null | undefined;
 }
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
@@ -80,6 +82,32 @@ const searchedText = (issue: Issue, columns: string | null | undefined): string 
   return title ? issue.title : issue.description;
 };
 
+const DAY = 86_400_000;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const endOfMonth = (year: number, month: number): string => dayOf(Date.UTC(year, month + 1, 0));
+
+/** `by_due_date`: none (`0`), overdue (before today), this week (Monday to Sunday), this month, or two weeks back to the end of next month. */
+const dueDateMatches = (due: string | null, filter: string | null | undefined, today: string): boolean => {
+  if (!filter) return true;
+  if (filter === '0') return due === null;
+  if (due === null) return false;
+  const now = Date.parse(`${today}T00:00:00Z`);
+  const date = new Date(now);
+  const [year, month] = [date.getUTCFullYear(), date.getUTCMonth()];
+  switch (filter) {
+    case 'overdue':
+      return due < today;
+    case 'week': {
+      const monday = now - ((date.getUTCDay() + 6) % 7) * DAY;
+      return due >= dayOf(monday) && due <= dayOf(monday + 6 * DAY);
+    }
+    case 'month':
+      return due >= dayOf(Date.UTC(year, month, 1)) && due <= endOfMonth(year, month);
+    default:
+      return due >= dayOf(now - 14 * DAY) && due <= endOfMonth(year, month + 1);
+  }
+};
+
 const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: number | null): boolean => {
   switch (scope?.replace(/-/g, '_')) {
     case 'created_by_me':
@@ -92,7 +120,7 @@ const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: nu
 };
 
 /** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
-export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null): Issue[] => {
+export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
   const search = params.search?.toLowerCase();
   const rows = issues.filter(
     (issue) =>
@@ -102,14 +130,26 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
       scopeMatches(issue, params.scope, viewer) &&
       (!search || searchedText(issue, params.in).toLowerCase().includes(search)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
+      // Every issue here is of type `issue`.
+      (!given(params.issue_type) || params.issue_type === 'issue') &&
+      dueDateMatches(issue.due_date ?? null, params.due_date, today) &&
       (!given(params.created_after) || issue.created_at >= params.created_after) &&
       (!given(params.created_before) || issue.created_at <= params.created_before) &&
       (!given(params.updated_after) || issue.updated_at >= params.updated_after) &&
       (!given(params.updated_before) || issue.updated_at <= params.updated_before),
   );
+  if (params.order_by === 'due_date') {
+    // `order_due_date_asc|desc.with_order_id_desc`: dates in the asked direction, issues without one last.
+    const direction = params.sort === 'asc' ? 1 : -1;
+    return rows.sort((a, b) => {
+      const [x, y] = [a.due_date ?? null, b.due_date ?? null];
+      if (x !== y) return x === null ? 1 : y === null ? -1 : (x < y ? -1 : 1) * direction;
+      return b.id - a.id;
+    });
+  }
   const key = params.order_by === 'updated_at' ? 'updated_at' : params.order_by === 'created_at' ? 'created_at' : null;
-  // The other orders (priority, due date, position, popularity) sort on values Forgefold does not keep, all equal
-  // here, and break ties by id, newest first (`with_order_id_desc`).
+  // The other orders (priority, position, popularity) sort on values Forgefold does not keep, all equal here, and
+  // break ties by id, newest first (`with_order_id_desc`).
   if (key === null) return rows.sort((a, b) => b.id - a.id);
   rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
   if (params.sort !== 'asc') rows.reverse();

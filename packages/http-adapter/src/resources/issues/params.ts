@@ -60,6 +60,8 @@ const filterParams = [
     default: 'created_at',
   }),
   optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
+  optional('due_date', T.String, { values: ['0', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''] }),
+  optional('issue_type', T.String, { values: ['issue', 'incident', 'test_case'] }),
   optional('labels', T.CommaSeparatedStrings),
   optional('milestone', T.String),
   optional('iids', T.CommaSeparatedIntegers),

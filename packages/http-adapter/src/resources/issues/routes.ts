@@ -26,7 +26,7 @@ import {
 } from '@forgefold/core';
 import { created, noContent, ok, checkUnmodifiedSince, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
+import { presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueEntity } from './entities.js';
@@ -89,7 +89,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: userListParams,
     find: nothing,
     authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listProjects(state.projects)), ctx.params, state.users, viewerId(ctx)),
+    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listProjects(state.projects)), ctx.params, state.users, viewerId(ctx), today(deps)),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
   // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).
@@ -104,6 +104,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ctx.params,
         state.users,
         viewerId(ctx),
+        today(deps),
       ),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
@@ -118,6 +119,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ctx.params,
         state.users,
         viewerId(ctx),
+        today(deps),
       ),
     present: (issue, view, project) => issueEntity(issue, project, view),
   }),
