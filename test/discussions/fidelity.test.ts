@@ -126,6 +126,17 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     expect(await server.call('PUT', path, { milestone_id: 42 }, dev.token)).toMatchObject({ status: 200, body: { milestone: null } });
   });
 
+  it('drops the metadata of callers without set_issue_metadata: a guest author on update, an outsider on creation', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const own = (await server.call('POST', base, { title: 'Guest bug', labels: 'bug', assignee_ids: [dev.id], due_date: '2026-05-01' }, guest.token)).body;
+    expect(own).toMatchObject({ labels: ['bug'], due_date: '2026-05-01', assignees: [{ id: dev.id }] });
+    const edited = await server.call('PUT', `${base}/${own.iid}`, { title: 'Guest bug!', labels: 'other', due_date: '', assignee_ids: [], confidential: true }, guest.token);
+    expect(edited).toMatchObject({ status: 200, body: { title: 'Guest bug!', labels: ['bug'], due_date: '2026-05-01', assignees: [{ id: dev.id }], confidential: false } });
+    expect((await server.call('PUT', `${base}/${own.iid}`, { labels: 'other' }, dev.token)).body.labels).toEqual(['other']);
+    const foreign = await server.call('POST', base, { title: 'Outside', labels: 'bug', assignee_ids: [dev.id], due_date: '2026-05-01', confidential: true }, outsider.token);
+    expect(foreign).toMatchObject({ status: 201, body: { labels: [], assignees: [], due_date: null, confidential: true } });
+  });
+
   it('answers find_by! and authorize! as the platform: 404 "Not found", 403 on an issue the caller cannot read, 400 for a bad iid', async () => {
     const base = `/projects/${project.id}/issues`;
     const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;

@@ -121,10 +121,25 @@ export const issueSpecs: Record<string, Spec> = {
   },
   'a due date is recorded': {
     given: [...base, issueCreated(1, 1)],
-    as: 2,
+    as: 3,
     at: LATER,
     when: { type: 'UpdateIssue', project_id: 1, iid: 1, due_date: '2026-03-01' },
-    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 2, updated_at: LATER, due_date: '2026-03-01' } }],
+    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 3, updated_at: LATER, due_date: '2026-03-01' } }],
+  },
+  // `set_issue_metadata` is `admin_issue` (Reporters) on an existing issue: its guest author's metadata is dropped.
+  "a guest author's labels, due date and confidentiality are dropped": {
+    given: [...base, issueCreated(1, 1)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'Renamed', labels: ['x'], due_date: '2026-03-01', confidential: true },
+    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 2, updated_at: LATER, title: 'Renamed', previous_title: 'Bug' } }],
+  },
+  // A new issue: any project member may set its metadata (gitlab#300100); someone from outside may not.
+  "an outsider's new issue drops its labels and assignees": {
+    given: base,
+    as: 5,
+    when: { type: 'CreateIssue', project_id: 1, title: 'Bug', labels: ['x'], assignee_ids: [3], confidential: true },
+    then: [{ type: 'IssueCreated', data: { project_id: 1, id: 1, iid: 1, title: 'Bug', description: '', confidential: true, labels: [], assignee_ids: [], author_id: 5, created_at: AT } }],
   },
   'owners delete issues': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, then: [{ type: 'IssueDeleted', data: { project_id: 1, id: 1, iid: 1, at: AT } }] },
   'maintainers do not delete issues': { given: [...base, issueCreated(1, 1)], as: 4, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, error: forbidden() },

@@ -2,8 +2,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
-import { canOnProject, isAdmin } from '../access/abilities.js';
+import { canOnProject, effectiveProjectAccess, isAdmin } from '../access/abilities.js';
+import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
+import type { Project } from '../projects/projection.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
@@ -21,6 +23,13 @@ const checkText = (title: string | undefined, description: string | undefined) =
     .maxLength('title', title, MAX_NAME)
     .maxLength('description', description, MAX_DESCRIPTION);
 
+/**
+ * `set_issue_metadata` (IssuePolicy, 14.x): Reporters and above (`admin_issue`); on a new issue any project member
+ * too. Without it `filter_params` drops labels, assignees, milestone and due date without a word.
+ */
+const maySetMetadata = (state: IssuesView, userId: number | null, project: Project, creating: boolean): boolean =>
+  userId === null || canOnProject(state, userId, 'admin_issue', project) || (creating && effectiveProjectAccess(state, userId, project) >= AccessLevel.GUEST);
+
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
 
 const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssue'>, state: IssuesView): Decided => {
@@ -29,6 +38,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
   const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const metadata = maySetMetadata(state, actor.userId, project, true);
   const iid = (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
   return E.right([
     {
@@ -40,9 +50,9 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
         title: command.title,
         description: command.description ?? '',
         confidential: command.confidential ?? false,
-        labels: uniq(command.labels ?? []),
-        assignee_ids: [...(command.assignee_ids ?? [])],
-        ...(command.due_date !== undefined ? { due_date: command.due_date } : {}),
+        labels: metadata ? uniq(command.labels ?? []) : [],
+        assignee_ids: metadata ? [...(command.assignee_ids ?? [])] : [],
+        ...(metadata && command.due_date !== undefined ? { due_date: command.due_date } : {}),
         author_id: actor.userId,
         created_at: mayBackdate && command.created_at ? command.created_at : at,
       },
@@ -58,13 +68,15 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (actor.userId !== null && !canUpdateIssue(state, actor.userId, project, issue)) return E.left(forbidden());
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
+  // Without `set_issue_metadata` these are dropped, and so is `confidential` (`Issues::UpdateService#filter_params`).
+  const metadata = maySetMetadata(state, actor.userId, project, false);
   const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
-  if (command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
-  if (command.labels !== undefined) changes.labels = uniq(command.labels);
-  if (command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
-  if (command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
+  if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
+  if (metadata && command.labels !== undefined) changes.labels = uniq(command.labels);
+  if (metadata && command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
   if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
