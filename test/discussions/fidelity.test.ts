@@ -137,6 +137,24 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     expect(foreign).toMatchObject({ status: 201, body: { labels: [], assignees: [], due_date: null, confidential: true } });
   });
 
+  it('locks discussions: stored and shown, a system note each way, and only project members comment while locked', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const issue = (await server.call('POST', base, { title: 'Heated' }, dev.token)).body;
+    expect(issue.discussion_locked).toBeNull();
+    const path = `${base}/${issue.iid}`;
+    const early = (await server.call('POST', `${path}/notes`, { body: 'first' }, outsider.token)).body;
+    expect((await server.call('PUT', path, { discussion_locked: true }, guest.token)).status).toBe(403);
+    expect((await server.call('PUT', path, { discussion_locked: true }, dev.token)).body.discussion_locked).toBe(true);
+    expect(await server.call('POST', `${path}/notes`, { body: 'late' }, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('POST', `${path}/discussions`, { body: 'late' }, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('PUT', `${path}/notes/${early.id}`, { body: 'edited' }, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect((await server.call('POST', `${path}/notes`, { body: 'member' }, guest.token)).status).toBe(201);
+    expect((await server.call('PUT', path, { discussion_locked: false }, dev.token)).body.discussion_locked).toBe(false);
+    expect((await server.call('POST', `${path}/notes`, { body: 'again' }, outsider.token)).status).toBe(201);
+    const notes = await server.call('GET', `${path}/notes?sort=asc&activity_filter=only_activity`, undefined, dev.token);
+    expect(notes.body.map((note: { body: string }) => note.body)).toEqual(['locked this issue', 'unlocked this issue']);
+  });
+
   it('answers find_by! and authorize! as the platform: 404 "Not found", 403 on an issue the caller cannot read, 400 for a bad iid', async () => {
     const base = `/projects/${project.id}/issues`;
     const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;

@@ -53,6 +53,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
         labels: metadata ? uniq(command.labels ?? []) : [],
         assignee_ids: metadata ? [...(command.assignee_ids ?? [])] : [],
         ...(metadata && command.due_date !== undefined ? { due_date: command.due_date } : {}),
+        ...(metadata && command.discussion_locked !== undefined ? { discussion_locked: command.discussion_locked } : {}),
         author_id: actor.userId,
         created_at: mayBackdate && command.created_at ? command.created_at : at,
       },
@@ -70,13 +71,14 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (!errors.empty) return errors.toEither([]);
   // Without `set_issue_metadata` these are dropped, and so is `confidential` (`Issues::UpdateService#filter_params`).
   const metadata = maySetMetadata(state, actor.userId, project, false);
-  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null } = {};
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
   if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
   if (metadata && command.labels !== undefined) changes.labels = uniq(command.labels);
   if (metadata && command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
   if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
+  if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
   if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });

@@ -26,7 +26,7 @@ export const issueEvents = defineEvents({
         author_id: nullable(t.number),
         created_at: t.string,
       }),
-      t.partial({ due_date: t.string }),
+      t.partial({ due_date: t.string, discussion_locked: t.boolean }),
     ]),
   },
   IssueUpdated: {
@@ -43,6 +43,7 @@ export const issueEvents = defineEvents({
         assignee_ids: t.array(t.number),
         /** Null when the due date was removed. */
         due_date: nullable(t.string),
+        discussion_locked: t.boolean,
       }),
     ]),
   },

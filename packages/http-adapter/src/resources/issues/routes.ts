@@ -154,6 +154,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(labels ? { labels } : {}),
         ...(assignees ? { assignee_ids: assignees } : {}),
         ...(dueDate ? { due_date: dueDate } : {}),
+        ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.created_at ? { created_at: new Date(params.created_at).toISOString() } : {}),
       };
     },
@@ -180,6 +181,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(labels ? { labels } : {}),
         ...(assignees ? { assignee_ids: assignees } : {}),
         ...(dueDate !== undefined ? { due_date: dueDate } : {}),
+        ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
       };
     },
