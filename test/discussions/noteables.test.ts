@@ -95,7 +95,7 @@ describe('project snippets', () => {
     const updated = await server.call('PUT', `${base}/${one.body.id}`, { content: 'puts 2', title: 'Hi' }, reporter.token);
     expect(updated.body).toMatchObject({ title: 'Hi', file_name: 'hello.rb' });
     expect((await server.call('GET', `${base}/${one.body.id}/raw`)).body).toBe('puts 2');
-    expect(await server.call('PUT', `${base}/${many.body.id}`, { content: 'x' }, reporter.token)).toMatchObject({ status: 400, body: { message: 'To update Snippets with multiple files, you must use the `files` parameter' } });
+    expect(await server.call('PUT', `${base}/${many.body.id}`, { content: 'x' }, reporter.token)).toMatchObject({ status: 400, body: { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } } });
     const moved = await server.call('PUT', `${base}/${many.body.id}`, { files: [{ action: 'move', previous_path: 'a.txt', file_path: 'c.txt' }, { action: 'delete', file_path: 'b.txt' }] }, reporter.token);
     expect(moved.body.files.map((file: { path: string }) => file.path)).toEqual(['c.txt']);
     expect((await server.call('PUT', `${base}/${one.body.id}`, { title: 'Mine' }, guest.token)).status).toBe(403);
@@ -114,6 +114,7 @@ describe('epics', () => {
     expect((await server.call('POST', base, { title: 'x' }, outsider.token)).status).toBe(403);
     expect((await server.call('GET', base, undefined, outsider.token)).body.map((item: { iid: number }) => item.iid)).toEqual([1]);
     expect((await server.call('PUT', `${base}/1`, { state_event: 'close' })).body).toMatchObject({ state: 'closed' });
-    expect(await server.call('GET', `${base}/9`)).toMatchObject({ status: 404, body: { message: '404 Epic Not Found' } });
+    // `authorize!(:read_epic, nil)`: a missing epic is a 403 (fidelity audit, issue 16).
+    expect(await server.call('GET', `${base}/9`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });

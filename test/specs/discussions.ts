@@ -110,7 +110,37 @@ export const issueSpecs: Record<string, Spec> = {
     ],
   },
   "a guest does not edit another's issue": { given: [...base, issueCreated(1, 1, { author: 4 })], as: 2, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
-  'a confidential issue is not found by outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: notFound('Issue') },
+  // `find_by!` then `authorize! :update_issue` (put_projects_issues_spec: "returns 403 for non project members").
+  'a confidential issue is refused to outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
+  'removing a due date that is not set records nothing': {
+    given: [...base, issueCreated(1, 1)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, due_date: null },
+    then: [],
+  },
+  'a due date is recorded': {
+    given: [...base, issueCreated(1, 1)],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, due_date: '2026-03-01' },
+    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 3, updated_at: LATER, due_date: '2026-03-01' } }],
+  },
+  // `set_issue_metadata` is `admin_issue` (Reporters) on an existing issue: its guest author's metadata is dropped.
+  "a guest author's labels, due date and confidentiality are dropped": {
+    given: [...base, issueCreated(1, 1)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'Renamed', labels: ['x'], due_date: '2026-03-01', confidential: true },
+    then: [{ type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 2, updated_at: LATER, title: 'Renamed', previous_title: 'Bug' } }],
+  },
+  // A new issue: any project member may set its metadata (gitlab#300100); someone from outside may not.
+  "an outsider's new issue drops its labels and assignees": {
+    given: base,
+    as: 5,
+    when: { type: 'CreateIssue', project_id: 1, title: 'Bug', labels: ['x'], assignee_ids: [3], confidential: true },
+    then: [{ type: 'IssueCreated', data: { project_id: 1, id: 1, iid: 1, title: 'Bug', description: '', confidential: true, labels: [], assignee_ids: [], author_id: 5, created_at: AT } }],
+  },
   'owners delete issues': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, then: [{ type: 'IssueDeleted', data: { project_id: 1, id: 1, iid: 1, at: AT } }] },
   'maintainers do not delete issues': { given: [...base, issueCreated(1, 1)], as: 4, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, error: forbidden() },
 };
@@ -154,6 +184,15 @@ export const epicSpecs: Record<string, Spec> = {
     when: { type: 'UpdateEpic', group_id: 10, iid: 1, state_event: 'close' },
     then: [{ type: 'EpicClosed', data: { group_id: 10, id: 3, iid: 1, closed_by_id: 3, at: AT } }],
   },
+  // `authorize!(:admin_epic, epic)` with no epic: `NilPolicy` refuses.
+  'a missing epic is refused': { given: [...base, epicCreated(3, 1)], as: 3, when: { type: 'UpdateEpic', group_id: 10, iid: 9, title: 'x' }, error: forbidden() },
+  'an administrator deletes an epic': {
+    given: [...base, epicCreated(3, 1)],
+    as: 1,
+    when: { type: 'DeleteEpic', group_id: 10, iid: 1 },
+    then: [{ type: 'EpicDeleted', data: { group_id: 10, id: 3, iid: 1, at: AT } }],
+  },
+  'a reporter does not delete an epic (`destroy_epic`: owners)': { given: [...base, epicCreated(3, 1)], as: 3, when: { type: 'DeleteEpic', group_id: 10, iid: 1 }, error: forbidden() },
 };
 
 export const discussionSpecs: Record<string, Spec> = {

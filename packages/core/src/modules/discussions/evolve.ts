@@ -19,7 +19,7 @@ import { discussionIdFor, noteableData, noteableKey } from './queries.js';
 import { findIssue } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
 import type { NoteableRef } from './commands.js';
-import { addedCommitsBody, systemNoteBodies } from './system-notes.js';
+import { addedCommitsBody, dueDateBody, systemNoteBodies } from './system-notes.js';
 
 /**
  * The follower reads the merge requests and projects (for the "added N commits" note), and the noteables and
@@ -32,7 +32,7 @@ export type DiscussionsFollowed =
   | Extract<GroupEvent, { type: 'GroupDeleted' }>
   | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
-  | Extract<EpicEvent, { type: 'EpicUpdated' }>
+  | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
   | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
 
 type Slice = Draft<DiscussionsSlice>;
@@ -216,11 +216,13 @@ const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean)
 export const follows = {
   IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
   SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
+  EpicDeleted: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Epic', event.data.id)),
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
     dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),
   IssueCreated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueCreated' }>): void => {
     const { data } = event;
+    if (data.due_date !== undefined) systemNote(state, issueNoteable(data), dueDateBody(data.due_date), data.author_id, data.created_at);
     crossReference(state, issueNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);
   },
   IssueUpdated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueUpdated' }>): void => {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
-import { canDownloadCode, canOnGroup, canOnProject, canReadGroup, isAdmin } from '../access/abilities.js';
+import { canDownloadCode, canOnGroup, canOnProject, canReadGroup, effectiveProjectAccess, isAdmin } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
 import { findProject } from '../projects/queries.js';
 import type { Group } from '../groups/projection.js';
@@ -27,6 +27,8 @@ export interface Noteable extends NoteableData {
   /** Only merge requests' threads resolve (`Noteable::RESOLVABLE_TYPES`). */
   readonly resolvable: boolean;
   readonly readableBy: (userId: number | null) => boolean;
+  /** `discussion_locked`: only project members comment, edit or resolve (IssuablePolicy `locked & ~is_project_member`). */
+  readonly locked: boolean;
 }
 
 export const noteableKey = (type: NoteableType, id: number | string): string => `${type}:${id}`;
@@ -39,30 +41,30 @@ export const findNoteable = (state: DiscussionsView, ref: NoteableRef): Noteable
       const project = findProject(state.projects, ref.project_id);
       const issue = project ? findIssue(state.issues, project.id, ref.iid) : undefined;
       if (!project || !issue) return undefined;
-      return { ...base, key: noteableKey('Issue', issue.id), type: 'Issue', id: issue.id, iid: issue.iid, project_id: project.id, project, group: null, author_id: issue.author_id, replyable: true, resolvable: false, readableBy: (userId) => canReadIssue(state, userId, project, issue) };
+      return { ...base, key: noteableKey('Issue', issue.id), type: 'Issue', id: issue.id, iid: issue.iid, project_id: project.id, project, group: null, author_id: issue.author_id, replyable: true, resolvable: false, locked: issue.discussion_locked === true, readableBy: (userId) => canReadIssue(state, userId, project, issue) };
     }
     case 'MergeRequest': {
       const project = findProject(state.projects, ref.project_id);
       const mr = project ? findMergeRequest(state.repositories, project.id, ref.iid) : undefined;
       if (!project || !mr) return undefined;
-      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, replyable: true, resolvable: true, readableBy: (userId) => canDownloadCode(state, userId, project) };
+      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, replyable: true, resolvable: true, locked: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
     }
     case 'Snippet': {
       const project = findProject(state.projects, ref.project_id);
       const snippet = project ? findSnippet(state.snippets, project.id, ref.id) : undefined;
       if (!project || !snippet) return undefined;
-      return { ...base, key: noteableKey('Snippet', snippet.id), type: 'Snippet', id: snippet.id, project_id: project.id, project, group: null, author_id: snippet.author_id, replyable: false, resolvable: false, readableBy: (userId) => canReadSnippet(state, userId, project, snippet) };
+      return { ...base, key: noteableKey('Snippet', snippet.id), type: 'Snippet', id: snippet.id, project_id: project.id, project, group: null, author_id: snippet.author_id, replyable: false, resolvable: false, locked: false, readableBy: (userId) => canReadSnippet(state, userId, project, snippet) };
     }
     case 'Epic': {
       const group = findGroup(state.groups, ref.group_id);
       const epic = findEpicById(state.epics, ref.id);
       if (!group || !epic || epic.group_id !== group.id) return undefined;
-      return { ...base, key: noteableKey('Epic', epic.id), type: 'Epic', id: epic.id, iid: null, project_id: null, group_id: group.id, project: null, group, author_id: epic.author_id, replyable: true, resolvable: false, readableBy: (userId) => canReadEpic(state, userId, group, epic) };
+      return { ...base, key: noteableKey('Epic', epic.id), type: 'Epic', id: epic.id, iid: null, project_id: null, group_id: group.id, project: null, group, author_id: epic.author_id, replyable: true, resolvable: false, locked: false, readableBy: (userId) => canReadEpic(state, userId, group, epic) };
     }
     case 'Commit': {
       const project = findProject(state.projects, ref.project_id);
       if (!project) return undefined;
-      return { ...base, key: noteableKey('Commit', `${project.id}:${ref.sha}`), type: 'Commit', id: null, project_id: project.id, commit_sha: ref.sha, project, group: null, author_id: null, replyable: false, resolvable: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
+      return { ...base, key: noteableKey('Commit', `${project.id}:${ref.sha}`), type: 'Commit', id: null, project_id: project.id, commit_sha: ref.sha, project, group: null, author_id: null, replyable: false, resolvable: false, locked: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
     }
   }
 };
@@ -79,15 +81,19 @@ export const noteableData = (noteable: Noteable): NoteableData => ({
 });
 
 /** `create_note`: a signed-in reader; on a private project, Guests and above. */
+/** `is_project_member` of a locked noteable (administrators count, as they reach every project here). */
+const lockedOut = (state: DiscussionsView, userId: number, noteable: Noteable): boolean =>
+  noteable.locked && noteable.project !== null && effectiveProjectAccess(state, userId, noteable.project) === 0;
+
 export const canCreateNote = (state: DiscussionsView, userId: number | null, noteable: Noteable): boolean => {
-  if (userId === null || !noteable.readableBy(userId)) return false;
+  if (userId === null || !noteable.readableBy(userId) || lockedOut(state, userId, noteable)) return false;
   if (noteable.project) return noteable.project.visibility !== 'private' || canOnProject(state, userId, 'create_note', noteable.project) || isAdmin(state, userId);
   return noteable.group !== null && canReadGroup(state, userId, noteable.group);
 };
 
 /** `admin_note`: the note's author (still a reader), Maintainers and administrators; never a system note. */
 export const canAdminNote = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: Note): boolean => {
-  if (userId === null || note.system || !noteable.readableBy(userId)) return false;
+  if (userId === null || note.system || !noteable.readableBy(userId) || lockedOut(state, userId, noteable)) return false;
   if (note.author_id === userId || isAdmin(state, userId)) return true;
   if (noteable.project) return canOnProject(state, userId, 'admin_note', noteable.project);
   return noteable.group !== null && canOnGroup(state, userId, 'admin_epic_note', noteable.group);
@@ -95,7 +101,7 @@ export const canAdminNote = (state: DiscussionsView, userId: number | null, note
 
 /** `resolve_note`: the note's author, the noteable's author, Developers and above. */
 export const canResolveNote = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: Note | null): boolean => {
-  if (userId === null || !noteable.readableBy(userId)) return false;
+  if (userId === null || !noteable.readableBy(userId) || lockedOut(state, userId, noteable)) return false;
   if (note?.author_id === userId || noteable.author_id === userId || isAdmin(state, userId)) return true;
   return noteable.project !== null && canOnProject(state, userId, 'resolve_note', noteable.project);
 };

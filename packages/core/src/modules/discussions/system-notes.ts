@@ -25,13 +25,31 @@ interface Changes {
   readonly previous_title?: string;
   readonly description?: string;
   readonly confidential?: boolean;
+  /** Null when removed. */
+  readonly due_date?: string | null;
+  readonly discussion_locked?: boolean;
 }
 
-/** The notes an update writes, in the platform's order (title, description, confidentiality). */
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** `SystemNotes::TimeTrackingService#change_due_date`: `Date#to_s(:long)`, "March 1, 2026". */
+export const dueDateBody = (date: string | null): string => {
+  if (date === null) return 'removed due date';
+  const [year, month, day] = date.split('-').map(Number);
+  return `changed due date to ${MONTHS[(month ?? 1) - 1]} ${day}, ${year}`;
+};
+
+/**
+ * The notes an update writes, in the platform's order: `CommonSystemNotesService` (title, description, discussion
+ * lock — `SystemNotes::IssuablesService#discussion_lock` — due date),
+ * then `handle_changes` (confidentiality). A creation with a due date writes the due date's note too.
+ */
 export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes): string[] => {
   const bodies: string[] = [];
   if (changes.title !== undefined && changes.previous_title !== undefined) bodies.push(titleChangeBody(changes.previous_title, changes.title));
   if (changes.description !== undefined) bodies.push('changed the description');
+  if (changes.discussion_locked !== undefined) bodies.push(`${changes.discussion_locked ? 'locked' : 'unlocked'} this ${kind}`);
+  if (changes.due_date !== undefined) bodies.push(dueDateBody(changes.due_date));
   if (changes.confidential !== undefined) bodies.push(changes.confidential ? `made the ${kind} confidential` : `made the ${kind} visible to everyone`);
   return bodies;
 };

@@ -1,4 +1,4 @@
-/** EE group epic commands (`Epics::CreateService`, `UpdateService`), lean: title, description, labels, confidentiality, state. */
+/** EE group epic commands (`Epics::CreateService`, `UpdateService`, `Issuable::DestroyService`), lean: title, description, labels, confidentiality, state. */
 export type EpicCommand =
   | {
       readonly type: 'CreateEpic';
@@ -17,4 +17,5 @@ export type EpicCommand =
       readonly confidential?: boolean;
       readonly labels?: readonly string[];
       readonly state_event?: 'close' | 'reopen';
-    };
+    }
+  | { readonly type: 'DeleteEpic'; readonly group_id: number; readonly iid: number };

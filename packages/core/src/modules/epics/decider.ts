@@ -8,7 +8,7 @@ import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { EpicCommand } from './commands.js';
 import type { EpicEvent } from './events.js';
 import type { EpicsView } from './projection.js';
-import { canCreateEpic, canReadEpic, canUpdateEpic, findEpic } from './queries.js';
+import { canCreateEpic, canDestroyEpic, canUpdateEpic, findEpic } from './queries.js';
 
 type Decided = E.Either<DomainError, readonly EpicEvent[]>;
 
@@ -42,8 +42,9 @@ const decideCreate = ({ command, actor, at }: IssuedAs<EpicCommand, 'CreateEpic'
 const decideUpdate = ({ command, actor, at }: IssuedAs<EpicCommand, 'UpdateEpic'>, state: EpicsView): Decided => {
   const group = findGroup(state.groups, command.group_id);
   const epic = group ? findEpic(state.epics, group.id, command.iid) : undefined;
-  if (!group || !epic || (actor.userId !== null && !canReadEpic(state, actor.userId, group, epic))) return E.left(notFound(group ? 'Epic' : 'Group'));
-  if (actor.userId !== null && !canUpdateEpic(state, actor.userId, group, epic)) return E.left(forbidden());
+  if (!group) return E.left(notFound('Group'));
+  // `authorize!(:admin_epic, epic)`: a missing epic (nil, `NilPolicy`) or one the caller may not change is a 403.
+  if (!epic || (actor.userId !== null && !canUpdateEpic(state, actor.userId, group, epic))) return E.left(forbidden());
   const errors = checkTitle(command.title);
   if (!errors.empty) return errors.toEither([]);
   const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[] } = {};
@@ -59,7 +60,17 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<EpicCommand, 'UpdateEpic'
   return E.right(events);
 };
 
+const decideDelete = ({ command, actor, at }: IssuedAs<EpicCommand, 'DeleteEpic'>, state: EpicsView): Decided => {
+  const group = findGroup(state.groups, command.group_id);
+  const epic = group ? findEpic(state.epics, group.id, command.iid) : undefined;
+  if (!group) return E.left(notFound('Group'));
+  // `authorize!(:destroy_epic, epic)`, as for updates.
+  if (!epic || (actor.userId !== null && !canDestroyEpic(state, actor.userId, group, epic))) return E.left(forbidden());
+  return E.right([{ type: 'EpicDeleted', data: { group_id: group.id, id: epic.id, iid: epic.iid, at } }]);
+};
+
 export const decide = decideByType<EpicCommand, EpicsView, Decided>({
   CreateEpic: decideCreate,
   UpdateEpic: decideUpdate,
+  DeleteEpic: decideDelete,
 });

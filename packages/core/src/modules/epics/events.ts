@@ -31,6 +31,7 @@ export const epicEvents = defineEvents({
   },
   EpicClosed: { version: 1, stream, codec: t.type({ group_id: t.number, id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },
   EpicReopened: { version: 1, stream, codec: t.type({ group_id: t.number, id: t.number, iid: t.number, at: t.string }) },
+  EpicDeleted: { version: 1, stream, codec: t.type({ group_id: t.number, id: t.number, iid: t.number, at: t.string }) },
 });
 
 export type EpicEvent = EventsOf<typeof epicEvents>;

@@ -40,6 +40,13 @@ export const evolve = (state: EpicsDraft, event: EpicEvent): void => {
       if (epic) Object.assign(epic, { state: 'opened', closed_at: null, closed_by_id: null, updated_at: event.data.at });
       return;
     }
+    case 'EpicDeleted': {
+      // The group's `last_iid` stays: iids are never reused.
+      tableDelete(state.epics.byId, event.data.id);
+      const group = tableGet(state.epics.byGroup, event.data.group_id);
+      if (group) tableDelete(group.byIid, event.data.iid);
+      return;
+    }
   }
 };
 

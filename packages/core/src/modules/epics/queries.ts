@@ -31,3 +31,7 @@ export const canReadEpic = (state: AccessView, userId: number | null, group: Gro
 export const canCreateEpic = (state: AccessView, userId: number | null, group: Group): boolean => userId !== null && canOnGroup(state, userId, 'create_epic', group);
 export const canUpdateEpic = (state: AccessView, userId: number | null, group: Group, epic: Epic): boolean =>
   userId !== null && canReadEpic(state, userId, group, epic) && canOnGroup(state, userId, 'admin_epic', group);
+
+/** `destroy_epic`: the group's owners. */
+export const canDestroyEpic = (state: AccessView, userId: number | null, group: Group, epic: Epic): boolean =>
+  userId !== null && canReadEpic(state, userId, group, epic) && canOnGroup(state, userId, 'destroy_epic', group);

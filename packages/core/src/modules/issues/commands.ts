@@ -8,6 +8,9 @@ export type IssueCommand =
       readonly confidential?: boolean;
       readonly labels?: readonly string[];
       readonly assignee_ids?: readonly number[];
+      /** `YYYY-MM-DD`. */
+      readonly due_date?: string;
+      readonly discussion_locked?: boolean;
       /** Honoured for administrators and project owners (`set_issue_created_at`), else ignored. */
       readonly created_at?: string;
     }
@@ -20,6 +23,9 @@ export type IssueCommand =
       readonly confidential?: boolean;
       readonly labels?: readonly string[];
       readonly assignee_ids?: readonly number[];
+      /** `YYYY-MM-DD`, or null to remove it. */
+      readonly due_date?: string | null;
+      readonly discussion_locked?: boolean;
       readonly state_event?: 'close' | 'reopen';
     }
   | { readonly type: 'DeleteIssue'; readonly project_id: number; readonly iid: number };

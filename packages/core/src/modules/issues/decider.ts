@@ -2,13 +2,15 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
-import { canOnProject, isAdmin } from '../access/abilities.js';
+import { canOnProject, effectiveProjectAccess, isAdmin } from '../access/abilities.js';
+import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
+import type { Project } from '../projects/projection.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
-import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
+import { canCreateIssue, canUpdateIssue, findIssue } from './queries.js';
 import { tableGet } from '../../kernel/table.js';
 
 type Decided = E.Either<DomainError, readonly IssueEvent[]>;
@@ -21,6 +23,13 @@ const checkText = (title: string | undefined, description: string | undefined) =
     .maxLength('title', title, MAX_NAME)
     .maxLength('description', description, MAX_DESCRIPTION);
 
+/**
+ * `set_issue_metadata` (IssuePolicy, 14.x): Reporters and above (`admin_issue`); on a new issue any project member
+ * too. Without it `filter_params` drops labels, assignees, milestone and due date without a word.
+ */
+const maySetMetadata = (state: IssuesView, userId: number | null, project: Project, creating: boolean): boolean =>
+  userId === null || canOnProject(state, userId, 'admin_issue', project) || (creating && effectiveProjectAccess(state, userId, project) >= AccessLevel.GUEST);
+
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
 
 const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssue'>, state: IssuesView): Decided => {
@@ -29,6 +38,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
   const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const metadata = maySetMetadata(state, actor.userId, project, true);
   const iid = (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
   return E.right([
     {
@@ -40,8 +50,10 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
         title: command.title,
         description: command.description ?? '',
         confidential: command.confidential ?? false,
-        labels: uniq(command.labels ?? []),
-        assignee_ids: [...(command.assignee_ids ?? [])],
+        labels: metadata ? uniq(command.labels ?? []) : [],
+        assignee_ids: metadata ? [...(command.assignee_ids ?? [])] : [],
+        ...(metadata && command.due_date !== undefined ? { due_date: command.due_date } : {}),
+        ...(metadata && command.discussion_locked !== undefined ? { discussion_locked: command.discussion_locked } : {}),
         author_id: actor.userId,
         created_at: mayBackdate && command.created_at ? command.created_at : at,
       },
@@ -52,16 +64,21 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
 const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
-  if (!project || !issue || !canReadIssue(state, actor.userId, project, issue) && actor.userId !== null) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (!project || !issue) return E.left(notFound(project ? 'Issue' : 'Project'));
+  // `find_by!` then `authorize! :update_issue`: an issue the caller may not read is refused, not hidden.
   if (actor.userId !== null && !canUpdateIssue(state, actor.userId, project, issue)) return E.left(forbidden());
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
-  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[] } = {};
+  // Without `set_issue_metadata` these are dropped, and so is `confidential` (`Issues::UpdateService#filter_params`).
+  const metadata = maySetMetadata(state, actor.userId, project, false);
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
-  if (command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
-  if (command.labels !== undefined) changes.labels = uniq(command.labels);
-  if (command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
+  if (metadata && command.labels !== undefined) changes.labels = uniq(command.labels);
+  if (metadata && command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
+  if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
   if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
@@ -73,7 +90,8 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
 const decideDelete = ({ command, actor, at }: IssuedAs<IssueCommand, 'DeleteIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
   const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
-  if (!project || !issue || (actor.userId !== null && !canReadIssue(state, actor.userId, project, issue))) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (!project || !issue) return E.left(notFound(project ? 'Issue' : 'Project'));
+  // `find_by` then `authorize!(:destroy_issue)`: an issue the caller may not read is refused, not hidden.
   if (actor.userId !== null && !canOnProject(state, actor.userId, 'destroy_issue', project)) return E.left(forbidden());
   return E.right([{ type: 'IssueDeleted', data: { project_id: project.id, id: issue.id, iid: issue.iid, at } }]);
 };

@@ -13,18 +13,21 @@ export const issueEvents = defineEvents({
   IssueCreated: {
     version: 1,
     stream,
-    codec: t.type({
-      project_id: t.number,
-      id: t.number,
-      iid: t.number,
-      title: t.string,
-      description: t.string,
-      confidential: t.boolean,
-      labels: t.array(t.string),
-      assignee_ids: t.array(t.number),
-      author_id: nullable(t.number),
-      created_at: t.string,
-    }),
+    codec: t.intersection([
+      t.type({
+        project_id: t.number,
+        id: t.number,
+        iid: t.number,
+        title: t.string,
+        description: t.string,
+        confidential: t.boolean,
+        labels: t.array(t.string),
+        assignee_ids: t.array(t.number),
+        author_id: nullable(t.number),
+        created_at: t.string,
+      }),
+      t.partial({ due_date: t.string, discussion_locked: t.boolean }),
+    ]),
   },
   IssueUpdated: {
     version: 1,
@@ -38,6 +41,9 @@ export const issueEvents = defineEvents({
         confidential: t.boolean,
         labels: t.array(t.string),
         assignee_ids: t.array(t.number),
+        /** Null when the due date was removed. */
+        due_date: nullable(t.string),
+        discussion_locked: t.boolean,
       }),
     ]),
   },

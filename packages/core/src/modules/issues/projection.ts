@@ -14,6 +14,10 @@ export interface Issue {
   readonly confidential: boolean;
   readonly labels: readonly string[];
   readonly assignee_ids: readonly number[];
+  /** `YYYY-MM-DD`; absent on issues created without one. */
+  readonly due_date?: string | null;
+  /** Null (absent) until someone locks or unlocks the discussion. */
+  readonly discussion_locked?: boolean | null;
   readonly author_id: number | null;
   readonly created_at: string;
   readonly updated_at: string;

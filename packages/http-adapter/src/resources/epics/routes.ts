@@ -1,18 +1,23 @@
-/** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), by iid. */
+/** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), delete, by iid. */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, notFound, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
-import { created, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
+import { created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
+import { labelsOf } from '../issues/params.js';
 
+/**
+ * `user_group.epics.find_by(iid:)` then `authorize!(:read_epic, epic)`: a missing epic (nil, which `NilPolicy`
+ * refuses) or one the caller may not read is a 403, not a 404.
+ */
 const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { group: Group; epic: Epic }> => {
   const group = groupOfRoute(ctx, state);
   if (E.isLeft(group)) return group;
   const iid = Number(ctx.routeParams['epic_iid']);
   const epic = Number.isSafeInteger(iid) ? findEpic(state.epics, group.right.id, iid) : undefined;
-  if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(notFound('Epic'));
+  if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(forbidden());
   return E.right({ group: group.right, epic });
 };
 
@@ -32,7 +37,12 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
           (params.state === 'all' || epic.state === params.state) &&
           labels.every((label) => epic.labels.includes(label)) &&
           (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
-          (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id),
+          (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
+          (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
+          (!params.created_after || epic.created_at >= params.created_after) &&
+          (!params.created_before || epic.created_at <= params.created_before) &&
+          (!params.updated_after || epic.updated_at >= params.updated_after) &&
+          (!params.updated_before || epic.updated_at <= params.updated_before),
       );
       const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
       list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
@@ -78,17 +88,26 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     authorize: (ctx, state, { group, epic }) => (canUpdateEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
     command: (ctx, { group, epic }) => {
       const { params } = ctx;
+      const labels = labelsOf(epic.labels, params);
       return {
         type: 'UpdateEpic',
         group_id: group.id,
         iid: epic.iid,
         ...(params.title !== undefined && params.title !== null ? { title: params.title } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
-        ...(params.labels ? { labels: params.labels } : {}),
+        ...(labels ? { labels } : {}),
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
       };
     },
     present: (done, ctx, { group, epic }) => ok(epicEntity(findEpic(done.state.epics, group.id, epic.iid)!, group, presentContext(deps, ctx, done.state))),
+  }),
+  commandRoute(deps, {
+    method: 'DELETE',
+    path: '/groups/:id/epics/:epic_iid',
+    find: epicOfRoute,
+    authorize: (ctx, state, { group, epic }) => (canDestroyEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
+    command: (_ctx, { group, epic }) => ({ type: 'DeleteEpic', group_id: group.id, iid: epic.iid }),
+    present: () => noContent(),
   }),
 ];

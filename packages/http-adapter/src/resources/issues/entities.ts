@@ -12,7 +12,19 @@ const user = (id: number | null, ctx: PresentContext) => {
 /** Notes written by people (system notes excluded), as `user_notes_count`. */
 export const userNotesCount = (ctx: PresentContext, key: string): number => notesOfNoteable(ctx.state.discussions, key).filter((note) => !note.system).length;
 
-export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext) => {
+/**
+ * `Issue#subscribed?` without subscriptions of its own (no subscription endpoints here): whether the viewer
+ * participates, as its author, an assignee or the author of a comment.
+ */
+const participates = (issue: Issue, ctx: PresentContext): boolean => {
+  const viewer = ctx.viewerId;
+  if (viewer === null) return false;
+  if (issue.author_id === viewer || issue.assignee_ids.includes(viewer)) return true;
+  return notesOfNoteable(ctx.state.discussions, noteableKey('Issue', issue.id)).some((note) => !note.system && note.author_id === viewer);
+};
+
+/** `Entities::Issue`; `subscribed` only where the platform includes it (a single issue, not lists). */
+export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext, options: { readonly subscribed?: boolean } = {}) => {
   const assignees = issue.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
   const apiBase = `${ctx.baseUrl}/api/v4/projects/${project.id}`;
   return {
@@ -36,9 +48,9 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext)
     merge_requests_count: 0,
     upvotes: 0,
     downvotes: 0,
-    due_date: null,
+    due_date: issue.due_date ?? null,
     confidential: issue.confidential,
-    discussion_locked: null,
+    discussion_locked: issue.discussion_locked ?? null,
     issue_type: 'issue',
     web_url: `${projectWebUrl(project, ctx)}/-/issues/${issue.iid}`,
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
@@ -54,6 +66,7 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext)
     },
     references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${project.path_with_namespace}#${issue.iid}` },
     severity: 'UNKNOWN',
+    ...(options.subscribed ? { subscribed: participates(issue, ctx) } : {}),
     moved_to_id: null,
     service_desk_reply_to: null,
     epic_iid: null,

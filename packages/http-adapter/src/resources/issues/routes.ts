@@ -1,15 +1,36 @@
 /**
- * Project issues (lib/api/issues.rb, 14.7), lean: create, list (state, labels, search, order, iids,
- * confidential, author, assignee; paginated), get, update (with `state_event`), delete. Confidential issues are
- * visible to their author, assignees, Reporters and above.
+ * Project issues (lib/api/issues.rb, 14.7), lean: create, list (the finder's filters, see `filter.ts`; paginated),
+ * get, update (with `state_event`), delete. Confidential issues are visible to their author, assignees, Reporters
+ * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateIssue, canOnProject, canReadIssue, findIssue, findUser, forbidden, issuesOf, notFound, type DomainError, type Issue, type Project, type State } from '@forgefold/core';
-import { created, noContent, ok, checkUnmodifiedSince, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
-import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
-import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, listParams, updateParams } from './params.js';
+import {
+  canCreateIssue,
+  canOnProject,
+  canReadIssue,
+  canReadProject,
+  findIssue,
+  findProject,
+  findUser,
+  forbidden,
+  issuesOf,
+  listProjects,
+  notFound,
+  projectsInNamespace,
+  selfAndDescendants,
+  unauthorized,
+  type DomainError,
+  type Issue,
+  type Project,
+  type State,
+} from '@forgefold/core';
+import { created, noContent, ok, checkUnmodifiedSince, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
+import { presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
+import type { PresentContext } from '../context.js';
 import { issueEntity } from './entities.js';
+import { filterIssues } from './filter.js';
 
 /** `find_project_issue`: a readable issue of a readable project. */
 const issueOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { project: Project; issue: Issue }> => {
@@ -21,50 +42,96 @@ const issueOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<Doma
   return E.right({ project: project.right, issue });
 };
 
+/**
+ * `user_project.issues.find_by(iid:)` with no read check (update and delete authorize afterwards, so an issue the
+ * caller may not read is a 403); a missing one is `notFound` (`find_by!` on update: "404 Not found").
+ */
+const projectIssueOfRoute =
+  (missing: DomainError) =>
+  (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { project: Project; issue: Issue }> => {
+    const project = projectOfRoute(ctx, state);
+    if (E.isLeft(project)) return project;
+    const issue = findIssue(state.issues, project.right.id, Number(ctx.routeParams['issue_iid']));
+    return issue ? E.right({ project: project.right, issue }) : E.left(missing);
+  };
+
+/** `due_date` is a String parameter cast to a date column: a date that does not parse is none. */
+const dueDateOf = (value: string | null | undefined): string | null | undefined => {
+  if (value === undefined) return undefined;
+  const date = value === null ? undefined : T.Date.decode(value);
+  return date && E.isRight(date) ? date.right : null;
+};
+
 const assigneesOf = (state: State, params: { assignee_id?: number | null; assignee_ids?: readonly (number | null)[] | null }): number[] | undefined => {
   const ids = params.assignee_ids ?? (params.assignee_id !== undefined ? (params.assignee_id === null || params.assignee_id === 0 ? [] : [params.assignee_id]) : undefined);
   return ids?.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined);
 };
 
+/** The issues of these projects the viewer may read (`IssuesFinder` without a project). */
+const readableIssues = (state: State, viewer: number | null, projects: Iterable<Project>): Issue[] => {
+  const out: Issue[] = [];
+  for (const project of projects) {
+    if (!canReadProject(state, viewer, project)) continue;
+    for (const issue of issuesOf(state.issues, project.id)) if (canReadIssue(state, viewer, project, issue)) out.push(issue);
+  }
+  return out;
+};
+
+const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issue, findProject(view.state.projects, issue.project_id)!, view);
+
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
 
 export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
+  // `GET /issues`: `authenticate! unless params[:scope] == 'all'`; the caller's own issues by default.
+  listRoute(deps, {
+    path: '/issues',
+    auth: 'optional',
+    params: userListParams,
+    find: nothing,
+    authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
+    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listProjects(state.projects)), ctx.params, state.users, viewerId(ctx), today(deps)),
+    present: (issue, view) => presentAnywhere(issue, view),
+  }),
+  // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).
+  listRoute(deps, {
+    path: '/groups/:id/issues',
+    auth: 'optional',
+    params: groupListParams,
+    find: groupOfRoute,
+    rows: (ctx, state, group) =>
+      filterIssues(
+        readableIssues(state, viewerId(ctx), selfAndDescendants(state.groups, group).flatMap((each) => [...projectsInNamespace(state.projects, each.id)])),
+        ctx.params,
+        state.users,
+        viewerId(ctx),
+        today(deps),
+      ),
+    present: (issue, view) => presentAnywhere(issue, view),
+  }),
   listRoute(deps, {
     path: '/projects/:id/issues',
     auth: 'optional',
     params: listParams,
     find: projectOfRoute,
-    rows: (ctx, state, project) => {
-      const { params } = ctx;
-      const search = params.search?.toLowerCase();
-      const labels = params.labels?.filter((label) => label !== '') ?? [];
-      const iids = params.iids?.filter((iid): iid is number => iid !== null);
-      const list = issuesOf(state.issues, project.id).filter(
-        (issue) =>
-          canReadIssue(state, viewerId(ctx), project, issue) &&
-          (params.state === 'all' || issue.state === params.state) &&
-          labels.every((label) => issue.labels.includes(label)) &&
-          (!search || `${issue.title}\n${issue.description}`.toLowerCase().includes(search)) &&
-          (!iids || iids.length === 0 || iids.includes(issue.iid)) &&
-          (params.confidential === undefined || params.confidential === null || issue.confidential === params.confidential) &&
-          (params.author_id === undefined || params.author_id === null || issue.author_id === params.author_id) &&
-          (params.assignee_id === undefined || params.assignee_id === null || issue.assignee_ids.includes(params.assignee_id)),
-      );
-      const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
-      list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-      if (params.sort !== 'asc') list.reverse();
-      return list;
-    },
+    rows: (ctx, state, project) =>
+      filterIssues(
+        issuesOf(state.issues, project.id).filter((issue) => canReadIssue(state, viewerId(ctx), project, issue)),
+        ctx.params,
+        state.users,
+        viewerId(ctx),
+        today(deps),
+      ),
     present: (issue, view, project) => issueEntity(issue, project, view),
   }),
   route({
     method: 'GET',
     path: '/projects/:id/issues/:issue_iid',
     auth: 'optional',
+    params: iidParams,
     handler: (ctx) => {
       const found = issueOfRoute(ctx, deps.app.state);
       if (E.isLeft(found)) return found.left;
-      return ok(issueEntity(found.right.issue, found.right.project, presentContext(deps, ctx)));
+      return ok(issueEntity(found.right.issue, found.right.project, presentContext(deps, ctx), { subscribed: true }));
     },
   }),
   commandRoute(deps, {
@@ -76,27 +143,34 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     command: (ctx, project) => {
       const { params } = ctx;
       const assignees = assigneesOf(deps.app.state, params);
+      const labels = labelsOf([], params);
+      const dueDate = dueDateOf(params.due_date);
       return {
         type: 'CreateIssue',
         project_id: project.id,
         title: params.title ?? '',
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
-        ...(params.labels ? { labels: params.labels } : {}),
+        ...(labels ? { labels } : {}),
         ...(assignees ? { assignee_ids: assignees } : {}),
+        ...(dueDate ? { due_date: dueDate } : {}),
+        ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.created_at ? { created_at: new Date(params.created_at).toISOString() } : {}),
       };
     },
-    present: (done, ctx, project) => created(issueEntity(findIssue(done.state.issues, project.id, createdIid(done.events))!, project, presentContext(deps, ctx, done.state))),
+    present: (done, ctx, project) =>
+      created(issueEntity(findIssue(done.state.issues, project.id, createdIid(done.events))!, project, presentContext(deps, ctx, done.state), { subscribed: true })),
   }),
   commandRoute(deps, {
     method: 'PUT',
     path: '/projects/:id/issues/:issue_iid',
     params: updateParams,
-    find: issueOfRoute,
+    find: projectIssueOfRoute(notFound(undefined, '404 Not found')),
     command: (ctx, { project, issue }) => {
       const { params } = ctx;
       const assignees = assigneesOf(deps.app.state, params);
+      const labels = labelsOf(issue.labels, params);
+      const dueDate = dueDateOf(params.due_date);
       return {
         type: 'UpdateIssue',
         project_id: project.id,
@@ -104,17 +178,21 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(params.title !== undefined && params.title !== null ? { title: params.title } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
-        ...(params.labels ? { labels: params.labels } : {}),
+        ...(labels ? { labels } : {}),
         ...(assignees ? { assignee_ids: assignees } : {}),
+        ...(dueDate !== undefined ? { due_date: dueDate } : {}),
+        ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
       };
     },
-    present: (done, ctx, { project, issue }) => ok(issueEntity(findIssue(done.state.issues, project.id, issue.iid)!, project, presentContext(deps, ctx, done.state))),
+    present: (done, ctx, { project, issue }) =>
+      ok(issueEntity(findIssue(done.state.issues, project.id, issue.iid)!, project, presentContext(deps, ctx, done.state), { subscribed: true })),
   }),
   commandRoute(deps, {
     method: 'DELETE',
     path: '/projects/:id/issues/:issue_iid',
-    find: issueOfRoute,
+    params: iidParams,
+    find: projectIssueOfRoute(notFound('Issue')),
     authorize: (ctx, state, { project }) => (canDestroy(state, viewerId(ctx), project) ? null : forbidden()),
     command: (ctx, { project, issue }) => {
       checkUnmodifiedSince(ctx.request.headers, issue.updated_at);

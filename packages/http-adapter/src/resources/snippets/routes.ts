@@ -4,7 +4,7 @@
  * kept in the log (the platform keeps them in a repository per snippet).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
+import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
@@ -25,9 +25,26 @@ const snippetOfRoute =
 
 type FileAction = { action: string | null; content?: string | null | undefined; file_path?: string | null | undefined; previous_path?: string | null | undefined } | null;
 
-/** `SnippetInputActionCollection`: the new set of files after the actions, or the platform's 400. */
+const present = (value: string | null | undefined): value is string => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * `SnippetInputAction`'s validations: a file path; content to create or update; an update's `previous_path`, if
+ * any, the same as its path; a move's `previous_path`.
+ */
+const validAction = (action: NonNullable<FileAction>): boolean =>
+  present(action.file_path) &&
+  (action.action === 'create' || action.action === 'update' ? present(action.content) : true) &&
+  (action.action === 'update' ? !present(action.previous_path) || action.previous_path === action.file_path : true) &&
+  (action.action === 'move' ? present(action.previous_path) : true);
+
+/**
+ * `SnippetInputActionCollection`: the new set of files after the actions. Invalid actions are the service's 422
+ * (`invalid_params_error`, `{"message":{"error":"Snippet actions have invalid data"}}`); an action on a file that is
+ * not there stays a 400.
+ */
 const applyActions = (current: readonly SnippetFileInput[], actions: readonly FileAction[]): SnippetFileInput[] => {
   const files = current.map((file) => ({ ...file }));
+  if (actions.some((action) => action !== null && !validAction(action))) throw ApiError.message(422, { error: 'Snippet actions have invalid data' });
   for (const action of actions) {
     if (!action) continue;
     const path = action.file_path ?? action.previous_path ?? '';
@@ -58,6 +75,8 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/projects/:id/snippets',
     auth: 'optional',
     find: projectOfRoute,
+    // `check_snippets_enabled` finds the project first, then the list calls `authenticate!`.
+    authorize: (ctx) => (viewerId(ctx) === null ? unauthorized : null),
     rows: (ctx, state, project) => snippetsOf(state.snippets, project.id).filter((snippet) => canReadSnippet(state, viewerId(ctx), project, snippet)),
     present: (snippet, view, project) => snippetEntity(snippet, project, view),
   }),
@@ -85,7 +104,11 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     method: 'POST',
     path: '/projects/:id/snippets',
     params: createParams,
-    find: projectOfRoute,
+    find: (ctx, state) => {
+      // `given :content do requires :file_name end`: a parameter error, before the project is looked up.
+      if (typeof ctx.params.content === 'string' && ctx.params.content !== '' && ctx.params.file_name === undefined) throw ApiError.error(400, 'file_name is missing');
+      return projectOfRoute(ctx, state);
+    },
     authorize: (ctx, state, project) => (canCreateSnippet(state, viewerId(ctx), project) ? null : forbidden()),
     command: (ctx, project) => {
       const { params } = ctx;
@@ -118,7 +141,7 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       if (params.files) files = applyActions(current(snippet), params.files);
       else if (params.content !== undefined && params.content !== null || params.file_name) {
         // `content`/`file_name` edit a snippet of one file only.
-        if (snippet.files.length > 1) throw ApiError.message(400, 'To update Snippets with multiple files, you must use the `files` parameter');
+        if (snippet.files.length > 1) throw ApiError.message(400, { error: 'To update Snippets with multiple files, you must use the `files` parameter' });
         const only = snippet.files[0];
         files = [{ file_path: params.file_name ?? only?.path ?? '', content: params.content ?? only?.content ?? '' }];
       }

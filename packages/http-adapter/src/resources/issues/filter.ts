@@ -1,0 +1,157 @@
+/**
+ * `IssuesFinder` over a project's issues as `GET /projects/:id/issues` calls it (14.x), for what Forgefold keeps:
+ * no milestones, so `milestone=None` keeps every issue and any other milestone none.
+ */
+import { findUserByUsername, type Issue, type UsersSlice } from '@forgefold/core';
+import type { NoneOrAny } from './params.js';
+
+interface NegatableFilters {
+  readonly labels?: readonly string[] | null | undefined;
+  readonly milestone?: string | null | undefined;
+  readonly iids?: readonly number[] | null | undefined;
+  readonly author_id?: number | null | undefined;
+  readonly author_username?: string | null | undefined;
+  readonly assignee_id?: number | NoneOrAny | null | undefined;
+  readonly assignee_username?: readonly string[] | null | undefined;
+}
+
+export interface IssueFilters extends NegatableFilters {
+  readonly state?: string | null | undefined;
+  readonly order_by?: string | null | undefined;
+  readonly sort?: string | null | undefined;
+  readonly search?: string | null | undefined;
+  readonly in?: string | null | undefined;
+  readonly created_after?: string | null | undefined;
+  readonly created_before?: string | null | undefined;
+  readonly updated_after?: string | null | undefined;
+  readonly updated_before?: string | null | undefined;
+  readonly not?: NegatableFilters | null | undefined;
+  readonly scope?: string | null | undefined;
+  readonly confidential?: boolean | null | undefined;
+  readonly due_date?: string | null | undefined;
+  readonly issue_type?: string | null | undefined;
+}
+
+const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
+
+/** A username's id; an unknown one matches nobody (the finder answers `none`). */
+const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
+
+const labelsMatch = (issue: Issue, labels: readonly string[]): boolean => {
+  const names = labels.filter((label) => label !== '');
+  if (names.length === 0) return true;
+  const lower = names.map((label) => label.toLowerCase());
+  if (lower.includes('none')) return issue.labels.length === 0;
+  if (lower.includes('any')) return issue.labels.length > 0;
+  return names.every((label) => issue.labels.includes(label));
+};
+
+/** `milestone_title`: blank is no filter, `None` is "without a milestone" (every issue here). */
+const milestoneMatches = (milestone: string): boolean => milestone === '' || milestone.toLowerCase() === 'none';
+
+/** The positive filters (`by_author`, `by_assignee`, `by_label`, `by_milestone`, iids). */
+const matches = (issue: Issue, filters: NegatableFilters, users: UsersSlice): boolean => {
+  if (given(filters.labels) && !labelsMatch(issue, filters.labels)) return false;
+  if (given(filters.milestone) && !milestoneMatches(filters.milestone)) return false;
+  if (given(filters.iids) && filters.iids.length > 0 && !filters.iids.includes(issue.iid)) return false;
+  if (given(filters.author_id) && issue.author_id !== filters.author_id) return false;
+  if (given(filters.author_username) && issue.author_id !== idOf(users, filters.author_username)) return false;
+  const assignee = filters.assignee_id;
+  if (assignee === 'none' && issue.assignee_ids.length > 0) return false;
+  if (assignee === 'any' && issue.assignee_ids.length === 0) return false;
+  if (typeof assignee === 'number' && !issue.assignee_ids.includes(assignee)) return false;
+  if (given(filters.assignee_username) && !filters.assignee_username.every((username) => issue.assignee_ids.includes(idOf(users, username)))) return false;
+  return true;
+};
+
+/** `not[…]`: leaves out the issues with any of the labels, iids, that author, or any of those assignees. */
+const excluded = (issue: Issue, not: NegatableFilters, users: UsersSlice): boolean =>
+  (given(not.labels) && not.labels.some((label) => issue.labels.includes(label))) ||
+  (given(not.iids) && not.iids.includes(issue.iid)) ||
+  (given(not.author_id) && issue.author_id === not.author_id) ||
+  (given(not.author_username) && issue.author_id === idOf(users, not.author_username)) ||
+  (typeof not.assignee_id === 'number' && issue.assignee_ids.includes(not.assignee_id)) ||
+  (given(not.assignee_username) && not.assignee_username.some((username) => issue.assignee_ids.includes(idOf(users, username))));
+
+/** `in`: `title`, `description`, or both joined with a comma; nothing recognised searches both. */
+const searchedText = (issue: Issue, columns: string | null | undefined): string => {
+  const wanted = (columns ?? '').split(',').map((column) => column.trim());
+  const title = wanted.includes('title');
+  const description = wanted.includes('description');
+  if (title === description) return `${issue.title}\n${issue.description}`;
+  return title ? issue.title : issue.description;
+};
+
+const DAY = 86_400_000;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const endOfMonth = (year: number, month: number): string => dayOf(Date.UTC(year, month + 1, 0));
+
+/** `by_due_date`: none (`0`), overdue (before today), this week (Monday to Sunday), this month, or two weeks back to the end of next month. */
+const dueDateMatches = (due: string | null, filter: string | null | undefined, today: string): boolean => {
+  if (!filter) return true;
+  if (filter === '0') return due === null;
+  if (due === null) return false;
+  const now = Date.parse(`${today}T00:00:00Z`);
+  const date = new Date(now);
+  const [year, month] = [date.getUTCFullYear(), date.getUTCMonth()];
+  switch (filter) {
+    case 'overdue':
+      return due < today;
+    case 'week': {
+      const monday = now - ((date.getUTCDay() + 6) % 7) * DAY;
+      return due >= dayOf(monday) && due <= dayOf(monday + 6 * DAY);
+    }
+    case 'month':
+      return due >= dayOf(Date.UTC(year, month, 1)) && due <= endOfMonth(year, month);
+    default:
+      return due >= dayOf(now - 14 * DAY) && due <= endOfMonth(year, month + 1);
+  }
+};
+
+const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: number | null): boolean => {
+  switch (scope?.replace(/-/g, '_')) {
+    case 'created_by_me':
+      return viewer !== null && issue.author_id === viewer;
+    case 'assigned_to_me':
+      return viewer !== null && issue.assignee_ids.includes(viewer);
+    default:
+      return true;
+  }
+};
+
+/** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
+export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
+  const search = params.search?.toLowerCase();
+  const rows = issues.filter(
+    (issue) =>
+      (params.state === 'all' || issue.state === params.state) &&
+      matches(issue, params, users) &&
+      (!given(params.not) || !excluded(issue, params.not, users)) &&
+      scopeMatches(issue, params.scope, viewer) &&
+      (!search || searchedText(issue, params.in).toLowerCase().includes(search)) &&
+      (!given(params.confidential) || issue.confidential === params.confidential) &&
+      // Every issue here is of type `issue`.
+      (!given(params.issue_type) || params.issue_type === 'issue') &&
+      dueDateMatches(issue.due_date ?? null, params.due_date, today) &&
+      (!given(params.created_after) || issue.created_at >= params.created_after) &&
+      (!given(params.created_before) || issue.created_at <= params.created_before) &&
+      (!given(params.updated_after) || issue.updated_at >= params.updated_after) &&
+      (!given(params.updated_before) || issue.updated_at <= params.updated_before),
+  );
+  if (params.order_by === 'due_date') {
+    // `order_due_date_asc|desc.with_order_id_desc`: dates in the asked direction, issues without one last.
+    const direction = params.sort === 'asc' ? 1 : -1;
+    return rows.sort((a, b) => {
+      const [x, y] = [a.due_date ?? null, b.due_date ?? null];
+      if (x !== y) return x === null ? 1 : y === null ? -1 : (x < y ? -1 : 1) * direction;
+      return b.id - a.id;
+    });
+  }
+  const key = params.order_by === 'updated_at' ? 'updated_at' : params.order_by === 'created_at' ? 'created_at' : null;
+  // The other orders (priority, position, popularity) sort on values Forgefold does not keep, all equal here, and
+  // break ties by id, newest first (`with_order_id_desc`).
+  if (key === null) return rows.sort((a, b) => b.id - a.id);
+  rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
+  if (params.sort !== 'asc') rows.reverse();
+  return rows;
+};
