@@ -10,7 +10,10 @@ import {
   findGroupByIdOrPath,
   findProjectByIdOrPath,
   findUser,
+  isAdmin,
+  listProjects,
   notFound,
+  projectCandidates,
   unauthorized,
   type Application,
   type Clock,
@@ -76,6 +79,17 @@ export const presentContext = (deps: ApiDeps, ctx: Ctx, state: State = deps.app.
 });
 
 export const viewerId = (ctx: Ctx): number | null => ctx.principal?.userId ?? null;
+
+/**
+ * The projects an instance-wide list starts from: every one for an administrator; for anyone else those their
+ * memberships open, and the public (and, signed in, internal) ones when `visibleToAll`. What the caller can see, not
+ * every project (issue 16, "Scale of reads").
+ */
+export const listableProjects = (ctx: Ctx, state: State, visibleToAll: boolean): Iterable<Project> => {
+  const principal = ctx.principal;
+  if (principal !== null && (principal.isAdmin || isAdmin(state, principal.userId))) return listProjects(state.projects);
+  return projectCandidates(state, principal?.userId ?? null, visibleToAll);
+};
 
 /**
  * `find_group!`: by id or full path; a group the caller cannot read is "404 Group Not Found" (not 403),

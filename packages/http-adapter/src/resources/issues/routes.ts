@@ -14,7 +14,6 @@ import {
   findUser,
   forbidden,
   issuesOf,
-  listProjects,
   notFound,
   projectsInNamespace,
   selfAndDescendants,
@@ -26,7 +25,7 @@ import {
 } from '@forgefold/core';
 import { created, noContent, ok, checkUnmodifiedSince, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueEntity } from './entities.js';
@@ -89,7 +88,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: userListParams,
     find: nothing,
     authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listProjects(state.projects)), ctx.params, state.users, viewerId(ctx), today(deps)),
+    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true)), ctx.params, state.users, viewerId(ctx), today(deps)),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
   // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).

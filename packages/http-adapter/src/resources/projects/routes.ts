@@ -13,13 +13,11 @@ import {
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
-  isAdmin,
   linksOfSource,
   forksOf,
   listProjects,
   notFound,
   projectAccessLevel,
-  projectCandidates,
   projectsInNamespace,
   selfAndAncestors,
   type ForgefoldCommand,
@@ -31,7 +29,7 @@ import {
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
-import { createdId, findUserOr404, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { createdId, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { publicGroupDetailsEntity } from '../groups/entities.js';
 import { projectEntity, projectWithAccessEntity } from './entities.js';
@@ -137,12 +135,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const state = deps.app.state;
-        const principal = ctx.principal;
         const { membership, owned, min_access_level: minAccessLevel } = ctx.params;
-        // Administrators read every project; anyone else what is public (internal) or opened by their memberships,
-        // the former only when the filters do not ask for access.
-        const candidates = principal !== null && (principal.isAdmin || isAdmin(state, principal.userId)) ? listProjects(state.projects) : projectCandidates(state, principal?.userId ?? null, !(membership || owned || minAccessLevel));
-        return page(ctx, listed(ctx, state, candidates));
+        // Public and internal projects only when the filters do not ask for access.
+        return page(ctx, listed(ctx, state, listableProjects(ctx, state, !(membership || owned || minAccessLevel))));
       },
     }),
     route({
