@@ -155,7 +155,10 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ctx,
           async (offset, limit) => {
             const page = await git.tree({ ref, ...(ctx.params.path ? { path: ctx.params.path } : {}), recursive: ctx.params.recursive, offset, limit });
-            if (E.isLeft(page) && (page.left._tag === 'RevisionNotFound' || page.left._tag === 'PathNotFound')) throw ApiError.message(404, '404 Tree Not Found');
+            // `not_found!('Tree')` only for a ref that names no commit; a path that is no directory there lists
+            // nothing (14.7's Gitaly answered no entries; the 404 for a path came with 16.5).
+            if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Tree Not Found');
+            if (E.isLeft(page) && page.left._tag === 'PathNotFound') return { items: [], total: 0 };
             if (E.isLeft(page)) throw new Error(page.left.message);
             return page.right;
           },

@@ -1,0 +1,78 @@
+/**
+ * Fidelity audit of branches, commits and the tree (issue 16, branch `fid-repo`): answers a GitLab 14.7 client
+ * meets, as lib/api/branches.rb, commits.rb, repositories.rb and the Repository model give them. Each case failed
+ * before its fix.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, type Running } from './support.js';
+
+let server: Running;
+let dataDir: string;
+let base: string;
+let dev: { id: number; token: string };
+let maintainer: { id: number; token: string };
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  const project = (await server.call('POST', '/projects', { name: 'Fidelity', initialize_with_readme: true, visibility: 'public' })).body;
+  base = `/projects/${project.id}/repository`;
+  dev = await member(server, 'dev', { id: project.id, level: 30 });
+  maintainer = await member(server, 'maintainer', { id: project.id, level: 40 });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+describe('branches', () => {
+  it('answers a ref name GitRefValidator refuses with 400 "The branch refname is invalid" (find_branch!)', async () => {
+    const invalid = { status: 400, body: { message: 'The branch refname is invalid' } };
+    expect(await server.call('GET', `${base}/branches/branch*`)).toMatchObject(invalid);
+    expect(await server.call('GET', `${base}/branches/a..b`)).toMatchObject(invalid);
+    expect(await server.call('DELETE', `${base}/branches/branch*`, undefined, maintainer.token)).toMatchObject(invalid);
+    expect(await server.call('PUT', `${base}/branches/branch*/protect`, undefined, maintainer.token)).toMatchObject(invalid);
+    expect(await server.call('PUT', `${base}/branches/branch*/unprotect`, undefined, maintainer.token)).toMatchObject(invalid);
+    // A valid name that is no branch stays a 404; HEAD is `branch_exists?`, a 404 for any name.
+    expect(await server.call('GET', `${base}/branches/unknown`)).toMatchObject({ status: 404, body: { message: '404 Branch Not Found' } });
+    expect((await server.call('HEAD', `${base}/branches/branch*`)).status).toBe(404);
+    // Permissions still come first: a developer may not protect.
+    expect(await server.call('PUT', `${base}/branches/branch*/protect`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
+  it('shows a branch at the default branch head as not merged (merged_to_root_ref?, merged_branch_names)', async () => {
+    const created = await server.call('POST', `${base}/branches`, { branch: 'fresh', ref: 'main' }, dev.token);
+    expect(created).toMatchObject({ status: 201, body: { name: 'fresh', merged: false } });
+    expect((await server.call('GET', `${base}/branches/fresh`)).body.merged).toBe(false);
+    const listed = (await server.call('GET', `${base}/branches`)).body as { name: string; merged: boolean }[];
+    expect(listed.map((branch) => [branch.name, branch.merged])).toEqual([
+      ['fresh', false],
+      ['main', false],
+    ]);
+    // Once the default branch moves on, the old head is merged.
+    await server.call('POST', `${base}/commits`, { branch: 'main', commit_message: 'Next', actions: [{ action: 'create', file_path: 'next.txt', content: 'x' }] }, dev.token);
+    expect((await server.call('GET', `${base}/branches/fresh`)).body.merged).toBe(true);
+    expect((await server.call('GET', `${base}/branches?search=fresh`)).body[0].merged).toBe(true);
+  });
+});
+
+describe('commits', () => {
+  it('makes an empty commit from an empty actions list (201, the parent tree)', async () => {
+    const head = (await server.call('GET', `${base}/commits/main`)).body;
+    const created = await server.call('POST', `${base}/commits`, { branch: 'main', commit_message: 'Trigger', actions: [] }, dev.token);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ title: 'Trigger', parent_ids: [head.id], stats: { additions: 0, deletions: 0, total: 0 } });
+    expect((await server.call('GET', `${base}/commits/${created.body.id}/diff`)).body).toEqual([]);
+    expect((await server.call('GET', `${base}/branches/main`)).body.commit.id).toBe(created.body.id);
+  });
+});
+
+describe('tree', () => {
+  it('lists nothing for a path that is no directory at the ref (200 []), and 404 only for an unknown ref', async () => {
+    const missing = await server.call('GET', `${base}/tree?path=nope`);
+    expect(missing).toMatchObject({ status: 200, body: [] });
+    expect(missing.headers.get('x-total')).toBe('0');
+    expect(await server.call('GET', `${base}/tree?path=README.md&recursive=true`)).toMatchObject({ status: 200, body: [] });
+    expect(await server.call('GET', `${base}/tree?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
+  });
+});
