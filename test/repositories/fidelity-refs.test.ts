@@ -67,6 +67,17 @@ describe('commits', () => {
   });
 });
 
+describe('commits list', () => {
+  it('lists every ref\'s commits with all=true, a page of the newest oldest first (Gitaly\'s --all --reverse)', async () => {
+    await server.call('POST', `${base}/commits`, { branch: 'fresh', commit_message: 'Side', actions: [{ action: 'create', file_path: 'side.txt', content: 'x' }] }, dev.token);
+    const titles = async (query: string) => ((await server.call('GET', `${base}/commits${query}`)).body as { title: string }[]).map((commit) => commit.title);
+    expect(await titles('')).toEqual(['Trigger', 'Next', 'Initial commit']);
+    expect(await titles('?all=true')).toEqual(['Initial commit', 'Next', 'Trigger', 'Side']);
+    expect(await titles('?all=true&per_page=2')).toEqual(['Trigger', 'Side']);
+    expect(await titles('?all=true&ref_name=nope&per_page=2&page=2')).toEqual(['Initial commit', 'Next']);
+  });
+});
+
 describe('tree', () => {
   it('lists nothing for a path that is no directory at the ref (200 []), and 404 only for an unknown ref', async () => {
     const missing = await server.call('GET', `${base}/tree?path=nope`);

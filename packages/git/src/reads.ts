@@ -77,25 +77,26 @@ const epochOf = (iso: string, field: string): number => {
 };
 
 /** `rev-list` arguments shared by the page and its count. */
-const logArgs = (query: LogQuery, head: Sha): string[] => {
+const logArgs = (query: LogQuery, head: Sha | null): string[] => {
   const args: string[] = [];
   if (query.firstParent) args.push('--first-parent');
   if (query.order === 'topo') args.push('--topo-order');
   // `--max-age`/`--min-age` are `--since`/`--until` with the instant as seconds (no date parsing by git).
   if (query.since !== undefined) args.push(`--max-age=${epochOf(query.since, 'since')}`);
   if (query.until !== undefined) args.push(`--min-age=${epochOf(query.until, 'until')}`);
-  args.push(head, '--');
+  args.push(head ?? '--all', '--');
   if (query.path !== undefined && query.path !== '') args.push(query.path);
   return args;
 };
 
 export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commit>> => {
-  const head = await requireCommit(ctx, query.ref);
+  const head = query.all ? null : (await requireCommit(ctx, query.ref)).id;
   const offset = query.offset ?? 0;
-  const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`])];
+  // `--reverse` applies after `--skip`/`--max-count`: the page is the newest commits, listed oldest first.
+  const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`]), ...(query.all ? ['--reverse'] : [])];
   const [listed, counted] = await Promise.all([
-    gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head.id)], { env: literal }),
-    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head.id)], { env: literal }),
+    gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head)], { env: literal }),
+    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head)], { env: literal }),
   ]);
   const shas = listed === '' ? [] : listed.split('\n').map(asSha);
   return { items: await readCommits(ctx, shas), total: Number(counted) };

@@ -110,6 +110,8 @@ export interface LogQuery {
   readonly firstParent?: boolean;
   /** `default` is git's reverse chronological order; `topo` as `git log --topo-order`. */
   readonly order?: 'default' | 'topo';
+  /** Every ref instead of `ref` (the API's `all`): Gitaly's `--all --reverse`, so a page comes oldest first. */
+  readonly all?: boolean;
   readonly offset?: number;
   readonly limit?: number;
 }

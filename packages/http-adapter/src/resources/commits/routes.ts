@@ -96,6 +96,8 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
               ...(params.path ? { path: params.path } : {}),
               firstParent: params.first_parent === true,
               order: params.order as 'default' | 'topo',
+              // `ref` is ignored with `all` (every ref is listed).
+              ...(params.all === true ? { all: true } : {}),
               offset,
               limit,
             });
