@@ -78,6 +78,25 @@ describe('commits list', () => {
   });
 });
 
+describe('files', () => {
+  it('refuses a stale last_commit_id on PUT with Files::UpdateService\'s text', async () => {
+    const path = `${base}/files/docs%2Fnotes.md`;
+    expect((await server.call('POST', path, { branch: 'main', content: 'one', commit_message: 'Notes' }, dev.token)).status).toBe(201);
+    const stale = (await server.call('GET', `${path}?ref=main`)).body.last_commit_id;
+    expect(await server.call('PUT', path, { branch: 'main', content: 'two', commit_message: 'Edit', last_commit_id: stale }, dev.token)).toMatchObject({ status: 200 });
+    expect(await server.call('PUT', path, { branch: 'main', content: 'three', commit_message: 'Edit again', last_commit_id: stale }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'You are attempting to update a file that has changed since you started editing it.' },
+    });
+    // The commits API keeps Files::MultiService's text.
+    const action = { action: 'update', file_path: 'docs/notes.md', content: 'four', last_commit_id: stale };
+    expect(await server.call('POST', `${base}/commits`, { branch: 'main', commit_message: 'Multi', actions: [action] }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'The file has changed since you started editing it: docs/notes.md' },
+    });
+  });
+});
+
 describe('tree', () => {
   it('lists nothing for a path that is no directory at the ref (200 []), and 404 only for an unknown ref', async () => {
     const missing = await server.call('GET', `${base}/tree?path=nope`);

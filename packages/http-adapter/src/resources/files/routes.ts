@@ -12,7 +12,7 @@ import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, ty
 import { rawParams, showParams, treeParams, writeParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
-import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 /** Grape's `file_path: true` validator: no traversal. */
 const checkFilePath = (path: string): string => {
@@ -59,27 +59,31 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const repository = findRepository(state.repositories, project.id)!;
     if (!canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(400, 'You are not allowed to push into this branch');
     const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
-    await must(
-      deps.repositories.open(project.id).commitFiles(
-        {
-          branch,
-          commit_message: params.commit_message ?? '',
-          actions: [
-            {
-              action,
-              file_path: path,
-              ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
-              ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
-              ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
-            },
-          ],
-          ...(params.start_branch ? { start_branch: params.start_branch } : {}),
-          author,
-          committer: deps.repositories.signatureOf(viewerId(ctx)),
-        },
-        deps.repositories.recorder(project.id, ctx.actor),
-      ),
+    const result = await deps.repositories.open(project.id).commitFiles(
+      {
+        branch,
+        commit_message: params.commit_message ?? '',
+        actions: [
+          {
+            action,
+            file_path: path,
+            ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
+            ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
+            ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
+          },
+        ],
+        ...(params.start_branch ? { start_branch: params.start_branch } : {}),
+        author,
+        committer: deps.repositories.signatureOf(viewerId(ctx)),
+      },
+      deps.repositories.recorder(project.id, ctx.actor),
     );
+    if (E.isLeft(result)) {
+      // `Files::UpdateService` refuses a stale `last_commit_id` with its own text (`FileChangedError`), not the
+      // commits API's "The file has changed since you started editing it: <path>".
+      const stale = action === 'update' && result.left._tag === 'CommitRefused' && result.left.message === `The file has changed since you started editing it: ${path}`;
+      throw stale ? ApiError.message(400, 'You are attempting to update a file that has changed since you started editing it.') : gitFailure(result.left);
+    }
     return { file_path: path, branch };
   };
 
