@@ -56,6 +56,34 @@ describe('branches', () => {
   });
 });
 
+describe('merged branches', () => {
+  it('DELETE /repository/merged_branches answers 202 and deletes what Branches::DeleteMergedService deletes', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Merged', initialize_with_readme: true })).body;
+    const repo = `/projects/${project.id}/repository`;
+    const reporter = await member(server, 'merged-reporter', { id: project.id, level: 20 });
+    await server.call('POST', `/projects/${project.id}/members`, { user_id: dev.id, access_level: 30 });
+    await server.call('POST', `/projects/${project.id}/members`, { user_id: maintainer.id, access_level: 40 });
+    for (const branch of ['done', 'in-review', 'stable', 'at-head']) await server.call('POST', `${repo}/branches`, { branch, ref: 'main' }, dev.token);
+    await server.call('POST', `${repo}/branches`, { branch: 'behind', ref: 'main' }, dev.token);
+    await server.call('POST', `${repo}/commits`, { branch: 'wip', start_branch: 'main', commit_message: 'WIP', actions: [{ action: 'create', file_path: 'wip.txt', content: 'x' }] }, dev.token);
+    await server.call('POST', `${repo}/commits`, { branch: 'main', commit_message: 'Later', actions: [{ action: 'create', file_path: 'later.txt', content: 'x' }] }, dev.token);
+    await server.call('POST', `${repo}/branches`, { branch: 'at-head-now', ref: 'main' }, dev.token);
+    await server.call('POST', `/projects/${project.id}/merge_requests`, { source_branch: 'in-review', target_branch: 'wip', title: 'Review' }, dev.token);
+    await server.call('POST', `/projects/${project.id}/protected_branches`, { name: 'stab*' }, maintainer.token);
+    const names = async () => ((await server.call('GET', `${repo}/branches`)).body as { name: string }[]).map((branch) => branch.name);
+    const before = await names();
+
+    // Without push access the platform still answers 202 (the work is a worker's) and nothing goes.
+    expect(await server.call('DELETE', `${repo}/merged_branches`, undefined, reporter.token)).toMatchObject({ status: 202, body: { message: '202 Accepted' } });
+    expect(await names()).toEqual(before);
+
+    expect(await server.call('DELETE', `${repo}/merged_branches`, undefined, dev.token)).toMatchObject({ status: 202, body: { message: '202 Accepted' } });
+    // `done`, `at-head` and `behind` were merged (behind main); `in-review`/`wip` belong to an open merge request,
+    // `stable` is protected, `at-head-now` is main's head (not merged), `main` is the default branch.
+    expect(await names()).toEqual(['at-head-now', 'in-review', 'main', 'stable', 'wip']);
+  });
+});
+
 describe('commits', () => {
   it('makes an empty commit from an empty actions list (201, the parent tree)', async () => {
     const head = (await server.call('GET', `${base}/commits/main`)).body;

@@ -1,12 +1,12 @@
 /**
- * Repository branches (lib/api/branches.rb, 14.7): list (`search`, `sort`), get (and HEAD), create, delete, and
- * the legacy protect/unprotect. `download_code` first; creating and deleting need `push_code`, then the
+ * Repository branches (lib/api/branches.rb, 14.7): list (`search`, `sort`), get (and HEAD), create, delete, delete
+ * the merged ones, and the legacy protect/unprotect. `download_code` first; creating and deleting need `push_code`, then the
  * pre-receive checks (protected branches, the default branch); failures of the services are 400.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchRef, branchSha, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, type Project } from '@forgefold/core';
-import { isValidNewRefName, type Branch, type RefOrder } from '@forgefold/git';
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
+import { branchNames, branchRef, branchSha, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, isProtectedBranch, mergeRequestsOf, type Project } from '@forgefold/core';
+import { isValidNewRefName, parseSha, type Branch, type RefOrder } from '@forgefold/git';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, protectParams } from './params.js';
 import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { branchEntity } from './entities.js';
@@ -130,6 +130,38 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         precheck(deps, ctx, project, { ref: branchRef(name), old_sha: branch.commit.id, new_sha: null });
         await must(git.deleteBranch({ branch: name, expectedSha: branch.commit.id }, deps.repositories.recorder(project.id, ctx.actor)));
         return noContent();
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/:id/repository/merged_branches',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        // `Branches::DeleteMergedService` (run by a worker on the platform, so the answer is 202 whatever it does):
+        // without `push_code` nothing is deleted; otherwise every branch merged into the default branch
+        // (`merged_to_root_ref?`), except branches of open merge requests and protected ones, goes through
+        // `Branches::DeleteService`, whose refusals are skipped.
+        if (canRepository(deps.app.state, viewerId(ctx), project, 'push_code')) {
+          const repository = findRepository(deps.app.state.repositories, project.id)!;
+          const defaultBranch = defaultBranchOf(repository);
+          const defaultHead = defaultBranch === null ? null : branchSha(repository, defaultBranch);
+          const open = mergeRequestsOf(deps.app.state.repositories, project.id).filter((mergeRequest) => mergeRequest.state === 'opened');
+          const kept = new Set(open.flatMap((mergeRequest) => [mergeRequest.source_branch, mergeRequest.target_branch]));
+          const git = deps.repositories.open(project.id);
+          for (const name of branchNames(repository).sort()) {
+            const sha = parseSha(branchSha(repository, name) ?? '');
+            if (defaultHead === null || sha === null || sha === defaultHead || kept.has(name) || isProtectedBranch(repository, name)) continue;
+            if (!E.getOrElse(() => false)(await git.isAncestor(sha, defaultHead))) continue;
+            try {
+              precheck(deps, ctx, project, { ref: branchRef(name), old_sha: sha, new_sha: null });
+              await must(git.deleteBranch({ branch: name, expectedSha: sha }, deps.repositories.recorder(project.id, ctx.actor)));
+            } catch (error) {
+              if (!(error instanceof ApiError)) throw error;
+            }
+          }
+        }
+        return withStatus(202, { message: '202 Accepted' });
       },
     }),
     route({
