@@ -125,6 +125,27 @@ describe('files', () => {
   });
 });
 
+describe('blobs', () => {
+  it('reads a blob by the id a tree listing gives, as JSON and raw; an unknown id is 404 Blob Not Found', async () => {
+    const entry = ((await server.call('GET', `${base}/tree`)).body as { name: string; id: string }[]).find((candidate) => candidate.name === 'README.md')!;
+    const file = (await server.call('GET', `${base}/files/README.md?ref=main`)).body;
+    const text = Buffer.from(file.content, 'base64').toString();
+    const blob = await server.call('GET', `${base}/blobs/${entry.id}`);
+    expect(blob).toMatchObject({ status: 200, body: { size: file.size, encoding: 'base64', content: file.content, sha: entry.id } });
+    expect(Object.keys(blob.body)).toEqual(['size', 'encoding', 'content', 'sha']);
+    expect((await server.call('GET', `${base}/blobs/${entry.id.slice(0, 8)}`)).body.sha).toBe(entry.id);
+    const raw = await server.call('GET', `${base}/blobs/${entry.id}/raw`);
+    expect(raw).toMatchObject({ status: 200, body: text });
+    expect(raw.headers.get('content-disposition')).toBe('inline');
+    expect(await server.call('GET', `${base}/blobs/abcd9876`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } });
+    expect(await server.call('GET', `${base}/blobs/abcd9876/raw`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } });
+    // A tree or a commit id is no blob.
+    const head = (await server.call('GET', `${base}/commits/main`)).body.id;
+    expect(await server.call('GET', `${base}/blobs/${head}`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } });
+    expect(await server.call('GET', `${base}/blobs/main`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } });
+  });
+});
+
 describe('tree', () => {
   it('lists nothing for a path that is no directory at the ref (200 []), and 404 only for an unknown ref', async () => {
     const missing = await server.call('GET', `${base}/tree?path=nope`);

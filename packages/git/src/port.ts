@@ -27,6 +27,7 @@ import type {
   MergeInput,
   MergeResult,
   Page,
+  RawBlob,
   RefChange,
   RefQuery,
   Sha,
@@ -103,6 +104,7 @@ export interface Repository {
   // Files and diffs
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;
   blob(query: { readonly ref: string; readonly path: string }): GitResult<Blob>;
+  rawBlob(id: string): GitResult<RawBlob>;
   commitDiff(revision: string, options?: DiffOptions): GitResult<readonly DiffFile[]>;
   compare(query: CompareQuery & DiffOptions): GitResult<Comparison>;
 

@@ -15,6 +15,7 @@ import type {
   DiffOptions,
   LogQuery,
   Page,
+  RawBlob,
   Sha,
   TreeEntry,
   TreeEntryType,
@@ -131,6 +132,13 @@ export const tree = async (ctx: RepoContext, query: TreeQuery): Promise<Page<Tre
 export const lastCommitFor = async (ctx: RepoContext, head: Sha, path: string): Promise<Sha | null> => {
   const sha = await gitText(ctx.gitDir, ['rev-list', '--max-count=1', head, '--', path], { env: literal });
   return sha === '' ? null : asSha(sha);
+};
+
+/** A blob by its id, full or abbreviated (4+ hex digits); anything else, or an object of another type, is not found. */
+export const rawBlob = async (ctx: RepoContext, id: string): Promise<RawBlob> => {
+  const object = /^[0-9a-fA-F]{4,40}$/.test(id) ? await readObject(ctx, id) : null;
+  if (!object || object.type !== 'blob') return fail(pathNotFound(id, '404 Blob Not Found'));
+  return { id: object.sha, size: object.data.length, content: object.data };
 };
 
 /** A file at a ref. */

@@ -315,6 +315,7 @@ class GitRepository implements Repository {
   mergeable: Repository['mergeable'] = (target, source) => this.run((ctx) => reads.mergeable(ctx, target, source));
   tree: Repository['tree'] = (query) => this.run((ctx) => reads.tree(ctx, query));
   blob: Repository['blob'] = (query) => this.run((ctx) => reads.blob(ctx, query));
+  rawBlob: Repository['rawBlob'] = (id) => this.run((ctx) => reads.rawBlob(ctx, id));
   commitDiff: Repository['commitDiff'] = (revision, options) => this.run((ctx) => reads.commitDiff(ctx, revision, options));
   compare: Repository['compare'] = (query) => this.run((ctx) => reads.compare(ctx, query));
 

@@ -151,6 +151,13 @@ export interface Blob {
   readonly content: Buffer;
 }
 
+/** A blob by its id (`GET …/repository/blobs/:sha`). */
+export interface RawBlob {
+  readonly id: Sha;
+  readonly size: number;
+  readonly content: Buffer;
+}
+
 /**
  * One file of a diff (`Entities::Diff`). `diff` is the platform's text: the hunks from the first `@@` on, no
  * `diff --git`/`---`/`+++` header; `''` for binary files, mode-only changes and patches over the size limit

@@ -1,8 +1,9 @@
 /**
- * Repository files and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64 content and
+ * Repository files, blobs and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64 content and
  * `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it (one commit
- * each), and list a tree. Reads need `download_code`; writes `push_code` (403), then push access to the branch
- * ("You are not allowed to push into this branch", 400) and the commit service's checks (400).
+ * each), a blob by id (and raw), and list a tree. Reads need `download_code`; writes `push_code` (403), then
+ * push access to the branch ("You are not allowed to push into this branch", 400) and the commit service's
+ * checks (400).
  */
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
@@ -31,6 +32,9 @@ const blobData = (blob: Blob, ref: string) => ({
   commit_id: blob.commit_id,
   last_commit_id: blob.last_commit_id,
 });
+
+/** What Workhorse's detection makes of raw content: text, or bytes when a NUL shows in the first 8,000. */
+const rawContentType = (content: Buffer): string => (content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
 
 /** `set_http_headers`: each field as `X-Gitlab-<Titleized-Name>`. */
 const gitlabHeaders = (data: Record<string, unknown>): Record<string, string> =>
@@ -113,9 +117,8 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const repository = findRepository(deps.app.state.repositories, project.id);
         const ref = ctx.params.ref || (repository ? defaultBranchOf(repository) : null) || 'HEAD';
         const blob = await readBlob(ctx, project, ref);
-        const binary = blob.content.subarray(0, 8000).includes(0);
         return {
-          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': 'inline' }, contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8' }),
+          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }),
           rawBody: blob.content,
         };
       },
@@ -142,6 +145,29 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         await write(ctx, 'delete', ctx.params);
         return noContent();
+      },
+    }),
+    // Blobs by id (lib/api/repositories.rb): what a tree listing's `id` leads to.
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/blobs/:sha',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        return ok({ size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.id });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/blobs/:sha/raw',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        return { ...withStatus(200, undefined, { headers: { 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }), rawBody: blob.content };
       },
     }),
     route({
