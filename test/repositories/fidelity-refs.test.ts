@@ -125,6 +125,27 @@ describe('files', () => {
   });
 });
 
+describe('merge base', () => {
+  it('GET /repository/merge_base answers the common ancestor commit, with the platform\'s refusals', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Bases', initialize_with_readme: true, visibility: 'public' })).body;
+    const repo = `/projects/${project.id}/repository`;
+    const root = (await server.call('GET', `${repo}/commits/main`)).body;
+    const commit = (branch: string, file: string, start?: string) =>
+      server.call('POST', `${repo}/commits`, { branch, ...(start ? { start_branch: start } : {}), commit_message: file, actions: [{ action: 'create', file_path: file, content: file }] });
+    await commit('left', 'l.txt', 'main');
+    await commit('right', 'r.txt', 'main');
+    await commit('main', 'm.txt');
+    const base = await server.call('GET', `${repo}/merge_base?refs[]=left&refs[]=right`, undefined, null);
+    expect(base).toMatchObject({ status: 200, body: { id: root.id, title: root.title } });
+    expect(Object.keys(base.body)).toEqual(Object.keys(root).filter((key) => !['stats', 'status', 'project_id', 'last_pipeline'].includes(key)));
+    expect((await server.call('GET', `${repo}/merge_base?refs=left,right,main`)).body.id).toBe(root.id);
+    expect(await server.call('GET', `${repo}/merge_base?refs[]=left`)).toMatchObject({ status: 400, body: { message: 'Provide at least 2 refs' } });
+    expect(await server.call('GET', `${repo}/merge_base`)).toMatchObject({ status: 400, body: { error: 'refs is missing' } });
+    expect(await server.call('GET', `${repo}/merge_base?refs[]=left&refs[]=nope`)).toMatchObject({ status: 400, body: { message: 'Could not find ref: nope' } });
+    expect(await server.call('GET', `${repo}/merge_base?refs[]=left&refs[]=x&refs[]=y`)).toMatchObject({ status: 400, body: { message: 'Could not find refs: x, y' } });
+  });
+});
+
 describe('blobs', () => {
   it('reads a blob by the id a tree listing gives, as JSON and raw; an unknown id is 404 Blob Not Found', async () => {
     const entry = ((await server.call('GET', `${base}/tree`)).body as { name: string; id: string }[]).find((candidate) => candidate.name === 'README.md')!;

@@ -95,7 +95,8 @@ export interface Repository {
   log(query: LogQuery): GitResult<Page<Commit>>;
   /** Commits reachable from `to` and not from `from` (null: none excluded), oldest first; `limit` keeps the newest. */
   commitsBetween(from: string | null, to: string, limit?: number): GitResult<Page<Commit>>;
-  mergeBase(a: string, b: string): GitResult<Sha | null>;
+  /** The best common ancestor (`git merge-base`; more than two revisions as git takes them), null for none. */
+  mergeBase(a: string, b: string, ...more: readonly string[]): GitResult<Sha | null>;
   isAncestor(ancestor: string, descendant: string): GitResult<boolean>;
   refsContaining(revision: string, type?: 'branch' | 'tag' | 'all'): GitResult<readonly ContainingRef[]>;
   /** Whether `source` merges into `target` without conflicts (`merge-tree`; nothing moves). */

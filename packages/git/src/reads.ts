@@ -177,9 +177,10 @@ export const commitDiff = async (ctx: RepoContext, revision: string, options: Di
   return diffTrees(ctx, commit.parent_ids[0] ?? EMPTY_TREE, commit.id, options);
 };
 
-export const mergeBase = async (ctx: RepoContext, a: string, b: string): Promise<Sha | null> => {
-  const [left, right] = await Promise.all([requireCommit(ctx, a), requireCommit(ctx, b)]);
-  const { code, stdout } = await git(ctx.gitDir, ['merge-base', left.id, right.id], { okCodes: [0, 1] });
+/** `git merge-base a b …`: with more than two, the base of `a` and a hypothetical merge of the others (Gitaly's). */
+export const mergeBase = async (ctx: RepoContext, a: string, b: string, ...more: readonly string[]): Promise<Sha | null> => {
+  const commits = await Promise.all([a, b, ...more].map((revision) => requireCommit(ctx, revision)));
+  const { code, stdout } = await git(ctx.gitDir, ['merge-base', ...commits.map((commit) => commit.id)], { okCodes: [0, 1] });
   return code === 0 ? asSha(stdout.toString('utf8').trim()) : null;
 };
 

@@ -303,7 +303,7 @@ class GitRepository implements Repository {
   commitStats: Repository['commitStats'] = (revision) => this.run((ctx) => reads.commitStats(ctx, revision));
   log: Repository['log'] = (query) => this.run((ctx) => reads.log(ctx, query));
   commitsBetween: Repository['commitsBetween'] = (from, to, limit) => this.run((ctx) => reads.commitsBetween(ctx, from, to, limit));
-  mergeBase: Repository['mergeBase'] = (a, b) => this.run((ctx) => reads.mergeBase(ctx, a, b));
+  mergeBase: Repository['mergeBase'] = (a, b, ...more) => this.run((ctx) => reads.mergeBase(ctx, a, b, ...more));
 
   isAncestor: Repository['isAncestor'] = (ancestor, descendant) =>
     this.run(async (ctx) => {

@@ -1,14 +1,15 @@
 /**
- * Commits and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`, `until`, `path`,
- * `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff, refs, and compare. Every
- * route needs `download_code`; creating needs push access to the branch ("You are not allowed to push into
- * this branch"), then the commit service's checks (400 with its message).
+ * Commits, merge base and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`,
+ * `until`, `path`, `all`, `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff,
+ * refs, the merge base of refs, and compare. Every route needs `download_code`; creating needs push access to
+ * the branch ("You are not allowed to push into this branch"), then the commit service's checks (400 with its
+ * message).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '@forgefold/core';
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, showParams, refsParams, compareParams } from './params.js';
+import { listParams, createParams, showParams, refsParams, compareParams, mergeBaseParams } from './params.js';
 import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -184,6 +185,31 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const project = projectOf(deps, ctx, 'download_code');
         const refs = await must(deps.repositories.open(project.id).refsContaining(String(ctx.routeParams['sha']), ctx.params.type as 'branch' | 'tag' | 'all'), COMMIT_NOT_FOUND);
         return paginate(ctx, arraySource(refs));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/merge_base',
+      auth: 'optional',
+      before: download,
+      params: mergeBaseParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const refs = ctx.params.refs ?? [];
+        if (refs.length < 2) throw ApiError.message(400, 'Provide at least 2 refs');
+        const git = deps.repositories.open(project.id);
+        const found = await Promise.all(refs.map(async (ref) => E.getOrElse<unknown, Commit | null>(() => null)(await git.findCommit(ref))));
+        const commits = found.filter((commit): commit is Commit => commit !== null);
+        // `Gitlab::Git::MergeBase#unknown_refs` pairs the refs with the commits found (`ListCommitsByOid` leaves
+        // the unknown out) in order, in a Hash: the refs left without a commit are the ones named.
+        const paired = new Map<string, Commit | null>();
+        refs.forEach((ref, index) => paired.set(ref, commits[index] ?? null));
+        const unknown = [...paired].filter(([, commit]) => commit === null).map(([ref]) => ref);
+        if (unknown.length > 0) throw ApiError.message(400, `Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`);
+        const [first, second, ...more] = commits.map((commit) => commit.id);
+        const base = await must(git.mergeBase(first!, second!, ...more));
+        if (base === null) throw ApiError.message(404, '404 Merge Base Not Found');
+        return ok(present(ctx, project, await must(git.findCommit(base))));
       },
     }),
     route({
