@@ -146,6 +146,35 @@ describe('merge base', () => {
   });
 });
 
+describe('contributors', () => {
+  it('GET /repository/contributors groups the default branch\'s authors by e-mail, ordered as Commit.order_by', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Authors', initialize_with_readme: true, visibility: 'public' })).body;
+    const repo = `/projects/${project.id}/repository`;
+    await server.call('POST', `/projects/${project.id}/members`, { user_id: dev.id, access_level: 30 });
+    await server.call('POST', `/projects/${project.id}/members`, { user_id: maintainer.id, access_level: 40 });
+    const commit = (token: string, file: string, branch = 'main') =>
+      server.call('POST', `${repo}/commits`, { branch, commit_message: file, actions: [{ action: 'create', file_path: file, content: file }] }, token);
+    for (const file of ['a', 'b', 'c']) await commit(dev.token, file);
+    for (const file of ['d', 'e']) await commit(maintainer.token, file);
+    await server.call('POST', `${repo}/branches`, { branch: 'side', ref: 'main' }, dev.token);
+    await commit(dev.token, 'f', 'side');
+    const list = async (query = '') => ((await server.call('GET', `${repo}/contributors${query}`, undefined, null)).body as { name: string; commits: number }[]);
+    const all = await server.call('GET', `${repo}/contributors`, undefined, null);
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual([
+      { name: 'Administrator', email: 'admin@example.com', commits: 1, additions: 0, deletions: 0 },
+      { name: 'MAINTAINER', email: 'maintainer@example.com', commits: 2, additions: 0, deletions: 0 },
+      { name: 'DEV', email: 'dev@example.com', commits: 3, additions: 0, deletions: 0 },
+    ]);
+    expect(all.headers.get('x-total')).toBe('3');
+    expect(all.headers.get('link')).toContain('order_by=commits');
+    expect((await list('?sort=desc')).map((entry) => entry.commits)).toEqual([3, 2, 1]);
+    expect((await list('?order_by=name')).map((entry) => entry.name)).toEqual(['Administrator', 'DEV', 'MAINTAINER']);
+    expect((await list('?order_by=email&sort=desc')).map((entry) => entry.name)).toEqual(['MAINTAINER', 'DEV', 'Administrator']);
+    expect(await server.call('GET', `${repo}/contributors?order_by=size`)).toMatchObject({ status: 400, body: { error: 'order_by does not have a valid value' } });
+  });
+});
+
 describe('blobs', () => {
   it('reads a blob by the id a tree listing gives, as JSON and raw; an unknown id is 404 Blob Not Found', async () => {
     const entry = ((await server.call('GET', `${base}/tree`)).body as { name: string; id: string }[]).find((candidate) => candidate.name === 'README.md')!;

@@ -81,6 +81,7 @@ const epochOf = (iso: string, field: string): number => {
 const logArgs = (query: LogQuery, head: Sha | null): string[] => {
   const args: string[] = [];
   if (query.firstParent) args.push('--first-parent');
+  if (query.noMerges) args.push('--no-merges');
   if (query.order === 'topo') args.push('--topo-order');
   // `--max-age`/`--min-age` are `--since`/`--until` with the instant as seconds (no date parsing by git).
   if (query.since !== undefined) args.push(`--max-age=${epochOf(query.since, 'since')}`);

@@ -112,6 +112,8 @@ export interface LogQuery {
   readonly order?: 'default' | 'topo';
   /** Every ref instead of `ref` (the API's `all`): Gitaly's `--all --reverse`, so a page comes oldest first. */
   readonly all?: boolean;
+  /** Leaves merge commits out (`--no-merges`, the platform's `skip_merges`). */
+  readonly noMerges?: boolean;
   readonly offset?: number;
   readonly limit?: number;
 }

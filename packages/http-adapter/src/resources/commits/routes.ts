@@ -1,7 +1,7 @@
 /**
  * Commits, merge base and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`,
  * `until`, `path`, `all`, `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff,
- * refs, the merge base of refs, and compare. Every route needs `download_code`; creating needs push access to
+ * refs, contributors, the merge base of refs, and compare. Every route needs `download_code`; creating needs push access to
  * the branch ("You are not allowed to push into this branch"), then the commit service's checks (400 with its
  * message).
  */
@@ -9,7 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '@forgefold/core';
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, showParams, refsParams, compareParams, mergeBaseParams } from './params.js';
+import { listParams, createParams, showParams, refsParams, compareParams, contributorsParams, mergeBaseParams } from './params.js';
 import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -66,6 +66,39 @@ export const authorizePushToBranch = (deps: ApiDeps, ctx: Ctx, project: Project,
   const state = deps.app.state;
   const repository = findRepository(state.repositories, project.id);
   if (!repository || !canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(403, '403 Forbidden - You are not allowed to push into this branch');
+};
+
+/** Ruby's `String#casecmp`: ASCII letters compared without case. */
+const casecmp = (a: string, b: string): number => {
+  const fold = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  const [x, y] = [fold(a), fold(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+interface Contributor {
+  readonly name: string;
+  readonly email: string;
+  readonly commits: number;
+  readonly additions: 0;
+  readonly deletions: 0;
+}
+
+/**
+ * `Repository#contributors` (14.7): the default branch's last 2,000 commits without merges, grouped by author
+ * e-mail in order of appearance, named after the newest commit with a name; `Commit.order_by` sorts them
+ * (e-mail and name without case; `desc` swaps the operands). `additions` and `deletions` are always 0.
+ */
+const contributorsOf = (commits: readonly Commit[], orderBy: string, sort: string): Contributor[] => {
+  const byEmail = new Map<string, { name: string; email: string; commits: number }>();
+  for (const commit of commits) {
+    const entry = byEmail.get(commit.author_email) ?? { name: '', email: commit.author_email, commits: 0 };
+    if (entry.name.trim() === '') entry.name = commit.author_name;
+    entry.commits += 1;
+    byEmail.set(commit.author_email, entry);
+  }
+  const compare = (a: Contributor, b: Contributor): number =>
+    orderBy === 'commits' ? a.commits - b.commits : casecmp(orderBy === 'email' ? a.email : a.name, orderBy === 'email' ? b.email : b.name);
+  return [...byEmail.values()].map((entry) => ({ ...entry, additions: 0 as const, deletions: 0 as const })).sort((a, b) => (sort === 'desc' ? compare(b, a) : compare(a, b)));
 };
 
 export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
@@ -185,6 +218,21 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const project = projectOf(deps, ctx, 'download_code');
         const refs = await must(deps.repositories.open(project.id).refsContaining(String(ctx.routeParams['sha']), ctx.params.type as 'branch' | 'tag' | 'all'), COMMIT_NOT_FOUND);
         return paginate(ctx, arraySource(refs));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/contributors',
+      auth: 'optional',
+      before: download,
+      params: contributorsParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const page = await deps.repositories.open(project.id).log({ ref: defaultRef(project), noMerges: true, offset: 0, limit: 2000 });
+        // An empty repository (no default branch yet) has no contributors.
+        if (E.isLeft(page) && page.left._tag !== 'RevisionNotFound') throw new Error(page.left.message);
+        const contributors = contributorsOf(E.isRight(page) ? page.right.items : [], ctx.params.order_by ?? 'commits', ctx.params.sort ?? 'asc');
+        return paginate(ctx, arraySource(contributors));
       },
     }),
     route({
