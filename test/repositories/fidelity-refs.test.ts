@@ -146,6 +146,35 @@ describe('merge base', () => {
   });
 });
 
+describe('other projects named by commits and compare', () => {
+  it('start_project: find_project! (404), then forked_from? (403 naming the start project; the project itself is none)', async () => {
+    const other = (await server.call('POST', '/projects', { name: 'Elsewhere', visibility: 'public' })).body;
+    const body = (start_project: unknown) => ({ branch: 'main', start_project, commit_message: 'x', actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }] });
+    expect(await server.call('POST', `${base}/commits`, body(99999), dev.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await server.call('POST', `${base}/commits`, body(other.id), dev.token)).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden - Project is not included in the fork network for Administrator / Elsewhere' },
+    });
+    expect(await server.call('POST', `${base}/commits`, body(base.split('/')[2]), dev.token)).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden - Project is not included in the fork network for Administrator / Fidelity' },
+    });
+  });
+
+  it('compare with from_project_id outside the fork network is 400 (MergeRequestTargetProjectFinder)', async () => {
+    const id = base.split('/')[2]!;
+    const other = (await server.call('POST', '/projects', { name: 'Unrelated', visibility: 'public' })).body;
+    const fork = (await server.call('POST', `/projects/${id}/fork`, { namespace_path: 'dev', path: 'fidelity-fork', name: 'Fidelity fork' }, dev.token)).body;
+    const compare = (from: unknown) => server.call('GET', `${base}/compare?from=main&to=main&from_project_id=${String(from)}`);
+    for (const outside of [other.id, 99999, 'abc']) {
+      expect(await compare(outside)).toMatchObject({ status: 400, body: { message: `Target project id:${String(outside)} is not a fork of project id:${id}` } });
+    }
+    expect(await compare(id)).toMatchObject({ status: 200, body: { compare_same_ref: true } });
+    expect(await compare(fork.id)).toMatchObject({ status: 200 });
+    expect((await server.call('GET', `${base}/compare?from=main&to=main&from_project_id=`)).status).toBe(200);
+  });
+});
+
 describe('contributors', () => {
   it('GET /repository/contributors groups the default branch\'s authors by e-mail, ordered as Commit.order_by', async () => {
     const project = (await server.call('POST', '/projects', { name: 'Authors', initialize_with_readme: true, visibility: 'public' })).body;

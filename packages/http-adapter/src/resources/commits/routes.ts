@@ -6,11 +6,11 @@
  * message).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '@forgefold/core';
+import { canPushToBranch, canReadProject, defaultBranchOf, findProject, findRepository, type Project } from '@forgefold/core';
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, showParams, refsParams, compareParams, contributorsParams, mergeBaseParams } from './params.js';
-import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, findReadableProject, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
@@ -101,6 +101,23 @@ const contributorsOf = (commits: readonly Commit[], orderBy: string, sort: strin
   return [...byEmail.values()].map((entry) => ({ ...entry, additions: 0 as const, deletions: 0 as const })).sort((a, b) => (sort === 'desc' ? compare(b, a) : compare(a, b)));
 };
 
+/** The root of a project's fork network (a project no fork of anything is its own). */
+const forkRoot = (deps: ApiDeps, project: Project): number => {
+  let current = project;
+  for (let parent = current.forked_from_id; parent !== null; parent = current.forked_from_id) {
+    const next = findProject(deps.app.state.projects, parent);
+    if (!next) break;
+    current = next;
+  }
+  return current.id;
+};
+
+/** Whether project `id` (a number) is one the caller can read in `project`'s fork network, `project` included. */
+const inForkNetworkOf = (deps: ApiDeps, ctx: Ctx, project: Project, id: string): boolean => {
+  const other = /^\d+$/.test(id.trim()) ? findProject(deps.app.state.projects, Number(id.trim())) : undefined;
+  return other !== undefined && canReadProject(deps.app.state, viewerId(ctx), other) && forkRoot(deps, other) === forkRoot(deps, project);
+};
+
 export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
   const present = (ctx: Ctx, project: Project, commit: Commit) => commitEntity(commit, project, presentContext(deps, ctx));
@@ -155,10 +172,16 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
         const { params } = ctx;
-        if (params.start_project !== undefined && params.start_project !== null && String(params.start_project) !== String(project.id) && params.start_project !== project.path_with_namespace) {
-          throw ApiError.message(403, `403 Forbidden - Project is not included in the fork network for ${project.name_with_namespace}`);
-        }
+        // Grape validates `actions[]` before the endpoint runs.
         const actions = parseActions(params.actions ?? []);
+        if (params.start_project !== undefined && params.start_project !== null) {
+          // `find_project!`, then `user_project.forked_from?(start_project)`, which is false for the project itself.
+          // Starting a fork's commit from its source's branch would need the source's objects in the fork's
+          // repository, which the engine does not fetch: that case stays refused too.
+          const start = findReadableProject(deps.app.state, ctx, String(params.start_project));
+          if (E.isLeft(start)) throw ApiError.domain(start.left);
+          throw ApiError.message(403, `403 Forbidden - Project is not included in the fork network for ${start.right.name_with_namespace}`);
+        }
         const branch = params.branch ?? '';
         authorizePushToBranch(deps, ctx, project, branch);
         const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
@@ -268,6 +291,13 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: compareParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
+        const fromProjectId = ctx.params.from_project_id ?? '';
+        // `MergeRequestTargetProjectFinder`: the project itself, or a project of its fork network the caller can
+        // read. Comparing with another project of the network would need its objects here (not fetched): only
+        // the refusal of the others is the platform's.
+        if (fromProjectId.trim() !== '' && !inForkNetworkOf(deps, ctx, project, fromProjectId)) {
+          throw ApiError.message(400, `Target project id:${fromProjectId} is not a fork of project id:${String(ctx.routeParams['id'])}`);
+        }
         const comparison = await deps.repositories.open(project.id).compare({ from: ctx.params.from ?? '', to: ctx.params.to ?? '', straight: ctx.params.straight, ...diffLimits(deps) });
         if (E.isLeft(comparison)) {
           if (comparison.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Ref Not Found');
