@@ -146,6 +146,33 @@ describe('merge base', () => {
   });
 });
 
+describe('commit pipelines', () => {
+  it('GET /repository/commits/:sha shows the newest pipeline of the commit as status and last_pipeline', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Piped', initialize_with_readme: true })).body;
+    const repo = `/projects/${project.id}/repository`;
+    const reporter = await member(server, 'piped-reporter', { id: project.id, level: 20 });
+    const sha = (await server.call('GET', `${repo}/commits/main`)).body.id;
+    expect((await server.call('GET', `${repo}/commits/${sha}`)).body).toMatchObject({ status: null, last_pipeline: null });
+    await server.call('POST', `/projects/${project.id}/pipeline`, { ref: 'main' });
+    const second = (await server.call('POST', `/projects/${project.id}/pipeline`, { ref: 'main' })).body;
+    await server.call('POST', `/projects/${project.id}/pipelines/${second.id}/cancel`);
+    const shown = (await server.call('GET', `${repo}/commits/${sha}`, undefined, reporter.token)).body;
+    expect(shown.status).toBe('canceled');
+    expect(shown.last_pipeline).toEqual({
+      id: second.id,
+      iid: second.iid,
+      project_id: project.id,
+      sha,
+      ref: 'main',
+      status: 'canceled',
+      source: second.source,
+      created_at: second.created_at,
+      updated_at: expect.any(String),
+      web_url: second.web_url,
+    });
+  });
+});
+
 describe('other projects named by commits and compare', () => {
   it('start_project: find_project! (404), then forked_from? (403 naming the start project; the project itself is none)', async () => {
     const other = (await server.call('POST', '/projects', { name: 'Elsewhere', visibility: 'public' })).body;

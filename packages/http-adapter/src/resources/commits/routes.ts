@@ -217,7 +217,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const git = deps.repositories.open(project.id);
         const commit = await must(git.findCommit(String(ctx.routeParams['sha'])), COMMIT_NOT_FOUND);
         const stats = ctx.params.stats ? await must(git.commitStats(commit.id)) : null;
-        return ok(commitDetailEntity(commit, stats, project, presentContext(deps, ctx)));
+        return ok(commitDetailEntity(commit, stats, project, presentContext(deps, ctx), { withUser: true }));
       },
     }),
     route({
