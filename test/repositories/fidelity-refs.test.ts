@@ -252,6 +252,18 @@ describe('blobs', () => {
   });
 });
 
+describe('raw files', () => {
+  it('names the file in Content-Disposition as send_git_blob does (inline; filename; filename*)', async () => {
+    const raw = await server.call('GET', `${base}/files/README.md/raw?ref=main`);
+    expect(raw.headers.get('content-disposition')).toBe(`inline; filename="README.md"; filename*=UTF-8''README.md`);
+    const name = 'résumé final.txt';
+    await server.call('POST', `${base}/files/${encodeURIComponent(name)}`, { branch: 'main', content: 'cv', commit_message: 'CV' }, dev.token);
+    const accented = await server.call('GET', `${base}/files/${encodeURIComponent(name)}/raw?ref=main`);
+    expect(accented).toMatchObject({ status: 200, body: 'cv' });
+    expect(accented.headers.get('content-disposition')).toBe(`inline; filename="resume final.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.txt`);
+  });
+});
+
 describe('tree', () => {
   it('lists nothing for a path that is no directory at the ref (200 []), and 404 only for an unknown ref', async () => {
     const missing = await server.call('GET', `${base}/tree?path=nope`);

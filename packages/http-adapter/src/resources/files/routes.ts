@@ -33,6 +33,20 @@ const blobData = (blob: Blob, ref: string) => ({
   last_commit_id: blob.last_commit_id,
 });
 
+/** `%XX` for every UTF-8 byte of the characters `keep` does not match. */
+const percentEscape = (text: string, keep: RegExp): string =>
+  [...text].map((char) => (keep.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''))).join('');
+
+/**
+ * `ActionDispatch::Http::ContentDisposition.format(disposition:, filename:)`, as `send_git_blob` sets it: the
+ * traditional `filename` (transliterated to ASCII, here non-ASCII letters lose their accents and anything else
+ * becomes `?`) and the RFC 5987 `filename*`.
+ */
+const contentDisposition = (disposition: string, filename: string): string => {
+  const ascii = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x00-\x7f]/g, '?');
+  return `${disposition}; filename="${percentEscape(ascii, /[ A-Za-z0-9!#$+.^_`|~-]/)}"; filename*=UTF-8''${percentEscape(filename, /[A-Za-z0-9!#$&+.^_`|~-]/)}`;
+};
+
 /** What Workhorse's detection makes of raw content: text, or bytes when a NUL shows in the first 8,000. */
 const rawContentType = (content: Buffer): string => (content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
 
@@ -118,7 +132,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const ref = ctx.params.ref || (repository ? defaultBranchOf(repository) : null) || 'HEAD';
         const blob = await readBlob(ctx, project, ref);
         return {
-          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }),
+          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': contentDisposition('inline', blob.file_name) }, contentType: rawContentType(blob.content) }),
           rawBody: blob.content,
         };
       },
