@@ -4,7 +4,8 @@
  * before its fix.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member, newDataDir, removeDir, start, type Running } from './support.js';
+import { gunzipSync } from 'node:zlib';
+import { member, newDataDir, removeDir, ROOT_TOKEN, start, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -261,6 +262,38 @@ describe('raw files', () => {
     const accented = await server.call('GET', `${base}/files/${encodeURIComponent(name)}/raw?ref=main`);
     expect(accented).toMatchObject({ status: 200, body: 'cv' });
     expect(accented.headers.get('content-disposition')).toBe(`inline; filename="resume final.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.txt`);
+  });
+});
+
+describe('archives', () => {
+  it('GET /repository/archive[.format] answers the archive Workhorse sends, named after project, ref and commit', async () => {
+    const sha = (await server.call('GET', `${base}/commits/main`)).body.id as string;
+    const get = async (path: string) => {
+      const response = await fetch(`${server.url}/api/v4${base}/${path}`, { headers: { 'PRIVATE-TOKEN': ROOT_TOKEN } });
+      return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
+    };
+    const prefix = `fidelity-main-${sha}`;
+    const zip = await get('archive.zip');
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    expect(zip.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.zip"`);
+    expect(zip.bytes.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+    expect(zip.bytes.includes(Buffer.from(`${prefix}/README.md`))).toBe(true);
+
+    const tarball = await get('archive');
+    expect(tarball.headers.get('content-type')).toBe('application/octet-stream');
+    expect(tarball.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.tar.gz"`);
+    expect(gunzipSync(tarball.bytes).includes(Buffer.from(`${prefix}/README.md`))).toBe(true);
+    expect((await get('archive.tbz2')).bytes.subarray(0, 3).toString('latin1')).toBe('BZh');
+    expect((await get('archive?format=TAR')).headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.tar"`);
+
+    const byRef = await get(`archive.tar?sha=${sha.slice(0, 10)}&path=docs`);
+    expect(byRef.headers.get('content-disposition')).toBe(`attachment; filename="fidelity-${sha.slice(0, 10)}-${sha}-docs.tar"`);
+    expect(byRef.bytes.includes(Buffer.from('notes.md'))).toBe(true);
+    expect(byRef.bytes.includes(Buffer.from('README.md'))).toBe(false);
+
+    expect(await server.call('GET', `${base}/archive.zip?sha=nope`)).toMatchObject({ status: 404, body: { message: '404 File Not Found' } });
+    expect(await server.call('GET', `${base}/archive.rar`)).toMatchObject({ status: 404, body: { error: '404 Not Found' } });
   });
 });
 

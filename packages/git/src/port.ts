@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SmartHttpRequest } from './smart-http.js';
 import type {
+  ArchiveQuery,
   Blob,
   Branch,
   BundleResult,
@@ -106,6 +107,8 @@ export interface Repository {
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;
   blob(query: { readonly ref: string; readonly path: string }): GitResult<Blob>;
   rawBlob(id: string): GitResult<RawBlob>;
+  /** The commit `ref` names and its archive (`git archive`), held in memory. */
+  archive(query: ArchiveQuery): GitResult<{ readonly commit: Sha; readonly content: Buffer }>;
   commitDiff(revision: string, options?: DiffOptions): GitResult<readonly DiffFile[]>;
   compare(query: CompareQuery & DiffOptions): GitResult<Comparison>;
 

@@ -5,6 +5,7 @@ import { type RepoContext, readCommits, readObject, requireCommit } from './cont
 import { diffFlags, parseDiffOutput, parseNumstat } from './diff.js';
 import { EMPTY_TREE, asSha } from './objects.js';
 import type {
+  ArchiveQuery,
   Blob,
   Commit,
   CommitStats,
@@ -133,6 +134,22 @@ export const tree = async (ctx: RepoContext, query: TreeQuery): Promise<Page<Tre
 export const lastCommitFor = async (ctx: RepoContext, head: Sha, path: string): Promise<Sha | null> => {
   const sha = await gitText(ctx.gitDir, ['rev-list', '--max-count=1', head, '--', path], { env: literal });
   return sha === '' ? null : asSha(sha);
+};
+
+/**
+ * `git archive` of a commit, as Gitaly's `GetArchive` makes it: every file under `prefix/`, `path` a literal
+ * pathspec (a path that matches nothing is not found); bzip2 through the `bzip2` program, as git configures it.
+ */
+export const archive = async (ctx: RepoContext, query: ArchiveQuery): Promise<{ readonly commit: Sha; readonly content: Buffer }> => {
+  const commit = await requireCommit(ctx, query.ref);
+  const config = query.format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
+  const path = query.path !== undefined && query.path !== '' ? ['--', query.path] : [];
+  const { code, stdout } = await git(ctx.gitDir, [...config, 'archive', `--format=${query.format}`, `--prefix=${query.prefix}/`, commit.id, ...path], {
+    env: literal,
+    okCodes: [0, 128],
+  });
+  if (code !== 0) return fail(pathNotFound(query.path ?? '', '404 File Not Found'));
+  return { commit: commit.id, content: stdout };
 };
 
 /** A blob by its id, full or abbreviated (4+ hex digits); anything else, or an object of another type, is not found. */

@@ -153,6 +153,14 @@ export interface Blob {
   readonly content: Buffer;
 }
 
+/** `GET …/repository/archive`: the tree of `ref` (optionally only `path`) under `prefix/`. */
+export interface ArchiveQuery {
+  readonly ref: string;
+  readonly format: 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
+  readonly prefix: string;
+  readonly path?: string;
+}
+
 /** A blob by its id (`GET …/repository/blobs/:sha`). */
 export interface RawBlob {
   readonly id: Sha;

@@ -1,16 +1,16 @@
 /**
- * Repository files, blobs and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64 content and
- * `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it (one commit
- * each), a blob by id (and raw), and list a tree. Reads need `download_code`; writes `push_code` (403), then
- * push access to the branch ("You are not allowed to push into this branch", 400) and the commit service's
- * checks (400).
+ * Repository files, blobs, archives and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64
+ * content and `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it
+ * (one commit each), a blob by id (and raw), an archive, and list a tree. Reads need `download_code`; writes
+ * `push_code` (403), then push access to the branch ("You are not allowed to push into this branch", 400) and
+ * the commit service's checks (400).
  */
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
 import type { Blob, CommitAction } from '@forgefold/git';
 import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { rawParams, showParams, treeParams, writeParams } from './params.js';
+import { archiveParams, rawParams, showParams, treeParams, writeParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
 import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -55,6 +55,16 @@ const gitlabHeaders = (data: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(
     Object.entries(data).map(([key, value]) => [`X-Gitlab-${key.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('-')}`, String(value)]),
   );
+
+/** The suffixes `Gitlab::PathRegex.archive_formats_regex` accepts after `archive`. */
+const ARCHIVE_SUFFIXES = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const;
+
+/** `archive_file_path`'s extension for a requested format (lower-cased first); anything else is tar.gz. */
+const archiveFormat = (requested: string | null | undefined): 'tar' | 'tar.gz' | 'tar.bz2' | 'zip' => {
+  const format = (requested ?? 'tar.gz').toLowerCase();
+  if (['tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'].includes(format)) return 'tar.bz2';
+  return format === 'tar' || format === 'zip' ? format : 'tar.gz';
+};
 
 export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
@@ -184,6 +194,38 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return { ...withStatus(200, undefined, { headers: { 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }), rawBody: blob.content };
       },
     }),
+    // `GET …/repository/archive[.format]` (send_git_archive with append_sha): the archive of `sha` (a ref; the
+    // default branch when absent), named `<project path>-<ref>-<commit>[-<path>]`, which is also the top
+    // directory inside; a ref that names no commit is "404 File Not Found". Held in memory, never cached.
+    ...[undefined, ...ARCHIVE_SUFFIXES].map((suffix) =>
+      route({
+        method: 'GET',
+        path: `/projects/:id/repository/archive${suffix === undefined ? '' : `.${suffix}`}`,
+        auth: 'optional',
+        cache: false,
+        before: download,
+        params: archiveParams,
+        handler: async (ctx) => {
+          const project = projectOf(deps, ctx, 'download_code');
+          const repository = findRepository(deps.app.state.repositories, project.id);
+          const ref = ctx.params.sha ?? (repository ? defaultBranchOf(repository) : null) ?? 'master';
+          const format = archiveFormat(suffix ?? ctx.params.format);
+          const git = deps.repositories.open(project.id);
+          const commit = await git.findCommit(ref);
+          if (E.isLeft(commit)) throw ApiError.message(404, '404 File Not Found');
+          const path = ctx.params.path ?? undefined;
+          const prefix = [project.path, ref.replace(/\//g, '-'), commit.right.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+          const archive = await must(git.archive({ ref: commit.right.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
+          return {
+            ...withStatus(200, undefined, {
+              headers: { 'Content-Disposition': `attachment; filename="${prefix}.${format}"`, 'Content-Transfer-Encoding': 'binary' },
+              contentType: format === 'zip' ? 'application/zip' : 'application/octet-stream',
+            }),
+            rawBody: archive.content,
+          };
+        },
+      }),
+    ),
     route({
       method: 'GET',
       path: '/projects/:id/repository/tree',
