@@ -174,6 +174,6 @@ describe('files and tree', () => {
     expect((await server.call('GET', `${base()}/tree?ref=feature&path=src`)).body.map((e: { path: string }) => e.path)).toEqual(['src/main.js']);
     const recursive = await server.call('GET', `${base()}/tree?ref=feature&recursive=true&per_page=2`);
     expect(recursive.headers.get('x-total')).toBe('5');
-    expect(await server.call('GET', `${base()}/tree?path=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
+    expect(await server.call('GET', `${base()}/tree?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
   });
 });

@@ -120,7 +120,7 @@ describe('branches and protected branches', () => {
   it('creates, lists, gets and deletes branches; the default branch cannot be deleted', async () => {
     const created = await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'feature', ref: 'main' }, dev.token);
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'feature', merged: true, protected: false, developers_can_push: false, developers_can_merge: false, can_push: true, default: false });
+    expect(created.body).toMatchObject({ name: 'feature', merged: false, protected: false, developers_can_push: false, developers_can_merge: false, can_push: true, default: false });
     expect(created.body.web_url).toMatch(/\/refs\/-\/tree\/feature$/);
     expect(await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'feature', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch already exists' } });
     expect(await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'x y', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch name is invalid' } });

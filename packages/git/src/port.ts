@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SmartHttpRequest } from './smart-http.js';
 import type {
+  ArchiveQuery,
   Blob,
   Branch,
   BundleResult,
@@ -27,6 +28,7 @@ import type {
   MergeInput,
   MergeResult,
   Page,
+  RawBlob,
   RefChange,
   RefQuery,
   Sha,
@@ -94,7 +96,8 @@ export interface Repository {
   log(query: LogQuery): GitResult<Page<Commit>>;
   /** Commits reachable from `to` and not from `from` (null: none excluded), oldest first; `limit` keeps the newest. */
   commitsBetween(from: string | null, to: string, limit?: number): GitResult<Page<Commit>>;
-  mergeBase(a: string, b: string): GitResult<Sha | null>;
+  /** The best common ancestor (`git merge-base`; more than two revisions as git takes them), null for none. */
+  mergeBase(a: string, b: string, ...more: readonly string[]): GitResult<Sha | null>;
   isAncestor(ancestor: string, descendant: string): GitResult<boolean>;
   refsContaining(revision: string, type?: 'branch' | 'tag' | 'all'): GitResult<readonly ContainingRef[]>;
   /** Whether `source` merges into `target` without conflicts (`merge-tree`; nothing moves). */
@@ -103,6 +106,9 @@ export interface Repository {
   // Files and diffs
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;
   blob(query: { readonly ref: string; readonly path: string }): GitResult<Blob>;
+  rawBlob(id: string): GitResult<RawBlob>;
+  /** The commit `ref` names and its archive (`git archive`), held in memory. */
+  archive(query: ArchiveQuery): GitResult<{ readonly commit: Sha; readonly content: Buffer }>;
   commitDiff(revision: string, options?: DiffOptions): GitResult<readonly DiffFile[]>;
   compare(query: CompareQuery & DiffOptions): GitResult<Comparison>;
 

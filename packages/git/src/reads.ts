@@ -5,6 +5,7 @@ import { type RepoContext, readCommits, readObject, requireCommit } from './cont
 import { diffFlags, parseDiffOutput, parseNumstat } from './diff.js';
 import { EMPTY_TREE, asSha } from './objects.js';
 import type {
+  ArchiveQuery,
   Blob,
   Commit,
   CommitStats,
@@ -15,6 +16,7 @@ import type {
   DiffOptions,
   LogQuery,
   Page,
+  RawBlob,
   Sha,
   TreeEntry,
   TreeEntryType,
@@ -77,25 +79,27 @@ const epochOf = (iso: string, field: string): number => {
 };
 
 /** `rev-list` arguments shared by the page and its count. */
-const logArgs = (query: LogQuery, head: Sha): string[] => {
+const logArgs = (query: LogQuery, head: Sha | null): string[] => {
   const args: string[] = [];
   if (query.firstParent) args.push('--first-parent');
+  if (query.noMerges) args.push('--no-merges');
   if (query.order === 'topo') args.push('--topo-order');
   // `--max-age`/`--min-age` are `--since`/`--until` with the instant as seconds (no date parsing by git).
   if (query.since !== undefined) args.push(`--max-age=${epochOf(query.since, 'since')}`);
   if (query.until !== undefined) args.push(`--min-age=${epochOf(query.until, 'until')}`);
-  args.push(head, '--');
+  args.push(head ?? '--all', '--');
   if (query.path !== undefined && query.path !== '') args.push(query.path);
   return args;
 };
 
 export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commit>> => {
-  const head = await requireCommit(ctx, query.ref);
+  const head = query.all ? null : (await requireCommit(ctx, query.ref)).id;
   const offset = query.offset ?? 0;
-  const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`])];
+  // `--reverse` applies after `--skip`/`--max-count`: the page is the newest commits, listed oldest first.
+  const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`]), ...(query.all ? ['--reverse'] : [])];
   const [listed, counted] = await Promise.all([
-    gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head.id)], { env: literal }),
-    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head.id)], { env: literal }),
+    gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head)], { env: literal }),
+    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head)], { env: literal }),
   ]);
   const shas = listed === '' ? [] : listed.split('\n').map(asSha);
   return { items: await readCommits(ctx, shas), total: Number(counted) };
@@ -130,6 +134,29 @@ export const tree = async (ctx: RepoContext, query: TreeQuery): Promise<Page<Tre
 export const lastCommitFor = async (ctx: RepoContext, head: Sha, path: string): Promise<Sha | null> => {
   const sha = await gitText(ctx.gitDir, ['rev-list', '--max-count=1', head, '--', path], { env: literal });
   return sha === '' ? null : asSha(sha);
+};
+
+/**
+ * `git archive` of a commit, as Gitaly's `GetArchive` makes it: every file under `prefix/`, `path` a literal
+ * pathspec (a path that matches nothing is not found); bzip2 through the `bzip2` program, as git configures it.
+ */
+export const archive = async (ctx: RepoContext, query: ArchiveQuery): Promise<{ readonly commit: Sha; readonly content: Buffer }> => {
+  const commit = await requireCommit(ctx, query.ref);
+  const config = query.format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
+  const path = query.path !== undefined && query.path !== '' ? ['--', query.path] : [];
+  const { code, stdout } = await git(ctx.gitDir, [...config, 'archive', `--format=${query.format}`, `--prefix=${query.prefix}/`, commit.id, ...path], {
+    env: literal,
+    okCodes: [0, 128],
+  });
+  if (code !== 0) return fail(pathNotFound(query.path ?? '', '404 File Not Found'));
+  return { commit: commit.id, content: stdout };
+};
+
+/** A blob by its id, full or abbreviated (4+ hex digits); anything else, or an object of another type, is not found. */
+export const rawBlob = async (ctx: RepoContext, id: string): Promise<RawBlob> => {
+  const object = /^[0-9a-fA-F]{4,40}$/.test(id) ? await readObject(ctx, id) : null;
+  if (!object || object.type !== 'blob') return fail(pathNotFound(id, '404 Blob Not Found'));
+  return { id: object.sha, size: object.data.length, content: object.data };
 };
 
 /** A file at a ref. */
@@ -168,9 +195,10 @@ export const commitDiff = async (ctx: RepoContext, revision: string, options: Di
   return diffTrees(ctx, commit.parent_ids[0] ?? EMPTY_TREE, commit.id, options);
 };
 
-export const mergeBase = async (ctx: RepoContext, a: string, b: string): Promise<Sha | null> => {
-  const [left, right] = await Promise.all([requireCommit(ctx, a), requireCommit(ctx, b)]);
-  const { code, stdout } = await git(ctx.gitDir, ['merge-base', left.id, right.id], { okCodes: [0, 1] });
+/** `git merge-base a b …`: with more than two, the base of `a` and a hypothetical merge of the others (Gitaly's). */
+export const mergeBase = async (ctx: RepoContext, a: string, b: string, ...more: readonly string[]): Promise<Sha | null> => {
+  const commits = await Promise.all([a, b, ...more].map((revision) => requireCommit(ctx, revision)));
+  const { code, stdout } = await git(ctx.gitDir, ['merge-base', ...commits.map((commit) => commit.id)], { okCodes: [0, 1] });
   return code === 0 ? asSha(stdout.toString('utf8').trim()) : null;
 };
 

@@ -303,7 +303,7 @@ class GitRepository implements Repository {
   commitStats: Repository['commitStats'] = (revision) => this.run((ctx) => reads.commitStats(ctx, revision));
   log: Repository['log'] = (query) => this.run((ctx) => reads.log(ctx, query));
   commitsBetween: Repository['commitsBetween'] = (from, to, limit) => this.run((ctx) => reads.commitsBetween(ctx, from, to, limit));
-  mergeBase: Repository['mergeBase'] = (a, b) => this.run((ctx) => reads.mergeBase(ctx, a, b));
+  mergeBase: Repository['mergeBase'] = (a, b, ...more) => this.run((ctx) => reads.mergeBase(ctx, a, b, ...more));
 
   isAncestor: Repository['isAncestor'] = (ancestor, descendant) =>
     this.run(async (ctx) => {
@@ -315,6 +315,8 @@ class GitRepository implements Repository {
   mergeable: Repository['mergeable'] = (target, source) => this.run((ctx) => reads.mergeable(ctx, target, source));
   tree: Repository['tree'] = (query) => this.run((ctx) => reads.tree(ctx, query));
   blob: Repository['blob'] = (query) => this.run((ctx) => reads.blob(ctx, query));
+  rawBlob: Repository['rawBlob'] = (id) => this.run((ctx) => reads.rawBlob(ctx, id));
+  archive: Repository['archive'] = (query) => this.run((ctx) => reads.archive(ctx, query));
   commitDiff: Repository['commitDiff'] = (revision, options) => this.run((ctx) => reads.commitDiff(ctx, revision, options));
   compare: Repository['compare'] = (query) => this.run((ctx) => reads.compare(ctx, query));
 

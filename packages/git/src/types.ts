@@ -110,6 +110,10 @@ export interface LogQuery {
   readonly firstParent?: boolean;
   /** `default` is git's reverse chronological order; `topo` as `git log --topo-order`. */
   readonly order?: 'default' | 'topo';
+  /** Every ref instead of `ref` (the API's `all`): Gitaly's `--all --reverse`, so a page comes oldest first. */
+  readonly all?: boolean;
+  /** Leaves merge commits out (`--no-merges`, the platform's `skip_merges`). */
+  readonly noMerges?: boolean;
   readonly offset?: number;
   readonly limit?: number;
 }
@@ -146,6 +150,21 @@ export interface Blob {
   /** The last commit that touched the path, reachable from `commit_id`. */
   readonly last_commit_id: Sha;
   readonly mode: string;
+  readonly content: Buffer;
+}
+
+/** `GET …/repository/archive`: the tree of `ref` (optionally only `path`) under `prefix/`. */
+export interface ArchiveQuery {
+  readonly ref: string;
+  readonly format: 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
+  readonly prefix: string;
+  readonly path?: string;
+}
+
+/** A blob by its id (`GET …/repository/blobs/:sha`). */
+export interface RawBlob {
+  readonly id: Sha;
+  readonly size: number;
   readonly content: Buffer;
 }
 

@@ -354,7 +354,8 @@ export const commitFiles = async (ctx: RepoContext, input: CommitFilesInput, opt
 };
 
 const commitFilesUnlocked = async (ctx: RepoContext, input: CommitFilesInput): Promise<CommitFilesResult> => {
-  if (input.actions.length === 0) fail(invalidInput('actions is empty'));
+  // No actions is an empty commit on the base's tree: the platform made one from `actions: []` (go-gitlab #1123,
+  // 2021); refusing it unless `allow_empty` came much later.
   // The API defaults `start_branch` to `branch`.
   const startBranch = input.start_sha === undefined ? (input.start_branch ?? input.branch) : input.start_branch;
   if (input.start_sha !== undefined && input.start_branch !== undefined) fail(commitRefused("You can't pass both start_branch and start_sha"));

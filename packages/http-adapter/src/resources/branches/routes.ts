@@ -1,18 +1,24 @@
 /**
- * Repository branches (lib/api/branches.rb, 14.7): list (`search`, `sort`), get (and HEAD), create, delete, and
- * the legacy protect/unprotect. `download_code` first; creating and deleting need `push_code`, then the
+ * Repository branches (lib/api/branches.rb, 14.7): list (`search`, `sort`), get (and HEAD), create, delete, delete
+ * the merged ones, and the legacy protect/unprotect. `download_code` first; creating and deleting need `push_code`, then the
  * pre-receive checks (protected branches, the default branch); failures of the services are 400.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchRef, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, type Project } from '@forgefold/core';
-import type { Branch, RefOrder } from '@forgefold/git';
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
+import { branchNames, branchRef, branchSha, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, isProtectedBranch, mergeRequestsOf, type Project } from '@forgefold/core';
+import { isValidNewRefName, parseSha, type Branch, type RefOrder } from '@forgefold/git';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, protectParams } from './params.js';
 import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { branchEntity } from './entities.js';
 import { must, precheck, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 const BRANCH_NOT_FOUND = '404 Branch Not Found';
+
+/** `find_branch!`: a name `Gitlab::GitRefValidator` refuses is a 400 before any lookup, a missing branch a 404. */
+const findBranch = (deps: ApiDeps, project: Project, name: string): Promise<Branch> => {
+  if (!isValidNewRefName(name)) throw ApiError.message(400, 'The branch refname is invalid');
+  return must(deps.repositories.open(project.id).findBranch(name), BRANCH_NOT_FOUND);
+};
 
 /** BranchesFinder's sorts; anything else is the name order. */
 const SORTS: Record<string, { orderBy: RefOrder; sort: 'asc' | 'desc' }> = {
@@ -24,14 +30,18 @@ const SORTS: Record<string, { orderBy: RefOrder; sort: 'asc' | 'desc' }> = {
 export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
 
-  /** Branch entities, `merged` meaning "its head is in the default branch's history" (false for that branch). */
+  /**
+   * Branch entities, `merged` as `merged_to_root_ref?` and `merged_branch_names` answer it: the head is in the
+   * default branch's history and is not the default branch's head (so a branch just made from it is not merged).
+   */
   const present = async (ctx: Ctx, project: Project, branches: readonly Branch[]) => {
     const repository = findRepository(deps.app.state.repositories, project.id);
     const defaultBranch = repository ? defaultBranchOf(repository) : null;
     const git = deps.repositories.open(project.id);
+    const defaultHead = repository && defaultBranch !== null ? branchSha(repository, defaultBranch) : null;
     const merged = await Promise.all(
       branches.map(async (branch) =>
-        defaultBranch === null || branch.name === defaultBranch ? false : E.getOrElse(() => false)(await git.isAncestor(branch.commit.id, branchRef(defaultBranch))),
+        defaultHead === null || branch.commit.id === defaultHead ? false : E.getOrElse(() => false)(await git.isAncestor(branch.commit.id, defaultHead)),
       ),
     );
     const context = presentContext(deps, ctx);
@@ -70,9 +80,13 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       before: download,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
-        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
-        if (ctx.request.method === 'HEAD') return noContent();
-        return ok((await present(ctx, project, [branch]))[0]);
+        const name = String(ctx.routeParams['branch']);
+        // HEAD is `branch_exists?`: any name that is not a branch is a 404.
+        if (ctx.request.method === 'HEAD') {
+          await must(deps.repositories.open(project.id).findBranch(name), BRANCH_NOT_FOUND);
+          return noContent();
+        }
+        return ok((await present(ctx, project, [await findBranch(deps, project, name)]))[0]);
       },
     }),
     route({
@@ -111,11 +125,43 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         requirePush(ctx, project);
         const name = String(ctx.routeParams['branch']);
         const git = deps.repositories.open(project.id);
-        const branch = await must(git.findBranch(name), BRANCH_NOT_FOUND);
+        const branch = await findBranch(deps, project, name);
         checkUnmodifiedSince(ctx.request.headers, branch.commit.authored_date);
         precheck(deps, ctx, project, { ref: branchRef(name), old_sha: branch.commit.id, new_sha: null });
         await must(git.deleteBranch({ branch: name, expectedSha: branch.commit.id }, deps.repositories.recorder(project.id, ctx.actor)));
         return noContent();
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/projects/:id/repository/merged_branches',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        // `Branches::DeleteMergedService` (run by a worker on the platform, so the answer is 202 whatever it does):
+        // without `push_code` nothing is deleted; otherwise every branch merged into the default branch
+        // (`merged_to_root_ref?`), except branches of open merge requests and protected ones, goes through
+        // `Branches::DeleteService`, whose refusals are skipped.
+        if (canRepository(deps.app.state, viewerId(ctx), project, 'push_code')) {
+          const repository = findRepository(deps.app.state.repositories, project.id)!;
+          const defaultBranch = defaultBranchOf(repository);
+          const defaultHead = defaultBranch === null ? null : branchSha(repository, defaultBranch);
+          const open = mergeRequestsOf(deps.app.state.repositories, project.id).filter((mergeRequest) => mergeRequest.state === 'opened');
+          const kept = new Set(open.flatMap((mergeRequest) => [mergeRequest.source_branch, mergeRequest.target_branch]));
+          const git = deps.repositories.open(project.id);
+          for (const name of branchNames(repository).sort()) {
+            const sha = parseSha(branchSha(repository, name) ?? '');
+            if (defaultHead === null || sha === null || sha === defaultHead || kept.has(name) || isProtectedBranch(repository, name)) continue;
+            if (!E.getOrElse(() => false)(await git.isAncestor(sha, defaultHead))) continue;
+            try {
+              precheck(deps, ctx, project, { ref: branchRef(name), old_sha: sha, new_sha: null });
+              await must(git.deleteBranch({ branch: name, expectedSha: sha }, deps.repositories.recorder(project.id, ctx.actor)));
+            } catch (error) {
+              if (!(error instanceof ApiError)) throw error;
+            }
+          }
+        }
+        return withStatus(202, { message: '202 Accepted' });
       },
     }),
     route({
@@ -126,7 +172,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
         requireAdmin(ctx, project);
-        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
+        const branch = await findBranch(deps, project, String(ctx.routeParams['branch']));
         const result = await execute(deps, ctx, {
           type: 'ProtectBranchLegacy',
           project_id: project.id,
@@ -145,7 +191,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
         requireAdmin(ctx, project);
-        const branch = await must(deps.repositories.open(project.id).findBranch(String(ctx.routeParams['branch'])), BRANCH_NOT_FOUND);
+        const branch = await findBranch(deps, project, String(ctx.routeParams['branch']));
         const repository = findRepository(deps.app.state.repositories, project.id);
         if (repository && findProtectedBranch(repository, branch.name)) {
           const result = await execute(deps, ctx, { type: 'UnprotectBranch', project_id: project.id, name: branch.name });

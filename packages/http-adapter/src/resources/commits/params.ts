@@ -32,4 +32,13 @@ export const showParams = schema(optional('stats', T.Boolean, { default: true })
 
 export const refsParams = schema(optional('type', T.String, { values: ['branch', 'tag', 'all'], default: 'all' }));
 
-export const compareParams = schema(requires('from', T.String), requires('to', T.String), optional('from_project_id', T.Integer), optional('straight', T.Boolean, { default: false }));
+export const compareParams = schema(requires('from', T.String), requires('to', T.String), optional('from_project_id', T.String), optional('straight', T.Boolean, { default: false }));
+
+export const mergeBaseParams = schema(requires('refs', T.CommaSeparatedStrings));
+
+export const contributorsParams = schema(
+  optional('order_by', T.String, { values: ['email', 'name', 'commits'], default: 'commits' }),
+  optional('sort', T.String, { values: ['asc', 'desc'], default: 'asc' }),
+  optional('page', T.Integer, { default: 1 }),
+  optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
+);

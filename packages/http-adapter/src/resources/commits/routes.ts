@@ -1,15 +1,16 @@
 /**
- * Commits and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`, `until`, `path`,
- * `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff, refs, and compare. Every
- * route needs `download_code`; creating needs push access to the branch ("You are not allowed to push into
- * this branch"), then the commit service's checks (400 with its message).
+ * Commits, merge base and compare (lib/api/commits.rb, repositories.rb, 14.7): list (`ref_name`, `since`,
+ * `until`, `path`, `all`, `first_parent`, `order`, `with_stats`), create with actions, get (with stats), diff,
+ * refs, contributors, the merge base of refs, and compare. Every route needs `download_code`; creating needs push access to
+ * the branch ("You are not allowed to push into this branch"), then the commit service's checks (400 with its
+ * message).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canPushToBranch, defaultBranchOf, findRepository, type Project } from '@forgefold/core';
+import { canPushToBranch, canReadProject, defaultBranchOf, findProject, findRepository, type Project } from '@forgefold/core';
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, showParams, refsParams, compareParams } from './params.js';
-import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { listParams, createParams, showParams, refsParams, compareParams, contributorsParams, mergeBaseParams } from './params.js';
+import { diffLimits, findReadableProject, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitDetailEntity, commitEntity, diffEntity } from '../repositories/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
@@ -67,6 +68,56 @@ export const authorizePushToBranch = (deps: ApiDeps, ctx: Ctx, project: Project,
   if (!repository || !canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(403, '403 Forbidden - You are not allowed to push into this branch');
 };
 
+/** Ruby's `String#casecmp`: ASCII letters compared without case. */
+const casecmp = (a: string, b: string): number => {
+  const fold = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  const [x, y] = [fold(a), fold(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+interface Contributor {
+  readonly name: string;
+  readonly email: string;
+  readonly commits: number;
+  readonly additions: 0;
+  readonly deletions: 0;
+}
+
+/**
+ * `Repository#contributors` (14.7): the default branch's last 2,000 commits without merges, grouped by author
+ * e-mail in order of appearance, named after the newest commit with a name; `Commit.order_by` sorts them
+ * (e-mail and name without case; `desc` swaps the operands). `additions` and `deletions` are always 0.
+ */
+const contributorsOf = (commits: readonly Commit[], orderBy: string, sort: string): Contributor[] => {
+  const byEmail = new Map<string, { name: string; email: string; commits: number }>();
+  for (const commit of commits) {
+    const entry = byEmail.get(commit.author_email) ?? { name: '', email: commit.author_email, commits: 0 };
+    if (entry.name.trim() === '') entry.name = commit.author_name;
+    entry.commits += 1;
+    byEmail.set(commit.author_email, entry);
+  }
+  const compare = (a: Contributor, b: Contributor): number =>
+    orderBy === 'commits' ? a.commits - b.commits : casecmp(orderBy === 'email' ? a.email : a.name, orderBy === 'email' ? b.email : b.name);
+  return [...byEmail.values()].map((entry) => ({ ...entry, additions: 0 as const, deletions: 0 as const })).sort((a, b) => (sort === 'desc' ? compare(b, a) : compare(a, b)));
+};
+
+/** The root of a project's fork network (a project no fork of anything is its own). */
+const forkRoot = (deps: ApiDeps, project: Project): number => {
+  let current = project;
+  for (let parent = current.forked_from_id; parent !== null; parent = current.forked_from_id) {
+    const next = findProject(deps.app.state.projects, parent);
+    if (!next) break;
+    current = next;
+  }
+  return current.id;
+};
+
+/** Whether project `id` (a number) is one the caller can read in `project`'s fork network, `project` included. */
+const inForkNetworkOf = (deps: ApiDeps, ctx: Ctx, project: Project, id: string): boolean => {
+  const other = /^\d+$/.test(id.trim()) ? findProject(deps.app.state.projects, Number(id.trim())) : undefined;
+  return other !== undefined && canReadProject(deps.app.state, viewerId(ctx), other) && forkRoot(deps, other) === forkRoot(deps, project);
+};
+
 export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
   const present = (ctx: Ctx, project: Project, commit: Commit) => commitEntity(commit, project, presentContext(deps, ctx));
@@ -96,6 +147,8 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
               ...(params.path ? { path: params.path } : {}),
               firstParent: params.first_parent === true,
               order: params.order as 'default' | 'topo',
+              // `ref` is ignored with `all` (every ref is listed).
+              ...(params.all === true ? { all: true } : {}),
               offset,
               limit,
             });
@@ -119,10 +172,16 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
         const { params } = ctx;
-        if (params.start_project !== undefined && params.start_project !== null && String(params.start_project) !== String(project.id) && params.start_project !== project.path_with_namespace) {
-          throw ApiError.message(403, `403 Forbidden - Project is not included in the fork network for ${project.name_with_namespace}`);
-        }
+        // Grape validates `actions[]` before the endpoint runs.
         const actions = parseActions(params.actions ?? []);
+        if (params.start_project !== undefined && params.start_project !== null) {
+          // `find_project!`, then `user_project.forked_from?(start_project)`, which is false for the project itself.
+          // Starting a fork's commit from its source's branch would need the source's objects in the fork's
+          // repository, which the engine does not fetch: that case stays refused too.
+          const start = findReadableProject(deps.app.state, ctx, String(params.start_project));
+          if (E.isLeft(start)) throw ApiError.domain(start.left);
+          throw ApiError.message(403, `403 Forbidden - Project is not included in the fork network for ${start.right.name_with_namespace}`);
+        }
         const branch = params.branch ?? '';
         authorizePushToBranch(deps, ctx, project, branch);
         const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
@@ -158,7 +217,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const git = deps.repositories.open(project.id);
         const commit = await must(git.findCommit(String(ctx.routeParams['sha'])), COMMIT_NOT_FOUND);
         const stats = ctx.params.stats ? await must(git.commitStats(commit.id)) : null;
-        return ok(commitDetailEntity(commit, stats, project, presentContext(deps, ctx)));
+        return ok(commitDetailEntity(commit, stats, project, presentContext(deps, ctx), { withUser: true }));
       },
     }),
     route({
@@ -186,12 +245,59 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     }),
     route({
       method: 'GET',
+      path: '/projects/:id/repository/contributors',
+      auth: 'optional',
+      before: download,
+      params: contributorsParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const page = await deps.repositories.open(project.id).log({ ref: defaultRef(project), noMerges: true, offset: 0, limit: 2000 });
+        // An empty repository (no default branch yet) has no contributors.
+        if (E.isLeft(page) && page.left._tag !== 'RevisionNotFound') throw new Error(page.left.message);
+        const contributors = contributorsOf(E.isRight(page) ? page.right.items : [], ctx.params.order_by ?? 'commits', ctx.params.sort ?? 'asc');
+        return paginate(ctx, arraySource(contributors));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/merge_base',
+      auth: 'optional',
+      before: download,
+      params: mergeBaseParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const refs = ctx.params.refs ?? [];
+        if (refs.length < 2) throw ApiError.message(400, 'Provide at least 2 refs');
+        const git = deps.repositories.open(project.id);
+        const found = await Promise.all(refs.map(async (ref) => E.getOrElse<unknown, Commit | null>(() => null)(await git.findCommit(ref))));
+        const commits = found.filter((commit): commit is Commit => commit !== null);
+        // `Gitlab::Git::MergeBase#unknown_refs` pairs the refs with the commits found (`ListCommitsByOid` leaves
+        // the unknown out) in order, in a Hash: the refs left without a commit are the ones named.
+        const paired = new Map<string, Commit | null>();
+        refs.forEach((ref, index) => paired.set(ref, commits[index] ?? null));
+        const unknown = [...paired].filter(([, commit]) => commit === null).map(([ref]) => ref);
+        if (unknown.length > 0) throw ApiError.message(400, `Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`);
+        const [first, second, ...more] = commits.map((commit) => commit.id);
+        const base = await must(git.mergeBase(first!, second!, ...more));
+        if (base === null) throw ApiError.message(404, '404 Merge Base Not Found');
+        return ok(present(ctx, project, await must(git.findCommit(base))));
+      },
+    }),
+    route({
+      method: 'GET',
       path: '/projects/:id/repository/compare',
       auth: 'optional',
       before: download,
       params: compareParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
+        const fromProjectId = ctx.params.from_project_id ?? '';
+        // `MergeRequestTargetProjectFinder`: the project itself, or a project of its fork network the caller can
+        // read. Comparing with another project of the network would need its objects here (not fetched): only
+        // the refusal of the others is the platform's.
+        if (fromProjectId.trim() !== '' && !inForkNetworkOf(deps, ctx, project, fromProjectId)) {
+          throw ApiError.message(400, `Target project id:${fromProjectId} is not a fork of project id:${String(ctx.routeParams['id'])}`);
+        }
         const comparison = await deps.repositories.open(project.id).compare({ from: ctx.params.from ?? '', to: ctx.params.to ?? '', straight: ctx.params.straight, ...diffLimits(deps) });
         if (E.isLeft(comparison)) {
           if (comparison.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Ref Not Found');

@@ -26,3 +26,5 @@ export const writeParams = (content: boolean) =>
     optional('execute_filemode', T.Boolean),
     optional('last_commit_id', T.String),
   );
+
+export const archiveParams = schema(optional('sha', T.String), optional('format', T.String), optional('path', T.String));

@@ -1,18 +1,19 @@
 /**
- * Repository files and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64 content and
- * `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it (one commit
- * each), and list a tree. Reads need `download_code`; writes `push_code` (403), then push access to the branch
- * ("You are not allowed to push into this branch", 400) and the commit service's checks (400).
+ * Repository files, blobs, archives and tree (lib/api/files.rb, repositories.rb, 14.7): get a file (base64
+ * content and `X-Gitlab-*` headers; HEAD for the headers alone), its raw content, create, update and delete it
+ * (one commit each), a blob by id (and raw), an archive, and list a tree. Reads need `download_code`; writes
+ * `push_code` (403), then push access to the branch ("You are not allowed to push into this branch", 400) and
+ * the commit service's checks (400).
  */
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
 import type { Blob, CommitAction } from '@forgefold/git';
 import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { rawParams, showParams, treeParams, writeParams } from './params.js';
+import { archiveParams, rawParams, showParams, treeParams, writeParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
-import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 /** Grape's `file_path: true` validator: no traversal. */
 const checkFilePath = (path: string): string => {
@@ -32,11 +33,38 @@ const blobData = (blob: Blob, ref: string) => ({
   last_commit_id: blob.last_commit_id,
 });
 
+/** `%XX` for every UTF-8 byte of the characters `keep` does not match. */
+const percentEscape = (text: string, keep: RegExp): string =>
+  [...text].map((char) => (keep.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''))).join('');
+
+/**
+ * `ActionDispatch::Http::ContentDisposition.format(disposition:, filename:)`, as `send_git_blob` sets it: the
+ * traditional `filename` (transliterated to ASCII, here non-ASCII letters lose their accents and anything else
+ * becomes `?`) and the RFC 5987 `filename*`.
+ */
+const contentDisposition = (disposition: string, filename: string): string => {
+  const ascii = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x00-\x7f]/g, '?');
+  return `${disposition}; filename="${percentEscape(ascii, /[ A-Za-z0-9!#$+.^_`|~-]/)}"; filename*=UTF-8''${percentEscape(filename, /[A-Za-z0-9!#$&+.^_`|~-]/)}`;
+};
+
+/** What Workhorse's detection makes of raw content: text, or bytes when a NUL shows in the first 8,000. */
+const rawContentType = (content: Buffer): string => (content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+
 /** `set_http_headers`: each field as `X-Gitlab-<Titleized-Name>`. */
 const gitlabHeaders = (data: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(
     Object.entries(data).map(([key, value]) => [`X-Gitlab-${key.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('-')}`, String(value)]),
   );
+
+/** The suffixes `Gitlab::PathRegex.archive_formats_regex` accepts after `archive`. */
+const ARCHIVE_SUFFIXES = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const;
+
+/** `archive_file_path`'s extension for a requested format (lower-cased first); anything else is tar.gz. */
+const archiveFormat = (requested: string | null | undefined): 'tar' | 'tar.gz' | 'tar.bz2' | 'zip' => {
+  const format = (requested ?? 'tar.gz').toLowerCase();
+  if (['tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'].includes(format)) return 'tar.bz2';
+  return format === 'tar' || format === 'zip' ? format : 'tar.gz';
+};
 
 export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
@@ -59,27 +87,31 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const repository = findRepository(state.repositories, project.id)!;
     if (!canPushToBranch(state, viewerId(ctx), project, repository, branch)) throw ApiError.message(400, 'You are not allowed to push into this branch');
     const author = deps.repositories.signatureOf(viewerId(ctx), { name: params.author_name, email: params.author_email });
-    await must(
-      deps.repositories.open(project.id).commitFiles(
-        {
-          branch,
-          commit_message: params.commit_message ?? '',
-          actions: [
-            {
-              action,
-              file_path: path,
-              ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
-              ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
-              ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
-            },
-          ],
-          ...(params.start_branch ? { start_branch: params.start_branch } : {}),
-          author,
-          committer: deps.repositories.signatureOf(viewerId(ctx)),
-        },
-        deps.repositories.recorder(project.id, ctx.actor),
-      ),
+    const result = await deps.repositories.open(project.id).commitFiles(
+      {
+        branch,
+        commit_message: params.commit_message ?? '',
+        actions: [
+          {
+            action,
+            file_path: path,
+            ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
+            ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
+            ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
+          },
+        ],
+        ...(params.start_branch ? { start_branch: params.start_branch } : {}),
+        author,
+        committer: deps.repositories.signatureOf(viewerId(ctx)),
+      },
+      deps.repositories.recorder(project.id, ctx.actor),
     );
+    if (E.isLeft(result)) {
+      // `Files::UpdateService` refuses a stale `last_commit_id` with its own text (`FileChangedError`), not the
+      // commits API's "The file has changed since you started editing it: <path>".
+      const stale = action === 'update' && result.left._tag === 'CommitRefused' && result.left.message === `The file has changed since you started editing it: ${path}`;
+      throw stale ? ApiError.message(400, 'You are attempting to update a file that has changed since you started editing it.') : gitFailure(result.left);
+    }
     return { file_path: path, branch };
   };
 
@@ -109,9 +141,8 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const repository = findRepository(deps.app.state.repositories, project.id);
         const ref = ctx.params.ref || (repository ? defaultBranchOf(repository) : null) || 'HEAD';
         const blob = await readBlob(ctx, project, ref);
-        const binary = blob.content.subarray(0, 8000).includes(0);
         return {
-          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': 'inline' }, contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8' }),
+          ...withStatus(200, undefined, { headers: { ...gitlabHeaders(blobData(blob, ref)), 'Content-Disposition': contentDisposition('inline', blob.file_name) }, contentType: rawContentType(blob.content) }),
           rawBody: blob.content,
         };
       },
@@ -140,6 +171,61 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return noContent();
       },
     }),
+    // Blobs by id (lib/api/repositories.rb): what a tree listing's `id` leads to.
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/blobs/:sha',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        return ok({ size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.id });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/blobs/:sha/raw',
+      auth: 'optional',
+      before: download,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        return { ...withStatus(200, undefined, { headers: { 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }), rawBody: blob.content };
+      },
+    }),
+    // `GET …/repository/archive[.format]` (send_git_archive with append_sha): the archive of `sha` (a ref; the
+    // default branch when absent), named `<project path>-<ref>-<commit>[-<path>]`, which is also the top
+    // directory inside; a ref that names no commit is "404 File Not Found". Held in memory, never cached.
+    ...[undefined, ...ARCHIVE_SUFFIXES].map((suffix) =>
+      route({
+        method: 'GET',
+        path: `/projects/:id/repository/archive${suffix === undefined ? '' : `.${suffix}`}`,
+        auth: 'optional',
+        cache: false,
+        before: download,
+        params: archiveParams,
+        handler: async (ctx) => {
+          const project = projectOf(deps, ctx, 'download_code');
+          const repository = findRepository(deps.app.state.repositories, project.id);
+          const ref = ctx.params.sha ?? (repository ? defaultBranchOf(repository) : null) ?? 'master';
+          const format = archiveFormat(suffix ?? ctx.params.format);
+          const git = deps.repositories.open(project.id);
+          const commit = await git.findCommit(ref);
+          if (E.isLeft(commit)) throw ApiError.message(404, '404 File Not Found');
+          const path = ctx.params.path ?? undefined;
+          const prefix = [project.path, ref.replace(/\//g, '-'), commit.right.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+          const archive = await must(git.archive({ ref: commit.right.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
+          return {
+            ...withStatus(200, undefined, {
+              headers: { 'Content-Disposition': `attachment; filename="${prefix}.${format}"`, 'Content-Transfer-Encoding': 'binary' },
+              contentType: format === 'zip' ? 'application/zip' : 'application/octet-stream',
+            }),
+            rawBody: archive.content,
+          };
+        },
+      }),
+    ),
     route({
       method: 'GET',
       path: '/projects/:id/repository/tree',
@@ -155,7 +241,10 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ctx,
           async (offset, limit) => {
             const page = await git.tree({ ref, ...(ctx.params.path ? { path: ctx.params.path } : {}), recursive: ctx.params.recursive, offset, limit });
-            if (E.isLeft(page) && (page.left._tag === 'RevisionNotFound' || page.left._tag === 'PathNotFound')) throw ApiError.message(404, '404 Tree Not Found');
+            // `not_found!('Tree')` only for a ref that names no commit; a path that is no directory there lists
+            // nothing (14.7's Gitaly answered no entries; the 404 for a path came with 16.5).
+            if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') throw ApiError.message(404, '404 Tree Not Found');
+            if (E.isLeft(page) && page.left._tag === 'PathNotFound') return { items: [], total: 0 };
             if (E.isLeft(page)) throw new Error(page.left.message);
             return page.right;
           },

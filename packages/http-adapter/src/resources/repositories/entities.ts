@@ -2,9 +2,10 @@
  * The platform's repository entities shared by several resources (lib/api/entities): Commit, CommitDetail, Diff,
  * TreeObject. Git data comes from the engine with the platform's field names.
  */
-import type { Project } from '@forgefold/core';
+import { canReadPipelines, pipelinesOfProject, type Project } from '@forgefold/core';
 import type { Commit, CommitStats, DiffFile, TreeEntry } from '@forgefold/git';
 import type { PresentContext } from '../context.js';
+import { pipelineBasicEntity } from '../pipelines/entities.js';
 
 /** `Commit#title`: the first line; from 100 characters on, cut at a word to 80 and an ellipsis (Rails `truncate(81)`). */
 export const commitTitle = (title: string): string => {
@@ -33,14 +34,23 @@ export const commitEntity = (commit: Commit, project: Project, ctx: PresentConte
   web_url: `${projectWebUrl(project, ctx)}/-/commit/${commit.id}`,
 });
 
-/** `Entities::CommitDetail`: the commit, its stats (unless `stats=false`), pipeline fields (none here). */
-export const commitDetailEntity = (commit: Commit, stats: CommitStats | null, project: Project, ctx: PresentContext) => ({
-  ...commitEntity(commit, project, ctx),
-  ...(stats ? { stats } : {}),
-  status: null,
-  project_id: project.id,
-  last_pipeline: null,
-});
+/**
+ * `Entities::CommitDetail`: the commit, its stats (unless `stats=false`), and its pipeline fields: `status` is the
+ * status of the newest pipeline for the commit (no job ever runs, so the composite of its jobs is the pipeline's
+ * own), `last_pipeline` that pipeline for whoever may read it (`can_read_pipeline?`; null when the route passes
+ * no user, as `POST …/commits` does).
+ */
+export const commitDetailEntity = (commit: Commit, stats: CommitStats | null, project: Project, ctx: PresentContext, options: { readonly withUser?: boolean } = {}) => {
+  const pipeline = pipelinesOfProject(ctx.state.pipelines, project.id).findLast((candidate) => candidate.sha === commit.id) ?? null;
+  const readable = pipeline !== null && options.withUser === true && canReadPipelines(ctx.state, ctx.viewerId, project);
+  return {
+    ...commitEntity(commit, project, ctx),
+    ...(stats ? { stats } : {}),
+    status: pipeline?.status ?? null,
+    project_id: project.id,
+    last_pipeline: readable ? pipelineBasicEntity(pipeline, ctx) : null,
+  };
+};
 
 /** `Entities::Diff`. */
 export const diffEntity = (diff: DiffFile) => ({
