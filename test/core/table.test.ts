@@ -252,6 +252,27 @@ describe('a small table (tableOf: entries in one array until it outgrows it; iss
     });
   }
 
+  it('takes tableSetIn as a table of tables, while small and once grown, plain and under immer (property)', () => {
+    const opArb = fc.tuple(fc.oneof(fc.nat(12), fc.constant(200_123)), fc.oneof(fc.nat(3), fc.constant(2 ** 20)), fc.nat(9));
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 30 }), (ops) => {
+        const small = tableOf<Table<number>>(0, tableOf(0, 0));
+        const trie = emptyTable<Table<number>>();
+        tableSet(trie, 0, tableOf(0, 0));
+        for (const [key, id, value] of ops) {
+          tableSetIn(small, key, id, value);
+          tableSetIn(trie, key, id, value);
+        }
+        const contents = (tables: Table<Table<number>>) => [...tableEntries(tables)].map(([key, inner]) => [key, [...tableEntries(inner)]]);
+        expect(contents(small)).toEqual(contents(trie));
+        const drafted = produce({ t: tableOf<Table<number>>(0, tableOf(0, 0)) }, (draft) => {
+          for (const [key, id, value] of ops) tableSetIn(draft.t, key, id, value);
+        });
+        expect(stateHash(drafted.t)).toBe(stateHash(small));
+      }),
+    );
+  });
+
   it('costs one array while small, and turns into the trie in place when it outgrows it', () => {
     const table = tableOf(200_123, 1);
     expect(table).toEqual([-1, 200_123, 1]);

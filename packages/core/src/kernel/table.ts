@@ -379,15 +379,24 @@ export const tableOf = <V>(key: number | string, value: V): Table<V> => {
  * change the state's shape (its root's length) from what former builds made of the same events.
  */
 export const tableSetIn = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
+  const level1 = writableRoot(tables);
   let leaf: Leaf<Table<V>>;
   let at: number;
-  if (typeof key === 'number') {
-    const level2 = child<Level2<Table<V>>>(writableRoot(tables), key >>> 10, () => holding((key >>> 5) & 31) as Level2<Table<V>>);
+  if (staysSmall(level1, key)) {
+    // A small table of tables (a table made with `tableOf` whose value is a table).
+    leaf = level1 as Leaf<Table<V>>;
+    at = smallIndex(level1, key) + 1;
+    if (at === 0) {
+      smallSet(level1, key, tableOf(id, value));
+      return;
+    }
+  } else if (typeof key === 'number') {
+    const level2 = child<Level2<Table<V>>>(level1, key >>> 10, () => holding((key >>> 5) & 31) as Level2<Table<V>>);
     leaf = child<Leaf<Table<V>>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<Table<V>>);
     at = key & 31;
   } else {
     let made = false;
-    leaf = stringLeaf(writableRoot(tables), key, () => {
+    leaf = stringLeaf(level1, key, () => {
       made = true;
       return tableOf(id, value);
     });
