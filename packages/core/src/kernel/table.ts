@@ -78,6 +78,66 @@ const isBare = (node: readonly unknown[], end: number): boolean => {
 const SPARSE_GAP = 64;
 
 /**
+ * A small table: `[SMALL, key0, value0, key1, value1, …]`, at most SMALL_MAX entries, in the order the trie iterates
+ * them (integer keys ascending; string keys by their path in the trie, then as added). `tableOf` makes one; a write
+ * past SMALL_MAX turns it, in place, into the trie of the same entries. A table of one entry was a root, a second-level
+ * node and a leaf: 177–605 bytes (more for larger keys), where this is ~40. Each group creation makes four (its
+ * members by source, by user, its effective and billable counts): at 1e6 commands they were 2.4 of the 4.9 KB a
+ * group creation left on the heap (issue 16, "Start-up and snapshots": the collector marks all of it).
+ */
+const SMALL = -1;
+const SMALL_MAX = 8;
+
+// The trie's root holds nodes or nothing, never a number: the mark cannot be a trie's.
+const isSmall = (node: readonly unknown[]): boolean => node[0] === SMALL;
+
+/** Index of `key` in a small table, or -1. */
+const smallIndex = (node: readonly unknown[], key: number | string): number => {
+  for (let i = 1; i < node.length; i += 2) if (node[i] === key) return i;
+  return -1;
+};
+
+/** Where a key not yet in a small table goes: after every key the trie would iterate before it or beside it. */
+const smallInsertAt = (node: readonly unknown[], key: number | string): number => {
+  let i = 1;
+  if (typeof key === 'number') {
+    while (i < node.length && (node[i] as number) < key) i += 2;
+    return i;
+  }
+  const [a, b, c] = pathOf(key);
+  for (; i < node.length; i += 2) {
+    const [x, y, z] = pathOf(node[i] as string);
+    if (x > a || (x === a && (y > b || (y === b && z > c)))) break;
+  }
+  return i;
+};
+
+/**
+ * Whether a write of `key` stays in small table `node`; when it does not (full, `key` absent), `node` becomes the
+ * trie of its entries first, in place (its identity is the table's: the parent keeps it).
+ */
+const staysSmall = (node: unknown[], key: number | string): boolean => {
+  if (!isSmall(node)) return false;
+  if (smallIndex(node, key) !== -1 || node.length - 1 < 2 * SMALL_MAX) return true;
+  const pairs = node.slice(1);
+  node.length = 0;
+  for (let i = 0; i < pairs.length; i += 2) trieSet(node as Root<unknown>, pairs[i] as number | string, pairs[i + 1]);
+  return false;
+};
+
+/** Sets `key` in small table `node` that has room for it (see `staysSmall`); returns the value's index. */
+const smallSet = (node: unknown[], key: number | string, value: unknown): number => {
+  const i = smallIndex(node, key);
+  if (i !== -1) {
+    node[i + 1] = value;
+    return i + 1;
+  }
+  const at = smallInsertAt(node, key);
+  node.splice(at, 0, key, value);
+  return at + 1;
+};
+
+/**
  * What a batch folding without immer may write (see `withOwned`); null outside such a fold, where the helpers write
  * what they are given (a mutable state, or an immer draft, which copies for itself).
  */
@@ -192,6 +252,11 @@ const leafOf = <V>(table: Table<V>, key: number | string): Leaf<V> | undefined =
 };
 
 export const tableGet = <V>(table: Table<V>, key: number | string): V | undefined => {
+  const level1 = root(table);
+  if (isSmall(level1)) {
+    const i = smallIndex(level1, key);
+    return i === -1 ? undefined : (level1[i + 1] as V);
+  }
   const leaf = leafOf(table, key);
   if (leaf === undefined) return undefined;
   if (typeof key === 'number') return leaf[key & 31] as V | undefined;
@@ -222,6 +287,10 @@ export const peekField = <T extends object, K extends keyof T>(object: T, key: K
  */
 export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefined => {
   const level1 = undrafted(root(table));
+  if (isSmall(level1)) {
+    const i = smallIndex(level1, key);
+    return i === -1 ? undefined : undrafted(level1[i + 1] as V);
+  }
   if (typeof key === 'number') {
     const level2 = undrafted(level1[key >>> 10]);
     const leaf = level2 === undefined ? undefined : undrafted(resolveAt<Leaf<V> | typeof STRING_MARK | undefined>(level2, (key >>> 5) & 31));
@@ -241,9 +310,9 @@ export const tablePeek = <V>(table: Table<V>, key: number | string): V | undefin
  * The leaf that holds (or will hold) string `key`, created with its path when absent, then holding `key` and
  * `first()` already: built as the pair, not `[]` and a push (which V8 grows to 19 slots for 2).
  */
-const stringLeaf = <V>(table: Table<V>, key: string, first: () => V): Leaf<V> => {
+const stringLeaf = <V>(level1: Root<V>, key: string, first: () => V): Leaf<V> => {
   const h = hash(key);
-  const level2 = child<Level2<V>>(writableRoot(table), h & 31, () => {
+  const level2 = child<Level2<V>>(level1, h & 31, () => {
     const marked = holding(MARK_AT) as Level2<V>;
     marked[MARK_AT] = STRING_MARK;
     return marked;
@@ -252,29 +321,42 @@ const stringLeaf = <V>(table: Table<V>, key: string, first: () => V): Leaf<V> =>
 };
 
 export const tableSet = <V>(table: Table<V>, key: number | string, value: V): void => {
+  const level1 = writableRoot(table);
+  if (staysSmall(level1, key)) smallSet(level1, key, value);
+  else trieSet(level1, key, value);
+};
+
+/** `tableSet` into a trie's (writable) root. */
+function trieSet<V>(level1: Root<V>, key: number | string, value: V): void {
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(level1, key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>)[key & 31] = value;
     return;
   }
-  const leaf = stringLeaf(table, key, () => value);
+  const leaf = stringLeaf(level1, key, () => value);
   const i = indexIn(leaf, key);
   if (i === -1) leaf.push(key, value);
   else leaf[i + 1] = value;
-};
+}
 
 /**
  * The value at `key`, stored first as `create()` when absent (the value stored, under immer the draft's): one walk
  * down the trie where a get, a set and a get back took three, for indexes whose entries are tables themselves.
  */
 export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, create: () => V): V => {
+  const level1 = writableRoot(table);
+  if (staysSmall(level1, key)) {
+    const i = smallIndex(level1, key);
+    const at = i !== -1 ? i + 1 : smallSet(level1, key, created(create));
+    return own(level1, at, level1[at] as V);
+  }
   if (typeof key === 'number') {
-    const level2 = child<Level2<V>>(writableRoot(table), key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
+    const level2 = child<Level2<V>>(level1, key >>> 10, () => holding((key >>> 5) & 31) as Level2<V>);
     const leaf = child<Leaf<V>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<V>);
     if (leaf[key & 31] === undefined) leaf[key & 31] = created(create);
     return own(leaf, key & 31, leaf[key & 31] as V);
   }
-  const leaf = stringLeaf(table, key, () => created(create));
+  const leaf = stringLeaf(level1, key, () => created(create));
   let i = indexIn(leaf, key);
   if (i === -1) {
     leaf.push(key, created(create));
@@ -283,44 +365,11 @@ export const tableGetOrCreate = <V>(table: Table<V>, key: number | string, creat
   return own(leaf, i + 1, leaf[i + 1] as V);
 };
 
-/**
- * A new table holding `key → value` alone: the nodes `tableSet(emptyTable(), key, value)` makes (the same content,
- * `stateHash` and snapshot content), each built at its size, its root too. Written into `[]`, V8 grows the root to 17
- * slots and more (~1.5x the index: ~80 slots for member ids near 40,000); a root index past `SPARSE_GAP` is made
- * sparse first, as `child` makes it. A group creation made four such tables, and their room was ~540 of the ~2.3 KB
- * it left on the heap (issue 16, branches heapcensus, heapcensus2). Copying on write, its nodes are the fold's own.
- */
+/** A new table holding `key → value` alone: a small table (see SMALL). Copying on write, it is the fold's own. */
 export const tableOf = <V>(key: number | string, value: V): Table<V> => {
-  let top: Level2<V>;
-  let at: number;
-  if (typeof key === 'number') {
-    const leaf = holding(key & 31) as Leaf<V>;
-    leaf[key & 31] = value;
-    top = holding((key >>> 5) & 31) as Level2<V>;
-    top[(key >>> 5) & 31] = leaf;
-    owned?.add(leaf);
-    at = key >>> 10;
-  } else {
-    const h = hash(key);
-    const leaf = [key, value] as Leaf<V>;
-    const level3 = holding((h >>> 10) & 31) as Level3<V>;
-    level3[(h >>> 10) & 31] = leaf;
-    top = holding(MARK_AT) as Level2<V>;
-    top[(h >>> 5) & 31] = level3;
-    top[MARK_AT] = STRING_MARK;
-    owned?.add(leaf);
-    owned?.add(level3);
-    at = h & 31;
-  }
-  owned?.add(top);
-  let level1: Root<V>;
-  if (at > SPARSE_GAP) {
-    level1 = [];
-    makeSparse(level1);
-  } else level1 = holding(at) as Root<V>;
-  level1[at] = top;
-  owned?.add(level1);
-  return level1 as unknown as Table<V>;
+  const table = [SMALL, key, value];
+  owned?.add(table);
+  return table as unknown as Table<V>;
 };
 
 /**
@@ -330,15 +379,24 @@ export const tableOf = <V>(key: number | string, value: V): Table<V> => {
  * change the state's shape (its root's length) from what former builds made of the same events.
  */
 export const tableSetIn = <V>(tables: Table<Table<V>>, key: number | string, id: number | string, value: V): void => {
+  const level1 = writableRoot(tables);
   let leaf: Leaf<Table<V>>;
   let at: number;
-  if (typeof key === 'number') {
-    const level2 = child<Level2<Table<V>>>(writableRoot(tables), key >>> 10, () => holding((key >>> 5) & 31) as Level2<Table<V>>);
+  if (staysSmall(level1, key)) {
+    // A small table of tables (a table made with `tableOf` whose value is a table).
+    leaf = level1 as Leaf<Table<V>>;
+    at = smallIndex(level1, key) + 1;
+    if (at === 0) {
+      smallSet(level1, key, tableOf(id, value));
+      return;
+    }
+  } else if (typeof key === 'number') {
+    const level2 = child<Level2<Table<V>>>(level1, key >>> 10, () => holding((key >>> 5) & 31) as Level2<Table<V>>);
     leaf = child<Leaf<Table<V>>>(level2, (key >>> 5) & 31, () => holding(key & 31) as Leaf<Table<V>>);
     at = key & 31;
   } else {
     let made = false;
-    leaf = stringLeaf(tables, key, () => {
+    leaf = stringLeaf(level1, key, () => {
       made = true;
       return tableOf(id, value);
     });
@@ -364,8 +422,14 @@ const created = <V>(create: () => V): V => {
 export const tableDelete = (table: Table<unknown>, key: number | string): void => {
   // Copying on write, the path is copied only when the key is there (as immer leaves unwritten nodes shared).
   if (owned !== null && tableGet(table, key) === undefined) return;
-  const [a, b, c] = pathOf(key);
   const level1 = writableRoot(table);
+  if (isSmall(level1)) {
+    const i = smallIndex(level1, key);
+    // Emptied, it stays a small table (its shape is the events', live or replayed).
+    if (i !== -1) level1.splice(i, 2);
+    return;
+  }
+  const [a, b, c] = pathOf(key);
   const level2 = writable<Level2<unknown> | undefined>(level1, a);
   const node = level2 === undefined ? undefined : writable<Leaf<unknown> | Level3<unknown> | typeof STRING_MARK | undefined>(level2, b);
   if (level2 === undefined || node === undefined || node === STRING_MARK) return;
@@ -419,6 +483,20 @@ function* leaves<V>(table: Table<V>): Generator<[Leaf<V>, boolean, number]> {
 }
 
 function* entries<V>(table: Table<V>): Generator<[number | string, V]> {
+  const level1 = root(table) as unknown[];
+  if (isSmall(level1)) {
+    // Read as the walk goes, as the trie's leaves are: the caller may delete entries meanwhile.
+    for (let i = 1; i < level1.length; ) {
+      const key = level1[i] as number | string;
+      yield [key, level1[i + 1] as V];
+      if (level1[i] === key) i += 2;
+      else {
+        const moved = smallIndex(level1, key);
+        if (moved !== -1) i = moved + 2;
+      }
+    }
+    return;
+  }
   for (const [leaf, strings, base] of leaves(table)) {
     if (strings) {
       const pairs = leaf.slice();
@@ -463,6 +541,14 @@ export function* tableEntries<V>(table: Table<V>): Generator<[string, V]> {
  * table costs a visit per leaf skipped (≤ 1/32 of the entries), not per entry.
  */
 export function* tableIdsFrom(table: Table<unknown>, offset: number): Generator<number> {
+  if (isSmall(root(table))) {
+    let skip = offset;
+    for (const id of tableIds(table)) {
+      if (skip > 0) skip--;
+      else yield id;
+    }
+    return;
+  }
   let skip = offset;
   for (const [leaf, , base] of leaves(table)) {
     const size = leafSize(leaf, false);
@@ -479,12 +565,13 @@ export function* tableIdsFrom(table: Table<unknown>, offset: number): Generator<
 }
 
 export const tableSize = (table: Table<unknown>): number => {
+  if (isSmall(root(table))) return (root(table).length - 1) / 2;
   let size = 0;
   for (const [leaf, strings] of leaves(table)) size += leafSize(leaf, strings);
   return size;
 };
 
-export const tableIsEmpty = (table: Table<unknown>): boolean => isBare(root(table), root(table).length);
+export const tableIsEmpty = (table: Table<unknown>): boolean => (isSmall(root(table)) ? root(table).length === 1 : isBare(root(table), root(table).length));
 
 /**
  * True when `value` has a table's shape: a non-empty trie of arrays whose string keys sit on the path they
@@ -493,6 +580,12 @@ export const tableIsEmpty = (table: Table<unknown>): boolean => isBare(root(tabl
  */
 export const looksLikeTable = (value: unknown): value is Table<unknown> => {
   if (!Array.isArray(value) || value.length === 0) return false;
+  if (isSmall(value)) {
+    if (value.length % 2 !== 1) return false;
+    const kind = typeof value[1];
+    for (let i = 1; i < value.length; i += 2) if ((kind !== 'number' && kind !== 'string') || typeof value[i] !== kind) return false;
+    return true;
+  }
   // Only emptied nodes: a table all of whose entries were removed (a state never holds lists of undefined).
   if (isBare(value, value.length)) return true;
   for (let a = 0; a < value.length; a++) {

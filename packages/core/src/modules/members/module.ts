@@ -14,7 +14,8 @@ export const membersModule = defineModule<'members', { readonly members: Members
   // 3: access requests, LDAP links' creation order, transfers followed.
   // 4: `bySource` keyed by integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 3 is replayed instead.
   // 5: `byUser`'s values are sources as integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 4 is replayed.
-  version: 5,
+  // 6: inner tables made with their first entry are small tables (`tableOf`); a snapshot of 5 is replayed.
+  version: 6,
   initial: () => ({ members: initialMembers() }),
   events: memberEvents,
   commands: [
