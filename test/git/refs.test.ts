@@ -1,9 +1,9 @@
 /** Branches, tags (orders, search, errors), merges and bundles, against real git. */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { isValidFullRefName, sortByVersion, type Repository, type Sha } from '@forgefold/git';
 import { failure, ok, run, signature, storage, type Storage } from './support.js';
 
@@ -181,7 +181,9 @@ describe('bundles', () => {
     await commitAt(repository, '2024-02-01T00:00:00Z', 'f', 'feature', 'main');
     await ok(repository.createTag({ tag_name: 'v1', ref: 'feature', message: 'One', tagger: author }));
     const before = await ok(repository.refs());
-    const file = join(await mkdtemp(join(tmpdir(), 'ff-bundle-')), 'repo.bundle');
+    const dir = await mkdtemp(join(tmpdir(), 'ff-bundle-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'repo.bundle');
     expect(await ok(store.repositories.exportBundle(nextProject - 1, file))).toEqual({ written: true, refs: 3 });
     const restored = await ok(store.repositories.importBundle(9999, file, { default_branch: 'main' }));
     expect(restored).toEqual(before);
