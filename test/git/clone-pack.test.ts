@@ -26,7 +26,7 @@ const BROKEN = 2;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ff-clone-pack-'));
-  env = clientEnv(await mkdtemp(join(tmpdir(), 'ff-client-')));
+  env = clientEnv(await mkdtemp(join(root, 'client-')));
   repositories = new GitRepositories({ root: join(root, 'repositories'), uploadPackCacheBytes: 0, onUploadPack: (answer) => answers.push(answer) });
   for (const project of [PROJECT, BROKEN]) await ok(repositories.create(project, { readme: { author, committer: author, content: '# Served\n' } }));
   const repository = repositories.open(PROJECT);
@@ -60,7 +60,8 @@ afterAll(async () => {
 
 const git = (cwd: string, args: readonly string[]) => client(cwd, args, env);
 
-const scratch = () => mkdtemp(join(tmpdir(), 'ff-clone-'));
+// Under `root`, which afterAll removes.
+const scratch = () => mkdtemp(join(root, 'clone-'));
 
 /** Every object reachable from every ref, sorted: what a complete copy must hold. */
 const objectsOf = async (gitDir: string) => (await run('git', ['--git-dir', gitDir, 'rev-list', '--objects', '--all'], { env })).stdout.split('\n').filter(Boolean).sort();

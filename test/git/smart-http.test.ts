@@ -2,7 +2,7 @@
  * Smart HTTP end to end: the real git client against a tiny node:http server on 127.0.0.1 that serves the
  * engine's handler with basic auth, a push policy (protected tags, no force push to main) and an event list.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,12 +83,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await store.dispose();
+  // The client's home holds the clones too.
+  await rm(home, { recursive: true, force: true });
 });
 
 const url = (project: number, credentials = 'alice:secret@') => `${base.replace('http://', `http://${credentials}`)}/${project}.git`;
 
 const clone = async (protocol: 0 | 2, project = PROJECT, credentials?: string) => {
-  const dir = await mkdtemp(join(tmpdir(), 'ff-clone-'));
+  const dir = await mkdtemp(join(home, 'clone-'));
   const result = await client(dir, ['-c', `protocol.version=${protocol}`, 'clone', '--quiet', url(project, credentials), 'work'], env);
   return { ...result, work: join(dir, 'work') };
 };
