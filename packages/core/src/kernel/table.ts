@@ -17,6 +17,9 @@
  * `undefined` (what immer makes of `delete` on an array draft), never a hole, so that live and replayed
  * states have the same shape.
  *
+ * A table made with its first entry (`tableOf`) starts as a small table instead, its entries in one array until it
+ * outgrows it (see SMALL): most nested tables hold one or a few entries.
+ *
  * The type is opaque: read and write tables only through the functions below (direct indexing does not
  * type-check), so that the layout can change without touching the modules.
  *

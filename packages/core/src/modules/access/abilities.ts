@@ -159,11 +159,15 @@ export const canOnProject = (state: AccessView, userId: number | null, ability: 
   effectiveProjectAccess(state, userId, project, today) >= PROJECT_ABILITIES[ability];
 
 /**
- * `download_code` (and `read_merge_request`): anyone who can see a public or internal project (its repository
- * feature is open to everyone who can see it), Reporters and above on a private one.
+ * An ability ProjectPolicy's `public_access` also enables: anyone who can see a public or internal project holds it
+ * (the feature is open to everyone who can see the project); on a private one it takes the ability's level.
  */
+export const canOnVisibleProject = (state: AccessView, userId: number | null, ability: ProjectAbility, project: Project, today?: string): boolean =>
+  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, ability, project, today);
+
+/** `download_code` (and `read_merge_request`): Reporters and above on a private project. */
 export const canDownloadCode = (state: AccessView, userId: number | null, project: Project, today?: string): boolean =>
-  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'download_code', project, today);
+  canOnVisibleProject(state, userId, 'download_code', project, today);
 
 /**
  * A protected ref's access level (`ProtectedRefAccess#check_access`): "No one" (0) is no one, administrators

@@ -1,6 +1,6 @@
 /** Reads of the deployments slice. */
 import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
-import { canOnProject, canReadProject, type AccessView } from '../access/abilities.js';
+import { canOnVisibleProject, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
 
@@ -8,8 +8,7 @@ import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } fr
  * `read_environment` and `read_deployment` (ProjectPolicy 14.x): Reporters and above; on a public or internal
  * project whoever sees it (`public_access` enables both).
  */
-export const canReadDeployments = (state: AccessView, userId: number | null, project: Project): boolean =>
-  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'read_deployment', project);
+export const canReadDeployments = (state: AccessView, userId: number | null, project: Project): boolean => canOnVisibleProject(state, userId, 'read_deployment', project);
 
 export const projectDeployments = (slice: DeploymentsSlice, projectId: number): ProjectDeployments | undefined => tableGet(slice.byProject, projectId);
 

@@ -1,6 +1,6 @@
 /** Reads over the pipelines projection, and the ref rules pipelines and schedules share. */
 import { tableGet, tableIds } from '../../kernel/table.js';
-import { canOnProject, canReadProject, meetsRefAccessLevel, type AccessView } from '../access/abilities.js';
+import { canOnProject, canOnVisibleProject, meetsRefAccessLevel, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { branchRef, tagRef, type Repository } from '../repositories/projection.js';
 import { findRepository, matchingProtectedBranches, matchingProtectedTags, refValue } from '../repositories/queries.js';
@@ -64,5 +64,4 @@ export const refProtectedFor = (state: Pick<PipelinesView, keyof AccessView | 'r
  * `read_pipeline`: members from Guest up (`public_builds & guest_access`); on a public or internal project whoever
  * sees it (`public_access`). Builds are public by default (`public_builds`) and there is no setting of it here.
  */
-export const canReadPipelines = (state: AccessView, userId: number | null, project: Project): boolean =>
-  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, 'read_pipeline', project);
+export const canReadPipelines = (state: AccessView, userId: number | null, project: Project): boolean => canOnVisibleProject(state, userId, 'read_pipeline', project);

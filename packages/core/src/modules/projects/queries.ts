@@ -33,6 +33,17 @@ export function* forksOf(projects: ProjectsSlice, id: number): Generator<Project
   }
 }
 
+/** The root of a project's fork network: the source of its source…, or the project itself when it forks nothing. */
+export const forkNetworkRoot = (projects: ProjectsSlice, project: Project): Project => {
+  let current = project;
+  for (let parent = current.forked_from_id; parent !== null; parent = current.forked_from_id) {
+    const next = findProject(projects, parent);
+    if (!next) break;
+    current = next;
+  }
+  return current;
+};
+
 export const listProjects = (projects: ProjectsSlice): Generator<Project> => tableValues(projects.byId);
 
 /** The platform's `parameterize` for a path derived from a name. */

@@ -23,28 +23,27 @@ const STORAGES = ['default'];
 /** Always checked; `external_authorization_service_url` only while the service is enabled (its `if:`). */
 const URL_FIELDS = ['after_sign_out_path', 'home_page_url', 'help_page_support_url', 'help_page_documentation_base_url', 'external_pipeline_validation_service_url'] as const;
 
-/** `addressable_url`: a parseable URL with http or https (UrlBlocker's scheme check). */
-const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be a valid URL';
-  }
-  const scheme = url.protocol.replace(/:$/, '');
-  return schemes.includes(scheme) ? null : `is blocked: Only allowed schemes are ${schemes.join(', ')}`;
-};
-
-/** UrlBlocker's reason for refusing a URL (`validate!` with http and https), or null when it passes. */
-const blockedReason = (value: string): string | null => {
+/** UrlBlocker's reason for refusing a URL (`validate!` with these schemes), or null when it passes. */
+const blockedReason = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') return 'Only allowed schemes are http, https';
+  if (scheme === undefined || !schemes.includes(scheme)) return `Only allowed schemes are ${schemes.join(', ')}`;
   try {
     new URL(value.trim());
     return null;
   } catch {
     return 'URI is invalid';
   }
+};
+
+/** `addressable_url`: a parseable URL (else "must be a valid URL", as decided), then UrlBlocker's scheme check. */
+const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
+  try {
+    new URL(value);
+  } catch {
+    return 'must be a valid URL';
+  }
+  const reason = blockedReason(value, schemes);
+  return reason === null ? null : `is blocked: ${reason}`;
 };
 
 interface Numeric {

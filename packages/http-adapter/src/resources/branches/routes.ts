@@ -4,8 +4,8 @@
  * pre-receive checks (protected branches, the default branch); failures of the services are 400.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchNames, branchRef, branchSha, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, isProtectedBranch, mergeRequestsOf, type Project } from '@forgefold/core';
-import { isValidNewRefName, parseSha, type Branch, type RefOrder } from '@forgefold/git';
+import { branchNames, branchRef, branchSha, canRepository, defaultBranchOf, findProtectedBranch, findRepository, forbidden, isEmptyRepository, isProtectedBranch, mergeRequestsOf, type Project, type Repository } from '@forgefold/core';
+import { isValidNewRefName, parseSha, type Branch, type RefOrder, type Repository as GitRepository } from '@forgefold/git';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, protectParams } from './params.js';
 import { execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -27,23 +27,27 @@ const SORTS: Record<string, { orderBy: RefOrder; sort: 'asc' | 'desc' }> = {
   updated_desc: { orderBy: 'updated', sort: 'desc' },
 };
 
+/** The sha the default branch points at, or null (no repository, no default branch yet). */
+const defaultHeadOf = (repository: Repository | undefined): string | null => {
+  const defaultBranch = repository ? defaultBranchOf(repository) : null;
+  return repository && defaultBranch !== null ? (branchSha(repository, defaultBranch) ?? null) : null;
+};
+
+/**
+ * `merged_to_root_ref?`: the head is in the default branch's history and is not the default branch's head (so a
+ * branch just made from it is not merged).
+ */
+const mergedToRootRef = async (git: GitRepository, sha: string, defaultHead: string | null): Promise<boolean> =>
+  defaultHead !== null && sha !== defaultHead && E.getOrElse(() => false)(await git.isAncestor(sha, defaultHead));
+
 export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
 
-  /**
-   * Branch entities, `merged` as `merged_to_root_ref?` and `merged_branch_names` answer it: the head is in the
-   * default branch's history and is not the default branch's head (so a branch just made from it is not merged).
-   */
+  /** Branch entities, `merged` as `merged_branch_names` answers it (`mergedToRootRef`). */
   const present = async (ctx: Ctx, project: Project, branches: readonly Branch[]) => {
-    const repository = findRepository(deps.app.state.repositories, project.id);
-    const defaultBranch = repository ? defaultBranchOf(repository) : null;
     const git = deps.repositories.open(project.id);
-    const defaultHead = repository && defaultBranch !== null ? branchSha(repository, defaultBranch) : null;
-    const merged = await Promise.all(
-      branches.map(async (branch) =>
-        defaultHead === null || branch.commit.id === defaultHead ? false : E.getOrElse(() => false)(await git.isAncestor(branch.commit.id, defaultHead)),
-      ),
-    );
+    const defaultHead = defaultHeadOf(findRepository(deps.app.state.repositories, project.id));
+    const merged = await Promise.all(branches.map((branch) => mergedToRootRef(git, branch.commit.id, defaultHead)));
     const context = presentContext(deps, ctx);
     return branches.map((branch, index) => branchEntity(branch, merged[index]!, project, context));
   };
@@ -144,15 +148,13 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // `Branches::DeleteService`, whose refusals are skipped.
         if (canRepository(deps.app.state, viewerId(ctx), project, 'push_code')) {
           const repository = findRepository(deps.app.state.repositories, project.id)!;
-          const defaultBranch = defaultBranchOf(repository);
-          const defaultHead = defaultBranch === null ? null : branchSha(repository, defaultBranch);
+          const defaultHead = defaultHeadOf(repository);
           const open = mergeRequestsOf(deps.app.state.repositories, project.id).filter((mergeRequest) => mergeRequest.state === 'opened');
           const kept = new Set(open.flatMap((mergeRequest) => [mergeRequest.source_branch, mergeRequest.target_branch]));
           const git = deps.repositories.open(project.id);
           for (const name of branchNames(repository).sort()) {
             const sha = parseSha(branchSha(repository, name) ?? '');
-            if (defaultHead === null || sha === null || sha === defaultHead || kept.has(name) || isProtectedBranch(repository, name)) continue;
-            if (!E.getOrElse(() => false)(await git.isAncestor(sha, defaultHead))) continue;
+            if (sha === null || kept.has(name) || isProtectedBranch(repository, name) || !(await mergedToRootRef(git, sha, defaultHead))) continue;
             try {
               precheck(deps, ctx, project, { ref: branchRef(name), old_sha: sha, new_sha: null });
               await must(git.deleteBranch({ branch: name, expectedSha: sha }, deps.repositories.recorder(project.id, ctx.actor)));

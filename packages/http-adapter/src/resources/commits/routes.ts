@@ -6,7 +6,7 @@
  * message).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canPushToBranch, canReadProject, defaultBranchOf, findProject, findRepository, type Project } from '@forgefold/core';
+import { canPushToBranch, canReadProject, defaultBranchOf, findProject, findRepository, forkNetworkRoot, type Project } from '@forgefold/core';
 import type { Commit, CommitAction } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, showParams, refsParams, compareParams, contributorsParams, mergeBaseParams } from './params.js';
@@ -101,21 +101,11 @@ const contributorsOf = (commits: readonly Commit[], orderBy: string, sort: strin
   return [...byEmail.values()].map((entry) => ({ ...entry, additions: 0 as const, deletions: 0 as const })).sort((a, b) => (sort === 'desc' ? compare(b, a) : compare(a, b)));
 };
 
-/** The root of a project's fork network (a project no fork of anything is its own). */
-const forkRoot = (deps: ApiDeps, project: Project): number => {
-  let current = project;
-  for (let parent = current.forked_from_id; parent !== null; parent = current.forked_from_id) {
-    const next = findProject(deps.app.state.projects, parent);
-    if (!next) break;
-    current = next;
-  }
-  return current.id;
-};
-
 /** Whether project `id` (a number) is one the caller can read in `project`'s fork network, `project` included. */
 const inForkNetworkOf = (deps: ApiDeps, ctx: Ctx, project: Project, id: string): boolean => {
-  const other = /^\d+$/.test(id.trim()) ? findProject(deps.app.state.projects, Number(id.trim())) : undefined;
-  return other !== undefined && canReadProject(deps.app.state, viewerId(ctx), other) && forkRoot(deps, other) === forkRoot(deps, project);
+  const projects = deps.app.state.projects;
+  const other = /^\d+$/.test(id.trim()) ? findProject(projects, Number(id.trim())) : undefined;
+  return other !== undefined && canReadProject(deps.app.state, viewerId(ctx), other) && forkNetworkRoot(projects, other).id === forkNetworkRoot(projects, project).id;
 };
 
 export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {

@@ -68,6 +68,8 @@ const archiveFormat = (requested: string | null | undefined): 'tar' | 'tar.gz' |
 
 export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
+  /** The blob `:sha` of the route's project (`download_code`). */
+  const blobOfRoute = (ctx: Ctx) => must(deps.repositories.open(projectOf(deps, ctx, 'download_code').id).rawBlob(String(ctx.routeParams['sha'])));
 
   const readBlob = async (ctx: Ctx, project: Project, ref: string) => {
     const path = checkFilePath(String(ctx.routeParams['file_path']));
@@ -178,8 +180,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       auth: 'optional',
       before: download,
       handler: async (ctx) => {
-        const project = projectOf(deps, ctx, 'download_code');
-        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        const blob = await blobOfRoute(ctx);
         return ok({ size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.id });
       },
     }),
@@ -189,8 +190,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       auth: 'optional',
       before: download,
       handler: async (ctx) => {
-        const project = projectOf(deps, ctx, 'download_code');
-        const blob = await must(deps.repositories.open(project.id).rawBlob(String(ctx.routeParams['sha'])));
+        const blob = await blobOfRoute(ctx);
         return { ...withStatus(200, undefined, { headers: { 'Content-Disposition': 'inline' }, contentType: rawContentType(blob.content) }), rawBody: blob.content };
       },
     }),

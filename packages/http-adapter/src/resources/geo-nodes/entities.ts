@@ -4,6 +4,7 @@
  */
 import { findGroup, findUserByNamespace, internalUrlOf, type GeoNode, type GeoNodeStatus, type State } from '@forgefold/core';
 import type { GeoSyncFailure } from '../../app/geo.js';
+import { groupNamespaceEntity, userNamespaceEntity } from '../projects/entities.js';
 
 export const geoNodeEntity = (node: GeoNode, baseUrl: string, currentName: string) => ({
   id: node.id,
@@ -122,10 +123,10 @@ export const geoNodeStatusEntity = (status: GeoNodeStatus, node: GeoNode | undef
     selective_sync_type: node?.selective_sync_type ?? null,
     namespaces: (node?.selective_sync_namespace_ids ?? []).flatMap((namespaceId) => {
       const group = findGroup(state.groups, namespaceId);
-      if (group) return [{ id: group.id, name: group.name, path: group.path, kind: 'group', full_path: group.full_path, parent_id: group.parent_id, avatar_url: null, web_url: `${baseUrl}/groups/${group.full_path}` }];
+      if (group) return [groupNamespaceEntity(namespaceId, group, baseUrl)];
       // A personal namespace, shown as a project's namespace shows it.
       const owner = findUserByNamespace(state.users, namespaceId);
-      return owner ? [{ id: namespaceId, name: owner.name, path: owner.username, kind: 'user', full_path: owner.username, parent_id: null, avatar_url: null, web_url: `${baseUrl}/${owner.username}` }] : [];
+      return owner ? [userNamespaceEntity(namespaceId, owner, baseUrl)] : [];
     }),
     updated_at: status.updated_at,
     storage_shards_match: true,

@@ -1,34 +1,36 @@
 /** The platform's Project entity (the fields of ProjectDetails that Forgefold holds). */
-import { AccessLevel, canReadGroup, canReadProject, defaultBranchOf, findProject, directMembership, findGroup, findRepository, findUserByNamespace, linksOfSource, selfAndAncestors, type Member, type Project } from '@forgefold/core';
+import { AccessLevel, canReadGroup, canReadProject, defaultBranchOf, findProject, directMembership, findGroup, findRepository, findUserByNamespace, linksOfSource, selfAndAncestors, type Group, type Member, type Project, type User } from '@forgefold/core';
 import { userBasic } from '../users/entities.js';
 import type { PresentContext } from '../context.js';
 
-export const namespaceEntity = (project: Project, ctx: PresentContext) => {
-  if (project.namespace_kind === 'group') {
-    const group = findGroup(ctx.state.groups, project.namespace_id);
-    return {
-      id: project.namespace_id,
-      name: group?.name ?? '',
-      path: group?.path ?? '',
-      kind: 'group',
-      full_path: group?.full_path ?? '',
-      parent_id: group?.parent_id ?? null,
-      avatar_url: null,
-      web_url: `${ctx.baseUrl}/groups/${group?.full_path ?? ''}`,
-    };
-  }
-  const owner = findUserByNamespace(ctx.state.users, project.namespace_id);
-  return {
-    id: project.namespace_id,
-    name: owner?.name ?? '',
-    path: owner?.username ?? '',
-    kind: 'user',
-    full_path: owner?.username ?? '',
-    parent_id: null,
-    avatar_url: null,
-    web_url: `${ctx.baseUrl}/${owner?.username ?? ''}`,
-  };
-};
+/** `NamespaceBasic` of a group (a missing one shows empty names). */
+export const groupNamespaceEntity = (id: number, group: Group | undefined, baseUrl: string) => ({
+  id,
+  name: group?.name ?? '',
+  path: group?.path ?? '',
+  kind: 'group',
+  full_path: group?.full_path ?? '',
+  parent_id: group?.parent_id ?? null,
+  avatar_url: null,
+  web_url: `${baseUrl}/groups/${group?.full_path ?? ''}`,
+});
+
+/** `NamespaceBasic` of a user's personal namespace (a missing owner shows empty names). */
+export const userNamespaceEntity = (id: number, owner: User | undefined, baseUrl: string) => ({
+  id,
+  name: owner?.name ?? '',
+  path: owner?.username ?? '',
+  kind: 'user',
+  full_path: owner?.username ?? '',
+  parent_id: null,
+  avatar_url: null,
+  web_url: `${baseUrl}/${owner?.username ?? ''}`,
+});
+
+export const namespaceEntity = (project: Project, ctx: PresentContext) =>
+  project.namespace_kind === 'group'
+    ? groupNamespaceEntity(project.namespace_id, findGroup(ctx.state.groups, project.namespace_id), ctx.baseUrl)
+    : userNamespaceEntity(project.namespace_id, findUserByNamespace(ctx.state.users, project.namespace_id), ctx.baseUrl);
 
 const projectFields = (project: Project, ctx: PresentContext) => {
   const webUrl = `${ctx.baseUrl}/${project.path_with_namespace}`;
