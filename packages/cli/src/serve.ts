@@ -11,6 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import * as E from 'fp-ts/lib/Either.js';
 import { Application, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
@@ -549,6 +550,20 @@ export const startForgefold = async (
   };
 };
 
+/**
+ * The served process scavenges its young generation on the event loop's thread alone, unless node was given
+ * `--parallel-scavenge` (or its negation) itself. On a machine whose cores are all busy (the server, its clients,
+ * the snapshot and checkpoint workers) the parallel scavenger's helper threads wait for a core, and every scavenge
+ * waits for them: at 1e6 commands, pauses over 20 ms under writes during marking (docs/decisions.md, "Scavenges on
+ * one thread"). V8 reads the flag at each scavenge, so setting it here takes effect; NODE_OPTIONS does not accept it.
+ * Returns whether it was set.
+ */
+export const scavengeOnOneThread = (execArgv: readonly string[] = process.execArgv): boolean => {
+  if (execArgv.some((flag) => /^--(no-)?parallel[-_]scavenge$/.test(flag))) return false;
+  setFlagsFromString('--no-parallel-scavenge');
+  return true;
+};
+
 export async function serve(args: ParsedArgs): Promise<void> {
   if (wantsHelp(args.argv)) {
     const lines = [serveSpec.usage, '', serveSpec.summary, '', serveSpec.description, '', 'Options:'];
@@ -557,6 +572,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
     return;
   }
   const config = serveConfig(args);
+  scavengeOnOneThread();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const server = await startForgefold(config, { say });
   say(`Forgefold listening on ${server.url}`);
