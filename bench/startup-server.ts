@@ -1,7 +1,7 @@
 /**
  * A child of startup.bench.ts: the API served over the application started from the bench's snapshot (what
  * `forgefold serve` runs, without its reconciliation of every project's repository with git: the bench's projects
- * have none; forked with the node flags of `pnpm start`), in a process of its own as a restarted server would be, so that the event-loop pauses it reports are
+ * have none; forked with the node flags of `pnpm start`, scavenging on one thread as serve does), in a process of its own as a restarted server would be, so that the event-loop pauses it reports are
  * the server's alone (not those of the bench's process, whose heap held the replayed state). Driven over IPC:
  *   → { type: 'listening', url, ms }      once it serves (ms: from the store's opening to listening)
  *   ← { type: 'watch' }                    starts watching the event loop (1 ms resolution)
@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { Application, forgefold, type ForgefoldCommand, type State } from '@forgefold/core';
-import { bootstrapRoot, dataPaths } from '@forgefold/cli';
+import { bootstrapRoot, dataPaths, scavengeOnOneThread } from '@forgefold/cli';
 import { GitRepositories } from '@forgefold/git';
 import { createForgefoldApi, RepositoryHost } from '@forgefold/http-adapter';
 import { openSqliteStore, uuidv7Generator } from '@forgefold/sqlite-store';
@@ -27,6 +27,7 @@ const token = process.env['BENCH_STARTUP_TOKEN'];
 if (!dataDir || !token || !process.send) throw new Error('startup-server.js runs as a child of startup.bench.js');
 const send = (message: Readonly<Record<string, unknown>>): void => void process.send!(message);
 
+scavengeOnOneThread();
 const started = performance.now();
 const store = openSqliteStore({ path: dataPaths(dataDir).database, synchronous: 'NORMAL', flushOffLoop: true });
 const clock = { now: () => new Date().toISOString() };

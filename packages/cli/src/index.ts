@@ -10,7 +10,7 @@ export { envelopeLine } from './commands/export.js';
 export { envelopeProblems } from './commands/import.js';
 export type { ReplaySummary } from './commands/replay.js';
 export type { VerifyResult, HashComparison } from './commands/verify.js';
-export { startForgefold, serveConfig, bootstrapRoot, systemClock, type ServeConfig, type RunningForgefold } from './serve.js';
+export { startForgefold, serveConfig, bootstrapRoot, scavengeOnOneThread, systemClock, type ServeConfig, type RunningForgefold } from './serve.js';
 export * from './secure.js';
 export * from './inventory.js';
 export * from './names.js';
