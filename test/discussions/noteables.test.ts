@@ -117,4 +117,20 @@ describe('epics', () => {
     // `authorize!(:read_epic, nil)`: a missing epic is a 403 (fidelity audit, issue 16).
     expect(await server.call('GET', `${base}/9`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
+
+  it('lists epics newest first (or by updated_at, ascending) within the created/updated window', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Window', path: 'window', visibility: 'public' })).body;
+    const base = `/groups/${group.id}/epics`;
+    const first = (await server.call('POST', base, { title: 'First' })).body;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await server.call('POST', base, { title: 'Second' })).body;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await server.call('PUT', `${base}/${first.iid}`, { title: 'First, edited' });
+    const iids = async (query: string) => (await server.call('GET', `${base}?${query}`)).body.map((item: { iid: number }) => item.iid);
+    expect(await iids('')).toEqual([2, 1]);
+    expect(await iids('order_by=updated_at&sort=asc')).toEqual([2, 1]);
+    expect(await iids(`created_after=${encodeURIComponent(second.created_at)}`)).toEqual([2]);
+    expect(await iids(`created_before=${encodeURIComponent(first.created_at)}`)).toEqual([1]);
+    expect(await iids(`updated_before=${encodeURIComponent(second.updated_at)}`)).toEqual([2]);
+  });
 });

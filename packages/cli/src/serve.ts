@@ -556,12 +556,10 @@ export const startForgefold = async (
  * the snapshot and checkpoint workers) the parallel scavenger's helper threads wait for a core, and every scavenge
  * waits for them: at 1e6 commands, pauses over 20 ms under writes during marking (docs/decisions.md, "Scavenges on
  * one thread"). V8 reads the flag at each scavenge, so setting it here takes effect; NODE_OPTIONS does not accept it.
- * Returns whether it was set.
  */
-export const scavengeOnOneThread = (execArgv: readonly string[] = process.execArgv): boolean => {
-  if (execArgv.some((flag) => /^--(no-)?parallel[-_]scavenge$/.test(flag))) return false;
+export const scavengeOnOneThread = (): void => {
+  if (process.execArgv.some((flag) => /^--(no-)?parallel[-_]scavenge$/.test(flag))) return;
   setFlagsFromString('--no-parallel-scavenge');
-  return true;
 };
 
 export async function serve(args: ParsedArgs): Promise<void> {

@@ -7,6 +7,7 @@ import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
 import { labelsOf } from '../issues/params.js';
+import { inTimestampWindow, sortByTimestamp } from '../issues/filter.js';
 
 /**
  * `user_group.epics.find_by(iid:)` then `authorize!(:read_epic, epic)`: a missing epic (nil, which `NilPolicy`
@@ -39,15 +40,9 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
           (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
           (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
           (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
-          (!params.created_after || epic.created_at >= params.created_after) &&
-          (!params.created_before || epic.created_at <= params.created_before) &&
-          (!params.updated_after || epic.updated_at >= params.updated_after) &&
-          (!params.updated_before || epic.updated_at <= params.updated_before),
+          inTimestampWindow(epic, params),
       );
-      const key = params.order_by === 'updated_at' ? 'updated_at' : 'created_at';
-      list.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-      if (params.sort !== 'asc') list.reverse();
-      return list;
+      return sortByTimestamp(list, params.order_by === 'updated_at' ? 'updated_at' : 'created_at', params.sort);
     },
     present: (epic, view, group) => epicEntity(epic, group, view),
   }),

@@ -15,16 +15,20 @@ interface NegatableFilters {
   readonly assignee_username?: readonly string[] | null | undefined;
 }
 
-export interface IssueFilters extends NegatableFilters {
+/** `created_after/before` and `updated_after/before`: the issuable finders' window (issues and epics alike). */
+export interface TimestampFilters {
+  readonly created_after?: string | null | undefined;
+  readonly created_before?: string | null | undefined;
+  readonly updated_after?: string | null | undefined;
+  readonly updated_before?: string | null | undefined;
+}
+
+export interface IssueFilters extends NegatableFilters, TimestampFilters {
   readonly state?: string | null | undefined;
   readonly order_by?: string | null | undefined;
   readonly sort?: string | null | undefined;
   readonly search?: string | null | undefined;
   readonly in?: string | null | undefined;
-  readonly created_after?: string | null | undefined;
-  readonly created_before?: string | null | undefined;
-  readonly updated_after?: string | null | undefined;
-  readonly updated_before?: string | null | undefined;
   readonly not?: NegatableFilters | null | undefined;
   readonly scope?: string | null | undefined;
   readonly confidential?: boolean | null | undefined;
@@ -33,6 +37,26 @@ export interface IssueFilters extends NegatableFilters {
 }
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
+
+interface Timestamped {
+  readonly id: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** Whether `row` lies in the window the filters give (each bound inclusive, each optional). */
+export const inTimestampWindow = (row: Timestamped, filters: TimestampFilters): boolean =>
+  (!given(filters.created_after) || row.created_at >= filters.created_after) &&
+  (!given(filters.created_before) || row.created_at <= filters.created_before) &&
+  (!given(filters.updated_after) || row.updated_at >= filters.updated_after) &&
+  (!given(filters.updated_before) || row.updated_at <= filters.updated_before);
+
+/** Sorts `rows` in place by `key`, ties by id, newest first unless `sort` is `asc`. */
+export const sortByTimestamp = <A extends Timestamped>(rows: A[], key: 'created_at' | 'updated_at', sort: string | null | undefined): A[] => {
+  rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
+  if (sort !== 'asc') rows.reverse();
+  return rows;
+};
 
 /** A username's id; an unknown one matches nobody (the finder answers `none`). */
 const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
@@ -133,10 +157,7 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
       dueDateMatches(issue.due_date ?? null, params.due_date, today) &&
-      (!given(params.created_after) || issue.created_at >= params.created_after) &&
-      (!given(params.created_before) || issue.created_at <= params.created_before) &&
-      (!given(params.updated_after) || issue.updated_at >= params.updated_after) &&
-      (!given(params.updated_before) || issue.updated_at <= params.updated_before),
+      inTimestampWindow(issue, params),
   );
   if (params.order_by === 'due_date') {
     // `order_due_date_asc|desc.with_order_id_desc`: dates in the asked direction, issues without one last.
@@ -151,7 +172,5 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
   // The other orders (priority, position, popularity) sort on values Forgefold does not keep, all equal here, and
   // break ties by id, newest first (`with_order_id_desc`).
   if (key === null) return rows.sort((a, b) => b.id - a.id);
-  rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-  if (params.sort !== 'asc') rows.reverse();
-  return rows;
+  return sortByTimestamp(rows, key, params.sort);
 };
