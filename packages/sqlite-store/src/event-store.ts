@@ -52,6 +52,10 @@ const isEventIdClash = (error: unknown): boolean =>
   (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
   error.message.includes('events.event_id');
 
+/** What every write is refused with after a failed flush (see `flushFailure`); the store writes again once reopened. */
+const stoppedWriting = (flushFailure: Error): Error =>
+  new Error(`The event log stopped writing after a failed flush: ${flushFailure.message}`, { cause: flushFailure });
+
 interface Subscription {
   readonly handler: (event: RecordedEvent) => void;
   last: number;
@@ -134,7 +138,7 @@ export class SqliteEventStore implements EventStore {
         if (this.awaitingFlush === 0) this.durableHead = Math.max(this.durableHead, outcome.head - outcome.written);
         this.awaitingFlush++;
         try {
-          await this.options.makeDurable();
+          await this.flushInOrder(this.options.makeDurable());
         } finally {
           this.awaitingFlush--;
         }
@@ -145,6 +149,33 @@ export class SqliteEventStore implements EventStore {
       else if (this.subscriptions.size > 0) for (const subscription of [...this.subscriptions]) this.pump(subscription);
     }
     return outcome.results;
+  }
+
+  /**
+   * The first failed flush. After it the store writes no more (fail-stop, as PostgreSQL has since "fsyncgate"): the
+   * kernel may drop the pages it could not write, so that flush's writes may be lost, and so may the writes decided on
+   * them (an application folds what the log holds). Those already written behind it fail too, their own flush
+   * notwithstanding: a WAL recovered after a crash ends at the first frame missing, so they could be lost with it.
+   */
+  private flushFailure: Error | null = null;
+  /** The last write's flush: each settles after the one before it, and fails if that one did. */
+  private lastFlush: Promise<void> = Promise.resolve();
+
+  private flushInOrder(flush: Promise<void>): Promise<void> {
+    const previous = this.lastFlush;
+    const flushed = flush.then(
+      () => previous,
+      (error: unknown) => {
+        this.flushFailure ??= error instanceof Error ? error : new Error(String(error));
+        throw error;
+      },
+    );
+    this.lastFlush = flushed.catch((error: unknown) => {
+      throw this.flushFailure ? stoppedWriting(this.flushFailure) : error;
+    });
+    // Awaited by the next write's flush, possibly after it failed.
+    this.lastFlush.catch(() => undefined);
+    return flushed;
   }
 
   /** Writes of this store written and not yet durable (each awaiting `makeDurable`). */
@@ -173,6 +204,7 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const write = this.write;
     if (!write) throw new Error('The store was opened read-only');
+    if (this.flushFailure) throw stoppedWriting(this.flushFailure);
     let outcome: Outcome;
     try {
       outcome = write.immediate(writes, expectedPosition, false);
