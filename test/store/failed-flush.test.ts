@@ -35,7 +35,7 @@ describe('SQLite store: a failed flush stops the writing', () => {
     const first = store.commit([{ streamId: 's-1', expected: 'any', events: [newEvent()] }]);
     const second = store.commit([{ streamId: 's-2', expected: 'any', events: [newEvent()] }]);
     await turn();
-    expect(flushes.length).toBe(2);
+    expect([flushes.length, store.stoppedBy]).toEqual([2, null]);
     flushes[1]!.resolve();
     flushes[0]!.reject(EIO);
     await expect(first).rejects.toBe(EIO);
@@ -44,6 +44,8 @@ describe('SQLite store: a failed flush stops the writing', () => {
     expect(flushes.length).toBe(2);
     expect(await store.headPosition()).toBe(2);
     expect(heard).toEqual([]);
+    // What the server's readiness reads (503 until restarted).
+    expect(store.stoppedBy).toBe(EIO);
     unsubscribe();
     await store.close();
   });

@@ -390,11 +390,14 @@ export const startForgefold = async (
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
   const flushes = new Histogram(PAUSE_BUCKETS);
-  const store: StoreHandle = config.databaseUrl
-    ? await openPostgresStore({ url: config.databaseUrl }).catch((error: unknown) => {
-        throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
-      })
+  const sqlite = config.databaseUrl
+    ? null
     : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous, flushOffLoop: true, onFlushed: (ms) => flushes.observe(ms / 1000) });
+  const store: StoreHandle =
+    sqlite ??
+    (await openPostgresStore({ url: config.databaseUrl! }).catch((error: unknown) => {
+      throw new CliError(`cannot open ${redact(config.databaseUrl!)}: ${error instanceof Error ? error.message : String(error)}`);
+    }));
   const clock: Clock = options.clock ?? systemClock();
   let lastSnapshot: Pick<Snapshot, 'position' | 'takenAt'> | null = null;
   const snapshots: SnapshotStore = {
@@ -486,8 +489,9 @@ export const startForgefold = async (
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     version: PRODUCT_VERSION,
     ...(config.positionWaitMs !== undefined ? { positionWaitMs: config.positionWaitMs } : {}),
-    // On a shared database a node that cannot reach it is not ready (a load balancer then sends traffic elsewhere).
-    ...(config.databaseUrl ? { readiness: async () => (await store.events.headPosition(), true) } : {}),
+    // On a shared database a node that cannot reach it is not ready (a load balancer then sends traffic elsewhere); on
+    // SQLite, one whose log stopped writing after a failed flush (until restarted).
+    readiness: sqlite ? () => sqlite.events.stoppedBy === null : async () => (await store.events.headPosition(), true),
     uploads: fileUploadStore(join(config.dataDir, UPLOADS_DIR)),
     ...(config.gravatarUrl ? { gravatarUrl: config.gravatarUrl } : {}),
     metrics: { ...(config.metricsAllow ? { allow: config.metricsAllow } : {}), collect: metrics.collect },

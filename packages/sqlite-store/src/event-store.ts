@@ -161,6 +161,11 @@ export class SqliteEventStore implements EventStore {
   /** The last write's flush: each settles after the one before it, and fails if that one did. */
   private lastFlush: Promise<void> = Promise.resolve();
 
+  /** Null while the store writes; the failed flush's error once it has stopped (the server's readiness shows it). */
+  get stoppedBy(): Error | null {
+    return this.flushFailure;
+  }
+
   private flushInOrder(flush: Promise<void>): Promise<void> {
     const previous = this.lastFlush;
     const flushed = flush.then(
