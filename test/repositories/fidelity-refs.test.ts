@@ -306,3 +306,49 @@ describe('tree', () => {
     expect(await server.call('GET', `${base}/tree?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
   });
 });
+
+// Branches, tags, commits, files and protected refs have no `authenticate!` in 14.7: an anonymous write meets the
+// same `authorize!` a signed-in non-member meets (403 on a public project), and `find_project!`'s 404 on a private
+// one. `DELETE …/merged_branches` is the exception kept: the platform would fail on the missing user (a 500).
+describe('anonymous writes', () => {
+  const writes = (repo: string, project: number): [string, string, unknown][] => [
+    ['POST', `${repo}/branches`, { branch: 'anon', ref: 'main' }],
+    ['DELETE', `${repo}/branches/main`, undefined],
+    ['PUT', `${repo}/branches/main/protect`, undefined],
+    ['PUT', `${repo}/branches/main/unprotect`, undefined],
+    ['POST', `${repo}/tags`, { tag_name: 'anon', ref: 'main' }],
+    ['DELETE', `${repo}/tags/anon`, undefined],
+    ['POST', `${repo}/commits`, { branch: 'main', commit_message: 'Anon', actions: [{ action: 'create', file_path: 'anon.txt', content: 'x' }] }],
+    ['POST', `${repo}/files/anon.txt`, { branch: 'main', commit_message: 'Anon', content: 'x' }],
+    ['PUT', `${repo}/files/README.md`, { branch: 'main', commit_message: 'Anon', content: 'x' }],
+    ['DELETE', `${repo}/files/README.md`, { branch: 'main', commit_message: 'Anon' }],
+    ['GET', `/projects/${project}/protected_branches`, undefined],
+    ['POST', `/projects/${project}/protected_branches`, { name: 'anon' }],
+    ['DELETE', `/projects/${project}/protected_branches/main`, undefined],
+    ['GET', `/projects/${project}/protected_tags`, undefined],
+    ['POST', `/projects/${project}/protected_tags`, { name: 'anon' }],
+  ];
+
+  it('answers an anonymous write on a public project as it answers a signed-in non-member (403), and changes nothing', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Anon public', initialize_with_readme: true, visibility: 'public' })).body;
+    const outsider = await member(server, 'anon-outsider');
+    const head = async () => (await server.call('GET', `/projects/${project.id}/repository/branches/main`)).body.commit.id;
+    const before = await head();
+    for (const [method, path, body] of writes(`/projects/${project.id}/repository`, project.id)) {
+      const signedIn = await server.call(method, path, body, outsider.token);
+      const anonymous = await server.call(method, path, body, null);
+      expect({ method, path, status: anonymous.status, body: anonymous.body }).toEqual({ method, path, status: signedIn.status, body: signedIn.body });
+      expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 403 });
+    }
+    expect(await head()).toBe(before);
+    expect((await server.call('GET', `/projects/${project.id}/repository/tags`)).body).toEqual([]);
+    expect(await server.call('DELETE', `/projects/${project.id}/repository/merged_branches`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+  });
+
+  it('answers 404 "Project Not Found" to an anonymous write on a private project', async () => {
+    const project = (await server.call('POST', '/projects', { name: 'Anon private', initialize_with_readme: true })).body;
+    for (const [method, path, body] of writes(`/projects/${project.id}/repository`, project.id)) {
+      expect({ method, path, ...(await server.call(method, path, body, null)) }).toMatchObject({ method, path, status: 404, body: { message: '404 Project Not Found' } });
+    }
+  });
+});

@@ -96,6 +96,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/repository/branches',
+      auth: 'optional',
       before: download,
       params: createParams,
       handler: async (ctx) => {
@@ -123,6 +124,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: '/projects/:id/repository/branches/:branch',
+      auth: 'optional',
       before: download,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
@@ -169,6 +171,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: '/projects/:id/repository/branches/:branch/protect',
+      auth: 'optional',
       before: download,
       params: protectParams,
       handler: async (ctx) => {
@@ -189,6 +192,7 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: '/projects/:id/repository/branches/:branch/unprotect',
+      auth: 'optional',
       before: download,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');

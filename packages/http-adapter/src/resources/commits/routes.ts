@@ -157,6 +157,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/repository/commits',
+      auth: 'optional',
       before: download,
       params: createParams,
       handler: async (ctx) => {

@@ -152,6 +152,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/repository/files/:file_path',
+      auth: 'optional',
       before: download,
       params: writeParams(true),
       handler: async (ctx) => created(await write(ctx, 'create', ctx.params)),
@@ -159,6 +160,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: '/projects/:id/repository/files/:file_path',
+      auth: 'optional',
       before: download,
       params: writeParams(true),
       handler: async (ctx) => ok(await write(ctx, 'update', ctx.params)),
@@ -166,6 +168,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: '/projects/:id/repository/files/:file_path',
+      auth: 'optional',
       before: download,
       params: writeParams(false),
       handler: async (ctx) => {

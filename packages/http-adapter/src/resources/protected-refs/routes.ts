@@ -39,12 +39,14 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: '/projects/:id/protected_tags',
+      auth: 'optional',
       before: admin,
       handler: (ctx) => paginate(ctx, arraySource(repositoryOf(ctx).repository.protected_tags), { map: protectedTagEntity }),
     }),
     route({
       method: 'GET',
       path: '/projects/:id/protected_tags/:name',
+      auth: 'optional',
       before: admin,
       handler: (ctx) => {
         const rule = findProtectedTag(repositoryOf(ctx).repository, String(ctx.routeParams['name']));
@@ -55,6 +57,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/protected_tags',
+      auth: 'optional',
       before: admin,
       params: protectedBranchListParams,
       handler: async (ctx) => {
@@ -67,6 +70,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: '/projects/:id/protected_tags/:name',
+      auth: 'optional',
       before: admin,
       handler: async (ctx) => {
         const { project, repository } = repositoryOf(ctx);
@@ -83,6 +87,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: '/projects/:id/protected_branches',
+      auth: 'optional',
       before: admin,
       params: protectTagParams,
       handler: (ctx) => {
@@ -94,6 +99,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: '/projects/:id/protected_branches/:name',
+      auth: 'optional',
       before: admin,
       handler: (ctx) => {
         const rule = findProtectedBranch(repositoryOf(ctx).repository, String(ctx.routeParams['name']));
@@ -104,6 +110,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/protected_branches',
+      auth: 'optional',
       before: admin,
       params: protectBranchParams,
       handler: async (ctx) => {
@@ -127,6 +134,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: '/projects/:id/protected_branches/:name',
+      auth: 'optional',
       before: admin,
       handler: async (ctx) => {
         const { project, repository } = repositoryOf(ctx);

@@ -90,6 +90,7 @@ export const tagRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: '/projects/:id/repository/tags',
+      auth: 'optional',
       before: download,
       params: createParams,
       handler: async (ctx) => {
@@ -114,6 +115,7 @@ export const tagRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: '/projects/:id/repository/tags/:tag_name',
+      auth: 'optional',
       before: download,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'download_code');
