@@ -73,6 +73,8 @@ export interface PaginateOptions<T> {
   /** Offset cap (reference item 48): `page * per_page > limit` → 405 mentioning `type` (e.g. 'Project'). */
   readonly maxOffset?: { readonly limit: number; readonly type: string };
   readonly headers?: Record<string, string>;
+  /** `paginate(…, exclude_total_headers: true)`: no `X-Total` nor `X-Total-Pages` (the Link keeps `rel="last"`). */
+  readonly excludeTotalHeaders?: boolean;
 }
 
 /** Rails `to_query`: CGI-escaped `k=v` pairs (nested `a[b]`, arrays `a[]`), sorted as strings, joined by '&'. */
@@ -171,12 +173,12 @@ export async function paginateLoaded<T>(
   ctx: HandlerContext<unknown>,
   load: (offset: number, limit: number) => Promise<{ readonly items: readonly T[]; readonly total: number }>,
   map: (items: readonly T[]) => unknown[] | Promise<unknown[]>,
-  headers: Record<string, string> = {},
+  opts: Pick<PaginateOptions<T>, 'excludeTotalHeaders'> = {},
 ): Promise<Reply> {
   const { offset, limit } = pageWindow(ctx);
   const page = await load(offset, limit);
   const rendered = await map(page.items);
-  return paginate(ctx, { count: () => page.total, slice: () => rendered }, { headers });
+  return paginate(ctx, { count: () => page.total, slice: () => rendered }, opts);
 }
 
 /** Offset pagination headers and page (exposed for tests and custom lists). */
@@ -185,6 +187,7 @@ export function offsetPage<T>(
   page: number,
   limit: number,
   href: (page: number) => string,
+  excludeTotalHeaders = false,
 ): { items: readonly T[]; headers: Record<string, string> } {
   const total = source.count();
   const withCount = total <= MAX_COUNT;
@@ -215,7 +218,7 @@ export function offsetPage<T>(
     'X-Prev-Page': prev === null ? '' : String(prev),
     Link: links.join(', '),
   };
-  if (withCount) {
+  if (withCount && !excludeTotalHeaders) {
     headers['X-Total'] = String(total);
     headers['X-Total-Pages'] = String(totalPages);
   }
@@ -238,7 +241,7 @@ export function paginate<T>(ctx: HandlerContext<unknown>, source: OffsetSource<T
     );
   }
   const href = pageLinks(`${ctx.request.baseUrl}${ctx.request.path}`, { ...linkParams(ctx), per_page: perPageRequested });
-  const { items, headers } = offsetPage(source, page, limit, href);
+  const { items, headers } = offsetPage(source, page, limit, href, opts.excludeTotalHeaders);
   return json(items.map(map), { status: 200, headers: { ...opts.headers, ...headers } });
 }
 

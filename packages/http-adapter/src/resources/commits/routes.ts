@@ -143,14 +143,17 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
               limit,
             });
             // An unknown ref lists nothing (Gitaly answers an empty list).
-            if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') return { items: [], total: 0 };
+            if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') return { items: [], total: offset + 1 };
             if (E.isLeft(page)) throw new Error(page.left.message);
-            return page.right;
+            // The platform does not count: "1 more commit after the one we've loaded", so there is a next page
+            // whenever this one is full (and `rel="last"` names it), and no total headers.
+            return { items: page.right.items, total: offset + page.right.items.length + 1 };
           },
           async (commits) => {
             if (!params.with_stats) return commits.map((commit) => present(ctx, project, commit));
             return Promise.all(commits.map(async (commit) => ({ ...present(ctx, project, commit), stats: await must(git.commitStats(commit.id)) })));
           },
+          { excludeTotalHeaders: true },
         );
       },
     }),
