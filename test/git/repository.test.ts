@@ -266,6 +266,8 @@ describe('reads', () => {
     expect(all.total).toBe(4);
     const second = await ok(repository.log({ ref: 'main', offset: 1, limit: 2 }));
     expect(second).toMatchObject({ total: 4, items: [{ id: shas[2] }, { id: shas[1] }] });
+    // Uncounted (the commits API): the total is what was skipped plus what was listed.
+    expect(await ok(repository.log({ ref: 'main', offset: 1, limit: 2, counted: false }))).toMatchObject({ total: 3, items: [{ id: shas[2] }, { id: shas[1] }] });
     expect((await ok(repository.log({ ref: 'main', path: 'docs/guide.md' }))).total).toBe(3);
     const march = await ok(repository.log({ ref: 'main', since: '2024-02-15T00:00:00Z', until: '2024-03-15T00:00:00Z' }));
     expect(march.items.map((c) => c.id)).toEqual([shas[2]]);

@@ -99,10 +99,10 @@ export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commi
   const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`]), ...(query.all ? ['--reverse'] : [])];
   const [listed, counted] = await Promise.all([
     gitText(ctx.gitDir, ['rev-list', ...paging, ...logArgs(query, head)], { env: literal }),
-    gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head)], { env: literal }),
+    query.counted === false ? null : gitText(ctx.gitDir, ['rev-list', '--count', ...logArgs(query, head)], { env: literal }),
   ]);
   const shas = listed === '' ? [] : listed.split('\n').map(asSha);
-  return { items: await readCommits(ctx, shas), total: Number(counted) };
+  return { items: await readCommits(ctx, shas), total: counted === null ? offset + shas.length : Number(counted) };
 };
 
 /** Entries of the tree at `path`, the platform's order: trees, then blobs, then submodules (each in git's order). */

@@ -116,6 +116,11 @@ export interface LogQuery {
   readonly noMerges?: boolean;
   readonly offset?: number;
   readonly limit?: number;
+  /**
+   * Default true. False skips counting the whole history (`rev-list --count`, a walk of every commit): the page's
+   * `total` is then only what was skipped plus what was listed (the commits API shows no total).
+   */
+  readonly counted?: boolean;
 }
 
 export type TreeEntryType = 'tree' | 'blob' | 'commit';

@@ -141,6 +141,7 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
               ...(params.all === true ? { all: true } : {}),
               offset,
               limit,
+              counted: false,
             });
             // An unknown ref lists nothing (Gitaly answers an empty list).
             if (E.isLeft(page) && page.left._tag === 'RevisionNotFound') return { items: [], total: offset + 1 };
