@@ -7,6 +7,9 @@ export default defineConfig({
   resolve: {
     // Tests import the TypeScript sources; the packages' exports point node at the compiled dist/.
     alias: {
+      // The SQLite writer thread's light imports (write-transaction.ts), listed before the package they are part of.
+      '@forgefold/core/ports': fileURLToPath(new URL('./packages/core/src/kernel/ports.ts', import.meta.url)),
+      '@forgefold/core/memory-store': fileURLToPath(new URL('./packages/core/src/kernel/memory-store.ts', import.meta.url)),
       '@forgefold/core': source('core'),
       '@forgefold/cron': source('cron'),
       '@forgefold/git': source('git'),

@@ -22,6 +22,13 @@ store.events.commit = (writes, options) =>
     if (error instanceof StaleWriter) staleCommits++;
     throw error;
   });
+// The application writes through `stageCommit` (the flush of one batch overlapping the next), which rejects with it.
+const stageCommit = store.events.stageCommit.bind(store.events);
+store.events.stageCommit = (writes, options) =>
+  stageCommit(writes, options)?.catch((error: unknown) => {
+    if (error instanceof StaleWriter) staleCommits++;
+    throw error;
+  }) ?? null;
 const app = await startTriple(store.events, store.snapshots, 100);
 // Both writers start together: wait for the parent's "go".
 process.stdout.write('ready\n');

@@ -13,7 +13,8 @@ import {
   type ApplicationOptions,
   type EventStore,
 } from '@forgefold/core';
-import { openSqliteStore, type SqliteStore } from '@forgefold/sqlite-store';
+import { createRequire } from 'node:module';
+import { openSqliteStore, SqliteEventStore, type SqliteStore } from '@forgefold/sqlite-store';
 import { tempDir } from '../store/helpers.js';
 import { hasPostgres, openTestStore } from '../support/postgres.js';
 import { checkLogInvariants, newEvent } from '../store/contract.js';
@@ -67,9 +68,10 @@ describe('Application: group commit', () => {
   it('groups on SQLite too: one transaction per batch', async () => {
     const { events: store } = sqlite();
     const commit = vi.spyOn(store, 'commit');
+    const stage = vi.spyOn(store, 'stageCommit');
     const app = await startBank(store);
     await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
-    expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(commit.mock.calls.length + stage.mock.calls.length).toBeLessThanOrEqual(2);
     expect(await store.headPosition()).toBe(300);
   });
 
@@ -80,6 +82,71 @@ describe('Application: group commit', () => {
     await Promise.all(Array.from({ length: 300 }, (_, i) => app.execute(actor, open(`a${i}`))));
     expect(commit.mock.calls.length).toBeLessThanOrEqual(2);
     expect(await store.headPosition()).toBe(300);
+  });
+
+  it('writes the next batch while the previous one is made durable, and answers each batch in order, once durable', async () => {
+    const temp = tempDir('forgefold-kernel-');
+    const path = temp.file();
+    await openSqliteStore({ path }).close();
+    // The store over a connection of its own, with a flush the test completes by hand (the driver the store uses:
+    // the tests' package does not depend on it).
+    type Driver = new (file: string) => ConstructorParameters<typeof SqliteEventStore>[0];
+    const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
+    const db = new Database(path);
+    const flushes: (() => void)[] = [];
+    const store = new SqliteEventStore(db, async () => void db.close(), { makeDurable: () => new Promise<void>((resolve) => flushes.push(resolve)) });
+    cleanups.push(() => temp.remove(), () => store.close());
+    const stage = vi.spyOn(store, 'stageCommit');
+    const app = await startBank(store, { maxBatch: 10 });
+    const answered: number[] = [];
+    const results = Array.from({ length: 30 }, (_, i) => app.execute(actor, open(`a${i}`)).then((result) => (answered.push(i), result)));
+    // The second batch is decided and written while the first one's flush runs; a third waits for the first.
+    await vi.waitFor(() => expect(stage.mock.calls.length).toBe(2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stage.mock.calls.length).toBe(2);
+    expect(await store.headPosition()).toBe(20);
+    expect([answered, app.position, Object.keys(app.state.accounts).length]).toEqual([[], 0, 0]);
+    // The second batch is durable first: still nothing answered, since its commands may depend on the first's.
+    flushes[1]!();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([answered, app.position]).toEqual([[], 0]);
+    flushes[0]!();
+    await vi.waitFor(() => expect(answered.length).toBe(20));
+    expect(answered).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(app.position).toBe(20);
+    await vi.waitFor(() => expect(flushes.length).toBe(3));
+    flushes[2]!();
+    expect((await Promise.all(results)).every(E.isRight)).toBe(true);
+    expect(plain(await replay(store))).toEqual(plain(app.state));
+  });
+
+  it('stops writing after a failed flush: the batch written behind it fails too, though its own flush succeeded, and so does every later write', async () => {
+    const temp = tempDir('forgefold-kernel-');
+    const path = temp.file();
+    await openSqliteStore({ path }).close();
+    type Driver = new (file: string) => ConstructorParameters<typeof SqliteEventStore>[0];
+    const Database = createRequire(import.meta.url)(createRequire(import.meta.url).resolve('better-sqlite3')) as Driver;
+    const db = new Database(path);
+    const flushes: { resolve: () => void; reject: (error: Error) => void }[] = [];
+    const store = new SqliteEventStore(db, async () => void db.close(), { makeDurable: () => new Promise<void>((resolve, reject) => flushes.push({ resolve, reject })) });
+    cleanups.push(() => temp.remove(), () => store.close());
+    const app = await startBank(store, { maxBatch: 10 });
+    const heard: number[] = [];
+    // Unsubscribed before the connection closes (its poll would read a closed connection).
+    cleanups.push(store.subscribe(0, (event) => heard.push(event.globalPosition)));
+    const results = Array.from({ length: 20 }, (_, i) => app.execute(actor, open(`a${i}`)));
+    await vi.waitFor(() => expect(flushes.length).toBe(2));
+    // The second batch (decided on the first's effects) is flushed first; then the first batch's flush fails.
+    flushes[1]!.resolve();
+    flushes[0]!.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    const settled = await Promise.allSettled(results);
+    expect(settled.map((result) => result.status)).toEqual(Array.from({ length: 20 }, () => 'rejected'));
+    expect((settled[0] as PromiseRejectedResult).reason).toMatchObject({ message: 'EIO: i/o error, fdatasync' });
+    expect((settled[10] as PromiseRejectedResult).reason).toMatchObject({ message: 'The event log stopped writing after a failed flush: EIO: i/o error, fdatasync' });
+    // Nothing more is written; nothing of it was published, to the application or to subscribers.
+    await expect(app.execute(actor, open('later'))).rejects.toThrow(/^The event log stopped writing after a failed flush/);
+    expect(await store.headPosition()).toBe(20);
+    expect([app.position, heard]).toEqual([0, []]);
   });
 
   it('decides in order: a command sees the effects of the one before it in the same batch', async () => {
@@ -406,6 +473,16 @@ describe('Application: stale writers', () => {
         throw error;
       }
     };
+    // SQLite writes through stageCommit (the flush is awaited apart): its refusals are recorded alike.
+    const events: EventStore = b.events;
+    const stage = events.stageCommit?.bind(events);
+    if (stage) {
+      events.stageCommit = (writes, options) =>
+        stage(writes, options)?.catch((error: unknown) => {
+          staleB.push(error);
+          throw error;
+        }) ?? null;
+    }
     expect(E.isRight(await appA.execute(actor, open('x', 50)))).toBe(true);
     expect(E.isRight(await appB.execute(actor, open('y', 50)))).toBe(true); // B is stale: catches up and retries
     for (let i = 0; i < 20; i++) {

@@ -38,6 +38,8 @@ describe('@gitbeaker/rest on pipelines and schedules', () => {
 
     // The clock reaches next_run_at: the scheduler runs the schedule by itself.
     server.advance(Date.parse('2026-04-01T09:03:00.000Z') - Date.parse('2026-04-01T08:00:30.000Z'));
+    // The run it started is written before the next request (gitbeaker's calls do not wait for it as `request` does).
+    await server.processes.settled();
     const pipelines = await api.Pipelines.all(id, { source: 'schedule' } as Record<string, unknown>);
     expect(pipelines).toHaveLength(2);
     expect((await api.PipelineSchedules.show(id, scheduleId)).next_run_at).toBe('2026-04-01T10:03:00.000Z');

@@ -293,7 +293,7 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
       familyHeader('forgefold_commit_batch_events', 'histogram', 'Events per committed batch.') +
       batches.samples('forgefold_commit_batch_events') +
       (flushes
-        ? familyHeader('forgefold_commit_flush_seconds', 'histogram', 'Time a commit waited for the WAL flush (fdatasync) that made it durable.') +
+        ? familyHeader('forgefold_commit_flush_seconds', 'histogram', 'Time the WAL flush (fdatasync, in the writer thread) that made each group commit durable took.') +
           flushes.samples('forgefold_commit_flush_seconds')
         : '') +
       familyHeader('forgefold_gc_pause_seconds', 'histogram', 'Pauses of the event loop for garbage collection.') +

@@ -1,28 +1,17 @@
 /**
  * SQLite EventStore: same semantics as InMemoryEventStore (the executable reference), plus durability.
  *
- * Every append/commit is one IMMEDIATE transaction (one WAL flush). The hot path does not look event ids
- * up: it relies on the UNIQUE index on event_id, and only when that index reports a clash does it redo
- * the transaction on the slow path that resolves idempotent repeats and partial overlaps.
+ * Every append/commit is one IMMEDIATE transaction (one WAL flush): write-transaction.ts. A file store runs it in
+ * its writer worker thread (WriterThread), which also makes it durable; an in-memory store, here on the event loop.
+ * Reads, subscriptions and the log head use this connection.
  */
 import type Database from 'better-sqlite3';
-import {
-  StaleWriter,
-  WrongExpectedVersion,
-  checkExpectedVersion,
-  type AppendResult,
-  type EventStore,
-  type EventMetadata,
-  type ExpectedVersion,
-  type NewEvent,
-  type RecordedEvent,
-  type StreamWrite,
-  type Unsubscribe,
-} from '@forgefold/core';
+import type { AppendResult, EventStore, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent, StagedCommit, StreamWrite, Unsubscribe } from '@forgefold/core';
+import { createWriter, encodeWrites, stoppedWriting, type EncodedBatch, type Outcome } from './write-transaction.js';
+import type { WriterThread } from './writer-thread.js';
 
 type Row = [number, string, string, number, string, number, string, string];
 
-const COLUMNS = 'global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata';
 /**
  * What reads select: data and metadata come as one JSON array text, which is one string to create and one
  * JSON.parse per row instead of two (about a tenth of a replay's read time). Both columns only ever hold
@@ -47,25 +36,11 @@ const toRecorded = (row: Row): RecordedEvent => {
   };
 };
 
-const isEventIdClash = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-  error.message.includes('events.event_id');
-
 interface Subscription {
   readonly handler: (event: RecordedEvent) => void;
   last: number;
   active: boolean;
   pumping: boolean;
-}
-
-interface Outcome {
-  readonly results: AppendResult[];
-  readonly written: number;
-  /** The log's last position after the transaction. */
-  readonly head: number;
-  /** Only built when someone is subscribed. */
-  readonly recorded: RecordedEvent[] | null;
 }
 
 export interface SqliteEventStoreOptions {
@@ -76,19 +51,24 @@ export interface SqliteEventStoreOptions {
   readonly readonly?: boolean;
   /**
    * Makes what was committed durable, off the event loop (the store's `synchronous=FULL`: an fsync of the WAL on
-   * libuv's thread pool). A commit resolves, and subscribers hear of it, only once this has settled.
+   * libuv's thread pool). A commit resolves, and subscribers hear of it, only once this has settled. Only for
+   * writes on this thread: the writer thread makes its writes durable itself.
    */
   readonly makeDurable?: () => Promise<void>;
+  /** Runs the writes in a worker thread (file stores) instead of on this connection. */
+  readonly writer?: WriterThread;
 }
 
 export class SqliteEventStore implements EventStore {
   private readonly head: Database.Statement<[], number>;
-  private readonly streamHead: Database.Statement<[string], [number, number]>;
-  private readonly byEventId: Database.Statement<[string], [string, number, number]>;
   private readonly allAfter: Database.Statement<[number, number], Row>;
   private readonly streamAfter: Database.Statement<[string, number], Row>;
   private readonly dataVersion: Database.Statement<[], number>;
-  private readonly write: Database.Transaction<(writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome> | null;
+  /** Writes on this connection (in-memory stores); null with a writer thread, and read-only. */
+  private readonly writeHere: ((batch: EncodedBatch, expectedPosition: number | undefined, wantRecorded: boolean) => Outcome) | null;
+  private readonly writer: WriterThread | null;
+  /** The last write not yet durable (close, the drain gate and subscriptions wait for it). */
+  private inFlight: Promise<unknown> | null = null;
   private readonly subscriptions = new Set<Subscription>();
   private poll: NodeJS.Timeout | null = null;
   private lastDataVersion = 0;
@@ -101,23 +81,13 @@ export class SqliteEventStore implements EventStore {
   ) {
     // The result types name what `pluck()` (the first column) and `raw()` (rows as arrays) make of each row.
     this.head = db.prepare<[], number>('SELECT coalesce(max(global_position), 0) FROM events').pluck();
-    this.streamHead = db
-      .prepare<[string], [number, number]>('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
-      .raw();
-    this.byEventId = db.prepare<[string], [string, number, number]>('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw();
     this.allAfter = db.prepare<[number, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw();
     this.streamAfter = db
       .prepare<[string, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
       .raw();
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-    if (options.readonly) {
-      this.write = null;
-    } else {
-      const insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-      this.write = db.transaction((writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) =>
-        this.writeInTransaction(insert, writes, expectedPosition, slow),
-      );
-    }
+    this.writer = options.readonly ? null : (options.writer ?? null);
+    this.writeHere = options.readonly || this.writer ? null : createWriter(db);
   }
 
   async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult> {
@@ -127,31 +97,108 @@ export class SqliteEventStore implements EventStore {
 
   async commit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<readonly AppendResult[]> {
     if (this.gate) await this.gate;
-    const outcome = this.commitSync(writes, options.expectedPosition);
-    if (outcome.written > 0) {
-      if (this.options.makeDurable) {
-        // With no write of this store in flight, every row before this one's is durable.
-        if (this.awaitingFlush === 0) this.durableHead = Math.max(this.durableHead, outcome.head - outcome.written);
-        this.awaitingFlush++;
-        try {
-          await this.options.makeDurable();
-        } finally {
-          this.awaitingFlush--;
-        }
-        this.durableHead = Math.max(this.durableHead, outcome.head);
+    const batch = this.encode(writes);
+    const wantRecorded = this.subscriptions.size > 0;
+    if (this.writer) {
+      const outcome = await this.track(this.writer.write(batch, options.expectedPosition, wantRecorded));
+      if (outcome.written > 0) {
+        this.options.onWrite?.();
+        this.afterDurable(outcome);
       }
-      if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
-      // Subscribed while the write awaited its flush: nothing was recorded for them.
-      else if (this.subscriptions.size > 0) for (const subscription of [...this.subscriptions]) this.pump(subscription);
+      return outcome.results;
     }
+    const outcome = this.writeHere!(batch, options.expectedPosition, wantRecorded);
+    if (outcome.written > 0) await this.afterWrite(outcome);
     return outcome.results;
   }
 
-  /** Writes of this store written and not yet durable (each awaiting `makeDurable`). */
-  private awaitingFlush = 0;
   /**
-   * The last position known durable while `awaitingFlush` > 0: subscribers are not told of rows past it until their
-   * flush has settled (`makeDurable`'s contract). Flushes settle in order, each covering the writes made before it.
+   * `commit` in two steps (see `EventStore.stageCommit`): resolves once the transaction is written, with `durable`
+   * for its flush, so that the application decides its next batch meanwhile. Null while writes are held back (`gate`).
+   */
+  stageCommit(writes: readonly StreamWrite[], options: { readonly expectedPosition?: number } = {}): Promise<StagedCommit> | null {
+    if (this.gate) return null;
+    return this.stage(writes, options.expectedPosition);
+  }
+
+  private async stage(writes: readonly StreamWrite[], expectedPosition: number | undefined): Promise<StagedCommit> {
+    const batch = this.encode(writes);
+    const wantRecorded = this.subscriptions.size > 0;
+    if (this.writer) {
+      const staged = this.writer.stage(batch, expectedPosition, wantRecorded);
+      this.track(staged.then((written) => written.durable));
+      const { outcome, durable } = await staged;
+      if (outcome.written === 0) return { results: outcome.results, durable };
+      this.options.onWrite?.();
+      return { results: outcome.results, durable: this.flushInOrder(durable).then(() => this.afterDurable(outcome)) };
+    }
+    const outcome = this.writeHere!(batch, expectedPosition, wantRecorded);
+    return { results: outcome.results, durable: outcome.written > 0 ? this.afterWrite(outcome) : Promise.resolve() };
+  }
+
+  /** The batch as it crosses to the writer (after the checks `commit` makes first). */
+  private encode(writes: readonly StreamWrite[]): EncodedBatch {
+    this.assertOpen();
+    if (!this.writer && !this.writeHere) throw new Error('The store was opened read-only');
+    if (this.flushFailure) throw stoppedWriting(this.flushFailure);
+    return encodeWrites(writes);
+  }
+
+  /**
+   * The first failed flush of a staged write or of `makeDurable`: no write is made after it, and those made before it
+   * settled fail too (`stoppedWriting`; the writer thread also refuses, on its side, what was posted behind it).
+   */
+  private flushFailure: Error | null = null;
+  /** The last write's flush: each settles after the one before it, and fails if that one did. */
+  private lastFlush: Promise<void> = Promise.resolve();
+
+  private flushInOrder(flush: Promise<void>): Promise<void> {
+    const previous = this.lastFlush;
+    const flushed = flush.then(
+      () => previous,
+      (error: unknown) => {
+        this.flushFailure ??= error instanceof Error ? error : new Error(String(error));
+        throw error;
+      },
+    );
+    this.lastFlush = flushed.catch((error: unknown) => {
+      throw this.flushFailure ? stoppedWriting(this.flushFailure) : error;
+    });
+    // Awaited by its write; the next write's flush awaits it too, possibly after it failed.
+    this.lastFlush.catch(() => undefined);
+    return flushed;
+  }
+
+  /** Remembers `settles` as the last write in flight (close, the drain gate and subscriptions wait for it); returns it. */
+  private track<T>(settles: Promise<T>): Promise<T> {
+    const settled = (this.inFlight = settles.then(
+      () => undefined,
+      () => undefined,
+    ));
+    void settled.then(() => {
+      if (this.inFlight === settled) this.inFlight = null;
+    });
+    return settles;
+  }
+
+  /** After a transaction on this connection: the checkpointer, the flush (off the loop), then the subscribers. */
+  private async afterWrite(outcome: Outcome): Promise<void> {
+    this.options.onWrite?.();
+    if (this.options.makeDurable) await this.track(this.flushInOrder(this.options.makeDurable()));
+    this.afterDurable(outcome);
+  }
+
+  /** Subscribers hear of what is durable. */
+  private afterDurable(outcome: Outcome): void {
+    this.durableHead = Math.max(this.durableHead, outcome.head);
+    if (outcome.recorded && outcome.recorded.length > 0) this.publish(outcome.recorded);
+    // Subscribed while the write was in flight: it was not recorded for them.
+    else for (const subscription of [...this.subscriptions]) this.pump(subscription);
+  }
+
+  /**
+   * While a write of this store is in flight (written, perhaps, and not yet durable), subscriptions read the log only
+   * up to here: the head after this store's last durable write, or the last position read while none was in flight.
    */
   private durableHead = 0;
 
@@ -161,114 +208,13 @@ export class SqliteEventStore implements EventStore {
    */
   private gate: Promise<void> | null = null;
 
-  /** Holds writes back until `drain` settles. */
+  /** Holds writes back until `drain` settles (after the write in flight in the writer thread, if any). */
   holdWritesDuring(drain: () => Promise<void>): void {
     if (this.gate || this.closed) return;
-    this.gate = drain().finally(() => {
+    const inFlight = this.inFlight;
+    this.gate = (inFlight ? inFlight.then(drain) : drain()).finally(() => {
       this.gate = null;
     });
-  }
-
-  private commitSync(writes: readonly StreamWrite[], expectedPosition: number | undefined): Outcome {
-    this.assertOpen();
-    const write = this.write;
-    if (!write) throw new Error('The store was opened read-only');
-    let outcome: Outcome;
-    try {
-      outcome = write.immediate(writes, expectedPosition, false);
-    } catch (error) {
-      // A clash on event_id, or a failed expectation (which an idempotent repeat does not have to meet):
-      // redo it on the slow path, which tells repeats, overlaps and conflicts apart.
-      if (!isEventIdClash(error) && !(error instanceof WrongExpectedVersion)) throw error;
-      outcome = write.immediate(writes, expectedPosition, true);
-    }
-    if (outcome.written > 0) this.options.onWrite?.();
-    return outcome;
-  }
-
-  /**
-   * Runs inside the transaction. Throwing rolls everything back. `slow` looks every event id up first,
-   * to answer idempotent repeats and to reject partial overlaps; the fast path lets the UNIQUE index
-   * detect that case (the caller then retries on the slow path).
-   */
-  private writeInTransaction(insert: Database.Statement<unknown[]>, writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean): Outcome {
-    const head = this.head.get() as number;
-    if (expectedPosition !== undefined && expectedPosition !== head) throw new StaleWriter(expectedPosition, head);
-    let position = head;
-    const streams = new Map<string, { version: number; last: number }>();
-    const streamState = (streamId: string) => {
-      let state = streams.get(streamId);
-      if (!state) {
-        const row = this.streamHead.get(streamId);
-        state = row ? { version: row[0], last: row[1] } : { version: 0, last: 0 };
-        streams.set(streamId, state);
-      }
-      return state;
-    };
-    const writtenNow = slow ? new Set<string>() : null;
-    const results: AppendResult[] = [];
-    const recorded: RecordedEvent[] | null = this.subscriptions.size > 0 ? [] : null;
-    // A command's events share one metadata object (the application builds one per command): encoded once for them.
-    let lastMetadata: EventMetadata | undefined;
-    let metadata = 'null';
-    for (const write of writes) {
-      const { streamId, expected, events } = write;
-      if (writtenNow && events.length > 0) {
-        const duplicate = this.findDuplicate(write, writtenNow, () => streamState(streamId).version);
-        if (duplicate) {
-          results.push(duplicate);
-          continue;
-        }
-      }
-      const state = streamState(streamId);
-      checkExpectedVersion(streamId, expected, state.version);
-      for (const event of events) {
-        position++;
-        state.version++;
-        state.last = position;
-        const data = JSON.stringify(event.data) ?? 'null';
-        if (event.metadata !== lastMetadata) {
-          lastMetadata = event.metadata;
-          metadata = JSON.stringify(event.metadata) ?? 'null';
-        }
-        insert.run(position, event.eventId, streamId, state.version, event.type, event.schemaVersion, data, event.recordedAt, metadata);
-        writtenNow?.add(event.eventId);
-        recorded?.push({
-          eventId: event.eventId,
-          type: event.type,
-          schemaVersion: event.schemaVersion,
-          // The subscribers and the application get what a reader of the log would get.
-          data: JSON.parse(data),
-          recordedAt: event.recordedAt,
-          metadata: JSON.parse(metadata),
-          streamId,
-          streamVersion: state.version,
-          globalPosition: position,
-        });
-      }
-      results.push({
-        streamId,
-        nextExpectedVersion: state.version,
-        lastPosition: state.version > 0 ? state.last : position,
-        duplicate: false,
-      });
-    }
-    return { results, written: position - head, head: position, recorded };
-  }
-
-  /** An append whose event ids were all written before returns the original result; a partial overlap is a conflict. */
-  private findDuplicate(write: StreamWrite, writtenNow: Set<string>, version: () => number): AppendResult | null {
-    const ids = new Set<string>();
-    const originals = write.events.map((event) => {
-      // An id repeated within this commit (inside one write, or across two) is a conflict, never a repeat.
-      if (ids.has(event.eventId) || writtenNow.has(event.eventId)) throw new WrongExpectedVersion(write.streamId, write.expected, version());
-      ids.add(event.eventId);
-      return this.byEventId.get(event.eventId);
-    });
-    if (originals.every((original) => original === undefined)) return null;
-    if (originals.some((original) => original === undefined)) throw new WrongExpectedVersion(write.streamId, write.expected, version());
-    const last = originals[originals.length - 1]!;
-    return { streamId: last[0], nextExpectedVersion: last[1], lastPosition: last[2], duplicate: true };
   }
 
   async readAll(after: number, limit: number): Promise<readonly RecordedEvent[]> {
@@ -312,9 +258,9 @@ export class SqliteEventStore implements EventStore {
   private pump(subscription: Subscription): void {
     if (subscription.pumping) return; // re-entrant call from a handler: the outer loop picks the rest up
     subscription.pumping = true;
-    // Rows of a write still awaiting its flush are delivered by its commit once durable (see `durableHead`).
-    const limit = this.awaitingFlush > 0 ? this.durableHead : Infinity;
     try {
+      // Nothing of this store's own that is not durable yet: another connection's commits, or its writer thread's.
+      const limit = this.inFlight ? this.durableHead : Infinity;
       while (subscription.active && !this.closed) {
         const page = this.readAllSync(subscription.last, PAGE);
         for (const event of page) {
@@ -324,6 +270,7 @@ export class SqliteEventStore implements EventStore {
         }
         if (page.length < PAGE) break;
       }
+      if (limit === Infinity) this.durableHead = Math.max(this.durableHead, subscription.last);
     } finally {
       subscription.pumping = false;
     }

@@ -15,12 +15,15 @@ import { SqliteEventStore } from './event-store.js';
 import { appliedMigrations, migrate, MOVED_SNAPSHOTS, type AppliedMigration } from './schema.js';
 import { SqliteSnapshotStore } from './snapshot-store.js';
 import { WalSync } from './wal-sync.js';
+import { WriterThread } from './writer-thread.js';
 
 export { SqliteEventStore } from './event-store.js';
 export { SqliteSnapshotStore } from './snapshot-store.js';
 export { uuidv7Generator } from './event-ids.js';
 export { migrations, snapshotMigrations, type AppliedMigration, type Migration } from './schema.js';
 export type { CheckpointStats } from './checkpointer.js';
+/** The writer thread on its own (tests: a thread that dies). */
+export { WriterThread } from './writer-thread.js';
 
 export interface SqliteStoreOptions {
   readonly path: string;
@@ -43,8 +46,14 @@ export interface SqliteStoreOptions {
   readonly cacheSizeMiB?: number;
   /** Longest pause of writes for such a drain (ms). Default 20. */
   readonly walDrainTimeoutMs?: number;
-  /** With `flushOffLoop`: told how long each commit waited for the flush that made it durable (ms). */
+  /** With `flushOffLoop` (or the writer thread at FULL): told how long each commit's flush of the WAL took (ms). */
   readonly onFlushed?: (ms: number) => void;
+  /**
+   * Run the event writes (their transaction and, at FULL, the WAL's flush) in a worker thread with its own connection,
+   * off the event loop. Default true for a writable file store; an in-memory store always writes on the event loop
+   * (a worker cannot share its database). With it, `flushOffLoop` changes nothing: the thread flushes.
+   */
+  readonly writeInWorker?: boolean;
 }
 
 export interface SqliteStore {
@@ -133,10 +142,12 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   const { path } = options;
   const readonly = options.readonly ?? false;
   const synchronous = options.synchronous ?? 'FULL';
-  const deferredFlush = (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && !inMemory(path);
+  const writeInWorker = (options.writeInWorker ?? true) && !readonly && !inMemory(path);
+  const deferredFlush = !writeInWorker && (options.flushOffLoop ?? false) && synchronous === 'FULL' && !readonly && !inMemory(path);
   const walSync = deferredFlush ? new WalSync(`${path}-wal`) : null;
   const db = new Database(path, { readonly, fileMustExist: readonly });
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
+  const cacheSizeMiB = Math.max(2, Math.floor(options.cacheSizeMiB ?? 128));
   let snapshotDb: Database.Database | null = null;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -167,7 +178,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     }
     // Page cache per connection, in KiB. The event_id and stream indexes of 1e6 events take ~90 MB; when
     // they stay cached, appends (random event ids) do not read pages back from the OS.
-    db.pragma(`cache_size = -${Math.max(2, Math.floor(options.cacheSizeMiB ?? 128)) * 1024}`);
+    db.pragma(`cache_size = -${cacheSizeMiB * 1024}`);
     db.pragma('temp_store = MEMORY');
   } catch (error) {
     if (snapshotDb && snapshotDb !== db) snapshotDb.close();
@@ -187,10 +198,14 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     drainFrames,
     idleTruncateMs: 1_000,
   });
+  // Its own connection writes; this one reads. It opens the file once migrated (below), on the first write.
+  const writer = writeInWorker ? new WriterThread({ path, synchronous, busyTimeoutMs, cacheSizeMiB }, options.onFlushed) : null;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       events.detach();
+      // The writes in flight are answered (durable) before the connections close.
+      await writer?.close();
       await snapshots.close();
       await walSync?.close();
       if (snapshotsDb !== db) snapshotsDb.close();
@@ -201,6 +216,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     readonly,
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
+    ...(writer ? { writer } : {}),
     ...(walSync ? { makeDurable: options.onFlushed ? timed(() => walSync.sync(), options.onFlushed) : () => walSync.sync() } : {}),
   });
   let lastDrain = 0;
@@ -213,6 +229,7 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   };
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    writer?.checkpointOnCommit();
   };
   const eventIdAt = db.prepare<[number], string>('SELECT event_id FROM events WHERE global_position = ?').pluck();
   const snapshots = new SqliteSnapshotStore(snapshotsDb, readonly, readonly || inMemory(path) ? null : snapshotsPathOf(path), (position) => eventIdAt.get(position) ?? null);

@@ -69,6 +69,8 @@ interface Pending<C, S> {
 type CommittedListener<S> = (events: readonly RecordedEvent[], state: S) => void;
 
 const PAGE = 5_000;
+/** Batches written and not yet flushed at once: one flushing, the next decided and written meanwhile. */
+const MAX_UNFLUSHED = 2;
 
 /** Applies events to a plain, mutable state: the replay path (no immer, plain mutation speed). */
 export const foldMutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: Iterable<DomainEvent>): S => {
@@ -93,6 +95,15 @@ const decodeRecorded = (registry: EventRegistry, recorded: RecordedEvent): Domai
 export class Application<C, S> {
   private committed: S;
   private committedPosition: number;
+  /**
+   * The state and position after the last batch written, which the next batch is decided on: ahead of `committed`
+   * while batches are written but not yet durable (see `stageCommit`), equal to it otherwise.
+   */
+  private written: S;
+  private writtenPosition: number;
+  /** Batches written and waiting for their flush (at most MAX_UNFLUSHED), and the acknowledgement of the last. */
+  private unflushed = 0;
+  private acknowledged: Promise<void> = Promise.resolve();
   private queue: Pending<C, S>[] = [];
   private flushing = false;
   private flushScheduled = false;
@@ -114,6 +125,8 @@ export class Application<C, S> {
   private constructor(private readonly options: ApplicationOptions<C, S>, state: S, position: number) {
     this.committed = state;
     this.committedPosition = position;
+    this.written = state;
+    this.writtenPosition = position;
     this.immer = new Immer({ autoFreeze: options.freeze ?? true });
   }
 
@@ -164,8 +177,12 @@ export class Application<C, S> {
   }
 
   private async catchUpNow(): Promise<void> {
+    // Batches written and not yet acknowledged are in the log already: fold after them, not again.
+    await this.acknowledged;
     const { state, position } = await foldLog(this.options, this.committed, this.committedPosition, this.immer);
     this.committed = state;
+    this.written = state;
+    this.writtenPosition = position;
     this.advanceTo(position);
   }
 
@@ -176,13 +193,16 @@ export class Application<C, S> {
    */
   foldAppended(events: readonly RecordedEvent[]): Promise<void> {
     return this.inTurn(async () => {
+      await this.acknowledged;
       const fresh = events.filter((event) => event.globalPosition > this.committedPosition);
       if (fresh.length === 0) return;
       if (fresh[0]!.globalPosition !== this.committedPosition + 1 || !fresh.every((event, index) => event.globalPosition === fresh[0]!.globalPosition + index)) {
         return this.catchUpNow();
       }
       this.committed = foldImmutable(this.options.decider, this.committed, fresh.map((event) => decodeRecorded(this.options.registry, event)), this.immer);
-      this.advanceTo(fresh[fresh.length - 1]!.globalPosition);
+      this.written = this.committed;
+      this.writtenPosition = fresh[fresh.length - 1]!.globalPosition;
+      this.advanceTo(this.writtenPosition);
     });
   }
 
@@ -314,12 +334,12 @@ export class Application<C, S> {
 
   /** Resolves once every queued command has been committed or rejected. */
   whenIdle(): Promise<void> {
-    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
+    if (!this.flushing && this.unflushed === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private scheduleFlush(): void {
-    if (this.flushing || this.flushScheduled || this.queue.length === 0) return;
+    if (this.flushing || this.flushScheduled || this.queue.length === 0 || this.unflushed >= MAX_UNFLUSHED) return;
     this.flushScheduled = true;
     // setImmediate runs after pending I/O callbacks, so requests that arrived meanwhile join the batch.
     setImmediate(() => {
@@ -328,36 +348,63 @@ export class Application<C, S> {
     });
   }
 
+  /**
+   * Decides and writes the next batch, then, while its flush runs, lets the batch after it be decided and written
+   * (on a store that can stage commits): the CPU of one batch overlaps the fsync of the one before. Batches are
+   * acknowledged, and their state published, in order and only once durable.
+   */
   private async flush(): Promise<void> {
     this.flushing = true;
     const batch = this.queue.splice(0, this.options.maxBatch ?? 1_000);
+    let acknowledged: Promise<void>;
     try {
-      await this.inTurn(() => this.commitBatch(batch));
+      ({ acknowledged } = await this.inTurn(() => this.writeBatch(batch)));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      this.flushing = false;
+      this.settle(batch.length);
+      return;
+    }
+    this.flushing = false;
+    this.unflushed++;
+    this.scheduleFlush();
+    try {
+      await acknowledged;
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
-      this.settled += batch.length;
-      if (this.settleWaiters.length > 0) {
-        const waiting = this.settleWaiters;
-        this.settleWaiters = waiting.filter((waiter) => waiter.count > this.settled);
-        for (const waiter of waiting) if (waiter.count <= this.settled) waiter.resolve();
-      }
-      this.flushing = false;
-      if (this.queue.length > 0) this.scheduleFlush();
-      else for (const resolve of this.idle.splice(0)) resolve();
+      this.unflushed--;
+      this.settle(batch.length);
     }
   }
 
-  private async commitBatch(batch: Pending<C, S>[]): Promise<void> {
+  /** Counts `count` more commands as answered, and schedules what is queued (or tells the idle waiters). */
+  private settle(count: number): void {
+    this.settled += count;
+    if (this.settleWaiters.length > 0) {
+      const waiting = this.settleWaiters;
+      this.settleWaiters = waiting.filter((waiter) => waiter.count > this.settled);
+      for (const waiter of waiting) if (waiter.count <= this.settled) waiter.resolve();
+    }
+    if (this.queue.length > 0) this.scheduleFlush();
+    else if (!this.flushing && this.unflushed === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /**
+   * Decides the batch on the state after the last batch written, writes it, and returns its acknowledgement: a
+   * promise that, after the acknowledgements of the batches before it and once the writes are durable, publishes
+   * the batch's state and answers its commands (rejecting should the flush fail).
+   */
+  private async writeBatch(batch: Pending<C, S>[]): Promise<{ readonly acknowledged: Promise<void> }> {
     const { decider, registry, store, ids } = this.options;
     for (let attempt = 0; ; attempt++) {
-      const basePosition = this.committedPosition;
+      const basePosition = this.writtenPosition;
       const pending: { readonly streamId: string; readonly event: NewEvent }[] = [];
       const outcomes: E.Either<DomainError, { readonly first: number; readonly count: number; readonly outcome: unknown }>[] = [];
       // One fold for the whole batch (see BatchFold): each command sees the effects of the commands before it, and
       // the changed paths are copied (and frozen) once per batch. Until something is folded, a command reads the
       // committed state itself.
-      const fold = new BatchFold(this.committed, decider, this.immer, this.options.copyOnWrite ?? true, this.options.freeze ?? true);
+      const fold = new BatchFold(this.written, decider, this.immer, this.options.copyOnWrite ?? true, this.options.freeze ?? true);
       for (const { issued } of batch) {
         const folded = fold.folded;
         const decision = decider.decide(issued, fold.state);
@@ -395,8 +442,17 @@ export class Application<C, S> {
       const state = fold.finish();
       const writes = groupConsecutive(pending);
       let results: readonly AppendResult[] = [];
+      let durable: Promise<void> | null = null;
       try {
-        if (writes.length > 0) results = await store.commit(writes, { expectedPosition: basePosition });
+        if (writes.length > 0) {
+          const staged = store.stageCommit?.(writes, { expectedPosition: basePosition }) ?? null;
+          if (staged) {
+            ({ results, durable } = await staged);
+            // Awaited (in order) by the acknowledgement below, possibly after it has failed: not an unhandled rejection.
+            durable.catch(() => undefined);
+          }
+          else results = await store.commit(writes, { expectedPosition: basePosition });
+        }
         // Nothing to write means nothing checked our base: rejections decided on a state another writer has
         // since moved on from (e.g. "not found" for what it created) must be decided again.
         else if (attempt < 10) {
@@ -411,22 +467,42 @@ export class Application<C, S> {
         throw error;
       }
       const recorded = recordedFrom(writes, results, basePosition);
-      this.committed = state;
-      this.advanceTo(basePosition + recorded.length);
-      batch.forEach((entry, index) => {
-        const outcome = outcomes[index]!;
-        entry.resolve(
-          E.isLeft(outcome)
-            ? outcome
-            : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state, ...(outcome.right.outcome === undefined ? {} : { outcome: outcome.right.outcome }) }),
-        );
-      });
-      if (recorded.length > 0) {
-        for (const listener of this.listeners) listener(recorded, state);
-        this.eventsSinceSnapshot += recorded.length;
-        this.scheduleSnapshot();
-      }
-      return;
+      this.written = state;
+      this.writtenPosition = basePosition + recorded.length;
+      const previous = this.acknowledged;
+      const acknowledged = (async () => {
+        // In order: a batch decided on another's effects is answered after it, and a failed flush leaves it unsaid.
+        await previous;
+        if (durable) await durable;
+        this.acknowledge(batch, outcomes, recorded, state, basePosition);
+      })();
+      this.acknowledged = acknowledged.catch(() => undefined);
+      return { acknowledged };
+    }
+  }
+
+  /** Publishes a durable batch's state and answers its commands. */
+  private acknowledge(
+    batch: readonly Pending<C, S>[],
+    outcomes: readonly E.Either<DomainError, { readonly first: number; readonly count: number; readonly outcome: unknown }>[],
+    recorded: readonly RecordedEvent[],
+    state: S,
+    basePosition: number,
+  ): void {
+    this.committed = state;
+    this.advanceTo(basePosition + recorded.length);
+    batch.forEach((entry, index) => {
+      const outcome = outcomes[index]!;
+      entry.resolve(
+        E.isLeft(outcome)
+          ? outcome
+          : E.right({ events: recorded.slice(outcome.right.first, outcome.right.first + outcome.right.count), state, ...(outcome.right.outcome === undefined ? {} : { outcome: outcome.right.outcome }) }),
+      );
+    });
+    if (recorded.length > 0) {
+      for (const listener of this.listeners) listener(recorded, state);
+      this.eventsSinceSnapshot += recorded.length;
+      this.scheduleSnapshot();
     }
   }
 }

@@ -63,6 +63,12 @@ export interface StreamWrite {
 
 export type Unsubscribe = () => void;
 
+/** Writes made by `EventStore.stageCommit`, and when they are durable. */
+export interface StagedCommit {
+  readonly results: readonly AppendResult[];
+  readonly durable: Promise<void>;
+}
+
 export interface EventStore {
   /** Atomically appends events to one stream. Idempotent by event id. */
   append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[]): Promise<AppendResult>;
@@ -71,6 +77,16 @@ export interface EventStore {
    * All or nothing. When `expectedPosition` is given and the log's head is elsewhere, rejects with StaleWriter.
    */
   commit(writes: readonly StreamWrite[], options?: { readonly expectedPosition?: number }): Promise<readonly AppendResult[]>;
+  /**
+   * Optional: `commit` in two steps, for a store that can tell when a commit is written apart from when it is durable
+   * (SQLite: the WAL flushed after the transaction, in its writer thread or on the thread pool). Resolves once written,
+   * as `commit` would (rejecting with what it would reject with), with the results and `durable`, which settles once
+   * the flush that makes them durable has (rejecting as `commit` would on a failed flush); writes staged meanwhile are
+   * flushed after them. Returns null when it cannot write now (the caller then uses `commit`). The application decides
+   * and writes its next batch while the previous one is flushed, and acknowledges each batch only once `durable` has
+   * resolved.
+   */
+  stageCommit?(writes: readonly StreamWrite[], options?: { readonly expectedPosition?: number }): Promise<StagedCommit> | null;
   /** Events with globalPosition > `after`, in order, at most `limit`. */
   readAll(after: number, limit: number): Promise<readonly RecordedEvent[]>;
   /** Events of one stream with streamVersion > `after`, in order. */
