@@ -182,6 +182,45 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     expect(listed).toHaveLength(1);
     expect(listed[0]).not.toHaveProperty('subscribed');
   });
+
+  it('subscribes and unsubscribes (lib/api/subscriptions.rb): 201 with the issue, 304 when nothing changes, the choice over participation', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const issue = (await server.call('POST', base, { title: 'Follow me' }, guest.token)).body;
+    const path = `${base}/${issue.iid}`;
+    const subscribed = async (token: string) => (await server.call('GET', path, undefined, token)).body.subscribed;
+    // An outsider who reads the public project subscribes; a second time is 304 with no body.
+    const done = await server.call('POST', `${path}/subscribe`, undefined, outsider.token);
+    expect(done).toMatchObject({ status: 201, body: { iid: issue.iid, title: 'Follow me', subscribed: true } });
+    const again = await server.call('POST', `${path}/subscribe`, undefined, outsider.token);
+    expect([again.status, again.body, again.headers.get('content-type')]).toEqual([304, null, null]);
+    expect(await subscribed(outsider.token)).toBe(true);
+    expect(await server.call('POST', `${path}/unsubscribe`, undefined, outsider.token)).toMatchObject({ status: 201, body: { subscribed: false } });
+    expect((await server.call('POST', `${path}/unsubscribe`, undefined, outsider.token)).status).toBe(304);
+    // The author participates, so is subscribed without asking: subscribing is 304, unsubscribing wins over
+    // participation, and a comment afterwards does not bring the subscription back.
+    expect((await server.call('POST', `${path}/subscribe`, undefined, guest.token)).status).toBe(304);
+    expect(await server.call('POST', `${path}/unsubscribe`, undefined, guest.token)).toMatchObject({ status: 201, body: { subscribed: false } });
+    await server.call('POST', `${path}/notes`, { body: 'still here' }, guest.token);
+    expect(await subscribed(guest.token)).toBe(false);
+    // Each user's choice is their own.
+    expect(await subscribed(dev.token)).toBe(false);
+    expect((await server.call('POST', `${path}/subscribe`, undefined, dev.token)).status).toBe(201);
+    expect([await subscribed(dev.token), await subscribed(guest.token), await subscribed(outsider.token)]).toEqual([true, false, false]);
+  });
+
+  it('refuses a subscription to what the caller cannot read, and anonymous callers', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;
+    const before = (await server.call('GET', `${base}/${secret.iid}`)).body;
+    expect(await server.call('POST', `${base}/${secret.iid}/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('POST', `${base}/9999/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('POST', `${base}/${secret.iid}/subscribe`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await server.call('POST', `/projects/${priv.id}/issues/1/unsubscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await server.call('POST', `${base}/abc/subscribe`, undefined, outsider.token)).toMatchObject({ status: 400, body: { error: 'issue_iid is invalid' } });
+    // Nothing changed: the issue's `updated_at` does not move with a subscription either.
+    expect((await server.call('POST', `${base}/${secret.iid}/unsubscribe`, undefined, dev.token)).status).toBe(201);
+    expect((await server.call('GET', `${base}/${secret.iid}`)).body.updated_at).toBe(before.updated_at);
+  });
 });
 
 describe('project snippets (lib/api/project_snippets.rb, helpers/snippets_helpers.rb)', () => {

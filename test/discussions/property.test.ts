@@ -37,7 +37,8 @@ type Op =
   | { kind: 'delete'; actor: number; note: number; asAuthor: boolean }
   | { kind: 'updateIssue'; actor: number; iid: number; title: boolean; confidential: boolean }
   | { kind: 'deleteIssue'; iid: number }
-  | { kind: 'deleteSnippet' };
+  | { kind: 'deleteSnippet' }
+  | { kind: 'subscribe'; actor: number; iid: number; subscribed: boolean };
 
 const actor = fc.integer({ min: 1, max: 4 });
 const index = fc.nat(20);
@@ -53,6 +54,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('updateIssue' as const), actor, iid: fc.integer({ min: 1, max: 2 }), title: fc.boolean(), confidential: fc.boolean() }),
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteIssue' as const), iid: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSnippet' as const) }) },
+  fc.record({ kind: fc.constant('subscribe' as const), actor, iid: fc.integer({ min: 1, max: 2 }), subscribed: fc.boolean() }),
 );
 
 /** root (1, admin), dev (2, Developer), guest (3, Guest), outsider (4); a public project with two issues, a snippet, a merge request; a group epic. */
@@ -133,6 +135,9 @@ describe('discussions and the log', () => {
             case 'deleteSnippet':
               command = { type: 'DeleteSnippet', project_id: 1, id: 1 };
               break;
+            case 'subscribe':
+              command = { type: 'SetIssueSubscription', project_id: 1, iid: step.iid, subscribed: step.subscribed };
+              break;
           }
           if (!command) continue;
           const result = await run(as(actorId), command);
@@ -147,10 +152,11 @@ describe('discussions and the log', () => {
         const replayed = await replay(store);
         expect(stateHash(replayed)).toBe(stateHash(app.state));
         expect(replayed.discussions).toEqual(app.state.discussions);
+        expect(replayed.issues).toEqual(app.state.issues);
       }),
       { numRuns: Number(process.env['FORGEFOLD_PROPERTY_RUNS'] ?? 40) },
     );
     // The sequences did exercise the commands (not only refusals).
-    for (const type of ['StartDiscussion', 'AddNote', 'EditNote', 'DeleteNote', 'UpdateIssue']) expect(decided.get(type) ?? 0, type).toBeGreaterThan(0);
+    for (const type of ['StartDiscussion', 'AddNote', 'EditNote', 'DeleteNote', 'UpdateIssue', 'SetIssueSubscription']) expect(decided.get(type) ?? 0, type).toBeGreaterThan(0);
   }, 300_000);
 });

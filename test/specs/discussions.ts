@@ -143,6 +143,25 @@ export const issueSpecs: Record<string, Spec> = {
   },
   'owners delete issues': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, then: [{ type: 'IssueDeleted', data: { project_id: 1, id: 1, iid: 1, at: AT } }] },
   'maintainers do not delete issues': { given: [...base, issueCreated(1, 1)], as: 4, when: { type: 'DeleteIssue', project_id: 1, iid: 1 }, error: forbidden() },
+  'whoever reads an issue subscribes to it': {
+    given: [...base, issueCreated(1, 1, { author: 4 })],
+    as: 2,
+    when: { type: 'SetIssueSubscription', project_id: 1, iid: 1, subscribed: true },
+    then: [{ type: 'IssueSubscribed', data: { project_id: 1, id: 1, iid: 1, user_id: 2, at: AT } }],
+  },
+  'and unsubscribes': {
+    given: [...base, issueCreated(1, 1, { author: 4 })],
+    as: 4,
+    when: { type: 'SetIssueSubscription', project_id: 1, iid: 1, subscribed: false },
+    then: [{ type: 'IssueUnsubscribed', data: { project_id: 1, id: 1, iid: 1, user_id: 4, at: AT } }],
+  },
+  'a confidential issue is not found by an outsider who would subscribe': {
+    given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })],
+    as: 5,
+    when: { type: 'SetIssueSubscription', project_id: 1, iid: 1, subscribed: true },
+    error: notFound('Issue'),
+  },
+  'nor a missing one': { given: base, as: 2, when: { type: 'SetIssueSubscription', project_id: 1, iid: 7, subscribed: true }, error: notFound('Issue') },
 };
 
 export const snippetSpecs: Record<string, Spec> = {

@@ -1,4 +1,7 @@
-/** Issue commands (`Issues::CreateService`, `UpdateService`, `DestroyService`), lean: title, description, labels, confidentiality, state. */
+/**
+ * Issue commands (`Issues::CreateService`, `UpdateService`, `DestroyService`), lean: title, description, labels,
+ * confidentiality, state; and the actor's subscription to an issue (`Subscribable#subscribe`, `#unsubscribe`).
+ */
 export type IssueCommand =
   | {
       readonly type: 'CreateIssue';
@@ -28,4 +31,5 @@ export type IssueCommand =
       readonly discussion_locked?: boolean;
       readonly state_event?: 'close' | 'reopen';
     }
-  | { readonly type: 'DeleteIssue'; readonly project_id: number; readonly iid: number };
+  | { readonly type: 'DeleteIssue'; readonly project_id: number; readonly iid: number }
+  | { readonly type: 'SetIssueSubscription'; readonly project_id: number; readonly iid: number; readonly subscribed: boolean };

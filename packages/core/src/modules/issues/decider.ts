@@ -10,7 +10,7 @@ import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
-import { canCreateIssue, canUpdateIssue, findIssue } from './queries.js';
+import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
 import { tableGet } from '../../kernel/table.js';
 
 type Decided = E.Either<DomainError, readonly IssueEvent[]>;
@@ -96,8 +96,23 @@ const decideDelete = ({ command, actor, at }: IssuedAs<IssueCommand, 'DeleteIssu
   return E.right([{ type: 'IssueDeleted', data: { project_id: project.id, id: issue.id, iid: issue.iid, at } }]);
 };
 
+/**
+ * `find_project_issue` then `subscribe`/`unsubscribe` (lib/api/subscriptions.rb): a signed-in user who reads the issue.
+ * Whether the request changes anything (the API's 304) is the caller's question: participation lives in the
+ * discussions module. The same choice twice records it twice; only the last one counts.
+ */
+const decideSubscription = ({ command, actor, at }: IssuedAs<IssueCommand, 'SetIssueSubscription'>, state: IssuesView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  const issue = project ? findIssue(state.issues, project.id, command.iid) : undefined;
+  if (!project || !issue || (actor.userId !== null && !canReadIssue(state, actor.userId, project, issue))) return E.left(notFound(project ? 'Issue' : 'Project'));
+  if (actor.userId === null) return E.left(forbidden('only a user subscribes'));
+  const data = { project_id: project.id, id: issue.id, iid: issue.iid, user_id: actor.userId, at };
+  return E.right([command.subscribed ? { type: 'IssueSubscribed', data } : { type: 'IssueUnsubscribed', data }]);
+};
+
 export const decide = decideByType<IssueCommand, IssuesView, Decided>({
   CreateIssue: decideCreate,
   UpdateIssue: decideUpdate,
   DeleteIssue: decideDelete,
+  SetIssueSubscription: decideSubscription,
 });

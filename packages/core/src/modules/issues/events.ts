@@ -50,6 +50,10 @@ export const issueEvents = defineEvents({
   IssueClosed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },
   IssueReopened: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, at: t.string }) },
   IssueDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, at: t.string }) },
+  /** The user subscribed to the issue's notifications (a `Subscription` row with `subscribed: true`). */
+  IssueSubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  /** The user unsubscribed: no notifications, participant or not (`subscribed: false`). */
+  IssueUnsubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
 });
 
 export type IssueEvent = EventsOf<typeof issueEvents>;

@@ -43,6 +43,14 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
       if (issue) Object.assign(issue, { state: 'opened', closed_at: null, closed_by_id: null, updated_at: event.data.at });
       return;
     }
+    case 'IssueSubscribed':
+    case 'IssueUnsubscribed': {
+      const issue = issueOf(state, event.data.id);
+      if (!issue) return;
+      issue.subscriptions ??= {};
+      issue.subscriptions[event.data.user_id] = event.type === 'IssueSubscribed';
+      return;
+    }
     case 'IssueDeleted': {
       tableDelete(state.issues.byId, event.data.id);
       const project = tableGet(state.issues.byProject, event.data.project_id);

@@ -11,7 +11,7 @@ export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlic
   version: 1,
   initial: () => ({ issues: initialIssues() }),
   events: issueEvents,
-  commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue'],
+  commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue', 'SetIssueSubscription'],
   decide,
   evolve,
   follows,

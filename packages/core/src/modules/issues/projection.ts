@@ -23,6 +23,11 @@ export interface Issue {
   readonly updated_at: string;
   readonly closed_at: string | null;
   readonly closed_by_id: number | null;
+  /**
+   * User id → whether that user subscribed (true) or unsubscribed (false) through the subscription endpoints; absent
+   * until the first one. Whoever is not listed is subscribed while a participant (`Issue#subscribed?`).
+   */
+  readonly subscriptions?: Readonly<Record<number, boolean>>;
 }
 
 export interface ProjectIssues {

@@ -13,12 +13,14 @@ const user = (id: number | null, ctx: PresentContext) => {
 export const userNotesCount = (ctx: PresentContext, key: string): number => notesOfNoteable(ctx.state.discussions, key).filter((note) => !note.system).length;
 
 /**
- * `Issue#subscribed?` without subscriptions of its own (no subscription endpoints here): whether the viewer
+ * `Issue#subscribed?`: the viewer's own choice through the subscription endpoints, else whether the viewer
  * participates, as its author, an assignee or the author of a comment.
  */
-const participates = (issue: Issue, ctx: PresentContext): boolean => {
+export const isSubscribed = (issue: Issue, ctx: PresentContext): boolean => {
   const viewer = ctx.viewerId;
   if (viewer === null) return false;
+  const chosen = issue.subscriptions?.[viewer];
+  if (chosen !== undefined) return chosen;
   if (issue.author_id === viewer || issue.assignee_ids.includes(viewer)) return true;
   return notesOfNoteable(ctx.state.discussions, noteableKey('Issue', issue.id)).some((note) => !note.system && note.author_id === viewer);
 };
@@ -66,7 +68,7 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
     },
     references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${project.path_with_namespace}#${issue.iid}` },
     severity: 'UNKNOWN',
-    ...(options.subscribed ? { subscribed: participates(issue, ctx) } : {}),
+    ...(options.subscribed ? { subscribed: isSubscribed(issue, ctx) } : {}),
     moved_to_id: null,
     service_desk_reply_to: null,
     epic_iid: null,

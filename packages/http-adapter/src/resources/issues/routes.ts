@@ -1,6 +1,6 @@
 /**
  * Project issues (lib/api/issues.rb, 14.7), lean: create, list (the finder's filters, see `filter.ts`; paginated),
- * get, update (with `state_event`), delete. Confidential issues are visible to their author, assignees, Reporters
+ * get, update (with `state_event`), delete; subscribe and unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
  * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -23,12 +23,12 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { created, noContent, ok, checkUnmodifiedSince, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { created, noContent, ok, checkUnmodifiedSince, route, T, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { execute, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
-import { issueEntity } from './entities.js';
+import { issueEntity, isSubscribed } from './entities.js';
 import { filterIssues } from './filter.js';
 
 /** `find_project_issue`: a readable issue of a readable project. */
@@ -199,6 +199,24 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     },
     present: () => noContent(),
   }),
+  ...(['subscribe', 'unsubscribe'] as const).map((action) =>
+    route({
+      method: 'POST',
+      path: `/projects/:id/issues/:issue_iid/${action}`,
+      params: iidParams,
+      handler: async (ctx) => {
+        const found = issueOfRoute(ctx, deps.app.state);
+        if (E.isLeft(found)) return found.left;
+        const { project, issue } = found.right;
+        const subscribe = action === 'subscribe';
+        // `not_modified!` when the caller already is (or is not) subscribed, participation included.
+        if (isSubscribed(issue, presentContext(deps, ctx)) === subscribe) return withStatus(304);
+        const done = await execute(deps, ctx, { type: 'SetIssueSubscription', project_id: project.id, iid: issue.iid, subscribed: subscribe });
+        if (E.isLeft(done)) return done.left;
+        return created(issueEntity(findIssue(done.right.state.issues, project.id, issue.iid)!, project, presentContext(deps, ctx, done.right.state), { subscribed: true }));
+      },
+    }),
+  ),
 ];
 
 const canDestroy = (state: State, userId: number | null, project: Project): boolean => userId !== null && canOnProject(state, userId, 'destroy_issue', project);
