@@ -208,6 +208,32 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     expect([await subscribed(dev.token), await subscribed(guest.token), await subscribed(outsider.token)]).toEqual([true, false, false]);
   });
 
+  it('lists participants as Participable orders them: assignees, note authors (system notes too), the author, then the mentioned', async () => {
+    const watcher = await member(server, 'watcher');
+    await member(server, 'coder');
+    const base = `/projects/${project.id}/issues`;
+    const issue = (await server.call('POST', base, { title: 'Who is here', description: 'cc @watcher, not `@coder` in code, nor @nobody-at-all', assignee_ids: [dev.id] }, guest.token)).body;
+    const path = `${base}/${issue.iid}`;
+    await server.call('PUT', path, { title: 'Who is here now' }); // root: a system note ("changed title …")
+    await server.call('POST', `${path}/notes`, { body: 'present' }, outsider.token);
+    const participants = await server.call('GET', `${path}/participants`, undefined, null);
+    expect(participants.status).toBe(200);
+    expect(participants.headers.get('x-total')).toBeNull();
+    expect(participants.body.map((user: { username: string }) => user.username)).toEqual(['dev', 'root', 'outsider', 'guest', 'watcher']);
+    expect(Object.keys(participants.body[0]).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+    // A mention makes a participant, so a subscriber.
+    expect((await server.call('GET', path, undefined, watcher.token)).body.subscribed).toBe(true);
+    expect((await server.call('POST', `${path}/subscribe`, undefined, watcher.token)).status).toBe(304);
+  });
+
+  it('leaves out of the participants whoever cannot read the project, and hides an issue the caller cannot read', async () => {
+    const hidden = await server.call('POST', `/projects/${priv.id}/issues`, { title: 'Inside', description: 'ping @outsider' });
+    expect((await server.call('GET', `/projects/${priv.id}/issues/${hidden.body.iid}/participants`)).body.map((user: { username: string }) => user.username)).toEqual(['root']);
+    const secret = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Quiet', confidential: true }, dev.token)).body;
+    expect(await server.call('GET', `/projects/${project.id}/issues/${secret.iid}/participants`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('GET', `/projects/${priv.id}/issues/${hidden.body.iid}/participants`, undefined, null)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+  });
+
   it('refuses a subscription to what the caller cannot read, and anonymous callers', async () => {
     const base = `/projects/${project.id}/issues`;
     const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;

@@ -2,3 +2,4 @@ export * from './commands.js';
 export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
+export * from './participants.js';

@@ -25,7 +25,7 @@ const URL_REFERENCE = new RegExp(`https?:\\/\\/[^\\s\\/<>"'()\\[\\]]+\\/(${SEGME
 const SHORT_REFERENCE = new RegExp(`(?<![A-Za-z0-9_.\\/&-])(?:(${PATH}))?([#!])(\\d+)(?![\\w])`, 'g');
 
 /** Code is not rendered as references: fenced blocks and inline code spans are left out. */
-const withoutCode = (text: string): string => text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?(?:^\1[^\n]*$|(?![\s\S]))/gm, ' ').replace(/(`+)[^`]*?\1/g, ' ');
+export const withoutCode = (text: string): string => text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?(?:^\1[^\n]*$|(?![\s\S]))/gm, ' ').replace(/(`+)[^`]*?\1/g, ' ');
 
 interface Found {
   readonly kind: 'Issue' | 'MergeRequest';

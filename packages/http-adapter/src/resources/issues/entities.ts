@@ -1,5 +1,5 @@
 /** `Entities::Issue` (14.7, with EE's fields), lean: no milestones, time tracking or epics here. */
-import { findUser, notesOfNoteable, noteableKey, type Issue, type Project } from '@forgefold/core';
+import { findUser, issueParticipants, notesOfNoteable, noteableKey, type Issue, type Project } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -13,16 +13,13 @@ const user = (id: number | null, ctx: PresentContext) => {
 export const userNotesCount = (ctx: PresentContext, key: string): number => notesOfNoteable(ctx.state.discussions, key).filter((note) => !note.system).length;
 
 /**
- * `Issue#subscribed?`: the viewer's own choice through the subscription endpoints, else whether the viewer
- * participates, as its author, an assignee or the author of a comment.
+ * `Issue#subscribed?`: the viewer's own choice through the subscription endpoints, else whether the viewer is one
+ * of its participants (`subscribed_without_subscriptions?`).
  */
-export const isSubscribed = (issue: Issue, ctx: PresentContext): boolean => {
+export const isSubscribed = (issue: Issue, project: Project, ctx: PresentContext): boolean => {
   const viewer = ctx.viewerId;
   if (viewer === null) return false;
-  const chosen = issue.subscriptions?.[viewer];
-  if (chosen !== undefined) return chosen;
-  if (issue.author_id === viewer || issue.assignee_ids.includes(viewer)) return true;
-  return notesOfNoteable(ctx.state.discussions, noteableKey('Issue', issue.id)).some((note) => !note.system && note.author_id === viewer);
+  return issue.subscriptions?.[viewer] ?? issueParticipants(ctx.state, project, issue).includes(viewer);
 };
 
 /** `Entities::Issue`; `subscribed` only where the platform includes it (a single issue, not lists). */
@@ -68,7 +65,7 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
     },
     references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${project.path_with_namespace}#${issue.iid}` },
     severity: 'UNKNOWN',
-    ...(options.subscribed ? { subscribed: isSubscribed(issue, ctx) } : {}),
+    ...(options.subscribed ? { subscribed: isSubscribed(issue, project, ctx) } : {}),
     moved_to_id: null,
     service_desk_reply_to: null,
     epic_iid: null,

@@ -1,6 +1,6 @@
 /**
  * Project issues (lib/api/issues.rb, 14.7), lean: create, list (the finder's filters, see `filter.ts`; paginated),
- * get, update (with `state_event`), delete; subscribe and unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
+ * get, update (with `state_event`), delete, participants; subscribe and unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
  * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -13,6 +13,7 @@ import {
   findProject,
   findUser,
   forbidden,
+  issueParticipants,
   issuesOf,
   notFound,
   projectsInNamespace,
@@ -29,6 +30,7 @@ import { execute, listableProjects, presentContext, today, viewerId, type ApiDep
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueEntity, isSubscribed } from './entities.js';
+import { userBasic } from '../users/entities.js';
 import { filterIssues } from './filter.js';
 
 /** `find_project_issue`: a readable issue of a readable project. */
@@ -199,6 +201,19 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     },
     present: () => noContent(),
   }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/issues/:issue_iid/participants',
+    auth: 'optional',
+    params: iidParams,
+    handler: (ctx) => {
+      const found = issueOfRoute(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      const view = presentContext(deps, ctx);
+      // Not paginated: `present issue.participants(current_user)`.
+      return ok(issueParticipants(view.state, found.right.project, found.right.issue).map((id) => userBasic(findUser(view.state.users, id)!, view)));
+    },
+  }),
   ...(['subscribe', 'unsubscribe'] as const).map((action) =>
     route({
       method: 'POST',
@@ -210,7 +225,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         const { project, issue } = found.right;
         const subscribe = action === 'subscribe';
         // `not_modified!` when the caller already is (or is not) subscribed, participation included.
-        if (isSubscribed(issue, presentContext(deps, ctx)) === subscribe) return withStatus(304);
+        if (isSubscribed(issue, project, presentContext(deps, ctx)) === subscribe) return withStatus(304);
         const done = await execute(deps, ctx, { type: 'SetIssueSubscription', project_id: project.id, iid: issue.iid, subscribed: subscribe });
         if (E.isLeft(done)) return done.left;
         return created(issueEntity(findIssue(done.right.state.issues, project.id, issue.iid)!, project, presentContext(deps, ctx, done.right.state), { subscribed: true }));

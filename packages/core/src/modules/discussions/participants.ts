@@ -1,0 +1,51 @@
+/**
+ * `Participable#participants` of an issue (14.7): who takes part in it, the list `GET …/issues/:iid/participants`
+ * answers and `Issue#subscribed?` falls back to. Participable walks the issue's participant attributes depth first:
+ * the assignees (in order), the authors of its notes (system notes included: whoever changed something), the issue's
+ * author; then the users its texts mention (title, description, every note), as the `ReferenceExtractor` gathers them:
+ * the direct members of each mentioned group, then each mentioned user by id. Whoever cannot read the project is left
+ * out (`Ability.users_that_can_read_project`). Not here: `@all` (the project's whole team).
+ */
+import { canReadProject } from '../access/abilities.js';
+import { findGroupByFullPath } from '../groups/queries.js';
+import type { Issue } from '../issues/projection.js';
+import { membersOfSource } from '../members/queries.js';
+import type { Project } from '../projects/projection.js';
+import { findUser, findUserByUsername } from '../users/queries.js';
+import { withoutCode } from './mentions.js';
+import type { DiscussionsView } from './projection.js';
+import { noteableKey, notesOfNoteable } from './queries.js';
+
+/** A namespace path (`NAMESPACE_FORMAT_REGEX`, no trailing dot), possibly nested: `User.reference_pattern`. */
+const NAMESPACE = '(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])';
+const USER_REFERENCE = new RegExp(`(?<![A-Za-z0-9_])@(${NAMESPACE}(?:\\/${NAMESPACE}){0,20})`, 'g');
+
+/** The users `texts` mention: members of mentioned groups first, then mentioned users by id, each once. */
+const mentionedUsers = (state: DiscussionsView, texts: readonly string[]): number[] => {
+  const groups = new Set<number>();
+  const users = new Set<number>();
+  for (const text of texts) {
+    for (const [, path] of withoutCode(text).matchAll(USER_REFERENCE)) {
+      const user = path!.includes('/') ? undefined : findUserByUsername(state.users, path!);
+      if (user) users.add(user.id);
+      else {
+        const group = findGroupByFullPath(state.groups, path!);
+        if (group) groups.add(group.id);
+      }
+    }
+  }
+  const out = new Set<number>();
+  for (const groupId of groups) for (const member of membersOfSource(state.members, 'Namespace', groupId)) if (member.user_id !== null && member.state === 'active') out.add(member.user_id);
+  for (const id of [...users].sort((a, b) => a - b)) out.add(id);
+  return [...out];
+};
+
+/** The issue's participants' user ids, in the platform's order. */
+export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue): number[] => {
+  const notes = notesOfNoteable(state.discussions, noteableKey('Issue', issue.id));
+  const ids = new Set<number>(issue.assignee_ids);
+  for (const note of notes) if (note.author_id !== null) ids.add(note.author_id);
+  if (issue.author_id !== null) ids.add(issue.author_id);
+  for (const id of mentionedUsers(state, [issue.title, issue.description, ...notes.map((note) => note.body)])) ids.add(id);
+  return [...ids].filter((id) => findUser(state.users, id) !== undefined && canReadProject(state, id, project));
+};
