@@ -173,3 +173,42 @@ describe('merge requests', () => {
     expect(after).toMatchObject({ title: 'Squash and ff', parent_ids: [main.id] });
   });
 });
+
+// lib/api/issues.rb's `closed_by` and `related_merge_requests`, python-gitlab's `issue.closed_by()` and
+// `issue.related_merge_requests()`: the default `issue_closing_pattern` in a merge request targeting the default branch,
+// and the references between the issue's texts and merge requests.
+describe('the merge requests of an issue', () => {
+  it('lists those that close it (closed_by) and those it is related to (related_merge_requests)', async () => {
+    const issue = (await server.call('POST', `${base()}/issues`, { title: 'Broken' }, dev.token)).body;
+    const other = (await server.call('POST', `${base()}/issues`, { title: 'Also broken' }, dev.token)).body;
+    const path = `${base()}/issues/${issue.iid}`;
+    for (const branch of ['closer', 'mention', 'side', 'fixer', 'late']) await commit(branch, `${branch}.txt`, 'x\n', { start_branch: 'main' });
+    const mr = async (source: string, target: string, title: string, description: string) =>
+      (await server.call('POST', `${base()}/merge_requests`, { title, source_branch: source, target_branch: target, description }, dev.token)).body;
+    const closer = await mr('closer', 'main', 'Fix the crash', `Closes #${issue.iid} and #${other.iid}`);
+    const mention = await mr('mention', 'main', 'Related work', `See #${issue.iid}`);
+    const side = await mr('side', 'closer', 'Not on the default branch', `Fixes #${issue.iid}`);
+    const fixer = await mr('fixer', 'main', `Resolves: ${project.path_with_namespace}#${issue.iid}`, 'in the title');
+    const closedBy = await server.call('GET', `${path}/closed_by`, undefined, reporter.token);
+    expect(closedBy.status).toBe(200);
+    expect(closedBy.body.map((entry: { iid: number }) => entry.iid)).toEqual([fixer.iid, closer.iid]);
+    expect(closedBy.headers.get('x-total')).toBe('2');
+    expect(closedBy.body[0]).not.toHaveProperty('diff_refs');
+    expect((await server.call('GET', `${base()}/issues/${other.iid}/closed_by`, undefined, reporter.token)).body.map((entry: { iid: number }) => entry.iid)).toEqual([closer.iid]);
+    // Related: every one that mentions it (each left its cross reference on the issue), by iid; with the open ones
+    // that close it, which here mention it too.
+    const related = await server.call('GET', `${path}/related_merge_requests`, undefined, reporter.token);
+    expect(related.status).toBe(200);
+    expect(related.body.map((entry: { iid: number }) => entry.iid)).toEqual([closer.iid, mention.iid, side.iid, fixer.iid]);
+    expect(related.body[0]).toMatchObject({ iid: closer.iid, title: 'Fix the crash', merge_status: 'can_be_merged' });
+    expect(related.body[0]).toHaveProperty('diff_refs');
+    expect(related.body[0]).not.toHaveProperty('subscribed');
+    // The issue's own text and notes count too: a comment naming another merge request.
+    const late = await mr('late', 'main', 'Late', 'no mention');
+    await server.call('POST', `${path}/notes`, { body: `superseded by !${late.iid}` }, dev.token);
+    expect((await server.call('GET', `${path}/related_merge_requests`, undefined, reporter.token)).body.map((entry: { iid: number }) => entry.iid)).toEqual([closer.iid, mention.iid, side.iid, fixer.iid, late.iid]);
+    // Whoever does not read the project's merge requests sees none; the issue itself is a 404 to strangers.
+    const outsider = await member(server, 'mr-outsider');
+    expect(await server.call('GET', `${path}/closed_by`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+  });
+});

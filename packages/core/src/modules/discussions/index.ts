@@ -3,3 +3,4 @@ export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
 export * from './participants.js';
+export * from './closing.js';

@@ -1,6 +1,7 @@
 /**
  * Project issues (lib/api/issues.rb, 14.7), lean: create, list (the finder's filters, see `filter.ts`; paginated),
- * get, update (with `state_event`), delete, participants; subscribe and unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
+ * get, update (with `state_event`), delete, participants, the merge requests that close it or relate to it; subscribe and
+ * unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
  * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -14,6 +15,8 @@ import {
   findUser,
   forbidden,
   issueParticipants,
+  mergeRequestsClosing,
+  relatedMergeRequests,
   issuesOf,
   notFound,
   projectsInNamespace,
@@ -24,13 +27,15 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { created, noContent, ok, checkUnmodifiedSince, route, T, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
 import { execute, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueEntity, isSubscribed } from './entities.js';
 import { userBasic } from '../users/entities.js';
+import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
+import { presentMergeRequest } from '../merge-requests/present.js';
 import { filterIssues } from './filter.js';
 
 /** `find_project_issue`: a readable issue of a readable project. */
@@ -212,6 +217,46 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const view = presentContext(deps, ctx);
       // Not paginated: `present issue.participants(current_user)`.
       return ok(issueParticipants(view.state, found.right.project, found.right.issue).map((id) => userBasic(findUser(view.state.users, id)!, view)));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/issues/:issue_iid/closed_by',
+    auth: 'optional',
+    params: iidParams,
+    handler: (ctx) => {
+      const found = issueOfRoute(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      const { project, issue } = found.right;
+      const view = presentContext(deps, ctx);
+      return paginate(ctx, arraySource(mergeRequestsClosing(view.state, viewerId(ctx), project, issue)), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/issues/:issue_iid/related_merge_requests',
+    auth: 'optional',
+    params: iidParams,
+    handler: (ctx) => {
+      const found = issueOfRoute(ctx, deps.app.state);
+      if (E.isLeft(found)) return found.left;
+      const { project, issue } = found.right;
+      const state = deps.app.state;
+      return paginateLoaded(
+        ctx,
+        async (offset, limit) => {
+          const all = relatedMergeRequests(state, viewerId(ctx), project, issue);
+          return { items: all.slice(offset, offset + limit), total: all.length };
+        },
+        (page) =>
+          Promise.all(
+            page.map(async (mr) => {
+              // `include_subscribed: false`.
+              const { subscribed: _subscribed, ...entity } = await presentMergeRequest(deps, ctx, findProject(state.projects, mr.project_id)!, mr);
+              return entity;
+            }),
+          ),
+      );
     },
   }),
   ...(['subscribe', 'unsubscribe'] as const).map((action) =>

@@ -12,7 +12,8 @@ import { listParams, createParams, updateParams, mergeParams } from './params.js
 import { diffLimits, execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests } from './filter.js';
-import { mergeRequestBasicEntity, mergeRequestEntity, mergeRequestVersionEntity } from './entities.js';
+import { mergeRequestBasicEntity, mergeRequestVersionEntity } from './entities.js';
+import { presentMergeRequest } from './present.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 const MR_NOT_FOUND = '404 Merge Request Not Found';
@@ -39,20 +40,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     return mr;
   };
 
-  /** The git facts of the full entity: conflicts of an open merge request, and the size of its current diff. */
-  const present = async (ctx: Ctx, project: Project, mr: MergeRequest) => {
-    const git = deps.repositories.open(project.id);
-    const state = deps.app.state;
-    const repository = findRepository(state.repositories, project.id)!;
-    const source = branchSha(repository, mr.source_branch);
-    const target = branchSha(repository, mr.target_branch);
-    const hasConflicts = mr.state === 'opened' && source !== null && target !== null ? !E.getOrElse(() => false)(await git.mergeable(target, source)) : false;
-    const version = currentVersion(mr);
-    const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }) : null;
-    const changesCount = diffs && E.isRight(diffs) ? diffs.right.diffs.length : null;
-    const canMerge = viewerId(ctx) !== null && canMergeMergeRequest(state, viewerId(ctx), project, repository, mr);
-    return mergeRequestEntity(mr, project, presentContext(deps, ctx), { hasConflicts, changesCount, canMerge });
-  };
+  const present = (ctx: Ctx, project: Project, mr: MergeRequest) => presentMergeRequest(deps, ctx, project, mr);
 
   /** A version for `head` against the target branch as git has it now. */
   const versionFor = (project: Project, head: string, targetBranch: string) => deps.repositories.versionFact(project.id, head, targetBranch);

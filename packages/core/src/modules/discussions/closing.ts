@@ -1,0 +1,70 @@
+/**
+ * The merge requests an issue is tied to (14.7): those that close it when merged (`MergeRequest#closes_issues`, the
+ * `merge_requests_closing_issues` rows `GET …/issues/:iid/closed_by` lists) and those it references or is referenced
+ * by (`Issues::ReferencedMergeRequestsService`, `GET …/issues/:iid/related_merge_requests`).
+ *
+ * A merge request closes the issues its closing statements reference (`Gitlab::ClosingIssueExtractor` with the
+ * default `issue_closing_pattern`: "Closes #1", "fixes group/project#2", "Resolves: #3 and #4", an issue's URL) in its
+ * title and description, when it targets the project's default branch. Read from the merge request as it is now
+ * (the platform caches the rows while it is open); commit messages are not read (the log does not hold them), nor
+ * does merging close the issues here.
+ */
+import { findRepository, defaultBranchOf, mergeRequestsOf, findMergeRequest } from '../repositories/queries.js';
+import type { MergeRequest } from '../repositories/projection.js';
+import { canDownloadCode } from '../access/abilities.js';
+import type { Issue } from '../issues/projection.js';
+import type { Project } from '../projects/projection.js';
+import { findProject } from '../projects/queries.js';
+import { referencedNoteables } from './mentions.js';
+import type { DiscussionsView } from './projection.js';
+import { noteableKey, notesOfNoteable } from './queries.js';
+
+/** `Issue.reference_pattern` or `Issue.link_reference_pattern`, loosely: what `referencedNoteables` then reads. */
+const ISSUE_REF = String.raw`(?:https?:\/\/[^\s<>"'()\[\]]+\/issues\/\d+|(?:[A-Za-z0-9_.][A-Za-z0-9_.\/-]*)?#\d+)`;
+/** The default `issue_closing_pattern` (gitlab.yml, 14.x) with `%{issue_ref}` filled in. */
+const CLOSING_STATEMENT = new RegExp(
+  String.raw`\b((?:[Cc]los(?:e[sd]?|ing)|\b[Ff]ix(?:e[sd]|ing)?|\b[Rr]esolv(?:e[sd]?|ing)|\b[Ii]mplement(?:s|ed|ing)?)(:?) +(?:(?:issues? +)?${ISSUE_REF}(?:(?: *,? +and +| *,? *)?)|([A-Z][A-Z0-9_]+-\d+))+)`,
+  'g',
+);
+
+/** The ids of the issues a merge request closes when merged. */
+export const issuesClosedBy = (state: DiscussionsView, project: Project, mr: MergeRequest): number[] => {
+  const repository = findRepository(state.repositories, project.id);
+  if (!repository || mr.target_branch !== defaultBranchOf(repository)) return [];
+  const statements = [...`${mr.title}\n${mr.description}`.matchAll(CLOSING_STATEMENT)].map((match) => match[0]);
+  if (statements.length === 0) return [];
+  return referencedNoteables(state, statements.join(' '), project)
+    .filter((noteable) => noteable.type === 'Issue' && noteable.id !== null)
+    .map((noteable) => noteable.id!);
+};
+
+/** `closed_by`: the merge requests of the issue's project that close it and that the viewer reads, newest first. */
+export const mergeRequestsClosing = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] =>
+  canDownloadCode(state, viewer, project)
+    ? mergeRequestsOf(state.repositories, project.id)
+        .filter((mr) => issuesClosedBy(state, project, mr).includes(issue.id))
+        .sort((a, b) => b.id - a.id)
+    : [];
+
+/**
+ * `related_merge_requests`: the merge requests the issue's title, description and notes reference (the cross
+ * references "mentioned in merge request !1" among them) that the viewer reads, and, while the issue is open, the
+ * open ones that close it; each once, the issue's project first, then by iid (`Gitlab::IssuableSorter`).
+ */
+export const relatedMergeRequests = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] => {
+  const texts = [issue.title, issue.description, ...notesOfNoteable(state.discussions, noteableKey('Issue', issue.id)).map((note) => note.body)];
+  const found = new Map<number, MergeRequest>();
+  for (const text of texts) {
+    for (const noteable of referencedNoteables(state, text, project)) {
+      if (noteable.type !== 'MergeRequest' || noteable.project === null || noteable.iid === null) continue;
+      const mr = findMergeRequest(state.repositories, noteable.project.id, noteable.iid);
+      if (mr && noteable.readableBy(viewer)) found.set(mr.id, mr);
+    }
+  }
+  if (issue.state === 'opened') for (const mr of mergeRequestsClosing(state, viewer, project, issue)) if (mr.state === 'opened') found.set(mr.id, mr);
+  const pathOf = (mr: MergeRequest) => findProject(state.projects, mr.project_id)?.path_with_namespace ?? '';
+  return [...found.values()].sort((a, b) => {
+    if (a.project_id !== b.project_id) return a.project_id === project.id ? -1 : b.project_id === project.id ? 1 : pathOf(a).localeCompare(pathOf(b));
+    return a.iid - b.iid;
+  });
+};
