@@ -212,3 +212,22 @@ describe('the merge requests of an issue', () => {
     expect(await server.call('GET', `${path}/closed_by`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 });
+
+describe('merging closes issues', () => {
+  it('closes the open issues a merge request into the default branch closes (closed_by the merger), and only those', async () => {
+    const issue = (await server.call('POST', `${base()}/issues`, { title: 'To be fixed' }, reporter.token)).body;
+    const spared = (await server.call('POST', `${base()}/issues`, { title: 'Merely mentioned' }, reporter.token)).body;
+    await commit('fix-it', 'fix.txt', 'fixed\n', { start_branch: 'main' });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Fix it', source_branch: 'fix-it', target_branch: 'main', description: `Fixes #${issue.iid}, see #${spared.iid}` }, dev.token)).body;
+    expect((await server.call('PUT', `${base()}/merge_requests/${mr.iid}/merge`, {}, dev.token)).status).toBe(200);
+    expect((await server.call('GET', `${base()}/issues/${issue.iid}`, undefined, reporter.token)).body).toMatchObject({ state: 'closed', closed_by: { id: dev.id } });
+    expect((await server.call('GET', `${base()}/issues/${spared.iid}`, undefined, reporter.token)).body).toMatchObject({ state: 'opened', closed_by: null });
+    // Into another branch, nothing closes.
+    const other = (await server.call('POST', `${base()}/issues`, { title: 'Still open' }, reporter.token)).body;
+    await commit('base', 'base.txt', 'b\n', { start_branch: 'main' });
+    await commit('on-base', 'on-base.txt', 'o\n', { start_branch: 'base' });
+    const side = (await server.call('POST', `${base()}/merge_requests`, { title: `Closes #${other.iid}`, source_branch: 'on-base', target_branch: 'base' }, dev.token)).body;
+    expect((await server.call('PUT', `${base()}/merge_requests/${side.iid}/merge`, {}, dev.token)).status).toBe(200);
+    expect((await server.call('GET', `${base()}/issues/${other.iid}`, undefined, reporter.token)).body.state).toBe('opened');
+  });
+});

@@ -6,13 +6,14 @@
  * A merge request closes the issues its closing statements reference (`Gitlab::ClosingIssueExtractor` with the
  * default `issue_closing_pattern`: "Closes #1", "fixes group/project#2", "Resolves: #3 and #4", an issue's URL) in its
  * title and description, when it targets the project's default branch. Read from the merge request as it is now
- * (the platform caches the rows while it is open); commit messages are not read (the log does not hold them), nor
- * does merging close the issues here.
+ * (the platform caches the rows while it is open); commit messages are not read (the log does not hold them). Merging
+ * closes those the merger may update (`issuesClosedByMerge`, recorded on `MergeRequestMerged`).
  */
 import { findRepository, defaultBranchOf, mergeRequestsOf, findMergeRequest } from '../repositories/queries.js';
 import type { MergeRequest } from '../repositories/projection.js';
 import { canDownloadCode } from '../access/abilities.js';
 import type { Issue } from '../issues/projection.js';
+import { canUpdateIssue, findIssue } from '../issues/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
 import { referencedNoteables } from './mentions.js';
@@ -27,16 +28,31 @@ const CLOSING_STATEMENT = new RegExp(
   'g',
 );
 
-/** The ids of the issues a merge request closes when merged. */
-export const issuesClosedBy = (state: DiscussionsView, project: Project, mr: MergeRequest): number[] => {
+/** The issues a merge request closes when merged, with their projects. */
+const closingIssues = (state: DiscussionsView, project: Project, mr: MergeRequest): { readonly project: Project; readonly issue: Issue }[] => {
   const repository = findRepository(state.repositories, project.id);
   if (!repository || mr.target_branch !== defaultBranchOf(repository)) return [];
   const statements = [...`${mr.title}\n${mr.description}`.matchAll(CLOSING_STATEMENT)].map((match) => match[0]);
   if (statements.length === 0) return [];
-  return referencedNoteables(state, statements.join(' '), project)
-    .filter((noteable) => noteable.type === 'Issue' && noteable.id !== null)
-    .map((noteable) => noteable.id!);
+  const out: { project: Project; issue: Issue }[] = [];
+  for (const noteable of referencedNoteables(state, statements.join(' '), project)) {
+    const issue = noteable.type === 'Issue' && noteable.project && noteable.iid !== null ? findIssue(state.issues, noteable.project.id, noteable.iid) : undefined;
+    if (issue) out.push({ project: noteable.project!, issue });
+  }
+  return out;
 };
+
+/** The ids of the issues a merge request closes when merged. */
+export const issuesClosedBy = (state: DiscussionsView, project: Project, mr: MergeRequest): number[] => closingIssues(state, project, mr).map(({ issue }) => issue.id);
+
+/**
+ * What merging closes (`MergeRequests::PostMergeService#close_issues`): its open closing issues that the merger may
+ * update (`visible_closing_issues_for`, then `can?(current_user, :update_issue, issue)`).
+ */
+export const issuesClosedByMerge = (state: DiscussionsView, merger: number | null, project: Project, mr: MergeRequest): number[] =>
+  closingIssues(state, project, mr)
+    .filter(({ project: of, issue }) => issue.state === 'opened' && (merger === null || canUpdateIssue(state, merger, of, issue)))
+    .map(({ issue }) => issue.id);
 
 /** `closed_by`: the merge requests of the issue's project that close it and that the viewer reads, newest first. */
 export const mergeRequestsClosing = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] =>

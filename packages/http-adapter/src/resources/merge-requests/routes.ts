@@ -5,7 +5,7 @@
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, issuesClosedByMerge, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
@@ -237,15 +237,19 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             committer: signature,
             ...(squash ? { squash } : {}),
           },
-          deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => ({
-            type: 'MergeMergeRequest',
-            project_id: project.id,
-            iid: mr.iid,
-            old_sha: updates[0]!.old_sha!,
-            merge_commit_sha: updates[0]!.new_sha!,
-            source_sha: source,
-            versions,
-          })),
+          deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => {
+            const closes = issuesClosedByMerge(deps.app.state, viewerId(ctx), project, mr);
+            return {
+              type: 'MergeMergeRequest',
+              project_id: project.id,
+              iid: mr.iid,
+              old_sha: updates[0]!.old_sha!,
+              merge_commit_sha: updates[0]!.new_sha!,
+              source_sha: source,
+              versions,
+              ...(closes.length > 0 ? { closes_issue_ids: closes } : {}),
+            };
+          }),
         );
         if (E.isLeft(merged)) {
           if (merged.left._tag === 'MergeConflict') throw ApiError.message(406, 'Branch cannot be merged');
