@@ -160,7 +160,7 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;
     expect(await server.call('PUT', `${base}/9999`, { title: 'x' }, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('DELETE', `${base}/9999`)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
-    expect(await server.call('GET', `${base}/${secret.iid}`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('GET', `${base}/${secret.iid}`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('PUT', `${base}/${secret.iid}`, { title: 'x' }, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await server.call('PUT', `${base}/${secret.iid}`, { title: 'x' }, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await server.call('DELETE', `${base}/${secret.iid}`, undefined, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
@@ -218,7 +218,9 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     await server.call('POST', `${path}/notes`, { body: 'present' }, outsider.token);
     const participants = await server.call('GET', `${path}/participants`, undefined, null);
     expect(participants.status).toBe(200);
-    expect(participants.headers.get('x-total')).toBeNull();
+    // Paginated (`paginate(::Kaminari.paginate_array(issue.participants))`).
+    expect([participants.headers.get('x-total'), participants.headers.get('x-per-page')]).toEqual(['5', '20']);
+    expect((await server.call('GET', `${path}/participants?per_page=2&page=3`, undefined, null)).body.map((user: { username: string }) => user.username)).toEqual(['watcher']);
     expect(participants.body.map((user: { username: string }) => user.username)).toEqual(['dev', 'root', 'outsider', 'guest', 'watcher']);
     expect(Object.keys(participants.body[0]).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
     // A mention makes a participant, so a subscriber.
@@ -230,7 +232,7 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     const hidden = await server.call('POST', `/projects/${priv.id}/issues`, { title: 'Inside', description: 'ping @outsider' });
     expect((await server.call('GET', `/projects/${priv.id}/issues/${hidden.body.iid}/participants`)).body.map((user: { username: string }) => user.username)).toEqual(['root']);
     const secret = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Quiet', confidential: true }, dev.token)).body;
-    expect(await server.call('GET', `/projects/${project.id}/issues/${secret.iid}/participants`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('GET', `/projects/${project.id}/issues/${secret.iid}/participants`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('GET', `/projects/${priv.id}/issues/${hidden.body.iid}/participants`, undefined, null)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 
@@ -238,11 +240,12 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     const base = `/projects/${project.id}/issues`;
     const secret = (await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token)).body;
     const before = (await server.call('GET', `${base}/${secret.iid}`)).body;
-    expect(await server.call('POST', `${base}/${secret.iid}/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
-    expect(await server.call('POST', `${base}/9999/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('POST', `${base}/${secret.iid}/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('POST', `${base}/9999/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('POST', `${base}/${secret.iid}/subscribe`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect(await server.call('POST', `/projects/${priv.id}/issues/1/unsubscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
-    expect(await server.call('POST', `${base}/abc/subscribe`, undefined, outsider.token)).toMatchObject({ status: 400, body: { error: 'issue_iid is invalid' } });
+    // `subscribable_id` is a String: any text is looked up, and found nowhere.
+    expect(await server.call('POST', `${base}/abc/subscribe`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     // Nothing changed: the issue's `updated_at` does not move with a subscription either.
     expect((await server.call('POST', `${base}/${secret.iid}/unsubscribe`, undefined, dev.token)).status).toBe(201);
     expect((await server.call('GET', `${base}/${secret.iid}`)).body.updated_at).toBe(before.updated_at);

@@ -54,7 +54,7 @@ describe('issues', () => {
     expect((await server.call('GET', `${base}?search=idea`)).body.map((issue: { iid: number }) => issue.iid)).toEqual([2]);
     // Confidential issues: hidden from guests and outsiders, 404 on get.
     expect((await server.call('GET', `${base}?labels=bug`, undefined, guest.token)).body.map((issue: { iid: number }) => issue.iid)).toEqual([1]);
-    expect(await server.call('GET', `${base}/3`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('GET', `${base}/3`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect((await server.call('GET', `${base}/3`, undefined, reporter.token)).status).toBe(200);
     // Update: the author or Reporters; close and reopen.
     expect(await server.call('PUT', `${base}/1`, {}, guest.token)).toMatchObject({ status: 400 });
@@ -67,7 +67,7 @@ describe('issues', () => {
     // Delete: owners only.
     expect((await server.call('DELETE', `${base}/2`, undefined, reporter.token)).status).toBe(403);
     expect((await server.call('DELETE', `${base}/2`)).status).toBe(204);
-    expect(await server.call('GET', `${base}/2`)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+    expect(await server.call('GET', `${base}/2`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     // A private project is invisible to outsiders.
     expect(await server.call('POST', `/projects/${priv.id}/issues`, { title: 'x' }, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });

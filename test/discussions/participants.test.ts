@@ -31,6 +31,6 @@ describe('issue participants', () => {
     const issue = findIssue(app.state.issues, 1, 1)!;
     const project = findProject(app.state.projects, 1)!;
     // dee (assignee), ann (author), then crew's members (root, its creator and owner; fay), then bob and eve by id.
-    expect(usernames(app.state, issueParticipants(app.state, project, issue))).toEqual(['dee', 'ann', 'root', 'fay', 'bob', 'eve']);
+    expect(usernames(app.state, issueParticipants(app.state, project, issue, null))).toEqual(['dee', 'ann', 'root', 'fay', 'bob', 'eve']);
   });
 });

@@ -18,8 +18,12 @@ const open = () => {
   const db = new Database(':memory:');
   migrate(db);
   const flushes: { readonly resolve: () => void; readonly reject: (error: Error) => void }[] = [];
-  const store = new SqliteEventStore(db, async () => void db.close(), { makeDurable: () => new Promise<void>((resolve, reject) => flushes.push({ resolve, reject })) });
-  return { store, flushes };
+  const stopped: Error[] = [];
+  const store = new SqliteEventStore(db, async () => void db.close(), {
+    makeDurable: () => new Promise<void>((resolve, reject) => flushes.push({ resolve, reject })),
+    onStopped: (failure) => stopped.push(failure),
+  });
+  return { store, flushes, stopped };
 };
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -29,9 +33,13 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 // successful flush does not make that one durable either. The store stops writing, as PostgreSQL does.
 describe('SQLite store: a failed flush stops the writing', () => {
   it('fails the write behind a failed flush though its own flush succeeded, refuses every later one, and publishes none', async () => {
-    const { store, flushes } = open();
+    const { store, flushes, stopped } = open();
     const heard: number[] = [];
     const unsubscribe = store.subscribe(0, (recorded: RecordedEvent) => heard.push(recorded.globalPosition));
+    const durable = store.commit([{ streamId: 's-0', expected: 'any', events: [newEvent()] }]);
+    await turn();
+    flushes.shift()!.resolve();
+    await durable;
     const first = store.commit([{ streamId: 's-1', expected: 'any', events: [newEvent()] }]);
     const second = store.commit([{ streamId: 's-2', expected: 'any', events: [newEvent()] }]);
     await turn();
@@ -42,10 +50,17 @@ describe('SQLite store: a failed flush stops the writing', () => {
     await expect(second).rejects.toThrow(STOPPED);
     await expect(store.commit([{ streamId: 's-3', expected: 'any', events: [newEvent()] }])).rejects.toThrow(STOPPED);
     expect(flushes.length).toBe(2);
-    expect(await store.headPosition()).toBe(2);
-    expect(heard).toEqual([]);
-    // What the server's readiness reads (503 until restarted).
-    expect(store.stoppedBy).toBe(EIO);
+    expect(heard).toEqual([1]);
+    // What the server's readiness reads (503 until restarted); the owner was told once (it stops the checkpointer).
+    expect([store.stoppedBy, stopped]).toEqual([EIO, [EIO]]);
+    // Reads stop at the last durable write: the failed batches are in the file, not surely on the disk.
+    expect(await store.headPosition()).toBe(1);
+    expect((await store.readAll(0, 100)).map((event) => event.globalPosition)).toEqual([1]);
+    expect((await store.readStream('s-2')).length).toBe(0);
+    const late: number[] = [];
+    const unsubscribeLate = store.subscribe(0, (recorded: RecordedEvent) => late.push(recorded.globalPosition));
+    expect(late).toEqual([1]);
+    unsubscribeLate();
     unsubscribe();
     await store.close();
   });

@@ -83,6 +83,11 @@ export interface SqliteEventStoreOptions {
    * libuv's thread pool). A commit resolves, and subscribers hear of it, only once this has settled.
    */
   readonly makeDurable?: () => Promise<void>;
+  /**
+   * Told once, when a flush fails and the store stops writing (`stoppedBy`): the owner stops what else writes the
+   * file (the checkpointer would copy frames the failed flush may have lost into the database).
+   */
+  readonly onStopped?: (failure: Error) => void;
 }
 
 export class SqliteEventStore implements EventStore {
@@ -161,7 +166,10 @@ export class SqliteEventStore implements EventStore {
   /** The last write's flush: each settles after the one before it, and fails if that one did. */
   private lastFlush: Promise<void> = Promise.resolve();
 
-  /** Null while the store writes; the failed flush's error once it has stopped (the server's readiness shows it). */
+  /**
+   * Null while the store writes; the failed flush's error once it has stopped (the server's readiness shows it). A
+   * stopped store reads only up to its last durable write: what lies after it is not on disk for sure.
+   */
   get stoppedBy(): Error | null {
     return this.flushFailure;
   }
@@ -171,7 +179,10 @@ export class SqliteEventStore implements EventStore {
     const flushed = flush.then(
       () => previous,
       (error: unknown) => {
-        this.flushFailure ??= error instanceof Error ? error : new Error(String(error));
+        if (!this.flushFailure) {
+          this.flushFailure = error instanceof Error ? error : new Error(String(error));
+          this.options.onStopped?.(this.flushFailure);
+        }
         throw error;
       },
     );
@@ -319,17 +330,19 @@ export class SqliteEventStore implements EventStore {
     const rows = this.allAfter.all(Math.max(0, after), limit);
     const events = new Array<RecordedEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) events[i] = toRecorded(rows[i]!);
-    return events;
+    return this.flushFailure ? events.filter((event) => event.globalPosition <= this.durableHead) : events;
   }
 
   async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
-    return this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded);
+    const events = this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded);
+    return this.flushFailure ? events.filter((event) => event.globalPosition <= this.durableHead) : events;
   }
 
   async headPosition(): Promise<number> {
     this.assertOpen();
-    return this.head.get() as number;
+    const head = this.head.get() as number;
+    return this.flushFailure ? Math.min(head, this.durableHead) : head;
   }
 
   subscribe(after: number, handler: (event: RecordedEvent) => void): Unsubscribe {
@@ -350,7 +363,7 @@ export class SqliteEventStore implements EventStore {
     if (subscription.pumping) return; // re-entrant call from a handler: the outer loop picks the rest up
     subscription.pumping = true;
     // Rows of a write still awaiting its flush are delivered by its commit once durable (see `durableHead`).
-    const limit = this.awaitingFlush > 0 ? this.durableHead : Infinity;
+    const limit = this.awaitingFlush > 0 || this.flushFailure ? this.durableHead : Infinity;
     try {
       while (subscription.active && !this.closed) {
         const page = this.readAllSync(subscription.last, PAGE);

@@ -194,7 +194,10 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
       await snapshots.close();
       await walSync?.close();
       if (snapshotsDb !== db) snapshotsDb.close();
-      db.close();
+      // After a failed flush the connection stays open until the process ends: the last connection's close
+      // checkpoints, which would copy frames the failed flush may have lost into the database file. The next open
+      // recovers from the WAL, as after a crash.
+      if (!events.stoppedBy) db.close();
       await checkpointer.close();
     })());
   const events = new SqliteEventStore(db, close, {
@@ -202,6 +205,8 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     pollIntervalMs: options.pollIntervalMs,
     onWrite: path === ':memory:' ? undefined : () => checkpointer.ensureStarted(),
     ...(walSync ? { makeDurable: options.onFlushed ? timed(() => walSync.sync(), options.onFlushed) : () => walSync.sync() } : {}),
+    // No more checkpoints (see `close`).
+    onStopped: () => void checkpointer.close(),
   });
   let lastDrain = 0;
   checkpointer.onNeedsDrain = () => {

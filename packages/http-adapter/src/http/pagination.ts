@@ -190,7 +190,9 @@ export function offsetPage<T>(
   excludeTotalHeaders = false,
 ): { items: readonly T[]; headers: Record<string, string> } {
   const total = source.count();
-  const withCount = total <= MAX_COUNT;
+  // A list that does not count (an Array with a made-up total, as the commits list pages) never turns into the
+  // uncounted Relation form past MAX_COUNT.
+  const withCount = excludeTotalHeaders || total <= MAX_COUNT;
   const kaminariPages = Math.ceil(total / limit);
   const offset = (page - 1) * limit;
   const items = offset < total ? source.slice(offset, limit) : [];

@@ -15,7 +15,6 @@ import { canDownloadCode } from '../access/abilities.js';
 import type { Issue } from '../issues/projection.js';
 import { canUpdateIssue, findIssue } from '../issues/queries.js';
 import type { Project } from '../projects/projection.js';
-import { findProject } from '../projects/queries.js';
 import { referencedNoteables } from './mentions.js';
 import type { DiscussionsView } from './projection.js';
 import { noteableKey, notesOfNoteable } from './queries.js';
@@ -62,25 +61,38 @@ export const mergeRequestsClosing = (state: DiscussionsView, viewer: number | nu
         .sort((a, b) => b.id - a.id)
     : [];
 
+/** `VersionSorter`'s order: runs of digits compare as numbers. */
+const naturalCompare = (a: string, b: string): number => {
+  const chunks = (text: string) => text.match(/\d+|\D+/g) ?? [];
+  const [x, y] = [chunks(a), chunks(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const [p, q] = [x[i]!, y[i]!];
+    const numeric = /^\d/.test(p) && /^\d/.test(q);
+    const order = numeric ? Number(p) - Number(q) : p < q ? -1 : p > q ? 1 : 0;
+    if (order !== 0) return order;
+  }
+  return x.length - y.length;
+};
+
 /**
- * `related_merge_requests`: the merge requests the issue's title, description and notes reference (the cross
- * references "mentioned in merge request !1" among them) that the viewer reads, and, while the issue is open, the
- * open ones that close it; each once, the issue's project first, then by iid (`Gitlab::IssuableSorter`).
+ * `related_merge_requests` (`ReferencedMergeRequestsService#execute(issue).first`): the merge requests the issue's
+ * title, description and notes reference (the cross references "mentioned in merge request !1" among them) that the
+ * viewer reads, each once, in `Gitlab::IssuableSorter`'s order: the issue's project, then its namespace's other
+ * projects, then the rest, each group by the merge request's reference from the issue's project, naturally.
  */
 export const relatedMergeRequests = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] => {
   const texts = [issue.title, issue.description, ...notesOfNoteable(state.discussions, noteableKey('Issue', issue.id)).map((note) => note.body)];
-  const found = new Map<number, MergeRequest>();
+  const found = new Map<number, { mr: MergeRequest; level: number; reference: string }>();
   for (const text of texts) {
     for (const noteable of referencedNoteables(state, text, project)) {
-      if (noteable.type !== 'MergeRequest' || noteable.project === null || noteable.iid === null) continue;
+      if (noteable.type !== 'MergeRequest' || noteable.project === null || noteable.iid === null || !noteable.readableBy(viewer)) continue;
       const mr = findMergeRequest(state.repositories, noteable.project.id, noteable.iid);
-      if (mr && noteable.readableBy(viewer)) found.set(mr.id, mr);
+      if (!mr) continue;
+      const of = noteable.project;
+      const sameNamespace = of.namespace_id === project.namespace_id && of.namespace_kind === project.namespace_kind;
+      const level = of.id === project.id ? 0 : sameNamespace ? 1 : 2;
+      found.set(mr.id, { mr, level, reference: `${level === 0 ? '' : level === 1 ? of.path : of.path_with_namespace}!${mr.iid}` });
     }
   }
-  if (issue.state === 'opened') for (const mr of mergeRequestsClosing(state, viewer, project, issue)) if (mr.state === 'opened') found.set(mr.id, mr);
-  const pathOf = (mr: MergeRequest) => findProject(state.projects, mr.project_id)?.path_with_namespace ?? '';
-  return [...found.values()].sort((a, b) => {
-    if (a.project_id !== b.project_id) return a.project_id === project.id ? -1 : b.project_id === project.id ? 1 : pathOf(a).localeCompare(pathOf(b));
-    return a.iid - b.iid;
-  });
+  return [...found.values()].sort((a, b) => a.level - b.level || naturalCompare(a.reference, b.reference)).map(({ mr }) => mr);
 };

@@ -3,10 +3,10 @@
  * answers and `Issue#subscribed?` falls back to. Participable walks the issue's participant attributes depth first:
  * the assignees (in order), the authors of its notes (system notes included: whoever changed something), the issue's
  * author; then the users its texts mention (title, description, every note), as the `ReferenceExtractor` gathers them:
- * the direct members of each mentioned group, then each mentioned user by id. Whoever cannot read the project is left
+ * the direct members of each mentioned group the reader may read, then each mentioned user by id. Whoever cannot read the project is left
  * out (`Ability.users_that_can_read_project`). Not here: `@all` (the project's whole team).
  */
-import { canReadProject } from '../access/abilities.js';
+import { canReadGroup, canReadProject } from '../access/abilities.js';
 import { findGroupByFullPath } from '../groups/queries.js';
 import type { Issue } from '../issues/projection.js';
 import { membersOfSource } from '../members/queries.js';
@@ -20,8 +20,11 @@ import { noteableKey, notesOfNoteable } from './queries.js';
 const NAMESPACE = '(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])';
 const USER_REFERENCE = new RegExp(`(?<![A-Za-z0-9_])@(${NAMESPACE}(?:\\/${NAMESPACE}){0,20})`, 'g');
 
-/** The users `texts` mention: members of mentioned groups first, then mentioned users by id, each once. */
-const mentionedUsers = (state: DiscussionsView, texts: readonly string[]): number[] => {
+/**
+ * The users `texts` mention, as `reader` reads them: the direct members of the mentioned groups `reader` may read
+ * first, then the mentioned users by id, each once.
+ */
+const mentionedUsers = (state: DiscussionsView, texts: readonly string[], reader: number | null): number[] => {
   const groups = new Set<number>();
   const users = new Set<number>();
   for (const text of texts) {
@@ -30,7 +33,7 @@ const mentionedUsers = (state: DiscussionsView, texts: readonly string[]): numbe
       if (user) users.add(user.id);
       else {
         const group = findGroupByFullPath(state.groups, path!);
-        if (group) groups.add(group.id);
+        if (group && canReadGroup(state, reader, group)) groups.add(group.id);
       }
     }
   }
@@ -40,12 +43,15 @@ const mentionedUsers = (state: DiscussionsView, texts: readonly string[]): numbe
   return [...out];
 };
 
-/** The issue's participants' user ids, in the platform's order. */
-export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue): number[] => {
+/**
+ * The issue's participants' user ids, in the platform's order, as `viewer` sees them (`participants(current_user)`;
+ * for nobody, the references are read as the issue's author).
+ */
+export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue, viewer: number | null): number[] => {
   const notes = notesOfNoteable(state.discussions, noteableKey('Issue', issue.id));
   const ids = new Set<number>(issue.assignee_ids);
   for (const note of notes) if (note.author_id !== null) ids.add(note.author_id);
   if (issue.author_id !== null) ids.add(issue.author_id);
-  for (const id of mentionedUsers(state, [issue.title, issue.description, ...notes.map((note) => note.body)])) ids.add(id);
+  for (const id of mentionedUsers(state, [issue.title, issue.description, ...notes.map((note) => note.body)], viewer ?? issue.author_id)) ids.add(id);
   return [...ids].filter((id) => findUser(state.users, id) !== undefined && canReadProject(state, id, project));
 };

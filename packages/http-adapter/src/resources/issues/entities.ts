@@ -19,7 +19,7 @@ export const userNotesCount = (ctx: PresentContext, key: string): number => note
 export const isSubscribed = (issue: Issue, project: Project, ctx: PresentContext): boolean => {
   const viewer = ctx.viewerId;
   if (viewer === null) return false;
-  return issue.subscriptions?.[viewer] ?? issueParticipants(ctx.state, project, issue).includes(viewer);
+  return issue.subscriptions?.[viewer] ?? issueParticipants(ctx.state, project, issue, viewer).includes(viewer);
 };
 
 /** `Entities::Issue`; `subscribed` only where the platform includes it (a single issue, not lists). */

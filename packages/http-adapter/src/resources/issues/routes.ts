@@ -38,13 +38,17 @@ import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
 import { filterIssues } from './filter.js';
 
-/** `find_project_issue`: a readable issue of a readable project. */
-const issueOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { project: Project; issue: Issue }> => {
+/**
+ * `find_project_issue`: a readable issue of a readable project. Its `find_by!` raises RecordNotFound, which the API
+ * answers `{"message":"404 Not found"}`. `param`: the path parameter holding the iid (the subscription routes name it
+ * `subscribable_id`, a String there, so that any text is a 404 rather than a 400).
+ */
+const issueOfRoute = (ctx: HandlerContext<unknown>, state: State, param = 'issue_iid'): E.Either<DomainError, { project: Project; issue: Issue }> => {
   const project = projectOfRoute(ctx, state);
   if (E.isLeft(project)) return project;
-  const iid = Number(ctx.routeParams['issue_iid']);
+  const iid = Number(ctx.routeParams[param]);
   const issue = Number.isSafeInteger(iid) ? findIssue(state.issues, project.right.id, iid) : undefined;
-  if (!issue || !canReadIssue(state, viewerId(ctx), project.right, issue)) return E.left(notFound('Issue'));
+  if (!issue || !canReadIssue(state, viewerId(ctx), project.right, issue)) return E.left(notFound(undefined, '404 Not found'));
   return E.right({ project: project.right, issue });
 };
 
@@ -215,8 +219,9 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const found = issueOfRoute(ctx, deps.app.state);
       if (E.isLeft(found)) return found.left;
       const view = presentContext(deps, ctx);
-      // Not paginated: `present issue.participants(current_user)`.
-      return ok(issueParticipants(view.state, found.right.project, found.right.issue).map((id) => userBasic(findUser(view.state.users, id)!, view)));
+      // `paginate(::Kaminari.paginate_array(issue.participants))`.
+      const ids = issueParticipants(view.state, found.right.project, found.right.issue, viewerId(ctx));
+      return paginate(ctx, arraySource(ids), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
     },
   }),
   route({
@@ -262,10 +267,9 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   ...(['subscribe', 'unsubscribe'] as const).map((action) =>
     route({
       method: 'POST',
-      path: `/projects/:id/issues/:issue_iid/${action}`,
-      params: iidParams,
+      path: `/projects/:id/issues/:subscribable_id/${action}`,
       handler: async (ctx) => {
-        const found = issueOfRoute(ctx, deps.app.state);
+        const found = issueOfRoute(ctx, deps.app.state, 'subscribable_id');
         if (E.isLeft(found)) return found.left;
         const { project, issue } = found.right;
         const subscribe = action === 'subscribe';
