@@ -390,6 +390,14 @@ describe('pagination', () => {
     expect(r.headers['Link']).toBe('<u1>; rel="prev", <u3>; rel="next", <u1>; rel="first"');
   });
 
+  it('a list that does not count (exclude_total_headers) keeps rel=last and the previous page past 10,000', () => {
+    // The commits list: 20 loaded at offset 20,000, one more assumed.
+    const src = { count: () => 20_021, slice: (o: number, l: number) => Array.from({ length: l }, (_, i) => o + i) };
+    const r = offsetPage(src, 1001, 20, (n) => `u${n}`, true);
+    expect([r.headers['X-Total'], r.headers['X-Next-Page'], r.headers['X-Prev-Page']]).toEqual([undefined, '1002', '1000']);
+    expect(r.headers['Link']).toBe('<u1000>; rel="prev", <u1002>; rel="next", <u1>; rel="first", <u1002>; rel="last"');
+  });
+
   it('keyset', () => {
     const rows = Array.from({ length: 5 }, (_, i) => ({ id: i + 1 }));
     const ks = { source: sortedArrayKeysetSource(rows, (r) => r.id), supports: (o: string | undefined) => o === 'id' };
