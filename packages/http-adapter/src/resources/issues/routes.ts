@@ -27,7 +27,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
 import { execute, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
@@ -91,6 +91,19 @@ const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issu
 
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
 
+/** A read of one readable issue, or of what hangs on it: `GET /projects/:id/issues/:issue_iid<suffix>`. */
+const issueRead = (deps: ApiDeps, suffix: string, answer: (ctx: HandlerContext<unknown>, found: { project: Project; issue: Issue }) => HandlerResult | Promise<HandlerResult>) =>
+  route({
+    method: 'GET',
+    path: `/projects/:id/issues/:issue_iid${suffix}`,
+    auth: 'optional',
+    params: iidParams,
+    handler: (ctx) => {
+      const found = issueOfRoute(ctx, deps.app.state);
+      return E.isLeft(found) ? found.left : answer(ctx, found.right);
+    },
+  });
+
 export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   // `GET /issues`: `authenticate! unless params[:scope] == 'all'`; the caller's own issues by default.
   listRoute(deps, {
@@ -133,17 +146,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       ),
     present: (issue, view, project) => issueEntity(issue, project, view),
   }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/issues/:issue_iid',
-    auth: 'optional',
-    params: iidParams,
-    handler: (ctx) => {
-      const found = issueOfRoute(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      return ok(issueEntity(found.right.issue, found.right.project, presentContext(deps, ctx), { subscribed: true }));
-    },
-  }),
+  issueRead(deps, '', (ctx, { project, issue }) => ok(issueEntity(issue, project, presentContext(deps, ctx), { subscribed: true }))),
   commandRoute(deps, {
     method: 'POST',
     path: '/projects/:id/issues',
@@ -210,59 +213,32 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     },
     present: () => noContent(),
   }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/issues/:issue_iid/participants',
-    auth: 'optional',
-    params: iidParams,
-    handler: (ctx) => {
-      const found = issueOfRoute(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      const view = presentContext(deps, ctx);
-      // `paginate(::Kaminari.paginate_array(issue.participants))`.
-      const ids = issueParticipants(view.state, found.right.project, found.right.issue, viewerId(ctx));
-      return paginate(ctx, arraySource(ids), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
-    },
+  issueRead(deps, '/participants', (ctx, { project, issue }) => {
+    const view = presentContext(deps, ctx);
+    // `paginate(::Kaminari.paginate_array(issue.participants))`.
+    return paginate(ctx, arraySource(issueParticipants(view.state, project, issue, viewerId(ctx))), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
   }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/issues/:issue_iid/closed_by',
-    auth: 'optional',
-    params: iidParams,
-    handler: (ctx) => {
-      const found = issueOfRoute(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      const { project, issue } = found.right;
-      const view = presentContext(deps, ctx);
-      return paginate(ctx, arraySource(mergeRequestsClosing(view.state, viewerId(ctx), project, issue)), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
-    },
+  issueRead(deps, '/closed_by', (ctx, { project, issue }) => {
+    const view = presentContext(deps, ctx);
+    return paginate(ctx, arraySource(mergeRequestsClosing(view.state, viewerId(ctx), project, issue)), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
   }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/issues/:issue_iid/related_merge_requests',
-    auth: 'optional',
-    params: iidParams,
-    handler: (ctx) => {
-      const found = issueOfRoute(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      const { project, issue } = found.right;
-      const state = deps.app.state;
-      return paginateLoaded(
-        ctx,
-        async (offset, limit) => {
-          const all = relatedMergeRequests(state, viewerId(ctx), project, issue);
-          return { items: all.slice(offset, offset + limit), total: all.length };
-        },
-        (page) =>
-          Promise.all(
-            page.map(async (mr) => {
-              // `include_subscribed: false`.
-              const { subscribed: _subscribed, ...entity } = await presentMergeRequest(deps, ctx, findProject(state.projects, mr.project_id)!, mr);
-              return entity;
-            }),
-          ),
-      );
-    },
+  issueRead(deps, '/related_merge_requests', (ctx, { project, issue }) => {
+    const state = deps.app.state;
+    return paginateLoaded(
+      ctx,
+      async (offset, limit) => {
+        const all = relatedMergeRequests(state, viewerId(ctx), project, issue);
+        return { items: all.slice(offset, offset + limit), total: all.length };
+      },
+      (page) =>
+        Promise.all(
+          page.map(async (mr) => {
+            // `include_subscribed: false`.
+            const { subscribed: _subscribed, ...entity } = await presentMergeRequest(deps, ctx, findProject(state.projects, mr.project_id)!, mr);
+            return entity;
+          }),
+        ),
+    );
   }),
   ...(['subscribe', 'unsubscribe'] as const).map((action) =>
     route({
