@@ -38,7 +38,9 @@ type Op =
   | { kind: 'updateIssue'; actor: number; iid: number; title: boolean; confidential: boolean }
   | { kind: 'deleteIssue'; iid: number }
   | { kind: 'deleteSnippet' }
-  | { kind: 'subscribe'; actor: number; iid: number; subscribed: boolean };
+  | { kind: 'subscribe'; actor: number; iid: number; subscribed: boolean }
+  | { kind: 'link'; actor: number; iid: number; target: number; blocks: boolean }
+  | { kind: 'unlink'; actor: number; link: number };
 
 const actor = fc.integer({ min: 1, max: 4 });
 const index = fc.nat(20);
@@ -55,6 +57,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteIssue' as const), iid: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSnippet' as const) }) },
   fc.record({ kind: fc.constant('subscribe' as const), actor, iid: fc.integer({ min: 1, max: 2 }), subscribed: fc.boolean() }),
+  fc.record({ kind: fc.constant('link' as const), actor, iid: fc.integer({ min: 1, max: 2 }), target: fc.integer({ min: 1, max: 2 }), blocks: fc.boolean() }),
+  fc.record({ kind: fc.constant('unlink' as const), actor, link: fc.integer({ min: 1, max: 4 }) }),
 );
 
 /** root (1, admin), dev (2, Developer), guest (3, Guest), outsider (4); a public project with two issues, a snippet, a merge request; a group epic. */
@@ -138,6 +142,12 @@ describe('discussions and the log', () => {
             case 'subscribe':
               command = { type: 'SetIssueSubscription', project_id: 1, iid: step.iid, subscribed: step.subscribed };
               break;
+            case 'link':
+              command = { type: 'CreateIssueLink', project_id: 1, iid: step.iid, target_project_id: 1, target_iid: step.target, link_type: step.blocks ? 'blocks' : 'relates_to' };
+              break;
+            case 'unlink':
+              command = { type: 'DestroyIssueLink', link_id: step.link };
+              break;
           }
           if (!command) continue;
           const result = await run(as(actorId), command);
@@ -157,6 +167,6 @@ describe('discussions and the log', () => {
       { numRuns: Number(process.env['FORGEFOLD_PROPERTY_RUNS'] ?? 40) },
     );
     // The sequences did exercise the commands (not only refusals).
-    for (const type of ['StartDiscussion', 'AddNote', 'EditNote', 'DeleteNote', 'UpdateIssue', 'SetIssueSubscription']) expect(decided.get(type) ?? 0, type).toBeGreaterThan(0);
+    for (const type of ['StartDiscussion', 'AddNote', 'EditNote', 'DeleteNote', 'UpdateIssue', 'SetIssueSubscription', 'CreateIssueLink']) expect(decided.get(type) ?? 0, type).toBeGreaterThan(0);
   }, 300_000);
 });

@@ -3,7 +3,7 @@
  * exactly these events (the thread's history) or this error.
  */
 import { createHash } from 'node:crypto';
-import { badRequest, forbidden, notFound, validation, type ForgefoldEvent, type NoteData, type NoteableData } from '@forgefold/core';
+import { badRequest, conflict, forbidden, notFound, unprocessable, validation, type ForgefoldEvent, type NoteData, type NoteableData } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const LATER = '2026-01-02T00:00:00.000Z';
@@ -162,6 +162,36 @@ export const issueSpecs: Record<string, Spec> = {
     error: notFound('Issue'),
   },
   'nor a missing one': { given: base, as: 2, when: { type: 'SetIssueSubscription', project_id: 1, iid: 7, subscribed: true }, error: notFound('Issue') },
+  'a developer links two issues': {
+    given: [...base, issueCreated(1, 1), issueCreated(2, 2)],
+    as: 3,
+    when: { type: 'CreateIssueLink', project_id: 1, iid: 1, target_project_id: 1, target_iid: 2, link_type: 'blocks' },
+    then: [{ type: 'IssueLinkCreated', data: { id: 1, source: { project_id: 1, id: 1, iid: 1 }, target: { project_id: 1, id: 2, iid: 2 }, link_type: 'blocks', author_id: 3, at: AT } }],
+  },
+  'a guest does not (admin_issue_link is for Reporters)': {
+    given: [...base, issueCreated(1, 1), issueCreated(2, 2)],
+    as: 2,
+    when: { type: 'CreateIssueLink', project_id: 1, iid: 1, target_project_id: 1, target_iid: 2 },
+    error: notFound(undefined, 'No matching issue found. Make sure that you are adding a valid issue URL.'),
+  },
+  'an issue is not linked to itself': {
+    given: [...base, issueCreated(1, 1)],
+    as: 3,
+    when: { type: 'CreateIssueLink', project_id: 1, iid: 1, target_project_id: 1, target_iid: 1 },
+    error: unprocessable('#1 cannot be added: cannot be related to itself'),
+  },
+  'nor twice, either way': {
+    given: [...base, issueCreated(1, 1), issueCreated(2, 2), { type: 'IssueLinkCreated', data: { id: 1, source: { project_id: 1, id: 1, iid: 1 }, target: { project_id: 1, id: 2, iid: 2 }, link_type: 'relates_to', author_id: 3, at: AT } }],
+    as: 3,
+    when: { type: 'CreateIssueLink', project_id: 1, iid: 2, target_project_id: 1, target_iid: 1 },
+    error: conflict('Issue(s) already assigned'),
+  },
+  'unlinking takes admin_issue_link on both issues': {
+    given: [...base, issueCreated(1, 1), issueCreated(2, 2), { type: 'IssueLinkCreated', data: { id: 1, source: { project_id: 1, id: 1, iid: 1 }, target: { project_id: 1, id: 2, iid: 2 }, link_type: 'relates_to', author_id: 3, at: AT } }],
+    as: 2,
+    when: { type: 'DestroyIssueLink', link_id: 1 },
+    error: notFound(undefined, 'No Issue Link found'),
+  },
 };
 
 export const snippetSpecs: Record<string, Spec> = {

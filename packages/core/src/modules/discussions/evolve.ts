@@ -16,7 +16,7 @@ import { findProject } from '../projects/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
 import { discussionIdFor, noteableData, noteableKey } from './queries.js';
-import { findIssue } from '../issues/queries.js';
+import { findIssue, issueReference } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
 import type { NoteableRef } from './commands.js';
 import { addedCommitsBody, dueDateBody, systemNoteBodies } from './system-notes.js';
@@ -30,7 +30,7 @@ export type DiscussionsDraft = Writable<DiscussionsView, 'discussions'>;
 export type DiscussionsFollowed =
   | Extract<ProjectEvent, { type: 'ProjectDeleted' }>
   | Extract<GroupEvent, { type: 'GroupDeleted' }>
-  | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' }>
+  | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' | 'IssueLinkCreated' | 'IssueLinkDestroyed' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
   | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
   | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
@@ -195,6 +195,19 @@ const crossReference = (state: DiscussionsDraft, mentioner: NoteableData, text: 
 };
 
 const issueNoteable = (data: { id: number; iid: number; project_id: number }): NoteableData => ({ key: noteableKey('Issue', data.id), type: 'Issue', id: data.id, iid: data.iid, project_id: data.project_id, group_id: null, commit_sha: null });
+/** The issue's reference seen from another project (`Issue#to_reference(from)`). */
+const referenceFrom = (state: DiscussionsDraft, issue: { project_id: number; iid: number }, fromProjectId: number): string => {
+  const of = findProject(state.projects, issue.project_id);
+  const from = findProject(state.projects, fromProjectId);
+  return of && from ? issueReference(issue.iid, of, from) : `#${issue.iid}`;
+};
+
+/** `SystemNoteService.relate_issue` / `unrelate_issue`, on both issues (14.x: the same words for every link type). */
+const linkNotes = (state: DiscussionsDraft, data: Extract<IssueEvent, { type: 'IssueLinkCreated' | 'IssueLinkDestroyed' }>['data'], body: (reference: string) => string): void => {
+  systemNote(state, issueNoteable(data.source), body(referenceFrom(state, data.target, data.source.project_id)), data.author_id, data.at);
+  systemNote(state, issueNoteable(data.target), body(referenceFrom(state, data.source, data.target.project_id)), data.author_id, data.at);
+};
+
 const mergeRequestNoteable = (data: { id: number; iid: number; project_id: number }): NoteableData => ({
   key: noteableKey('MergeRequest', data.id),
   type: 'MergeRequest',
@@ -233,6 +246,10 @@ export const follows = {
     const issue = findIssue(state.issues, data.project_id, data.iid);
     if (issue && (data.title !== undefined || data.description !== undefined)) crossReference(state, noteable, mentionableText(issue.title, issue.description), data.updated_by_id, data.updated_at);
   },
+  IssueLinkCreated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueLinkCreated' }>): void =>
+    linkNotes(state, event.data, (reference) => `marked this issue as related to ${reference}`),
+  IssueLinkDestroyed: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueLinkDestroyed' }>): void =>
+    linkNotes(state, event.data, (reference) => `removed the relation with ${reference}`),
   MergeRequestCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestCreated' }>): void => {
     const { data } = event;
     crossReference(state, mergeRequestNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);

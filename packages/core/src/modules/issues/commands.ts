@@ -32,4 +32,14 @@ export type IssueCommand =
       readonly state_event?: 'close' | 'reopen';
     }
   | { readonly type: 'DeleteIssue'; readonly project_id: number; readonly iid: number }
-  | { readonly type: 'SetIssueSubscription'; readonly project_id: number; readonly iid: number; readonly subscribed: boolean };
+  | { readonly type: 'SetIssueSubscription'; readonly project_id: number; readonly iid: number; readonly subscribed: boolean }
+  /** Links the issue (the source) to another (the target) (`IssueLinks::CreateService`). */
+  | {
+      readonly type: 'CreateIssueLink';
+      readonly project_id: number;
+      readonly iid: number;
+      readonly target_project_id: number;
+      readonly target_iid: number;
+      readonly link_type?: 'relates_to' | 'blocks';
+    }
+  | { readonly type: 'DestroyIssueLink'; readonly link_id: number };

@@ -1,8 +1,8 @@
 /** The issues module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
-import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { conflict, forbidden, notFound, unprocessable, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
-import { canOnProject, effectiveProjectAccess, isAdmin } from '../access/abilities.js';
+import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin } from '../access/abilities.js';
 import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
@@ -10,7 +10,7 @@ import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
-import { canCreateIssue, canReadIssue, canUpdateIssue, findIssue } from './queries.js';
+import { canAdminIssueLink, canCreateIssue, canReadIssue, canUpdateIssue, findIssue, findIssueById, findIssueLink, issueReference, linksOf } from './queries.js';
 import { tableGet } from '../../kernel/table.js';
 
 type Decided = E.Either<DomainError, readonly IssueEvent[]>;
@@ -110,9 +110,72 @@ const decideSubscription = ({ command, actor, at }: IssuedAs<IssueCommand, 'SetI
   return E.right([command.subscribed ? { type: 'IssueSubscribed', data } : { type: 'IssueUnsubscribed', data }]);
 };
 
+const ISSUE_NOT_FOUND = notFound(undefined, '404 Not found');
+
+/**
+ * `IssueLinks::CreateService` (14.7): both issues readable (`find_project_issue`, "404 Not found"); `admin_issue_link`
+ * on the target, else "No matching issue found"; an issue already linked either way is a 409, the issue itself a 422.
+ */
+const decideCreateLink = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssueLink'>, state: IssuesView): Decided => {
+  const project = findProject(state.projects, command.project_id);
+  const source = project ? findIssue(state.issues, project.id, command.iid) : undefined;
+  if (!project || !canReadProject(state, actor.userId, project)) return E.left(notFound('Project'));
+  if (!source || !canReadIssue(state, actor.userId, project, source)) return E.left(ISSUE_NOT_FOUND);
+  const targetProject = findProject(state.projects, command.target_project_id);
+  if (!targetProject || !canReadProject(state, actor.userId, targetProject)) return E.left(notFound('Project'));
+  const target = findIssue(state.issues, targetProject.id, command.target_iid);
+  if (!target || !canReadIssue(state, actor.userId, targetProject, target)) return E.left(ISSUE_NOT_FOUND);
+  if (actor.userId !== null && !canAdminIssueLink(state, actor.userId, targetProject, target)) {
+    return E.left(notFound(undefined, 'No matching issue found. Make sure that you are adding a valid issue URL.'));
+  }
+  if (linksOf(state.issues, source).some(({ other }) => other.id === target.id)) return E.left(conflict('Issue(s) already assigned'));
+  if (target.id === source.id) return E.left(unprocessable(`${issueReference(target.iid, targetProject, project)} cannot be added: cannot be related to itself`));
+  return E.right([
+    {
+      type: 'IssueLinkCreated',
+      data: {
+        id: state.issues.link_sequence + 1,
+        source: { project_id: project.id, id: source.id, iid: source.iid },
+        target: { project_id: targetProject.id, id: target.id, iid: target.iid },
+        link_type: command.link_type ?? 'relates_to',
+        author_id: actor.userId,
+        at,
+      },
+    },
+  ]);
+};
+
+/** `IssueLinks::DestroyService`: `admin_issue_link` on both issues, else "No Issue Link found". */
+const decideDestroyLink = ({ command, actor, at }: IssuedAs<IssueCommand, 'DestroyIssueLink'>, state: IssuesView): Decided => {
+  const link = findIssueLink(state.issues, command.link_id);
+  const source = link && findIssueById(state.issues, link.source_id);
+  const target = link && findIssueById(state.issues, link.target_id);
+  if (!link || !source || !target) return E.left(ISSUE_NOT_FOUND);
+  const sourceProject = findProject(state.projects, source.project_id);
+  const targetProject = findProject(state.projects, target.project_id);
+  if (!sourceProject || !targetProject) return E.left(ISSUE_NOT_FOUND);
+  if (actor.userId !== null && !(canAdminIssueLink(state, actor.userId, sourceProject, source) && canAdminIssueLink(state, actor.userId, targetProject, target))) {
+    return E.left(notFound(undefined, 'No Issue Link found'));
+  }
+  return E.right([
+    {
+      type: 'IssueLinkDestroyed',
+      data: {
+        id: link.id,
+        source: { project_id: source.project_id, id: source.id, iid: source.iid },
+        target: { project_id: target.project_id, id: target.id, iid: target.iid },
+        author_id: actor.userId,
+        at,
+      },
+    },
+  ]);
+};
+
 export const decide = decideByType<IssueCommand, IssuesView, Decided>({
   CreateIssue: decideCreate,
   UpdateIssue: decideUpdate,
   DeleteIssue: decideDelete,
   SetIssueSubscription: decideSubscription,
+  CreateIssueLink: decideCreateLink,
+  DestroyIssueLink: decideDestroyLink,
 });

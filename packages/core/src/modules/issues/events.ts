@@ -9,6 +9,9 @@ import { nullable } from '../shared/codecs.js';
 
 const stream = (data: { project_id: number }) => `issues-${data.project_id}`;
 
+/** An issue as a link names it. */
+const linkedIssue = t.type({ project_id: t.number, id: t.number, iid: t.number });
+
 export const issueEvents = defineEvents({
   IssueCreated: {
     version: 1,
@@ -54,6 +57,18 @@ export const issueEvents = defineEvents({
   IssueSubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
   /** The user unsubscribed: no notifications, participant or not (`subscribed: false`). */
   IssueUnsubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  /** `IssueLinks::CreateService`: recorded on the source's stream. */
+  IssueLinkCreated: {
+    version: 1,
+    stream: (data: { source: { project_id: number } }) => `issues-${data.source.project_id}`,
+    codec: t.type({ id: t.number, source: linkedIssue, target: linkedIssue, link_type: t.union([t.literal('relates_to'), t.literal('blocks')]), author_id: nullable(t.number), at: t.string }),
+  },
+  /** `IssueLinks::DestroyService`. */
+  IssueLinkDestroyed: {
+    version: 1,
+    stream: (data: { source: { project_id: number } }) => `issues-${data.source.project_id}`,
+    codec: t.type({ id: t.number, source: linkedIssue, target: linkedIssue, author_id: nullable(t.number), at: t.string }),
+  },
 });
 
 export type IssueEvent = EventsOf<typeof issueEvents>;

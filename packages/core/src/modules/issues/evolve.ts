@@ -12,6 +12,21 @@ export type IssuesFollowed = Extract<ProjectEvent, { type: 'ProjectDeleted' }> |
 
 const issueOf = (state: IssuesDraft, id: number): Draft<Issue> | undefined => tableGet(state.issues.byId, id);
 
+const unlink = (state: IssuesDraft, linkId: number): void => {
+  const link = tableGet(state.issues.links, linkId);
+  if (!link) return;
+  for (const id of [link.source_id, link.target_id]) {
+    const issue = issueOf(state, id);
+    if (issue?.link_ids) issue.link_ids = issue.link_ids.filter((other) => other !== linkId);
+  }
+  tableDelete(state.issues.links, linkId);
+};
+
+/** A deleted issue's links go with it (from the other issues' lists too). */
+const unlinkAll = (state: IssuesDraft, issueId: number): void => {
+  for (const linkId of [...(issueOf(state, issueId)?.link_ids ?? [])]) unlink(state, linkId);
+};
+
 export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
   switch (event.type) {
     case 'IssueCreated': {
@@ -52,7 +67,21 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
       issue.subscriptions[event.data.user_id] = event.type === 'IssueSubscribed';
       return;
     }
+    case 'IssueLinkCreated': {
+      const { id, source, target, link_type, at } = event.data;
+      tableSet(state.issues.links, id, { id, source_id: source.id, target_id: target.id, link_type, created_at: at, updated_at: at });
+      for (const issueId of [source.id, target.id]) {
+        const issue = issueOf(state, issueId);
+        if (issue) issue.link_ids = [...(issue.link_ids ?? []), id];
+      }
+      if (id > state.issues.link_sequence) state.issues.link_sequence = id;
+      return;
+    }
+    case 'IssueLinkDestroyed':
+      unlink(state, event.data.id);
+      return;
     case 'IssueDeleted': {
+      unlinkAll(state, event.data.id);
       tableDelete(state.issues.byId, event.data.id);
       const project = tableGet(state.issues.byProject, event.data.project_id);
       if (project) tableDelete(project.byIid, event.data.iid);
@@ -72,7 +101,10 @@ export const follows = {
   ProjectDeleted: (state: IssuesDraft, event: Extract<IssuesFollowed, { type: 'ProjectDeleted' }>): void => {
     const project = tableGet(state.issues.byProject, event.data.id);
     if (!project) return;
-    for (const id of [...tableValues(project.byIid)]) tableDelete(state.issues.byId, id);
+    for (const id of [...tableValues(project.byIid)]) {
+      unlinkAll(state, id);
+      tableDelete(state.issues.byId, id);
+    }
     tableDelete(state.issues.byProject, event.data.id);
   },
 };

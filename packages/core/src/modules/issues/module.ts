@@ -8,10 +8,11 @@ import { initialIssues, type IssuesSlice, type IssuesView } from './projection.j
 
 export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlice }, IssuesView, IssuesDraft, IssueCommand, typeof issueEvents, IssuesFollowed>({
   name: 'issues',
-  version: 1,
+  // 2: issue links (older snapshots have no `links` slice, and replay from the log).
+  version: 2,
   initial: () => ({ issues: initialIssues() }),
   events: issueEvents,
-  commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue', 'SetIssueSubscription'],
+  commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue', 'SetIssueSubscription', 'CreateIssueLink', 'DestroyIssueLink'],
   decide,
   evolve,
   follows,

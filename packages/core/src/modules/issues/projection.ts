@@ -28,6 +28,20 @@ export interface Issue {
    * until the first one. Whoever is not listed is subscribed while a participant (`Issue#subscribed?`).
    */
   readonly subscriptions?: Readonly<Record<number, boolean>>;
+  /** Ids of the links (`IssueLink`) the issue is the source or the target of, oldest first; absent until the first. */
+  readonly link_ids?: readonly number[];
+}
+
+/** `IssueLink` (14.7): `relates_to`, or `blocks` (the source blocks the target; seen from the target, `is_blocked_by`). */
+export type IssueLinkType = 'relates_to' | 'blocks';
+
+export interface IssueLink {
+  readonly id: number;
+  readonly source_id: number;
+  readonly target_id: number;
+  readonly link_type: IssueLinkType;
+  readonly created_at: string;
+  readonly updated_at: string;
 }
 
 export interface ProjectIssues {
@@ -41,8 +55,11 @@ export interface IssuesSlice {
   readonly byId: Table<Issue>;
   readonly byProject: Table<ProjectIssues>;
   readonly sequence: number;
+  /** Links between issues, by id. */
+  readonly links: Table<IssueLink>;
+  readonly link_sequence: number;
 }
 
 export type IssuesView = MembershipView & { readonly issues: IssuesSlice };
 
-export const initialIssues = (): IssuesSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0 });
+export const initialIssues = (): IssuesSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0, links: emptyTable(), link_sequence: 0 });

@@ -1,5 +1,5 @@
 /** `Entities::Issue` (14.7, with EE's fields), lean: no milestones, time tracking or epics here. */
-import { findUser, issueParticipants, notesOfNoteable, noteableKey, type Issue, type Project } from '@forgefold/core';
+import { blockingIssuesCount, findUser, issueParticipants, notesOfNoteable, noteableKey, type Issue, type IssueLink, type Project } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -55,7 +55,7 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     task_completion_status: { count: 0, completed_count: 0 },
     weight: null,
-    blocking_issues_count: 0,
+    blocking_issues_count: blockingIssuesCount(ctx.state.issues, issue),
     has_tasks: false,
     _links: {
       self: `${apiBase}/issues/${issue.iid}`,
@@ -73,3 +73,29 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
     health_status: null,
   };
 };
+
+/** `Entities::IssueBasic`: the issue entity without what `Entities::Issue` adds to it. */
+export const issueBasicEntity = (issue: Issue, project: Project, ctx: PresentContext) => {
+  const {
+    has_tasks: _hasTasks,
+    _links: _l,
+    references: _r,
+    severity: _s,
+    moved_to_id: _m,
+    service_desk_reply_to: _d,
+    epic_iid: _ei,
+    epic: _e,
+    health_status: _h,
+    ...basic
+  } = issueEntity(issue, project, ctx);
+  return basic;
+};
+
+/** `Entities::RelatedIssue`: the issue entity (no `subscribed`) with the link as this side sees it. */
+export const relatedIssueEntity = (issue: Issue, project: Project, ctx: PresentContext, link: IssueLink, linkType: string) => ({
+  ...issueEntity(issue, project, ctx),
+  issue_link_id: link.id,
+  link_type: linkType,
+  link_created_at: link.created_at,
+  link_updated_at: link.updated_at,
+});

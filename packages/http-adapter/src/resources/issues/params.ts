@@ -151,3 +151,13 @@ export const labelsOf = (current: readonly string[], params: LabelParams): strin
   const remove = names(params.remove_labels);
   return [...new Set([...(params.labels ? names(params.labels) : current), ...names(params.add_labels)])].filter((label) => !remove.includes(label));
 };
+
+/** `POST …/issues/:issue_iid/links` (lib/api/issue_links.rb): `target_project_id` is a String (an id or a full path). */
+export const linkParams = schema(
+  pathParam('issue_iid', T.Integer),
+  requires('target_project_id', T.String),
+  requires('target_issue_iid', T.Integer),
+  optional('link_type', T.String, { values: ['relates_to', 'blocks'] }),
+);
+
+export const unlinkParams = schema(pathParam('issue_iid', T.Integer), pathParam('issue_link_id', T.Integer));

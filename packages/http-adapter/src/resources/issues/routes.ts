@@ -1,7 +1,7 @@
 /**
  * Project issues (lib/api/issues.rb, 14.7), lean: create, list (the finder's filters, see `filter.ts`; paginated),
- * get, update (with `state_event`), delete, participants, the merge requests that close it or relate to it; subscribe and
- * unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
+ * get, update (with `state_event`), delete, participants, the merge requests that close it or relate to it, its links to
+ * other issues (lib/api/issue_links.rb); subscribe and unsubscribe (lib/api/subscriptions.rb). Confidential issues are visible to their author, assignees, Reporters
  * and above.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -14,7 +14,10 @@ import {
   findProject,
   findUser,
   forbidden,
+  findIssueById,
+  findIssueLink,
   issueParticipants,
+  linksOf,
   mergeRequestsClosing,
   relatedMergeRequests,
   issuesOf,
@@ -24,15 +27,16 @@ import {
   unauthorized,
   type DomainError,
   type Issue,
+  type IssueLink,
   type Project,
   type State,
 } from '@forgefold/core';
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { execute, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, groupListParams, iidParams, labelsOf, listParams, updateParams, userListParams } from './params.js';
+import { execute, findReadableProject, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, unlinkParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
-import { issueEntity, isSubscribed } from './entities.js';
+import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
 import { userBasic } from '../users/entities.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
@@ -92,11 +96,16 @@ const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issu
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
 
 /** A read of one readable issue, or of what hangs on it: `GET /projects/:id/issues/:issue_iid<suffix>`. */
-const issueRead = (deps: ApiDeps, suffix: string, answer: (ctx: HandlerContext<unknown>, found: { project: Project; issue: Issue }) => HandlerResult | Promise<HandlerResult>) =>
+const issueRead = (
+  deps: ApiDeps,
+  suffix: string,
+  answer: (ctx: HandlerContext<unknown>, found: { project: Project; issue: Issue }) => HandlerResult | Promise<HandlerResult>,
+  auth: 'optional' | 'required' = 'optional',
+) =>
   route({
     method: 'GET',
     path: `/projects/:id/issues/:issue_iid${suffix}`,
-    auth: 'optional',
+    auth,
     params: iidParams,
     handler: (ctx) => {
       const found = issueOfRoute(ctx, deps.app.state);
@@ -240,6 +249,68 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ),
     );
   }),
+  // lib/api/issue_links.rb: `authenticate!` first; the source issue found as the single issue is.
+  issueRead(
+    deps,
+    '/links',
+    (ctx, { issue }) => {
+      const view = presentContext(deps, ctx);
+      const related = linksOf(view.state.issues, issue).flatMap(({ link, other, link_type }) => {
+        const project = findProject(view.state.projects, other.project_id);
+        return project && canReadIssue(view.state, viewerId(ctx), project, other) ? [relatedIssueEntity(other, project, view, link, link_type)] : [];
+      });
+      // Not paginated (`present related_issues`).
+      return ok(related);
+    },
+    'required',
+  ),
+  route({
+    method: 'POST',
+    path: '/projects/:id/issues/:issue_iid/links',
+    params: linkParams,
+    handler: async (ctx) => {
+      const state = deps.app.state;
+      const source = issueOfRoute(ctx, state);
+      if (E.isLeft(source)) return source.left;
+      // `find_project_issue(target_issue_iid, target_project_id)`.
+      const targetProject = findReadableProject(state, ctx, ctx.params.target_project_id ?? '');
+      if (E.isLeft(targetProject)) return targetProject.left;
+      const target = findIssue(state.issues, targetProject.right.id, ctx.params.target_issue_iid ?? 0);
+      if (!target || !canReadIssue(state, viewerId(ctx), targetProject.right, target)) return notFound(undefined, '404 Not found');
+      const done = await execute(deps, ctx, {
+        type: 'CreateIssueLink',
+        project_id: source.right.project.id,
+        iid: source.right.issue.iid,
+        target_project_id: targetProject.right.id,
+        target_iid: target.iid,
+        ...(ctx.params.link_type ? { link_type: ctx.params.link_type as 'relates_to' | 'blocks' } : {}),
+      });
+      if (E.isLeft(done)) return done.left;
+      const created_ = done.right.events.find((event) => event.type === 'IssueLinkCreated')!.data as { id: number };
+      return created(issueLinkEntity(done.right.state, findIssueLink(done.right.state.issues, created_.id)!, presentContext(deps, ctx, done.right.state)));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/projects/:id/issues/:issue_iid/links/:issue_link_id',
+    params: unlinkParams,
+    handler: async (ctx) => {
+      const state = deps.app.state;
+      // `IssueLink.find` (any link: 14.7 does not check that it is this issue's), then both issues as readable.
+      const link = findIssueLink(state.issues, Number(ctx.routeParams['issue_link_id']));
+      if (!link) return notFound(undefined, '404 Not found');
+      const source = issueOfRoute(ctx, state);
+      if (E.isLeft(source)) return source.left;
+      const target = findIssueById(state.issues, link.target_id);
+      const targetProject = target && findProject(state.projects, target.project_id);
+      if (!target || !targetProject || !canReadProject(state, viewerId(ctx), targetProject)) return notFound('Project');
+      if (!canReadIssue(state, viewerId(ctx), targetProject, target)) return notFound(undefined, '404 Not found');
+      const before = issueLinkEntity(state, link, presentContext(deps, ctx));
+      const done = await execute(deps, ctx, { type: 'DestroyIssueLink', link_id: link.id });
+      if (E.isLeft(done)) return done.left;
+      return ok(before);
+    },
+  }),
   ...(['subscribe', 'unsubscribe'] as const).map((action) =>
     route({
       method: 'POST',
@@ -258,5 +329,14 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     }),
   ),
 ];
+
+/** `Entities::IssueLink`: both issues as `IssueBasic`, and the stored type. */
+const issueLinkEntity = (state: State, link: IssueLink, view: PresentContext) => {
+  const basic = (id: number) => {
+    const issue = findIssueById(state.issues, id)!;
+    return issueBasicEntity(issue, findProject(state.projects, issue.project_id)!, view);
+  };
+  return { source_issue: basic(link.source_id), target_issue: basic(link.target_id), link_type: link.link_type };
+};
 
 const canDestroy = (state: State, userId: number | null, project: Project): boolean => userId !== null && canOnProject(state, userId, 'destroy_issue', project);
