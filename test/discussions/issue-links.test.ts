@@ -62,9 +62,13 @@ describe('issue links', () => {
     ]);
     expect((await linksOf(c!.iid)).map((entry) => [entry.iid, entry.link_type])).toEqual([[b!.iid, 'is_blocked_by']]);
     expect((await linksOf(c!.iid))[0]).toHaveProperty('link_created_at');
-    expect((await server.call('GET', `${base()}/${c!.iid}`)).body.blocking_issues_count).toBe(1);
-    await server.call('PUT', `${base()}/${b!.iid}`, { state_event: 'close' }, dev.token);
-    expect((await server.call('GET', `${base()}/${c!.iid}`)).body.blocking_issues_count).toBe(0);
+    // `blocking_issues_count`: the open issues this one blocks.
+    const blocking = async (iid: number) => (await server.call('GET', `${base()}/${iid}`)).body.blocking_issues_count;
+    expect([await blocking(b!.iid), await blocking(c!.iid)]).toEqual([1, 0]);
+    await server.call('PUT', `${base()}/${c!.iid}`, { state_event: 'close' }, dev.token);
+    expect(await blocking(b!.iid)).toBe(0);
+    // A Guest asking again for a link that exists hears that first.
+    expect(await link(b!.iid, { target_project_id: project.id, target_issue_iid: a!.iid }, guest.token)).toMatchObject({ status: 409, body: { message: 'Issue(s) already assigned' } });
 
     // One system note on each side.
     expect(await systemNotes(a!.iid)).toContain(`marked this issue as related to #${b!.iid}`);
@@ -89,7 +93,18 @@ describe('issue links', () => {
     const titles = async (token: string) => ((await server.call('GET', `${base()}/${open.iid}/links`, undefined, token)).body as { title: string }[]).map((issue) => issue.title);
     expect(await titles(dev.token)).toEqual(['Secret', 'Doomed']);
     expect(await titles(guest.token)).toEqual(['Doomed']);
+    // The note that names the confidential issue is hidden from whoever may not read it.
+    const notes = async (token: string) => ((await server.call('GET', `${base()}/${open.iid}/notes?sort=asc`, undefined, token)).body as { body: string }[]).map((note) => note.body);
+    expect(await notes(dev.token)).toEqual([`marked this issue as related to #${secret.iid}`, `marked this issue as related to #${doomed.iid}`]);
+    expect(await notes(guest.token)).toEqual([`marked this issue as related to #${doomed.iid}`]);
+    // Another project of the same namespace: its path in the note, and in `references.relative` of the list.
+    const other = (await server.call('POST', '/projects', { name: 'Other', visibility: 'public' })).body;
+    const elsewhere = (await server.call('POST', `/projects/${other.id}/issues`, { title: 'Elsewhere' })).body;
+    expect((await server.call('POST', `${base()}/${open.iid}/links`, { target_project_id: other.id, target_issue_iid: elsewhere.iid })).status).toBe(201);
+    const listed = (await server.call('GET', `${base()}/${open.iid}/links`)).body as { title: string; references: { relative: string; short: string } }[];
+    expect(listed.find((issue) => issue.title === 'Elsewhere')!.references).toMatchObject({ short: `#${elsewhere.iid}`, relative: `other#${elsewhere.iid}` });
+    expect((await notes(dev.token)).at(-1)).toBe(`marked this issue as related to other#${elsewhere.iid}`);
     expect((await server.call('DELETE', `${base()}/${doomed.iid}`)).status).toBe(204);
-    expect(await titles(dev.token)).toEqual(['Secret']);
+    expect(await titles(dev.token)).toEqual(['Secret', 'Elsewhere']);
   });
 });

@@ -180,9 +180,9 @@ export const issueSpecs: Record<string, Spec> = {
     when: { type: 'CreateIssueLink', project_id: 1, iid: 1, target_project_id: 1, target_iid: 1 },
     error: unprocessable('#1 cannot be added: cannot be related to itself'),
   },
-  'nor twice, either way': {
+  'nor twice, either way (said before the permission)': {
     given: [...base, issueCreated(1, 1), issueCreated(2, 2), { type: 'IssueLinkCreated', data: { id: 1, source: { project_id: 1, id: 1, iid: 1 }, target: { project_id: 1, id: 2, iid: 2 }, link_type: 'relates_to', author_id: 3, at: AT } }],
-    as: 3,
+    as: 2,
     when: { type: 'CreateIssueLink', project_id: 1, iid: 2, target_project_id: 1, target_iid: 1 },
     error: conflict('Issue(s) already assigned'),
   },

@@ -202,10 +202,15 @@ const referenceFrom = (state: DiscussionsDraft, issue: { project_id: number; iid
   return of && from ? issueReference(issue.iid, of, from) : `#${issue.iid}`;
 };
 
-/** `SystemNoteService.relate_issue` / `unrelate_issue`, on both issues (14.x: the same words for every link type). */
+/**
+ * `SystemNoteService.relate_issue` / `unrelate_issue`, on both issues (14.x: the same words for every link type). Each
+ * names the other issue, so a reader who may not read that one does not see the note (the `relate` and `unrelate`
+ * note types are hidden as cross references are).
+ */
 const linkNotes = (state: DiscussionsDraft, data: Extract<IssueEvent, { type: 'IssueLinkCreated' | 'IssueLinkDestroyed' }>['data'], body: (reference: string) => string): void => {
-  systemNote(state, issueNoteable(data.source), body(referenceFrom(state, data.target, data.source.project_id)), data.author_id, data.at);
-  systemNote(state, issueNoteable(data.target), body(referenceFrom(state, data.source, data.target.project_id)), data.author_id, data.at);
+  const ref = (issue: { project_id: number; iid: number }): NoteableRef => ({ kind: 'Issue', project_id: issue.project_id, iid: issue.iid });
+  systemNote(state, issueNoteable(data.source), body(referenceFrom(state, data.target, data.source.project_id)), data.author_id, data.at, ref(data.target));
+  systemNote(state, issueNoteable(data.target), body(referenceFrom(state, data.source, data.target.project_id)), data.author_id, data.at, ref(data.source));
 };
 
 const mergeRequestNoteable = (data: { id: number; iid: number; project_id: number }): NoteableData => ({

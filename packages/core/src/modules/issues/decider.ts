@@ -113,8 +113,8 @@ const decideSubscription = ({ command, actor, at }: IssuedAs<IssueCommand, 'SetI
 const ISSUE_NOT_FOUND = notFound(undefined, '404 Not found');
 
 /**
- * `IssueLinks::CreateService` (14.7): both issues readable (`find_project_issue`, "404 Not found"); `admin_issue_link`
- * on the target, else "No matching issue found"; an issue already linked either way is a 409, the issue itself a 422.
+ * `IssueLinks::CreateService` (14.7): both issues readable (`find_project_issue`, "404 Not found"); an issue already
+ * linked either way is a 409; `admin_issue_link` on the target, else "No matching issue found"; the issue itself a 422.
  */
 const decideCreateLink = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssueLink'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);
@@ -125,10 +125,11 @@ const decideCreateLink = ({ command, actor, at }: IssuedAs<IssueCommand, 'Create
   if (!targetProject || !canReadProject(state, actor.userId, targetProject)) return E.left(notFound('Project'));
   const target = findIssue(state.issues, targetProject.id, command.target_iid);
   if (!target || !canReadIssue(state, actor.userId, targetProject, target)) return E.left(ISSUE_NOT_FOUND);
+  // `execute` answers "already assigned" before it looks at whether the target may be linked.
+  if (linksOf(state.issues, source).some(({ other }) => other.id === target.id)) return E.left(conflict('Issue(s) already assigned'));
   if (actor.userId !== null && !canAdminIssueLink(state, actor.userId, targetProject, target)) {
     return E.left(notFound(undefined, 'No matching issue found. Make sure that you are adding a valid issue URL.'));
   }
-  if (linksOf(state.issues, source).some(({ other }) => other.id === target.id)) return E.left(conflict('Issue(s) already assigned'));
   if (target.id === source.id) return E.left(unprocessable(`${issueReference(target.iid, targetProject, project)} cannot be added: cannot be related to itself`));
   return E.right([
     {

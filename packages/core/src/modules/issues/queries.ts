@@ -55,9 +55,9 @@ export const linksOf = (issues: IssuesSlice, issue: Issue): { readonly link: Iss
   return out.sort((a, b) => a.link.id - b.link.id);
 };
 
-/** `blocking_issues_count`: the open issues that block this one. */
+/** `blocking_issues_count` (`IssueLink.blocking_issues_count_for`): the open issues this one blocks. */
 export const blockingIssuesCount = (issues: IssuesSlice, issue: Issue): number =>
-  linksOf(issues, issue).filter(({ link_type, other }) => link_type === 'is_blocked_by' && other.state === 'opened').length;
+  linksOf(issues, issue).filter(({ link_type, other }) => link_type === 'blocks' && other.state === 'opened').length;
 
 /** `admin_issue_link` on an issue: Reporters and above of its project (or an administrator). */
 export const canAdminIssueLink = (state: AccessView, userId: number | null, project: Project, issue: Issue): boolean =>

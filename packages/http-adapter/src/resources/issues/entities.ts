@@ -1,5 +1,5 @@
 /** `Entities::Issue` (14.7, with EE's fields), lean: no milestones, time tracking or epics here. */
-import { blockingIssuesCount, findUser, issueParticipants, notesOfNoteable, noteableKey, type Issue, type IssueLink, type Project } from '@forgefold/core';
+import { blockingIssuesCount, findUser, issueReference, issueParticipants, notesOfNoteable, noteableKey, type Issue, type IssueLink, type Project } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -23,7 +23,7 @@ export const isSubscribed = (issue: Issue, project: Project, ctx: PresentContext
 };
 
 /** `Entities::Issue`; `subscribed` only where the platform includes it (a single issue, not lists). */
-export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext, options: { readonly subscribed?: boolean } = {}) => {
+export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext, options: { readonly subscribed?: boolean; readonly from?: Project } = {}) => {
   const assignees = issue.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
   const apiBase = `${ctx.baseUrl}/api/v4/projects/${project.id}`;
   return {
@@ -63,7 +63,8 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
       award_emoji: `${apiBase}/issues/${issue.iid}/award_emoji`,
       project: apiBase,
     },
-    references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${project.path_with_namespace}#${issue.iid}` },
+    // `relative` to the project the request named (`project: user_project`), `short` to the issue's own.
+    references: { short: `#${issue.iid}`, relative: issueReference(issue.iid, project, options.from ?? project), full: `${project.path_with_namespace}#${issue.iid}` },
     severity: 'UNKNOWN',
     ...(options.subscribed ? { subscribed: isSubscribed(issue, project, ctx) } : {}),
     moved_to_id: null,
@@ -92,8 +93,8 @@ export const issueBasicEntity = (issue: Issue, project: Project, ctx: PresentCon
 };
 
 /** `Entities::RelatedIssue`: the issue entity (no `subscribed`) with the link as this side sees it. */
-export const relatedIssueEntity = (issue: Issue, project: Project, ctx: PresentContext, link: IssueLink, linkType: string) => ({
-  ...issueEntity(issue, project, ctx),
+export const relatedIssueEntity = (issue: Issue, project: Project, ctx: PresentContext, link: IssueLink, linkType: string, from: Project) => ({
+  ...issueEntity(issue, project, ctx, { from }),
   issue_link_id: link.id,
   link_type: linkType,
   link_created_at: link.created_at,

@@ -27,7 +27,6 @@ import {
   unauthorized,
   type DomainError,
   type Issue,
-  type IssueLink,
   type Project,
   type State,
 } from '@forgefold/core';
@@ -224,8 +223,8 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   }),
   issueRead(deps, '/participants', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
-    // `paginate(::Kaminari.paginate_array(issue.participants))`.
-    return paginate(ctx, arraySource(issueParticipants(view.state, project, issue, viewerId(ctx))), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
+    // `paginate(::Kaminari.paginate_array(issue.participants))`: no user given, so the references are read as the author.
+    return paginate(ctx, arraySource(issueParticipants(view.state, project, issue, null)), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
   }),
   issueRead(deps, '/closed_by', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
@@ -253,11 +252,11 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   issueRead(
     deps,
     '/links',
-    (ctx, { issue }) => {
+    (ctx, { project: from, issue }) => {
       const view = presentContext(deps, ctx);
       const related = linksOf(view.state.issues, issue).flatMap(({ link, other, link_type }) => {
         const project = findProject(view.state.projects, other.project_id);
-        return project && canReadIssue(view.state, viewerId(ctx), project, other) ? [relatedIssueEntity(other, project, view, link, link_type)] : [];
+        return project && canReadIssue(view.state, viewerId(ctx), project, other) ? [relatedIssueEntity(other, project, view, link, link_type, from)] : [];
       });
       // Not paginated (`present related_issues`).
       return ok(related);
@@ -286,8 +285,8 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(ctx.params.link_type ? { link_type: ctx.params.link_type as 'relates_to' | 'blocks' } : {}),
       });
       if (E.isLeft(done)) return done.left;
-      const created_ = done.right.events.find((event) => event.type === 'IssueLinkCreated')!.data as { id: number };
-      return created(issueLinkEntity(done.right.state, findIssueLink(done.right.state.issues, created_.id)!, presentContext(deps, ctx, done.right.state)));
+      const { link_type } = done.right.events.find((event) => event.type === 'IssueLinkCreated')!.data as { link_type: string };
+      return created(issueLinkEntity(done.right.state, presentContext(deps, ctx, done.right.state), [source.right.issue, target], link_type));
     },
   }),
   route({
@@ -305,7 +304,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const targetProject = target && findProject(state.projects, target.project_id);
       if (!target || !targetProject || !canReadProject(state, viewerId(ctx), targetProject)) return notFound('Project');
       if (!canReadIssue(state, viewerId(ctx), targetProject, target)) return notFound(undefined, '404 Not found');
-      const before = issueLinkEntity(state, link, presentContext(deps, ctx));
+      const before = issueLinkEntity(state, presentContext(deps, ctx), [findIssueById(state.issues, link.source_id)!, target], link.link_type);
       const done = await execute(deps, ctx, { type: 'DestroyIssueLink', link_id: link.id });
       if (E.isLeft(done)) return done.left;
       return ok(before);
@@ -330,13 +329,17 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   ),
 ];
 
-/** `Entities::IssueLink`: both issues as `IssueBasic`, and the stored type. */
-const issueLinkEntity = (state: State, link: IssueLink, view: PresentContext) => {
-  const basic = (id: number) => {
-    const issue = findIssueById(state.issues, id)!;
-    return issueBasicEntity(issue, findProject(state.projects, issue.project_id)!, view);
+/**
+ * `Entities::IssueLink`: both issues as `IssueBasic` (as `state` holds them, else as they were when asked: a command
+ * batched after the link's may have deleted one), and the stored type.
+ */
+const issueLinkEntity = (state: State, view: PresentContext, [source, target]: readonly [Issue, Issue], linkType: string) => {
+  const basic = (issue: Issue) => {
+    const current = findIssueById(state.issues, issue.id) ?? issue;
+    const project = findProject(state.projects, current.project_id);
+    return project ? issueBasicEntity(current, project, view) : null;
   };
-  return { source_issue: basic(link.source_id), target_issue: basic(link.target_id), link_type: link.link_type };
+  return { source_issue: basic(source), target_issue: basic(target), link_type: linkType };
 };
 
 const canDestroy = (state: State, userId: number | null, project: Project): boolean => userId !== null && canOnProject(state, userId, 'destroy_issue', project);
