@@ -41,6 +41,9 @@ import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
 import { filterIssues } from './filter.js';
 
+/** `RecordNotFound`, as lib/api/api.rb answers it. */
+const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');
+
 /**
  * `find_project_issue`: a readable issue of a readable project. Its `find_by!` raises RecordNotFound, which the API
  * answers `{"message":"404 Not found"}`. `param`: the path parameter holding the iid (the subscription routes name it
@@ -51,7 +54,7 @@ const issueOfRoute = (ctx: HandlerContext<unknown>, state: State, param = 'issue
   if (E.isLeft(project)) return project;
   const iid = Number(ctx.routeParams[param]);
   const issue = Number.isSafeInteger(iid) ? findIssue(state.issues, project.right.id, iid) : undefined;
-  if (!issue || !canReadIssue(state, viewerId(ctx), project.right, issue)) return E.left(notFound(undefined, '404 Not found'));
+  if (!issue || !canReadIssue(state, viewerId(ctx), project.right, issue)) return E.left(RECORD_NOT_FOUND);
   return E.right({ project: project.right, issue });
 };
 
@@ -186,7 +189,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     method: 'PUT',
     path: '/projects/:id/issues/:issue_iid',
     params: updateParams,
-    find: projectIssueOfRoute(notFound(undefined, '404 Not found')),
+    find: projectIssueOfRoute(RECORD_NOT_FOUND),
     command: (ctx, { project, issue }) => {
       const { params } = ctx;
       const assignees = assigneesOf(deps.app.state, params);
@@ -275,7 +278,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const targetProject = findReadableProject(state, ctx, ctx.params.target_project_id ?? '');
       if (E.isLeft(targetProject)) return targetProject.left;
       const target = findIssue(state.issues, targetProject.right.id, ctx.params.target_issue_iid ?? 0);
-      if (!target || !canReadIssue(state, viewerId(ctx), targetProject.right, target)) return notFound(undefined, '404 Not found');
+      if (!target || !canReadIssue(state, viewerId(ctx), targetProject.right, target)) return RECORD_NOT_FOUND;
       const done = await execute(deps, ctx, {
         type: 'CreateIssueLink',
         project_id: source.right.project.id,
@@ -297,13 +300,13 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const state = deps.app.state;
       // `IssueLink.find` (any link: 14.7 does not check that it is this issue's), then both issues as readable.
       const link = findIssueLink(state.issues, Number(ctx.routeParams['issue_link_id']));
-      if (!link) return notFound(undefined, '404 Not found');
+      if (!link) return RECORD_NOT_FOUND;
       const source = issueOfRoute(ctx, state);
       if (E.isLeft(source)) return source.left;
       const target = findIssueById(state.issues, link.target_id);
       const targetProject = target && findProject(state.projects, target.project_id);
       if (!target || !targetProject || !canReadProject(state, viewerId(ctx), targetProject)) return notFound('Project');
-      if (!canReadIssue(state, viewerId(ctx), targetProject, target)) return notFound(undefined, '404 Not found');
+      if (!canReadIssue(state, viewerId(ctx), targetProject, target)) return RECORD_NOT_FOUND;
       const before = issueLinkEntity(state, presentContext(deps, ctx), [findIssueById(state.issues, link.source_id)!, target], link.link_type);
       const done = await execute(deps, ctx, { type: 'DestroyIssueLink', link_id: link.id });
       if (E.isLeft(done)) return done.left;
