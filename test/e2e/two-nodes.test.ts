@@ -31,6 +31,12 @@ describe.skipIf(!hasPostgres)('two nodes on one PostgreSQL database', () => {
 
   const position = (reply: { headers: Headers }): number => Number(reply.headers.get('x-forgefold-position'));
 
+  it('keeps no SQLite log in the data directory when the log is on PostgreSQL', async () => {
+    const { existsSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    expect([existsSync(join(a.dataDir, 'forgefold.db')), existsSync(join(a.dataDir, 'secret_key'))]).toEqual([false, true]);
+  });
+
   it('reads on B see a write on A at once with X-Forgefold-Min-Position', async () => {
     for (let i = 0; i < 10; i++) {
       const created = await a.request('POST', '/api/v4/groups', { body: { name: `ryw-${i}`, path: `ryw-${i}` } });

@@ -60,7 +60,7 @@ export const tightenSecretFile = async (path: string): Promise<boolean> => {
  *   same mode (it copies the database's permissions), and tightens existing ones.
  * Returns warnings for the operator (one line each).
  */
-export const prepareDataDir = async (dir: string): Promise<string[]> => {
+export const prepareDataDir = async (dir: string, options: { readonly sqlite?: boolean } = {}): Promise<string[]> => {
   const warnings: string[] = [];
   const existing = await modeOf(dir);
   if (existing === undefined) {
@@ -74,9 +74,12 @@ export const prepareDataDir = async (dir: string): Promise<string[]> => {
   }
   const database = join(dir, DATABASE_FILE);
   for (const path of [...databaseFiles(dir), join(dir, ROOT_TOKEN_FILE), join(dir, SECRET_KEY_FILE)]) await tightenSecretFile(path);
-  // 'a' creates the file if missing and never truncates one that a concurrent process just created.
-  const handle = await open(database, 'a', SECRET_FILE_MODE);
-  await handle.close();
+  // 'a' creates the file if missing and never truncates one that a concurrent process just created. Not with the
+  // log on PostgreSQL (`sqlite: false`): an empty file there would suggest a log that is not.
+  if (options.sqlite ?? true) {
+    const handle = await open(database, 'a', SECRET_FILE_MODE);
+    await handle.close();
+  }
   return warnings;
 };
 

@@ -388,7 +388,7 @@ export const startForgefold = async (
   } = {},
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  for (const warning of await prepareDataDir(config.dataDir)) say(`Forgefold warning: ${warning}`);
+  for (const warning of await prepareDataDir(config.dataDir, { sqlite: !config.databaseUrl })) say(`Forgefold warning: ${warning}`);
   const flushes = new Histogram(PAUSE_BUCKETS);
   const sqlite = config.databaseUrl
     ? null
