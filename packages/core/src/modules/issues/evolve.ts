@@ -3,12 +3,11 @@ import type { Draft } from 'immer';
 import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
-import type { RepositoryEvent } from '../repositories/events.js';
 import type { IssueEvent } from './events.js';
 import type { Issue, IssuesSlice } from './projection.js';
 
 export type IssuesDraft = Writable<{ readonly issues: IssuesSlice }, 'issues'>;
-export type IssuesFollowed = Extract<ProjectEvent, { type: 'ProjectDeleted' }> | Extract<RepositoryEvent, { type: 'MergeRequestMerged' }>;
+export type IssuesFollowed = Extract<ProjectEvent, { type: 'ProjectDeleted' }>;
 
 const issueOf = (state: IssuesDraft, id: number): Draft<Issue> | undefined => tableGet(state.issues.byId, id);
 
@@ -91,14 +90,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
 };
 
 export const follows = {
-  /** `Issues::CloseService` for each issue the merge closes (`closed_by` the merger), unless already closed. */
-  MergeRequestMerged: (state: IssuesDraft, event: Extract<IssuesFollowed, { type: 'MergeRequestMerged' }>): void => {
-    for (const id of event.data.closes_issue_ids ?? []) {
-      const issue = issueOf(state, id);
-      if (issue && issue.state === 'opened') Object.assign(issue, { state: 'closed', closed_at: event.data.at, closed_by_id: event.data.merged_by_id, updated_at: event.data.at });
-    }
-  },
-  ProjectDeleted: (state: IssuesDraft, event: Extract<IssuesFollowed, { type: 'ProjectDeleted' }>): void => {
+  ProjectDeleted: (state: IssuesDraft, event: IssuesFollowed): void => {
     const project = tableGet(state.issues.byProject, event.data.id);
     if (!project) return;
     for (const id of [...tableValues(project.byIid)]) {

@@ -93,9 +93,4 @@ export type RepositoryCommand =
       /** The source head that was merged (must still be the merge request's head). */
       readonly source_sha: string;
       readonly versions?: readonly VersionFact[];
-      /**
-       * Ids of the issues the merge closes (`MergeRequests::PostMergeService#close_issues`: its closing issues the
-       * merger may update, when it targets the default branch), found at the edge where the texts are read.
-       */
-      readonly closes_issue_ids?: readonly number[];
     };

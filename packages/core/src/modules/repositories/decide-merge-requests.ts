@@ -150,17 +150,7 @@ export const decideMergeMergeRequest = (issued: Issued<Command<'MergeMergeReques
       type: 'BranchUpdated',
       data: { project_id: project.id, name: mr.target_branch, old_sha: command.old_sha, new_sha: command.merge_commit_sha, forced: false, via: 'api' },
     },
-    {
-      type: 'MergeRequestMerged',
-      data: {
-        project_id: project.id,
-        iid: mr.iid,
-        merged_by_id: actor.userId,
-        merge_commit_sha: command.merge_commit_sha,
-        at,
-        ...(command.closes_issue_ids && command.closes_issue_ids.length > 0 ? { closes_issue_ids: [...new Set(command.closes_issue_ids)] } : {}),
-      },
-    },
+    { type: 'MergeRequestMerged', data: { project_id: project.id, iid: mr.iid, merged_by_id: actor.userId, merge_commit_sha: command.merge_commit_sha, at } },
   ];
   return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at, 0, actor.userId)]);
 };

@@ -138,11 +138,7 @@ export const repositoryEvents = defineEvents({
   MergeRequestMerged: {
     version: 1,
     stream,
-    codec: t.intersection([
-      t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
-      /** The issues the merge closed (the issues module follows this event); absent when none. */
-      t.partial({ closes_issue_ids: t.array(t.number) }),
-    ]),
+    codec: t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
   },
 });
 

@@ -5,7 +5,7 @@
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, issuesClosedByMerge, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, findIssueById, forbidden, issuesClosedByMerge, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
@@ -237,23 +237,25 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             committer: signature,
             ...(squash ? { squash } : {}),
           },
-          deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => {
-            const closes = issuesClosedByMerge(deps.app.state, viewerId(ctx), project, mr);
-            return {
-              type: 'MergeMergeRequest',
-              project_id: project.id,
-              iid: mr.iid,
-              old_sha: updates[0]!.old_sha!,
-              merge_commit_sha: updates[0]!.new_sha!,
-              source_sha: source,
-              versions,
-              ...(closes.length > 0 ? { closes_issue_ids: closes } : {}),
-            };
-          }),
+          deps.repositories.recorder(project.id, ctx.actor, (updates, versions) => ({
+            type: 'MergeMergeRequest',
+            project_id: project.id,
+            iid: mr.iid,
+            old_sha: updates[0]!.old_sha!,
+            merge_commit_sha: updates[0]!.new_sha!,
+            source_sha: source,
+            versions,
+          })),
         );
         if (E.isLeft(merged)) {
           if (merged.left._tag === 'MergeConflict') throw ApiError.message(406, 'Branch cannot be merged');
           await must(Promise.resolve(merged));
+        }
+        // `MergeRequests::PostMergeService#close_issues`: `Issues::CloseService` as the merger for each open closing issue
+        // it may update (each an `UpdateIssue` of its own, which checks that again; a refusal leaves the others to close).
+        for (const issueId of issuesClosedByMerge(deps.app.state, viewerId(ctx), project, mr)) {
+          const issue = findIssueById(deps.app.state.issues, issueId);
+          if (issue) await deps.app.execute(ctx.actor, { type: 'UpdateIssue', project_id: issue.project_id, iid: issue.iid, state_event: 'close' });
         }
         if (ctx.params.should_remove_source_branch ?? mr.remove_source_branch) {
           // The source branch goes as a branch deletion of its own (refused quietly when a check forbids it).
