@@ -7,7 +7,7 @@
  * default `issue_closing_pattern`: "Closes #1", "fixes group/project#2", "Resolves: #3 and #4", an issue's URL) in its
  * title and description, when it targets the project's default branch. Read from the merge request as it is now
  * (the platform caches the rows while it is open); commit messages are not read (the log does not hold them). Merging
- * closes those the merger may update (`issuesClosedByMerge`, recorded on `MergeRequestMerged`).
+ * closes those the merger may update (`issuesClosedByMerge`; the merge route closes each as the merger).
  */
 import { findRepository, defaultBranchOf, mergeRequestsOf, findMergeRequest } from '../repositories/queries.js';
 import type { MergeRequest } from '../repositories/projection.js';
