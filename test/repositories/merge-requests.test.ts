@@ -207,6 +207,14 @@ describe('the merge requests of an issue', () => {
     const late = await mr('late', 'main', 'Late', 'no mention');
     await server.call('POST', `${path}/notes`, { body: `superseded by !${late.iid}` }, dev.token);
     expect((await server.call('GET', `${path}/related_merge_requests`, undefined, reporter.token)).body.map((entry: { iid: number }) => entry.iid)).toEqual([closer.iid, mention.iid, side.iid, fixer.iid, late.iid]);
+    // A merge request of another project of the namespace that mentions the issue: after this project's, its
+    // reference relative to this project (`project: user_project`).
+    const helper = (await server.call('POST', '/projects', { name: 'Helper', initialize_with_readme: true })).body;
+    await server.call('POST', `/projects/${helper.id}/repository/commits`, { branch: 'help', start_branch: 'main', commit_message: 'Help', actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }] });
+    const foreign = (await server.call('POST', `/projects/${helper.id}/merge_requests`, { title: 'Helps', source_branch: 'help', target_branch: 'main', description: `For merging#${issue.iid}` })).body;
+    const withForeign = (await server.call('GET', `${path}/related_merge_requests`)).body as { iid: number; project_id: number; references: { short: string; relative: string } }[];
+    expect(withForeign.at(-1)).toMatchObject({ iid: foreign.iid, project_id: helper.id, references: { short: `!${foreign.iid}`, relative: `helper!${foreign.iid}` } });
+    expect(withForeign[0]!.references.relative).toBe(`!${withForeign[0]!.iid}`);
     // Whoever does not read the project's merge requests sees none; the issue itself is a 404 to strangers.
     const outsider = await member(server, 'mr-outsider');
     expect(await server.call('GET', `${path}/closed_by`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });

@@ -15,6 +15,7 @@ import { canDownloadCode } from '../access/abilities.js';
 import type { Issue } from '../issues/projection.js';
 import { canUpdateIssue, findIssue } from '../issues/queries.js';
 import type { Project } from '../projects/projection.js';
+import { projectReferenceBase } from '../projects/queries.js';
 import { referencedNoteables } from './mentions.js';
 import type { DiscussionsView } from './projection.js';
 import { noteableKey, notesOfNoteable } from './queries.js';
@@ -91,7 +92,7 @@ export const relatedMergeRequests = (state: DiscussionsView, viewer: number | nu
       const of = noteable.project;
       const sameNamespace = of.namespace_id === project.namespace_id && of.namespace_kind === project.namespace_kind;
       const level = of.id === project.id ? 0 : sameNamespace ? 1 : 2;
-      found.set(mr.id, { mr, level, reference: `${level === 0 ? '' : level === 1 ? of.path : of.path_with_namespace}!${mr.iid}` });
+      found.set(mr.id, { mr, level, reference: `${projectReferenceBase(of, project)}!${mr.iid}` });
     }
   }
   return [...found.values()].sort((a, b) => a.level - b.level || naturalCompare(a.reference, b.reference)).map(({ mr }) => mr);

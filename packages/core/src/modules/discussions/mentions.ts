@@ -10,7 +10,7 @@
  */
 import { findEpicById } from '../epics/queries.js';
 import { findGroup } from '../groups/queries.js';
-import { findProject, findProjectByFullPath } from '../projects/queries.js';
+import { findProject, findProjectByFullPath, projectReferenceBase } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import type { NoteableRef } from './commands.js';
 import type { NoteableData } from './events.js';
@@ -69,12 +69,6 @@ export const referencedNoteables = (state: DiscussionsView, text: string, contex
   return out;
 };
 
-/** `Project#to_reference_base(from)`: nothing in the same project, the path in the same namespace, else the full path. */
-const referenceBase = (project: Project, from: Project): string => {
-  if (project.id === from.id) return '';
-  if (project.namespace_id === from.namespace_id && project.namespace_kind === from.namespace_kind) return project.path;
-  return project.path_with_namespace;
-};
 
 /**
  * `Mentionable#gfm_reference(from)` of the mentioner as seen from the target's project: "issue #1", "merge request
@@ -90,7 +84,7 @@ export const gfmReference = (state: DiscussionsView, mentioner: NoteableData, fr
   }
   const project = mentioner.project_id === null ? undefined : findProject(state.projects, mentioner.project_id);
   if (!project) return null;
-  const base = referenceBase(project, from);
+  const base = projectReferenceBase(project, from);
   switch (mentioner.type) {
     case 'Issue':
       return `issue ${base}#${mentioner.iid}`;

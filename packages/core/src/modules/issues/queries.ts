@@ -2,6 +2,7 @@
 import { tableGet, tableValues } from '../../kernel/table.js';
 import { canOnProject, canReadProject, isAdmin, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
+import { projectReferenceBase } from '../projects/queries.js';
 import type { Issue, IssueLink, IssueLinkType, IssuesSlice } from './projection.js';
 
 export const findIssue = (issues: IssuesSlice, projectId: number, iid: number): Issue | undefined => {
@@ -64,5 +65,4 @@ export const canAdminIssueLink = (state: AccessView, userId: number | null, proj
   userId !== null && canReadIssue(state, userId, project, issue) && (isAdmin(state, userId) || canOnProject(state, userId, 'admin_issue', project));
 
 /** `Issue#to_reference(from)`: `#1` in the same project, `project#1` in the same namespace, else the full path. */
-export const issueReference = (iid: number, of: Project, from: Project): string =>
-  `${of.id === from.id ? '' : of.namespace_id === from.namespace_id && of.namespace_kind === from.namespace_kind ? of.path : of.path_with_namespace}#${iid}`;
+export const issueReference = (iid: number, of: Project, from: Project): string => `${projectReferenceBase(of, from)}#${iid}`;

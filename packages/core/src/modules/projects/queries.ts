@@ -53,3 +53,10 @@ export const pathFromName = (name: string): string =>
     .toLowerCase()
     .replace(/[^a-z0-9_.-]+/g, '-')
     .replace(/^-+|-+$/g, '');
+
+/** `Project#to_reference_base(from)`: nothing in the same project, the path in the same namespace, else the full path. */
+export const projectReferenceBase = (project: Project, from: Project): string => {
+  if (project.id === from.id) return '';
+  if (project.namespace_id === from.namespace_id && project.namespace_kind === from.namespace_kind) return project.path;
+  return project.path_with_namespace;
+};

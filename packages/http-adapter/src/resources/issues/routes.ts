@@ -245,7 +245,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         Promise.all(
           page.map(async (mr) => {
             // `include_subscribed: false`.
-            const { subscribed: _subscribed, ...entity } = await presentMergeRequest(deps, ctx, findProject(state.projects, mr.project_id)!, mr);
+            const { subscribed: _subscribed, ...entity } = await presentMergeRequest(deps, ctx, findProject(state.projects, mr.project_id)!, mr, project);
             return entity;
           }),
         ),

@@ -1,5 +1,5 @@
 /** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
-import { currentVersion, findUser, type MergeRequest, type MergeRequestVersion, type Project } from '@forgefold/core';
+import { currentVersion, findUser, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -11,7 +11,8 @@ const user = (id: number | null, ctx: PresentContext) => {
 
 
 /** `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). */
-export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => {
+/** `from`: the project the request named (`project: user_project`), which `references.relative` is relative to. */
+export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, from: Project = project) => {
   const assignees = mr.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
   const version = currentVersion(mr) ?? null;
   const reference = `!${mr.iid}`;
@@ -53,7 +54,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     should_remove_source_branch: null,
     force_remove_source_branch: mr.remove_source_branch,
     reference,
-    references: { short: reference, relative: reference, full: `${project.path_with_namespace}${reference}` },
+    references: { short: reference, relative: `${projectReferenceBase(project, from)}${reference}`, full: `${project.path_with_namespace}${reference}` },
     web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     squash: mr.squash,
@@ -65,9 +66,15 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
 };
 
 /** `Entities::MergeRequest`: the basic entity and its details; `mergeStatus` comes from git (conflicts). */
-export const mergeRequestEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, git: { readonly hasConflicts: boolean; readonly changesCount: number | null; readonly canMerge: boolean }) => {
+export const mergeRequestEntity = (
+  mr: MergeRequest,
+  project: Project,
+  ctx: PresentContext,
+  git: { readonly hasConflicts: boolean; readonly changesCount: number | null; readonly canMerge: boolean },
+  from: Project = project,
+) => {
   const version = currentVersion(mr) ?? null;
-  const basic = mergeRequestBasicEntity(mr, project, ctx);
+  const basic = mergeRequestBasicEntity(mr, project, ctx, from);
   return {
     ...basic,
     merge_status: mr.state !== 'opened' ? basic.merge_status : git.hasConflicts ? 'cannot_be_merged' : 'can_be_merged',

@@ -5,7 +5,7 @@ import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '..
 import { mergeRequestEntity } from './entities.js';
 
 /** The git facts of the full entity: conflicts of an open merge request, and the size of its current diff. */
-export const presentMergeRequest = async (deps: ApiDeps, ctx: Ctx, project: Project, mr: MergeRequest) => {
+export const presentMergeRequest = async (deps: ApiDeps, ctx: Ctx, project: Project, mr: MergeRequest, from: Project = project) => {
   const git = deps.repositories.open(project.id);
   const state = deps.app.state;
   const repository = findRepository(state.repositories, project.id)!;
@@ -16,5 +16,5 @@ export const presentMergeRequest = async (deps: ApiDeps, ctx: Ctx, project: Proj
   const diffs = version ? await git.compare({ from: version.base_commit_sha ?? version.start_commit_sha ?? version.head_commit_sha, to: version.head_commit_sha, straight: true, ...diffLimits(deps) }) : null;
   const changesCount = diffs && E.isRight(diffs) ? diffs.right.diffs.length : null;
   const canMerge = viewerId(ctx) !== null && canMergeMergeRequest(state, viewerId(ctx), project, repository, mr);
-  return mergeRequestEntity(mr, project, presentContext(deps, ctx), { hasConflicts, changesCount, canMerge });
+  return mergeRequestEntity(mr, project, presentContext(deps, ctx), { hasConflicts, changesCount, canMerge }, from);
 };
