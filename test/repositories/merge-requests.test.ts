@@ -90,7 +90,7 @@ describe('merge requests', () => {
     expect((await server.call('PUT', `${base()}/merge_requests/1`, { state_event: 'reopen' }, dev.token)).body.state).toBe('opened');
     expect((await server.call('GET', `${base()}/merge_requests?state=opened&source_branch=feature`, undefined, dev.token)).body.map((mr: { iid: number }) => mr.iid)).toEqual([1]);
     expect(await server.call('PUT', `${base()}/merge_requests/1`, {}, dev.token)).toMatchObject({ status: 400 });
-    expect(await server.call('GET', `${base()}/merge_requests/99`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Merge Request Not Found' } });
+    expect(await server.call('GET', `${base()}/merge_requests/99`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 
   it('merges with a merge commit, recorded with merged_by and merged_at; a conflict is refused with 406', async () => {
@@ -237,5 +237,16 @@ describe('merging closes issues', () => {
     const side = (await server.call('POST', `${base()}/merge_requests`, { title: `Closes #${other.iid}`, source_branch: 'on-base', target_branch: 'base' }, dev.token)).body;
     expect((await server.call('PUT', `${base()}/merge_requests/${side.iid}/merge`, {}, dev.token)).status).toBe(200);
     expect((await server.call('GET', `${base()}/issues/${other.iid}`, undefined, reporter.token)).body.state).toBe('opened');
+  });
+});
+
+describe('merge request participants', () => {
+  it('lists the assignees, the note authors and the author, paginated (Participable, as for issues)', async () => {
+    await commit('talk', 'talk.txt', 't\n', { start_branch: 'main' });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Talk', source_branch: 'talk', target_branch: 'main', assignee_ids: [reporter.id] }, dev.token)).body;
+    await server.call('POST', `${base()}/merge_requests/${mr.iid}/notes`, { body: 'looks fine' });
+    const listed = await server.call('GET', `${base()}/merge_requests/${mr.iid}/participants`, undefined, reporter.token);
+    expect([listed.status, listed.headers.get('x-total'), listed.body.map((user: { username: string }) => user.username)]).toEqual([200, '3', ['reporter', 'root', 'dev']]);
+    expect(await server.call('GET', `${base()}/merge_requests/999/participants`, undefined, reporter.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 });

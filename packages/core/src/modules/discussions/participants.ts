@@ -1,5 +1,5 @@
 /**
- * `Participable#participants` of an issue (14.7): who takes part in it, the list `GET …/issues/:iid/participants`
+ * `Participable#participants` of an issue or a merge request (14.7): who takes part in it, the list `GET …/issues/:iid/participants`
  * answers and `Issue#subscribed?` falls back to. Participable walks the issue's participant attributes depth first:
  * the assignees (in order), the authors of its notes (system notes included: whoever changed something), the issue's
  * author; then the users its texts mention (title, description, every note), as the `ReferenceExtractor` gathers them:
@@ -9,6 +9,7 @@
 import { canReadGroup, canReadProject } from '../access/abilities.js';
 import { findGroupByFullPath } from '../groups/queries.js';
 import type { Issue } from '../issues/projection.js';
+import type { MergeRequest } from '../repositories/projection.js';
 import { membersOfSource } from '../members/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findUser, findUserByUsername } from '../users/queries.js';
@@ -43,15 +44,31 @@ const mentionedUsers = (state: DiscussionsView, texts: readonly string[], reader
   return [...out];
 };
 
+/** What Issuable's participant attributes read: an issue or a merge request. */
+interface Issuable {
+  readonly id: number;
+  readonly title: string;
+  readonly description: string;
+  readonly author_id: number | null;
+  readonly assignee_ids: readonly number[];
+}
+
 /**
- * The issue's participants' user ids, in the platform's order, as `viewer` sees them (`participants(current_user)`;
- * for nobody, the references are read as the issue's author).
+ * An issuable's participants' user ids, in the platform's order, as `viewer` sees them (`participants(current_user)`;
+ * for nobody, the references are read as the author).
  */
-export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue, viewer: number | null): number[] => {
-  const notes = notesOfNoteable(state.discussions, noteableKey('Issue', issue.id));
-  const ids = new Set<number>(issue.assignee_ids);
+const issuableParticipants = (state: DiscussionsView, project: Project, issuable: Issuable, key: string, viewer: number | null): number[] => {
+  const notes = notesOfNoteable(state.discussions, key);
+  const ids = new Set<number>(issuable.assignee_ids);
   for (const note of notes) if (note.author_id !== null) ids.add(note.author_id);
-  if (issue.author_id !== null) ids.add(issue.author_id);
-  for (const id of mentionedUsers(state, [issue.title, issue.description, ...notes.map((note) => note.body)], viewer ?? issue.author_id)) ids.add(id);
+  if (issuable.author_id !== null) ids.add(issuable.author_id);
+  for (const id of mentionedUsers(state, [issuable.title, issuable.description, ...notes.map((note) => note.body)], viewer ?? issuable.author_id)) ids.add(id);
   return [...ids].filter((id) => findUser(state.users, id) !== undefined && canReadProject(state, id, project));
 };
+
+export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue, viewer: number | null): number[] =>
+  issuableParticipants(state, project, issue, noteableKey('Issue', issue.id), viewer);
+
+/** A merge request's (14.7 has no reviewers here: Issuable's attributes alone). */
+export const mergeRequestParticipants = (state: DiscussionsView, project: Project, mr: MergeRequest, viewer: number | null): number[] =>
+  issuableParticipants(state, project, mr, noteableKey('MergeRequest', mr.id), viewer);

@@ -1,11 +1,11 @@
 /**
  * Merge requests (lib/api/merge_requests.rb, merge_request_diffs.rb, 14.7): list, create, get, update (with
- * `state_event`), changes, commits, versions, and merge. The log holds the merge request and its versions (each
+ * `state_event`), participants, changes, commits, versions, and merge. The log holds the merge request and its versions (each
  * with base, start and head shas, recorded at creation and whenever the source branch moves); git holds the
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, findIssueById, forbidden, issuesClosedByMerge, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, findIssueById, forbidden, issuesClosedByMerge, mergeRequestParticipants, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
@@ -14,9 +14,11 @@ import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests } from './filter.js';
 import { mergeRequestBasicEntity, mergeRequestVersionEntity } from './entities.js';
 import { presentMergeRequest } from './present.js';
+import { userBasic } from '../users/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
-const MR_NOT_FOUND = '404 Merge Request Not Found';
+/** `find_merge_request_with_access` is `find_by!`: RecordNotFound, which lib/api/api.rb answers so. */
+const MR_NOT_FOUND = '404 Not found';
 
 /** `handle_merge_request_errors!`: branch conflicts 422 and branch problems 409, as arrays; the rest as usual. */
 const mergeRequestFailure = (error: DomainError): ApiError => {
@@ -98,6 +100,19 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         return ok(await present(ctx, project, find(ctx, project)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/participants',
+      auth: 'optional',
+      before: read,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const view = presentContext(deps, ctx);
+        // `paginate(::Kaminari.paginate_array(merge_request.participants))`, no user given.
+        const ids = mergeRequestParticipants(view.state, project, find(ctx, project), null);
+        return paginate(ctx, arraySource(ids), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
       },
     }),
     route({
