@@ -330,13 +330,17 @@ export class SqliteEventStore implements EventStore {
     const rows = this.allAfter.all(Math.max(0, after), limit);
     const events = new Array<RecordedEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) events[i] = toRecorded(rows[i]!);
+    return this.durableOnly(events);
+  }
+
+  /** Once stopped, what lies past the last durable write is left out (it is in the file, not surely on the disk). */
+  private durableOnly(events: RecordedEvent[]): RecordedEvent[] {
     return this.flushFailure ? events.filter((event) => event.globalPosition <= this.durableHead) : events;
   }
 
   async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
-    const events = this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded);
-    return this.flushFailure ? events.filter((event) => event.globalPosition <= this.durableHead) : events;
+    return this.durableOnly(this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded));
   }
 
   async headPosition(): Promise<number> {

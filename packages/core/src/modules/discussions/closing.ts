@@ -49,10 +49,10 @@ export const issuesClosedBy = (state: DiscussionsView, project: Project, mr: Mer
  * What merging closes (`MergeRequests::PostMergeService#close_issues`): its open closing issues that the merger may
  * update (`visible_closing_issues_for`, then `can?(current_user, :update_issue, issue)`).
  */
-export const issuesClosedByMerge = (state: DiscussionsView, merger: number | null, project: Project, mr: MergeRequest): number[] =>
+export const issuesClosedByMerge = (state: DiscussionsView, merger: number | null, project: Project, mr: MergeRequest): Issue[] =>
   closingIssues(state, project, mr)
     .filter(({ project: of, issue }) => issue.state === 'opened' && (merger === null || canUpdateIssue(state, merger, of, issue)))
-    .map(({ issue }) => issue.id);
+    .map(({ issue }) => issue);
 
 /** `closed_by`: the merge requests of the issue's project that close it and that the viewer reads, newest first. */
 export const mergeRequestsClosing = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] =>
@@ -89,10 +89,10 @@ export const relatedMergeRequests = (state: DiscussionsView, viewer: number | nu
       if (noteable.type !== 'MergeRequest' || noteable.project === null || noteable.iid === null || !noteable.readableBy(viewer)) continue;
       const mr = findMergeRequest(state.repositories, noteable.project.id, noteable.iid);
       if (!mr) continue;
-      const of = noteable.project;
-      const sameNamespace = of.namespace_id === project.namespace_id && of.namespace_kind === project.namespace_kind;
-      const level = of.id === project.id ? 0 : sameNamespace ? 1 : 2;
-      found.set(mr.id, { mr, level, reference: `${projectReferenceBase(of, project)}!${mr.iid}` });
+      // The reference's base says the level: none (the issue's project), a path (its namespace), a full path.
+      const base = projectReferenceBase(noteable.project, project);
+      const level = base === '' ? 0 : base.includes('/') ? 2 : 1;
+      found.set(mr.id, { mr, level, reference: `${base}!${mr.iid}` });
     }
   }
   return [...found.values()].sort((a, b) => a.level - b.level || naturalCompare(a.reference, b.reference)).map(({ mr }) => mr);

@@ -36,7 +36,7 @@ import { execute, findReadableProject, listableProjects, presentContext, today, 
 import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, unlinkParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
-import { userBasic } from '../users/entities.js';
+import { participantsPage } from '../users/entities.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
 import { filterIssues } from './filter.js';
@@ -227,7 +227,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   issueRead(deps, '/participants', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
     // `paginate(::Kaminari.paginate_array(issue.participants))`: no user given, so the references are read as the author.
-    return paginate(ctx, arraySource(issueParticipants(view.state, project, issue, null)), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
+    return participantsPage(ctx, view, issueParticipants(view.state, project, issue, null));
   }),
   issueRead(deps, '/closed_by', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);

@@ -5,7 +5,7 @@
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, findIssueById, forbidden, issuesClosedByMerge, mergeRequestParticipants, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, issuesClosedByMerge, mergeRequestParticipants, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams } from './params.js';
@@ -14,7 +14,7 @@ import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests } from './filter.js';
 import { mergeRequestBasicEntity, mergeRequestVersionEntity } from './entities.js';
 import { presentMergeRequest } from './present.js';
-import { userBasic } from '../users/entities.js';
+import { participantsPage } from '../users/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 /** `find_merge_request_with_access` is `find_by!`: RecordNotFound, which lib/api/api.rb answers so. */
@@ -111,8 +111,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const view = presentContext(deps, ctx);
         // `paginate(::Kaminari.paginate_array(merge_request.participants))`, no user given.
-        const ids = mergeRequestParticipants(view.state, project, find(ctx, project), null);
-        return paginate(ctx, arraySource(ids), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
+        return participantsPage(ctx, view, mergeRequestParticipants(view.state, project, find(ctx, project), null));
       },
     }),
     route({
@@ -268,9 +267,8 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         }
         // `MergeRequests::PostMergeService#close_issues`: `Issues::CloseService` as the merger for each open closing issue
         // it may update (each an `UpdateIssue` of its own, which checks that again; a refusal leaves the others to close).
-        for (const issueId of issuesClosedByMerge(deps.app.state, viewerId(ctx), project, mr)) {
-          const issue = findIssueById(deps.app.state.issues, issueId);
-          if (issue) await deps.app.execute(ctx.actor, { type: 'UpdateIssue', project_id: issue.project_id, iid: issue.iid, state_event: 'close' });
+        for (const issue of issuesClosedByMerge(deps.app.state, viewerId(ctx), project, mr)) {
+          await execute(deps, ctx, { type: 'UpdateIssue', project_id: issue.project_id, iid: issue.iid, state_event: 'close' });
         }
         if (ctx.params.should_remove_source_branch ?? mr.remove_source_branch) {
           // The source branch goes as a branch deletion of its own (refused quietly when a check forbids it).

@@ -1,5 +1,6 @@
 /** The platform's user entities: UserBasic ⊂ User ⊂ UserPublic (self) ⊂ UserWithAdmin. */
-import type { User } from '@forgefold/core';
+import { findUser, type User } from '@forgefold/core';
+import { arraySource, paginate, type HandlerContext } from '../../http/index.js';
 import { userAvatarUrl, type PresentContext } from '../context.js';
 
 export const userBasic = (user: User, ctx: PresentContext) => ({
@@ -63,3 +64,10 @@ export const userWithAdmin = (user: User, ctx: PresentContext) => ({
 /** Administrators get UserWithAdmin, the user themselves UserPublic, everyone else User. */
 export const userFor = (user: User, ctx: PresentContext) =>
   ctx.viewerIsAdmin ? userWithAdmin(user, ctx) : ctx.viewerId === user.id ? userPublic(user, ctx) : userEntity(user, ctx);
+
+/**
+ * An issuable's participants (`paginate(::Kaminari.paginate_array(issuable.participants))`, `Entities::UserBasic`):
+ * user ids the participants queries found, which exist.
+ */
+export const participantsPage = (ctx: HandlerContext<unknown>, view: PresentContext, ids: readonly number[]) =>
+  paginate(ctx, arraySource(ids), { map: (id) => userBasic(findUser(view.state.users, id)!, view) });
