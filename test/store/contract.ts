@@ -366,6 +366,27 @@ export const eventStoreContract = (
         ]);
       }));
 
+    it('a commit of many events across streams (more rows than one SQLite statement takes) keeps positions, versions and idempotency', () =>
+      withStore(async ({ store }) => {
+        await store.append('a', 'any', events(1));
+        // 3 streams × 50 events, interleaved a write at a time: 150 rows, past the SQLite store's 64 rows per INSERT.
+        const writes: StreamWrite[] = [];
+        for (let i = 0; i < 50; i++) for (const streamId of ['a', 'b', 'c']) writes.push({ streamId, expected: 'any', events: events(1) });
+        const results = await store.commit(writes, { expectedPosition: 1 });
+        expect(results.at(-1)).toEqual({ streamId: 'c', nextExpectedVersion: 50, lastPosition: 151, duplicate: false });
+        const log = await store.readAll(0, 1_000);
+        expect(log.map((e) => e.globalPosition)).toEqual(Array.from({ length: 151 }, (_, i) => i + 1));
+        expect(log.filter((e) => e.streamId === 'a').map((e) => e.streamVersion)).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
+        expect(log.slice(1).map((e) => e.eventId)).toEqual(writes.map((write) => write.events[0]!.eventId));
+        // The same commit again is a repeat of each write (nothing written); a write deep in a new commit (past the
+        // first statement's rows) that repeats one id of an earlier write and not the other is a conflict, and the
+        // commit writes none of its rows.
+        expect((await store.commit(writes)).every((result) => result.duplicate)).toBe(true);
+        const clashing = writes.map((write, index) => ({ ...write, events: index === 100 ? [write.events[0]!, ...events(1)] : events(1) }));
+        await expectRejects(store.commit(clashing), WrongExpectedVersion);
+        expect(await store.headPosition()).toBe(151);
+      }));
+
     it('commit is all or nothing: one failing expectation writes none of the writes', () =>
       withStore(async ({ store }) => {
         await store.append('a', 'any', events(1));
