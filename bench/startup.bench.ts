@@ -197,9 +197,9 @@ const startServer = async (dataDir: string) => {
   const execArgv = [...serveNodeFlags(), ...(process.env['BENCH_STARTUP_SERVER_ARGS']?.split(' ') ?? [])];
   const child = fork(join(benchDir, 'startup-server.js'), [], { env: { ...process.env, BENCH_STARTUP_DATA: dataDir, BENCH_STARTUP_TOKEN: TOKEN }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = (type: string) =>
-    new Promise<{ ms: number; busyMs?: number; gcMs?: number; url?: string }>((resolve, reject) => {
+    new Promise<{ ms: number; busyMs?: number; gcMs?: number; gcKind?: string; url?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench's server exited (${String(code)}) before its ${type}`));
-      const onMessage = (message: { type: string; ms: number; busyMs?: number; gcMs?: number; url?: string }) => {
+      const onMessage = (message: { type: string; ms: number; busyMs?: number; gcMs?: number; gcKind?: string; url?: string }) => {
         if (message.type !== type) return;
         child.off('message', onMessage);
         child.off('exit', onExit);
@@ -209,7 +209,7 @@ const startServer = async (dataDir: string) => {
       child.once('exit', onExit);
     });
   const listening = await reply('listening');
-  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot', whole = false): Promise<{ ms: number; busyMs?: number; gcMs?: number }> => {
+  const ask = async (type: 'watch' | 'pause' | 'snapshot', answer?: 'pause' | 'snapshot', whole = false): Promise<{ ms: number; busyMs?: number; gcMs?: number; gcKind?: string }> => {
     const replied = answer ? reply(answer) : Promise.resolve({ ms: 0 });
     child.send({ type, whole });
     return replied;
@@ -305,7 +305,7 @@ export default async function startupBench(): Promise<void> {
         await server.ask('watch');
         const value = await during();
         const pause = await server.ask('pause', 'pause');
-        return { ms: pause.ms, gc: `longest collection ${(pause.gcMs ?? 0).toFixed(1)} ms`, value };
+        return { ms: pause.ms, gc: `longest collection ${(pause.gcMs ?? 0).toFixed(1)} ms${pause.gcKind ? `, ${pause.gcKind}` : ''}`, value };
       };
       const quiet = await watched(() => load(LOAD_SECONDS, 'quiet'));
       report.add('HTTP writes, no snapshot: longest event-loop pause', quiet.ms, 'ms', { note: `${quiet.value.rps.toFixed(0)} requests/s, p99 ${quiet.value.p99} ms; ${quiet.gc}` });
