@@ -6,9 +6,10 @@
  * busy_timeout=0: it gives up at once rather than wait for, or hold up, a writer).
  *
  * A WAL that a busy writer keeps appending to is never caught up between two of its transactions, so it
- * would never restart and only grow. When it passes the drain size, the worker says so; the store then
- * holds its writes back (asynchronously: the event loop keeps running) while one more PASSIVE pass copies
- * the little that is left, and the writer's next transaction starts the WAL over.
+ * would never restart and only grow. When it passes the drain size, the worker first runs a few more passes,
+ * each copying what was appended during the one before, then says so; the store then holds its writes back
+ * (asynchronously: the event loop keeps running) while one more PASSIVE pass copies the little that is left,
+ * and the writer's next transaction starts the WAL over.
  *
  * The worker source is a plain CommonJS string run with `eval: true`, so it works the same under tsx,
  * vitest and compiled JavaScript; it loads the very better-sqlite3 build this package resolves.
@@ -44,6 +45,13 @@ const tick = () => {
     previousLog = result.log;
     if (moving) { idleSince = now; truncated = false; }
     if (result.log >= workerData.drainFrames) {
+      // Before the writer is asked to wait: passes that copy what was appended during the one before, each shorter
+      // than the last, so that the drain's pass (writes held) has only a short pass's worth of frames to copy.
+      for (let pass = 0; pass < workerData.catchUpPasses; pass++) {
+        const started = Date.now();
+        if (!checkpoint()) break;
+        if (Date.now() - started <= 1) break;
+      }
       parentPort.postMessage({ type: 'needs-drain', ...result });
     } else if (now - lastReport >= workerData.intervalMs) {
       lastReport = now;
@@ -90,7 +98,7 @@ export class Checkpointer {
 
   constructor(
     private readonly path: string,
-    private readonly options: { readonly intervalMs: number; readonly busyIntervalMs: number; readonly drainFrames: number; readonly idleTruncateMs: number },
+    private readonly options: { readonly intervalMs: number; readonly busyIntervalMs: number; readonly drainFrames: number; readonly idleTruncateMs: number; readonly catchUpPasses: number },
   ) {}
 
   /** Starts the worker on the first write (stores that never write never start a thread). */
