@@ -138,7 +138,10 @@ describe('forgefold serve', () => {
     // The parts of a write's latency tail: each commit's wait for its WAL flush, and the collector's pauses.
     expect(value('forgefold_commit_flush_seconds_count')).toBeGreaterThanOrEqual(2);
     expect(value('forgefold_commit_flush_seconds_bucket{le="+Inf"}')).toBe(value('forgefold_commit_flush_seconds_count'));
-    // Present (a missing sample reads NaN) and a histogram, whether or not the collector has paused yet.
+    // Present (a missing sample reads NaN) and a histogram, whether or not the collector has paused yet, or the WAL
+    // been drained (two groups do not fill it).
+    expect(value('forgefold_wal_drain_seconds_count')).toBe(0);
+    expect(value('forgefold_wal_drain_seconds_bucket{le="+Inf"}')).toBe(0);
     expect(value('forgefold_gc_pause_seconds_count')).toBeGreaterThanOrEqual(0);
     expect(value('forgefold_gc_pause_seconds_bucket{le="+Inf"}')).toBe(value('forgefold_gc_pause_seconds_count'));
     const position = value('forgefold_log_position');

@@ -195,7 +195,8 @@ describe('SqliteStore', () => {
 
   it('keeps the WAL bounded under sustained writes (drains restart it)', async () => {
     await inTempDir(async (temp) => {
-      const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 5, walDrainBytes: 64 * 1024, synchronous: 'NORMAL' });
+      const held: number[] = [];
+      const store = openSqliteStore({ path: temp.file(), checkpointIntervalMs: 5, walDrainBytes: 64 * 1024, synchronous: 'NORMAL', onDrained: (ms) => held.push(ms) });
       let commits = 0;
       const write = async (n: number) => {
         for (let i = 0; i < n; i++) {
@@ -206,6 +207,9 @@ describe('SqliteStore', () => {
       // The checkpointer starts with the first write; wait until it drains.
       for (let i = 0; i < 300 && store.checkpointStats().drains < 2; i++) await write(10);
       expect(store.checkpointStats().drains).toBeGreaterThanOrEqual(2);
+      // Each drain tells how long it held the writes (what serve's `forgefold_wal_drain_seconds` counts).
+      expect(held.length).toBeGreaterThanOrEqual(2);
+      expect(held.every((ms) => ms >= 0)).toBe(true);
       const before = statSync(`${temp.file()}-wal`).size;
       await write(300);
       // ~10 pages a commit: 300 commits would add ~12 MB to a WAL that never restarts

@@ -278,7 +278,7 @@ const PAUSE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
  * The host's part of `/-/metrics`: commit batch sizes (from `onCommitted`), the log position, and the last
  * snapshot's position and age (from the snapshot store, wrapped to see what it loads and saves).
  */
-const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, lastSnapshot: () => Pick<Snapshot, 'position' | 'takenAt'> | null, flushes: Histogram | null) => {
+const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, lastSnapshot: () => Pick<Snapshot, 'position' | 'takenAt'> | null, wal: { readonly flushes: Histogram; readonly drains: Histogram } | null) => {
   const batches = new Histogram(COMMIT_BATCH_BUCKETS);
   app.onCommitted((events) => batches.observe(events.length));
   // The event loop's pauses for garbage collection: with the WAL flushes, what a write's latency tail is made of.
@@ -292,9 +292,11 @@ const hostMetrics = (app: Application<ForgefoldCommand, State>, clock: Clock, la
     return (
       familyHeader('forgefold_commit_batch_events', 'histogram', 'Events per committed batch.') +
       batches.samples('forgefold_commit_batch_events') +
-      (flushes
+      (wal
         ? familyHeader('forgefold_commit_flush_seconds', 'histogram', 'Time a commit waited for the WAL flush (fdatasync) that made it durable.') +
-          flushes.samples('forgefold_commit_flush_seconds')
+          wal.flushes.samples('forgefold_commit_flush_seconds') +
+          familyHeader('forgefold_wal_drain_seconds', 'histogram', 'Time the writes were held while the WAL was checkpointed completely, so that it starts over.') +
+          wal.drains.samples('forgefold_wal_drain_seconds')
         : '') +
       familyHeader('forgefold_gc_pause_seconds', 'histogram', 'Pauses of the event loop for garbage collection.') +
       collections.samples('forgefold_gc_pause_seconds') +
@@ -389,10 +391,16 @@ export const startForgefold = async (
 ): Promise<RunningForgefold> => {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   for (const warning of await prepareDataDir(config.dataDir, { sqlite: !config.databaseUrl })) say(`Forgefold warning: ${warning}`);
-  const flushes = new Histogram(PAUSE_BUCKETS);
+  const wal = { flushes: new Histogram(PAUSE_BUCKETS), drains: new Histogram(PAUSE_BUCKETS) };
   const sqlite = config.databaseUrl
     ? null
-    : openSqliteStore({ path: dataPaths(config.dataDir).database, synchronous: config.synchronous, flushOffLoop: true, onFlushed: (ms) => flushes.observe(ms / 1000) });
+    : openSqliteStore({
+        path: dataPaths(config.dataDir).database,
+        synchronous: config.synchronous,
+        flushOffLoop: true,
+        onFlushed: (ms) => wal.flushes.observe(ms / 1000),
+        onDrained: (ms) => wal.drains.observe(ms / 1000),
+      });
   const store: StoreHandle =
     sqlite ??
     (await openPostgresStore({ url: config.databaseUrl! }).catch((error: unknown) => {
@@ -468,7 +476,7 @@ export const startForgefold = async (
         PRODUCT_VERSION,
       )
     : null;
-  const metrics = hostMetrics(app, clock, () => lastSnapshot, config.databaseUrl ? null : flushes);
+  const metrics = hostMetrics(app, clock, () => lastSnapshot, config.databaseUrl ? null : wal);
   const api = createForgefoldApi({
     secretKey,
     app,

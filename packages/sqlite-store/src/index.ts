@@ -45,6 +45,8 @@ export interface SqliteStoreOptions {
   readonly walDrainTimeoutMs?: number;
   /** With `flushOffLoop`: told how long each commit waited for the flush that made it durable (ms). */
   readonly onFlushed?: (ms: number) => void;
+  /** Told how long the writes were held for each WAL drain (ms; see `walDrainBytes`). */
+  readonly onDrained?: (ms: number) => void;
 }
 
 export interface SqliteStore {
@@ -121,11 +123,12 @@ const readSnapshotFile = (path: string, events: Database.Database): Database.Dat
 };
 
 /** `flush`, telling `told` how long each call took to settle successfully. */
+/** `wait`, telling `told` how long it took (ms). */
 const timed =
-  (flush: () => Promise<void>, told: (ms: number) => void) =>
+  (wait: () => Promise<void>, told: (ms: number) => void) =>
   async (): Promise<void> => {
     const started = performance.now();
-    await flush();
+    await wait();
     told(performance.now() - started);
   };
 
@@ -217,7 +220,8 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
     // WAL from restarting).
     if (Date.now() - lastDrain < 50) return;
     lastDrain = Date.now();
-    events.holdWritesDuring(() => checkpointer.drain(options.walDrainTimeoutMs ?? 20));
+    const drain = () => checkpointer.drain(options.walDrainTimeoutMs ?? 20);
+    events.holdWritesDuring(options.onDrained ? timed(drain, options.onDrained) : drain);
   };
   checkpointer.onFailure = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
