@@ -44,7 +44,7 @@ let longestGc = 0;
 let longestGcKind = '';
 /** A collection's kind and flags as node's `gc` entries give them (`perf_hooks.constants`). */
 const gcKind = (detail: { kind?: number; flags?: number } | undefined): string => {
-  const kinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+  const kinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks', 2: 'minor mark-sweep' /* V8's kind 2, which node names no constant for */ };
   const flags: [number, string][] = [
     [constants.NODE_PERFORMANCE_GC_FLAGS_FORCED, 'forced'],
     [constants.NODE_PERFORMANCE_GC_FLAGS_ALL_EXTERNAL_MEMORY, 'external memory'],

@@ -387,6 +387,22 @@ export const eventStoreContract = (
         expect(await store.headPosition()).toBe(151);
       }));
 
+    it('a long commit: a stream first written past its first 64 rows gets the next version, and a repeat inside is a duplicate', () =>
+      withStore(async ({ store }) => {
+        await store.append('d', 'any', events(2));
+        const earlier: StreamWrite = { streamId: 'r', expected: 'any', events: events(2) };
+        await store.commit([earlier]);
+        // 66 writes of a new stream, then 'd' (first seen in this commit past the SQLite store's first statement), with
+        // a repeat of the earlier write among the first ones.
+        const writes: StreamWrite[] = Array.from({ length: 66 }, (_, i) => (i === 30 ? earlier : { streamId: 'x', expected: 'any', events: events(1) }));
+        writes.push({ streamId: 'd', expected: 2, events: events(1) });
+        const results = await store.commit(writes);
+        expect(results[30]).toEqual({ streamId: 'r', nextExpectedVersion: 2, lastPosition: 4, duplicate: true });
+        expect(results.at(-1)).toEqual({ streamId: 'd', nextExpectedVersion: 3, lastPosition: 4 + 65 + 1, duplicate: false });
+        expect((await store.readStream('x')).map((e) => e.streamVersion)).toEqual(Array.from({ length: 65 }, (_, i) => i + 1));
+        expect((await store.readStream('d')).map((e) => e.globalPosition)).toEqual([1, 2, 70]);
+      }));
+
     it('commit is all or nothing: one failing expectation writes none of the writes', () =>
       withStore(async ({ store }) => {
         await store.append('a', 'any', events(1));

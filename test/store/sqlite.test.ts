@@ -209,7 +209,6 @@ describe('SqliteStore', () => {
       expect(store.checkpointStats().drains).toBeGreaterThanOrEqual(2);
       // Each drain tells how long it held the writes (what serve's `forgefold_wal_drain_seconds` counts).
       expect(held.length).toBeGreaterThanOrEqual(2);
-      expect(held.every((ms) => ms >= 0)).toBe(true);
       const before = statSync(`${temp.file()}-wal`).size;
       await write(300);
       // ~10 pages a commit: 300 commits would add ~12 MB to a WAL that never restarts

@@ -44,30 +44,53 @@ const tick = () => {
     moving = result.log !== previousLog;
     previousLog = result.log;
     if (moving) { idleSince = now; truncated = false; }
-    if (result.log >= workerData.drainFrames) {
-      // Before the writer is asked to wait: passes that copy what was appended during the one before, each shorter
-      // than the last, so that the drain's pass (writes held) has only a short pass's worth of frames to copy.
-      for (let pass = 0; pass < workerData.catchUpPasses; pass++) {
-        const started = Date.now();
-        if (!checkpoint()) break;
-        if (Date.now() - started <= 1) break;
-      }
-      parentPort.postMessage({ type: 'needs-drain', ...result });
-    } else if (now - lastReport >= workerData.intervalMs) {
-      lastReport = now;
-      parentPort.postMessage({ type: 'checkpoint', ...result });
-    }
     // Idle for a while and fully copied: shrink the file (gives up at once if a writer is there).
     if (!moving && !truncated && result.log > 0 && result.log === result.checkpointed && now - idleSince >= workerData.idleTruncateMs) {
       try { truncate.get(); truncated = true; } catch (error) {}
+    }
+    if (!truncated && result.log >= workerData.drainFrames) {
+      catchingUp = true;
+      setImmediate(() => catchUpThenAskForDrain(result, workerData.catchUpPasses));
+      return;
+    }
+    if (now - lastReport >= workerData.intervalMs) {
+      lastReport = now;
+      parentPort.postMessage({ type: 'checkpoint', ...result });
     }
   }
   // While the WAL moves, keep copying in small steps, so that little is left when the writer pauses for a drain.
   timer = setTimeout(tick, moving ? workerData.busyIntervalMs : workerData.intervalMs);
 };
+/**
+ * Before the writer is asked to hold its writes for a drain: passes, each copying what was appended during the one
+ * before, until one takes a millisecond or less (or the passes left run out), so that the drain's own pass has only a
+ * short pass's worth of frames to copy. A turn apart, so that a 'close' is heard between them. Asks with the last
+ * pass's figures, and not at all when the WAL has restarted meanwhile; then the ticks go on.
+ */
+let catchingUp = false;
+const catchUpThenAskForDrain = (last, passesLeft) => {
+  if (closed) return;
+  let result = last;
+  if (passesLeft > 0) {
+    const started = Date.now();
+    const next = checkpoint();
+    if (next) {
+      result = next;
+      previousLog = next.log;
+      if (Date.now() - started > 1) {
+        setImmediate(() => catchUpThenAskForDrain(result, passesLeft - 1));
+        return;
+      }
+    }
+  }
+  catchingUp = false;
+  if (result.log >= workerData.drainFrames) parentPort.postMessage({ type: 'needs-drain', ...result });
+  timer = setTimeout(tick, workerData.busyIntervalMs);
+};
 timer = setTimeout(tick, workerData.busyIntervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'now') { if (timer) clearTimeout(timer); tick(); }
+  // A catch-up in progress is a pass now already.
+  if (message === 'now' && !catchingUp) { if (timer) clearTimeout(timer); tick(); }
   if (message === 'drain') {
     // The main thread holds its writes back meanwhile: this pass copies the rest, and the writer's
     // next transaction starts the WAL over from its beginning.

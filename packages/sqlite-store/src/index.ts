@@ -122,8 +122,7 @@ const readSnapshotFile = (path: string, events: Database.Database): Database.Dat
   return empty;
 };
 
-/** `flush`, telling `told` how long each call took to settle successfully. */
-/** `wait`, telling `told` how long it took (ms). */
+/** `wait`, telling `told` how long each call took to settle successfully (ms). */
 const timed =
   (wait: () => Promise<void>, told: (ms: number) => void) =>
   async (): Promise<void> => {
@@ -218,7 +217,8 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
   checkpointer.onNeedsDrain = () => {
     // At most one drain in flight, and not back to back (e.g. when another connection's reader keeps the
     // WAL from restarting).
-    if (Date.now() - lastDrain < 50) return;
+    // A stopped store writes no more (and its checkpointer is closed): nothing to hold.
+    if (events.stoppedBy || Date.now() - lastDrain < 50) return;
     lastDrain = Date.now();
     const drain = () => checkpointer.drain(options.walDrainTimeoutMs ?? 20);
     events.holdWritesDuring(options.onDrained ? timed(drain, options.onDrained) : drain);
