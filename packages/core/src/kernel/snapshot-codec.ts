@@ -154,15 +154,38 @@ const slots = (node: unknown, budget: number): number => {
 const LIGHT = 4096;
 
 /**
- * Whether a string table's third level (32 leaves of keys and values) is written as its leaves, each a NODE, rather
- * than as one NODE: when its values are tables (a table of tables keyed by strings: `members.bySource`, a small table of
- * member ids per source), or when it holds leaves still lazy (written so before). At 1e6 commands such a level holds
- * ~400 small tables; creating a group adds a key to one at random, and the first write there decoded all of them on the
- * request path (~60 KB of heap per node at 200k, where a leaf holds a dozen). 33 tokens in the structure instead of 1,
- * for the 1,024 third levels of such a table.
+ * How a string table's third level (32 leaves of keys and values) is written:
+ * - `apart`: as its leaves, each a NODE, rather than as one NODE, when its values are tables (a table of tables keyed
+ *   by strings: `members.bySource`, a table of member ids per source) or when it holds leaves still lazy (written so
+ *   before). At 1e6 commands such a level holds ~400 tables; creating a group adds a key to one at random, and the
+ *   first write there decoded all of them on the request path (~60 KB of heap per node at 200k, where a leaf holds a
+ *   dozen). 33 tokens in the structure instead of 1, for the 1,024 third levels of such a table;
+ * - `scalars`: as one NODE, its values being no arrays (so no tables: light whatever its size);
+ * - `mixed`: as any other node of a trie (see `light`).
+ * An incremental snapshot asks this of every third level it writes, i.e. of most entries of a string table (a creation
+ * adds a key at random): plain loops over the values alone, none past the first value that is not an array (a table's
+ * values are all tables or none). `some` with a closure per entry, then `light`'s walk of every key and value, were a
+ * fifth of an incremental snapshot's time at 200k–380k groups (a CPU profile of the encoder alone).
  */
-const leavesApart = (level3: readonly unknown[]): boolean =>
-  some(level3, (leaf) => leaf instanceof LazyNode || (Array.isArray(leaf) && some(leaf, (entry) => Array.isArray(entry) && isTrie(entry))));
+const stringLevel = (level3: readonly unknown[]): 'apart' | 'scalars' | 'mixed' => {
+  let scalars = false;
+  for (let i = 0; i < level3.length; i++) {
+    const leaf = level3[i];
+    if (leaf instanceof LazyNode) return 'apart';
+    if (scalars || !Array.isArray(leaf)) continue;
+    // A leaf is [key, value, key, value, …]; a removed entry is `undefined`.
+    for (let j = 1; j < leaf.length; j += 2) {
+      const value: unknown = leaf[j];
+      if (value === undefined) continue;
+      if (!Array.isArray(value)) {
+        scalars = true;
+        break;
+      }
+      if (isTrie(value)) return 'apart';
+    }
+  }
+  return scalars ? 'scalars' : 'mixed';
+};
 
 /**
  * Work (structure tokens, and elements counted by `slots`) after which the encoder ends a step even when no piece is
@@ -431,8 +454,9 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
   const trieNode = (child: unknown, b: number, level2: readonly unknown[], depth: number): Steps | undefined => {
     const written = writtenBefore(child);
     if (written !== null) return written;
-    if (Array.isArray(child) && b < MARK_AT && level2[MARK_AT] === STRING_MARK && leavesApart(child)) return array(child, (leaf) => stringLeaf(leaf, depth + 3));
-    if (Array.isArray(child) && light(child)) return node(child, v8.serialize(child));
+    const level = Array.isArray(child) && b < MARK_AT && level2[MARK_AT] === STRING_MARK ? stringLevel(child) : 'mixed';
+    if (level === 'apart') return array(child as readonly unknown[], (leaf) => stringLeaf(leaf, depth + 3));
+    if (Array.isArray(child) && (level === 'scalars' || light(child))) return node(child, v8.serialize(child));
     if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
     return value(child, depth + 2);
   };
@@ -455,7 +479,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     return null;
   };
   /**
-   * A leaf of a string table whose leaves are NODEs of their own (see `leavesApart`): a NODE, or split as a heavy
+   * A leaf of a string table whose leaves are NODEs of their own (see `stringLevel`): a NODE, or split as a heavy
    * node's leaf is when it holds a heavy table.
    */
   const stringLeaf = (leaf: unknown, depth: number): Steps | undefined => {
