@@ -6,6 +6,7 @@ export * from './kernel/decider.js';
 export * from './kernel/module.js';
 export * from './kernel/table.js';
 export * from './kernel/memory-store.js';
+export * from './kernel/event-rows.js';
 export * from './kernel/application.js';
 export * from './kernel/hash.js';
 export * from './kernel/snapshot-codec.js';

@@ -16,20 +16,19 @@ import {
   StoreUnavailable,
   WrongExpectedVersion,
   type AppendResult,
-  type EventMetadata,
   type EventStore,
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
   type StreamWrite,
   type Unsubscribe,
+  EVENT_READ_COLUMNS,
+  recordedFromRow,
+  type EventRow,
 } from '@forgefold/core';
 import type { ReservedSql, Sql } from 'postgres';
 import { translate } from './errors.js';
 import { LOCK_LEASE } from './schema.js';
-
-/** [position, event id, stream, version, type, schema version, "[data,metadata]", recorded at] */
-type Row = [number, string, string, number, string, number, string, string];
 
 /**
  * A query's rows as tuples (`.values()`). postgres.js types them as arrays of any column, so the one cast is here:
@@ -37,30 +36,14 @@ type Row = [number, string, string, number, string, number, string, string];
  */
 const tuples = async <R extends readonly unknown[]>(query: { values(): PromiseLike<unknown> }): Promise<R[]> => (await query.values()) as R[];
 
-const READ_COLUMNS = "global_position, event_id, stream_id, stream_version, type, schema_version, '[' || data || ',' || metadata || ']', recorded_at";
 const PAGE = 1_000;
 /** Events kept in the tail (raw rows, a few hundred bytes each). */
 const TAIL_SIZE = 4_096;
 
-const toRecorded = (row: Row): RecordedEvent => {
-  const [data, metadata] = JSON.parse(row[6]) as [unknown, EventMetadata];
-  return {
-    eventId: row[1],
-    type: row[4],
-    schemaVersion: row[5],
-    data,
-    recordedAt: row[7],
-    metadata,
-    streamId: row[2],
-    streamVersion: row[3],
-    globalPosition: row[0],
-  };
-};
-
 /** The newest events this store has seen, without gaps: rows for positions start+1 … start+rows.length. */
 class Tail {
   private start = 0;
-  private rows: Row[] = [];
+  private rows: EventRow[] = [];
 
   reset(head: number): void {
     this.start = head;
@@ -77,7 +60,7 @@ class Tail {
   }
 
   /** Adds rows that continue the tail (a gap starts it anew after the gap; known rows are skipped). */
-  add(rows: readonly Row[]): void {
+  add(rows: readonly EventRow[]): void {
     if (rows.length === 0) return;
     const first = rows[0]![0];
     if (first > this.end + 1) this.reset(first - 1);
@@ -89,7 +72,7 @@ class Tail {
     }
   }
 
-  after(position: number, limit: number): Row[] {
+  after(position: number, limit: number): EventRow[] {
     const from = position - this.start;
     return this.rows.slice(from, from + limit);
   }
@@ -199,7 +182,7 @@ export class PostgresEventStore implements EventStore {
       duplicate,
     }));
     // What was written, as a reader of the log would get it: into the tail, and to the subscribers.
-    const recorded: Row[] = [];
+    const recorded: EventRow[] = [];
     let offset = 0;
     writes.forEach((write, index) => {
       const result = results[index]!;
@@ -233,14 +216,14 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(after: number, limit: number): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
-    return (await this.readRows(after, limit)).map(toRecorded);
+    return (await this.readRows(after, limit)).map(recordedFromRow);
   }
 
-  private async readRows(after: number, limit: number): Promise<Row[]> {
+  private async readRows(after: number, limit: number): Promise<EventRow[]> {
     if (limit <= 0) return [];
-    let rows: Row[];
+    let rows: EventRow[];
     try {
-      rows = await tuples<Row>(this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [
+      rows = await tuples<EventRow>(this.sql.unsafe(`SELECT ${EVENT_READ_COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [
         Math.max(0, after),
         Math.min(limit, 2_147_483_647),
       ], { prepare: true }));
@@ -257,11 +240,11 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
     try {
-      const rows = await tuples<Row>(this.sql.unsafe(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`, [
+      const rows = await tuples<EventRow>(this.sql.unsafe(`SELECT ${EVENT_READ_COLUMNS} FROM events WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`, [
         streamId,
         Math.max(0, Math.min(after, 2_147_483_647)),
       ], { prepare: true }));
-      return rows.map(toRecorded);
+      return rows.map(recordedFromRow);
     } catch (error) {
       return translate(error);
     }
@@ -406,7 +389,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private publish(recorded: readonly Row[]): void {
+  private publish(recorded: readonly EventRow[]): void {
     const first = recorded[0]![0];
     for (const subscription of [...this.subscriptions]) {
       // Delivered at once when they continue what the subscriber has, even while a pump awaits a page (it skips
@@ -429,9 +412,9 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private deliver(subscription: Subscription, row: Row): void {
+  private deliver(subscription: Subscription, row: EventRow): void {
     try {
-      subscription.handler(toRecorded(row));
+      subscription.handler(recordedFromRow(row));
     } catch (error) {
       // A failing subscriber must not fail the writer whose transaction is already committed.
       process.emitWarning(`Event subscriber failed on position ${row[0]}: ${String(error)}`, 'SubscriberError');

@@ -18,18 +18,13 @@ import {
   type RecordedEvent,
   type StreamWrite,
   type Unsubscribe,
+  EVENT_READ_COLUMNS,
+  recordedFromRow,
+  type EventRow,
 } from '@forgefold/core';
-
-type Row = [number, string, string, number, string, number, string, string];
 
 const COLUMNS = 'global_position, event_id, stream_id, stream_version, type, schema_version, data, recorded_at, metadata';
 const COLUMN_COUNT = COLUMNS.split(',').length;
-/**
- * What reads select: data and metadata come as one JSON array text, which is one string to create and one
- * JSON.parse per row instead of two (about a tenth of a replay's read time). Both columns only ever hold
- * JSON.stringify output.
- */
-const READ_COLUMNS = "global_position, event_id, stream_id, stream_version, type, schema_version, '[' || data || ',' || metadata || ']', recorded_at";
 const PAGE = 1_000;
 
 /** Placeholders of one row of COLUMNS. */
@@ -41,22 +36,6 @@ const ROW_PLACEHOLDERS = `(${Array.from({ length: COLUMN_COUNT }, () => '?').joi
  * SQLite's limit (32,766).
  */
 const ROWS_PER_INSERT = 64;
-
-/** A row as a RecordedEvent (a plain object literal: one shape for all, which V8 handles best). */
-const toRecorded = (row: Row): RecordedEvent => {
-  const [data, metadata] = JSON.parse(row[6]) as [unknown, EventMetadata];
-  return {
-    eventId: row[1],
-    type: row[4],
-    schemaVersion: row[5],
-    data,
-    recordedAt: row[7],
-    metadata,
-    streamId: row[2],
-    streamVersion: row[3],
-    globalPosition: row[0],
-  };
-};
 
 const isEventIdClash = (error: unknown): boolean =>
   error instanceof Error &&
@@ -105,8 +84,8 @@ export class SqliteEventStore implements EventStore {
   private readonly head: Database.Statement<[], number>;
   private readonly streamHead: Database.Statement<[string], [number, number]>;
   private readonly byEventId: Database.Statement<[string], [string, number, number]>;
-  private readonly allAfter: Database.Statement<[number, number], Row>;
-  private readonly streamAfter: Database.Statement<[string, number], Row>;
+  private readonly allAfter: Database.Statement<[number, number], EventRow>;
+  private readonly streamAfter: Database.Statement<[string, number], EventRow>;
   private readonly dataVersion: Database.Statement<[], number>;
   private readonly write: Database.Transaction<(writes: readonly StreamWrite[], expectedPosition: number | undefined, slow: boolean) => Outcome> | null;
   /** INSERT statements by their number of rows (1 to ROWS_PER_INSERT), prepared when first needed. */
@@ -127,9 +106,9 @@ export class SqliteEventStore implements EventStore {
       .prepare<[string], [number, number]>('SELECT stream_version, global_position FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1')
       .raw();
     this.byEventId = db.prepare<[string], [string, number, number]>('SELECT stream_id, stream_version, global_position FROM events WHERE event_id = ?').raw();
-    this.allAfter = db.prepare<[number, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw();
+    this.allAfter = db.prepare<[number, number], EventRow>(`SELECT ${EVENT_READ_COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`).raw();
     this.streamAfter = db
-      .prepare<[string, number], Row>(`SELECT ${READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
+      .prepare<[string, number], EventRow>(`SELECT ${EVENT_READ_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? ORDER BY stream_version`)
       .raw();
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     if (options.readonly) {
@@ -360,7 +339,7 @@ export class SqliteEventStore implements EventStore {
     if (limit <= 0) return [];
     const rows = this.allAfter.all(Math.max(0, after), limit);
     const events = new Array<RecordedEvent>(rows.length);
-    for (let i = 0; i < rows.length; i++) events[i] = toRecorded(rows[i]!);
+    for (let i = 0; i < rows.length; i++) events[i] = recordedFromRow(rows[i]!);
     return this.durableOnly(events);
   }
 
@@ -371,7 +350,7 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, after = 0): Promise<readonly RecordedEvent[]> {
     this.assertOpen();
-    return this.durableOnly(this.streamAfter.all(streamId, Math.max(0, after)).map(toRecorded));
+    return this.durableOnly(this.streamAfter.all(streamId, Math.max(0, after)).map(recordedFromRow));
   }
 
   async headPosition(): Promise<number> {
