@@ -84,6 +84,32 @@ describe('decoding table nodes', () => {
     expect(stateHash(decodeState(bytesOf(next), { lazy: true }))).toBe(stateHash(decodeState(bytesOf(next))));
   });
 
+  it('writes a third level holding a scalar and a table (still lazy) apart: the table survives a second snapshot', () => {
+    // A scalar value in a leaf before a table's leaf in the same third level (the encoder once stopped looking at the
+    // values after the first scalar, and wrote the level whole, its lazy nodes as plain objects: the table was lost).
+    const pathOf = (key: string): number[] => {
+      let h = 2166136261;
+      for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+      h >>>= 0;
+      return [h & 31, (h >>> 5) & 31, (h >>> 10) & 31];
+    };
+    const [a, b, leaf] = pathOf('t0');
+    let scalarKey = '';
+    for (let i = 0; scalarKey === ''; i++) {
+      const [x, y, z] = pathOf(`s${i}`);
+      if (x === a && y === b && z! < leaf!) scalarKey = `s${i}`;
+    }
+    const inner: Table<number> = emptyTable();
+    for (let i = 0; i < 6_000; i++) tableSet(inner, i, i);
+    const state = { slice: { table: emptyTable<Table<number> | number>() } };
+    tableSet(state.slice.table, 't0', inner);
+    const lazy = decodeState(bytesOf(state), { lazy: true }) as typeof state;
+    tableSet(lazy.slice.table, scalarKey, 5);
+    const again = decodeState(bytesOf(lazy)) as typeof state;
+    expect(tableGet(tableGet(again.slice.table, 't0') as Table<number>, 100)).toBe(100);
+    expect(tableGet(again.slice.table, scalarKey)).toBe(5);
+  });
+
   it('decodes what v8 decodes: content, bytes, table operations, immer (property)', () => {
     fc.assert(
       fc.property(

@@ -160,31 +160,31 @@ const LIGHT = 4096;
  *   before). At 1e6 commands such a level holds ~400 tables; creating a group adds a key to one at random, and the
  *   first write there decoded all of them on the request path (~60 KB of heap per node at 200k, where a leaf holds a
  *   dozen). 33 tokens in the structure instead of 1, for the 1,024 third levels of such a table;
- * - `scalars`: as one NODE, its values being no arrays (so no tables: light whatever its size);
+ * - `scalars`: as one NODE, none of its values being an array (so no table: light whatever its size);
  * - `mixed`: as any other node of a trie (see `light`).
  * An incremental snapshot asks this of every third level it writes, i.e. of most entries of a string table (a creation
- * adds a key at random): plain loops over the values alone, none past the first value that is not an array (a table's
- * values are all tables or none). `some` with a closure per entry, then `light`'s walk of every key and value, were a
- * fifth of an incremental snapshot's time at 200k–380k groups (a CPU profile of the encoder alone).
+ * adds a key at random): one plain loop over the values alone, where `some` with a closure per entry, then `light`'s
+ * walk of every key and value, were a fifth of an incremental snapshot's time at 200k–380k groups (a CPU profile of
+ * the encoder alone).
  */
 const stringLevel = (level3: readonly unknown[]): 'apart' | 'scalars' | 'mixed' => {
   let scalars = false;
+  let arrays = false;
   for (let i = 0; i < level3.length; i++) {
     const leaf = level3[i];
     if (leaf instanceof LazyNode) return 'apart';
-    if (scalars || !Array.isArray(leaf)) continue;
-    // A leaf is [key, value, key, value, …]; a removed entry is `undefined`.
+    if (!Array.isArray(leaf)) continue;
+    // A leaf is [key, value, key, value, …]; a removed entry is `undefined`. Every value is looked at: a level of
+    // scalars written as one NODE must hold no table (one still lazy would be serialised as an object, and lost).
     for (let j = 1; j < leaf.length; j += 2) {
       const value: unknown = leaf[j];
       if (value === undefined) continue;
-      if (!Array.isArray(value)) {
-        scalars = true;
-        break;
-      }
-      if (isTrie(value)) return 'apart';
+      if (!Array.isArray(value)) scalars = true;
+      else if (isTrie(value)) return 'apart';
+      else arrays = true;
     }
   }
-  return scalars ? 'scalars' : 'mixed';
+  return scalars && !arrays ? 'scalars' : 'mixed';
 };
 
 /**
