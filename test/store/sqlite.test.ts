@@ -215,6 +215,11 @@ describe('SqliteStore', () => {
       expect(statSync(`${temp.file()}-wal`).size - before).toBeLessThan(4 * 1024 * 1024);
       expect(store.checkpointStats().last!.log).toBeLessThan(3_000);
       expect(await store.events.headPosition()).toBe(commits * 10);
+      // Idle, the WAL copied: no more drains (each held the writes for nothing, every few ticks, until a truncation).
+      await new Promise((r) => setTimeout(r, 100));
+      const idle = held.length;
+      await new Promise((r) => setTimeout(r, 600));
+      expect(held.length - idle).toBeLessThanOrEqual(2);
       await store.close();
     });
   });

@@ -48,7 +48,10 @@ const tick = () => {
     if (!moving && !truncated && result.log > 0 && result.log === result.checkpointed && now - idleSince >= workerData.idleTruncateMs) {
       try { truncate.get(); truncated = true; } catch (error) {}
     }
-    if (!truncated && result.log >= workerData.drainFrames) {
+    // A drain makes the writer wait until the WAL is copied: pointless once it is, with nothing written since (the
+    // next write starts it over anyway).
+    const copiedAndIdle = !moving && result.log === result.checkpointed;
+    if (!truncated && !copiedAndIdle && result.log >= workerData.drainFrames) {
       catchingUp = true;
       setImmediate(() => catchUpThenAskForDrain(result, workerData.catchUpPasses));
       return;
@@ -75,6 +78,7 @@ const catchUpThenAskForDrain = (last, passesLeft) => {
     const started = Date.now();
     const next = checkpoint();
     if (next) {
+      if (next.log !== previousLog) { idleSince = Date.now(); truncated = false; }
       result = next;
       previousLog = next.log;
       if (Date.now() - started > 1) {
