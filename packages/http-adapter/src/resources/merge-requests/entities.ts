@@ -9,9 +9,10 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
-
-/** `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). */
-/** `from`: the project the request named (`project: user_project`), which `references.relative` is relative to. */
+/**
+ * `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). `from`: the project the request named
+ * (`project: user_project`), which `references.relative` is relative to.
+ */
 export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, from: Project = project) => {
   const assignees = mr.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
   const version = currentVersion(mr) ?? null;
