@@ -6,12 +6,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import v8 from 'node:v8';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Application, forgefold, stateHash, systemActor, type ForgefoldCommand, type State } from '@forgefold/core';
 import { openSqliteStore, snapshotsPathOf, uuidv7Generator, type SqliteStore } from '@forgefold/sqlite-store';
 import { tempDir } from '../store/helpers.js';
+import { spyOnSerialisedNodes } from './serialised-nodes.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -156,21 +156,21 @@ describe('start-up from a lazy snapshot of the real state', () => {
     // Started by a full replay: every node is an object of this process, none lazy.
     const server = await start(store, true, false);
     const made = await populate(server, 300);
-    const serialize = vi.spyOn(v8, 'serialize');
-    cleanups.push(() => serialize.mockRestore());
-    const nodes = () => serialize.mock.calls.filter(([value]) => Array.isArray(value)).length;
+    const serialised = spyOnSerialisedNodes();
+    cleanups.push(() => serialised.restore());
+    const nodes = () => serialised.count();
     await server.snapshot();
     const whole = nodes();
     expect(whole).toBeGreaterThan(50);
     for (let round = 0; round < 3; round++) {
       await server.execute(systemActor, { type: 'UpdateGroup', id: made.groups[round * 7]!, name: `Incremental ${round}` });
       await server.execute(systemActor, { type: 'AddMember', source_type: 'Namespace', source_id: made.groups[round]!, user_id: made.users[round + 1]!, access_level: 20 });
-      serialize.mockClear();
+      serialised.clear();
       await server.snapshot();
       // The nodes on the changed paths (a few per table written), not the state's.
       expect(nodes()).toBeLessThan(whole / 4);
     }
-    serialize.mockRestore();
+    serialised.restore();
     // A crash after those snapshots (the store not closed), and one while the next is written (never completed):
     // a restarted process loads the newest complete one, whose copied nodes are its own bytes, and the log's tail.
     await server.execute(systemActor, { type: 'CreateGroup', name: 'After the snapshots', path: 'after-the-snapshots' });

@@ -1,8 +1,9 @@
 /** The snapshot format (issue 16): a state encoded piece by piece decodes to the same value, holes and all. */
 import v8 from 'node:v8';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeState, emptyTable, encodeState, SERIALISED_WORK, STEP_WORK, tableGet, tableSet, type SnapshotBytes, type Table } from '@forgefold/core';
+import { spyOnSerialisedNodes } from './serialised-nodes.js';
 
 const roundTrip = (state: unknown): unknown => decodeState(Buffer.concat([...encodeState(state)]));
 
@@ -131,15 +132,15 @@ describe('the snapshot format', () => {
     // A step of 256 tokens serialised up to 256 small nodes (a piece of 64 KiB of them): 30–60 ms in a server.
     const byId: Table<{ id: number; name: string }> = emptyTable();
     for (let id = 1; id <= 20_000; id++) tableSet(byId, id, { id, name: `n${id}` });
-    const serialize = vi.spyOn(v8, 'serialize');
+    const serialised = spyOnSerialisedNodes();
     let most = 0;
     const pieces: Buffer[] = [];
     for (const piece of encodeState({ things: { byId } })) {
-      most = Math.max(most, serialize.mock.calls.length);
-      serialize.mockClear();
+      most = Math.max(most, serialised.count());
+      serialised.clear();
       pieces.push(piece);
     }
-    serialize.mockRestore();
+    serialised.restore();
     expect(most).toBeLessThanOrEqual(Math.ceil(STEP_WORK / SERIALISED_WORK));
     expect(decodeState(pieces)).toStrictEqual({ things: { byId } });
   });
@@ -167,6 +168,16 @@ describe('the snapshot format', () => {
     const tables = [...encodeState({ members: { effective, ...smallTablesOfLargeIds(2_000) } })];
     expect(tables.length).toBeGreaterThan(3);
     expect(decodeState(tables)).toStrictEqual({ members: { effective, ...smallTablesOfLargeIds(2_000) } });
+  });
+
+  it('writes nodes the wire writer declines (a Date in an entity) by v8.serialize, and decodes them, lazily too', () => {
+    const byId: Table<{ id: number; at: Date | string }> = emptyTable();
+    for (let id = 1; id <= 100; id++) tableSet(byId, id, { id, at: id === 42 ? new Date(42) : 'never' });
+    const bytes = Buffer.concat([...encodeState({ things: { byId } })]);
+    expect(decodeState(bytes)).toStrictEqual({ things: { byId } });
+    const lazy = decodeState(bytes, { lazy: true }) as { things: { byId: Table<{ id: number; at: Date | string }> } };
+    expect(tableGet(lazy.things.byId, 42)).toStrictEqual({ id: 42, at: new Date(42) });
+    expect(tableGet(lazy.things.byId, 43)).toStrictEqual({ id: 43, at: 'never' });
   });
 
   it('still decodes the second format (a HOLE per hole)', () => {

@@ -26,9 +26,13 @@
  *
  * Version 1 (FFSNAP1: the structure with the leaves inline, no NODE), version 2 (FFSNAP2: no HOLES) and a whole
  * `v8.serialize`d state still decode.
+ *
+ * Leaves and nodes are in V8's serialisation format, which `v8.deserialize` reads; the encoder writes most of them
+ * itself (v8-wire.ts), and calls `v8.serialize` only for values that writer declines.
  */
 import v8 from 'node:v8';
 import { decodeNode, LazyNode, type SnapshotBytes } from './lazy-node.js';
+import { WireWriter } from './v8-wire.js';
 
 const MAGIC = Buffer.from('FFSNAP3\n', 'latin1');
 /** The former magics: version 2 (no HOLES), version 1 (no NODE, no HOLES). */
@@ -285,6 +289,16 @@ class Pieces {
 
 const HI = 2 ** 32;
 
+const wire = new WireWriter();
+/**
+ * `value` as `v8.serialize` writes it, in a buffer reused by the next call (copied into a piece at once): no Buffer
+ * of its own per node, which the young collections paid for (see v8-wire.ts).
+ */
+const serialise = (value: unknown): Uint8Array => {
+  const length = wire.write(value);
+  return length === null ? v8.serialize(value) : wire.buffer.subarray(0, length);
+};
+
 /** What a step that has no bytes to hand out yields. */
 const NOTHING = Buffer.alloc(0);
 
@@ -456,7 +470,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     if (written !== null) return written;
     const level = Array.isArray(child) && b < MARK_AT && level2[MARK_AT] === STRING_MARK ? stringLevel(child) : 'mixed';
     if (level === 'apart') return array(child as readonly unknown[], (leaf) => stringLeaf(leaf, depth + 3));
-    if (Array.isArray(child) && (level === 'scalars' || light(child))) return node(child, v8.serialize(child));
+    if (Array.isArray(child) && (level === 'scalars' || light(child))) return node(child, serialise(child));
     if (Array.isArray(child) && b < MARK_AT) return heavy(child, depth + 2, level2[MARK_AT] === STRING_MARK);
     return value(child, depth + 2);
   };
@@ -486,7 +500,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
     const written = writtenBefore(leaf);
     if (written !== null) return written;
     if (!Array.isArray(leaf)) return value(leaf, depth);
-    if (light(leaf)) return node(leaf, v8.serialize(leaf));
+    if (light(leaf)) return node(leaf, serialise(leaf));
     return array(leaf, (pair, j) => (j % 2 === 0 ? value(pair, depth + 1) : tableValue(pair, depth + 1)));
   };
   /** A heavy node of a trie (see LIGHT): an integer table's leaf of values, or a string table's level of leaves. */
@@ -528,7 +542,7 @@ export function* encodePieces(state: unknown, copies: (source: SnapshotBytes) =>
       return;
     }
     structure.tag(LEAF);
-    structure.bytes(v8.serialize(node));
+    structure.bytes(serialise(node));
     walked += SERIALISED_WORK;
   }
   yield* value(state, 0);
