@@ -23,9 +23,6 @@ const holey = (length: number, at: Record<number, unknown>): unknown[] => {
 
 describe('the V8 wire writer', () => {
   it('writes v8.serialize’s bytes for values V8 encodes one way only', () => {
-    const shared = { s: 1 };
-    const cyclic: Record<string, unknown> = { name: 'loop' };
-    cyclic.self = cyclic;
     const values: unknown[] = [
       null,
       undefined,
@@ -59,13 +56,11 @@ describe('the V8 wire writer', () => {
       { a: 1, b: 'x', c: [1, { d: null }] },
       { 1: 'a', b: 2, 0: 'z', '01': 'not an index', 4294967295: 'not an index either' },
       Object.assign(Object.create(null) as object, { x: 1 }),
-      [shared, shared, [shared]],
-      cyclic,
     ];
     values.forEach((value, index) => expect(written(value)?.toString('hex'), `value ${index}`).toBe(v8.serialize(value).toString('hex')));
   });
 
-  it('keeps holes, sparse arrays and shared objects', () => {
+  it('keeps holes and sparse arrays; writes an object met twice as two equal ones', () => {
     const shared = { s: 1 };
     const values: unknown[] = [holey(3, { 1: 'one' }), holey(5000, { 4999: [1], 7: shared, 8: shared }), [holey(2, {}), undefined]];
     for (const value of values) {
@@ -73,7 +68,8 @@ describe('the V8 wire writer', () => {
       expect(back).toStrictEqual(v8.deserialize(v8.serialize(value)));
     }
     const back = v8.deserialize(written(values[1])!) as unknown[];
-    expect(back[7]).toBe(back[8]);
+    expect(back[7]).toStrictEqual(back[8]);
+    expect(back[7]).not.toBe(back[8]);
   });
 
   it('writes what v8.deserialize reads as v8.serialize’s value (property)', () => {
@@ -91,7 +87,9 @@ describe('the V8 wire writer', () => {
     class Entity {
       id = 1;
     }
-    for (const value of [new Date(0), new Map([[1, 2]]), new Set([1]), 10n, new Uint8Array(2), new Entity(), [{ at: new Date(0) }], { nested: [new Map()] }]) {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    for (const value of [cyclic, new Date(0), new Map([[1, 2]]), new Set([1]), 10n, new Uint8Array(2), new Entity(), [{ at: new Date(0) }], { nested: [new Map()] }]) {
       expect(writer.write(value)).toBeNull();
     }
     // And writes the next value whole after declining one midway.

@@ -12,8 +12,13 @@
  * What it writes: `undefined`, `null`, booleans, numbers (a small integer, else a double), strings (one byte per
  * character when every character is below 256, else UTF-16, aligned as V8 aligns it), plain objects (own enumerable
  * string keys; integer keys as numbers) and arrays (dense when they have no hole, else by their present indices),
- * and an object met twice as a reference to the first. Anything else (a Date, a Map, a class instance, a bigint…)
- * makes `write` answer null and the caller serialises with `v8.serialize`. An array's properties other than its
+ * Anything else (a Date, a Map, a class instance, a bigint…) makes `write` answer null and the caller serialises
+ * with `v8.serialize`.
+ *
+ * An object met twice in one value is written twice (V8 writes a reference to the first), so it decodes as two equal
+ * objects: a snapshot keeps the state's values, not which of its objects are one (it never did across nodes, each
+ * serialised apart). Tracking them took a third of this writer's time (a map of every object written). A value
+ * nested deeper than MAX_DEPTH (a cycle) is declined. An array's properties other than its
  * indices are not written (the state's arrays have none; the snapshot's structure ignores them too).
  *
  * V8 reads every format version up to its own; this writes version 15's encoding of these values, and is used only
@@ -33,7 +38,6 @@ const Tag = {
   double: 0x4e, // 'N'
   oneByteString: 0x22, // '"'
   twoByteString: 0x63, // 'c'
-  objectReference: 0x5e, // '^'
   beginObject: 0x6f, // 'o'
   endObject: 0x7b, // '{'
   beginDenseArray: 0x41, // 'A'
@@ -58,6 +62,9 @@ const UNSUPPORTED = Symbol('unsupported');
 /** An array index written as a key (V8 writes indices as numbers). */
 const MAX_INDEX = 2 ** 32 - 2;
 
+/** Nesting beyond this is declined: a cycle (`v8.serialize` writes it as a reference); a table node nests a few levels. */
+const MAX_DEPTH = 128;
+
 /** Strings at least this long are written by Buffer's native encoders, shorter ones (their length a varint of one byte) by a loop. */
 const LONG_STRING = 0x80;
 
@@ -65,8 +72,8 @@ export class WireWriter {
   /** The bytes of the last value written are `buffer[0, length)` (valid until the next `write`). */
   buffer = Buffer.allocUnsafeSlow(64 * 1024);
   private at = 0;
-  /** Objects written so far in this value, by the id V8 gives them (their order of first appearance). */
-  private readonly ids = new Map<object, number>();
+  /** Objects and arrays open around the value being written. */
+  private depth = 0;
 
   /**
    * Writes `value` (header included) into `buffer`; answers its length, or null when `value` holds something this
@@ -75,6 +82,7 @@ export class WireWriter {
   write(value: unknown): number | null {
     if (WIRE_VERSION === 0) return null;
     this.at = 0;
+    this.depth = 0;
     try {
       this.room(2);
       this.buffer[this.at++] = Tag.version;
@@ -84,8 +92,6 @@ export class WireWriter {
     } catch (error) {
       if (error === UNSUPPORTED) return null;
       throw error;
-    } finally {
-      this.ids.clear();
     }
   }
 
@@ -176,18 +182,6 @@ export class WireWriter {
     else this.string(key);
   }
 
-  /** Whether `object` was written before in this value (then written as a reference); else it gets the next id. */
-  private seen(object: object): boolean {
-    const id = this.ids.get(object);
-    if (id === undefined) {
-      this.ids.set(object, this.ids.size);
-      return false;
-    }
-    this.tag(Tag.objectReference);
-    this.varint(id);
-    return true;
-  }
-
   private value(value: unknown): void {
     switch (typeof value) {
       case 'string':
@@ -210,7 +204,7 @@ export class WireWriter {
   private object(object: object): void {
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) throw UNSUPPORTED;
-    if (this.seen(object)) return;
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
     this.tag(Tag.beginObject);
     const record = object as Record<string, unknown>;
     let count = 0;
@@ -223,11 +217,12 @@ export class WireWriter {
     }
     this.tag(Tag.endObject);
     this.varint(count);
+    this.depth--;
   }
 
   private array(array: readonly unknown[]): void {
     if (Object.getPrototypeOf(array) !== Array.prototype) throw UNSUPPORTED;
-    if (this.seen(array)) return;
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
     const length = array.length;
     let dense = true;
     for (let i = 0; i < length; i++) {
@@ -243,6 +238,7 @@ export class WireWriter {
       this.tag(Tag.endDenseArray);
       this.varint(0);
       this.varint(length);
+      this.depth--;
       return;
     }
     // By its keys (integer keys first, ascending): a loop over a long holey array would ask for every slot.
@@ -258,6 +254,7 @@ export class WireWriter {
     this.tag(Tag.endSparseArray);
     this.varint(written);
     this.varint(length);
+    this.depth--;
   }
 }
 
