@@ -92,6 +92,15 @@ describe('the V8 wire writer', () => {
     for (const value of [cyclic, new Date(0), new Map([[1, 2]]), new Set([1]), 10n, new Uint8Array(2), new Entity(), [{ at: new Date(0) }], { nested: [new Map()] }]) {
       expect(writer.write(value)).toBeNull();
     }
+    // A shared tree whose paths write out long (2^30 leaves here; V8 writes each object once), and a long value.
+    let shared: unknown[] = [];
+    for (let i = 0; i < 30; i++) shared = [shared, shared];
+    expect(writer.write(shared)).toBeNull();
+    expect(writer.write('x'.repeat(5_000_000))).toBeNull();
+    expect(writer.write('x'.repeat(1_000_000))).toBe(2 + 1 + 3 + 1_000_000);
+    // The buffer a large value grew is not kept.
+    writer.write(1);
+    expect(writer.buffer.length).toBeLessThanOrEqual(64 * 1024);
     // And writes the next value whole after declining one midway.
     expect(written([1, 'a'])!.equals(v8.serialize([1, 'a']))).toBe(true);
   });

@@ -62,6 +62,14 @@ const UNSUPPORTED = Symbol('unsupported');
 /** An array index written as a key (V8 writes indices as numbers). */
 const MAX_INDEX = 2 ** 32 - 2;
 
+/** The buffer's usual size: a table node takes a few KB. */
+const BUFFER = 64 * 1024;
+/**
+ * A value longer than this is declined: `v8.serialize` writes it once, without the writer keeping a buffer that large;
+ * and an object met many times (a shared tree: written once per path here, once in all by V8) cannot grow without bound.
+ */
+const MAX_BYTES = 4 * 1024 * 1024;
+
 /** Nesting beyond this is declined: a cycle (`v8.serialize` writes it as a reference); a table node nests a few levels. */
 const MAX_DEPTH = 128;
 
@@ -70,7 +78,7 @@ const LONG_STRING = 0x80;
 
 export class WireWriter {
   /** The bytes of the last value written are `buffer[0, length)` (valid until the next `write`). */
-  buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  buffer = Buffer.allocUnsafeSlow(BUFFER);
   private at = 0;
   /** Objects and arrays open around the value being written. */
   private depth = 0;
@@ -81,6 +89,8 @@ export class WireWriter {
    */
   write(value: unknown): number | null {
     if (WIRE_VERSION === 0) return null;
+    // A large value grew the buffer: not kept for the small ones that follow.
+    if (this.buffer.length > BUFFER) this.buffer = Buffer.allocUnsafeSlow(BUFFER);
     this.at = 0;
     this.depth = 0;
     try {
@@ -97,6 +107,7 @@ export class WireWriter {
 
   private room(bytes: number): void {
     if (this.at + bytes <= this.buffer.length) return;
+    if (this.at + bytes > MAX_BYTES) throw UNSUPPORTED;
     const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.at + bytes));
     this.buffer.copy(grown, 0, 0, this.at);
     this.buffer = grown;
