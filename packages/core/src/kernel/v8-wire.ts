@@ -11,15 +11,15 @@
  *
  * What it writes: `undefined`, `null`, booleans, numbers (a small integer, else a double), strings (one byte per
  * character when every character is below 256, else UTF-16, aligned as V8 aligns it), plain objects (own enumerable
- * string keys; integer keys as numbers) and arrays (dense when they have no hole, else by their present indices),
+ * string keys; integer keys as numbers) and arrays (dense when they have no hole, else by their present indices).
  * Anything else (a Date, a Map, a class instance, a bigint…) makes `write` answer null and the caller serialises
- * with `v8.serialize`.
+ * with `v8.serialize`, as it does a value nested deeper than MAX_DEPTH (a cycle) or longer than MAX_BYTES.
  *
  * An object met twice in one value is written twice (V8 writes a reference to the first), so it decodes as two equal
  * objects: a snapshot keeps the state's values, not which of its objects are one (it never did across nodes, each
- * serialised apart). Tracking them took a third of this writer's time (a map of every object written). A value
- * nested deeper than MAX_DEPTH (a cycle) is declined. An array's properties other than its
- * indices are not written (the state's arrays have none; the snapshot's structure ignores them too).
+ * serialised apart). Tracking them took a third of this writer's time (a map of every object written). An array's
+ * properties other than its indices are not written (the state's arrays have none; the snapshot's structure ignores
+ * them too).
  *
  * V8 reads every format version up to its own; this writes version 15's encoding of these values, and is used only
  * when the running V8 writes version 15 or later (`WIRE_VERSION`).
@@ -44,7 +44,6 @@ const Tag = {
   endDenseArray: 0x24, // '$'
   beginSparseArray: 0x61, // 'a'
   endSparseArray: 0x40, // '@'
-  hole: 0x2d, // '-'
 } as const;
 
 const VERSION = 15;
