@@ -179,6 +179,11 @@ describe('tokens', () => {
     expect(listed.body.map((t: { id: number }) => t.id)).toEqual([created.body.id]);
     expect((await server.request('DELETE', `/api/v4/projects/${project.body.id}/access_tokens/${created.body.id}`)).status).toBe(204);
     expect((await server.request('GET', `/api/v4/projects/${project.body.id}`, { token: created.body.token })).status).toBe(401);
+    // Revoked, the token is gone with its bot: a second revocation finds nothing and writes nothing.
+    const head = server.app.position;
+    const again = await server.request('DELETE', `/api/v4/projects/${project.body.id}/access_tokens/${created.body.id}`);
+    expect(again).toMatchObject({ status: 400, body: { message: '400 Bad request - Failed to find project access token' } });
+    expect(server.app.position).toBe(head);
   });
 });
 

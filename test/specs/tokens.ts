@@ -88,6 +88,21 @@ export const tokenSpecs: Record<string, Spec> = {
       { type: 'UserDeleted', data: { id: 4, at: AT } },
     ],
   },
+  'a resource token revoked before is not found (its bot is gone), and nothing is deleted again': {
+    given: [
+      root,
+      groupCreated(3, 'team'),
+      userCreated(4, 'group_3_bot', { bot: 'group_bot' }),
+      memberAdded(1, { group: 3 }, 4, 30),
+      { type: 'AccessTokenCreated', data: { id: 1, kind: 'group', user_id: 4, name: 'x', scopes: ['api'], created_at: AT, expires_at: null, token_digest: digest, resource_type: 'group', resource_id: 3, access_level: 30, created_by_id: 1 } },
+      { type: 'AccessTokenRevoked', data: { id: 1, user_id: 4, at: AT } },
+      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 4, at: AT } },
+      { type: 'UserDeleted', data: { id: 4, at: AT } },
+    ],
+    as: 1,
+    when: { type: 'RevokeResourceAccessToken', resource_type: 'group', resource_id: 3, id: 1 },
+    error: notFound('Group Access Token'),
+  },
   'a resource token of another resource is not found': {
     given: [root, groupCreated(3, 'team'), projectCreated(1, 'app', 3), tokenCreated(1, 1)],
     as: 1,

@@ -145,12 +145,13 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
         requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
         E.chain(() => {
           const token = findAccessToken(state.tokens, command.id);
-          if (!token || token.resource_type !== command.resource_type || token.resource_id !== command.resource_id) {
+          // A revoked one is gone with its bot (the platform deletes the bot, and its tokens with it).
+          if (!token || token.revoked || token.resource_type !== command.resource_type || token.resource_id !== command.resource_id) {
             return E.left(notFound(command.resource_type === 'project' ? 'Project Access Token' : 'Group Access Token'));
           }
           // Revoking a resource token removes its bot user from the resource and deletes the bot, as the platform does.
           return E.right<DomainError, Emitted[]>([
-            ...(token.revoked ? [] : [{ type: 'AccessTokenRevoked' as const, data: { id: token.id, user_id: token.user_id, at } }]),
+            { type: 'AccessTokenRevoked' as const, data: { id: token.id, user_id: token.user_id, at } },
             ...removeMembershipsOfUser(state, token.user_id, at),
             userDeleted(token.user_id, at),
           ]);
