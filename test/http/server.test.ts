@@ -479,6 +479,22 @@ describe('authentication', () => {
     expect(typeof line['duration_ms']).toBe('number');
     expect(JSON.stringify(logs)).not.toContain('user-api');
   });
+
+  it('a client that closes its connection mid-body is logged as 499, not as a server error', async () => {
+    const before = logs.length;
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /api/v4/groups/7/members HTTP/1.1\r\nHost: x\r\nPRIVATE-TOKEN: user-api\r\nX-Request-Id: cut-short\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user_id":1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && !line; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      line = logs.slice(before).find((l) => l['request_id'] === 'cut-short' && l['severity'] === 'INFO');
+    }
+    expect(line).toMatchObject({ method: 'POST', status: 499 });
+    expect(logs.slice(before).filter((l) => l['severity'] === 'ERROR')).toEqual([]);
+  });
 });
 
 describe('fuzz: never a 5xx', () => {

@@ -441,7 +441,8 @@ export const startForgefold = async (
     const user = findUser(app.state.users, userId);
     if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
   };
-  const log = options.log ?? (config.accessLog ? undefined : () => undefined);
+  // FORGEFOLD_ACCESS_LOG=false silences the access lines only: errors and the repositories' messages still print.
+  const log = options.log;
   // Repositories live beside the event database; the log is their truth, so a crash is repaired: in the background
   // while serving (start-up does not grow with the number of projects), and any repository used before the
   // background walk reached it is repaired at its first use (RepositoryHost.ready).

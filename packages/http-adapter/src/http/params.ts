@@ -332,7 +332,18 @@ export interface BodyLimits {
   readonly maxBodyBytes: number;
 }
 
-/** Reads the request body up to `maxBodyBytes`; throws ApiError 413 when it is larger. */
+/**
+ * The client closed the connection before its body was complete: no one is left to answer, and it is not the server's
+ * fault. Logged as nginx logs it (499), not as an error.
+ */
+export class ClientClosedRequest extends Error {
+  constructor(cause: unknown) {
+    super('the client closed the connection before its request was complete', { cause });
+    this.name = 'ClientClosedRequest';
+  }
+}
+
+/** Reads the request body up to `maxBodyBytes`; throws ApiError 413 when it is larger, ClientClosedRequest when cut short. */
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = req.headers['content-length'];
@@ -361,7 +372,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buff
     req.on('error', (e) => {
       if (!failed) {
         failed = true;
-        reject(e);
+        // node's 'aborted' (ECONNRESET): the socket closed mid-body.
+        reject(req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientClosedRequest(e) : e);
       }
     });
   });

@@ -23,7 +23,7 @@ import {
   ROUTE_NOT_FOUND_BODY,
   serviceUnavailable,
 } from './errors.js';
-import { isMalformedString, malformedStringError, mergeParams, parseBody, parseQueryString, readBody } from './params.js';
+import { ClientClosedRequest, isMalformedString, malformedStringError, mergeParams, parseBody, parseQueryString, readBody } from './params.js';
 import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
 import { Router, type CompiledRoute, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
@@ -408,6 +408,8 @@ class GateView implements GateRequest {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** The status nginx logs for a request its client gave up on before it was answered (never sent). */
+const CLIENT_CLOSED_REQUEST = 499;
 /** A lingering close ends after this long without a byte from the client (nginx: lingering_timeout 5 s)… */
 const LINGER_IDLE_MS = 5_000;
 /** …or after this long in all (nginx: lingering_time 30 s). */
@@ -819,6 +821,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   /** Error rendering: any failure as the platform renders it (500s are logged, never leaked). */
   function renderError(x: Exchange, e: unknown): void {
+    if (e instanceof ClientClosedRequest) {
+      x.status = CLIENT_CLOSED_REQUEST;
+      x.res.destroy();
+      return;
+    }
     const r = errorToResponse(e);
     if (r.internal) {
       const err = e instanceof Error ? e : new Error(String(e));
