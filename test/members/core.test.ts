@@ -238,7 +238,13 @@ describe('invitations, shares, expiry, cap, LDAP', () => {
     expect([...effectiveUserIds(app.state.members, parent)]).toEqual([1, 2, 3]);
     expect([...effectiveUserIds(app.state.members, child)]).toEqual([1]);
     expect(isBillable(app.state.members, parent, 3)).toBe(true);
-    await ok(as(1), { type: 'ShareProject', project_id: project, group_id: parent, group_access: 30 });
+    // Not with its own group or an ancestor (ProjectGroupLink#different_group); with another group.
+    expect(await run(as(1), { type: 'ShareProject', project_id: project, group_id: parent, group_access: 30 })).toEqual(
+      E.left({ _tag: 'Conflict', message: 'Project cannot be shared with the group it is in or one of its ancestors.' }),
+    );
+    await ok(as(1), { type: 'CreateGroup', name: 'Third', path: 'third' });
+    const third = [...listGroups(app.state.groups)].find((g) => g.path === 'third')!.id;
+    await ok(as(1), { type: 'ShareProject', project_id: project, group_id: third, group_access: 30 });
     expect([...linksOfSource(app.state.members, 'Project', project)].length).toBe(1);
     await ok(as(6), { type: 'UnshareGroup', group_id: parent, shared_with_group_id: other });
     expect(groupAccessLevel(app.state, parentGroup, 3)).toBe(0);

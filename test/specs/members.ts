@@ -140,6 +140,18 @@ export const memberSpecs: Record<string, Spec> = {
     when: { type: 'ShareProject', project_id: 1, group_id: 6, group_access: 30 },
     error: conflict('Group already shared with this group'),
   },
+  'a project is not shared with its own group nor with one of its ancestors': {
+    given: [...base, sub, projectCreated(1, 'app', 5)],
+    as: 1,
+    when: { type: 'ShareProject', project_id: 1, group_id: 4, group_access: 30 },
+    error: conflict('Project cannot be shared with the group it is in or one of its ancestors.'),
+  },
+  'a project shared twice with its own group: both of the platform’s messages': {
+    given: [...base, app, linked(1, 'Project', 1, 4, 30)],
+    as: 1,
+    when: { type: 'ShareProject', project_id: 1, group_id: 4, group_access: 30 },
+    error: conflict('Group already shared with this group and Project cannot be shared with the group it is in or one of its ancestors.'),
+  },
   'a project share ends': {
     given: [...base, app, groupCreated(6, 'other'), linked(1, 'Project', 1, 6, 30)],
     as: 1,

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { Issued } from '../../../kernel/decider.js';
 import { conflict, notFound } from '../../../kernel/domain-error.js';
-import { findGroup } from '../../groups/queries.js';
+import { findGroup, selfAndAncestors } from '../../groups/queries.js';
 import { dayOf, toSentence } from '../../shared/validation.js';
 import type { MemberEvent } from '../events.js';
 import type { GroupLink, SourceType } from '../projection.js';
@@ -61,11 +61,23 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
     E.chain((source): Either<MemberEvent[]> => {
       const invited = findGroup(state.groups, command.group_id);
       if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
-      if (linkBetween(state.members, 'Project', source.id, invited.id)) return E.left(conflict('Group already shared with this group'));
+      // ProjectGroupLink's validations, in their order, as `full_messages.to_sentence` (409).
+      const errors: string[] = [];
+      if (linkBetween(state.members, 'Project', source.id, invited.id)) errors.push('Group already shared with this group');
+      if (isGroupOrAncestorOfProject(state, source, invited.id)) errors.push('Project cannot be shared with the group it is in or one of its ancestors.');
+      if (errors.length > 0) return E.left(conflict(toSentence(errors)));
       if (command.expires_at && command.expires_at < today) return E.left(conflict('Expires at cannot be a date in the past'));
       return E.right([linkCreated(state, 'Project', source.id, invited.id, command.group_access, command.expires_at ?? null, at, actorId)]);
     }),
   );
+};
+
+/** `ProjectGroupLink#different_group`: the project's own group and its ancestors are refused. */
+const isGroupOrAncestorOfProject = (state: MembersView, source: ResolvedSource, groupId: number): boolean => {
+  const project = source.project;
+  if (!project || project.namespace_kind !== 'group') return false;
+  const own = findGroup(state.groups, project.namespace_id);
+  return own !== undefined && selfAndAncestors(state.groups, own).some((group) => group.id === groupId);
 };
 
 export const decideUnshareProject = (issued: Command<'UnshareProject'>, state: MembersView): Either<MemberEvent[]> => {
