@@ -29,6 +29,22 @@ export const groupSpecs: Record<string, Spec> = {
     error: { _tag: 'BadRequest', message: 'Failed to save group {:visibility_level=>["public is not allowed since the parent group has a private visibility."]}' },
   },
   'a taken path': { given: [alice, team], as: 1, when: { type: 'CreateGroup', name: 'x', path: 'TEAM' }, error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' } },
+  'a group with 21 ancestors is nested too deep (Group::NUMBER_OF_ANCESTORS_ALLOWED is 20)': {
+    // A chain of 21 groups, 3 at the top: a subgroup of the 20th has 20 ancestors, of the 21st 21.
+    given: [alice, team, owner, ...Array.from({ length: 20 }, (_, i) => groupCreated(4 + i, `level${i + 1}`, { parent: 3 + i }))],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Deep', path: 'deep', parent_id: 23 },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:parent_id=>["has too deep level of nesting"]}' },
+  },
+  'a group with 20 ancestors is allowed': {
+    given: [alice, team, owner, ...Array.from({ length: 19 }, (_, i) => groupCreated(4 + i, `level${i + 1}`, { parent: 3 + i }))],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Deep', path: 'deep', parent_id: 22 },
+    then: [
+      { type: 'GroupCreated', data: { id: 102, name: 'Deep', path: 'deep', parent_id: 22, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: 1 } },
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
+    ],
+  },
   'an unknown parent': { given: [alice], as: 1, when: { type: 'CreateGroup', name: 'x', path: 'x', parent_id: 9 }, error: notFound('Group') },
   'an owner updates the group': {
     given: [alice, team, owner],

@@ -22,7 +22,7 @@ import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
 import type { Group } from './projection.js';
-import { findGroup, findGroupByFullPath, findTopLevelNamespaceByPath, selfAndDescendants } from './queries.js';
+import { findGroup, findGroupByFullPath, findTopLevelNamespaceByPath, selfAndAncestors, selfAndDescendants } from './queries.js';
 
 /** What group decisions read. */
 export type GroupsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
@@ -49,7 +49,10 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
   return group ? E.right(group) : E.left(notFound('Group'));
 };
 
-/** Path, name and visibility rules shared by create and update; messages as the platform's Group model. */
+/** `Group::NUMBER_OF_ANCESTORS_ALLOWED`. */
+const NUMBER_OF_ANCESTORS_ALLOWED = 20;
+
+/** Path, name, nesting and visibility rules shared by create and update; messages as the platform's Group model. */
 const validateGroup = (
   state: GroupsView,
   fields: { name?: string; path?: string; visibility?: Visibility; description?: string },
@@ -72,6 +75,8 @@ const validateGroup = (
       if ((holder && holder.id !== self?.id) || userHolder) errors.add('path', 'has already been taken');
     }
   }
+  // Namespace#nesting_level_allowed: at most NUMBER_OF_ANCESTORS_ALLOWED ancestors.
+  if (parent && selfAndAncestors(state.groups, parent).length > NUMBER_OF_ANCESTORS_ALLOWED) errors.add('parent_id', 'has too deep level of nesting');
   if (fields.visibility !== undefined && parent && visibilityRank(fields.visibility) > visibilityRank(parent.visibility)) {
     errors.add('visibility_level', `${fields.visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
   }
