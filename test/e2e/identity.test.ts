@@ -234,10 +234,20 @@ describe('sudo never widens a token (hardening issue)', () => {
 
 describe('OAuth', () => {
   it('issues, refreshes and expires access tokens from the password grant', async () => {
-    await createUser('hank');
+    const hankUser = await createUser('hank');
     const bad = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: 'hank', password: 'wrong-password' }) });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_grant');
+    // `User.by_login`: a username or an e-mail, never an id; scopes the server knows.
+    const grant = (body: Record<string, string>) =>
+      fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', password: 'password123', ...body }) });
+    const byId = await grant({ username: String(hankUser.id) });
+    expect([byId.status, ((await byId.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
+    const byEmail = await grant({ username: 'HANK@example.com' });
+    expect(byEmail.status).toBe(200);
+    const unknownScope = await grant({ username: 'hank', scope: 'api nonsense' });
+    expect([unknownScope.status, await unknownScope.json()]).toEqual([400, { error: 'invalid_scope', error_description: 'The requested scope is invalid, unknown, or malformed.' }]);
+    expect((await grant({ username: 'hank', scope: 'read_user openid profile email' })).status).toBe(200);
     const response = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=hank&password=password123' });
     expect(response.status).toBe(200);
     const token = (await response.json()) as { access_token: string; refresh_token: string; expires_in: number; token_type: string };

@@ -1,6 +1,6 @@
 /** `GET /version` and the OAuth token endpoint (`POST /oauth/token`, password and refresh_token grants). */
 import * as E from 'fp-ts/lib/Either.js';
-import { findUserByIdOrUsername, findUserByEmail } from '@forgefold/core';
+import { findUserByEmail, findUserByUsername, PERSONAL_SCOPES } from '@forgefold/core';
 import { json, optional, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { execute, type ApiDeps } from '../../app/deps.js';
 import { newTokenValue, tokenDigest, verifyPassword } from '../../app/secrets.js';
@@ -17,6 +17,11 @@ const oauthError = (status: number, error: string, description: string) => json(
 
 const INVALID_GRANT =
   'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
+
+const INVALID_SCOPE = 'The requested scope is invalid, unknown, or malformed.';
+
+/** `Gitlab::Auth.all_available_scopes` with the OpenID and profile scopes (14.7). */
+const OAUTH_SCOPES: ReadonlySet<string> = new Set([...PERSONAL_SCOPES, 'openid', 'profile', 'email']);
 
 export const oauthRoutes = (deps: ApiDeps, options: { readonly accessTokenLifetime: number }): AnyRouteDef[] => [
   route({
@@ -37,9 +42,12 @@ export const oauthRoutes = (deps: ApiDeps, options: { readonly accessTokenLifeti
         if (!params.username) return oauthError(400, 'invalid_request', 'Missing required parameter: username.');
         if (!params.password) return oauthError(400, 'invalid_request', 'Missing required parameter: password.');
         const state = deps.app.state;
-        const user = findUserByIdOrUsername(state.users, params.username) ?? findUserByEmail(state.users, params.username);
+        // `User.by_login`: an e-mail when it holds an "@", else a username (never an id).
+        const user = params.username.includes('@') ? findUserByEmail(state.users, params.username) : findUserByUsername(state.users, params.username);
         if (!user || user.state !== 'active' || !(await verifyPassword(params.password, user.password_digest))) return oauthError(400, 'invalid_grant', INVALID_GRANT);
         const scopes = (params.scope ?? 'api').split(/\s+/).filter(Boolean);
+        // Doorkeeper's server scopes (config/initializers/doorkeeper.rb: `default_scopes` and `optional_scopes`).
+        if (scopes.length === 0 || scopes.some((scope) => !OAUTH_SCOPES.has(scope))) return oauthError(400, 'invalid_scope', INVALID_SCOPE);
         const accessToken = newTokenValue('');
         const refreshToken = newTokenValue('');
         const result = await execute(deps, { ...ctx, actor: { userId: null, origin: 'api', requestId: ctx.request.requestId } }, {
