@@ -185,6 +185,14 @@ describe('group membership lock (EE)', () => {
     const unlocked = await server.request('PUT', `/api/v4/groups/${group.body.id}`, { token: owner.token, body: { membership_lock: false } });
     expect(unlocked.body.membership_lock).toBe(false);
     expect((await server.request('POST', members, { token: owner.token, body: { user_id: bob.id, access_level: 30 } })).status).toBe(201);
+    // An update that changes nothing answers the group as it is and writes nothing (updated_at kept).
+    const head = server.app.position;
+    for (const body of [{}, { membership_lock: false, name: group.body.name }]) {
+      const same = await server.request('PUT', `/api/v4/groups/${group.body.id}`, { token: owner.token, body });
+      expect(same).toMatchObject({ status: 200, body: { id: group.body.id, membership_lock: false } });
+    }
+    expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { token: owner.token, body: { name: project.name } })).status).toBe(200);
+    expect(server.app.position).toBe(head);
   });
 });
 

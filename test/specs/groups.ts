@@ -52,6 +52,12 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'UpdateGroup', id: 3, name: 'Team 2', new_user_signups_cap: 10 },
     then: [{ type: 'GroupUpdated', data: { name: 'Team 2', new_user_signups_cap: 10, id: 3, updated_at: AT } }],
   },
+  'an update that changes nothing writes nothing (the group keeps its updated_at)': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'team', visibility: 'private' },
+    then: [],
+  },
   'a maintainer may not update the group': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 40)], as: 2, when: { type: 'UpdateGroup', id: 3, name: 'x' }, error: forbidden() },
   'the user cap is for top-level groups only': {
     given: [alice, team, owner, groupCreated(4, 'sub', { parent: 3 })],

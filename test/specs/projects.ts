@@ -43,6 +43,7 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'UpdateProject', id: 1, name: 'App', description: 'x' },
     then: [{ type: 'ProjectUpdated', data: { name: 'App', description: 'x', id: 1, updated_at: AT } }],
   },
+  'an empty update writes nothing': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)], as: 2, when: { type: 'UpdateProject', id: 1 }, then: [] },
   'developers do not update a project': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 30), projectCreated(1, 'app', 4)], as: 2, when: { type: 'UpdateProject', id: 1, name: 'x' }, error: forbidden() },
   'deleting a project ends its shares and memberships first': {
     given: [

@@ -93,10 +93,14 @@ export const userSpecs: Record<string, Spec> = {
     given: [root, alice],
     as: 1,
     when: { type: 'UpdateUser', id: 2, identity: { provider: 'ldapmain', extern_uid: 'uid=alice' } },
-    then: [
-      { type: 'UserUpdated', data: { id: 2, updated_at: AT } },
-      { type: 'UserIdentitySet', data: { id: 2, provider: 'ldapmain', extern_uid: 'uid=alice', at: AT } },
-    ],
+    // The identity alone changed: the account itself is not updated (nor its updated_at).
+    then: [{ type: 'UserIdentitySet', data: { id: 2, provider: 'ldapmain', extern_uid: 'uid=alice', at: AT } }],
+  },
+  'an update that changes nothing writes nothing': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, username: 'alice' },
+    then: [],
   },
   'an extern_uid another account holds is taken': {
     given: [root, alice, userCreated(3, 'bob'), { type: 'UserIdentitySet', data: { id: 3, provider: 'ldapmain', extern_uid: 'uid=x', at: AT } }],

@@ -16,7 +16,7 @@ import { projectVisibilityLowered } from '../projects/builders.js';
 import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.js';
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
@@ -150,7 +150,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
         E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
         E.map((group): Emitted[] => {
           const { type: _type, ...changes } = command;
-          return [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
+          return changesAnything(group, changes) ? [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }] : [];
         }),
       );
     case 'TransferGroup':

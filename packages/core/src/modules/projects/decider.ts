@@ -12,7 +12,7 @@ import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findGroup } from '../groups/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
+import { changesAnything, Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
@@ -224,7 +224,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {
           const { type: _type, ...changes } = command;
-          return [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }];
+          return changesAnything(project, changes) ? [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }] : [];
         }),
       );
     case 'TransferProject':

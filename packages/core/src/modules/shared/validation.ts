@@ -58,3 +58,18 @@ export const exceedsLength = (value: string, max: number): boolean => {
 /** Ruby's `Array#to_sentence`. */
 export const toSentence = (items: readonly string[]): string =>
   items.length <= 1 ? (items[0] ?? '') : items.length === 2 ? `${items[0]} and ${items[1]}` : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
+
+/**
+ * Whether an update names a field whose value differs from `current`'s (a field `current` does not hold, or a list,
+ * counts as a change). An update that changes nothing writes no event: a model saved unchanged keeps its
+ * `updated_at`, and an audit log of "updates" that changed nothing is noise.
+ */
+export const changesAnything = (current: object, changes: Readonly<Record<string, unknown>>): boolean => {
+  const held = current as Readonly<Record<string, unknown>>;
+  for (const key of Object.keys(changes)) {
+    const value = changes[key];
+    if (value === undefined) continue;
+    if (!(key in held) || !Object.is(held[key], value)) return true;
+  }
+  return false;
+};

@@ -17,7 +17,7 @@ import { accessRequestsOfUser, membersOfSource, membershipsOfUser } from '../mem
 import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
-import { dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -148,7 +148,7 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
         E.chain((user) => E.map((identity: UserEvent[]) => ({ user, identity }))(identityEvents(state, user.id, command.identity, at))),
         E.map(({ user, identity }): UserEvent[] => {
           const { type: _type, identity: _identity, ...changes } = command;
-          return [{ type: 'UserUpdated', data: { ...changes, id: user.id, updated_at: at } }, ...identity];
+          return [...(changesAnything(user, changes) ? [{ type: 'UserUpdated' as const, data: { ...changes, id: user.id, updated_at: at } }] : []), ...identity];
         }),
       );
     case 'DeleteUserIdentity':
