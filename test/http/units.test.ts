@@ -290,6 +290,12 @@ describe('conditional requests', () => {
     expect(modifiedSince('Wed, 01 Jan 2020 00:00:00 GMT', '2020-01-01T00:00:01.000Z')).toBe(true);
     expect(modifiedSince('Wed, 01 Jan 2020 00:00:00 GMT', '2020-01-01T00:00:00.000Z')).toBe(false);
     expect(modifiedSince('garbage', '2020-01-01T00:00:01.000Z')).toBe(false);
+    // What Ruby's Time.parse rejects is ignored (`rescue nil`), though Date.parse reads some as years.
+    for (const value of ['0', '-1', '2021', '1.5']) expect(modifiedSince(value, '2020-01-01T00:00:01.000Z')).toBe(false);
+    expect(modifiedSince('2020-01-01', '2020-01-01T00:00:01.000Z')).toBe(true);
+    expect(modifiedSince('2020-01-01T00:00:02Z', '2020-01-01T00:00:01.000Z')).toBe(false);
+    expect(modifiedSince('Wednesday, 01-Jan-20 00:00:00 GMT', '2020-01-01T00:00:01.000Z')).toBe(true);
+    expect(modifiedSince('Wed Jan  1 00:00:00 2020', '2021-01-01T00:00:01.000Z')).toBe(true);
     expect(() => checkUnmodifiedSince({ 'if-unmodified-since': 'Wed, 01 Jan 2020 00:00:00 GMT' }, '2021-01-01T00:00:00Z')).toThrow(ApiError);
     try {
       checkUnmodifiedSince({ 'if-unmodified-since': 'Wed, 01 Jan 2020 00:00:00 GMT' }, '2021-01-01T00:00:00Z');

@@ -79,8 +79,16 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
  * `If-Unmodified-Since` (GitLab `check_unmodified_since!`): true when the header parses as a time and the resource
  * changed after it. An unparsable header is ignored, like Ruby's `Time.parse rescue nil`.
  */
+/** RFC 7231's IMF-fixdate, RFC 850 and asctime forms ("Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 …", "Sun Nov  6 …"). */
+const HTTP_DATE = /^\s*(?:[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]+, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})\s*$/;
+/** An ISO 8601 date, with a time and a zone or not ("2021-06-01", "2021-06-01T11:00:00Z", "2021-06-01T11:00:00.5+02:00"). */
+const ISO_DATE = /^\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\s*$/;
+
 export function modifiedSince(ifUnmodifiedSince: string | undefined, updatedAt: string | Date | null | undefined): boolean {
   if (!ifUnmodifiedSince || updatedAt === null || updatedAt === undefined) return false;
+  // The platform ignores a value `Time.parse` rejects (`rescue nil`), which `Date.parse` may read as a year ("0" →
+  // 2000, "-1"): only the HTTP-date forms and ISO 8601 dates, which both read alike, are compared.
+  if (!HTTP_DATE.test(ifUnmodifiedSince) && !ISO_DATE.test(ifUnmodifiedSince)) return false;
   const since = Date.parse(ifUnmodifiedSince);
   const last = updatedAt instanceof Date ? updatedAt.getTime() : Date.parse(updatedAt);
   if (Number.isNaN(since) || Number.isNaN(last)) return false;
