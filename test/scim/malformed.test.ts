@@ -1,0 +1,94 @@
+/**
+ * A fuzzer's bad input against the SCIM API: malformed strings (an unpaired surrogate from a JSON escape, a NUL,
+ * invalid UTF-8) in a body not declared as JSON get the check every body gets (400, nothing written).
+ */
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findUserByEmail } from '@forgefold/core';
+import { startServer, type TestServer } from '../support/server.js';
+import { expectScimError, scimClient, setupScimGroup, user, type ScimClient, type ScimGroup } from './support.js';
+
+let server: TestServer;
+let group: ScimGroup;
+let scim: ScimClient;
+
+beforeAll(async () => {
+  server = await startServer();
+  group = await setupScimGroup(server, 'fuzzed');
+  scim = scimClient(group);
+  expect((await scim('POST', '/Users', { body: user('ext-ok', 'okay', 'okay@example.com') })).status).toBe(201);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Sends `body` verbatim (a JSON text with `\u0000`/`\ud800` escapes, or bytes) with the SCIM token and the given Content-Type, or none. */
+const send = (method: string, path: string, body: string | Buffer, contentType: string | null): Promise<{ status: number; contentType: string | undefined; text: string }> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(`${group.url}${path}`);
+    const headers: Record<string, string> = { Authorization: `Bearer ${group.token}`, 'Content-Length': String(Buffer.byteLength(body)) };
+    if (contentType !== null) headers['Content-Type'] = contentType;
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const malformed = (where: string) =>
+  JSON.stringify({
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: '400',
+    scimType: 'invalidSyntax',
+    detail: `Malformed string in ${where} (invalid UTF-8, an unpaired surrogate or a null byte)`,
+  });
+
+const userBody = (externalId: string, userName: string, email: string) =>
+  `{"externalId":"${externalId}","userName":"${userName}","emails":[{"value":"${email}","type":"work"}],"name":{"formatted":"X"}}`;
+
+describe('malformed strings in a SCIM body', () => {
+  it.each([['text/plain'], ['no Content-Type'], ['application/scim+json']])('POST /Users with %s: 400 invalidSyntax, nothing written', async (type) => {
+    const contentType = type === 'no Content-Type' ? null : type;
+    const before = server.app.position;
+    for (const [body, where] of [
+      [userBody('\\ud800', 'surr1', 'surr1@example.com'), "parameter 'externalId'"],
+      [userBody('a\\u0000b', 'nul1', 'nul1@example.com'), "parameter 'externalId'"],
+      [userBody('nul2', 'nu\\u0000l2', 'nul2@example.com'), "parameter 'userName'"],
+      [userBody('g1', 'g1', 'g\\ud800@example.com'), "parameter 'emails'"],
+      [Buffer.concat([Buffer.from(userBody('bad', 'bad', 'bad')), Buffer.from([0xc0])]), 'the request body'],
+    ] as const) {
+      const r = await send('POST', '/Users', body, contentType);
+      expect([String(body), r.status, r.contentType, r.text]).toEqual([String(body), 400, 'application/scim+json', malformed(where)]);
+    }
+    expect(server.app.position).toBe(before);
+    for (const email of ['surr1@example.com', 'nul1@example.com', 'nul2@example.com']) expect(findUserByEmail(server.app.state.users, email)).toBeUndefined();
+    const list = await scim('GET', '/Users');
+    expect(list.status).toBe(200);
+    expect(list.body.Resources.map((r: { id: string }) => r.id)).toEqual(['ext-ok']);
+  });
+
+  it.each([['text/plain'], ['no Content-Type']])('PATCH and PUT /Users/:id with %s: 400 invalidSyntax, nothing written', async (type) => {
+    const contentType = type === 'no Content-Type' ? null : type;
+    const before = server.app.position;
+    for (const [method, body, where] of [
+      ['PATCH', '{"Operations":[{"op":"replace","path":"userName","value":"x\\u0000"}]}', "parameter 'Operations'"],
+      ['PATCH', '{"Operations":[{"op":"replace","value":{"externalId":"\\udc00"}}]}', "parameter 'Operations'"],
+      ['PUT', userBody('ext-ok', 'okay\\ud800', 'okay@example.com'), "parameter 'userName'"],
+    ] as const) {
+      const r = await send(method, '/Users/ext-ok', body, contentType);
+      expect([method, body, r.status, r.text]).toEqual([method, body, 400, malformed(where)]);
+    }
+    expect(server.app.position).toBe(before);
+    expect((await scim('GET', '/Users/ext-ok')).body).toMatchObject({ id: 'ext-ok', userName: 'okay' });
+  });
+
+  it('a well-formed body without a JSON Content-Type is still read as JSON', async () => {
+    const r = await send('POST', '/Users', userBody('ext-plain', 'plain', 'plain@example.com'), 'text/plain');
+    expect(r.status).toBe(201);
+    expect(JSON.parse(r.text)).toMatchObject({ id: 'ext-plain', userName: 'plain' });
+    expect((await send('PATCH', '/Users/ext-plain', '{"Operations":[{"op":"replace","path":"userName","value":"plainer"}]}', null)).status).toBe(204);
+    expect((await scim('GET', '/Users/ext-plain')).body.userName).toBe('plainer');
+  });
+});
