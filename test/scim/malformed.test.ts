@@ -1,9 +1,11 @@
 /**
  * A fuzzer's bad input against the SCIM API: malformed strings (an unpaired surrogate from a JSON escape, a NUL,
- * invalid UTF-8) in a body not declared as JSON get the check every body gets (400, nothing written).
+ * invalid UTF-8) in a body not declared as JSON get the check every body gets (400, nothing written); a state that
+ * already holds such a string (an older version wrote it) still lists.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import { findUserByEmail } from '@forgefold/core';
 import { startServer, type TestServer } from '../support/server.js';
 import { expectScimError, scimClient, setupScimGroup, user, type ScimClient, type ScimGroup } from './support.js';
@@ -13,7 +15,8 @@ let group: ScimGroup;
 let scim: ScimClient;
 
 beforeAll(async () => {
-  server = await startServer();
+  // %{email} in the template: the address is %-encoded into every avatar URL.
+  server = await startServer({ config: { gravatarUrl: 'https://avatars.example.com/%{hash}?s=%{size}&e=%{email}' } });
   group = await setupScimGroup(server, 'fuzzed');
   scim = scimClient(group);
   expect((await scim('POST', '/Users', { body: user('ext-ok', 'okay', 'okay@example.com') })).status).toBe(201);
@@ -90,5 +93,30 @@ describe('malformed strings in a SCIM body', () => {
     expect(JSON.parse(r.text)).toMatchObject({ id: 'ext-plain', userName: 'plain' });
     expect((await send('PATCH', '/Users/ext-plain', '{"Operations":[{"op":"replace","path":"userName","value":"plainer"}]}', null)).status).toBe(204);
     expect((await scim('GET', '/Users/ext-plain')).body.userName).toBe('plainer');
+  });
+});
+
+describe('a stored malformed string (written before the check existed)', () => {
+  it('never makes a list or a member answer 500: it is escaped as U+FFFD where it is %-encoded', async () => {
+    // The log is append-only: seed it through the application, as an older version's SCIM POST did.
+    const seeded = await server.app.execute(
+      { userId: null, origin: 'scim', requestId: 'seed' },
+      { type: 'ProvisionScimIdentity', group_id: group.id, extern_uid: 'lone\ud800', user_name: 'lone', email: 'g\ud800@example.com', name: 'Lone', given_name: null, family_name: null, active: true },
+    );
+    expect(E.isRight(seeded)).toBe(true);
+    const list = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "lone"')}`);
+    expect(list.status).toBe(200);
+    expect(list.body.Resources).toHaveLength(1);
+    expect(list.body.Resources[0]).toMatchObject({ id: 'lone\ud800', meta: { location: `${group.url}/Users/lone%EF%BF%BD` } });
+    expect((await scim('GET', '/Users')).status).toBe(200);
+
+    const userId = findUserByEmail(server.app.state.users, 'g\ud800@example.com')!.id;
+    const avatar = 'https://avatars.example.com/';
+    for (const path of ['/api/v4/users?per_page=100', `/api/v4/users/${userId}`, `/api/v4/groups/${group.id}/members`, `/api/v4/groups/${group.id}/members/all`]) {
+      const r = await server.request('GET', path);
+      expect([path, r.status]).toEqual([path, 200]);
+      const shown = (Array.isArray(r.body) ? r.body : [r.body]).find((u: { id: number }) => u.id === userId);
+      expect([path, shown.avatar_url]).toEqual([path, expect.stringMatching(new RegExp(`^${avatar}[0-9a-f]{32}\\?s=80&e=g%EF%BF%BD%40example\\.com$`))]);
+    }
   });
 });

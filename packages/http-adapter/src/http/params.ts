@@ -57,6 +57,12 @@ const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 /** Unpaired surrogates replaced by U+FFFD (ES2024 `toWellFormed`): for output that must be valid UTF-8. */
 export const toWellFormed = (s: string): string => (SUSPECT_RE.test(s) ? s.replace(LONE_SURROGATE_RE, '\uFFFD') : s);
 
+/**
+ * `encodeURIComponent` for stored text in URLs we answer: an unpaired surrogate (refused on input now, but an
+ * older version may have stored one; the log keeps it) is escaped as U+FFFD instead of throwing a URIError.
+ */
+export const encodeUriComponentSafely = (s: string): string => encodeURIComponent(toWellFormed(s));
+
 /** Strict UTF-8: invalid bytes are a 400, never silently replaced. */
 function decodeUtf8(bytes: Uint8Array, where: string): string {
   try {
