@@ -1,12 +1,13 @@
 /**
  * A fuzzer's bad input against the SCIM API: malformed strings (an unpaired surrogate from a JSON escape, a NUL,
  * invalid UTF-8) in a body not declared as JSON get the check every body gets (400, nothing written); a state that
- * already holds such a string (an older version wrote it) still lists.
+ * already holds such a string (an older version wrote it) still lists; filters nested or chained beyond any real
+ * one are an `invalidFilter`, not a stack overflow.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
-import { findUserByEmail } from '@forgefold/core';
+import { MAX_FILTER_DEPTH, MAX_FILTER_TOKENS, findUserByEmail } from '@forgefold/core';
 import { startServer, type TestServer } from '../support/server.js';
 import { expectScimError, scimClient, setupScimGroup, user, type ScimClient, type ScimGroup } from './support.js';
 
@@ -15,8 +16,9 @@ let group: ScimGroup;
 let scim: ScimClient;
 
 beforeAll(async () => {
-  // %{email} in the template: the address is %-encoded into every avatar URL.
-  server = await startServer({ config: { gravatarUrl: 'https://avatars.example.com/%{hash}?s=%{size}&e=%{email}' } });
+  // %{email} in the template: the address is %-encoded into every avatar URL. A large URL limit lets a GET carry
+  // filters as long as the PATCH bodies below.
+  server = await startServer({ config: { gravatarUrl: 'https://avatars.example.com/%{hash}?s=%{size}&e=%{email}', maxUrlBytes: 4 * 1024 * 1024 } });
   group = await setupScimGroup(server, 'fuzzed');
   scim = scimClient(group);
   expect((await scim('POST', '/Users', { body: user('ext-ok', 'okay', 'okay@example.com') })).status).toBe(201);
@@ -118,5 +120,55 @@ describe('a stored malformed string (written before the check existed)', () => {
       const shown = (Array.isArray(r.body) ? r.body : [r.body]).find((u: { id: number }) => u.id === userId);
       expect([path, shown.avatar_url]).toEqual([path, expect.stringMatching(new RegExp(`^${avatar}[0-9a-f]{32}\\?s=80&e=g%EF%BF%BD%40example\\.com$`))]);
     }
+  });
+});
+
+describe('filters beyond the bounds', () => {
+  const nested = (depth: number) => `${'('.repeat(depth)}type eq "work"${')'.repeat(depth)}`;
+  const chained = (terms: number) => Array.from({ length: terms }, () => 'type eq "work"').join(' and ');
+  const tooDeep = `Filter nested deeper than ${MAX_FILTER_DEPTH} levels`;
+  const tooLong = `Filter longer than ${MAX_FILTER_TOKENS} tokens`;
+  const patchEmail = (filter: string) => scim('PATCH', '/Users/ext-ok', { body: { Operations: [{ op: 'replace', path: `emails[${filter}].value`, value: 'x@example.com' }] } });
+
+  it('PATCH: a value path nested or chained beyond them is 400 invalidFilter, not a stack overflow; nothing written', async () => {
+    const before = server.app.position;
+    for (const [filter, detail] of [
+      [nested(20_000), tooDeep],
+      [nested(MAX_FILTER_DEPTH), tooDeep], // the brackets are a level
+      [chained(20_000), tooLong],
+      [chained(100_000), tooLong],
+      [chained(MAX_FILTER_TOKENS / 4 + 50), tooLong],
+    ] as const) {
+      const r = await patchEmail(filter);
+      expectScimError(r, 400, 'invalidFilter');
+      expect(r.body.detail).toBe(detail);
+    }
+    expect(server.app.position).toBe(before);
+    expect((await scim('GET', '/Users/ext-ok')).body.emails).toEqual([{ type: 'work', value: 'okay@example.com', primary: true }]);
+  });
+
+  it('PATCH: a value path at the bounds applies', async () => {
+    expect((await patchEmail(nested(MAX_FILTER_DEPTH - 1))).status).toBe(204);
+    expect((await patchEmail(chained(MAX_FILTER_TOKENS / 4 - 24))).status).toBe(204);
+    expect((await scim('GET', '/Users/ext-ok')).body.emails).toEqual([{ type: 'work', value: 'x@example.com', primary: true }]);
+  });
+
+  it('GET ?filter=: the same bounds, the same 400 invalidFilter', async () => {
+    const get = (filter: string) => scim('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+    for (const [filter, detail] of [
+      [`emails[${nested(20_000)}]`, tooDeep],
+      [nested(20_000).replace('type', 'userName'), tooDeep],
+      [`emails[${chained(20_000)}]`, tooLong],
+      [chained(20_000).replaceAll('type', 'userName'), tooLong],
+    ] as const) {
+      const r = await get(filter);
+      expectScimError(r, 400, 'invalidFilter');
+      expect(r.body.detail).toBe(detail);
+    }
+    // As deep as allowed, and near the length bound (4 tokens a comparison with its "and"; exact bounds: filter.test.ts).
+    const deepest = nested(MAX_FILTER_DEPTH).replace('type eq "work"', 'userName eq "okay"');
+    const atBound = await get(`${chained(MAX_FILTER_TOKENS / 4 - 2 * MAX_FILTER_DEPTH).replaceAll('type eq', 'emails.type eq')} and ${deepest}`);
+    expect(atBound.status).toBe(200);
+    expect(atBound.body.Resources.map((r: { id: string }) => r.id)).toEqual(['ext-ok']);
   });
 });
