@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_TOKENS,
   compileScimUserFilter,
   parseFilter,
   printFilter,
@@ -87,6 +89,35 @@ describe('filter parser', () => {
     'not userName eq "x"',
   ])('rejects %j', (text) => {
     expect(E.isLeft(parseFilter(text))).toBe(true);
+  });
+
+  it('refuses filters beyond its bounds, however deep or long, without overflowing the stack', () => {
+    const nested = (depth: number, inner = 'userName eq "x"') => `${'('.repeat(depth)}${inner}${')'.repeat(depth)}`;
+    // 2 tokens for "(… userName pr …)", 4 for each " and userName eq "x"".
+    const long = (tokens: number) => `(userName pr${' and userName eq "x"'.repeat((tokens - 4) / 4)})`;
+    const tooDeep = { _tag: 'InvalidFilter', detail: `Filter nested deeper than ${MAX_FILTER_DEPTH} levels`, tooComplex: true };
+    const tooLong = { _tag: 'InvalidFilter', detail: `Filter longer than ${MAX_FILTER_TOKENS} tokens`, tooComplex: true };
+    for (const [text, error] of [
+      [nested(MAX_FILTER_DEPTH + 1), tooDeep],
+      [nested(100_000), tooDeep],
+      [`emails[${nested(MAX_FILTER_DEPTH)}]`, tooDeep],
+      [`${'not ('.repeat(20_000)}userName pr${')'.repeat(20_000)}`, tooDeep],
+      [`${long(MAX_FILTER_TOKENS)} and userName pr`, tooLong],
+      [`${long(MAX_FILTER_TOKENS)})`, tooLong],
+      [Array.from({ length: 100_000 }, () => 'userName eq "x"').join(' and '), tooLong],
+      [`emails[${Array.from({ length: 20_000 }, () => 'type eq "work"').join(' or ')}]`, tooLong],
+    ] as const) {
+      expect(parseFilter(text)).toEqual(E.left(error));
+    }
+    // At the bounds: parsed, compiled, evaluated and printed.
+    const view = { identity: { extern_uid: 'e', user_name: 'x', active: true }, user: { name: 'n', email: 'x@example.com' } } as unknown as ScimUserView;
+    for (const text of [nested(MAX_FILTER_DEPTH), `emails[${nested(MAX_FILTER_DEPTH - 1, 'type pr')}]`, long(MAX_FILTER_TOKENS)]) {
+      const filter = parse(text);
+      const compiled = compileScimUserFilter(filter);
+      if (E.isLeft(compiled)) throw new Error(compiled.left.detail);
+      expect(compiled.right(view)).toBe(true);
+      expect(parse(printFilter(filter))).toEqual(filter);
+    }
   });
 });
 

@@ -3,7 +3,7 @@
  * costs time proportional to the page: projections are in memory and already sorted.
  */
 import { ApiError } from './errors.js';
-import { toWellFormed } from './params.js';
+import { encodeUriComponentSafely } from './params.js';
 import { json, type Reply } from './response.js';
 import type { HandlerContext } from './router.js';
 import { decodeParams, paginationParams, type RawParams } from './validation.js';
@@ -99,7 +99,7 @@ export function toQuery(value: unknown, namespace?: string): string {
  * surrogate (which has no UTF-8 form, and made `encodeURIComponent` throw) is escaped as U+FFFD.
  */
 export function cgiEscape(s: string): string {
-  return encodeURIComponent(toWellFormed(s))
+  return encodeUriComponentSafely(s)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }

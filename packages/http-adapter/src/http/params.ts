@@ -57,6 +57,12 @@ const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 /** Unpaired surrogates replaced by U+FFFD (ES2024 `toWellFormed`): for output that must be valid UTF-8. */
 export const toWellFormed = (s: string): string => (SUSPECT_RE.test(s) ? s.replace(LONE_SURROGATE_RE, '\uFFFD') : s);
 
+/**
+ * `encodeURIComponent` for stored text in URLs we answer: an unpaired surrogate (refused on input now, but an
+ * older version may have stored one; the log keeps it) is escaped as U+FFFD instead of throwing a URIError.
+ */
+export const encodeUriComponentSafely = (s: string): string => encodeURIComponent(toWellFormed(s));
+
 /** Strict UTF-8: invalid bytes are a 400, never silently replaced. */
 function decodeUtf8(bytes: Uint8Array, where: string): string {
   try {
@@ -388,22 +394,34 @@ export interface ParseBodyOptions {
 
 const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
 
+/** A JSON media type: `application/json` or any `+json` (`application/scim+json`). */
+export const isJsonMediaType = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
+
+/**
+ * A JSON body's value, with the checks every body gets: strict UTF-8 and no malformed string (400), no nesting
+ * beyond `MAX_PARAM_DEPTH`; text that is not JSON, or nests deeper, throws `invalid()`.
+ */
+export function parseJsonBody(body: Buffer, invalid: () => ApiError): unknown {
+  let parsed: unknown;
+  const text = decodeUtf8(body, 'the request body');
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid();
+  }
+  // Ruby's parser refuses nesting beyond 100 as a syntax error; deeper values would also overflow the
+  // stack of whatever walks them later (validation, pagination links).
+  assertWellFormedParams(parsed, MAX_PARAM_DEPTH, invalid);
+  return parsed;
+}
+
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
   const ct = parseContentType(opts.contentType);
   const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
-  if (type === 'application/json' || type.endsWith('+json')) {
-    let parsed: unknown;
-    const text = decodeUtf8(body, 'the request body');
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw notDeclaredFormat();
-    }
-    // Ruby's parser refuses nesting beyond 100 as a syntax error; deeper values would also overflow the
-    // stack of whatever walks them later (validation, pagination links).
-    assertWellFormedParams(parsed, MAX_PARAM_DEPTH, notDeclaredFormat);
+  if (isJsonMediaType(type)) {
+    const parsed = parseJsonBody(body, notDeclaredFormat);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
       const out: RawParams = {};
       for (const [k, v] of Object.entries(parsed)) if (k !== '__proto__') out[k] = v;

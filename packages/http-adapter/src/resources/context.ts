@@ -1,6 +1,7 @@
 /** What presenters need beyond the entity: the external base URL and who is looking. */
 import { createHash } from 'node:crypto';
 import type { State, User } from '@forgefold/core';
+import { encodeUriComponentSafely } from '../http/index.js';
 
 export interface PresentContext {
   readonly state: State;
@@ -17,7 +18,7 @@ export interface PresentContext {
 }
 
 /** Where an uploaded user avatar is served (the platform's AvatarUploader path for users). */
-export const userAvatarPath = (userId: number, filename: string): string => `/uploads/-/system/user/avatar/${userId}/${encodeURIComponent(filename)}`;
+export const userAvatarPath = (userId: number, filename: string): string => `/uploads/-/system/user/avatar/${userId}/${encodeUriComponentSafely(filename)}`;
 
 /** Gravatar URLs memoized per template and address (a page of members would hash every address per request). */
 const gravatars = new Map<string, string>();
@@ -37,8 +38,9 @@ export const gravatarFor = (email: string, ctx: Pick<PresentContext, 'gravatarUr
     url = template
       .replaceAll('%{hash}', createHash('md5').update(address).digest('hex'))
       .replaceAll('%{size}', '80')
-      .replaceAll('%{email}', encodeURIComponent(address))
-      .replaceAll('%{username}', encodeURIComponent(username));
+      // Stored text: an address an older version let through may hold an unpaired surrogate.
+      .replaceAll('%{email}', encodeUriComponentSafely(address))
+      .replaceAll('%{username}', encodeUriComponentSafely(username));
     if (gravatars.size > 100_000) gravatars.clear();
     gravatars.set(key, url);
   }

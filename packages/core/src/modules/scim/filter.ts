@@ -11,6 +11,10 @@
  *   attrPath  = [URI ":"] ATTRNAME ["." ATTRNAME]
  * Attribute names, operators and the keywords `and`, `or`, `not`, `pr`, `true`, `false`, `null` are
  * case-insensitive; runs of white space count as one SP.
+ *
+ * Bounds: at most `MAX_FILTER_TOKENS` tokens and `MAX_FILTER_DEPTH` levels of parentheses and brackets, far
+ * beyond what identity providers send (one or two comparisons), so that the parser, the compiler and the
+ * predicate, all recursive, stay well within the stack; beyond them the filter is an `invalidFilter`.
  */
 import * as E from 'fp-ts/lib/Either.js';
 
@@ -36,9 +40,19 @@ export type Filter =
 export interface FilterError {
   readonly _tag: 'InvalidFilter';
   readonly detail: string;
+  /** The filter is beyond a bound (length, depth), not against the grammar. */
+  readonly tooComplex?: true;
 }
 
 const invalid = (detail: string): FilterError => ({ _tag: 'InvalidFilter', detail });
+
+/** Tokens in a filter: a chain of 1,024 comparisons, a tree as deep (the compiler overflowed at 4,000 to 8,000). */
+export const MAX_FILTER_TOKENS = 4096;
+/** Parentheses (`not (` too) and value-path brackets open at once. */
+export const MAX_FILTER_DEPTH = 64;
+
+const tooComplex = (detail: string): FilterError => ({ _tag: 'InvalidFilter', detail, tooComplex: true });
+const tooLong = (): E.Either<FilterError, never> => E.left(tooComplex(`Filter longer than ${MAX_FILTER_TOKENS} tokens`));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tokenizer
@@ -50,11 +64,15 @@ type Token =
 
 const WS = /\s/;
 
+/** The filter's tokens; the bounds are checked here, before any recursion and while the input is read. */
 const tokenize = (input: string): E.Either<FilterError, Token[]> => {
   const tokens: Token[] = [];
   let i = 0;
   let spaced = true;
+  // Brackets open so far: the parser's nesting for any filter it accepts (a stray closer fails there first).
+  let depth = 0;
   while (i < input.length) {
+    if (tokens.length > MAX_FILTER_TOKENS) return tooLong();
     const ch = input[i]!;
     if (WS.test(ch)) {
       spaced = true;
@@ -62,6 +80,8 @@ const tokenize = (input: string): E.Either<FilterError, Token[]> => {
       continue;
     }
     if (ch === '(' || ch === ')' || ch === '[' || ch === ']') {
+      depth = ch === '(' || ch === '[' ? depth + 1 : Math.max(depth - 1, 0);
+      if (depth > MAX_FILTER_DEPTH) return E.left(tooComplex(`Filter nested deeper than ${MAX_FILTER_DEPTH} levels`));
       tokens.push({ kind: ch, pos: i, spaced });
       i++;
     } else if (ch === '"') {
@@ -84,7 +104,7 @@ const tokenize = (input: string): E.Either<FilterError, Token[]> => {
     }
     spaced = false;
   }
-  return E.right(tokens);
+  return tokens.length > MAX_FILTER_TOKENS ? tooLong() : E.right(tokens);
 };
 
 // ---------------------------------------------------------------------------------------------------------------

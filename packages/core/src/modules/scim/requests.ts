@@ -125,6 +125,8 @@ type Target =
 /** PATH = attrPath / valuePath [subAttr] (RFC 7644 §3.5.2), read with the filter parser. */
 export const parsePatchPath = (path: string): E.Either<ScimRequestError, Target> => {
   const asValuePath = parseFilter(path);
+  // Beyond the filter bounds: the answer a GET gets for the same filter, not a path echoed whole.
+  if (E.isLeft(asValuePath) && asValuePath.left.tooComplex) return E.left({ status: 400, scimType: 'invalidFilter', detail: asValuePath.left.detail });
   if (E.isRight(asValuePath) && asValuePath.right.type === 'has') {
     const { path: attrPath, filter } = asValuePath.right;
     return E.right({ kind: 'valuePath', uri: attrPath.uri, attr: attrPath.attr, filter });

@@ -1,6 +1,7 @@
 /** `Entities::Release` and `Entities::Releases::Link` (lib/api/entities, 14.7) with `ReleasePresenter`'s URLs. */
 import { canRelease, canRepository, findUser, sortedLinks, type Project, type Release, type ReleaseLink } from '@forgefold/core';
 import type { Commit } from '@forgefold/git';
+import { encodeUriComponentSafely } from '../../http/index.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, projectWebUrl } from '../repositories/entities.js';
 import { userBasic } from '../users/entities.js';
@@ -9,7 +10,7 @@ import { renderMarkdown } from './markdown.js';
 /** `Releases::Source::FORMATS`. */
 const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 
-const releaseUrl = (release: Release, project: Project, ctx: PresentContext): string => `${projectWebUrl(project, ctx)}/-/releases/${encodeURIComponent(release.tag)}`;
+const releaseUrl = (release: Release, project: Project, ctx: PresentContext): string => `${projectWebUrl(project, ctx)}/-/releases/${encodeUriComponentSafely(release.tag)}`;
 
 /** `Entities::Releases::Link`: `external` unless the URL is inside the project; `direct_asset_url` by the filepath. */
 export const releaseLinkEntity = (link: ReleaseLink, release: Release, project: Project, ctx: PresentContext) => ({
@@ -50,7 +51,7 @@ export const releaseEntity = (release: Release, project: Project, ctx: PresentCo
     ...(code ? { commit: options.commit ? commitEntity(options.commit, project, ctx) : null } : {}),
     upcoming_release: Date.parse(release.released_at) > Date.parse(options.now),
     ...(code && options.commit ? { commit_path: `/${project.path_with_namespace}/-/commit/${options.commit.id}` } : {}),
-    ...(code ? { tag_path: `/${project.path_with_namespace}/-/tags/${encodeURIComponent(release.tag)}` } : {}),
+    ...(code ? { tag_path: `/${project.path_with_namespace}/-/tags/${encodeUriComponentSafely(release.tag)}` } : {}),
     assets: {
       count: links.length + (code ? SOURCE_FORMATS.length : 0),
       ...(code ? { sources: SOURCE_FORMATS.map((format) => ({ format, url: `${web}/-/archive/${release.tag}/${archive}.${format}` })) } : {}),

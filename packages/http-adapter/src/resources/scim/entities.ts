@@ -16,6 +16,7 @@ import {
   type SamlProvider,
   type ScimUserView,
 } from '@forgefold/core';
+import { encodeUriComponentSafely } from '../../http/index.js';
 import type { PresentContext } from '../context.js';
 
 export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -23,9 +24,10 @@ export const SCIM_LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListRespo
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** The group's SCIM root, e.g. "https://host/api/scim/v2/groups/my-group". */
-export const scimBaseUrl = (baseUrl: string, group: Group): string => `${baseUrl}/api/scim/v2/groups/${encodeURIComponent(group.full_path)}`;
+export const scimBaseUrl = (baseUrl: string, group: Group): string => `${baseUrl}/api/scim/v2/groups/${encodeUriComponentSafely(group.full_path)}`;
 
-export const scimUserLocation = (groupBase: string, externUid: string): string => `${groupBase}/Users/${encodeURIComponent(externUid)}`;
+/** An externalId stored before malformed strings were refused may hold an unpaired surrogate: never a URIError. */
+export const scimUserLocation = (groupBase: string, externUid: string): string => `${groupBase}/Users/${encodeUriComponentSafely(externUid)}`;
 
 export const scimUserEntity = (view: ScimUserView, groupBase: string) => {
   const { identity, user } = view;

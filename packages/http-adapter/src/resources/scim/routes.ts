@@ -24,7 +24,20 @@ import {
   type ScimRequestError,
   type State,
 } from '@forgefold/core';
-import { ApiError, SCIM_CONTENT_TYPE, created, mount, noContent, ok, route, type Mount, type AnyRouteDef } from '../../http/index.js';
+import {
+  ApiError,
+  SCIM_CONTENT_TYPE,
+  created,
+  isJsonMediaType,
+  mount,
+  noContent,
+  ok,
+  parseContentType,
+  parseJsonBody,
+  route,
+  type Mount,
+  type AnyRouteDef,
+} from '../../http/index.js';
 import { tokenDigest } from '../../app/secrets.js';
 import type { ApiDeps, Ctx } from '../../app/deps.js';
 import {
@@ -110,18 +123,24 @@ const scimScope = (deps: ApiDeps, ctx: Ctx): ScimScope => {
   return { state, group, provider, base, actor: { userId: null, origin: 'scim', requestId: ctx.request.requestId } };
 };
 
-/** The request's JSON object: `application/scim+json` and `application/json` (or no declared type at all). */
+const notAnObject = (): ApiError => scimError(400, 'The request body must be a JSON object', 'invalidSyntax');
+const notJson = (): ApiError => scimError(400, 'The request body is not valid JSON', 'invalidSyntax');
+/** JSON's white space: a body of nothing else is no object at all. */
+const isBlank = (body: Buffer): boolean => body.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
+
+/**
+ * The request's JSON object, whatever its declared type (identity providers send `application/scim+json`,
+ * `application/json`, `text/plain` or none). A body declared as JSON was parsed and checked before routing; any
+ * other is read here with the same checks (malformed strings, nesting), which it used to skip: an unpaired
+ * surrogate was stored, then made every list answer 500.
+ */
 const jsonBody = (ctx: Ctx): Record<string, unknown> => {
-  let parsed: unknown;
-  if (Object.keys(ctx.body).length > 0 && !('_json' in ctx.body) && /json/i.test(String(ctx.request.headers['content-type'] ?? ''))) return ctx.body as Record<string, unknown>;
-  const text = ctx.rawBody.toString('utf8').trim();
-  if (text === '') throw scimError(400, 'The request body must be a JSON object', 'invalidSyntax');
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw scimError(400, 'The request body is not valid JSON', 'invalidSyntax');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw scimError(400, 'The request body must be a JSON object', 'invalidSyntax');
+  const declared = parseContentType(ctx.request.headers['content-type']);
+  if (declared !== null && isJsonMediaType(declared.type) && Object.keys(ctx.body).length > 0 && !('_json' in ctx.body)) return ctx.body as Record<string, unknown>;
+  if (isBlank(ctx.rawBody)) throw notAnObject();
+  // A malformed string is the adapter's 400, rendered in the SCIM schema as a JSON-declared body's is.
+  const parsed = parseJsonBody(ctx.rawBody, notJson);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw notAnObject();
   return parsed as Record<string, unknown>;
 };
 
