@@ -121,6 +121,15 @@ describe('repositories and tokens', () => {
     expect(branches.body.map((branch: { name: string }) => branch.name)).toEqual(['trunk']);
     const named = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'named', initialize_with_readme: true, default_branch: 'dev' } });
     expect(named.body.default_branch).toBe('dev');
+    // A name git refuses is stored as the platform stores it, and passed over: the project still gets its repository.
+    await change({ default_branch_name: 'a..b' });
+    const passed = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'passed-over', initialize_with_readme: true } });
+    expect(passed.status).toBe(201);
+    expect(passed.body.default_branch).not.toBe('a..b');
+    const readme = await server.request('GET', `/api/v4/projects/${passed.body.id}/repository/files/README.md?ref=${passed.body.default_branch}`, { token: alice.token });
+    expect(readme.status).toBe(200);
+    expect((await server.request('GET', `/api/v4/projects/${passed.body.id}/repository/tree`, { token: alice.token })).status).toBe(200);
+    await change({ default_branch_name: '' });
   });
 
   it('diff_max_patch_bytes: a larger patch shows once the limit is raised', async () => {

@@ -107,8 +107,11 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const presentCreated = async (done: CommandResultOf, ctx: HandlerContext<CreateFields>) => {
     const id = createdId(done, 'ProjectCreated');
     const { initialize_with_readme: readme } = ctx.params;
-    // The instance's `default_branch_name` names the initial branch unless the request names one.
-    const defaultBranch = ctx.params.default_branch || defaultBranchName(done.state.settings);
+    // The instance's `default_branch_name` names the initial branch unless the request names one (validated above).
+    // The setting is stored as given, as the platform stores it; one git refuses ("a..b") is passed over for the
+    // platform's own default, so that the project gets a repository (without one, its repository routes failed).
+    const instanceDefault = defaultBranchName(done.state.settings);
+    const defaultBranch = ctx.params.default_branch || (instanceDefault !== null && isValidNewRefName(instanceDefault) ? instanceDefault : null);
     if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
       await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
     }
