@@ -46,7 +46,8 @@ describe('repository storage', () => {
       await server.call('POST', `/projects/${created.body.id}/repository/branches`, { branch: 'dev', ref: 'trunk' });
       expect((await server.call('PUT', `/projects/${created.body.id}`, { default_branch: 'dev' })).body.default_branch).toBe('dev');
       expect(git(path, 'symbolic-ref', 'HEAD')).toBe('refs/heads/dev');
-      expect(server.events.at(-2)).toMatchObject({ type: 'DefaultBranchChanged', data: { project_id: created.body.id, default_branch: 'dev' } });
+      // The project itself is unchanged (its default branch is the repository's HEAD): no ProjectUpdated follows.
+      expect(server.events.at(-1)).toMatchObject({ type: 'DefaultBranchChanged', data: { project_id: created.body.id, default_branch: 'dev' } });
       expect(await server.call('PUT', `/projects/${created.body.id}`, { default_branch: 'nope' })).toMatchObject({ status: 400, body: { message: 'Could not set the default branch' } });
 
       const removed = await server.call('DELETE', `/projects/${created.body.id}`);
