@@ -105,6 +105,15 @@ describe('commits list', () => {
     expect(await titles('?all=true&per_page=2')).toEqual(['Trigger', 'Side']);
     expect(await titles('?all=true&ref_name=nope&per_page=2&page=2')).toEqual(['Initial commit', 'Next']);
   });
+
+  it('lists nothing for a path outside the repository (git refuses it; Gitaly streamed no commits), never a 500', async () => {
+    for (const path of ['..', '../x', '/abs', 'docs/../..']) {
+      const listed = await server.call('GET', `${base}/commits?path=${encodeURIComponent(path)}`, undefined, null);
+      expect(listed, path).toMatchObject({ status: 200, body: [] });
+    }
+    // A path that stays inside after its `..` is git's to normalise, as before.
+    expect((await server.call('GET', `${base}/commits?path=${encodeURIComponent('docs/../README.md')}`)).body.at(-1).title).toBe('Initial commit');
+  });
 });
 
 describe('files', () => {
@@ -304,6 +313,30 @@ describe('tree', () => {
     expect(missing.headers.get('x-total')).toBe('0');
     expect(await server.call('GET', `${base}/tree?path=README.md&recursive=true`)).toMatchObject({ status: 200, body: [] });
     expect(await server.call('GET', `${base}/tree?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
+  });
+
+  it('answers hostile paths and refs alone (no 5xx), and the reads beside them are unharmed (one cat-file per repository)', async () => {
+    const readme = (await server.call('GET', `${base}/files/README.md?ref=main`)).body.content as string;
+    const listing = (await server.call('GET', `${base}/tree?ref=main`)).body as unknown[];
+    const anonymous = (path: string) => server.call('GET', `${base}/${path}`, undefined, null);
+    // Gitaly answered no entries for a path outside the repository, as for any path that is no directory.
+    const paths = ['..%2Fx', '.%2Fdocs', '..', 'docs%2F..%2F..%2Fx', '%2F..%2F..%2Fetc', '%0A', 'a%0Ab', 'a%0D%0Ab'];
+    const refs = ['main%0A', 'main%3AREADME.md', 'main%40%7Bupstream%7D', '%3A%2Fx', '..%2Fx', '-all', 'main%5E%7B%2F%5B%7D'];
+    const files = ['.%2FREADME.md', 'a%0Ab', 'README.md%0A', 'README.md%0D'];
+    const traversals = ['..%2Fx', 'docs%2F..%2FREADME.md'];
+    const hostile = [
+      ...paths.map(async (path) => expect(await anonymous(`tree?ref=main&path=${path}`), path).toMatchObject({ status: 200, body: [] })),
+      ...refs.map(async (ref) => expect(await anonymous(`tree?ref=${ref}`), ref).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })),
+      ...refs.map(async (ref) => expect(await anonymous(`files/README.md?ref=${ref}`), ref).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } })),
+      ...files.map(async (file) => expect(await anonymous(`files/${file}?ref=main`), file).toMatchObject({ status: 404, body: { message: '404 File Not Found' } })),
+      ...traversals.map(async (file) => expect(await anonymous(`files/${file}?ref=main`), file).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } })),
+    ];
+    const innocent = Array.from({ length: 12 }, async (_, n) => {
+      if (n % 2 === 0) expect(await anonymous('files/README.md?ref=main')).toMatchObject({ status: 200, body: { content: readme } });
+      else expect(await anonymous('tree?ref=main')).toMatchObject({ status: 200, body: listing });
+    });
+    await Promise.all([...hostile, ...innocent]);
+    expect(await anonymous('tree?ref=main')).toMatchObject({ status: 200, body: listing });
   });
 });
 

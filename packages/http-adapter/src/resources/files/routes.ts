@@ -74,9 +74,9 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const readBlob = async (ctx: Ctx, project: Project, ref: string) => {
     const path = checkFilePath(String(ctx.routeParams['file_path']));
     const git = deps.repositories.open(project.id);
-    const commit = await git.findCommit(ref);
-    if (E.isLeft(commit)) throw ApiError.message(404, '404 Commit Not Found');
-    return must(git.blob({ ref: commit.right.id, path }), '404 File Not Found');
+    // A ref that names no commit is the 404; any other failure is the server's, not a missing commit.
+    const commit = await must(git.findCommit(ref), '404 Commit Not Found');
+    return must(git.blob({ ref: commit.id, path }), '404 File Not Found');
   };
 
   /** One commit of one action through the commit service, as `Files::*Service`. */
@@ -214,11 +214,10 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           const ref = ctx.params.sha ?? (repository ? defaultBranchOf(repository) : null) ?? 'master';
           const format = archiveFormat(suffix ?? ctx.params.format);
           const git = deps.repositories.open(project.id);
-          const commit = await git.findCommit(ref);
-          if (E.isLeft(commit)) throw ApiError.message(404, '404 File Not Found');
+          const commit = await must(git.findCommit(ref), '404 File Not Found');
           const path = ctx.params.path ?? undefined;
-          const prefix = [project.path, ref.replace(/\//g, '-'), commit.right.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
-          const archive = await must(git.archive({ ref: commit.right.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
+          const prefix = [project.path, ref.replace(/\//g, '-'), commit.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+          const archive = await must(git.archive({ ref: commit.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
           return {
             ...withStatus(200, undefined, {
               headers: { 'Content-Disposition': `attachment; filename="${prefix}.${format}"`, 'Content-Transfer-Encoding': 'binary' },
