@@ -17,10 +17,14 @@ const author = signature('2024-01-02T03:04:05.000Z');
 const readme = { author, committer: author, content: '# Demo\n' };
 
 let nextProject = 1000;
+/** Each repository's directory, to find its git processes. */
+const gitDirs = new WeakMap<Repository, string>();
 const newRepository = async (options: { readme?: boolean; default_branch?: string } = {}): Promise<Repository> => {
   const id = nextProject++;
-  await ok(store.repositories.create(id, { default_branch: options.default_branch ?? 'main', ...(options.readme === false ? {} : { readme }) }));
-  return store.repositories.open(id);
+  const { path } = await ok(store.repositories.create(id, { default_branch: options.default_branch ?? 'main', ...(options.readme === false ? {} : { readme }) }));
+  const repository = store.repositories.open(id);
+  gitDirs.set(repository, path);
+  return repository;
 };
 
 const commit = (repository: Repository, actions: Parameters<Repository['commitFiles']>[0]['actions'], extra: Partial<Parameters<Repository['commitFiles']>[0]> = {}) =>
@@ -282,6 +286,58 @@ describe('reads', () => {
     const file = await ok(repository.blob({ ref: 'main', path: 'README.md' }));
     expect(file).toMatchObject({ file_name: 'README.md', file_path: 'README.md', size: 7, commit_id: shas[3], last_commit_id: shas[0], mode: '100644' });
     expect((await failure(repository.blob({ ref: 'main', path: 'docs' })))._tag).toBe('PathNotFound');
+  });
+
+  it('answers hostile paths and revisions alone: no git failure, and the reads in flight beside them are unharmed', async () => {
+    const outside = ['../x', '..', 'docs/../..', '/abs', '/..', 'docs\0', 'a\nb'];
+    const normalised = ['./docs', 'docs/./guide.md', 'docs//guide.md'];
+    const innocent = () => Promise.all([ok(repository.blob({ ref: 'main', path: 'docs/guide.md' })), ok(repository.tree({ ref: 'main' }))]);
+    const [answers] = await Promise.all([
+      Promise.all(
+        [...outside, ...normalised].map(async (path) => ({
+          path,
+          tree: await repository.tree({ ref: 'main', path }),
+          blob: await repository.blob({ ref: 'main', path }),
+          log: await repository.log({ ref: 'main', path }),
+          archive: await repository.archive({ ref: 'main', format: 'tar', prefix: 'p', path }),
+          compare: await repository.compare({ from: shas[0]!, to: 'main', paths: [path] }),
+        })),
+      ),
+      ...Array.from({ length: 8 }, innocent),
+    ]);
+    for (const { path, tree, blob, log, archive, compare } of answers) {
+      // A tree or a file is looked for by exact names (as Gitaly, `./` and `..` name nothing); git normalises a pathspec.
+      expect(E.isLeft(tree) && tree.left._tag, path).toBe('PathNotFound');
+      expect(E.isLeft(blob) && blob.left._tag, path).toBe('PathNotFound');
+      const inside = normalised.includes(path);
+      expect(E.isRight(log) && log.right.items.length, path).toBe(inside ? 3 : 0);
+      expect(E.isRight(archive) || archive.left._tag, path).toBe(inside ? true : 'PathNotFound');
+      expect(E.isRight(compare) && compare.right.diffs.length, path).toBe(inside ? 1 : 0);
+    }
+    // `.` is the root, as Gitaly's tree entries take it.
+    expect((await ok(repository.tree({ ref: 'main', path: '.' }))).items.map((entry) => entry.path)).toEqual(['docs', 'README.md']);
+    for (const revision of ['main@{upstream}', 'main:../x', ':/Commit', 'main\n', 'HEAD^{/[}']) {
+      expect((await failure(repository.tree({ ref: revision })))._tag, revision).toBe('RevisionNotFound');
+    }
+    await innocent();
+  });
+
+  it('replaces a cat-file that dies: the reads waiting behind the one it was answering are asked again', async () => {
+    await ok(repository.findCommit('main'));
+    const reader = async () => {
+      const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
+      const line = stdout.split('\n').find((entry) => entry.includes(`--git-dir=${gitDirs.get(repository)} cat-file --batch`));
+      return line === undefined ? null : Number(line.trim().split(/\s+/)[0]);
+    };
+    const pid = await reader();
+    expect(pid).not.toBeNull();
+    const reads = Array.from({ length: 20 }, () => repository.blob({ ref: 'main', path: 'docs/guide.md' }));
+    process.kill(pid!, 'SIGKILL');
+    const answers = await Promise.all([...reads, ...Array.from({ length: 20 }, () => repository.blob({ ref: 'main', path: 'docs/guide.md' }))]);
+    // At most the read git was answering when it died fails; every other is answered by the next cat-file.
+    expect(answers.filter(E.isLeft).length).toBeLessThanOrEqual(1);
+    expect((await ok(repository.blob({ ref: 'main', path: 'docs/guide.md' }))).content.toString()).toBe('line 1\nline 2\n');
+    expect(await reader()).not.toBe(pid);
   });
 
   it('shows a commit’s diff as the platform does, with the line numbers diff notes need', async () => {

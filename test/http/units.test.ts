@@ -9,6 +9,7 @@ import {
   domainErrorResponse,
   etagMatches,
   exactlyOneOf,
+  headerLines,
   modifiedSince,
   mount,
   mutuallyExclusive,
@@ -302,6 +303,21 @@ describe('conditional requests', () => {
     } catch (e) {
       expect([(e as ApiError).status, (e as ApiError).body]).toEqual([412, { message: '412 Precondition Failed' }]);
     }
+  });
+});
+
+describe('header values', () => {
+  it('go out as Puma writes them: UTF-8 bytes, a line per line, a line with a control character left out', () => {
+    const bytes = (lines: string[]) => lines.map((line) => [...Buffer.from(line, 'latin1')]);
+    expect(headerLines('attachment; filename="a.txt"')).toEqual(['attachment; filename="a.txt"']);
+    expect(bytes(headerLines('日本.txt'))).toEqual([[...Buffer.from('日本.txt', 'utf8')]]);
+    expect(bytes(headerLines('é'))).toEqual([[0xc3, 0xa9]]);
+    expect(headerLines('a\nb\n\n')).toEqual(['a', 'b']);
+    expect(headerLines('\nb')).toEqual(['', 'b']);
+    expect(headerLines('a\r\nb')).toEqual(['b']);
+    expect(headerLines('a\x00b')).toEqual([]);
+    expect(headerLines('a\x7fb')).toEqual([]);
+    expect(headerLines('a\tb')).toEqual(['a\tb']);
   });
 });
 

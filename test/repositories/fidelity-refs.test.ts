@@ -4,6 +4,7 @@
  * before its fix.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { member, newDataDir, removeDir, ROOT_TOKEN, start, type Running } from './support.js';
 
@@ -25,6 +26,25 @@ afterAll(async () => {
   await server.close();
   removeDir(dataDir);
 });
+
+/** A request as a client reads it off the wire: each header's value as the bytes sent (node reads them as latin1). */
+const wire = (path: string, method = 'GET') =>
+  new Promise<{ status: number; header: (name: string) => Buffer | undefined; body: Buffer }>((resolve, reject) => {
+    const sent = request(`${server.url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': ROOT_TOKEN } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const header = (name: string) => {
+          const at = res.rawHeaders.findIndex((value, index) => index % 2 === 0 && value.toLowerCase() === name);
+          return at === -1 ? undefined : Buffer.from(res.rawHeaders[at + 1]!, 'latin1');
+        };
+        resolve({ status: res.statusCode!, header, body: Buffer.concat(chunks) });
+      });
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
 
 describe('branches', () => {
   it('answers a ref name GitRefValidator refuses with 400 "The branch refname is invalid" (find_branch!)', async () => {
@@ -104,6 +124,15 @@ describe('commits list', () => {
     expect(await titles('?all=true')).toEqual(['Initial commit', 'Next', 'Trigger', 'Side']);
     expect(await titles('?all=true&per_page=2')).toEqual(['Trigger', 'Side']);
     expect(await titles('?all=true&ref_name=nope&per_page=2&page=2')).toEqual(['Initial commit', 'Next']);
+  });
+
+  it('lists nothing for a path outside the repository (git refuses it; Gitaly streamed no commits), never a 500', async () => {
+    for (const path of ['..', '../x', '/abs', 'docs/../..']) {
+      const listed = await server.call('GET', `${base}/commits?path=${encodeURIComponent(path)}`, undefined, null);
+      expect(listed, path).toMatchObject({ status: 200, body: [] });
+    }
+    // A path that stays inside after its `..` is git's to normalise, as before.
+    expect((await server.call('GET', `${base}/commits?path=${encodeURIComponent('docs/../README.md')}`)).body.at(-1).title).toBe('Initial commit');
   });
 });
 
@@ -263,6 +292,41 @@ describe('raw files', () => {
     expect(accented).toMatchObject({ status: 200, body: 'cv' });
     expect(accented.headers.get('content-disposition')).toBe(`inline; filename="resume final.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.txt`);
   });
+
+  it('sends names beyond ASCII as their UTF-8 bytes, as Rails does (X-Gitlab-File-Name, X-Gitlab-Ref, Content-Disposition)', async () => {
+    const name = '日本.txt';
+    const path = `${base}/files/${encodeURIComponent(name)}`;
+    expect((await server.call('POST', path, { branch: 'main', content: 'nihon', commit_message: 'Japanese' }, dev.token)).status).toBe(201);
+    for (const method of ['GET', 'HEAD']) {
+      const file = await wire(`${path}?ref=main`, method);
+      expect(file.status, method).toBe(200);
+      expect(file.header('x-gitlab-file-name')).toEqual(utf8(name));
+      expect(file.header('x-gitlab-file-path')).toEqual(utf8(name));
+    }
+    const raw = await wire(`${path}/raw?ref=main`);
+    expect(raw.status).toBe(200);
+    expect(raw.body).toEqual(utf8('nihon'));
+    expect(raw.header('content-disposition')).toEqual(utf8(`inline; filename="%3F%3F.txt"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.txt`));
+    // Latin-1 goes out as UTF-8 too: é is two bytes on the wire.
+    expect((await wire(`${base}/files/${encodeURIComponent('résumé final.txt')}?ref=main`)).header('x-gitlab-file-name')).toEqual(utf8('résumé final.txt'));
+
+    expect((await server.call('POST', `${base}/branches`, { branch: '功能', ref: 'main' }, dev.token)).status).toBe(201);
+    for (const suffix of ['', '/raw']) {
+      const onBranch = await wire(`${base}/files/README.md${suffix}?ref=${encodeURIComponent('功能')}`);
+      expect(onBranch.status, suffix).toBe(200);
+      expect(onBranch.header('x-gitlab-ref')).toEqual(utf8('功能'));
+    }
+  });
+
+  it('makes the ASCII filename as I18n.transliterate does (its table, ? for the rest) and escapes it', async () => {
+    const name = 'Straße Æsir ø ǎ÷ "q".txt';
+    await server.call('POST', `${base}/files/${encodeURIComponent(name)}`, { branch: 'main', content: 'x', commit_message: 'Names' }, dev.token);
+    const raw = await wire(`${base}/files/${encodeURIComponent(name)}/raw?ref=main`);
+    expect(raw.status).toBe(200);
+    expect(raw.header('content-disposition')?.toString('latin1')).toBe(
+      `inline; filename="Strasse AEsir o %3F%3F %22q%22.txt"; filename*=UTF-8''Stra%C3%9Fe%20%C3%86sir%20%C3%B8%20%C7%8E%C3%B7%20%22q%22.txt`,
+    );
+  });
 });
 
 describe('archives', () => {
@@ -295,6 +359,24 @@ describe('archives', () => {
     expect(await server.call('GET', `${base}/archive.zip?sha=nope`)).toMatchObject({ status: 404, body: { message: '404 File Not Found' } });
     expect(await server.call('GET', `${base}/archive.rar`)).toMatchObject({ status: 404, body: { error: '404 Not Found' } });
   });
+
+  it('names archives of refs and paths beyond ASCII as Workhorse does: the name\'s UTF-8 bytes, quoted as they are', async () => {
+    const branch = async (name: string) => {
+      await server.call('POST', `${base}/branches`, { branch: name, ref: 'main' }, dev.token);
+      return (await server.call('GET', `${base}/branches/${encodeURIComponent(name)}`)).body.commit.id as string;
+    };
+    const sha = await branch('功能');
+    const byRef = await wire(`${base}/archive?sha=${encodeURIComponent('功能')}`);
+    expect(byRef.status).toBe(200);
+    expect(byRef.header('content-disposition')).toEqual(utf8(`attachment; filename="fidelity-功能-${sha}.tar.gz"`));
+    const head = (await server.call('GET', `${base}/commits/main`)).body.id as string;
+    const byPath = await wire(`${base}/archive.zip?path=${encodeURIComponent('日本.txt')}`);
+    expect(byPath.status).toBe(200);
+    expect(byPath.header('content-disposition')).toEqual(utf8(`attachment; filename="fidelity-main-${head}-日本.txt.zip"`));
+    // Workhorse formats `attachment; filename="%s"` and escapes nothing.
+    const quoted = await branch('a"b');
+    expect((await wire(`${base}/archive.tar?sha=${encodeURIComponent('a"b')}`)).header('content-disposition')).toEqual(utf8(`attachment; filename="fidelity-a"b-${quoted}.tar"`));
+  });
 });
 
 describe('tree', () => {
@@ -304,6 +386,30 @@ describe('tree', () => {
     expect(missing.headers.get('x-total')).toBe('0');
     expect(await server.call('GET', `${base}/tree?path=README.md&recursive=true`)).toMatchObject({ status: 200, body: [] });
     expect(await server.call('GET', `${base}/tree?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } });
+  });
+
+  it('answers hostile paths and refs alone (no 5xx), and the reads beside them are unharmed (one cat-file per repository)', async () => {
+    const readme = (await server.call('GET', `${base}/files/README.md?ref=main`)).body.content as string;
+    const listing = (await server.call('GET', `${base}/tree?ref=main`)).body as unknown[];
+    const anonymous = (path: string) => server.call('GET', `${base}/${path}`, undefined, null);
+    // Gitaly answered no entries for a path outside the repository, as for any path that is no directory.
+    const paths = ['..%2Fx', '.%2Fdocs', '..', 'docs%2F..%2F..%2Fx', '%2F..%2F..%2Fetc', '%0A', 'a%0Ab', 'a%0D%0Ab'];
+    const refs = ['main%0A', 'main%3AREADME.md', 'main%40%7Bupstream%7D', '%3A%2Fx', '..%2Fx', '-all', 'main%5E%7B%2F%5B%7D'];
+    const files = ['.%2FREADME.md', 'a%0Ab', 'README.md%0A', 'README.md%0D'];
+    const traversals = ['..%2Fx', 'docs%2F..%2FREADME.md'];
+    const hostile = [
+      ...paths.map(async (path) => expect(await anonymous(`tree?ref=main&path=${path}`), path).toMatchObject({ status: 200, body: [] })),
+      ...refs.map(async (ref) => expect(await anonymous(`tree?ref=${ref}`), ref).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })),
+      ...refs.map(async (ref) => expect(await anonymous(`files/README.md?ref=${ref}`), ref).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } })),
+      ...files.map(async (file) => expect(await anonymous(`files/${file}?ref=main`), file).toMatchObject({ status: 404, body: { message: '404 File Not Found' } })),
+      ...traversals.map(async (file) => expect(await anonymous(`files/${file}?ref=main`), file).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } })),
+    ];
+    const innocent = Array.from({ length: 12 }, async (_, n) => {
+      if (n % 2 === 0) expect(await anonymous('files/README.md?ref=main')).toMatchObject({ status: 200, body: { content: readme } });
+      else expect(await anonymous('tree?ref=main')).toMatchObject({ status: 200, body: listing });
+    });
+    await Promise.all([...hostile, ...innocent]);
+    expect(await anonymous('tree?ref=main')).toMatchObject({ status: 200, body: listing });
   });
 });
 

@@ -141,6 +141,29 @@ describe('git over HTTP', () => {
     expect((await client(work, ['ls-remote', url('dev', 'password-123')], env())).code).toBe(0);
   });
 
+  it('answers a request body git cannot read with 400 and a short text, never git\'s stderr; clones and pushes go on', async () => {
+    const auth = { Authorization: `Basic ${Buffer.from(`dev:${dev.token}`).toString('base64')}` };
+    const bodies = { empty: '', garbage: 'garbage', flush: '0009done\n', a100k: 'A'.repeat(100 * 1024) };
+    for (const service of ['git-upload-pack', 'git-receive-pack']) {
+      for (const [name, body] of Object.entries(bodies)) {
+        const response = await fetch(`${server.url}/${project.path_with_namespace}.git/${service}`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': `application/x-${service}-request` },
+          body,
+        });
+        const text = await response.text();
+        expect(response.status, `${service} ${name}`).toBe(400);
+        expect(text, `${service} ${name}`).toBe('The request is not one git understands\n');
+      }
+    }
+    const clone = await client(work, ['clone', '--quiet', url('dev', dev.token), 'after-garbage'], env());
+    expect(clone.code, clone.stderr).toBe(0);
+    const repo = join(work, 'after-garbage');
+    await client(repo, ['commit', '-q', '--allow-empty', '-m', 'After garbage'], env());
+    const push = await client(repo, ['push', '-q', 'origin', 'HEAD:refs/heads/after-garbage'], env());
+    expect(push.code, push.stderr).toBe(0);
+  });
+
   it('lets anyone clone a public project', async () => {
     const open = (await server.call('POST', '/projects', { name: 'Open', visibility: 'public', initialize_with_readme: true })).body;
     const clone = await client(work, ['clone', '--quiet', url(null, null, open.path_with_namespace), 'open'], env());

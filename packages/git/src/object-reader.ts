@@ -2,11 +2,16 @@
  * Bulk object reads through one long-lived `git cat-file --batch` per repository: a read is a line written to
  * its stdin and a header plus the object's bytes read back, in order, with no process spawned per object.
  * Readers close themselves when idle and the pool keeps a bounded number open.
+ *
+ * One process serves every request on the repository, so no request's input may end it for the others: only
+ * names git resolves without dying are written (`<tree>:../x` or `main@{upstream}` make cat-file exit 128), and
+ * should it exit all the same, the reads queued behind the one it was answering are asked again of a new one.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawnGit } from './exec.js';
 import { ProcessPool } from './process-pool.js';
 import { asSha } from './objects.js';
+import { isSafeRevision } from './ref-names.js';
 import type { Sha } from './types.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -24,8 +29,20 @@ interface Pending {
 
 const objectHeader = /^([0-9a-f]{40}) (commit|tree|blob|tag) (\d+)$/;
 
-/** Object names must fit on one line of the batch protocol; anything else is never an object. */
-const isBatchSafe = (name: string) => name.length > 0 && !/[\n\r\0]/.test(name);
+/**
+ * The names a read may ask for: a sha, a ref or a revision as `isSafeRevision` accepts it, optionally peeled
+ * (`main^{commit}`). No path syntax (`<tree>:<path>`: paths are walked through tree objects by the callers),
+ * nothing git would die on; anything else is never an object.
+ */
+const isReadableName = (name: string) => isSafeRevision(name.replace(/\^\{(?:commit|tree|tag|blob)\}$/, ''));
+
+/** A read that was pending when cat-file exited; `answering`: git was answering it, so it may be the cause. */
+class ReaderExited extends Error {
+  constructor(readonly answering: boolean) {
+    super('git cat-file exited');
+    this.name = 'ReaderExited';
+  }
+}
 
 class ObjectReader {
   private readonly process: ChildProcess;
@@ -44,10 +61,12 @@ class ObjectReader {
     this.process.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.process.stderr!.on('data', () => undefined);
     this.process.stdin!.on('error', () => undefined);
-    this.process.on('error', (error) => this.failAll(error));
+    this.process.on('error', (error) => this.failAll(() => error));
     this.process.on('close', () => {
       this.closed = true;
-      this.failAll(new Error('git cat-file exited'));
+      // Answers come in order and stdout is read to its end before 'close': the first read still waiting is
+      // the one git was on.
+      this.failAll((index) => new ReaderExited(index === 0));
       this.onExit();
     });
   }
@@ -58,7 +77,7 @@ class ObjectReader {
 
   read(name: string): Promise<GitObject | null> {
     this.lastUsed = Date.now();
-    if (!isBatchSafe(name)) return Promise.resolve(null);
+    if (!isReadableName(name)) return Promise.resolve(null);
     if (this.closed) return Promise.reject(new Error('git cat-file is closed'));
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
@@ -99,8 +118,8 @@ class ObjectReader {
     }
   }
 
-  private failAll(error: Error): void {
-    for (const waiting of this.pending.splice(0)) waiting.reject(error);
+  private failAll(errorFor: (index: number) => Error): void {
+    this.pending.splice(0).forEach((waiting, index) => waiting.reject(errorFor(index)));
   }
 }
 
@@ -110,14 +129,22 @@ export class ObjectReaderPool extends ProcessPool<ObjectReader> {
     super((gitDir, onExit) => new ObjectReader(gitDir, onExit), max, idleMs);
   }
 
-  /** Reads an object by sha or by any name git resolves (`main`, `v1.0^{commit}`, `<sha>:path`); null when missing. */
-  read(gitDir: string, name: string): Promise<GitObject | null> {
-    return this.processOf(gitDir).read(name);
+  /**
+   * Reads an object by sha or revision (`main`, `v1.0^{commit}`, `refs/tags/v1`); null when missing or not a
+   * name `isReadableName` accepts. A read that waited behind the one a dying cat-file was answering is asked
+   * once more, of a new process.
+   */
+  async read(gitDir: string, name: string): Promise<GitObject | null> {
+    try {
+      return await this.processOf(gitDir).read(name);
+    } catch (error) {
+      if (error instanceof ReaderExited && !error.answering) return this.processOf(gitDir).read(name);
+      throw error;
+    }
   }
 
   /** Reads many objects at once: the requests are written before the first answer is awaited. */
   readAll(gitDir: string, names: readonly string[]): Promise<(GitObject | null)[]> {
-    const reader = this.processOf(gitDir);
-    return Promise.all(names.map((name) => reader.read(name)));
+    return Promise.all(names.map((name) => this.read(gitDir, name)));
   }
 }

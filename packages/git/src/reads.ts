@@ -34,6 +34,22 @@ const page = <A>(items: readonly A[], offset = 0, limit?: number): Page<A> => ({
 /** A directory path as given by a caller (`a/b/`, `/a`), normalised; `''` for the root. */
 export const normalizeDirectory = (path: string | undefined): string => (path ?? '').replace(/^\/+|\/+$/g, '');
 
+/**
+ * Whether `path` is a pathspec git looks for inside the repository. An absolute path or one whose `..` climbs above
+ * the root makes git exit 128 (naming the repository's directory), and a NUL cannot even be an argument: such a
+ * path matches nothing. Within the root git normalises (`a/../b`, `./b`, `a//b`).
+ */
+export const isRepositoryPath = (path: string): boolean => {
+  if (path.startsWith('/') || path.includes('\0')) return false;
+  let depth = 0;
+  for (const part of path.split('/')) {
+    if (part === '..') depth -= 1;
+    else if (part !== '' && part !== '.') depth += 1;
+    if (depth < 0) return false;
+  }
+  return true;
+};
+
 // ---------------------------------------------------------------------------------------------------------
 // Tree objects: `<mode> <name>\0<20-byte id>` repeated.
 
@@ -59,6 +75,22 @@ export const parseTree = (data: Buffer): RawTreeEntry[] => {
 };
 
 const typeOfMode = (mode: string): TreeEntryType => (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+
+/**
+ * The entry at `path` below the tree `root`, looked up by exact names through tree objects read by sha. Never
+ * git's `<tree>:<path>`: cat-file resolves `./` and `../` against a working tree and, having none, exits. An empty,
+ * `.` or `..` component names nothing, as no tree holds such a name.
+ */
+const entryAt = async (ctx: RepoContext, root: Sha, path: string): Promise<RawTreeEntry | null> => {
+  let current: RawTreeEntry = { mode: '040000', name: '', id: root };
+  for (const name of path.split('/')) {
+    const tree = current.mode === '040000' ? await readObject(ctx, current.id) : null;
+    const found = tree && tree.type === 'tree' ? parseTree(tree.data).find((entry) => entry.name === name) : undefined;
+    if (!found) return null;
+    current = found;
+  }
+  return current;
+};
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -94,6 +126,7 @@ const logArgs = (query: LogQuery, head: Sha | null): string[] => {
 
 export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commit>> => {
   const head = query.all ? null : (await requireCommit(ctx, query.ref)).id;
+  if (query.path !== undefined && !isRepositoryPath(query.path)) return { items: [], total: 0 };
   const offset = query.offset ?? 0;
   // `--reverse` applies after `--skip`/`--max-count`: the page is the newest commits, listed oldest first.
   const paging = [`--skip=${offset}`, ...(query.limit === undefined ? [] : [`--max-count=${query.limit}`]), ...(query.all ? ['--reverse'] : [])];
@@ -108,8 +141,11 @@ export const log = async (ctx: RepoContext, query: LogQuery): Promise<Page<Commi
 /** Entries of the tree at `path`, the platform's order: trees, then blobs, then submodules (each in git's order). */
 export const tree = async (ctx: RepoContext, query: TreeQuery): Promise<Page<TreeEntry>> => {
   const commit = await requireCommit(ctx, query.ref);
-  const directory = normalizeDirectory(query.path);
-  const root = await readObject(ctx, directory === '' ? commit.tree_id : `${commit.tree_id}:${directory}`);
+  const given = normalizeDirectory(query.path);
+  // Gitaly's tree entries take `.` for the root.
+  const directory = given === '.' ? '' : given;
+  const entry = directory === '' ? { mode: '040000', id: commit.tree_id } : await entryAt(ctx, commit.tree_id, directory);
+  const root = entry && entry.mode === '040000' ? await readObject(ctx, entry.id) : null;
   if (!root || root.type !== 'tree') return fail(pathNotFound(directory, '404 Tree Not Found'));
   const entries: TreeEntry[] = [];
   const walk = async (data: Buffer, prefix: string): Promise<void> => {
@@ -142,6 +178,7 @@ export const lastCommitFor = async (ctx: RepoContext, head: Sha, path: string): 
  */
 export const archive = async (ctx: RepoContext, query: ArchiveQuery): Promise<{ readonly commit: Sha; readonly content: Buffer }> => {
   const commit = await requireCommit(ctx, query.ref);
+  if (query.path !== undefined && !isRepositoryPath(query.path)) return fail(pathNotFound(query.path, '404 File Not Found'));
   const config = query.format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
   const path = query.path !== undefined && query.path !== '' ? ['--', query.path] : [];
   const { code, stdout } = await git(ctx.gitDir, [...config, 'archive', `--format=${query.format}`, `--prefix=${query.prefix}/`, commit.id, ...path], {
@@ -163,11 +200,8 @@ export const rawBlob = async (ctx: RepoContext, id: string): Promise<RawBlob> =>
 export const blob = async (ctx: RepoContext, query: { ref: string; path: string }): Promise<Blob> => {
   const commit = await requireCommit(ctx, query.ref);
   const path = query.path.replace(/^\/+/, '');
-  const slash = path.lastIndexOf('/');
-  const directory = slash === -1 ? '' : path.slice(0, slash);
-  const name = path.slice(slash + 1);
-  const parent = await readObject(ctx, directory === '' ? commit.tree_id : `${commit.tree_id}:${directory}`);
-  const entry = parent && parent.type === 'tree' ? parseTree(parent.data).find((candidate) => candidate.name === name) : undefined;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const entry = await entryAt(ctx, commit.tree_id, path);
   if (!entry || typeOfMode(entry.mode) !== 'blob') return fail(pathNotFound(path, '404 File Not Found'));
   const [object, lastCommit] = await Promise.all([readObject(ctx, entry.id), lastCommitFor(ctx, commit.id, path)]);
   if (!object) return fail(pathNotFound(path, '404 File Not Found'));
@@ -184,7 +218,9 @@ export const blob = async (ctx: RepoContext, query: { ref: string; path: string 
 };
 
 export const diffTrees = async (ctx: RepoContext, from: Sha, to: Sha, options: DiffOptions = {}): Promise<DiffFile[]> => {
-  const paths = options.paths ?? [];
+  const paths = (options.paths ?? []).filter(isRepositoryPath);
+  // Only paths that match nothing: no files (without paths git would diff them all).
+  if (paths.length === 0 && (options.paths ?? []).length > 0) return [];
   const { stdout } = await git(ctx.gitDir, ['diff', ...diffFlags, from, to, '--', ...paths], { env: literal });
   return parseDiffOutput(stdout, options.maxPatchBytes);
 };

@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
+import { GitCommandError } from './errors.js';
 import { spawnGit } from './exec.js';
 import type { RepoContext } from './context.js';
 import type { PushGateway } from './push-gateway.js';
@@ -61,7 +62,7 @@ export interface SmartHttpRequest {
    * upload-pack answers are reused while it holds (see upload-pack-cache.ts); without it, git answers every time.
    */
   readonly refsVersion?: string;
-  /** Told about failures that cannot reach the client any more (a `received` that threw). */
+  /** Told about failures the client is not told of: a `received` that threw, a git that failed on its own. */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -165,8 +166,11 @@ const readBody = async (req: IncomingMessage, limit: number): Promise<ReadBody> 
 
 /**
  * Runs one git service and streams it into the response. Headers go out with git's first bytes, so a git that
- * fails at once still gets a 500. `finish` runs after git exited and before the response ends; `keep` gets the
- * whole answer (preamble included) of a git that succeeded, while it is at most `keepMax` bytes.
+ * fails at once still gets a status of its own: 400 when it died (exit 128) on a request it could not read (a
+ * bad pkt-line, a body cut short, an unknown command), else 500, told to `onError`. git's stderr never reaches
+ * the client (it may name the repository's directory). `finish` runs after git exited and before the response
+ * ends; `keep` gets the whole answer (preamble included) of a git that succeeded, while it is at most `keepMax`
+ * bytes.
  */
 const stream = (
   req: IncomingMessage,
@@ -179,6 +183,7 @@ const stream = (
     readonly preamble?: string;
     readonly finish?: (code: number | null) => Promise<void>;
     readonly keep?: { readonly max: number; readonly store: (body: Buffer) => void };
+    readonly onError?: ((error: unknown) => void) | undefined;
   },
 ): Promise<void> =>
   new Promise((resolve) => {
@@ -236,8 +241,11 @@ const stream = (
         try {
           await options.finish?.(code);
         } finally {
-          if (!started && code !== 0) plain(res, 500, `git ${args[0]} failed\n${stderr}`);
-          else {
+          if (!started && code === 128 && options.input.kind !== 'none') plain(res, 400, 'The request is not one git understands\n');
+          else if (!started && code !== 0) {
+            options.onError?.(new GitCommandError(args[0] ?? '', code, stderr));
+            plain(res, 500, `git ${args[0]} failed\n`);
+          } else {
             start();
             res.end();
             if (code === 0 && kept !== null) options.keep!.store(Buffer.concat(kept));
@@ -269,6 +277,7 @@ const uploadPack = async (
   protocol: string | null,
   protocolEnv: Readonly<Record<string, string>>,
   advertise: boolean,
+  onError: ((error: unknown) => void) | undefined,
 ): Promise<void> => {
   const { ctx, cache } = deps;
   const { gitDir } = ctx;
@@ -297,6 +306,7 @@ const uploadPack = async (
     told('upload-pack');
     return stream(req, res, args, protocolEnv, contentType, {
       input: { kind: 'none' },
+      onError,
       ...(cache !== undefined ? { keep: { max: 64 * 1024, store: (body: Buffer) => cache.setFixed(gitDir, name, body) } } : {}),
     });
   }
@@ -325,7 +335,7 @@ const uploadPack = async (
       remember(key, body);
     };
     told('upload-pack');
-    return stream(req, res, args, protocolEnv, contentType, { input: { kind: 'none' }, preamble, ...(cache !== undefined ? { keep: { max: cache.entryMaxBytes, store } } : {}) });
+    return stream(req, res, args, protocolEnv, contentType, { input: { kind: 'none' }, preamble, onError, ...(cache !== undefined ? { keep: { max: cache.entryMaxBytes, store } } : {}) });
   }
 
   const body = await readBody(req, CACHEABLE_BODY_BYTES);
@@ -359,6 +369,7 @@ const uploadPack = async (
   told('upload-pack');
   return stream(req, res, args, protocolEnv, contentType, {
     input,
+    onError,
     ...(key !== null ? { keep: { max: cache!.entryMaxBytes, store: (kept: Buffer) => remember(key, kept) } } : {}),
   });
 };
@@ -389,11 +400,12 @@ export const serveSmartHttp = async (deps: SmartHttpDeps, req: IncomingMessage, 
   const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
   if (command === 'receive-pack' && request.push === undefined) return plain(res, 403, 'Pushes are not accepted here\n');
 
-  if (command === 'upload-pack') return uploadPack(deps, req, res, request.refsVersion, protocol, protocolEnv, advertise);
+  if (command === 'upload-pack') return uploadPack(deps, req, res, request.refsVersion, protocol, protocolEnv, advertise, request.onError);
   if (advertise) {
     return stream(req, res, ['receive-pack', '--stateless-rpc', '--advertise-refs', gitDir], protocolEnv, 'application/x-git-receive-pack-advertisement', {
       input: { kind: 'none' },
       preamble: `${pktLine('# service=git-receive-pack\n')}0000`,
+      onError: request.onError,
     });
   }
   return receivePack(deps, req, res, request.push!, protocolEnv, request.onError);
@@ -464,5 +476,6 @@ const receivePack = async (
   await stream(req, res, ['receive-pack', '--stateless-rpc', ctx.gitDir], { ...protocolEnv, ...session.env }, 'application/x-git-receive-pack-result', {
     input: { kind: 'request' },
     finish,
+    onError,
   });
 };

@@ -127,6 +127,24 @@ export interface RenderedReply {
   readonly etag: string | null;
 }
 
+/** Plain ASCII (and tab): a header value node writes as it is. */
+const PLAIN_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+/** A control character in a header line: Puma leaves the line out (and node refuses DEL, which Puma writes). */
+const ILLEGAL_HEADER_LINE = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * A header value as the platform's Puma writes a Rack header: the string's UTF-8 bytes, one header line per line
+ * of the value (Ruby's `split("\n")`, trailing empty lines dropped), a line holding any other control character
+ * left out. Node writes a string's characters as latin1 bytes and refuses any above U+00FF, so a value beyond ASCII
+ * is handed to it as its UTF-8 bytes spelt in latin1 (`日` becomes `æ\x97¥`, sent as E6 97 A5).
+ */
+export const headerLines = (value: string): string[] => {
+  if (PLAIN_HEADER_VALUE.test(value)) return [value];
+  const lines = value.split('\n');
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.filter((line) => !ILLEGAL_HEADER_LINE.test(line)).map((line) => Buffer.from(line, 'utf8').toString('latin1'));
+};
+
 /** Serialises a reply: status, headers (content type, length, ETag) and body bytes. */
 export function renderReply(reply: Reply, opts: Omit<WriteOptions, 'requestHeaders'>): RenderedReply {
   const hasBody = reply.rawBody !== undefined || reply.body !== undefined;
@@ -152,7 +170,9 @@ export function renderReply(reply: Reply, opts: Omit<WriteOptions, 'requestHeade
     headers['Content-Type'] = reply.contentType ?? opts.defaultContentType;
     headers['Content-Length'] = String(payload ? Buffer.byteLength(payload) : 0);
   }
-  return { status, headerList: Object.entries(headers).flat(), payload, etag };
+  const headerList: string[] = [];
+  for (const [name, value] of Object.entries(headers)) for (const line of headerLines(value)) headerList.push(name, line);
+  return { status, headerList, payload, etag };
 }
 
 /** Writes a rendered reply, answering 304 when `If-None-Match` matches its ETag; returns the status written. */

@@ -38,14 +38,28 @@ const percentEscape = (text: string, keep: RegExp): string =>
   [...text].map((char) => (keep.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''))).join('');
 
 /**
- * `ActionDispatch::Http::ContentDisposition.format(disposition:, filename:)`, as `send_git_blob` sets it: the
- * traditional `filename` (transliterated to ASCII, here non-ASCII letters lose their accents and anything else
- * becomes `?`) and the RFC 5987 `filename*`.
+ * The i18n gem's default approximations, one for each character from U+00C0 to U+017E (`÷`, U+00F7, has none):
+ * the table of i18n 1.8.11, the release 14.7 bundled (`ẞ` came later).
  */
-const contentDisposition = (disposition: string, filename: string): string => {
-  const ascii = filename.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x00-\x7f]/g, '?');
-  return `${disposition}; filename="${percentEscape(ascii, /[ A-Za-z0-9!#$+.^_`|~-]/)}"; filename*=UTF-8''${percentEscape(filename, /[A-Za-z0-9!#$&+.^_`|~-]/)}`;
-};
+const LATIN_APPROXIMATIONS = (
+  'A|A|A|A|A|A|AE|C|E|E|E|E|I|I|I|I|D|N|O|O|O|O|O|x|O|U|U|U|U|Y|Th|ss|a|a|a|a|a|a|ae|c|e|e|e|e|i|i|i|i|d|n|o|o|o|o|o||o|u|u|u|u|y|th|y|' +
+  'A|a|A|a|A|a|C|c|C|c|C|c|C|c|D|d|D|d|E|e|E|e|E|e|E|e|E|e|G|g|G|g|G|g|G|g|H|h|H|h|I|i|I|i|I|i|I|i|I|i|IJ|ij|J|j|K|k|k|L|l|L|l|L|l|L|l|' +
+  "L|l|N|n|N|n|N|n|'n|NG|ng|O|o|O|o|O|o|OE|oe|R|r|R|r|R|r|S|s|S|s|S|s|S|s|T|t|T|t|T|t|U|u|U|u|U|u|U|u|U|u|U|u|W|w|Y|y|Y|Z|z|Z|z|Z|z"
+).split('|');
+
+/** `I18n.transliterate` with no locale rule: each non-ASCII character (code point) its approximation, else `?`. */
+const transliterate = (text: string): string =>
+  text.replace(/[^\x00-\x7f]/gu, (char) => {
+    const code = char.codePointAt(0)!;
+    return (code >= 0xc0 && code <= 0x17e ? LATIN_APPROXIMATIONS[code - 0xc0] : '') || '?';
+  });
+
+/**
+ * `ActionDispatch::Http::ContentDisposition.format(disposition:, filename:)` (Rails 6.1), as the API's
+ * `send_git_blob` sets it: the traditional `filename` (transliterated, then escaped) and the RFC 5987 `filename*`.
+ */
+const contentDisposition = (disposition: string, filename: string): string =>
+  `${disposition}; filename="${percentEscape(transliterate(filename), /[ A-Za-z0-9!#$+.^_`|~-]/)}"; filename*=UTF-8''${percentEscape(filename, /[A-Za-z0-9!#$&+.^_`|~-]/)}`;
 
 /** What Workhorse's detection makes of raw content: text, or bytes when a NUL shows in the first 8,000. */
 const rawContentType = (content: Buffer): string => (content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
@@ -74,9 +88,9 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const readBlob = async (ctx: Ctx, project: Project, ref: string) => {
     const path = checkFilePath(String(ctx.routeParams['file_path']));
     const git = deps.repositories.open(project.id);
-    const commit = await git.findCommit(ref);
-    if (E.isLeft(commit)) throw ApiError.message(404, '404 Commit Not Found');
-    return must(git.blob({ ref: commit.right.id, path }), '404 File Not Found');
+    // A ref that names no commit is the 404; any other failure is the server's, not a missing commit.
+    const commit = await must(git.findCommit(ref), '404 Commit Not Found');
+    return must(git.blob({ ref: commit.id, path }), '404 File Not Found');
   };
 
   /** One commit of one action through the commit service, as `Files::*Service`. */
@@ -214,14 +228,14 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           const ref = ctx.params.sha ?? (repository ? defaultBranchOf(repository) : null) ?? 'master';
           const format = archiveFormat(suffix ?? ctx.params.format);
           const git = deps.repositories.open(project.id);
-          const commit = await git.findCommit(ref);
-          if (E.isLeft(commit)) throw ApiError.message(404, '404 File Not Found');
+          const commit = await must(git.findCommit(ref), '404 File Not Found');
           const path = ctx.params.path ?? undefined;
-          const prefix = [project.path, ref.replace(/\//g, '-'), commit.right.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
-          const archive = await must(git.archive({ ref: commit.right.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
+          const prefix = [project.path, ref.replace(/\//g, '-'), commit.id, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+          const archive = await must(git.archive({ ref: commit.id, format, prefix, ...(path ? { path } : {}) }), '404 File Not Found');
           return {
             ...withStatus(200, undefined, {
-              headers: { 'Content-Disposition': `attachment; filename="${prefix}.${format}"`, 'Content-Transfer-Encoding': 'binary' },
+              // Workhorse's `attachment; filename="%s"`: nothing escaped, and Go writes a line break as a space.
+              headers: { 'Content-Disposition': `attachment; filename="${`${prefix}.${format}`.replace(/[\r\n]/g, ' ')}"`, 'Content-Transfer-Encoding': 'binary' },
               contentType: format === 'zip' ? 'application/zip' : 'application/octet-stream',
             }),
             rawBody: archive.content,

@@ -147,7 +147,7 @@ export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
       path: rest!,
       authorize,
       ...(push ? { push } : {}),
-      onError: (error) => deps.repositories.reportError(`push to project ${project.id}`, error),
+      onError: (error) => deps.repositories.reportError(`${rest} for project ${project.id}`, error),
     });
     return { userId };
   },
