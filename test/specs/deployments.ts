@@ -43,6 +43,13 @@ export const deploymentSpecs: Record<string, Spec> = {
     when: { type: 'UpdateEnvironment', project_id: 1, environment_id: 1, external_url: 'https://prod.example.com' },
     then: [{ type: 'EnvironmentUpdated', data: { project_id: 1, id: 1, external_url: 'https://prod.example.com', updated_at: LATER } }],
   },
+  'an update to the same values writes nothing': {
+    given: [...base, production],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateEnvironment', project_id: 1, environment_id: 1, name: 'production' },
+    then: [],
+  },
   'an unknown environment is "404 Not found"': {
     given: base,
     as: 2,

@@ -25,6 +25,12 @@ export const scimSpecs: Record<string, Spec> = {
     when: { type: 'ConfigureSamlProvider', group_id: 3, sso_url: 'https://idp.example.com/sso', certificate_fingerprint: FINGERPRINT, default_membership_role: 30 },
     then: [provider],
   },
+  'configuring SAML again with the same values writes nothing': {
+    given: [alice, team, owner, provider],
+    as: 1,
+    when: { type: 'ConfigureSamlProvider', group_id: 3, sso_url: 'https://idp.example.com/sso' },
+    then: [],
+  },
   'SAML needs an https URL and a fingerprint': {
     given: [alice, team, owner],
     as: 1,

@@ -8,7 +8,7 @@ import { decideByType, withOutcome, type Decision, type Issued } from '../../ker
 import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
-import { Errors, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, MAX_NAME } from '../shared/validation.js';
 import type { DeploymentCommand } from './commands.js';
 import type { DeploymentEvent } from './events.js';
 import type { DeploymentsView, Environment } from './projection.js';
@@ -122,6 +122,8 @@ const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, s
   const { name, external_url } = issued.command;
   const checked = checkEnvironment(state, environment.right.project_id, { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url } : {}) }, environment.right).toEither(null);
   if (E.isLeft(checked)) return checked;
+  const changes = { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url: external_url || null } : {}) };
+  if (!changesAnything(environment.right, changes)) return E.right([]);
   return E.right([
     {
       type: 'EnvironmentUpdated',

@@ -16,7 +16,7 @@ import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
-import { Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
 import type { User } from '../users/projection.js';
@@ -267,6 +267,7 @@ export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<D
           else if (!FINGERPRINT.test(next.certificate_fingerprint)) errors.add('certificate_fingerprint', 'is invalid');
           errors.check(DEFAULT_MEMBERSHIP_ROLES.includes(next.default_membership_role), 'default_membership_role', 'is not included in the list');
           if (!errors.empty) return errors.toEither([]);
+          if (current && !changesAnything(current, next)) return E.right([]);
           const event: ScimEvent = { type: 'SamlProviderConfigured', data: { id: current?.id ?? state.scim.lastProviderId + 1, group_id: group.id, ...next, at } };
           return E.right([event]);
         }),
