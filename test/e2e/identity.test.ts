@@ -248,6 +248,8 @@ describe('OAuth', () => {
     const unknownScope = await grant({ username: 'hank', scope: 'api nonsense' });
     expect([unknownScope.status, await unknownScope.json()]).toEqual([400, { error: 'invalid_scope', error_description: 'The requested scope is invalid, unknown, or malformed.' }]);
     expect((await grant({ username: 'hank', scope: 'read_user openid profile email' })).status).toBe(200);
+    const blankScope = await grant({ username: 'hank', scope: ' ' });
+    expect([blankScope.status, ((await blankScope.json()) as { scope: string }).scope]).toEqual([200, 'api']);
     const response = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=hank&password=password123' });
     expect(response.status).toBe(200);
     const token = (await response.json()) as { access_token: string; refresh_token: string; expires_in: number; token_type: string };

@@ -322,6 +322,22 @@ describe('reads', () => {
     await innocent();
   });
 
+  it('answers a write naming a path outside the repository as without last_commit_id (git refused the pathspec)', async () => {
+    const head = (await ok(repository.findCommit('main'))).id;
+    for (const action of [
+      { action: 'update', file_path: '../x', content: 'x' },
+      { action: 'delete', file_path: '/etc/passwd' },
+      { action: 'move', file_path: 'moved.md', previous_path: '../../x' },
+    ] as const) {
+      const without = await commit(repository, [action]);
+      const withLast = await commit(repository, [{ ...action, last_commit_id: head }]);
+      // Refused by the commit service's index checks, not thrown by git (a 500 before).
+      expect(E.isLeft(without) && without.left._tag, action.action).toBe('IndexError');
+      expect(E.isLeft(withLast) && withLast.left, action.action).toEqual(E.isLeft(without) && without.left);
+    }
+    expect((await ok(repository.findCommit('main'))).id).toBe(head);
+  });
+
   it('replaces a cat-file that dies: the reads waiting behind the one it was answering are asked again', async () => {
     await ok(repository.findCommit('main'));
     const reader = async () => {

@@ -297,6 +297,11 @@ describe('conditional requests', () => {
     expect(modifiedSince('2020-01-01T00:00:02Z', '2020-01-01T00:00:01.000Z')).toBe(false);
     expect(modifiedSince('Wednesday, 01-Jan-20 00:00:00 GMT', '2020-01-01T00:00:01.000Z')).toBe(true);
     expect(modifiedSince('Wed Jan  1 00:00:00 2020', '2021-01-01T00:00:01.000Z')).toBe(true);
+    // RFC 2822's other zones (Ruby's Time#rfc2822, Python's formatdate) and ISO with "UTC", which Time.parse reads.
+    for (const value of ['Wed, 01 Jan 2020 00:00:00 +0000', 'Wed, 01 Jan 2020 00:00:00 UTC', '01 Jan 2020 00:00 GMT', '2020-01-01 00:00:00 UTC']) {
+      expect(modifiedSince(value, '2020-01-01T00:00:01.000Z'), value).toBe(true);
+    }
+    expect(modifiedSince('Wed, 01 Jan 2020 00:00:00 -0100', '2020-01-01T00:00:01.000Z')).toBe(false);
     expect(() => checkUnmodifiedSince({ 'if-unmodified-since': 'Wed, 01 Jan 2020 00:00:00 GMT' }, '2021-01-01T00:00:00Z')).toThrow(ApiError);
     try {
       checkUnmodifiedSince({ 'if-unmodified-since': 'Wed, 01 Jan 2020 00:00:00 GMT' }, '2021-01-01T00:00:00Z');

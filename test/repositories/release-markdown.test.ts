@@ -33,6 +33,8 @@ describe('release description_html', () => {
       '*a'.repeat(million / 2),
       `- ${' '.repeat(million)}x`,
       `[a](${'https://x'.repeat(million / 10)}`,
+      '[a](http://'.repeat(million / 11),
+      '[a](http://['.repeat(million / 12),
     ]) {
       expect(renderMarkdown(source).length).toBeGreaterThan(0);
     }

@@ -36,6 +36,12 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'CreateGroup', name: 'Deep', path: 'deep', parent_id: 23 },
     error: { _tag: 'BadRequest', message: 'Failed to save group {:parent_id=>["has too deep level of nesting"]}' },
   },
+  'a transfer under 20 ancestors is refused, as the model’s save! refuses it': {
+    given: [alice, team, owner, ...Array.from({ length: 20 }, (_, i) => groupCreated(4 + i, `level${i + 1}`, { parent: 3 + i })), groupCreated(30, 'loose', { by: 1 }), memberAdded(9, { group: 30 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'TransferGroup', id: 30, parent_id: 23 },
+    error: { _tag: 'BadRequest', message: 'Transfer failed: Validation failed: Parent has too deep level of nesting' },
+  },
   'a group with 20 ancestors is allowed': {
     given: [alice, team, owner, ...Array.from({ length: 19 }, (_, i) => groupCreated(4 + i, `level${i + 1}`, { parent: 3 + i }))],
     as: 1,

@@ -93,7 +93,7 @@ export const userSpecs: Record<string, Spec> = {
     given: [root, alice],
     as: 1,
     when: { type: 'UpdateUser', id: 2, identity: { provider: 'ldapmain', extern_uid: 'uid=alice' } },
-    // The identity alone changed: the account itself is not updated (nor its updated_at).
+    // The identity alone changed: no UserUpdated for the account's own fields.
     then: [{ type: 'UserIdentitySet', data: { id: 2, provider: 'ldapmain', extern_uid: 'uid=alice', at: AT } }],
   },
   'an update that changes nothing writes nothing': {

@@ -26,7 +26,7 @@ import { type RepoContext, findCommitObject, readCommits, requireCommit } from '
 import { ZERO_SHA, asSha, formatTag, gitDateFromIso } from './objects.js';
 import { isValidFullRefName, isValidNewRefName } from './ref-names.js';
 import { currentValues, findTag } from './refs.js';
-import { isAncestor, lastCommitFor, mergeBase } from './reads.js';
+import { isAncestor, isRepositoryPath, lastCommitFor, mergeBase } from './reads.js';
 import { writeObject, writeTrees } from './object-writer.js';
 import type {
   Branch,
@@ -386,6 +386,9 @@ const commitFilesUnlocked = async (ctx: RepoContext, input: CommitFilesInput): P
     for (const action of input.actions) {
       if (action.last_commit_id === undefined || !['update', 'move', 'delete'].includes(action.action)) continue;
       const path = action.previous_path ?? action.file_path;
+      // No file lies outside the repository to have changed: the action's own checks answer for such a path (git
+      // refuses the pathspec, which was a 500).
+      if (!isRepositoryPath(path)) continue;
       const last = await lastCommitFor(ctx, parent, path);
       if (last !== null && last !== action.last_commit_id) fail(commitRefused(`The file has changed since you started editing it: ${path}`));
     }

@@ -378,8 +378,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buff
     req.on('error', (e) => {
       if (!failed) {
         failed = true;
-        // node's 'aborted' (ECONNRESET): the socket closed mid-body.
-        reject(req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientClosedRequest(e) : e);
+        // node's 'aborted' (ECONNRESET): the socket closed mid-body (not a time-out, which node answers itself).
+        reject((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientClosedRequest(e) : e);
       }
     });
   });

@@ -79,10 +79,14 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
  * `If-Unmodified-Since` (GitLab `check_unmodified_since!`): true when the header parses as a time and the resource
  * changed after it. An unparsable header is ignored, like Ruby's `Time.parse rescue nil`.
  */
-/** RFC 7231's IMF-fixdate, RFC 850 and asctime forms ("Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 …", "Sun Nov  6 …"). */
-const HTTP_DATE = /^\s*(?:[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]+, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})\s*$/;
-/** An ISO 8601 date, with a time and a zone or not ("2021-06-01", "2021-06-01T11:00:00Z", "2021-06-01T11:00:00.5+02:00"). */
-const ISO_DATE = /^\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\s*$/;
+/**
+ * RFC 2822 dates (RFC 7231's IMF-fixdate among them: "Sun, 06 Nov 1994 08:49:37 GMT", and "+0000", "UTC", no
+ * weekday, no seconds), RFC 850's ("Sunday, 06-Nov-94 08:49:37 GMT") and asctime's ("Sun Nov  6 08:49:37 1994").
+ */
+const HTTP_DATE =
+  /^\s*(?:(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d{2}:\d{2}(?::\d{2})? (?:GMT|UTC?|[+-]\d{4})|[A-Za-z]+, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})\s*$/;
+/** An ISO 8601 date, with a time and a zone or not ("2021-06-01", "2021-06-01T11:00:00Z", "2021-06-01 11:00:00 UTC"). */
+const ISO_DATE = /^\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?)?\s*$/;
 
 export function modifiedSince(ifUnmodifiedSince: string | undefined, updatedAt: string | Date | null | undefined): boolean {
   if (!ifUnmodifiedSince || updatedAt === null || updatedAt === undefined) return false;

@@ -52,6 +52,9 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
 /** `Group::NUMBER_OF_ANCESTORS_ALLOWED`. */
 const NUMBER_OF_ANCESTORS_ALLOWED = 20;
 
+/** Namespace#nesting_level_allowed: a group under `parent` would have more than NUMBER_OF_ANCESTORS_ALLOWED ancestors. */
+const tooDeep = (state: GroupsView, parent: Group): boolean => selfAndAncestors(state.groups, parent).length > NUMBER_OF_ANCESTORS_ALLOWED;
+
 /** Path, name, nesting and visibility rules shared by create and update; messages as the platform's Group model. */
 const validateGroup = (
   state: GroupsView,
@@ -75,8 +78,7 @@ const validateGroup = (
       if ((holder && holder.id !== self?.id) || userHolder) errors.add('path', 'has already been taken');
     }
   }
-  // Namespace#nesting_level_allowed: at most NUMBER_OF_ANCESTORS_ALLOWED ancestors.
-  if (parent && selfAndAncestors(state.groups, parent).length > NUMBER_OF_ANCESTORS_ALLOWED) errors.add('parent_id', 'has too deep level of nesting');
+  if (parent && tooDeep(state, parent)) errors.add('parent_id', 'has too deep level of nesting');
   if (fields.visibility !== undefined && parent && visibilityRank(fields.visibility) > visibilityRank(parent.visibility)) {
     errors.add('visibility_level', `${fields.visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
   }
@@ -186,6 +188,8 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
   const takenAt = parent ? findGroupByFullPath(state.groups, `${parent.full_path}/${group.path}`) ?? findProjectByFullPath(state.projects, `${parent.full_path}/${group.path}`) : findTopLevelNamespaceByPath(state.groups, group.path) ?? findUserByUsername(state.users, group.path);
   if (takenAt) return E.left(transferFailed('The parent group already has a subgroup or a project with the same path.'));
   if (parent && selfAndDescendants(state.groups, group).some((g) => g.id === parent.id)) return E.left(transferFailed('Cannot transfer group to one of its subgroup.'));
+  // The group's `save!` runs Namespace#nesting_level_allowed; the service renders the RecordInvalid's message.
+  if (parent && tooDeep(state, parent)) return E.left(transferFailed('Validation failed: Parent has too deep level of nesting'));
   const events: Emitted[] = [{ type: 'GroupTransferred', data: { id: group.id, from_parent_id: group.parent_id, parent_id: parent?.id ?? null, at } }];
   if (parent) {
     // `update_visibility`: nothing below may be more visible than its new parent.

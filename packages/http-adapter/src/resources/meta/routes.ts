@@ -45,9 +45,10 @@ export const oauthRoutes = (deps: ApiDeps, options: { readonly accessTokenLifeti
         // `User.by_login`: an e-mail when it holds an "@", else a username (never an id).
         const user = params.username.includes('@') ? findUserByEmail(state.users, params.username) : findUserByUsername(state.users, params.username);
         if (!user || user.state !== 'active' || !(await verifyPassword(params.password, user.password_digest))) return oauthError(400, 'invalid_grant', INVALID_GRANT);
-        const scopes = (params.scope ?? 'api').split(/\s+/).filter(Boolean);
+        // A blank `scope` is no scope asked for: Doorkeeper's default ones (`api`).
+        const scopes = (params.scope?.trim() ? params.scope : 'api').split(/\s+/).filter(Boolean);
         // Doorkeeper's server scopes (config/initializers/doorkeeper.rb: `default_scopes` and `optional_scopes`).
-        if (scopes.length === 0 || scopes.some((scope) => !OAUTH_SCOPES.has(scope))) return oauthError(400, 'invalid_scope', INVALID_SCOPE);
+        if (scopes.some((scope) => !OAUTH_SCOPES.has(scope))) return oauthError(400, 'invalid_scope', INVALID_SCOPE);
         const accessToken = newTokenValue('');
         const refreshToken = newTokenValue('');
         const result = await execute(deps, { ...ctx, actor: { userId: null, origin: 'api', requestId: ctx.request.requestId } }, {

@@ -12,9 +12,9 @@ const inline = (text: string): string => {
     .map((part) => {
       if (/^`[^`]+`$/.test(part)) return `<code>${escape(part.slice(1, -1))}</code>`;
       return escape(part)
-        // Link text holds no bracket: `[^\]]+` from each of n unclosed `[` ran to the end, n² steps (a release's
-        // description of 100,000 `[` held the event loop 4 s).
-        .replace(/\[([^[\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>')
+        // Neither the link text nor its URL runs past a bracket or a parenthesis: `[^\]]+` (then `[^\s)]+`) from each
+        // of n unclosed links ran to the end of the line, n² steps (100,000 `[` held the event loop 4 s).
+        .replace(/\[([^[\]]+)\]\((https?:\/\/[^\s()[\]]+)\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>')
         .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
         .replace(/(^|[^*])\*([^*]+)\*/g, '$1<em>$2</em>')
         .replace(/(^|\W)_([^_]+)_(?=\W|$)/g, '$1<em>$2</em>');
