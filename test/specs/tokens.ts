@@ -1,5 +1,5 @@
 /** Decider specs of the tokens module. */
-import { badRequest, forbidden, notFound, unauthorized, validation } from '@forgefold/core';
+import { badRequest, forbidden, notFound, unauthorized, validation, type ForgefoldEvent } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const root = userCreated(1, 'root', { admin: true });
@@ -10,6 +10,20 @@ const tokenCreated = (id: number, userId: number, kind: 'personal' | 'impersonat
     type: 'AccessTokenCreated',
     data: { id, kind, user_id: userId, name: 'ci', scopes: ['api'], created_at: AT, expires_at: null, token_digest: `${digest}${id}`, resource_type: null, resource_id: null, access_level: null, created_by_id: 1 },
   }) as const;
+
+/** A group's access token and its bot member; what revoking it writes. */
+const groupBotToken: ForgefoldEvent[] = [
+  root,
+  groupCreated(3, 'team'),
+  userCreated(4, 'group_3_bot', { bot: 'group_bot' }),
+  memberAdded(1, { group: 3 }, 4, 30),
+  { type: 'AccessTokenCreated', data: { id: 1, kind: 'group', user_id: 4, name: 'x', scopes: ['api'], created_at: AT, expires_at: null, token_digest: digest, resource_type: 'group', resource_id: 3, access_level: 30, created_by_id: 1 } },
+];
+const botTokenRevoked: ForgefoldEvent[] = [
+  { type: 'AccessTokenRevoked', data: { id: 1, user_id: 4, at: AT } },
+  { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 4, at: AT } },
+  { type: 'UserDeleted', data: { id: 4, at: AT } },
+];
 
 export const tokenSpecs: Record<string, Spec> = {
   'an administrator creates a personal access token': {
@@ -73,32 +87,13 @@ export const tokenSpecs: Record<string, Spec> = {
     error: forbidden(),
   },
   'revoking a resource token removes and deletes its bot': {
-    given: [
-      root,
-      groupCreated(3, 'team'),
-      userCreated(4, 'group_3_bot', { bot: 'group_bot' }),
-      memberAdded(1, { group: 3 }, 4, 30),
-      { type: 'AccessTokenCreated', data: { id: 1, kind: 'group', user_id: 4, name: 'x', scopes: ['api'], created_at: AT, expires_at: null, token_digest: digest, resource_type: 'group', resource_id: 3, access_level: 30, created_by_id: 1 } },
-    ],
+    given: groupBotToken,
     as: 1,
     when: { type: 'RevokeResourceAccessToken', resource_type: 'group', resource_id: 3, id: 1 },
-    then: [
-      { type: 'AccessTokenRevoked', data: { id: 1, user_id: 4, at: AT } },
-      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 4, at: AT } },
-      { type: 'UserDeleted', data: { id: 4, at: AT } },
-    ],
+    then: botTokenRevoked,
   },
   'a resource token revoked before is not found (its bot is gone), and nothing is deleted again': {
-    given: [
-      root,
-      groupCreated(3, 'team'),
-      userCreated(4, 'group_3_bot', { bot: 'group_bot' }),
-      memberAdded(1, { group: 3 }, 4, 30),
-      { type: 'AccessTokenCreated', data: { id: 1, kind: 'group', user_id: 4, name: 'x', scopes: ['api'], created_at: AT, expires_at: null, token_digest: digest, resource_type: 'group', resource_id: 3, access_level: 30, created_by_id: 1 } },
-      { type: 'AccessTokenRevoked', data: { id: 1, user_id: 4, at: AT } },
-      { type: 'MemberRemoved', data: { id: 1, source_type: 'Namespace', source_id: 3, user_id: 4, at: AT } },
-      { type: 'UserDeleted', data: { id: 4, at: AT } },
-    ],
+    given: [...groupBotToken, ...botTokenRevoked],
     as: 1,
     when: { type: 'RevokeResourceAccessToken', resource_type: 'group', resource_id: 3, id: 1 },
     error: notFound('Group Access Token'),
