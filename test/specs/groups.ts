@@ -21,6 +21,18 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'CreateGroup', name: 'Team', path: 'team' },
     then: [{ type: 'GroupCreated', data: { id: 1, name: 'Team', path: 'team', parent_id: null, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: null } }],
   },
+  'an account that may not create groups creates no top-level group (can_create_group)': {
+    given: [userCreated(1, 'alice', { can_create_group: false })],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Team', path: 'team' },
+    error: forbidden(),
+  },
+  'an external account creates no top-level group': {
+    given: [userCreated(1, 'alice', { external: true })],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Team', path: 'team' },
+    error: forbidden(),
+  },
   'a subgroup needs maintainer access to its parent': { given: [alice, bob, team, owner, memberAdded(2, { group: 3 }, 2, 30)], as: 2, when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 }, error: forbidden() },
   'a subgroup cannot be more visible than its parent': {
     given: [alice, team, owner],

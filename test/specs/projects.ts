@@ -40,8 +40,26 @@ export const projectSpecs: Record<string, Spec> = {
   'a maintainer updates the project': {
     given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)],
     as: 2,
-    when: { type: 'UpdateProject', id: 1, name: 'App', description: 'x' },
-    then: [{ type: 'ProjectUpdated', data: { name: 'App', description: 'x', id: 1, updated_at: AT } }],
+    when: { type: 'UpdateProject', id: 1, description: 'x' },
+    then: [{ type: 'ProjectUpdated', data: { description: 'x', id: 1, updated_at: AT } }],
+  },
+  'an owner renames the project and changes its visibility': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 50), projectCreated(1, 'app', 4)],
+    as: 2,
+    when: { type: 'UpdateProject', id: 1, name: 'App', visibility: 'private', description: 'x' },
+    then: [{ type: 'ProjectUpdated', data: { name: 'App', visibility: 'private', description: 'x', id: 1, updated_at: AT } }],
+  },
+  'a maintainer may not rename the project (rename_project)': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)],
+    as: 2,
+    when: { type: 'UpdateProject', id: 1, name: 'App' },
+    error: forbidden(),
+  },
+  'a maintainer may not give a visibility, even the same one (change_visibility_level)': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)],
+    as: 2,
+    when: { type: 'UpdateProject', id: 1, visibility: 'private' },
+    error: forbidden(),
   },
   'an empty update writes nothing': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)], as: 2, when: { type: 'UpdateProject', id: 1 }, then: [] },
   'developers do not update a project': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 30), projectCreated(1, 'app', 4)], as: 2, when: { type: 'UpdateProject', id: 1, name: 'x' }, error: forbidden() },

@@ -56,7 +56,11 @@ export const check = (spec: Spec): void => {
 // ---------------------------------------------------------------------------------------------------------------
 // Facts: the events of the usual starting points, with explicit ids
 
-export const userCreated = (id: number, username: string, options: { namespace?: number; admin?: boolean; bot?: 'project_bot' | 'group_bot'; at?: string } = {}): ForgefoldEvent => ({
+export const userCreated = (
+  id: number,
+  username: string,
+  options: { namespace?: number; admin?: boolean; bot?: 'project_bot' | 'group_bot'; at?: string; can_create_group?: boolean; external?: boolean } = {},
+): ForgefoldEvent => ({
   type: 'UserCreated',
   data: {
     id,
@@ -70,6 +74,8 @@ export const userCreated = (id: number, username: string, options: { namespace?:
     namespace_id: options.namespace ?? 100 + id,
     created_at: options.at ?? AT,
     created_by_id: null,
+    ...(options.can_create_group !== undefined ? { can_create_group: options.can_create_group } : {}),
+    ...(options.external !== undefined ? { external: options.external } : {}),
   },
 });
 

@@ -86,6 +86,19 @@ export const tokenSpecs: Record<string, Spec> = {
     when: { type: 'CreateResourceAccessToken', resource_type: 'group', resource_id: 3, name: 'x', scopes: ['api'], access_level: 30, expires_at: null, token_digest: digest, email_domain: 'example.com' },
     error: forbidden(),
   },
+  'a resource token’s bot mints no token (project_bot_access prevents create_resource_access_tokens)': {
+    // An Owner-level bot: the group's owners may create tokens; its bot may not.
+    given: [root, groupCreated(3, 'team'), userCreated(4, 'group_3_bot', { bot: 'group_bot' }), memberAdded(1, { group: 3 }, 4, 50)],
+    as: 4,
+    when: { type: 'CreateResourceAccessToken', resource_type: 'group', resource_id: 3, name: 'more', scopes: ['api'], access_level: 30, expires_at: null, token_digest: 'e'.repeat(64), email_domain: 'example.com' },
+    error: badRequest('User does not have permission to create group access token'),
+  },
+  'a project token is not an Owner (a project has no Owner members)': {
+    given: [root, groupCreated(3, 'team'), projectCreated(1, 'app', 3)],
+    as: 1,
+    when: { type: 'CreateResourceAccessToken', resource_type: 'project', resource_id: 1, name: 'x', scopes: ['api'], access_level: 50, expires_at: null, token_digest: digest, email_domain: 'example.com' },
+    error: badRequest('Could not provision owner access to project access token'),
+  },
   'revoking a resource token removes and deletes its bot': {
     given: groupBotToken,
     as: 1,

@@ -51,6 +51,9 @@ export const PROJECT_ABILITIES = {
   remove_project: AccessLevel.OWNER,
   /** `PUT /projects/:id/transfer` (`change_namespace`): the project's owner. */
   change_namespace: AccessLevel.OWNER,
+  /** `PUT /projects/:id` with a name, or with a visibility (ProjectPolicy's owner block): the project's owner. */
+  rename_project: AccessLevel.OWNER,
+  change_visibility_level: AccessLevel.OWNER,
   /** Repositories (ProjectPolicy): fetching needs `download_code` (see `canDownloadCode` for visible projects). */
   download_code: AccessLevel.REPORTER,
   push_code: AccessLevel.DEVELOPER,

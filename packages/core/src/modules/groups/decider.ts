@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { peekField } from '../../kernel/table.js';
-import { notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import { authorizeGroup, canOnGroup, isAdmin } from '../access/abilities.js';
@@ -47,6 +47,16 @@ const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot 
 const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Group> => {
   const group = findGroup(state.groups, id);
   return group ? E.right(group) : E.left(notFound('Group'));
+};
+
+/**
+ * GlobalPolicy `create_group`: the account's `can_create_group`, which `User#ensure_user_rights_and_limits` forces off
+ * for external users; administrators always may.
+ */
+const mayCreateGroup = (state: GroupsView, userId: number): boolean => {
+  const user = findUser(state.users, userId);
+  if (!user) return false;
+  return user.is_admin || (user.can_create_group !== false && user.external !== true);
 };
 
 /** `Group::NUMBER_OF_ANCESTORS_ALLOWED`. */
@@ -99,6 +109,9 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
         const allowed = authorizeGroup(state, actor.userId, 'create_subgroup', found.right, found.right);
         if (E.isLeft(allowed)) return allowed;
         parentGroup = allowed.right;
+      } else if (actor.userId !== null && !mayCreateGroup(state, actor.userId)) {
+        // lib/api/groups.rb: `authorize! :create_group` for a top-level group (GlobalPolicy's `can_create_group`).
+        return E.left(forbidden());
       }
       const refused = refuseRestricted(state, actor.userId, command.visibility);
       if (E.isLeft(refused)) return E.left(failedToSave(refused.left));

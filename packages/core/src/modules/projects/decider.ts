@@ -220,6 +220,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
       return pipe(
         requireProject(state, command.id),
         E.chain((project) => authorizeProject(state, actor.userId, 'admin_project', project, project)),
+        // lib/api/projects.rb: `authorize! :rename_project if attrs[:name].present?`, and `:change_visibility_level`
+        // whenever a visibility is given (the same one too): both the owner's.
+        E.chainFirst((project) => (command.name ? authorizeProject(state, actor.userId, 'rename_project', project, project) : E.right(project))),
+        E.chainFirst((project) => (command.visibility !== undefined ? authorizeProject(state, actor.userId, 'change_visibility_level', project, project) : E.right(project))),
         E.chainFirst((project) => (command.visibility !== project.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {

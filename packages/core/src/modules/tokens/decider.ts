@@ -10,6 +10,7 @@ import { memberAdded, removeMembershipsOfUser } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findProject } from '../projects/queries.js';
+import { AccessLevel } from '../shared/access.js';
 import { dayOf, Errors, MAX_NAME } from '../shared/validation.js';
 import type { UserEvent } from '../users/events.js';
 import { userCreated, userDeleted } from '../users/builders.js';
@@ -100,6 +101,19 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
     case 'CreateResourceAccessToken':
       return pipe(
         requireResourceAdmin(state, actor.userId, command.resource_type, command.resource_id),
+        // ResourceAccessTokens::CreateService: a token's own bot may not mint more (ProjectPolicy's
+        // `project_bot_access` prevents `create_resource_access_tokens`); the service's refusal is a 400.
+        E.chain(() =>
+          actor.userId !== null && findUser(state.users, actor.userId)?.bot
+            ? E.left(badRequest(`User does not have permission to create ${command.resource_type} access token`))
+            : E.right(undefined),
+        ),
+        // A project has no Owner members: the bot's membership would be invalid, and the service says so.
+        E.chain(() =>
+          command.resource_type === 'project' && command.access_level > AccessLevel.MAINTAINER
+            ? E.left(badRequest('Could not provision owner access to project access token'))
+            : E.right(undefined),
+        ),
         E.chain(() => validateToken(command.name, command.expires_at, at)),
         E.map((): Emitted[] => {
           const botId = state.sequences.user + 1;
