@@ -122,11 +122,17 @@ export const canCreateProjectsIn = (state: AccessView, userId: number | null, gr
   return canOnGroup(state, userId, 'create_projects', group) && (level === 2 || effectiveGroupAccess(state, userId, group) >= AccessLevel.MAINTAINER);
 };
 
+/**
+ * Whether a signed-in user sees what is internal by its visibility alone: not an external account (GroupPolicy's
+ * `logged_in_viewable`, ProjectPolicy's `internal_access`: `internal? && !user.external?`).
+ */
+export const seesInternal = (state: AccessView, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.external !== true;
+
 /** `read_group`. */
 export const canReadGroup = (state: AccessView, userId: number | null, group: Group): boolean => {
   if (group.visibility === 'public') return true;
   if (userId === null) return false;
-  if (group.visibility === 'internal' || isAdmin(state, userId)) return true;
+  if ((group.visibility === 'internal' && seesInternal(state, userId)) || isAdmin(state, userId)) return true;
   return groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId);
 };
 
@@ -134,7 +140,7 @@ export const canReadGroup = (state: AccessView, userId: number | null, group: Gr
 export const canReadProject = (state: AccessView, userId: number | null, project: Project): boolean => {
   if (project.visibility === 'public') return true;
   if (userId === null) return false;
-  if (project.visibility === 'internal' || isAdmin(state, userId)) return true;
+  if ((project.visibility === 'internal' && seesInternal(state, userId)) || isAdmin(state, userId)) return true;
   return projectAccessLevel(state, project, userId) > 0;
 };
 
@@ -271,7 +277,7 @@ const ascending = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a
  */
 export const groupCandidates = (state: AccessView, userId: number | null, visibleToAll: boolean): Group[] => {
   const ids = userId === null ? new Set<number>() : reachableThroughMemberships(state, userId).groups;
-  if (visibleToAll) for (const id of idsVisibleToAll(state.groups, userId !== null)) ids.add(id);
+  if (visibleToAll) for (const id of idsVisibleToAll(state.groups, seesInternal(state, userId))) ids.add(id);
   const groups: Group[] = [];
   for (const id of ascending(ids)) {
     const group = findGroup(state.groups, id);
@@ -283,7 +289,7 @@ export const groupCandidates = (state: AccessView, userId: number | null, visibl
 /** Projects that may pass `canReadProject` for a user who is not an administrator, in id order (see `groupCandidates`). */
 export const projectCandidates = (state: AccessView, userId: number | null, visibleToAll: boolean): Project[] => {
   const ids = userId === null ? new Set<number>() : reachableThroughMemberships(state, userId).projects;
-  if (visibleToAll) for (const id of idsVisibleToAll(state.projects, userId !== null)) ids.add(id);
+  if (visibleToAll) for (const id of idsVisibleToAll(state.projects, seesInternal(state, userId))) ids.add(id);
   const projects: Project[] = [];
   for (const id of ascending(ids)) {
     const project = findProject(state.projects, id);

@@ -1,6 +1,6 @@
 /** Reads over the snippets projection, and `ProjectSnippetPolicy`. */
 import { tableGet, tableValues } from '../../kernel/table.js';
-import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin, type AccessView } from '../access/abilities.js';
+import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin, seesInternal, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import type { Snippet, SnippetsSlice } from './projection.js';
 
@@ -29,7 +29,8 @@ export const canReadSnippet = (state: AccessView, userId: number | null, project
   if (!canReadProject(state, userId, project)) return false;
   if (snippet.visibility === 'public') return true;
   if (userId === null) return false;
-  if (snippet.visibility === 'internal' || snippet.author_id === userId || isAdmin(state, userId)) return true;
+  // ProjectSnippetPolicy: `internal & ~external_user`.
+  if ((snippet.visibility === 'internal' && seesInternal(state, userId)) || snippet.author_id === userId || isAdmin(state, userId)) return true;
   return effectiveProjectAccess(state, userId, project) > 0;
 };
 
