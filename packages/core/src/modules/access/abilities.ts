@@ -141,7 +141,8 @@ export const canReadProject = (state: AccessView, userId: number | null, project
   if (project.visibility === 'public') return true;
   if (userId === null) return false;
   if ((project.visibility === 'internal' && seesInternal(state, userId)) || isAdmin(state, userId)) return true;
-  return projectAccessLevel(state, project, userId) > 0;
+  // The owner of a personal namespace reads its projects (a project transferred there has no membership for them).
+  return effectiveProjectAccess(state, userId, project) > 0;
 };
 
 /**
@@ -172,7 +173,11 @@ export const canOnProject = (state: AccessView, userId: number | null, ability: 
  * (the feature is open to everyone who can see the project); on a private one it takes the ability's level.
  */
 export const canOnVisibleProject = (state: AccessView, userId: number | null, ability: ProjectAbility, project: Project, today?: string): boolean =>
-  (project.visibility !== 'private' && canReadProject(state, userId, project)) || canOnProject(state, userId, ability, project, today);
+  visibleByVisibility(state, userId, project) || canOnProject(state, userId, ability, project, today);
+
+/** ProjectPolicy's `public_access`: public, or internal to a signed-in account that is not external. */
+const visibleByVisibility = (state: AccessView, userId: number | null, project: Project): boolean =>
+  project.visibility === 'public' || (project.visibility === 'internal' && seesInternal(state, userId));
 
 /** `download_code` (and `read_merge_request`): Reporters and above on a private project. */
 export const canDownloadCode = (state: AccessView, userId: number | null, project: Project, today?: string): boolean =>

@@ -50,13 +50,12 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
 };
 
 /**
- * GlobalPolicy `create_group`: the account's `can_create_group`, which `User#ensure_user_rights_and_limits` forces off
- * for external users; administrators always may.
+ * GlobalPolicy `create_group`: the account's `can_create_group` (administrators included), which
+ * `User#ensure_user_rights_and_limits` forces off for external users.
  */
 const mayCreateGroup = (state: GroupsView, userId: number): boolean => {
   const user = findUser(state.users, userId);
-  if (!user) return false;
-  return user.is_admin || (user.can_create_group !== false && user.external !== true);
+  return user !== undefined && user.can_create_group !== false && user.external !== true;
 };
 
 /** `Group::NUMBER_OF_ANCESTORS_ALLOWED`. */

@@ -3,6 +3,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
   branchSha,
+  canOnProject,
+  forbidden,
   defaultBranchOf,
   canReadGroup,
   canReadProject,
@@ -216,6 +218,14 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id',
       params: updateParams,
       find: projectOfRoute,
+      // lib/api/projects.rb authorizes everything before it updates anything: the default branch below must not move
+      // for a request the decider then refuses (a Maintainer's rename, or any visibility: the owner's).
+      authorize: (ctx, state, project) => {
+        const viewer = ctx.principal?.userId ?? null;
+        if (ctx.params.name && !canOnProject(state, viewer, 'rename_project', project)) return forbidden();
+        if (ctx.params.visibility && !canOnProject(state, viewer, 'change_visibility_level', project)) return forbidden();
+        return null;
+      },
       command: async (ctx, project) => {
         const { params } = ctx;
         // The default branch first (its refusal changes nothing), then HEAD in git, which reconciliation keeps.
