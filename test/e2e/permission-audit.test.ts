@@ -64,6 +64,12 @@ describe('external accounts', () => {
   it('create no top-level group; an account with can_create_group off neither', async () => {
     const refused = await server.request('POST', '/api/v4/groups', { token: outsider.token, body: { name: 'Mine', path: 'mine-ext' } });
     expect(refused).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // `ensure_user_rights_and_limits`: shown and applied as no personal project and no group.
+    expect((await server.request('GET', `/api/v4/users/${outsider.id}`)).body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false });
+    expect(await server.request('POST', '/api/v4/projects', { token: outsider.token, body: { name: 'mine' } })).toMatchObject({
+      status: 403,
+      body: { message: ['Personal project creation is not allowed. Please contact your administrator with questions'] },
+    });
     const locked = await createPerson(server, 'no-groups', { can_create_group: false });
     expect((await server.request('POST', '/api/v4/groups', { token: locked.token, body: { name: 'Mine', path: 'mine-locked' } })).status).toBe(403);
     expect((await server.request('POST', '/api/v4/groups', { token: insider.token, body: { name: 'Mine', path: 'mine-ok' } })).status).toBe(201);

@@ -89,13 +89,14 @@ describe('new users', () => {
     await change({ default_projects_limit: 1, user_default_external: true, user_default_internal_regex: '@inside\\.example$' });
     const carol = await createPerson(server, 'carol');
     const dave = await createPerson(server, 'dave', { email: 'dave@inside.example' });
-    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body).toMatchObject({ projects_limit: 1, external: true, can_create_group: true });
+    // External: `ensure_user_rights_and_limits` leaves no personal project and no group, whatever the defaults.
+    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body).toMatchObject({ projects_limit: 0, external: true, can_create_group: false });
     expect((await server.request('GET', `/api/v4/users/${dave.id}`)).body).toMatchObject({ projects_limit: 1, external: false });
     // Accounts made before keep theirs.
     expect((await server.request('GET', `/api/v4/users/${alice.id}`)).body).toMatchObject({ projects_limit: 100000, external: false });
-    expect((await server.request('POST', '/api/v4/projects', { token: carol.token, body: { name: 'first' } })).status).toBe(201);
+    expect((await server.request('POST', '/api/v4/projects', { token: dave.token, body: { name: 'first' } })).status).toBe(201);
     const before = server.app.position;
-    expect(await server.request('POST', '/api/v4/projects', { token: carol.token, body: { name: 'second' } })).toMatchObject({
+    expect(await server.request('POST', '/api/v4/projects', { token: dave.token, body: { name: 'second' } })).toMatchObject({
       status: 403,
       body: { message: ['Your project limit is 1 projects! Please contact your administrator to increase it'] },
     });

@@ -17,7 +17,7 @@ import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { changesAnything, Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
-import { findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
+import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
 import type { GroupEvent } from './events.js';
@@ -49,13 +49,10 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
   return group ? E.right(group) : E.left(notFound('Group'));
 };
 
-/**
- * GlobalPolicy `create_group`: the account's `can_create_group` (administrators included), which
- * `User#ensure_user_rights_and_limits` forces off for external users.
- */
+/** GlobalPolicy `create_group`: the account's `can_create_group` (administrators included; see `canCreateGroupOf`). */
 const mayCreateGroup = (state: GroupsView, userId: number): boolean => {
   const user = findUser(state.users, userId);
-  return user !== undefined && user.can_create_group !== false && user.external !== true;
+  return user !== undefined && canCreateGroupOf(user);
 };
 
 /** `Group::NUMBER_OF_ANCESTORS_ALLOWED`. */

@@ -14,7 +14,7 @@ import { findGroup } from '../groups/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { changesAnything, Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
-import { findUser, findUserByNamespace } from '../users/queries.js';
+import { findUser, findUserByNamespace, projectsLimitOf } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
@@ -36,7 +36,7 @@ const refuseRestricted = (state: ProjectsView, actorId: number | null, visibilit
  */
 const checkPersonalProjectsLimit = (state: ProjectsView, creator: User | null): E.Either<DomainError, void> => {
   if (!creator) return E.right(undefined);
-  const limit = creator.projects_limit ?? 100000;
+  const limit = projectsLimitOf(creator);
   let count = 0;
   for (const _ of projectsInNamespace(state.projects, creator.namespace_id)) if (++count >= limit) break;
   if (count < limit) return E.right(undefined);

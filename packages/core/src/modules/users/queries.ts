@@ -51,3 +51,10 @@ export const findUserByIdentity = (users: UsersSlice, provider: string, externUi
   const id = tableGet(users.byIdentity, identityKey(provider, externUid));
   return id === undefined ? undefined : findUser(users, id);
 };
+
+/**
+ * `User#ensure_user_rights_and_limits`: an external account has no personal projects and creates no group, whatever
+ * its stored settings say; a bot creates no group either.
+ */
+export const projectsLimitOf = (user: User): number => (user.external === true ? 0 : (user.projects_limit ?? 100000));
+export const canCreateGroupOf = (user: User): boolean => user.bot === null && user.external !== true && (user.can_create_group ?? true);

@@ -1,5 +1,5 @@
 /** The platform's user entities: UserBasic ⊂ User ⊂ UserPublic (self) ⊂ UserWithAdmin. */
-import { findUser, type User } from '@forgefold/core';
+import { canCreateGroupOf, findUser, projectsLimitOf, type User } from '@forgefold/core';
 import { arraySource, paginate, type HandlerContext } from '../../http/index.js';
 import { userAvatarUrl, type PresentContext } from '../context.js';
 
@@ -41,10 +41,10 @@ export const userPublic = (user: User, ctx: PresentContext) => ({
   email: user.email,
   theme_id: 1,
   color_scheme_id: 1,
-  projects_limit: user.projects_limit ?? 100000,
+  projects_limit: projectsLimitOf(user),
   current_sign_in_at: user.current_sign_in_at,
   identities: user.identities.map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
-  can_create_group: user.bot === null && (user.can_create_group ?? true),
+  can_create_group: canCreateGroupOf(user),
   can_create_project: user.bot === null,
   two_factor_enabled: false,
   external: user.external ?? false,
