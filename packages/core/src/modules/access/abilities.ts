@@ -128,19 +128,23 @@ export const canCreateProjectsIn = (state: AccessView, userId: number | null, gr
  */
 export const seesInternal = (state: AccessView, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.external !== true;
 
+/** Visible by its visibility alone (ProjectPolicy's `public_access`): public, or internal to one who `seesInternal`. */
+const visibleByVisibility = (state: AccessView, userId: number | null, subject: Group | Project): boolean =>
+  subject.visibility === 'public' || (subject.visibility === 'internal' && seesInternal(state, userId));
+
 /** `read_group`. */
 export const canReadGroup = (state: AccessView, userId: number | null, group: Group): boolean => {
-  if (group.visibility === 'public') return true;
+  if (visibleByVisibility(state, userId, group)) return true;
   if (userId === null) return false;
-  if ((group.visibility === 'internal' && seesInternal(state, userId)) || isAdmin(state, userId)) return true;
+  if (isAdmin(state, userId)) return true;
   return groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId);
 };
 
 /** `read_project`. */
 export const canReadProject = (state: AccessView, userId: number | null, project: Project): boolean => {
-  if (project.visibility === 'public') return true;
+  if (visibleByVisibility(state, userId, project)) return true;
   if (userId === null) return false;
-  if ((project.visibility === 'internal' && seesInternal(state, userId)) || isAdmin(state, userId)) return true;
+  if (isAdmin(state, userId)) return true;
   // The owner of a personal namespace reads its projects (a project transferred there has no membership for them).
   return effectiveProjectAccess(state, userId, project) > 0;
 };
@@ -175,9 +179,6 @@ export const canOnProject = (state: AccessView, userId: number | null, ability: 
 export const canOnVisibleProject = (state: AccessView, userId: number | null, ability: ProjectAbility, project: Project, today?: string): boolean =>
   visibleByVisibility(state, userId, project) || canOnProject(state, userId, ability, project, today);
 
-/** ProjectPolicy's `public_access`: public, or internal to a signed-in account that is not external. */
-const visibleByVisibility = (state: AccessView, userId: number | null, project: Project): boolean =>
-  project.visibility === 'public' || (project.visibility === 'internal' && seesInternal(state, userId));
 
 /** `download_code` (and `read_merge_request`): Reporters and above on a private project. */
 export const canDownloadCode = (state: AccessView, userId: number | null, project: Project, today?: string): boolean =>
