@@ -4,7 +4,7 @@
  * and the merge requests a deployment shipped, from git ancestry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member, newDataDir, removeDir, start, type Running } from '../repositories/support.js';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from '../repositories/support.js';
 
 let server: Running;
 let dataDir: string;
@@ -21,6 +21,7 @@ const deploy = (body: object, token = dev.token) => server.call('POST', `${base(
 beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
+  await unprotectDefaultBranches(server);
   project = (await server.call('POST', '/projects', { name: 'Shipping', initialize_with_readme: true })).body;
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   reporter = await member(server, 'reporter', { id: project.id, level: 20 });

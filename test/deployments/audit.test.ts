@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../cli/fixtures.js';
-import { member, newDataDir, removeDir, start } from '../repositories/support.js';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches } from '../repositories/support.js';
 
 let dataDir: string;
 let first = '';
@@ -18,6 +18,7 @@ const T2 = '2026-04-04T00:00:00.000Z';
 beforeAll(async () => {
   dataDir = newDataDir();
   const server = await start(dataDir, { now: () => new Date((now += 1_000)).toISOString() });
+  await unprotectDefaultBranches(server);
   const project = (await server.call('POST', '/projects', { name: 'Audited', initialize_with_readme: true })).body;
   path = project.path_with_namespace;
   const alice = await member(server, 'alice', { id: project.id, level: 30 });

@@ -1,6 +1,6 @@
 /** Commits, compare, files and tree over HTTP (lib/api/commits.rb, repositories.rb, files.rb, 14.7). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member, newDataDir, removeDir, start, type Running } from './support.js';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -14,6 +14,7 @@ const commit = (body: object, token = dev.token) => server.call('POST', `${base(
 beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
+  await unprotectDefaultBranches(server);
   project = (await server.call('POST', '/projects', { name: 'Commits', initialize_with_readme: true })).body;
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   reporter = await member(server, 'reporter', { id: project.id, level: 20 });

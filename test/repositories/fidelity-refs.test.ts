@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { member, newDataDir, removeDir, ROOT_TOKEN, start, type Running } from './support.js';
+import { member, newDataDir, removeDir, ROOT_TOKEN, start, unprotectDefaultBranches, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -17,6 +17,7 @@ let maintainer: { id: number; token: string };
 beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
+  await unprotectDefaultBranches(server);
   const project = (await server.call('POST', '/projects', { name: 'Fidelity', initialize_with_readme: true, visibility: 'public' })).body;
   base = `/projects/${project.id}/repository`;
   dev = await member(server, 'dev', { id: project.id, level: 30 });

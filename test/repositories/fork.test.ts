@@ -46,7 +46,9 @@ describe('POST /projects/:id/fork', () => {
     const tag = await server.call('GET', `/projects/${fork.id}/repository/tags/v1.0`, undefined, reporter.token);
     expect(tag.body).toMatchObject({ name: 'v1.0', message: 'Release' });
     const events = server.events.filter((event) => (event.data as { project_id?: number; id?: number }).project_id === fork.id || (event.type === 'ProjectForked' && (event.data as { id: number }).id === fork.id));
-    expect(events.map((event) => event.type)).toEqual(['ProjectForked', 'DefaultBranchChanged', 'BranchCreated', 'BranchCreated', 'TagCreated']);
+    // `Project#after_import` protects the fork's default branch (`after_create_default_branch`).
+    expect(events.map((event) => event.type)).toEqual(['ProjectForked', 'DefaultBranchChanged', 'BranchCreated', 'BranchCreated', 'TagCreated', 'ProtectedBranchCreated']);
+    expect(events.at(-1)!.data).toMatchObject({ name: 'trunk' });
     expect(events.every((event) => event.metadata.actorId === reporter.id)).toBe(true);
 
     // A real copy: it clones, and the source's later commits do not reach it.

@@ -1,6 +1,6 @@
 /** Merge requests over HTTP: create, list, get, update, changes, versions, merge (lib/api/merge_requests.rb, 14.7). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member, newDataDir, removeDir, start, type Running } from './support.js';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -15,6 +15,7 @@ const commit = (branch: string, file: string, content: string, extra: object = {
 beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
+  await unprotectDefaultBranches(server);
   project = (await server.call('POST', '/projects', { name: 'Merging', initialize_with_readme: true })).body;
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   reporter = await member(server, 'reporter', { id: project.id, level: 20 });

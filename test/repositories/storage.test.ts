@@ -33,10 +33,12 @@ describe('repository storage', () => {
       expect(git(path, 'show', 'trunk:README.md')).toBe('# Alpha');
       const sha = git(path, 'rev-parse', 'refs/heads/trunk');
       const types = server.events.filter((event) => event.streamId === `repository-${created.body.id}`).map((event) => event.type);
-      expect(types).toEqual(['DefaultBranchChanged', 'BranchCreated']);
+      // The README commit creates the default branch, which `Projects::ProtectDefaultBranchService` protects.
+      expect(types).toEqual(['DefaultBranchChanged', 'BranchCreated', 'ProtectedBranchCreated']);
       const branch = server.events.find((event) => event.type === 'BranchCreated')!;
       expect(branch.data).toEqual({ project_id: created.body.id, name: 'trunk', sha, via: 'api' });
       expect(branch.metadata.actorId).toBe(1);
+      expect(server.events.find((event) => event.type === 'ProtectedBranchCreated')!.data).toMatchObject({ name: 'trunk', push_access_levels: [{ access_level: 40 }], merge_access_levels: [{ access_level: 40 }] });
 
       const empty = await server.call('POST', '/projects', { name: 'Empty' });
       expect(empty.body).toMatchObject({ default_branch: null, empty_repo: true });

@@ -54,6 +54,15 @@ export const start = async (dataDir: string, options: { now?: () => string } = {
   return { ...server, dataDir, events, call };
 };
 
+/**
+ * Turns the instance's default branch protection off (`default_branch_protection` 0), for tests where Developers
+ * commit to the default branch; the protection itself is tested in `default-branch-protection.test.ts`.
+ */
+export const unprotectDefaultBranches = async (server: Running): Promise<void> => {
+  const answer = await server.call('PUT', '/application/settings', { default_branch_protection: 0 });
+  if (answer.status !== 200) throw new Error(`settings: ${JSON.stringify(answer.body)}`);
+};
+
 /** Waits until `check` holds (for work the server does after answering, such as removing a repository). */
 export const eventually = async (check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> => {
   const until = Date.now() + ms;

@@ -7,7 +7,8 @@ import { AccessLevel } from '../shared/access.js';
 import type { Project } from '../projects/projection.js';
 import type { RepositoryCommand } from './commands.js';
 import type { RepositoryEvent } from './events.js';
-import type { RefAccessLevel, Repository, RepositoriesView } from './projection.js';
+import type { Repository, RepositoriesView } from './projection.js';
+import { drawLevels } from './default-branch-protection.js';
 import { canRepository } from './policy.js';
 import { findProtectedBranch, findProtectedTag } from './queries.js';
 import { requireProject, requireRepository } from './decide-refs.js';
@@ -32,9 +33,6 @@ const target = (state: State, issued: Issued<{ readonly project_id: number }>): 
 const checkLevel = (field: string, level: number): E.Either<DomainError, number> =>
   PROTECTED_REF_ACCESS_LEVELS.includes(level) ? E.right(level) : E.left(validation({ [field]: ['is not included in the list'] }));
 
-/** Draws access level ids after `drawn` already taken in this decision. */
-const levels = (state: State, drawn: number, ...accessLevels: number[]): RefAccessLevel[] =>
-  accessLevels.map((access_level, index) => ({ id: state.repositories.sequences.access_level + drawn + index + 1, access_level }));
 
 /** The model's validations: name present and unique in the project (`{name: [...]}`, rendered 422). */
 const checkName = (name: string, taken: boolean): E.Either<DomainError, string> => {
@@ -55,7 +53,7 @@ export const decideProtectTag = (issued: IssuedAs<RepositoryCommand, 'ProtectTag
           project_id: project.id,
           id: state.repositories.sequences.protected_ref + 1,
           name: issued.command.name,
-          create_access_levels: levels(state, 0, issued.command.create_access_level),
+          create_access_levels: drawLevels(state, 0, issued.command.create_access_level),
           created_at: issued.at,
         },
       },
@@ -83,7 +81,7 @@ export const decideProtectBranch = (issued: IssuedAs<RepositoryCommand, 'Protect
     E.chainFirst(() => checkLevel('merge_access_level', command.merge_access_level)),
     E.map(({ project }): RepositoryEvent[] => {
       const unprotect = command.unprotect_access_level === undefined ? [] : [command.unprotect_access_level];
-      const drawn = levels(state, 0, command.push_access_level, command.merge_access_level, ...unprotect);
+      const drawn = drawLevels(state, 0, command.push_access_level, command.merge_access_level, ...unprotect);
       return [
         {
           type: 'ProtectedBranchCreated',
@@ -113,7 +111,7 @@ export const decideProtectBranchLegacy = (issued: IssuedAs<RepositoryCommand, 'P
     target(state, issued),
     E.map(({ project, repository }): RepositoryEvent[] => {
       const existing = findProtectedBranch(repository, command.name);
-      const drawn = levels(state, 0, push, merge);
+      const drawn = drawLevels(state, 0, push, merge);
       const event: RepositoryEvent = existing
         ? { type: 'ProtectedBranchUpdated', data: { project_id: project.id, id: existing.id, push_access_levels: [drawn[0]!], merge_access_levels: [drawn[1]!] } }
         : {

@@ -8,6 +8,7 @@ import type { RefUpdate, RepositoryCommand, VersionFact } from './commands.js';
 import type { RepositoryEvent, Via } from './events.js';
 import { BRANCH_PREFIX, TAG_PREFIX, type Repository, type RepositoriesView } from './projection.js';
 import { canRepository, refMoveRefusal } from './policy.js';
+import { protectDefaultBranch } from './default-branch-protection.js';
 import { findRepository, isEmptyRepository, openMergeRequestsFrom, refValue } from './queries.js';
 
 type State = RepositoriesView;
@@ -128,5 +129,9 @@ export const decideUpdateRefs = (issued: IssuedAs<RepositoryCommand, 'UpdateRefs
   const moved = command.changes
     .filter((change) => change.ref.startsWith(BRANCH_PREFIX) && change.new_sha !== null)
     .map((change) => ({ branch: change.ref.slice(BRANCH_PREFIX.length), sha: change.new_sha! }));
-  return E.right([...events, ...versionEvents(state, project.id, moved, command.versions ?? [], at, 0, issued.actor.userId)]);
+  return E.right([
+    ...events,
+    ...versionEvents(state, project.id, moved, command.versions ?? [], at, 0, issued.actor.userId),
+    ...protectDefaultBranch(state, project, repository, command.changes, at),
+  ]);
 };

@@ -5,6 +5,7 @@
  */
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { MembershipView } from '../members/projection.js';
+import type { SettingsSlice } from '../settings/projection.js';
 
 /** One access level of a protected ref (`ProtectedRefAccess`): a role here (users and groups are not offered). */
 export interface RefAccessLevel {
@@ -105,8 +106,11 @@ export interface RepositoriesSlice {
   readonly sequences: RepositorySequences;
 }
 
-/** What the module's decisions and policy read: the memberships (for abilities) and the repositories. */
-export type RepositoriesView = MembershipView & { readonly repositories: RepositoriesSlice };
+/**
+ * What the module's decisions and policy read: the memberships (for abilities), the repositories, and the settings
+ * (how a new default branch is protected).
+ */
+export type RepositoriesView = MembershipView & { readonly repositories: RepositoriesSlice; readonly settings: SettingsSlice };
 
 export const initialRepositories = (): RepositoriesSlice => ({
   byProject: emptyTable(),

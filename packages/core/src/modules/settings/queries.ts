@@ -33,6 +33,12 @@ export const defaultBranchName = (slice: SettingsSlice): string | null => {
   return name && name.trim() !== '' ? name : null;
 };
 
+/**
+ * `default_branch_protection` (`Gitlab::Access`): 0 none, 1 Developers may push, 2 full (Maintainers push and
+ * merge), 3 Developers may merge. What a new default branch is protected with.
+ */
+export const defaultBranchProtection = (slice: SettingsSlice): number => int(slice.values, 'default_branch_protection');
+
 export const personalAccessTokenPrefix = (slice: SettingsSlice): string => str(slice.values, 'personal_access_token_prefix') ?? '';
 
 export const settingBoolean = (slice: SettingsSlice, name: keyof ApplicationSettings): boolean => slice.values[name] === true;

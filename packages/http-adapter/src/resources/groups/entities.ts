@@ -1,5 +1,5 @@
 /** The platform's Group and GroupDetail entities. */
-import { projectsInNamespace, type Group } from '@forgefold/core';
+import { defaultBranchProtection, projectsInNamespace, type Group } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
@@ -23,7 +23,8 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   emails_disabled: null,
   mentions_disabled: null,
   lfs_enabled: true,
-  default_branch_protection: 2,
+  // `Namespace#default_branch_protection`: groups hold none of their own here, so the instance's.
+  default_branch_protection: defaultBranchProtection(ctx.state.settings),
   avatar_url: null,
   request_access_enabled: group.request_access_enabled,
   full_name: group.full_name,

@@ -1,0 +1,145 @@
+/**
+ * The default branch is protected when it is created (`Projects::ProtectDefaultBranchService`, called by
+ * `Git::BranchHooksService#branch_create_hooks` and `Project#after_import`), at the instance's
+ * `default_branch_protection`: by a README commit, a first push, or a fork. Developers then neither push nor merge
+ * to it under the default (2), over the API and over git.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, clientEnv } from '../git/support.js';
+import { member, newDataDir, removeDir, start, type Running } from './support.js';
+
+let server: Running;
+let dataDir: string;
+let work: string;
+let dev: { id: number; token: string };
+let maintainer: { id: number; token: string };
+
+const env = () => clientEnv(work);
+const gitUrl = (user: string, token: string, path: string) => `http://${user}:${token}@${new URL(server.url).host}/${path}.git`;
+
+const protectedBranches = async (projectId: number) =>
+  (await server.call('GET', `/projects/${projectId}/protected_branches`)).body as { name: string; push_access_levels: { access_level: number }[]; merge_access_levels: { access_level: number }[] }[];
+const levels = async (projectId: number) =>
+  (await protectedBranches(projectId)).map((rule) => [rule.name, rule.push_access_levels[0]!.access_level, rule.merge_access_levels[0]!.access_level]);
+
+const setProtection = async (level: number) => expect((await server.call('PUT', '/application/settings', { default_branch_protection: level })).status).toBe(200);
+
+/** A project with a Developer and a Maintainer; a README commit when `readme`. */
+const newProject = async (name: string, readme: boolean) => {
+  const project = (await server.call('POST', '/projects', { name, initialize_with_readme: readme })).body as { id: number; path_with_namespace: string };
+  await server.call('POST', `/projects/${project.id}/members`, { user_id: dev.id, access_level: 30 });
+  await server.call('POST', `/projects/${project.id}/members`, { user_id: maintainer.id, access_level: 40 });
+  return project;
+};
+
+const commitAs = (projectId: number, token: string, branch: string, message: string, start?: string) =>
+  server.call('POST', `/projects/${projectId}/repository/commits`, { branch, commit_message: message, actions: [], ...(start ? { start_branch: start } : {}) }, token);
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  work = mkdtempSync(join(tmpdir(), 'forgefold-client-'));
+  server = await start(dataDir);
+  dev = await member(server, 'dev');
+  maintainer = await member(server, 'maintainer');
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+  removeDir(work);
+});
+
+describe('default branch protection', () => {
+  it('protects the default branch a README commit creates: Maintainers push and merge, Developers neither', async () => {
+    const project = await newProject('Guarded', true);
+    const rules = await protectedBranches(project.id);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]).toMatchObject({
+      name: 'main',
+      push_access_levels: [{ access_level: 40, access_level_description: 'Maintainers' }],
+      merge_access_levels: [{ access_level: 40, access_level_description: 'Maintainers' }],
+      allow_force_push: false,
+      unprotect_access_levels: [],
+      code_owner_approval_required: false,
+    });
+    expect((await server.call('GET', `/projects/${project.id}/repository/branches/main`)).body).toMatchObject({ protected: true, developers_can_push: false, developers_can_merge: false });
+
+    // The API: a Developer's commit is refused (lib/api/commits.rb `authorize_push_to_branch!`), a Maintainer's goes in.
+    expect(await commitAs(project.id, dev.token, 'main', 'By a developer')).toMatchObject({ status: 403, body: { message: '403 Forbidden - You are not allowed to push into this branch' } });
+    expect((await commitAs(project.id, maintainer.token, 'main', 'By a maintainer')).status).toBe(201);
+
+    // A merge request into it: the Developer may open it, not merge it (401, `can_be_merged_by?`).
+    expect((await commitAs(project.id, dev.token, 'topic', 'Topic work', 'main')).status).toBe(201);
+    const mr = await server.call('POST', `/projects/${project.id}/merge_requests`, { source_branch: 'topic', target_branch: 'main', title: 'Topic' }, dev.token);
+    expect(mr.status).toBe(201);
+    expect((await server.call('PUT', `/projects/${project.id}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(401);
+    expect((await server.call('PUT', `/projects/${project.id}/merge_requests/${mr.body.iid}/merge`, {}, maintainer.token)).status).toBe(200);
+
+    // git: the Developer's push to main is refused by the pre-receive check; to another branch it goes through.
+    const clone = await client(work, ['clone', '--quiet', gitUrl('dev', dev.token, project.path_with_namespace), 'guarded'], env());
+    expect(clone.code, clone.stderr).toBe(0);
+    const repo = join(work, 'guarded');
+    await client(repo, ['commit', '-q', '--allow-empty', '-m', 'Pushed to main'], env());
+    const refused = await client(repo, ['push', '-q', 'origin', 'main'], env());
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('GitLab: You are not allowed to push code to protected branches on this project.');
+    expect((await client(repo, ['push', '-q', 'origin', 'main:elsewhere'], env())).code).toBe(0);
+  });
+
+  it('protects the default branch a first push creates, after that push: the Developer who made it cannot push again', async () => {
+    const project = await newProject('Pushed', false);
+    expect(await protectedBranches(project.id)).toEqual([]);
+    const repo = join(work, 'pushed');
+    expect((await client(work, ['init', '-q', '-b', 'main', repo], env())).code).toBe(0);
+    await client(repo, ['commit', '-q', '--allow-empty', '-m', 'First'], env());
+    const first = await client(repo, ['push', '-q', gitUrl('dev', dev.token, project.path_with_namespace), 'main'], env());
+    expect(first.code, first.stderr).toBe(0);
+    expect(await levels(project.id)).toEqual([['main', 40, 40]]);
+    const rule = server.events.filter((event) => event.type === 'ProtectedBranchCreated').at(-1)!;
+    expect(rule.data).toMatchObject({ project_id: project.id, name: 'main' });
+    expect(rule.metadata.actorId).toBe(dev.id);
+
+    await client(repo, ['commit', '-q', '--allow-empty', '-m', 'Second'], env());
+    const second = await client(repo, ['push', '-q', gitUrl('dev', dev.token, project.path_with_namespace), 'main'], env());
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain('You are not allowed to push code to protected branches on this project.');
+  });
+
+  it('protects the branch that becomes the default when HEAD names none, and only the default', async () => {
+    const project = await newProject('Dangling', false);
+    const repo = join(work, 'dangling');
+    await client(work, ['init', '-q', '-b', 'feature', repo], env());
+    await client(repo, ['commit', '-q', '--allow-empty', '-m', 'First'], env());
+    await client(repo, ['branch', 'other'], env());
+    expect((await client(repo, ['push', '-q', gitUrl('maintainer', maintainer.token, project.path_with_namespace), 'feature', 'other'], env())).code).toBe(0);
+    // HEAD names `main`, which does not exist: the default is the first branch by name, as Gitaly answers.
+    expect((await server.call('GET', `/projects/${project.id}`)).body.default_branch).toBe('feature');
+    expect(await levels(project.id)).toEqual([['feature', 40, 40]]);
+  });
+
+  it('follows the instance setting: 1 lets Developers push, 3 lets them merge, 0 protects nothing', async () => {
+    try {
+      await setProtection(1);
+      expect(await levels((await newProject('Level one', true)).id)).toEqual([['main', 30, 40]]);
+      await setProtection(3);
+      expect(await levels((await newProject('Level three', true)).id)).toEqual([['main', 40, 30]]);
+      await setProtection(0);
+      const open = await newProject('Level zero', true);
+      expect(await protectedBranches(open.id)).toEqual([]);
+      expect((await commitAs(open.id, dev.token, 'main', 'Unprotected')).status).toBe(201);
+      // A group shows the instance's level (`Namespace#default_branch_protection` falls back to it).
+      expect((await server.call('POST', '/groups', { name: 'Shown', path: 'shown' })).body.default_branch_protection).toBe(0);
+    } finally {
+      await setProtection(2);
+    }
+  });
+
+  it('adds no rule when one (exact or wildcard) already covers the default branch', async () => {
+    const project = await newProject('Covered', false);
+    expect((await server.call('POST', `/projects/${project.id}/protected_branches`, { name: 'ma*', push_access_level: 30 })).status).toBe(201);
+    expect((await commitAs(project.id, dev.token, 'main', 'First')).status).toBe(201);
+    expect(await levels(project.id)).toEqual([['ma*', 30, 40]]);
+  });
+});
