@@ -136,6 +136,27 @@ describe('default branch protection', () => {
     }
   });
 
+  it("follows a group's own level over the instance's, for the group's projects only (not its subgroups')", async () => {
+    expect(await server.call('POST', '/groups', { name: 'Bad level', path: 'bad-level', default_branch_protection: 5 })).toMatchObject({
+      status: 400,
+      body: { error: 'default_branch_protection does not have a valid value' },
+    });
+    const group = await server.call('POST', '/groups', { name: 'Open', path: 'open', default_branch_protection: 0 });
+    expect(group.body.default_branch_protection).toBe(0);
+    const sub = await server.call('POST', '/groups', { name: 'Sub', path: 'sub', parent_id: group.body.id });
+    expect(sub.body.default_branch_protection).toBe(2);
+    const inGroup = (await server.call('POST', '/projects', { name: 'In group', namespace_id: group.body.id, initialize_with_readme: true })).body;
+    expect(await protectedBranches(inGroup.id)).toEqual([]);
+    const inSub = (await server.call('POST', '/projects', { name: 'In sub', namespace_id: sub.body.id, initialize_with_readme: true })).body;
+    expect(await levels(inSub.id)).toEqual([['main', 40, 40]]);
+
+    // An owner changes it (`update_default_branch_protection`); projects created afterwards follow.
+    expect((await server.call('PUT', `/groups/${group.body.id}`, { default_branch_protection: 1 })).body.default_branch_protection).toBe(1);
+    const later = (await server.call('POST', '/projects', { name: 'Later', namespace_id: group.body.id, initialize_with_readme: true })).body;
+    expect(await levels(later.id)).toEqual([['main', 30, 40]]);
+    expect(await protectedBranches(inGroup.id)).toEqual([]);
+  });
+
   it('adds no rule when one (exact or wildcard) already covers the default branch', async () => {
     const project = await newProject('Covered', false);
     expect((await server.call('POST', `/projects/${project.id}/protected_branches`, { name: 'ma*', push_access_level: 30 })).status).toBe(201);

@@ -11,6 +11,8 @@ export type GroupCommand =
       readonly request_access_enabled?: boolean;
       /** EE: no new members may be added to the projects of this group. */
       readonly membership_lock?: boolean;
+      /** 0–3 (`Gitlab::Access.protection_values`, checked by the route). */
+      readonly default_branch_protection?: number;
     }
   | {
       readonly type: 'UpdateGroup';
@@ -22,6 +24,7 @@ export type GroupCommand =
       readonly request_access_enabled?: boolean;
       readonly new_user_signups_cap?: number | null;
       readonly membership_lock?: boolean;
+      readonly default_branch_protection?: number;
     }
   /** `POST /groups/:id/transfer`: under another group (`parent_id`), or to the top (null). */
   | { readonly type: 'TransferGroup'; readonly id: number; readonly parent_id: number | null }

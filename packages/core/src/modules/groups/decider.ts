@@ -121,8 +121,9 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const requestAccess = command.request_access_enabled ?? true;
       // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
       // did (the event's JSON in the log keeps its key order).
+      const branchProtection = command.default_branch_protection;
       const created: GroupEvent =
-        !membershipLock && projectCreation === 2
+        !membershipLock && projectCreation === 2 && branchProtection === undefined
           ? {
               type: 'GroupCreated',
               data: { id, name: command.name, path: command.path, parent_id: parentGroup?.id ?? null, visibility, description, request_access_enabled: requestAccess, created_at: at, created_by_id: actor.userId },
@@ -140,6 +141,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
                 ...(membershipLock ? { membership_lock: true } : {}),
                 // Recorded only when it is not the platform's default (developers and maintainers).
                 ...(projectCreation !== 2 ? { project_creation_level: projectCreation } : {}),
+                ...(branchProtection !== undefined ? { default_branch_protection: branchProtection } : {}),
                 created_at: at,
                 created_by_id: actor.userId,
               },

@@ -21,7 +21,7 @@ export const groupEvents = defineEvents({
         created_by_id: nullable(t.number),
       }),
       // Optional, so that events recorded before the field existed still decode (absent means false).
-      t.partial({ membership_lock: t.boolean, project_creation_level: t.number }),
+      t.partial({ membership_lock: t.boolean, project_creation_level: t.number, default_branch_protection: t.number }),
     ]),
   },
   GroupUpdated: {
@@ -37,6 +37,7 @@ export const groupEvents = defineEvents({
         request_access_enabled: t.boolean,
         new_user_signups_cap: nullable(t.number),
         membership_lock: t.boolean,
+        default_branch_protection: t.number,
       }),
     ]),
   },

@@ -69,6 +69,7 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
         children: NO_CHILDREN,
       };
       if (data.project_creation_level !== undefined) group.project_creation_level = data.project_creation_level;
+      if (data.default_branch_protection !== undefined) group.default_branch_protection = data.default_branch_protection;
       tableSet(groups.byId, data.id, group);
       tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
       if (parent) addChild(parent, data.id);

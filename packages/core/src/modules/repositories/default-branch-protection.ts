@@ -1,10 +1,11 @@
 /**
  * `Projects::ProtectDefaultBranchService`: when a push, an API commit or a fork creates the branch that is the
- * project's default, that branch is protected at the instance's `default_branch_protection` unless a rule (exact or
- * wildcard) already covers it. The rule is an event of the same decision, so replay needs no setting's history.
+ * project's default, that branch is protected at its namespace's `default_branch_protection` (the group's, else the
+ * instance's) unless a rule (exact or wildcard) already covers it. The rule is an event of the same decision, so replay needs no setting's history.
  */
 import { AccessLevel } from '../shared/access.js';
 import { defaultBranchProtection } from '../settings/queries.js';
+import { findGroup } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import type { RefUpdate } from './commands.js';
 import type { RepositoryEvent } from './events.js';
@@ -17,6 +18,10 @@ export const BranchProtection = { NONE: 0, DEV_CAN_PUSH: 1, FULL: 2, DEV_CAN_MER
 /** Access level ids drawn from the module's sequence, after `drawn` already taken in this decision. */
 export const drawLevels = (state: RepositoriesView, drawn: number, ...accessLevels: number[]): RefAccessLevel[] =>
   accessLevels.map((access_level, index) => ({ id: state.repositories.sequences.access_level + drawn + index + 1, access_level }));
+
+/** `project.namespace.default_branch_protection`: the group's own level, or the instance's. */
+export const namespaceBranchProtection = (state: RepositoriesView, project: Project): number =>
+  (project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id)?.default_branch_protection : undefined) ?? defaultBranchProtection(state.settings);
 
 /** The default branch once `changes` are applied (`defaultBranchOf` of the repository after them). */
 const defaultBranchAfter = (repository: Repository, changes: readonly RefUpdate[]): string | null => {
@@ -35,7 +40,7 @@ const defaultBranchAfter = (repository: Repository, changes: readonly RefUpdate[
 
 /** The rule protecting the default branch these moves create, if they create it and protection is on. */
 export const protectDefaultBranch = (state: RepositoriesView, project: Project, repository: Repository, changes: readonly RefUpdate[], at: string): RepositoryEvent[] => {
-  const protection = defaultBranchProtection(state.settings);
+  const protection = namespaceBranchProtection(state, project);
   if (protection === BranchProtection.NONE) return [];
   const created = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX) && change.old_sha === null && change.new_sha !== null);
   if (created.length === 0) return [];

@@ -23,8 +23,8 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   emails_disabled: null,
   mentions_disabled: null,
   lfs_enabled: true,
-  // `Namespace#default_branch_protection`: groups hold none of their own here, so the instance's.
-  default_branch_protection: defaultBranchProtection(ctx.state.settings),
+  // `Namespace#default_branch_protection`: the group's own level, else the instance's.
+  default_branch_protection: group.default_branch_protection ?? defaultBranchProtection(ctx.state.settings),
   avatar_url: null,
   request_access_enabled: group.request_access_enabled,
   full_name: group.full_name,

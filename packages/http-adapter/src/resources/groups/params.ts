@@ -16,6 +16,8 @@ export const listParams = schema(
 );
 
 const visibility = { values: VISIBILITIES };
+/** `Gitlab::Access.protection_values`. */
+const branchProtection = { values: [0, 1, 2, 3] };
 
 export const createParams = schema(
   requires('name', T.String),
@@ -25,6 +27,7 @@ export const createParams = schema(
   optional('description', T.String),
   optional('request_access_enabled', T.Boolean),
   optional('membership_lock', T.Boolean),
+  optional('default_branch_protection', T.Integer, branchProtection),
 );
 
 export const updateParams = schema(
@@ -36,6 +39,7 @@ export const updateParams = schema(
   optional('request_access_enabled', T.Boolean),
   optional('new_user_signups_cap', T.Integer),
   optional('membership_lock', T.Boolean),
+  optional('default_branch_protection', T.Integer, branchProtection),
 );
 
 export const transferParams = schema(optional('group_id', T.Integer));

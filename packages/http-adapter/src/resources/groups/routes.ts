@@ -95,6 +95,7 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (params.description !== undefined && params.description !== null) command.description = params.description;
         if (params.request_access_enabled !== undefined && params.request_access_enabled !== null) command.request_access_enabled = params.request_access_enabled;
         if (typeof params.membership_lock === 'boolean') command.membership_lock = params.membership_lock;
+        if (typeof params.default_branch_protection === 'number') command.default_branch_protection = params.default_branch_protection;
         return command;
       },
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
@@ -126,6 +127,7 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
         ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
         ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
+        ...(typeof params.default_branch_protection === 'number' ? { default_branch_protection: params.default_branch_protection } : {}),
       }),
       present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
     }),
