@@ -215,6 +215,20 @@ export const snippetSpecs: Record<string, Spec> = {
     when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'New' },
     then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, title: 'New' } }],
   },
+  'an update to the values the snippet holds, its files included, writes nothing': {
+    given: [...base, snippetCreated(1)],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'Snip', description: '', visibility: 'public', files: [{ file_path: 'a.rb', content: 'puts 1' }] },
+    then: [],
+  },
+  'a file whose content changes is an update': {
+    given: [...base, snippetCreated(1)],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'Snip', files: [{ file_path: 'a.rb', content: 'puts 2' }] },
+    then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, files: [{ path: 'a.rb', content: 'puts 2' }] } }],
+  },
   'a private snippet is not found by outsiders': { given: [...base, snippetCreated(1, 'private')], as: 5, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: notFound('Snippet') },
   'maintainers delete any snippet': { given: [...base, snippetCreated(1)], as: 4, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, then: [{ type: 'SnippetDeleted', data: { project_id: 1, id: 1, at: AT } }] },
 };
