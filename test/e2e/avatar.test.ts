@@ -125,6 +125,39 @@ describe('user avatars', () => {
     expect(storedFiles()).toEqual(files);
   });
 
+  it('an empty file is taken as the platform takes it: a named one is an avatar of 0 bytes, a nameless part no upload at all', async () => {
+    const files = storedFiles();
+    const position = server.app.position;
+    // Rack drops a file part whose filename is "" (what a browser sends for "no file chosen"): the update has no
+    // avatar, and keeps the one it had. (undici's FormData leaves such a filename out, so the body is written here.)
+    const emptyFilePart = async (fields: Record<string, string>) => {
+      const boundary = 'forgefold-empty-file';
+      const parts = [...Object.entries(fields).map(([name, value]) => `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`), 'Content-Disposition: form-data; name="avatar"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n'];
+      const body = `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
+      const response = await fetch(`${server.url}/api/v4/users/${aliceId}`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const none = await emptyFilePart({ name: 'Alice A' });
+    expect(none.status).toBe(200);
+    expect(none.body.name).toBe('Alice A');
+    expect(none.body.avatar_url).toMatch(/\/new_face__1_\.PNG$/);
+    const alone = await emptyFilePart({});
+    expect(alone.status).toBe(200);
+    expect(alone.body.avatar_url).toBe(none.body.avatar_url);
+    // A part without a filename is a string, which Grape's File type refuses (as any string).
+    expect(await send('PUT', `/users/${aliceId}`, form({}, { name: '', data: Buffer.alloc(0) }))).toEqual({ status: 400, body: { error: 'avatar is invalid' } });
+    expect(storedFiles()).toEqual(files);
+    expect(server.app.position).toBe(position + 1);
+    // CarrierWave's `SanitizedFile#empty?` is false for an empty file that exists, and Avatarable checks only the
+    // extension and a maximum size: a named empty image is accepted and served as it came, 0 bytes.
+    const dave = await send('POST', '/users', form({ username: 'dave', name: 'Dave', email: 'dave@example.com', password: 'correct-horse-battery' }, { name: 'empty.png', data: Buffer.alloc(0) }));
+    expect(dave.status).toBe(201);
+    expect(dave.body.avatar_url).toBe(`${server.url}/uploads/-/system/user/avatar/${dave.body.id}/empty.png`);
+    const served = await fetchBytes(dave.body.avatar_url);
+    expect(served.status).toBe(200);
+    expect(served.bytes.length).toBe(0);
+  });
+
   it('survives a restart: the log names the file, the data directory keeps it', async () => {
     const url = (await send('GET', `/users/${aliceId}`)).body.avatar_url as string;
     await server.close();

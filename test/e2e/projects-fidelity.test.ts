@@ -64,3 +64,33 @@ describe('GET /projects/:id', () => {
     expect(await raw('POST', `/api/v4/groups/${group.id}/members`, { user_id: bob.id, access_level: 30 })).toEqual({ status: 403, text: '{"message":"403 Forbidden"}' });
   });
 });
+
+describe('PUT /projects/:id', () => {
+  it('with none of its parameters is 400 at_least_one_of, listing them in the platform order; nothing is written', async () => {
+    const project = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Quiet' } });
+    const head = server.app.position;
+    for (const request of [{ body: {} }, { body: { unknown: 'x' } }, { token: bob.token, body: {} }]) {
+      const answer = await server.request('PUT', `/api/v4/projects/${project.body.id}`, { token: alice.token, ...request });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({
+        error:
+          'allow_merge_on_skipped_pipeline, autoclose_referenced_issues, auto_devops_enabled, auto_devops_deploy_strategy, auto_cancel_pending_pipelines, ' +
+          'build_coverage_regex, build_git_strategy, build_timeout, builds_access_level, ci_config_path, ci_default_git_depth, ci_forward_deployment_enabled, ' +
+          'container_registry_enabled, container_expiration_policy_attributes, default_branch, description, emails_disabled, forking_access_level, ' +
+          'issues_access_level, lfs_enabled, merge_requests_access_level, merge_method, name, only_allow_merge_if_all_discussions_are_resolved, ' +
+          'only_allow_merge_if_pipeline_succeeds, pages_access_level, path, printing_merge_request_link_enabled, public_builds, remove_source_branch_after_merge, ' +
+          'repository_access_level, request_access_enabled, resolve_outdated_diff_discussions, restrict_user_defined_variables, squash_option, shared_runners_enabled, ' +
+          'snippets_access_level, tag_list, topics, visibility, wiki_access_level, avatar, suggestion_commit_message, merge_commit_template, squash_commit_template, ' +
+          'repository_storage, compliance_framework_setting, packages_enabled, service_desk_enabled, keep_latest_artifact, ' +
+          'issues_enabled, jobs_enabled, merge_requests_enabled, wiki_enabled, snippets_enabled, ' +
+          'approvals_before_merge, external_authorization_classification_label, fallback_approvals_required, import_url, issues_template, merge_requests_template, ' +
+          'merge_pipelines_enabled, merge_trains_enabled, requirements_access_level are missing, at least one parameter must be provided',
+      });
+    }
+    expect(server.app.position).toBe(head);
+    // A name of the list is enough, though this route keeps none of it (its value is not checked here).
+    expect((await server.request('PUT', `/api/v4/projects/${project.body.id}`, { token: alice.token, body: { issues_access_level: 'enabled' } })).status).toBe(200);
+    // Authentication comes first (`authenticate_non_get!` is a `before`).
+    expect((await server.request('PUT', `/api/v4/projects/${project.body.id}`, { token: null, body: {} })).status).toBe(401);
+  });
+});

@@ -68,6 +68,25 @@ describe('identities', () => {
   });
 });
 
+describe('identities and updated_at', () => {
+  it("an identity set or removed alone leaves the account's updated_at (the identity is a row of its own)", async () => {
+    const frank = await createPerson(server, 'frank');
+    server.advance(60_000);
+    const gina = await createPerson(server, 'gina');
+    server.advance(60_000);
+    const order = async () =>
+      ((await server.request('GET', '/api/v4/users?order_by=updated_at&sort=asc&per_page=100')).body as { id: number }[]).map((user) => user.id).filter((id) => id === frank.id || id === gina.id);
+    expect(await order()).toEqual([frank.id, gina.id]);
+    expect((await server.request('PUT', `/api/v4/users/${frank.id}`, { body: { provider: 'github', extern_uid: 'frank-1' } })).status).toBe(200);
+    expect(await order()).toEqual([frank.id, gina.id]);
+    expect((await server.request('DELETE', `/api/v4/users/${frank.id}/identities/github`)).status).toBe(204);
+    expect(await order()).toEqual([frank.id, gina.id]);
+    // A change to the account itself moves it.
+    expect((await server.request('PUT', `/api/v4/users/${frank.id}`, { body: { name: 'Frank F' } })).status).toBe(200);
+    expect(await order()).toEqual([gina.id, frank.id]);
+  });
+});
+
 describe('ban and unban', () => {
   it('ban an active user and unban a banned one (201 true); otherwise 403 with the service message', async () => {
     const eve = await createPerson(server, 'eve');

@@ -112,6 +112,13 @@ export const issueSpecs: Record<string, Spec> = {
   "a guest does not edit another's issue": { given: [...base, issueCreated(1, 1, { author: 4 })], as: 2, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
   // `find_by!` then `authorize! :update_issue` (put_projects_issues_spec: "returns 403 for non project members").
   'a confidential issue is refused to outsiders': { given: [...base, issueCreated(1, 1, { confidential: true, author: 4 })], as: 5, when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'x' }, error: forbidden() },
+  'labels and assignees given again, in another order, change nothing (ids_changing? compares them sorted)': {
+    given: [...base, issueCreated(1, 1), { type: 'IssueUpdated', data: { project_id: 1, id: 1, iid: 1, updated_by_id: 3, updated_at: AT, labels: ['b', 'a'], assignee_ids: [3, 4] } }],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateIssue', project_id: 1, iid: 1, title: 'Bug', labels: ['a', 'b', 'a'], assignee_ids: [4, 3] },
+    then: [],
+  },
   'removing a due date that is not set records nothing': {
     given: [...base, issueCreated(1, 1)],
     as: 2,
@@ -215,6 +222,20 @@ export const snippetSpecs: Record<string, Spec> = {
     when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'New' },
     then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, title: 'New' } }],
   },
+  'an update to the values the snippet holds, its files included, writes nothing': {
+    given: [...base, snippetCreated(1)],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'Snip', description: '', visibility: 'public', files: [{ file_path: 'a.rb', content: 'puts 1' }] },
+    then: [],
+  },
+  'a file whose content changes is an update': {
+    given: [...base, snippetCreated(1)],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'Snip', files: [{ file_path: 'a.rb', content: 'puts 2' }] },
+    then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, files: [{ path: 'a.rb', content: 'puts 2' }] } }],
+  },
   'a private snippet is not found by outsiders': { given: [...base, snippetCreated(1, 'private')], as: 5, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: notFound('Snippet') },
   'maintainers delete any snippet': { given: [...base, snippetCreated(1)], as: 4, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, then: [{ type: 'SnippetDeleted', data: { project_id: 1, id: 1, at: AT } }] },
 };
@@ -232,6 +253,13 @@ export const epicSpecs: Record<string, Spec> = {
     as: 3,
     when: { type: 'UpdateEpic', group_id: 10, iid: 1, state_event: 'close' },
     then: [{ type: 'EpicClosed', data: { group_id: 10, id: 3, iid: 1, closed_by_id: 3, at: AT } }],
+  },
+  'an epic given the labels it has writes nothing': {
+    given: [...base, { type: 'EpicCreated', data: { group_id: 10, id: 3, iid: 1, title: 'Epic', description: '', confidential: false, labels: ['x', 'y'], author_id: 3, created_at: AT } }],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateEpic', group_id: 10, iid: 1, title: 'Epic', labels: ['y', 'x'] },
+    then: [],
   },
   // `authorize!(:admin_epic, epic)` with no epic: `NilPolicy` refuses.
   'a missing epic is refused': { given: [...base, epicCreated(3, 1)], as: 3, when: { type: 'UpdateEpic', group_id: 10, iid: 9, title: 'x' }, error: forbidden() },

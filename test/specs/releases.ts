@@ -77,12 +77,12 @@ export const releaseSpecs: Record<string, Spec> = {
     when: create({ milestones: ['v1', 'v2'] }),
     error: { _tag: 'BadRequest', message: 'Milestone(s) not found: v1, v2' },
   },
-  'clearing milestones is an update (nothing else changes)': {
+  'clearing milestones is a parameter, but none are kept: nothing changes, nothing is written': {
     given: [...base, released],
     as: 2,
     at: LATER,
     when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', milestones: [] },
-    then: [{ type: 'ReleaseUpdated', data: { project_id: 1, id: 1, updated_at: LATER } }],
+    then: [],
   },
   'a description beyond the text limit fails the save': {
     given: base,
@@ -102,6 +102,13 @@ export const releaseSpecs: Record<string, Spec> = {
     at: LATER,
     when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', description: 'More notes', released_at: LATER },
     then: [{ type: 'ReleaseUpdated', data: { project_id: 1, id: 1, updated_at: LATER, description: 'More notes', released_at: LATER } }],
+  },
+  'an update to the values the release holds writes nothing': {
+    given: [...base, released],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateRelease', project_id: 1, tag: 'v1.0', name: 'One', description: 'Notes', released_at: AT },
+    then: [],
   },
   'updating with nothing to change is 400 "params is empty"': {
     given: [...base, released],
@@ -163,6 +170,12 @@ export const releaseSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, name: 'app' },
     then: [{ type: 'ReleaseLinkUpdated', data: { project_id: 1, release_id: 1, id: 1, name: 'app' } }],
+  },
+  'a link updated to the values it holds writes nothing': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, name: 'binary', url: 'https://example.com/app', filepath: '/bin/app', link_type: 'package' },
+    then: [],
   },
   'a link is deleted; a reporter may not': {
     given: [...base, released],

@@ -214,6 +214,12 @@ export const repositorySpecs: Record<string, Spec> = {
       { type: 'MergeRequestClosed', data: { project_id: 1, iid: 1, closed_by_id: 2, at: AT } },
     ],
   },
+  'a merge request given the assignees it has writes nothing': {
+    given: [...base, ...mergeRequest, { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, assignee_ids: [2, 4], updated_by_id: 2 } }],
+    as: 2,
+    when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, title: 'Feature', assignee_ids: [4, 2] },
+    then: [],
+  },
   'an unknown merge request': { given: base, as: 2, when: { type: 'UpdateMergeRequest', project_id: 1, iid: 9, title: 'x' }, error: notFound('Merge Request') },
   'a merge moves the target branch and records who merged': {
     given: [...base, ...mergeRequest],

@@ -66,6 +66,20 @@ export const scheduleSpecs: Record<string, Spec> = {
     when: { type: 'UpdatePipelineSchedule', project_id: 1, schedule_id: 1, changes: { cron: '30 6 * * *' } },
     then: [{ type: 'ScheduleUpdated', data: { project_id: 1, id: 1, cron: '30 6 * * *', next_run_at: '2026-01-01T06:33:00.000Z', updated_at: '2026-01-01T05:00:00.000Z' } }],
   },
+  'an update to the same values writes nothing (the next run from now is the one held)': {
+    given: withSchedule,
+    as: 2,
+    at: '2026-01-01T00:30:00.000Z',
+    when: { type: 'UpdatePipelineSchedule', project_id: 1, schedule_id: 1, changes: { description: 'Schedule 1', cron: ' 0 1 * * *', active: true } },
+    then: [],
+  },
+  'an update to the same values of a schedule whose next run has passed moves the next run (set_next_run_at)': {
+    given: [...pipelineBase, scheduleCreated(1, 'feature', { active: false })],
+    as: 2,
+    at: '2026-01-03T12:00:00.000Z',
+    when: { type: 'UpdatePipelineSchedule', project_id: 1, schedule_id: 1, changes: { description: 'Schedule 1' } },
+    then: [{ type: 'ScheduleUpdated', data: { project_id: 1, id: 1, description: 'Schedule 1', next_run_at: '2026-01-04T01:03:00.000Z', updated_at: '2026-01-03T12:00:00.000Z' } }],
+  },
   'a Developer may not update a schedule of someone else': {
     given: ofMaint,
     as: 2,
@@ -96,6 +110,13 @@ export const scheduleSpecs: Record<string, Spec> = {
     at: '2026-01-01T02:00:00.000Z',
     when: { type: 'TakePipelineScheduleOwnership', project_id: 1, schedule_id: 1 },
     then: [{ type: 'ScheduleOwnershipTaken', data: { project_id: 1, id: 1, owner_id: 4, next_run_at: '2026-01-02T01:03:00.000Z', updated_at: '2026-01-01T02:00:00.000Z' } }],
+  },
+  'its owner taking ownership again writes nothing': {
+    given: withSchedule,
+    as: 2,
+    at: '2026-01-01T00:30:00.000Z',
+    when: { type: 'TakePipelineScheduleOwnership', project_id: 1, schedule_id: 1 },
+    then: [],
   },
   'play runs now as the player; next_run_at is unaffected': {
     given: [...withSchedule, variable('FROM', 'play')],
@@ -141,6 +162,12 @@ export const scheduleSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'UpdatePipelineScheduleVariable', project_id: 1, schedule_id: 1, key: 'DEPLOY', value: 'no' },
     then: [{ type: 'ScheduleVariableUpdated', data: { project_id: 1, schedule_id: 1, key: 'DEPLOY', value: 'no', variable_type: 'env_var' } }],
+  },
+  'a variable updated to the same value and type writes nothing': {
+    given: [...withSchedule, variable('DEPLOY', 'yes')],
+    as: 2,
+    when: { type: 'UpdatePipelineScheduleVariable', project_id: 1, schedule_id: 1, key: 'DEPLOY', value: 'yes', variable_type: 'env_var' },
+    then: [],
   },
   'an unknown variable is 404': {
     given: withSchedule,

@@ -276,7 +276,8 @@ function dispositionParam(disposition: string, key: string): string | undefined 
 }
 
 /**
- * multipart/form-data (RFC 7578). Text parts → UTF-8 strings; parts with a filename → UploadedFile.
+ * multipart/form-data (RFC 7578). Text parts → UTF-8 strings; parts with a filename → UploadedFile (an empty
+ * filename: no part, as Rack::Multipart drops it).
  * Throws ApiError 400 on a malformed body.
  */
 export function parseMultipart(body: Buffer, boundary: string): RawParams {
@@ -311,7 +312,8 @@ export function parseMultipart(body: Buffer, boundary: string): RawParams {
     const disposition = headers['content-disposition'] ?? '';
     const name = dispositionParam(disposition, 'name');
     const filename = dispositionParam(disposition, 'filename');
-    if (name !== undefined) {
+    // `filename=""` is a form's "no file chosen": Rack's parser drops the part, so the parameter is absent.
+    if (name !== undefined && filename !== '') {
       const decodedName = decodeUtf8(Buffer.from(name, 'latin1'), 'a parameter name');
       if (filename !== undefined) {
         pairs.push([

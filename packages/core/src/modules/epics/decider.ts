@@ -4,7 +4,7 @@ import { forbidden, notFound, type DomainError } from '../../kernel/domain-error
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { tableGet } from '../../kernel/table.js';
 import { findGroup } from '../groups/queries.js';
-import { Errors, MAX_NAME } from '../shared/validation.js';
+import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
 import type { EpicCommand } from './commands.js';
 import type { EpicEvent } from './events.js';
 import type { EpicsView } from './projection.js';
@@ -51,7 +51,7 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<EpicCommand, 'UpdateEpic'
   if (command.title !== undefined && command.title !== epic.title) Object.assign(changes, { title: command.title, previous_title: epic.title });
   if (command.description !== undefined && command.description !== epic.description) changes.description = command.description;
   if (command.confidential !== undefined && command.confidential !== epic.confidential) changes.confidential = command.confidential;
-  if (command.labels !== undefined) changes.labels = uniq(command.labels);
+  if (command.labels !== undefined && !sameMembers(epic.labels, uniq(command.labels))) changes.labels = uniq(command.labels);
   const base = { group_id: group.id, id: epic.id, iid: epic.iid };
   const events: EpicEvent[] = [];
   if (Object.keys(changes).length > 0) events.push({ type: 'EpicUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });

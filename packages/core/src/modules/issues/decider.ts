@@ -6,7 +6,7 @@ import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin } from '.
 import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
-import { Errors, MAX_NAME } from '../shared/validation.js';
+import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
@@ -75,8 +75,8 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
   if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
-  if (metadata && command.labels !== undefined) changes.labels = uniq(command.labels);
-  if (metadata && command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.labels !== undefined && !sameMembers(issue.labels, uniq(command.labels))) changes.labels = uniq(command.labels);
+  if (metadata && command.assignee_ids !== undefined && !sameMembers(issue.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
   if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
   if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };

@@ -8,6 +8,7 @@ import { decideByType, type Decision, type Issued, type IssuedAs } from '../../k
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
+import { changesAnything } from '../shared/validation.js';
 import { tagRef } from '../repositories/projection.js';
 import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
 import type { ReleaseEvent, ReleaseLinkData } from './events.js';
@@ -159,19 +160,10 @@ const decideUpdate = (issued: IssuedAs<ReleaseCommand, 'UpdateRelease'>, state: 
   if (unknown) return E.left(unknown);
   // `release.update` failing: `error(release.errors.messages, 400)`.
   if (descriptionTooLong(description)) return E.left(validation({ description: [DESCRIPTION_TOO_LONG] }));
-  return E.right([
-    {
-      type: 'ReleaseUpdated',
-      data: {
-        project_id: release.project_id,
-        id: release.id,
-        updated_at: issued.at,
-        ...(name !== undefined ? { name } : {}),
-        ...(description !== undefined ? { description } : {}),
-        ...(released_at !== undefined ? { released_at } : {}),
-      },
-    },
-  ]);
+  const changes = { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}), ...(released_at !== undefined ? { released_at } : {}) };
+  // `release.update(params)` with the values it holds saves nothing.
+  if (!changesAnything(release, changes)) return E.right([]);
+  return E.right([{ type: 'ReleaseUpdated', data: { project_id: release.project_id, id: release.id, updated_at: issued.at, ...changes } }]);
 };
 
 const decideDelete = (issued: IssuedAs<ReleaseCommand, 'DeleteRelease'>, state: State): Decided => {
@@ -221,6 +213,7 @@ const decideUpdateLink = (issued: IssuedAs<ReleaseCommand, 'UpdateReleaseLink'>,
   };
   const errors = linkErrors({ ...current.right, ...changes }, release.links.filter((other) => other.id !== current.right.id));
   if (Object.keys(errors).length > 0) return E.left(validation(errors));
+  if (!changesAnything(current.right, changes)) return E.right([]);
   return E.right([{ type: 'ReleaseLinkUpdated', data: { project_id: release.project_id, release_id: release.id, id: current.right.id, ...changes } }]);
 };
 

@@ -10,6 +10,7 @@ import { canMergeToBranch, canPushToBranch, canRepository } from './policy.js';
 import { branchSha, currentVersion, findMergeRequest, findRepository, mergeRequestsOf } from './queries.js';
 import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
+import { sameMembers } from '../shared/validation.js';
 
 type State = RepositoriesView;
 
@@ -118,7 +119,7 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   if (targetChanges) changes.target_branch = command.target_branch!;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
-  if (command.assignee_ids !== undefined) changes.assignee_ids = [...command.assignee_ids];
+  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });
   // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`).

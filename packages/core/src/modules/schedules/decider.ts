@@ -13,6 +13,7 @@ import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findUser } from '../users/queries.js';
 import { createPipelines, type NewPipeline } from '../pipelines/builders.js';
+import { changesAnything } from '../shared/validation.js';
 import { refFactOf, refProtectedFor } from '../pipelines/queries.js';
 import type { ScheduleCommand } from './commands.js';
 import type { ScheduleEvent, ScheduleRunSkipReason } from './events.js';
@@ -130,10 +131,10 @@ const decideUpdate = (issued: IssuedAs<ScheduleCommand, 'UpdatePipelineSchedule'
     const merged = { ...schedule, ...changes };
     const invalid = scheduleErrors(merged);
     if (invalid) return E.left(invalid);
-    const event: ScheduleEvent = {
-      type: 'ScheduleUpdated',
-      data: { project_id: schedule.project_id, id: schedule.id, ...changes, next_run_at: scheduleNextRunAt(merged.cron, merged.cron_timezone, issued.at), updated_at: issued.at },
-    };
+    const next_run_at = scheduleNextRunAt(merged.cron, merged.cron_timezone, issued.at);
+    // `before_save :set_next_run_at` sets the next run again: a save that moves nothing, not even that, writes nothing.
+    if (!changesAnything(schedule, { ...changes, next_run_at })) return E.right([]);
+    const event: ScheduleEvent = { type: 'ScheduleUpdated', data: { project_id: schedule.project_id, id: schedule.id, ...changes, next_run_at, updated_at: issued.at } };
     return E.right([event]);
   })(administrable(state, issued));
 
@@ -208,14 +209,12 @@ export const decide = decideByType<ScheduleCommand, State, Result>({
     E.map(({ schedule }: { schedule: Schedule }): readonly DomainEvent[] => [{ type: 'ScheduleDeleted', data: { project_id: schedule.project_id, id: schedule.id } }])(administrable(state, issued)),
   TakePipelineScheduleOwnership: (issued, state) =>
     E.chain(({ schedule }: { schedule: Schedule }): Result => {
-      if (issued.actor.userId === null) return E.left(forbidden());
-      // `own!` saves the schedule, which sets `next_run_at` again.
-      return E.right([
-        {
-          type: 'ScheduleOwnershipTaken',
-          data: { project_id: schedule.project_id, id: schedule.id, owner_id: issued.actor.userId, next_run_at: scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at), updated_at: issued.at },
-        },
-      ]);
+      const owner_id = issued.actor.userId;
+      if (owner_id === null) return E.left(forbidden());
+      // `own!` saves the schedule, which sets `next_run_at` again; its owner taking it again moves nothing else.
+      const next_run_at = scheduleNextRunAt(schedule.cron, schedule.cron_timezone, issued.at);
+      if (!changesAnything(schedule, { owner_id, next_run_at })) return E.right([]);
+      return E.right([{ type: 'ScheduleOwnershipTaken', data: { project_id: schedule.project_id, id: schedule.id, owner_id, next_run_at, updated_at: issued.at } }]);
     })(administrable(state, issued)),
   PlayPipelineSchedule: decidePlay,
   CreatePipelineScheduleVariable: (issued, state) =>
@@ -228,18 +227,13 @@ export const decide = decideByType<ScheduleCommand, State, Result>({
     })(administrable(state, issued)),
   UpdatePipelineScheduleVariable: (issued, state) =>
     E.chain(({ schedule }: { schedule: Schedule }) =>
-      E.map((variable: ScheduleVariable): readonly DomainEvent[] => [
-        {
-          type: 'ScheduleVariableUpdated',
-          data: {
-            project_id: schedule.project_id,
-            schedule_id: schedule.id,
-            key: variable.key,
-            value: issued.command.value ?? variable.value,
-            variable_type: issued.command.variable_type ?? variable.variable_type,
-          },
-        },
-      ])(withVariable(issued, schedule)),
+      E.map((variable: ScheduleVariable): readonly DomainEvent[] => {
+        const value = issued.command.value ?? variable.value;
+        const variable_type = issued.command.variable_type ?? variable.variable_type;
+        // The platform re-encrypts even the same value (a new IV), which no answer shows: nothing is written.
+        if (!changesAnything(variable, { value, variable_type })) return [];
+        return [{ type: 'ScheduleVariableUpdated', data: { project_id: schedule.project_id, schedule_id: schedule.id, key: variable.key, value, variable_type } }];
+      })(withVariable(issued, schedule)),
     )(administrable(state, issued)),
   DeletePipelineScheduleVariable: (issued, state) =>
     E.chain(({ schedule }: { schedule: Schedule }) =>

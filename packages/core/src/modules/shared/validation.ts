@@ -73,3 +73,13 @@ export const changesAnything = (current: object, changes: Readonly<Record<string
   }
   return false;
 };
+
+/**
+ * Whether two lists hold the same values, whatever their order or repeats: labels and assignees are sets
+ * (`IssuableBaseService#ids_changing?` compares them sorted), so giving the ones held changes nothing.
+ */
+export const sameMembers = <T>(held: readonly T[], given: readonly T[]): boolean => {
+  const a = new Set(held);
+  const b = new Set(given);
+  return a.size === b.size && [...a].every((value) => b.has(value));
+};

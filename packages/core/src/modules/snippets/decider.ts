@@ -8,7 +8,7 @@ import type { SettingsSlice } from '../settings/projection.js';
 import { settingInteger } from '../settings/queries.js';
 import type { SnippetCommand, SnippetFileInput } from './commands.js';
 import type { SnippetEvent } from './events.js';
-import type { SnippetsView } from './projection.js';
+import type { SnippetFile, SnippetsView } from './projection.js';
 import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from './queries.js';
 
 type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
@@ -55,6 +55,10 @@ const checkSnippet = (title: string | undefined, files: readonly SnippetFileInpu
 
 const toFiles = (files: readonly SnippetFileInput[]) => files.map((file) => ({ path: file.file_path, content: file.content }));
 
+/** The same files with the same contents, in the same order. */
+const sameFiles = (held: readonly SnippetFile[], given: readonly SnippetFileInput[]): boolean =>
+  held.length === given.length && held.every((file, index) => file.path === given[index]!.file_path && file.content === given[index]!.content);
+
 const decideCreate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'CreateSnippet'>, state: SnippetsView): Decided => {
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
@@ -96,8 +100,10 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSn
   if (command.title !== undefined && command.title !== snippet.title) changes.title = command.title;
   if (command.description !== undefined && command.description !== snippet.description) changes.description = command.description;
   if (command.visibility !== undefined && command.visibility !== snippet.visibility) changes.visibility = command.visibility;
-  if (command.files !== undefined) changes.files = toFiles(command.files);
-  // The platform saves (and moves updated_at) even when nothing changed.
+  if (command.files !== undefined && !sameFiles(snippet.files, command.files)) changes.files = toFiles(command.files);
+  // `snippet.save` of the values it holds writes nothing, and `updated_at` stays. (Given files, the platform commits
+  // them to the snippet's repository all the same; the files live in the log here, and no answer shows that commit.)
+  if (Object.keys(changes).length === 0) return E.right([]);
   return E.right([{ type: 'SnippetUpdated', data: { project_id: snippet.project_id, id: snippet.id, updated_at: at, ...changes } }]);
 };
 

@@ -52,7 +52,7 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       // A changed extern_uid keeps the identity's place; a new provider comes last.
       user.identities = current ? user.identities.map((identity) => (identity.provider === provider ? { provider, extern_uid } : identity)) : [...user.identities, { provider, extern_uid }];
       tableSet(users.byIdentity, identityKey(provider, extern_uid), user.id);
-      user.updated_at = event.data.at;
+      // An identity is a row of its own (`Identity belongs_to :user`, no `touch`): the account's updated_at stays.
       return;
     }
     case 'UserIdentityRemoved': {
@@ -61,7 +61,6 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       if (!user || !current) return;
       tableDelete(users.byIdentity, identityKey(current.provider, current.extern_uid));
       user.identities = user.identities.filter((identity) => identity.provider !== event.data.provider);
-      user.updated_at = event.data.at;
       return;
     }
     case 'UserBlocked':

@@ -36,6 +36,80 @@ export const createParams = schema(...createFields);
 /** `POST /projects/user/:user_id`: an administrator creates a project for a user. */
 export const createForUserParams = schema(pathParam('user_id', T.Integer), ...createFields);
 
+/**
+ * `at_least_one_of(*ProjectsHelpers.update_params_at_least_one_of)` of `PUT /projects/:id`, in the platform's order:
+ * the CE list, then EE's `super.concat`. Most of these names this route does not keep; any of them present (whatever
+ * its value) is enough. Sources and what is uncertain about 14.7: docs/decisions.md, "No-op updates".
+ */
+const UPDATE_AT_LEAST_ONE_OF = [
+  'allow_merge_on_skipped_pipeline',
+  'autoclose_referenced_issues',
+  'auto_devops_enabled',
+  'auto_devops_deploy_strategy',
+  'auto_cancel_pending_pipelines',
+  'build_coverage_regex',
+  'build_git_strategy',
+  'build_timeout',
+  'builds_access_level',
+  'ci_config_path',
+  'ci_default_git_depth',
+  'ci_forward_deployment_enabled',
+  'container_registry_enabled',
+  'container_expiration_policy_attributes',
+  'default_branch',
+  'description',
+  'emails_disabled',
+  'forking_access_level',
+  'issues_access_level',
+  'lfs_enabled',
+  'merge_requests_access_level',
+  'merge_method',
+  'name',
+  'only_allow_merge_if_all_discussions_are_resolved',
+  'only_allow_merge_if_pipeline_succeeds',
+  'pages_access_level',
+  'path',
+  'printing_merge_request_link_enabled',
+  'public_builds',
+  'remove_source_branch_after_merge',
+  'repository_access_level',
+  'request_access_enabled',
+  'resolve_outdated_diff_discussions',
+  'restrict_user_defined_variables',
+  'squash_option',
+  'shared_runners_enabled',
+  'snippets_access_level',
+  'tag_list',
+  'topics',
+  'visibility',
+  'wiki_access_level',
+  'avatar',
+  'suggestion_commit_message',
+  'merge_commit_template',
+  'squash_commit_template',
+  'repository_storage',
+  'compliance_framework_setting',
+  'packages_enabled',
+  'service_desk_enabled',
+  'keep_latest_artifact',
+  // "TODO: remove in API v5, replaced by *_access_level"
+  'issues_enabled',
+  'jobs_enabled',
+  'merge_requests_enabled',
+  'wiki_enabled',
+  'snippets_enabled',
+  // EE
+  'approvals_before_merge',
+  'external_authorization_classification_label',
+  'fallback_approvals_required',
+  'import_url',
+  'issues_template',
+  'merge_requests_template',
+  'merge_pipelines_enabled',
+  'merge_trains_enabled',
+  'requirements_access_level',
+];
+
 export const updateParams = schema(
   optional('default_branch', T.String),
   optional('merge_method', T.String, { values: ['merge', 'rebase_merge', 'ff'] }),
@@ -43,6 +117,7 @@ export const updateParams = schema(
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),
   optional('description', T.String),
+  atLeastOneOf(...UPDATE_AT_LEAST_ONE_OF),
 );
 
 /** `GET /users/:user_id/projects`: the user by id or username. */
