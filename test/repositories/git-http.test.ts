@@ -136,6 +136,19 @@ describe('git over HTTP', () => {
     expect(push.code).not.toBe(0);
     expect(push.stderr).toContain('You are not allowed to push code to this project.');
 
+    // Scopes (`Gitlab::Auth#abilities_for_scopes`): `read_api` reads code and pushes none; `read_user` does neither.
+    const scoped = async (scopes: string[]) => (await server.call('POST', `/users/${dev.id}/personal_access_tokens`, { name: scopes.join(), scopes })).body.token as string;
+    const readApi = await scoped(['read_api']);
+    expect((await client(work, ['clone', '--quiet', url('dev', readApi), 'read-api-repo'], env())).code).toBe(0);
+    const readOnly = join(work, 'read-api-repo');
+    await client(readOnly, ['commit', '-q', '--allow-empty', '-m', 'Nope'], env());
+    const readApiPush = await client(readOnly, ['push', 'origin', 'HEAD:refs/heads/read-api'], env());
+    expect(readApiPush.code).not.toBe(0);
+    expect(readApiPush.stderr).toContain('You are not allowed to push code to this project.');
+    const readUser = await client(work, ['ls-remote', url('dev', await scoped(['read_user']))], env());
+    expect(readUser.code).not.toBe(0);
+    expect(readUser.stderr).toContain('You are not allowed to download code from this project.');
+
     // `oauth2` with a token works like any login with a personal access token; a password login works too.
     expect((await client(work, ['ls-remote', url('oauth2', dev.token)], env())).code).toBe(0);
     expect((await client(work, ['ls-remote', url('dev', 'password-123')], env())).code).toBe(0);

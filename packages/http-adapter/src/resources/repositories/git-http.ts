@@ -28,8 +28,11 @@ const missingPersonalAccessToken = (baseUrl: string): string =>
   "HTTP Basic: Access denied\nYou must use a personal access token with 'read_repository' or 'write_repository' scope for Git over HTTP.\n" +
   `You can generate one at ${baseUrl}/-/profile/personal_access_tokens`;
 
-/** Token scopes that allow reading and writing repositories over HTTP (`Gitlab::Auth` abilities for scopes). */
-const READ_SCOPES = new Set(['api', 'read_repository', 'write_repository']);
+/**
+ * Token scopes that allow reading and writing repositories over HTTP (`Gitlab::Auth#abilities_for_scopes`: `read_api`
+ * gives `read_only_authentication_abilities`, `download_code` among them).
+ */
+const READ_SCOPES = new Set(['api', 'read_api', 'read_repository', 'write_repository']);
 const WRITE_SCOPES = new Set(['api', 'write_repository']);
 
 interface Caller {
