@@ -117,6 +117,8 @@ describe('access requests', () => {
       expect(await server.request('POST', `${base}/access_requests`, { token: requester.token })).toMatchObject({ status: 400, body: { message: { user_id: ['already exists in source'] } } });
       expect((await server.request('POST', `${base}/access_requests`, { token: dev.token })).status).toBe(403);
       expect((await server.request('POST', `${base}/access_requests`, { token: null })).status).toBe(401);
+      // An administrator has access already (GroupPolicy `has_access`: Owner's level; ProjectPolicy prevents `admin`).
+      expect((await server.request('POST', `${base}/access_requests`)).status).toBe(403);
       // Requesters are not members.
       expect((await server.request('GET', `${base}/members/${requester.id}`, { token: owner.token })).status).toBe(404);
 
@@ -154,6 +156,11 @@ describe('access requests', () => {
     const asker = await createPerson(server, 'ar-asker');
     const hidden = await createGroup(server, owner, 'ArHidden');
     expect((await server.request('POST', `/api/v4/groups/${hidden.id}/access_requests`, { token: asker.token })).status).toBe(404);
+    // A member of one of its projects reads the private group, but may not ask to join it (`~view_globally`).
+    const inside = (await server.request('POST', '/api/v4/projects', { token: owner.token, body: { name: 'ar-inside', namespace_id: hidden.id } })).body;
+    await server.request('POST', `/api/v4/projects/${inside.id}/members`, { token: owner.token, body: { user_id: asker.id, access_level: 30 } });
+    expect((await server.request('GET', `/api/v4/groups/${hidden.id}`, { token: asker.token })).status).toBe(200);
+    expect((await server.request('POST', `/api/v4/groups/${hidden.id}/access_requests`, { token: asker.token })).status).toBe(403);
     const open = await createGroup(server, owner, 'ArOpen', undefined, 'internal');
     await server.request('POST', `/api/v4/groups/${open.id}/access_requests`, { token: asker.token });
     await server.request('DELETE', `/api/v4/groups/${open.id}`, { token: owner.token });

@@ -129,7 +129,7 @@ export const canCreateProjectsIn = (state: AccessView, userId: number | null, gr
 export const seesInternal = (state: AccessView, userId: number | null): boolean => userId !== null && findUser(state.users, userId)?.external !== true;
 
 /** Visible by its visibility alone (ProjectPolicy's `public_access`): public, or internal to one who `seesInternal`. */
-const visibleByVisibility = (state: AccessView, userId: number | null, subject: Group | Project): boolean =>
+export const visibleByVisibility = (state: AccessView, userId: number | null, subject: Group | Project): boolean =>
   subject.visibility === 'public' || (subject.visibility === 'internal' && seesInternal(state, userId));
 
 /** `read_group`. */

@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../../kernel/decider.js';
 import { forbidden, notFound, validation } from '../../../kernel/domain-error.js';
-import { canReadGroup, canReadProject } from '../../access/abilities.js';
+import { canReadGroup, canReadProject, isAdmin, visibleByVisibility } from '../../access/abilities.js';
 import { AccessLevel } from '../../shared/access.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
 import { dayOf } from '../../shared/validation.js';
@@ -31,12 +31,14 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
   switch (command.type) {
     case 'RequestAccess': {
       if (actorId === null) return E.left(forbidden());
-      // The `request_access` ability: the source is readable, requests are enabled, and the user has no access yet.
+      // The `request_access` ability: the source is readable, requests are enabled, it is visible by its visibility
+      // (GroupPolicy `view_globally`, ProjectPolicy `public_user_access`), and the user has no access yet, which an
+      // administrator always has (a group's Owner level; ProjectPolicy prevents `admin`).
       const readable = source.group ? canReadGroup(state, actorId, source.group) : canReadProject(state, actorId, source.project);
       if (!readable) return E.left(notFound(source.group ? 'Group' : 'Project'));
       const enabled = source.group ? source.group.request_access_enabled : true;
       const access = source.group ? groupAccessLevel(state, source.group, actorId, today) : projectAccessLevel(state, source.project, actorId, today);
-      if (!enabled || access > 0) return E.left(forbidden());
+      if (!enabled || access > 0 || isAdmin(state, actorId) || !visibleByVisibility(state, actorId, source.group ?? source.project)) return E.left(forbidden());
       // A second request fails the Member model's uniqueness (a 400, as the platform's `render_validation_error!`).
       if (findAccessRequest(state, source.type, source.id, actorId)) return E.left(validation({ user_id: ['already exists in source'] }));
       return E.right([{ type: 'AccessRequested', data: { source_type: source.type, source_id: source.id, user_id: actorId, at } }]);
