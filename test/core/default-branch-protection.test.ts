@@ -57,18 +57,39 @@ describe('default branch protection (decider)', () => {
     expect((await eventsOf(push([{ ref: 'refs/heads/main', old_sha: null, new_sha: SHA_A }]))).map((event) => event.type)).toEqual(['BranchCreated']);
   });
 
-  it('protects the fallback default (the first branch by name) when HEAD names no branch of the push', async () => {
+  it("moves HEAD to Gitaly's fallback default when HEAD names no branch of the push, and protects that branch", async () => {
     const { push, eventsOf } = await given();
-    const events = await eventsOf(
-      push([
-        { ref: 'refs/heads/zeta', old_sha: null, new_sha: SHA_A },
-        { ref: 'refs/heads/alpha', old_sha: null, new_sha: SHA_B },
-      ]),
-    );
-    expect(events.map((event) => [event.type, (event.data as { name: string }).name])).toEqual([
+    const pushed = async (names: string[]) =>
+      (await eventsOf(push(names.map((name) => ({ ref: `refs/heads/${name}`, old_sha: null, new_sha: SHA_A }))))).map((event) => [
+        event.type,
+        (event.data as { name?: string; default_branch?: string }).name ?? (event.data as { default_branch: string }).default_branch,
+      ]);
+    // `GetDefaultBranch`: the only branch, else `main`, else `master`, else the first by name.
+    expect(await pushed(['zeta', 'master', 'alpha'])).toEqual([
       ['BranchCreated', 'zeta'],
+      ['BranchCreated', 'master'],
       ['BranchCreated', 'alpha'],
-      ['ProtectedBranchCreated', 'alpha'],
+      ['DefaultBranchChanged', 'master'],
+      ['ProtectedBranchCreated', 'master'],
     ]);
+  });
+
+  it("refuses a Developer the first push into an empty repository under level 2, not under level 1, nor a fork's import", async () => {
+    const { app, ok, run, project, push } = await given();
+    await ok(system, userCommand('dave'));
+    const dave = findUserByUsername(app.state.users, 'dave')!;
+    await ok(system, { type: 'AddMember', source_type: 'Project', source_id: project.id, user_id: dave.id, access_level: 30 });
+    const first = push([{ ref: 'refs/heads/main', old_sha: null, new_sha: SHA_A }]) as Extract<ForgefoldCommand, { type: 'UpdateRefs' }>;
+    expect(await run(as(dave.id), first)).toEqual(E.left({ _tag: 'BadRequest', message: 'You are not allowed to push code to protected branches on this project.' }));
+    expect(E.isRight(await run(as(dave.id), { ...first, imported: true }))).toBe(true);
+  });
+
+  it('lets a Developer make the first push under level 1', async () => {
+    const { app, ok, run, project, push } = await given();
+    await ok(system, { type: 'ChangeSettings', changes: { default_branch_protection: 1 } });
+    await ok(system, userCommand('dave'));
+    const dave = findUserByUsername(app.state.users, 'dave')!;
+    await ok(system, { type: 'AddMember', source_type: 'Project', source_id: project.id, user_id: dave.id, access_level: 30 });
+    expect(E.isRight(await run(as(dave.id), push([{ ref: 'refs/heads/main', old_sha: null, new_sha: SHA_A }])))).toBe(true);
   });
 });

@@ -4,12 +4,14 @@
  * `default_branch_protection`: by a README commit, a first push, or a fork. Developers then neither push nor merge
  * to it under the default (2), over the API and over git.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, clientEnv } from '../git/support.js';
-import { member, newDataDir, removeDir, start, type Running } from './support.js';
+import { GitRepositories } from '@forgefold/git';
+import { eventually, member, newDataDir, removeDir, start, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -18,6 +20,8 @@ let dev: { id: number; token: string };
 let maintainer: { id: number; token: string };
 
 const env = () => clientEnv(work);
+const pathOf = (projectId: number) => new GitRepositories({ root: join(dataDir, 'repositories') }).pathOf(projectId);
+const git = (gitDir: string, ...args: string[]) => execFileSync('git', [`--git-dir=${gitDir}`, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } }).trim();
 const gitUrl = (user: string, token: string, path: string) => `http://${user}:${token}@${new URL(server.url).host}/${path}.git`;
 
 const protectedBranches = async (projectId: number) =>
@@ -88,23 +92,44 @@ describe('default branch protection', () => {
     expect((await client(repo, ['push', '-q', 'origin', 'main:elsewhere'], env())).code).toBe(0);
   });
 
-  it('protects the default branch a first push creates, after that push: the Developer who made it cannot push again', async () => {
+  it('lets only Maintainers make the first push into an empty repository, then protects what it created', async () => {
     const project = await newProject('Pushed', false);
     expect(await protectedBranches(project.id)).toEqual([]);
     const repo = join(work, 'pushed');
     expect((await client(work, ['init', '-q', '-b', 'main', repo], env())).code).toBe(0);
     await client(repo, ['commit', '-q', '--allow-empty', '-m', 'First'], env());
-    const first = await client(repo, ['push', '-q', gitUrl('dev', dev.token, project.path_with_namespace), 'main'], env());
+    // `ProtectedBranch.protected?` holds for every branch of an empty repository under level 2 or 3.
+    const before = server.events.length;
+    const refused = await client(repo, ['push', '-q', gitUrl('dev', dev.token, project.path_with_namespace), 'main'], env());
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`A default branch (e.g. main) does not yet exist for ${project.path_with_namespace}`);
+    expect(refused.stderr).toContain(`Ask a project Owner or Maintainer to create a default branch:`);
+    expect(refused.stderr).toContain(`${server.url}/${project.path_with_namespace}/-/project_members`);
+    expect(server.events.length).toBe(before);
+    expect(await commitAs(project.id, dev.token, 'main', 'By the API')).toMatchObject({ status: 403, body: { message: '403 Forbidden - You are not allowed to push into this branch' } });
+
+    const first = await client(repo, ['push', '-q', gitUrl('maintainer', maintainer.token, project.path_with_namespace), 'main'], env());
     expect(first.code, first.stderr).toBe(0);
     expect(await levels(project.id)).toEqual([['main', 40, 40]]);
     const rule = server.events.filter((event) => event.type === 'ProtectedBranchCreated').at(-1)!;
     expect(rule.data).toMatchObject({ project_id: project.id, name: 'main' });
-    expect(rule.metadata.actorId).toBe(dev.id);
+    expect(rule.metadata.actorId).toBe(maintainer.id);
 
     await client(repo, ['commit', '-q', '--allow-empty', '-m', 'Second'], env());
     const second = await client(repo, ['push', '-q', gitUrl('dev', dev.token, project.path_with_namespace), 'main'], env());
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain('You are not allowed to push code to protected branches on this project.');
+  });
+
+  it('lets a Developer make the first push at level 1 (Developers may push)', async () => {
+    try {
+      await setProtection(1);
+      const project = await newProject('Dev first', false);
+      expect((await commitAs(project.id, dev.token, 'main', 'First')).status).toBe(201);
+      expect(await levels(project.id)).toEqual([['main', 30, 40]]);
+    } finally {
+      await setProtection(2);
+    }
   });
 
   it('protects the branch that becomes the default when HEAD names none, and only the default', async () => {
@@ -114,9 +139,15 @@ describe('default branch protection', () => {
     await client(repo, ['commit', '-q', '--allow-empty', '-m', 'First'], env());
     await client(repo, ['branch', 'other'], env());
     expect((await client(repo, ['push', '-q', gitUrl('maintainer', maintainer.token, project.path_with_namespace), 'feature', 'other'], env())).code).toBe(0);
-    // HEAD names `main`, which does not exist: the default is the first branch by name, as Gitaly answers.
+    // HEAD named `main`, which the push did not create: the default is the first branch by name, as Gitaly answers,
+    // and `change_head` points HEAD at it, so a later branch does not take its place.
     expect((await server.call('GET', `/projects/${project.id}`)).body.default_branch).toBe('feature');
     expect(await levels(project.id)).toEqual([['feature', 40, 40]]);
+    await client(repo, ['branch', 'alpha'], env());
+    expect((await client(repo, ['push', '-q', gitUrl('maintainer', maintainer.token, project.path_with_namespace), 'alpha'], env())).code).toBe(0);
+    expect((await server.call('GET', `/projects/${project.id}`)).body.default_branch).toBe('feature');
+    expect(await levels(project.id)).toEqual([['feature', 40, 40]]);
+    await eventually(() => git(pathOf(project.id), 'symbolic-ref', 'HEAD') === 'refs/heads/feature');
   });
 
   it('follows the instance setting: 1 lets Developers push, 3 lets them merge, 0 protects nothing', async () => {
@@ -155,6 +186,15 @@ describe('default branch protection', () => {
     const later = (await server.call('POST', '/projects', { name: 'Later', namespace_id: group.body.id, initialize_with_readme: true })).body;
     expect(await levels(later.id)).toEqual([['main', 30, 40]]);
     expect(await protectedBranches(inGroup.id)).toEqual([]);
+    // null: the instance's level again (`Namespace#default_branch_protection` falls back to it).
+    expect((await server.call('PUT', `/groups/${group.body.id}`, { default_branch_protection: null })).body.default_branch_protection).toBe(2);
+
+    // Who may not create groups sets no level on the subgroups they create (`remove_unallowed_params`).
+    const limited = await member(server, 'limited');
+    await server.call('PUT', `/users/${limited.id}`, { can_create_group: false });
+    await server.call('POST', `/groups/${group.body.id}/members`, { user_id: limited.id, access_level: 50 });
+    const theirs = await server.call('POST', '/groups', { name: 'Theirs', path: 'theirs', parent_id: group.body.id, default_branch_protection: 0 }, limited.token);
+    expect(theirs).toMatchObject({ status: 201, body: { default_branch_protection: 2 } });
   });
 
   it('adds no rule when one (exact or wildcard) already covers the default branch', async () => {

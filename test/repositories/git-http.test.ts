@@ -136,7 +136,8 @@ describe('git over HTTP', () => {
     expect(push.code).not.toBe(0);
     expect(push.stderr).toContain('You are not allowed to push code to this project.');
 
-    // Scopes (`Gitlab::Auth#abilities_for_scopes`): `read_api` reads code and pushes none; `read_user` does neither.
+    // Scopes (`Gitlab::Auth#abilities_for_scopes`, `GitAccess` `auth_download`/`auth_upload`): `read_api` reads code
+    // and pushes none; `read_user` does neither.
     const scoped = async (scopes: string[]) => (await server.call('POST', `/users/${dev.id}/personal_access_tokens`, { name: scopes.join(), scopes })).body.token as string;
     const readApi = await scoped(['read_api']);
     expect((await client(work, ['clone', '--quiet', url('dev', readApi), 'read-api-repo'], env())).code).toBe(0);
@@ -144,10 +145,13 @@ describe('git over HTTP', () => {
     await client(readOnly, ['commit', '-q', '--allow-empty', '-m', 'Nope'], env());
     const readApiPush = await client(readOnly, ['push', 'origin', 'HEAD:refs/heads/read-api'], env());
     expect(readApiPush.code).not.toBe(0);
-    expect(readApiPush.stderr).toContain('You are not allowed to push code to this project.');
+    expect(readApiPush.stderr).toContain('You are not allowed to upload code.');
     const readUser = await client(work, ['ls-remote', url('dev', await scoped(['read_user']))], env());
     expect(readUser.code).not.toBe(0);
-    expect(readUser.stderr).toContain('You are not allowed to download code from this project.');
+    expect(readUser.stderr).toContain('You are not allowed to download code.');
+    // Scopes are checked before the project is looked at (`GitAccess#check` order): a missing project is not told.
+    const elsewhere = await fetch(`${server.url}/root/nope.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `Basic ${Buffer.from(`dev:${await scoped(['read_user'])}`).toString('base64')}` } });
+    expect([elsewhere.status, await elsewhere.text()]).toEqual([403, 'You are not allowed to download code.\n']);
 
     // `oauth2` with a token works like any login with a personal access token; a password login works too.
     expect((await client(work, ['ls-remote', url('oauth2', dev.token)], env())).code).toBe(0);

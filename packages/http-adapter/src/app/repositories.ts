@@ -22,9 +22,11 @@ import {
   findProject,
   findRepository,
   findUser,
+  isEmptyRepository,
   listRepositories,
   openMergeRequestsFrom,
   refMoveRefusal,
+  REF_CHECK_MESSAGES,
   repositoryRefs,
   type Actor,
   type Application,
@@ -42,6 +44,10 @@ import type { GitError, PushHandlers, RefChange, Repositories, Repository, Sha, 
 export type RecordedCommand = (changes: readonly RefUpdate[], versions: readonly VersionFact[]) => ForgefoldCommand;
 
 /** A record step refused by the decider: the write answers this error (and its refs were moved back). */
+/** `BranchCheck#empty_project_push_message` (its heredoc, blank lines included). */
+const emptyProjectPushMessage = (project: Project, baseUrl: string): string =>
+  `\nA default branch (e.g. main) does not yet exist for ${project.path_with_namespace}\nAsk a project Owner or Maintainer to create a default branch:\n\n  ${baseUrl}/${project.path_with_namespace}/-/project_members\n\n`;
+
 export class RecordRefused extends Error {
   constructor(readonly error: DomainError) {
     super(`record refused: ${JSON.stringify(error)}`);
@@ -196,7 +202,11 @@ export class RepositoryHost {
   async initializeFork(projectId: number, sourceId: number, actor: Actor): Promise<void> {
     await this.initialize(projectId, actor, null);
     await this.ready(sourceId);
-    const copied = await this.repositories.copyRefs(projectId, sourceId, this.recorder(projectId, actor));
+    const copied = await this.repositories.copyRefs(
+      projectId,
+      sourceId,
+      this.recorder(projectId, actor, (changes, versions) => ({ type: 'UpdateRefs', project_id: projectId, via: 'api', changes, versions, imported: true })),
+    );
     if (E.isLeft(copied)) this.log({ severity: 'ERROR', message: `copying the repository of project ${sourceId} into its fork ${projectId} failed: ${copied.left.message}` });
   }
 
@@ -252,6 +262,17 @@ export class RepositoryHost {
       this.generation++;
       throw new RecordRefused(result.left);
     }
+    // Creating the default branch moved HEAD in the log (`change_head`). Git follows once the write in progress lets
+    // go of the repository's lock (not awaited here, where it may hold it); start-up aligns HEAD with the log too.
+    for (const event of result.right.events) {
+      if (event.type !== 'DefaultBranchChanged') continue;
+      const { project_id: projectId, default_branch: branch } = event.data as { project_id: number; default_branch: string };
+      void this.open(projectId)
+        .setHeadBranch(branch)
+        .then((set) => {
+          if (E.isLeft(set)) this.log({ severity: 'ERROR', message: `moving HEAD of project ${projectId} to ${branch} failed: ${set.left.message}` });
+        });
+    }
   }
 
   /** `WriteOptions` that record an API write as `UpdateRefs` (or as the command `build` makes). */
@@ -265,7 +286,7 @@ export class RepositoryHost {
   }
 
   /** The push policy (checked in `pre-receive`) and the recording of what receive-pack applied. */
-  pushHandlers(project: Project, actor: Actor): PushHandlers {
+  pushHandlers(project: Project, actor: Actor, baseUrl: string): PushHandlers {
     return {
       check: async (updates, context) => {
         const state = this.app.state;
@@ -275,7 +296,9 @@ export class RepositoryHost {
         for (const update of updates) {
           const forced = update.ref.startsWith(BRANCH_PREFIX) && update.oldSha !== null && update.newSha !== null && !(await context.isAncestor(update.oldSha, update.newSha));
           const refusal = refMoveRefusal(state, actor.userId, current, repository, { ref: update.ref, old_sha: update.oldSha, new_sha: update.newSha, forced }, 'push');
-          if (refusal) return { accepted: false, message: `GitLab: ${refusal}` };
+          // `push_to_protected_branch_rejected_message`: into an empty repository, it says how to get a first branch.
+          const shown = refusal === REF_CHECK_MESSAGES.push_protected_branch && isEmptyRepository(repository) ? emptyProjectPushMessage(current, baseUrl) : refusal;
+          if (shown) return { accepted: false, message: `GitLab: ${shown}` };
         }
         return { accepted: true };
       },

@@ -24,7 +24,8 @@ export type GroupCommand =
       readonly request_access_enabled?: boolean;
       readonly new_user_signups_cap?: number | null;
       readonly membership_lock?: boolean;
-      readonly default_branch_protection?: number;
+      /** null: the instance's level again. */
+      readonly default_branch_protection?: number | null;
     }
   /** `POST /groups/:id/transfer`: under another group (`parent_id`), or to the top (null). */
   | { readonly type: 'TransferGroup'; readonly id: number; readonly parent_id: number | null }

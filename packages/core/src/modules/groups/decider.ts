@@ -50,6 +50,10 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
 };
 
 /** GlobalPolicy `create_group`: the account's `can_create_group` (administrators included; see `canCreateGroupOf`). */
+/** `Gitlab::Access.protection_values` (the route's `values:` check; kept here for other callers of the decider). */
+const validBranchProtection = (level: number | null | undefined): boolean => level === undefined || level === null || (Number.isInteger(level) && level >= 0 && level <= 3);
+const INVALID_BRANCH_PROTECTION: DomainError = { _tag: 'BadRequest', message: 'default_branch_protection does not have a valid value' };
+
 const mayCreateGroup = (state: GroupsView, userId: number): boolean => {
   const user = findUser(state.users, userId);
   return user !== undefined && canCreateGroupOf(user);
@@ -111,6 +115,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       }
       const refused = refuseRestricted(state, actor.userId, command.visibility);
       if (E.isLeft(refused)) return E.left(failedToSave(refused.left));
+      if (!validBranchProtection(command.default_branch_protection)) return E.left(INVALID_BRANCH_PROTECTION);
       const invalid = validateGroup(state, command, parentGroup, null);
       if (E.isLeft(invalid)) return E.left(failedToSave(invalid.left));
       const id = state.sequences.namespace + 1;
@@ -121,7 +126,8 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const requestAccess = command.request_access_enabled ?? true;
       // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
       // did (the event's JSON in the log keeps its key order).
-      const branchProtection = command.default_branch_protection;
+      // `remove_unallowed_params`: only who may create groups (`create_group_with_default_branch_protection`) sets it.
+      const branchProtection = actor.userId === null || mayCreateGroup(state, actor.userId) ? command.default_branch_protection : undefined;
       const created: GroupEvent =
         !membershipLock && projectCreation === 2 && branchProtection === undefined
           ? {
@@ -160,9 +166,12 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
             : E.right(undefined),
         ),
         E.chainFirst((group) => (command.visibility !== group.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
+        E.chainFirst(() => (validBranchProtection(command.default_branch_protection) ? E.right(undefined) : E.left(INVALID_BRANCH_PROTECTION))),
         E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
         E.map((group): Emitted[] => {
           const { type: _type, ...changes } = command;
+          // A group without a level of its own set to none: nothing changes.
+          if (changes.default_branch_protection === null && group.default_branch_protection == null) delete changes.default_branch_protection;
           return changesAnything(group, changes) ? [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }] : [];
         }),
       );

@@ -37,7 +37,8 @@ export const groupEvents = defineEvents({
         request_access_enabled: t.boolean,
         new_user_signups_cap: nullable(t.number),
         membership_lock: t.boolean,
-        default_branch_protection: t.number,
+        /** null: the instance's level again. */
+        default_branch_protection: nullable(t.number),
       }),
     ]),
   },

@@ -23,7 +23,7 @@ export interface Group {
   /** Who creates projects in the group (0 no one, 1 maintainers, 2 developers and maintainers): the instance's `default_project_creation` when it was created; absent means 2. */
   readonly project_creation_level?: number;
   /** How a new default branch of its projects is protected (0–3, as the setting); absent: the instance's. */
-  readonly default_branch_protection?: number;
+  readonly default_branch_protection?: number | null;
   readonly children: readonly number[];
 }
 

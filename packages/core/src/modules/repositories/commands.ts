@@ -35,9 +35,17 @@ export type RepositoryCommand =
   | { readonly type: 'ChangeDefaultBranch'; readonly project_id: number; readonly branch: string }
   /**
    * Records ref moves. `via: 'api'` runs the platform's checks as for a change from the web and API; `'push'` as
-   * for `git push`. `versions`: for open merge requests whose source branch moved.
+   * for `git push`. `versions`: for open merge requests whose source branch moved. `imported`: the refs a fork
+   * copied from its source, which the platform imports without the push checks (the fork itself was authorized).
    */
-  | { readonly type: 'UpdateRefs'; readonly project_id: number; readonly via: Via; readonly changes: readonly RefUpdate[]; readonly versions?: readonly VersionFact[] }
+  | {
+      readonly type: 'UpdateRefs';
+      readonly project_id: number;
+      readonly via: Via;
+      readonly changes: readonly RefUpdate[];
+      readonly versions?: readonly VersionFact[];
+      readonly imported?: boolean;
+    }
   | { readonly type: 'ProtectTag'; readonly project_id: number; readonly name: string; readonly create_access_level: number }
   | { readonly type: 'UnprotectTag'; readonly project_id: number; readonly name: string }
   | {

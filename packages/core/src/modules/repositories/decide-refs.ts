@@ -8,7 +8,7 @@ import type { RefUpdate, RepositoryCommand, VersionFact } from './commands.js';
 import type { RepositoryEvent, Via } from './events.js';
 import { BRANCH_PREFIX, TAG_PREFIX, type Repository, type RepositoriesView } from './projection.js';
 import { canRepository, refMoveRefusal } from './policy.js';
-import { protectDefaultBranch } from './default-branch-protection.js';
+import { defaultBranchCreatedEvents } from './default-branch-protection.js';
 import { findRepository, isEmptyRepository, openMergeRequestsFrom, refValue } from './queries.js';
 
 type State = RepositoriesView;
@@ -121,7 +121,7 @@ export const decideUpdateRefs = (issued: IssuedAs<RepositoryCommand, 'UpdateRefs
     seen.add(change.ref);
     const problem = changeProblem(change);
     if (problem) return E.left(badRequest(problem));
-    const refusal = refMoveRefusal(state, actor.userId, project, repository, change, command.via);
+    const refusal = refMoveRefusal(state, command.imported ? null : actor.userId, project, repository, change, command.via);
     if (refusal) return E.left({ _tag: 'BadRequest', message: refusal });
     if (refValue(repository, change.ref) !== change.old_sha) return E.left({ _tag: 'BadRequest', message: `Could not update ${change.ref}. Please refresh and try again.` });
   }
@@ -132,6 +132,6 @@ export const decideUpdateRefs = (issued: IssuedAs<RepositoryCommand, 'UpdateRefs
   return E.right([
     ...events,
     ...versionEvents(state, project.id, moved, command.versions ?? [], at, 0, issued.actor.userId),
-    ...protectDefaultBranch(state, project, repository, command.changes, at),
+    ...defaultBranchCreatedEvents(state, project, repository, command.changes, at),
   ]);
 };

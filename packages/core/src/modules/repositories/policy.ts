@@ -5,6 +5,7 @@
  */
 import { AccessLevel } from '../shared/access.js';
 import { canDownloadCode, canOnProject, meetsRefAccessLevel, type ProjectAbility } from '../access/abilities.js';
+import { defaultBranchProtected } from './default-branch-protection.js';
 import type { Project } from '../projects/projection.js';
 import type { Via } from './events.js';
 import { BRANCH_PREFIX, TAG_PREFIX, type RefAccessLevel, type Repository, type RepositoriesView } from './projection.js';
@@ -33,18 +34,38 @@ export const canCreateTag = (state: State, userId: number | null, project: Proje
   return allAllow(state, userId, project, rules.flatMap((rule) => rule.create_access_levels));
 };
 
+/**
+ * `ProtectedBranch.protected?` answers yes for every branch of an empty repository whose default branch will be
+ * protected (`default_branch_protected?`), and `protected_ref_accessible_to?` lets only administrators and those
+ * above Developer create it: a Developer's first push would otherwise escape the protection.
+ */
+const guardsEmptyRepository = (state: State, project: Project, repository: Repository): boolean => isEmptyRepository(repository) && defaultBranchProtected(state, project);
+
 /** `UserAccess#can_push_to_branch?`. */
 export const canPushToBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
   if (!canRepository(state, userId, project, 'push_code')) return false;
-  const rules = matchingProtectedBranches(repository, name);
-  return rules.length === 0 || allAllow(state, userId, project, rules.flatMap((rule) => rule.push_access_levels));
+  return protectedBranchAllows(state, userId, project, repository, name, 'push_access_levels', true);
 };
 
 /** `UserAccess#can_merge_to_branch?`. */
-export const canMergeToBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
+export const canMergeToBranch = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean =>
+  protectedBranchAllows(state, userId, project, repository, name, 'merge_access_levels', canRepository(state, userId, project, 'push_code'));
+
+/** `protected_branch_accessible_to?` for a protected branch; `unprotected` otherwise. */
+const protectedBranchAllows = (
+  state: State,
+  userId: number | null,
+  project: Project,
+  repository: Repository,
+  name: string,
+  levels: 'push_access_levels' | 'merge_access_levels',
+  unprotected: boolean,
+): boolean => {
+  const guarded = guardsEmptyRepository(state, project, repository);
+  if (guarded && meetsRefAccessLevel(state, userId, project, AccessLevel.MAINTAINER)) return true;
   const rules = matchingProtectedBranches(repository, name);
-  if (rules.length === 0) return canRepository(state, userId, project, 'push_code');
-  return allAllow(state, userId, project, rules.flatMap((rule) => rule.merge_access_levels));
+  if (rules.length === 0) return guarded ? false : unprotected;
+  return allAllow(state, userId, project, rules.flatMap((rule) => rule[levels]));
 };
 
 /** `UserAccess#can_delete_branch?`. */
@@ -91,7 +112,7 @@ const branchCheck = (state: State, userId: number | null, project: Project, repo
   if (deletion && name === defaultBranchOf(repository)) return REF_CHECK_MESSAGES.delete_default_branch;
   if (/^[0-9a-fA-F]{40}$/.test(name)) return REF_CHECK_MESSAGES.prohibited_hex_branch_name;
   const rules = matchingProtectedBranches(repository, name);
-  if (rules.length === 0) return null;
+  if (rules.length === 0 && !guardsEmptyRepository(state, project, repository)) return null;
   if (move.forced && !rules.every((rule) => rule.allow_force_push)) return REF_CHECK_MESSAGES.force_push_protected_branch;
   const push = () => (canPushToBranch(state, userId, project, repository, name) ? null : REF_CHECK_MESSAGES.push_protected_branch);
   if (isEmptyRepository(repository)) return push();

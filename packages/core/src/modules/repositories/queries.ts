@@ -39,14 +39,21 @@ export const tagListing = (repository: Repository): { readonly name: string; rea
 export const isEmptyRepository = (repository: Repository): boolean => repository.branch_count === 0;
 
 /**
- * The platform's `project.default_branch`: HEAD's branch when it exists; otherwise the first branch (Gitaly's
- * fallback for a dangling HEAD); null for an empty repository.
+ * Gitaly's default branch when HEAD names none of `names` (`GetDefaultBranch`): the only branch, else `main`, else
+ * `master`, else the first by name; null when there is none.
  */
+export const fallbackDefaultBranch = (names: readonly string[]): string | null => {
+  if (names.length <= 1) return names[0] ?? null;
+  if (names.includes('main')) return 'main';
+  if (names.includes('master')) return 'master';
+  return [...names].sort()[0]!;
+};
+
+/** The platform's `project.default_branch`: HEAD's branch when it exists, else Gitaly's fallback; null when empty. */
 export const defaultBranchOf = (repository: Repository): string | null => {
   if (repository.branch_count === 0) return null;
   if (branchSha(repository, repository.default_branch) !== null) return repository.default_branch;
-  const names = branchNames(repository).sort();
-  return names[0] ?? null;
+  return fallbackDefaultBranch(branchNames(repository));
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -127,7 +127,8 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
         ...(typeof params.membership_lock === 'boolean' ? { membership_lock: params.membership_lock } : {}),
         ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
-        ...(typeof params.default_branch_protection === 'number' ? { default_branch_protection: params.default_branch_protection } : {}),
+        // null sets the group back to the instance's level (`Namespace#default_branch_protection`'s fallback).
+        ...(params.default_branch_protection !== undefined ? { default_branch_protection: params.default_branch_protection } : {}),
       }),
       present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
     }),

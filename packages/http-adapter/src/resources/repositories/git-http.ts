@@ -20,6 +20,8 @@ const MESSAGES = {
   download: 'You are not allowed to download code from this project.\n',
   push: 'You are not allowed to push code to this project.\n',
   denied: 'HTTP Basic: Access denied\n',
+  auth_download: 'You are not allowed to download code.\n',
+  auth_upload: 'You are not allowed to upload code.\n',
   maintenance: 'Git push is not allowed because this GitLab instance is currently in (read-only) maintenance mode.\n',
 } as const;
 
@@ -95,21 +97,22 @@ const decide = (deps: ApiDeps, project: Project | undefined, credentials: Creden
   }
   if (credentials.kind === 'missing_token') return { allowed: false, status: 401, message: missingPersonalAccessToken(baseUrl) };
   const caller = credentials.kind === 'user' ? credentials.caller : null;
+  const scopes = caller?.scopes ?? null;
+  // `check_authentication_abilities!`: what the token's scopes allow, before the project is looked at.
+  if (scopes !== null && service === 'git-upload-pack' && !scopes.some((scope) => READ_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.auth_download };
+  if (scopes !== null && service !== 'git-upload-pack' && !scopes.some((scope) => WRITE_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.auth_upload };
   const state = deps.app.state;
   const userId = caller?.userId ?? null;
   if (!project || !canReadProject(state, userId, project)) {
     return caller === null ? { allowed: false, status: 401, message: MESSAGES.denied } : { allowed: false, status: 404, message: MESSAGES.not_found };
   }
-  const scopes = caller?.scopes ?? null;
   if (service === 'git-upload-pack') {
-    if (scopes !== null && !scopes.some((scope) => READ_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.download };
     if (canRepository(state, userId, project, 'download_code')) return { allowed: true };
     return caller === null ? { allowed: false, status: 401, message: MESSAGES.denied } : { allowed: false, status: 403, message: MESSAGES.download };
   }
   if (caller === null) return { allowed: false, status: 401, message: MESSAGES.denied };
   // EE `check_maintenance_mode!`: no push while the instance is read-only.
   if (settingBoolean(state.settings, 'maintenance_mode')) return { allowed: false, status: 403, message: MESSAGES.maintenance };
-  if (scopes !== null && !scopes.some((scope) => WRITE_SCOPES.has(scope))) return { allowed: false, status: 403, message: MESSAGES.push };
   return canRepository(state, userId, project, 'push_code') ? { allowed: true } : { allowed: false, status: 403, message: MESSAGES.push };
 };
 
@@ -129,7 +132,7 @@ export const gitHttpRoute = (deps: ApiDeps): RawRoute => ({
     const credentials = await authenticate(deps, req);
     const userId = credentials.kind === 'user' ? credentials.caller.userId : null;
     const actor: Actor = { userId, origin: 'api', requestId: request.requestId };
-    const push = project && userId !== null ? deps.repositories.pushHandlers(project, actor) : undefined;
+    const push = project && userId !== null ? deps.repositories.pushHandlers(project, actor, request.baseUrl) : undefined;
     const authorize = async (service: GitService) => decide(deps, project, credentials, service, request.baseUrl);
     if (!project) {
       // No repository to serve: answer from the decision alone (401 asks anonymous callers for credentials).
