@@ -39,7 +39,7 @@ export interface HandlerContext<P = unknown> {
   readonly raw: RawParams;
   readonly routeParams: Readonly<Record<string, string>>;
   readonly query: RawParams;
-  readonly body: RawParams;
+  /** The body as it came: a route that reads a body of its own (SCIM) parses it from here. */
   readonly rawBody: Buffer;
   readonly actor: Actor;
   readonly principal: Principal | null;

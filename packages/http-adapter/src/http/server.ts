@@ -336,7 +336,6 @@ interface Exchange {
 /** The parameters of a request, parsed from its query string, its body and its path. */
 interface RequestInput {
   readonly query: RawParams;
-  readonly body: RawParams;
   readonly rawBody: Buffer;
   /** Query, overridden by body, overridden by route params (Grape). */
   readonly raw: RawParams;
@@ -675,7 +674,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       contentType: x.req.headers['content-type'],
       rejectUnsupportedContentType: limits.rejectUnsupportedContentType,
     });
-    return { query, body, rawBody, raw: mergeParams(query, body, routeParams) };
+    return { query, rawBody, raw: mergeParams(query, body, routeParams) };
   }
 
   /** Authenticate: credentials, scopes and sudo (401 / 403 / 404). */
@@ -739,7 +738,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       raw: input.raw,
       routeParams,
       query: input.query,
-      body: input.body,
       rawBody: input.rawBody,
       actor: auth.actor,
       principal: auth.principal,
