@@ -77,7 +77,8 @@ export type ParamsFault = { readonly kind: 'malformed'; readonly where: string }
 
 /**
  * The first fault in parsed params, walked without recursion (a body may nest deeply): a malformed key or string,
- * or nesting deeper than `maxDepth`.
+ * or nesting deeper than `maxDepth`. Self-contained (built-ins, `SUSPECT_RE` and `isMalformedString` only): the
+ * JSON worker runs its source (see `json-worker.ts`).
  */
 export function paramsFault(params: unknown, maxDepth: number): ParamsFault | null {
   const stack: Array<{ value: unknown; depth: number; top: string | null }> = [{ value: params, depth: 0, top: null }];
@@ -143,7 +144,8 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
  * malformed, and the nesting is counted in the text (a few percent of JSON.parse's time). Only a text with such an
  * escape is walked (`paramsFault`, which costs more than the parse for a large body). Nesting is the text's, as Ruby's
  * parser counts it while it parses: a value nested too deep under a key given twice is refused even where the later
- * value, all that the parsed object keeps, is shallow.
+ * value, all that the parsed object keeps, is shallow. Self-contained as `paramsFault` is (and `SUSPECT_ESCAPE_RE`,
+ * `jsonNestsDeeperThan`).
  */
 export function jsonFault(text: string, parsed: unknown, maxDepth: number): ParamsFault | null {
   const fault = SUSPECT_ESCAPE_RE.test(text) ? paramsFault(parsed, maxDepth) : null;
@@ -441,7 +443,7 @@ export interface ParseBodyOptions {
   readonly rejectUnsupportedContentType?: boolean;
 }
 
-const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
+export const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
 
 /** A JSON media type: `application/json` or any `+json` (`application/scim+json`). */
 export const isJsonMediaType = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
@@ -475,7 +477,7 @@ export function parseJsonBody(body: Buffer, invalid: () => ApiError): unknown {
 /**
  * A JSON body's params: an object's own keys, else the value as `_json` (Grape). The object JSON.parse made is
  * used as it is (a copy cost more than the parse itself for a body of many keys); an own `__proto__` key is
- * dropped, as assigning it anywhere would set a prototype.
+ * dropped, as assigning it anywhere would set a prototype. Self-contained: the JSON worker runs its source.
  */
 export function jsonBodyParams(parsed: unknown): RawParams {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { _json: parsed };
@@ -483,6 +485,19 @@ export function jsonBodyParams(parsed: unknown): RawParams {
   if (Object.prototype.hasOwnProperty.call(params, '__proto__')) delete params['__proto__'];
   return params;
 }
+
+/**
+ * The source of the JSON checks above, for the worker that runs them off the event loop (`json-worker.ts`): the
+ * same code answers there as here. Each function uses only built-ins and the others listed.
+ */
+export const JSON_CHECKS_SOURCE = [
+  `const SUSPECT_RE = ${String(SUSPECT_RE)};`,
+  `const SUSPECT_ESCAPE_RE = ${String(SUSPECT_ESCAPE_RE)};`,
+  ...[isMalformedString, paramsFault, jsonNestsDeeperThan, jsonFault, jsonBodyParams].map(String),
+].join('\n');
+
+/** Whether a body is read as JSON: its Content-Type says so (a body without one is a form, or nothing). */
+export const isJsonBody = (contentType: string | undefined): boolean => isJsonMediaType(parseContentType(contentType)?.type ?? '');
 
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
