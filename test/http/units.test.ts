@@ -333,7 +333,6 @@ describe('pagination', () => {
       raw: { ...query, id: '5' },
       routeParams: { id: '5' },
       query,
-      body: {},
       rawBody: Buffer.alloc(0),
       actor: { userId: 1, origin: 'api' },
       principal: null,

@@ -127,6 +127,8 @@ export interface ServeConfig {
   /** Request limits: a longer URL answers 414, a larger body 413. */
   readonly maxUrlBytes?: number;
   readonly maxBodyBytes?: number;
+  /** JSON bodies of at least this many bytes are parsed off the event loop (see the HTTP adapter's `Limits`); no setting of its own. */
+  readonly parseInWorkerBytes?: number;
   /** Connection time-outs in milliseconds (see `Timeouts` in the HTTP adapter); unset ones keep its defaults. */
   readonly timeouts?: Partial<Timeouts>;
   /** Who may read `/-/metrics` (addresses or CIDR blocks); default loopback. */
@@ -496,6 +498,7 @@ export const startForgefold = async (
     limits: {
       ...(config.maxUrlBytes !== undefined ? { maxUrlBytes: config.maxUrlBytes } : {}),
       ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
+      ...(config.parseInWorkerBytes !== undefined ? { parseInWorkerBytes: config.parseInWorkerBytes } : {}),
     },
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     version: PRODUCT_VERSION,

@@ -104,6 +104,9 @@ const firstHeader = (h: string | string[] | undefined): string | undefined => (A
 
 const present = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 
+/** The params authentication reads: the token ones and `sudo`. */
+export const CREDENTIAL_PARAMS: readonly string[] = ['private_token', 'access_token', 'sudo'];
+
 /**
  * The token and where it came from. Precedence (all "presence" checks, so empty values are skipped):
  * `private_token` param, `PRIVATE-TOKEN` header, `Authorization: Bearer`, `access_token` param.

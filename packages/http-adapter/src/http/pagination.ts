@@ -77,6 +77,9 @@ export interface PaginateOptions<T> {
   readonly excludeTotalHeaders?: boolean;
 }
 
+/** The params pagination reads of a request's (besides echoing them all in its links). */
+export const PAGINATION_PARAMS: readonly string[] = [...paginationParams.names, 'pagination', 'order_by', 'sort', 'id_after', 'id_before'];
+
 /** Rails `to_query`: CGI-escaped `k=v` pairs (nested `a[b]`, arrays `a[]`), sorted as strings, joined by '&'. */
 export function toQuery(value: unknown, namespace?: string): string {
   if (Array.isArray(value)) {

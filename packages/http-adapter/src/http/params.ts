@@ -72,22 +72,27 @@ function decodeUtf8(bytes: Uint8Array, where: string): string {
   }
 }
 
+/** What is wrong with parsed params: a malformed string (`where` names it, as `malformedStringError` takes it), or nesting. */
+export type ParamsFault = { readonly kind: 'malformed'; readonly where: string } | { readonly kind: 'too_deep' };
+
 /**
- * Walks parsed params without recursion (a body may nest deeply): throws 400 on a malformed key or string,
- * and on nesting deeper than `maxDepth` (then `tooDeep` is thrown).
+ * The first fault in parsed params, walked without recursion (a body may nest deeply): a malformed key or string,
+ * or nesting deeper than `maxDepth`. Self-contained (built-ins, `SUSPECT_RE` and `isMalformedString` only): the
+ * JSON worker runs its source (see `json-worker.ts`).
  */
-export function assertWellFormedParams(params: unknown, maxDepth = Number.POSITIVE_INFINITY, tooDeep?: () => ApiError): void {
+export function paramsFault(params: unknown, maxDepth: number): ParamsFault | null {
   const stack: Array<{ value: unknown; depth: number; top: string | null }> = [{ value: params, depth: 0, top: null }];
   while (stack.length > 0) {
     const { value, depth, top } = stack.pop()!;
     if (typeof value === 'string') {
-      if (isMalformedString(value)) throw malformedStringError(top === null ? 'the request body' : `parameter '${top}'`);
+      if (isMalformedString(value)) return { kind: 'malformed', where: top === null ? 'the request body' : `parameter '${top}'` };
       continue;
     }
     if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) continue;
-    if (depth >= maxDepth) throw tooDeep ? tooDeep() : ApiError.error(400, 'Params nested too deep');
-    if (isUploadedFile(value)) {
-      stack.push({ value: value.filename, depth, top });
+    if (depth >= maxDepth) return { kind: 'too_deep' };
+    // An uploaded file (`isUploadedFile`, written out to keep this function self-contained): its name is text.
+    if (Buffer.isBuffer((value as { data?: unknown }).data) && 'filename' in value) {
+      stack.push({ value: (value as { filename: unknown }).filename, depth, top });
       continue;
     }
     if (Array.isArray(value)) {
@@ -95,10 +100,56 @@ export function assertWellFormedParams(params: unknown, maxDepth = Number.POSITI
       continue;
     }
     for (const [key, item] of Object.entries(value)) {
-      if (isMalformedString(key)) throw malformedStringError('a parameter name');
+      if (isMalformedString(key)) return { kind: 'malformed', where: 'a parameter name' };
       stack.push({ value: item, depth: depth + 1, top: top ?? key });
     }
   }
+  return null;
+}
+
+/** Throws 400 on a malformed key or string, and on nesting deeper than `maxDepth` (then `tooDeep` is thrown). */
+export function assertWellFormedParams(params: unknown, maxDepth = Number.POSITIVE_INFINITY, tooDeep?: () => ApiError): void {
+  const fault = paramsFault(params, maxDepth);
+  if (fault === null) return;
+  if (fault.kind === 'malformed') throw malformedStringError(fault.where);
+  throw tooDeep ? tooDeep() : ApiError.error(400, 'Params nested too deep');
+}
+
+/**
+ * A `\u` escape that JSON.parse turns into a NUL or a UTF-16 surrogate. Text decoded as strict UTF-8 holds no lone
+ * surrogate, and JSON refuses a raw NUL: such an escape is the only way either gets into a parsed value. (A paired
+ * surrogate written as two escapes, or an escaped backslash before `u0000`, match too: the walk then decides.)
+ */
+const SUSPECT_ESCAPE_RE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+/** Whether valid JSON text nests deeper than `maxDepth`: brackets counted outside strings, one pass, nothing allocated. */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * The first fault of a parsed JSON value, read off its text when it can: without a suspect escape no string is
+ * malformed, and the nesting is counted in the text (a few percent of JSON.parse's time). Only a text with such an
+ * escape is walked (`paramsFault`, which costs more than the parse for a large body). Nesting is the text's, as Ruby's
+ * parser counts it while it parses: a value nested too deep under a key given twice is refused even where the later
+ * value, all that the parsed object keeps, is shallow. Self-contained as `paramsFault` is (and `SUSPECT_ESCAPE_RE`,
+ * `jsonNestsDeeperThan`).
+ */
+export function jsonFault(text: string, parsed: unknown, maxDepth: number): ParamsFault | null {
+  const fault = SUSPECT_ESCAPE_RE.test(text) ? paramsFault(parsed, maxDepth) : null;
+  return fault ?? (jsonNestsDeeperThan(text, maxDepth) ? { kind: 'too_deep' } : null);
 }
 
 /** Percent-decodes a form/query component (`+` → space). Throws ApiError 400 on invalid %-encoding or UTF-8. */
@@ -394,10 +445,17 @@ export interface ParseBodyOptions {
   readonly rejectUnsupportedContentType?: boolean;
 }
 
-const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
+export const notDeclaredFormat = (): ApiError => ApiError.error(400, 'message body does not match declared format');
 
 /** A JSON media type: `application/json` or any `+json` (`application/scim+json`). */
 export const isJsonMediaType = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
+
+/** Why a JSON body is refused: a fault of its value (`jsonFault`), or text that is not JSON. */
+export type JsonBodyFault = ParamsFault | { readonly kind: 'syntax' };
+
+/** The error a JSON body's fault answers: a malformed string's 400, else `invalid()` (nesting is a syntax error). */
+export const jsonBodyError = (fault: JsonBodyFault, invalid: () => ApiError): ApiError =>
+  fault.kind === 'malformed' ? malformedStringError(fault.where) : invalid();
 
 /**
  * A JSON body's value, with the checks every body gets: strict UTF-8 and no malformed string (400), no nesting
@@ -413,24 +471,42 @@ export function parseJsonBody(body: Buffer, invalid: () => ApiError): unknown {
   }
   // Ruby's parser refuses nesting beyond 100 as a syntax error; deeper values would also overflow the
   // stack of whatever walks them later (validation, pagination links).
-  assertWellFormedParams(parsed, MAX_PARAM_DEPTH, invalid);
+  const fault = jsonFault(text, parsed, MAX_PARAM_DEPTH);
+  if (fault !== null) throw jsonBodyError(fault, invalid);
   return parsed;
 }
+
+/**
+ * A JSON body's params: an object's own keys, else the value as `_json` (Grape). The object JSON.parse made is
+ * used as it is (a copy cost more than the parse itself for a body of many keys); an own `__proto__` key is
+ * dropped, as assigning it anywhere would set a prototype. Self-contained: the JSON worker runs its source.
+ */
+export function jsonBodyParams(parsed: unknown): RawParams {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { _json: parsed };
+  const params = parsed as RawParams;
+  if (Object.prototype.hasOwnProperty.call(params, '__proto__')) delete params['__proto__'];
+  return params;
+}
+
+/**
+ * The source of the JSON checks above, for the worker that runs them off the event loop (`json-worker.ts`): the
+ * same code answers there as here. Each function uses only built-ins and the others listed.
+ */
+export const JSON_CHECKS_SOURCE = [
+  `const SUSPECT_RE = ${String(SUSPECT_RE)};`,
+  `const SUSPECT_ESCAPE_RE = ${String(SUSPECT_ESCAPE_RE)};`,
+  ...[isMalformedString, paramsFault, jsonNestsDeeperThan, jsonFault, jsonBodyParams].map(String),
+].join('\n');
+
+/** Whether a body is read as JSON: its Content-Type says so (a body without one is a form, or nothing). */
+export const isJsonBody = (contentType: string | undefined): boolean => isJsonMediaType(parseContentType(contentType)?.type ?? '');
 
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
   const ct = parseContentType(opts.contentType);
   const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
-  if (isJsonMediaType(type)) {
-    const parsed = parseJsonBody(body, notDeclaredFormat);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      const out: RawParams = {};
-      for (const [k, v] of Object.entries(parsed)) if (k !== '__proto__') out[k] = v;
-      return out;
-    }
-    return { _json: parsed };
-  }
+  if (isJsonMediaType(type)) return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
   if (type === 'application/x-www-form-urlencoded') return parseQueryString(decodeUtf8(body, 'the request body'));
   if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');
   if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')

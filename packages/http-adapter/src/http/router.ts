@@ -35,11 +35,14 @@ export interface RequestInfo {
 export interface HandlerContext<P = unknown> {
   /** Validated, coerced params (declared keys only; defaults applied). */
   readonly params: P;
-  /** All raw params: query, overridden by body, overridden by route params. */
+  /**
+   * All raw params: query, overridden by body, overridden by route params. Of a JSON body parsed off the event loop
+   * (a large one, see `json-worker.ts`), only the names the route's schema reads, the credentials and pagination's.
+   */
   readonly raw: RawParams;
   readonly routeParams: Readonly<Record<string, string>>;
   readonly query: RawParams;
-  readonly body: RawParams;
+  /** The body as it came: a route that reads a body of its own (SCIM) parses it from here. */
   readonly rawBody: Buffer;
   readonly actor: Actor;
   readonly principal: Principal | null;
@@ -94,7 +97,7 @@ export interface RouteDef<P = unknown> {
  * A route with its params type erased, as mounts and the router hold it: its handler receives the params its own
  * schema decoded (io-ts codecs are invariant in their type, so the schema is erased to a decoder).
  */
-export type AnyRouteDef = Omit<RouteDef<never>, 'params'> & { readonly params?: t.Decoder<unknown, unknown> };
+export type AnyRouteDef = Omit<RouteDef<never>, 'params'> & { readonly params?: t.Decoder<unknown, unknown> & Pick<Schema<unknown>, 'names'> };
 
 /** Identity helper so TypeScript infers `P` from `params`. */
 export function route<P = Record<string, never>>(def: RouteDef<P>): RouteDef<P> {

@@ -23,7 +23,19 @@ import {
   ROUTE_NOT_FOUND_BODY,
   serviceUnavailable,
 } from './errors.js';
-import { ClientClosedRequest, isMalformedString, malformedStringError, mergeParams, parseBody, parseQueryString, readBody } from './params.js';
+import { bodyNames, DEFAULT_PARSE_IN_WORKER_BYTES, JsonWorker, mergePickedParams } from './json-worker.js';
+import {
+  ClientClosedRequest,
+  isJsonBody,
+  isMalformedString,
+  jsonBodyError,
+  malformedStringError,
+  mergeParams,
+  notDeclaredFormat,
+  parseBody,
+  parseQueryString,
+  readBody,
+} from './params.js';
 import { isReply, json, JSON_CONTENT_TYPE, renderReply, sendRendered, writeReply, type RenderedReply, type Reply, withStatus } from './response.js';
 import { Router, type CompiledRoute, type HandlerContext, type Mount, type RequestInfo } from './router.js';
 import { ResponseCache, type ResponseCacheOptions } from './cache.js';
@@ -43,6 +55,11 @@ export interface Limits {
   readonly maxHeaderBytes: number;
   /** Grape's 415 for unsupported request media types instead of ignoring the body. Default false. */
   readonly rejectUnsupportedContentType: boolean;
+  /**
+   * JSON bodies of at least this many bytes are parsed in a worker thread, of which a route gets the names it reads
+   * (see `json-worker.ts`). Default 64 KiB; `Infinity`: none.
+   */
+  readonly parseInWorkerBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -50,6 +67,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 10 * 1024 * 1024,
   maxHeaderBytes: 64 * 1024,
   rejectUnsupportedContentType: false,
+  parseInWorkerBytes: DEFAULT_PARSE_IN_WORKER_BYTES,
 };
 
 /**
@@ -336,9 +354,8 @@ interface Exchange {
 /** The parameters of a request, parsed from its query string, its body and its path. */
 interface RequestInput {
   readonly query: RawParams;
-  readonly body: RawParams;
   readonly rawBody: Buffer;
-  /** Query, overridden by body, overridden by route params (Grape). */
+  /** Query, overridden by body, overridden by route params (Grape); of a large JSON body, the names the route reads. */
   readonly raw: RawParams;
 }
 
@@ -428,6 +445,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
   const requestMetrics = new RequestMetrics();
   const mayReadMetrics = metricsAllowList(options.metrics?.allow ?? DEFAULT_METRICS_ALLOW);
+  const jsonWorker = new JsonWorker();
   let closing = false;
   // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
   // (say the rest of a body) must not draw a second reply from the clientError handler below.
@@ -665,17 +683,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  /** Read body and params: query string, body (400 / 413 / 415), merged with the route's path params. */
-  async function readInput(x: Exchange, routeParams: Readonly<Record<string, string>>): Promise<RequestInput> {
+  /**
+   * Read body and params: query string, body (400 / 413 / 415), merged with the route's path params. A large JSON
+   * body is parsed in the worker, and only the names the route reads are taken from it.
+   */
+  async function readInput(x: Exchange, route: CompiledRoute, routeParams: Readonly<Record<string, string>>): Promise<RequestInput> {
     const query = parseQueryString(x.query);
     const rawBody = hasBody(x.req) ? await readBody(x.req, limits) : EMPTY_BODY;
     x.bodyConsumed = true;
-    const body = parseBody(rawBody, {
-      method: x.method,
-      contentType: x.req.headers['content-type'],
-      rejectUnsupportedContentType: limits.rejectUnsupportedContentType,
-    });
-    return { query, body, rawBody, raw: mergeParams(query, body, routeParams) };
+    const contentType = x.req.headers['content-type'];
+    if (rawBody.length !== 0 && rawBody.length >= limits.parseInWorkerBytes && isJsonBody(contentType)) {
+      const reading = await jsonWorker.read(rawBody, bodyNames(route));
+      if (reading.fault !== null) throw jsonBodyError(reading.fault, notDeclaredFormat);
+      return { query, rawBody, raw: mergePickedParams(query, reading.picked, routeParams) };
+    }
+    const body = parseBody(rawBody, { method: x.method, contentType, rejectUnsupportedContentType: limits.rejectUnsupportedContentType });
+    return { query, rawBody, raw: mergeParams(query, body, routeParams) };
   }
 
   /** Authenticate: credentials, scopes and sudo (401 / 403 / 404). */
@@ -739,7 +762,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       raw: input.raw,
       routeParams,
       query: input.query,
-      body: input.body,
       rawBody: input.rawBody,
       actor: auth.actor,
       principal: auth.principal,
@@ -779,7 +801,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const match = routeRequest(x);
     if (match === null) return;
     const { route, params: routeParams } = match;
-    const input = await readInput(x, routeParams);
+    const input = await readInput(x, route, routeParams);
     let auth: AuthOutcome;
     try {
       auth = await authenticate(x, route, input.raw);
@@ -1038,7 +1060,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     close() {
       closing = true;
       for (const raw of rawRoutes) raw.close?.();
-      return new Promise<void>((resolve, reject) => {
+      const closed = new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
         const finish = (): void => {
           server.closeIdleConnections();
@@ -1050,6 +1072,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
             setImmediate(finish);
           };
       });
+      // Once every request is answered: none waits for the worker any more.
+      return closed.finally(() => jsonWorker.close());
     },
   };
 }

@@ -364,7 +364,15 @@ export type ParamsOfSchema<S> = S extends Schema<infer P> ? P : never;
 /** A compiled schema: an io-ts codec from the merged raw params to the typed params object. */
 export interface Schema<P> extends t.Type<P, unknown, unknown> {
   readonly decls: readonly Decl[];
+  /**
+   * Every top-level name the schema reads (its parameters' and its rules'): all a route takes of a body parsed off
+   * the event loop (see `json-worker.ts`).
+   */
+  readonly names: readonly string[];
 }
+
+/** The names of declarations, each once, in order. */
+const namesOf = (decls: readonly Decl[]): string[] => [...new Set(decls.flatMap((d) => (d.kind === 'param' ? [d.name] : d.names)))];
 
 function isBlank(v: unknown): boolean {
   if (v === null || v === undefined) return true;
@@ -454,7 +462,7 @@ export function schema<const D extends readonly Decl[]>(...decls: D): Schema<Par
     },
     (a) => a,
   );
-  return Object.assign(codec, { decls }) as Schema<ParamsOf<D>>;
+  return Object.assign(codec, { decls, names: namesOf(decls) }) as Schema<ParamsOf<D>>;
 }
 
 /** Grape `type: Hash do ... end`: a nested params hash; nested names print as `outer[inner]`. */

@@ -28,11 +28,10 @@ import {
   ApiError,
   SCIM_CONTENT_TYPE,
   created,
-  isJsonMediaType,
+  jsonBodyParams,
   mount,
   noContent,
   ok,
-  parseContentType,
   parseJsonBody,
   route,
   type Mount,
@@ -130,18 +129,18 @@ const isBlank = (body: Buffer): boolean => body.every((b) => b === 0x20 || b ===
 
 /**
  * The request's JSON object, whatever its declared type (identity providers send `application/scim+json`,
- * `application/json`, `text/plain` or none). A body declared as JSON was parsed and checked before routing; any
- * other is read here with the same checks (malformed strings, nesting), which it used to skip: an unpaired
- * surrogate was stored, then made every list answer 500.
+ * `application/json`, `text/plain` or none), read from the body as it came with the checks every JSON body gets
+ * (malformed strings, nesting), which a body not declared as JSON used to skip: an unpaired surrogate was stored,
+ * then made every list answer 500. A body declared as JSON was parsed and checked before routing too (a fault
+ * answers there, the same); its params are not taken from there, as a large one holds only the names a schema
+ * declares (see `json-worker.ts`), and these routes have none. Read after the SCIM token is checked.
  */
 const jsonBody = (ctx: Ctx): Record<string, unknown> => {
-  const declared = parseContentType(ctx.request.headers['content-type']);
-  if (declared !== null && isJsonMediaType(declared.type) && Object.keys(ctx.body).length > 0 && !('_json' in ctx.body)) return ctx.body as Record<string, unknown>;
   if (isBlank(ctx.rawBody)) throw notAnObject();
   // A malformed string is the adapter's 400, rendered in the SCIM schema as a JSON-declared body's is.
   const parsed = parseJsonBody(ctx.rawBody, notJson);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw notAnObject();
-  return parsed as Record<string, unknown>;
+  return jsonBodyParams(parsed);
 };
 
 /** Ruby `to_i` on a query value: leading digits (with a sign), else null. */

@@ -147,5 +147,5 @@ export const settingsParams: Schema<SettingsParams> = Object.assign(
     },
     (a) => a,
   ),
-  { decls: [] },
+  { decls: [], names: SETTINGS_PARAM_NAMES },
 );
