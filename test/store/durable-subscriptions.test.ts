@@ -25,7 +25,15 @@ const open = () => {
   const db = new Database(':memory:');
   migrate(db);
   const flushes = manualFlushes();
-  const store = new SqliteEventStore(db, async () => void db.close(), { makeDurable: flushes.makeDurable });
+  // Closed as `openSqliteStore` closes it: detached first, so that no poll of its subscriptions reads a closed database.
+  const store: SqliteEventStore = new SqliteEventStore(
+    db,
+    async () => {
+      store.detach();
+      db.close();
+    },
+    { makeDurable: flushes.makeDurable },
+  );
   return { store, flushes };
 };
 
