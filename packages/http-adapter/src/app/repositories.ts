@@ -43,11 +43,11 @@ import type { GitError, PushHandlers, RefChange, Repositories, Repository, Sha, 
 
 export type RecordedCommand = (changes: readonly RefUpdate[], versions: readonly VersionFact[]) => ForgefoldCommand;
 
-/** A record step refused by the decider: the write answers this error (and its refs were moved back). */
 /** `BranchCheck#empty_project_push_message` (its heredoc, blank lines included). */
 const emptyProjectPushMessage = (project: Project, baseUrl: string): string =>
   `\nA default branch (e.g. main) does not yet exist for ${project.path_with_namespace}\nAsk a project Owner or Maintainer to create a default branch:\n\n  ${baseUrl}/${project.path_with_namespace}/-/project_members\n\n`;
 
+/** A record step refused by the decider: the write answers this error (and its refs were moved back). */
 export class RecordRefused extends Error {
   constructor(readonly error: DomainError) {
     super(`record refused: ${JSON.stringify(error)}`);

@@ -49,11 +49,11 @@ const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Grou
   return group ? E.right(group) : E.left(notFound('Group'));
 };
 
-/** GlobalPolicy `create_group`: the account's `can_create_group` (administrators included; see `canCreateGroupOf`). */
 /** `Gitlab::Access.protection_values` (the route's `values:` check; kept here for other callers of the decider). */
 const validBranchProtection = (level: number | null | undefined): boolean => level === undefined || level === null || (Number.isInteger(level) && level >= 0 && level <= 3);
 const INVALID_BRANCH_PROTECTION: DomainError = { _tag: 'BadRequest', message: 'default_branch_protection does not have a valid value' };
 
+/** GlobalPolicy `create_group`: the account's `can_create_group` (administrators included; see `canCreateGroupOf`). */
 const mayCreateGroup = (state: GroupsView, userId: number): boolean => {
   const user = findUser(state.users, userId);
   return user !== undefined && canCreateGroupOf(user);
@@ -124,10 +124,10 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const visibility = newGroupVisibility(state, command.visibility, parentGroup);
       const description = command.description ?? '';
       const requestAccess = command.request_access_enabled ?? true;
-      // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
-      // did (the event's JSON in the log keeps its key order).
       // `remove_unallowed_params`: only who may create groups (`create_group_with_default_branch_protection`) sets it.
       const branchProtection = actor.userId === null || mayCreateGroup(state, actor.userId) ? command.default_branch_protection : undefined;
+      // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
+      // did (the event's JSON in the log keeps its key order).
       const created: GroupEvent =
         !membershipLock && projectCreation === 2 && branchProtection === undefined
           ? {
