@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, clientEnv } from '../git/support.js';
 import { GitRepositories } from '@forgefold/git';
-import { eventually, member, newDataDir, removeDir, start, type Running } from './support.js';
+import { member, newDataDir, removeDir, start, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -147,7 +147,8 @@ describe('default branch protection', () => {
     expect((await client(repo, ['push', '-q', gitUrl('maintainer', maintainer.token, project.path_with_namespace), 'alpha'], env())).code).toBe(0);
     expect((await server.call('GET', `/projects/${project.id}`)).body.default_branch).toBe('feature');
     expect(await levels(project.id)).toEqual([['feature', 40, 40]]);
-    await eventually(() => git(pathOf(project.id), 'symbolic-ref', 'HEAD') === 'refs/heads/feature');
+    // Git's HEAD was moved before the push was answered.
+    expect(git(pathOf(project.id), 'symbolic-ref', 'HEAD')).toBe('refs/heads/feature');
   });
 
   it('follows the instance setting: 1 lets Developers push, 3 lets them merge, 0 protects nothing', async () => {
@@ -195,6 +196,37 @@ describe('default branch protection', () => {
     await server.call('POST', `/groups/${group.body.id}/members`, { user_id: limited.id, access_level: 50 });
     const theirs = await server.call('POST', '/groups', { name: 'Theirs', path: 'theirs', parent_id: group.body.id, default_branch_protection: 0 }, limited.token);
     expect(theirs).toMatchObject({ status: 201, body: { default_branch_protection: 2 } });
+  });
+
+  it("gives a group Developer's projects the platform's repository: no README under level 2, the HEAD asked for, a fork's source HEAD", async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Team', path: 'team' })).body;
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: dev.id, access_level: 30 });
+    // `create_readme` ignores its refused commit: 201 with an empty repository, and nothing but the project recorded.
+    const before = server.events.length;
+    const bare = await server.call('POST', '/projects', { name: 'Bare', namespace_id: group.id, initialize_with_readme: true }, dev.token);
+    expect(bare).toMatchObject({ status: 201, body: { empty_repo: true, default_branch: null } });
+    expect(server.events.slice(before).map((event) => event.type)).not.toContain('BranchCreated');
+    expect(await protectedBranches(bare.body.id)).toEqual([]);
+
+    // `create_repository(default_branch:)` sets HEAD whatever the creator's role; at level 1 the README goes on it.
+    try {
+      await setProtection(1);
+      const trunk = await server.call('POST', '/projects', { name: 'Trunk', namespace_id: group.id, initialize_with_readme: true, default_branch: 'trunk' }, dev.token);
+      expect(trunk.body).toMatchObject({ default_branch: 'trunk', empty_repo: false });
+      expect(await levels(trunk.body.id)).toEqual([['trunk', 30, 40]]);
+    } finally {
+      await setProtection(2);
+    }
+
+    // A fork keeps its source's HEAD and protects it, whoever forks (the import runs no push checks).
+    const source = (await server.call('POST', '/projects', { name: 'Upstream', initialize_with_readme: true, visibility: 'public' })).body;
+    await server.call('POST', `/projects/${source.id}/repository/branches`, { branch: 'develop', ref: 'main' });
+    expect((await server.call('PUT', `/projects/${source.id}`, { default_branch: 'develop' })).body.default_branch).toBe('develop');
+    const fork = await server.call('POST', `/projects/${source.id}/fork`, { namespace_id: group.id }, dev.token);
+    expect(fork.status).toBe(201);
+    expect((await server.call('GET', `/projects/${fork.body.id}`)).body.default_branch).toBe('develop');
+    expect(await levels(fork.body.id)).toEqual([['develop', 40, 40]]);
+    expect(git(pathOf(fork.body.id), 'symbolic-ref', 'HEAD')).toBe('refs/heads/develop');
   });
 
   it('adds no rule when one (exact or wildcard) already covers the default branch', async () => {

@@ -119,8 +119,11 @@ export interface Repository {
   createTag(input: CreateTagInput, options?: WriteOptions): GitResult<{ readonly tag: Tag; readonly changes: readonly RefChange[] }>;
   deleteTag(input: { readonly tag_name: string; readonly expectedSha?: Sha }, options?: WriteOptions): GitResult<{ readonly changes: readonly RefChange[] }>;
   merge(input: MergeInput, options?: WriteOptions): GitResult<MergeResult>;
-  /** Points HEAD at another branch (the project's `default_branch`); moves no ref. */
-  setHeadBranch(name: string): GitResult<void>;
+  /**
+   * Points HEAD at another branch (the project's `default_branch`); moves no ref. `heldLock`: called from a write's
+   * record step, which holds the repository's lock (git's own `HEAD.lock` keeps the change atomic).
+   */
+  setHeadBranch(name: string, options?: { readonly heldLock?: boolean }): GitResult<void>;
   /**
    * Makes the refs exactly `wanted` (refs not named are deleted), compare-and-swap from their current values,
    * under the repository's lock; answers the moves made (none when they agree). The objects must exist.

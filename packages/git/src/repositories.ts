@@ -327,10 +327,11 @@ class GitRepository implements Repository {
   deleteTag: Repository['deleteTag'] = (input, options) => this.run((ctx) => writes.deleteTag(ctx, input, options));
   merge: Repository['merge'] = (input, options) => this.run((ctx) => writes.merge(ctx, input, options));
 
-  setHeadBranch: Repository['setHeadBranch'] = (name) =>
+  setHeadBranch: Repository['setHeadBranch'] = (name, options) =>
     this.run(async (ctx) => {
       if (!isValidNewRefName(name)) fail(invalidRefName(name, 'Branch name is invalid'));
-      await ctx.lock.run(ctx.gitDir, () => git(ctx.gitDir, ['symbolic-ref', 'HEAD', `refs/heads/${name}`]));
+      const point = () => git(ctx.gitDir, ['symbolic-ref', 'HEAD', `refs/heads/${name}`]);
+      await (options?.heldLock ? point() : ctx.lock.run(ctx.gitDir, point));
     });
 
   alignRefs: Repository['alignRefs'] = (wanted) =>

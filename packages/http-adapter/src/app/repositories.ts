@@ -19,6 +19,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   BRANCH_PREFIX,
   TAG_PREFIX,
+  canPushToBranch,
   findProject,
   findRepository,
   findUser,
@@ -181,6 +182,9 @@ export class RepositoryHost {
       return;
     }
     if (readme === null) return;
+    // `create_readme` ignores a refused commit (a Developer, say, under a protected default branch): no README then.
+    const project = findProject(this.app.state.projects, projectId);
+    if (actor.userId !== null && project && !canPushToBranch(this.app.state, actor.userId, project, repository, repository.default_branch)) return;
     const author = this.signatureOf(actor.userId);
     const result = await this.open(projectId).commitFiles(
       {
@@ -262,16 +266,14 @@ export class RepositoryHost {
       this.generation++;
       throw new RecordRefused(result.left);
     }
-    // Creating the default branch moved HEAD in the log (`change_head`). Git follows once the write in progress lets
-    // go of the repository's lock (not awaited here, where it may hold it); start-up aligns HEAD with the log too.
+    // Creating the default branch moved HEAD in the log (`change_head`): git follows before the write lets go of the
+    // repository's lock, and answers cached meanwhile (the log moved first) are dropped. Start-up aligns HEAD too.
     for (const event of result.right.events) {
       if (event.type !== 'DefaultBranchChanged') continue;
       const { project_id: projectId, default_branch: branch } = event.data as { project_id: number; default_branch: string };
-      void this.open(projectId)
-        .setHeadBranch(branch)
-        .then((set) => {
-          if (E.isLeft(set)) this.log({ severity: 'ERROR', message: `moving HEAD of project ${projectId} to ${branch} failed: ${set.left.message}` });
-        });
+      const set = await this.open(projectId).setHeadBranch(branch, { heldLock: true });
+      if (E.isLeft(set)) this.log({ severity: 'ERROR', message: `moving HEAD of project ${projectId} to ${branch} failed: ${set.left.message}` });
+      this.generation++;
     }
   }
 

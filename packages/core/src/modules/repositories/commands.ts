@@ -32,7 +32,17 @@ export type RepositoryCommand =
    * HEAD moves to another branch: an existing one (`PUT /projects/:id` with `default_branch`), or any name while the
    * repository has no branch (`POST /projects` with `default_branch`).
    */
-  | { readonly type: 'ChangeDefaultBranch'; readonly project_id: number; readonly branch: string }
+  | {
+      readonly type: 'ChangeDefaultBranch';
+      readonly project_id: number;
+      readonly branch: string;
+      /**
+       * The HEAD a repository is created with (`POST /projects` with `default_branch`, a fork's source's HEAD):
+       * `create_repository(default_branch:)` and the fork's import set it whatever the creator's role. Only while the
+       * repository has no branch.
+       */
+      readonly initial?: boolean;
+    }
   /**
    * Records ref moves. `via: 'api'` runs the platform's checks as for a change from the web and API; `'push'` as
    * for `git push`. `versions`: for open merge requests whose source branch moved. `imported`: the refs a fork

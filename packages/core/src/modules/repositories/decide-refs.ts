@@ -35,7 +35,8 @@ export const decideChangeDefaultBranch = (issued: IssuedAs<RepositoryCommand, 'C
   if (!project) return E.left(notFound('Project'));
   const repository = findRepository(state.repositories, project.id);
   if (!repository) return E.left(notFound());
-  if (actor.userId !== null && !canRepository(state, actor.userId, project, 'admin_project')) return E.left(forbidden());
+  const initial = command.initial === true && isEmptyRepository(repository);
+  if (actor.userId !== null && !initial && !canRepository(state, actor.userId, project, 'admin_project')) return E.left(forbidden());
   const exists = refValue(repository, `${BRANCH_PREFIX}${command.branch}`) !== null;
   if (!exists && (!isEmptyRepository(repository) || command.branch.trim() === '')) return E.left({ _tag: 'BadRequest', message: 'Could not set the default branch' });
   if (repository.default_branch === command.branch) return E.right([]);

@@ -115,7 +115,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const instanceDefault = defaultBranchName(done.state.settings);
     const defaultBranch = ctx.params.default_branch || (instanceDefault !== null && isValidNewRefName(instanceDefault) ? instanceDefault : null);
     if (defaultBranch && defaultBranch !== findRepository(done.state.repositories, id)?.default_branch) {
-      await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch });
+      await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: defaultBranch, initial: true });
     }
     const project = findProject(done.state.projects, id)!;
     await deps.repositories.initialize(id, ctx.actor, readme ? { content: `# ${project.name}\n${project.description ? `\n${project.description}\n` : ''}` } : null);
@@ -307,7 +307,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const id = createdId(done, 'ProjectCreated');
         const sourceBranch = defaultBranchOf(findRepository(done.state.repositories, source.id)!);
         if (sourceBranch !== null && sourceBranch !== findRepository(done.state.repositories, id)?.default_branch) {
-          await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: sourceBranch });
+          await deps.app.execute(ctx.actor, { type: 'ChangeDefaultBranch', project_id: id, branch: sourceBranch, initial: true });
         }
         await deps.repositories.initializeFork(id, source.id, ctx.actor);
         const state = deps.app.state;
