@@ -125,7 +125,8 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const description = command.description ?? '';
       const requestAccess = command.request_access_enabled ?? true;
       // `remove_unallowed_params`: only who may create groups (`create_group_with_default_branch_protection`) sets it.
-      const branchProtection = actor.userId === null || mayCreateGroup(state, actor.userId) ? command.default_branch_protection : undefined;
+      const branchProtection =
+        command.default_branch_protection !== undefined && (actor.userId === null || mayCreateGroup(state, actor.userId)) ? command.default_branch_protection : undefined;
       // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
       // did (the event's JSON in the log keeps its key order).
       const created: GroupEvent =
