@@ -9,7 +9,7 @@
  *
  * Rack raises a `RangeError` past either limit; here it is a fault (`key_space`, `too_deep`), as are type clashes
  * and bad escapes. Faults are values, never thrown (`params.ts` turns them into answers), and the functions below
- * use only built-ins and each other, so that the same code can run off the event loop.
+ * use only built-ins and each other: the body worker runs the same code (`FORM_PARSER_SOURCE`).
  *
  * Pairs are read and put in place one after the other, as Rack does (the first fault in the text wins). A pair
  * costs its own length: its name is read once, by position, where Rack (and the parser before this one) sliced and
@@ -537,3 +537,33 @@ export function parseMultipartBody(body: Buffer, boundary: string, limits: RackL
   }
   return finishParse(b, root);
 }
+
+/**
+ * The source of the parser above, for the body worker (`body-worker.ts`): the same code answers there as here.
+ * Each function uses only built-ins and the others listed.
+ */
+export const FORM_PARSER_SOURCE = [
+  String(ParamsHash),
+  ...[
+    newBuild,
+    charactersIn,
+    setParam,
+    rackClassName,
+    arrayParam,
+    hasLineBreakFrom,
+    hashHasKey,
+    normalizeParams,
+    addPair,
+    isIndexKey,
+    finishParams,
+    finishParse,
+    decodeComponent,
+    decodeComponentBytes,
+    parseNestedQuery,
+    parsePartHeaders,
+    dispositionParam,
+    parseMultipartBody,
+  ].map(String),
+  `const isBracket = ${String(isBracket)};`,
+  `const isDroppedName = ${String(isDroppedName)};`,
+].join('\n');

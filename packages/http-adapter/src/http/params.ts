@@ -76,7 +76,7 @@ export type ParamsFault = { readonly kind: 'malformed'; readonly where: string }
 /**
  * The first fault in parsed params, walked without recursion (a body may nest deeply): a malformed key or string,
  * or nesting deeper than `maxDepth`. Self-contained (built-ins, `SUSPECT_RE` and `isMalformedString` only): the
- * JSON worker runs its source (see `json-worker.ts`).
+ * body worker runs its source (see `body-worker.ts`).
  */
 export function paramsFault(params: unknown, maxDepth: number): ParamsFault | null {
   const stack: Array<{ value: unknown; depth: number; top: string | null }> = [{ value: params, depth: 0, top: null }];
@@ -305,7 +305,7 @@ export function parseJsonBody(body: Buffer, invalid: () => ApiError): unknown {
 /**
  * A JSON body's params: an object's own keys, else the value as `_json` (Grape). The object JSON.parse made is
  * used as it is (a copy cost more than the parse itself for a body of many keys); an own `__proto__` key is
- * dropped, as assigning it anywhere would set a prototype. Self-contained: the JSON worker runs its source.
+ * dropped, as assigning it anywhere would set a prototype. Self-contained: the body worker runs its source.
  */
 export function jsonBodyParams(parsed: unknown): RawParams {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { _json: parsed };
@@ -315,7 +315,7 @@ export function jsonBodyParams(parsed: unknown): RawParams {
 }
 
 /**
- * The source of the JSON checks above, for the worker that runs them off the event loop (`json-worker.ts`): the
+ * The source of the JSON checks above, for the worker that runs them off the event loop (`body-worker.ts`): the
  * same code answers there as here. Each function uses only built-ins and the others listed.
  */
 export const JSON_CHECKS_SOURCE = [
@@ -324,14 +324,37 @@ export const JSON_CHECKS_SOURCE = [
   ...[isMalformedString, paramsFault, jsonNestsDeeperThan, jsonFault, jsonBodyParams].map(String),
 ].join('\n');
 
-/** Whether a body is read as JSON: its Content-Type says so (a body without one is a form, or nothing). */
-export const isJsonBody = (contentType: string | undefined): boolean => isJsonMediaType(parseContentType(contentType)?.type ?? '');
+/** How a body is read, by its Content-Type (a POST without one is a form); null: it gives no params. */
+export type BodyFormat = { readonly kind: 'json' } | { readonly kind: 'form' } | { readonly kind: 'multipart'; readonly boundary: string };
+
+/** The media type a body is read by (a POST without a Content-Type is a form, as Rack's `form_data?` says). */
+const mediaTypeOf = (method: string, contentType: ReturnType<typeof parseContentType>): string =>
+  contentType?.type ?? (method === 'POST' ? 'application/x-www-form-urlencoded' : '');
+
+/** How a body is read: JSON, a form, multipart, or (null) not at all. */
+export function bodyFormat(method: string, contentType: string | undefined): BodyFormat | null {
+  const ct = parseContentType(contentType);
+  const type = mediaTypeOf(method, ct);
+  if (isJsonMediaType(type)) return { kind: 'json' };
+  if (type === 'application/x-www-form-urlencoded') return { kind: 'form' };
+  if (type === 'multipart/form-data') return { kind: 'multipart', boundary: ct?.params['boundary'] ?? '' };
+  return null;
+}
+
+/** Why a body is refused, whatever its format. */
+export type BodyFault = JsonBodyFault | FormFault;
+
+/** The answer to a body's fault: a JSON body's (nesting is a syntax error there), or a form's. */
+export function bodyFaultError(format: BodyFormat, fault: BodyFault): ApiError {
+  if (fault.kind === 'syntax' || (fault.kind === 'too_deep' && format.kind === 'json')) return notDeclaredFormat();
+  return formFaultError(fault);
+}
 
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
   const ct = parseContentType(opts.contentType);
-  const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
+  const type = mediaTypeOf(opts.method, ct);
   if (isJsonMediaType(type)) return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
   if (type === 'application/x-www-form-urlencoded') return parseFormBody(body);
   if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');

@@ -1,15 +1,16 @@
 /**
- * Large JSON bodies, parsed off the event loop.
+ * Large bodies (JSON, forms, multipart), parsed off the event loop.
  *
- * A body is parsed before authentication (a token may come in it, as on the platform), and JSON.parse holds the
- * event loop for as long as it takes: ~0.5 s for an 8 MB object of 700,000 keys, during which no other request is
- * answered. A JSON body of `parseInWorkerBytes` or more is decoded, parsed and checked in a worker thread instead,
- * by the same code (`JSON_CHECKS_SOURCE`), so it is refused with the same answers. What comes back is not the
- * value: handing a parsed object to another thread costs about what parsing it did. It is the values of the names
- * the route can read (`bodyNames`: its schema's, the credentials', pagination's), each serialized; a value is
- * deserialized on the loop when it is first read. So a body's bulk, under names no one reads or under one read only
- * once the caller is authenticated, costs the loop nothing; what a route does read costs about what parsing that
- * part did.
+ * A body is parsed before authentication (a token may come in it, as on the platform), and parsing holds the
+ * event loop for as long as it takes: JSON.parse ~0.5 s for an 8 MB object of 700,000 keys; a 10 MiB form of
+ * pairs Rack's limits let through (a hash of one key per pair, or hashes of 8,000 keys each) 0.1-0.5 s, a 10 MiB
+ * multipart body of small parts ~0.35 s; during which no other request is answered. A body of `parseInWorkerBytes`
+ * or more is decoded, parsed and checked in a worker thread instead, by the same code (`JSON_CHECKS_SOURCE`,
+ * `FORM_PARSER_SOURCE`), so it is refused with the same answers. What comes back is not the value: handing a parsed
+ * object to another thread costs about what parsing it did. It is the values of the names the route can read
+ * (`bodyNames`: its schema's, the credentials', pagination's), each serialized; a value is deserialized on the
+ * loop when it is first read. So a body's bulk, under names no one reads or under one read only once the caller is
+ * authenticated, costs the loop nothing; what a route does read costs about what parsing that part did.
  *
  * One worker, started by the first large body and stopped with the server; bodies queue for it. The worker source
  * is a plain CommonJS string run with `eval: true`, so it works the same under vitest and compiled JavaScript.
@@ -17,14 +18,16 @@
 import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { CREDENTIAL_PARAMS } from './auth.js';
+import { FORM_PARSER_SOURCE, RACK_LIMITS, type RackLimits } from './form-params.js';
 import { PAGINATION_PARAMS } from './pagination.js';
-import { JSON_CHECKS_SOURCE, MAX_PARAM_DEPTH, type JsonBodyFault } from './params.js';
+import { JSON_CHECKS_SOURCE, MAX_PARAM_DEPTH, type BodyFault, type BodyFormat } from './params.js';
 import type { CompiledRoute } from './router.js';
 import type { RawParams } from './validation.js';
 
 /**
- * JSON bodies of at least this many bytes are parsed in the worker. Below it, a body of as many keys as its bytes
- * allow (~7,000) costs the loop ~2 ms to parse and merge, and a list that echoes them in its links ~30-50 ms.
+ * Bodies of at least this many bytes are parsed in the worker. Below it, a JSON body of as many keys as its bytes
+ * allow (~7,000) costs the loop ~2 ms to parse and merge, and a list that echoes them in its links ~30-50 ms; a
+ * form or multipart body about as much.
  */
 export const DEFAULT_PARSE_IN_WORKER_BYTES = 64 * 1024;
 
@@ -32,13 +35,15 @@ export const DEFAULT_PARSE_IN_WORKER_BYTES = 64 * 1024;
 type PickedValue = readonly [name: string, bytes: Uint8Array];
 
 /** What the worker answers for a body: its fault, or the values of the names asked for that it holds. */
-type WorkerReading = { readonly fault: JsonBodyFault } | { readonly fault: null; readonly picked: readonly PickedValue[] };
+type WorkerReading = { readonly fault: BodyFault } | { readonly fault: null; readonly picked: readonly PickedValue[] };
 
 interface Request {
   readonly id: number;
   readonly bytes: Uint8Array;
+  readonly format: BodyFormat;
   readonly names: readonly string[];
   readonly maxDepth: number;
+  readonly limits: RackLimits;
 }
 
 type Reply = { readonly id: number } & (WorkerReading | { readonly fault?: undefined; readonly error: string });
@@ -48,16 +53,34 @@ const { parentPort } = require('node:worker_threads');
 const { serialize } = require('node:v8');
 const decoder = new TextDecoder('utf-8', { fatal: true });
 ${JSON_CHECKS_SOURCE}
-const read = ({ bytes, names, maxDepth }) => {
-  let text;
-  try { text = decoder.decode(bytes); } catch { return { fault: { kind: 'malformed', where: 'the request body' } }; }
+${FORM_PARSER_SOURCE}
+const decodeText = (bytes) => { try { return decoder.decode(bytes); } catch { return undefined; } };
+const jsonParamsOf = (bytes, maxDepth) => {
+  const text = decodeText(bytes);
+  if (text === undefined) return { fault: { kind: 'malformed', where: 'the request body' } };
   let parsed;
   try { parsed = JSON.parse(text); } catch { return { fault: { kind: 'syntax' } }; }
   const fault = jsonFault(text, parsed, maxDepth);
-  if (fault !== null) return { fault };
-  const params = jsonBodyParams(parsed);
+  return fault !== null ? { fault } : { fault: null, params: jsonBodyParams(parsed) };
+};
+const formParamsOf = (parse) => {
+  if (parse.fault !== null) return parse;
+  const fault = parse.suspect ? paramsFault(parse.params, Infinity) : null;
+  return fault !== null ? { fault } : parse;
+};
+const paramsOf = ({ bytes, format, maxDepth, limits }) => {
+  if (format.kind === 'json') return jsonParamsOf(bytes, maxDepth);
+  if (format.kind === 'multipart') return formParamsOf(parseMultipartBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), format.boundary, limits));
+  const text = decodeText(bytes);
+  if (text === undefined) return { fault: { kind: 'malformed', where: 'the request body' } };
+  return formParamsOf(parseNestedQuery(text, '&;', limits));
+};
+const read = (request) => {
+  const result = paramsOf(request);
+  if (result.fault !== null) return { fault: result.fault };
+  const params = result.params;
   const picked = [];
-  for (const name of names) if (Object.prototype.hasOwnProperty.call(params, name)) picked.push([name, serialize(params[name])]);
+  for (const name of request.names) if (Object.prototype.hasOwnProperty.call(params, name)) picked.push([name, serialize(params[name])]);
   return { fault: null, picked };
 };
 parentPort.on('message', (request) => {
@@ -68,20 +91,20 @@ parentPort.on('message', (request) => {
 `;
 
 /** The worker of one server. */
-export class JsonWorker {
+export class BodyWorker {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, { resolve: (reading: WorkerReading) => void; reject: (error: Error) => void }>();
   private nextId = 0;
 
-  /** Decodes, parses and checks a JSON body in the worker; the values it holds of `names`. */
-  read(body: Buffer, names: readonly string[]): Promise<WorkerReading> {
+  /** Decodes, parses and checks a body in the worker; the values it holds of `names`. */
+  read(body: Buffer, format: BodyFormat, names: readonly string[]): Promise<WorkerReading> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     // A copy, moved to the worker (the handler keeps `rawBody`): one copy of the bytes in all.
     const bytes = new Uint8Array(body);
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, bytes, names, maxDepth: MAX_PARAM_DEPTH } satisfies Request, [bytes.buffer]);
+      worker.postMessage({ id, bytes, format, names, maxDepth: MAX_PARAM_DEPTH, limits: RACK_LIMITS } satisfies Request, [bytes.buffer]);
     });
   }
 
@@ -100,7 +123,7 @@ export class JsonWorker {
       const waiter = this.waiting.get(reply.id);
       if (!waiter) return;
       this.waiting.delete(reply.id);
-      if (reply.fault === undefined) waiter.reject(new Error(`The JSON worker failed: ${reply.error}`));
+      if (reply.fault === undefined) waiter.reject(new Error(`The body worker failed: ${reply.error}`));
       else waiter.resolve(reply);
     });
     const fail = (error: Error): void => {
@@ -109,7 +132,7 @@ export class JsonWorker {
       this.waiting.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', () => fail(new Error('The JSON worker stopped')));
+    worker.on('exit', () => fail(new Error('The body worker stopped')));
     this.worker = worker;
     return worker;
   }
