@@ -8,8 +8,8 @@
  * or more is decoded, parsed and checked in a worker thread instead, by the same code (`JSON_CHECKS_SOURCE`,
  * `FORM_PARSER_SOURCE`), so it is refused with the same answers. What comes back is not the value: handing a parsed
  * object to another thread costs about what parsing it did. It is the values of the names the route can read
- * (`bodyNames`: its schema's, the credentials', pagination's), each serialized; a value is deserialized on the
- * loop when it is first read. So a body's bulk, under names no one reads or under one read only once the caller is
+ * (`bodyNames`: its schema's, pagination's, and the credentials' when they are text), each serialized; a value is
+ * deserialized on the loop when it is first read. So a body's bulk, under names no one reads or under one read only once the caller is
  * authenticated, costs the loop nothing; what a route does read costs about what parsing that part did.
  *
  * One worker, started by the first large body and stopped with the server; bodies queue for it. The worker source
@@ -41,7 +41,7 @@ interface Request {
   readonly id: number;
   readonly bytes: Uint8Array;
   readonly format: BodyFormat;
-  readonly names: readonly string[];
+  readonly names: BodyNames;
   readonly maxDepth: number;
   readonly limits: RackLimits;
 }
@@ -79,8 +79,12 @@ const read = (request) => {
   const result = paramsOf(request);
   if (result.fault !== null) return { fault: result.fault };
   const params = result.params;
+  const has = (name) => Object.prototype.hasOwnProperty.call(params, name);
   const picked = [];
-  for (const name of request.names) if (Object.prototype.hasOwnProperty.call(params, name)) picked.push([name, serialize(params[name])]);
+  for (const name of request.names.values) if (has(name)) picked.push([name, serialize(params[name])]);
+  for (const name of request.names.texts) {
+    if (has(name) && (typeof params[name] === 'string' || typeof params[name] === 'number')) picked.push([name, serialize(params[name])]);
+  }
   return { fault: null, picked };
 };
 parentPort.on('message', (request) => {
@@ -97,7 +101,7 @@ export class BodyWorker {
   private nextId = 0;
 
   /** Decodes, parses and checks a body in the worker; the values it holds of `names`. */
-  read(body: Buffer, format: BodyFormat, names: readonly string[]): Promise<WorkerReading> {
+  read(body: Buffer, format: BodyFormat, names: BodyNames): Promise<WorkerReading> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     // A copy, moved to the worker (the handler keeps `rawBody`): one copy of the bytes in all.
@@ -138,13 +142,24 @@ export class BodyWorker {
   }
 }
 
-const bodyNamesCache = new WeakMap<CompiledRoute, readonly string[]>();
+/**
+ * The names a route can read of a body parsed off the loop: its schema's and pagination's (`values`), and the
+ * credentials (`texts`), taken only when a string or a number: authentication reads no other value of theirs, and
+ * reads them before anything else, so a large value there would be deserialized on the loop for nobody.
+ */
+export interface BodyNames {
+  readonly values: readonly string[];
+  readonly texts: readonly string[];
+}
 
-/** The names a route can read of a body parsed off the loop: its schema's, the credentials', pagination's. */
-export function bodyNames(route: CompiledRoute): readonly string[] {
+const bodyNamesCache = new WeakMap<CompiledRoute, BodyNames>();
+
+/** The names a route can read of a body parsed off the loop (`BodyNames`). */
+export function bodyNames(route: CompiledRoute): BodyNames {
   let names = bodyNamesCache.get(route);
   if (names === undefined) {
-    names = [...new Set([...(route.def.params?.names ?? []), ...CREDENTIAL_PARAMS, ...PAGINATION_PARAMS])];
+    const values = [...new Set([...(route.def.params?.names ?? []), ...PAGINATION_PARAMS])];
+    names = { values, texts: CREDENTIAL_PARAMS.filter((name) => !values.includes(name)) };
     bodyNamesCache.set(route, names);
   }
   return names;
