@@ -36,6 +36,17 @@ const TOO_DEEP_REFUSAL = { status: 400, body: { error: 'Params nested too deep' 
 /** `count` distinct names of `length` characters each (`length` ≥ 6). */
 const names = (count: number, length: number): string[] => Array.from({ length: count }, (_, i) => `k${i.toString(36).padStart(length - 1, '0')}`);
 
+describe('pairs', () => {
+  it('of a form are split at `&` only, after a trailing NUL is dropped (Rack\'s `POST`); of a query string at `&` and `;`', () => {
+    expect(form('description=a;b&name=x; y')).toEqual({ description: 'a;b', name: 'x; y' });
+    expect(parseQueryString('description=a;b&name=x; y')).toEqual({ description: 'a', b: null, name: 'x', y: null });
+    expect(form('name=x&path=y\0')).toEqual({ name: 'x', path: 'y' });
+    expect(refusal(() => form('name=x\0&path=y'))).toMatchObject({ status: 400 });
+    expect(refusal(() => form('name=x\0\0'))).toMatchObject({ status: 400 });
+    expect(refusal(() => parseQueryString('name=x%00'))).toMatchObject({ status: 400 });
+  });
+});
+
 describe('the key space', () => {
   it('is 65,536 characters of names in a hash: a form, a query string or a multipart body, one more is refused', () => {
     const full = names(KEY_SPACE / 16, 16);

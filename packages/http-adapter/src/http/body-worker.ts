@@ -73,7 +73,7 @@ const paramsOf = ({ bytes, format, maxDepth, limits }) => {
   if (format.kind === 'multipart') return formParamsOf(parseMultipartBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), format.boundary, limits));
   const text = decodeText(bytes);
   if (text === undefined) return { fault: { kind: 'malformed', where: 'the request body' } };
-  return formParamsOf(parseNestedQuery(text, '&;', limits));
+  return formParamsOf(parseFormText(text, limits));
 };
 const read = (request) => {
   const result = paramsOf(request);

@@ -426,6 +426,14 @@ export function parseNestedQuery(text: string, separators: '&;' | '&', limits: R
   return finishParse(b, root);
 }
 
+/**
+ * A form body's params, as Rack's `Request#POST` reads them: a trailing NUL dropped ("Safari Ajax postings"), then
+ * `parse_nested_query(text, '&')`: pairs are split at `&` only (`;` separates pairs in a query string, not here).
+ */
+export function parseFormText(text: string, limits: RackLimits): FormParse {
+  return parseNestedQuery(text.endsWith('\0') ? text.slice(0, -1) : text, '&', limits);
+}
+
 /** An uploaded file, as multipart parts with a filename give it. */
 export interface UploadedFile {
   readonly filename: string;
@@ -560,6 +568,7 @@ export const FORM_PARSER_SOURCE = [
     decodeComponent,
     decodeComponentBytes,
     parseNestedQuery,
+    parseFormText,
     parsePartHeaders,
     dispositionParam,
     parseMultipartBody,

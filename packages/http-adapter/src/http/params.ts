@@ -6,7 +6,8 @@
  *   array; `h[k]=v` → hash; `l[][k]=v` → array of hashes; `l[0][k]=v` → Rack builds a hash keyed "0","1"…; we
  *   turn any hash whose keys are all decimal integers into an array ordered by index (so `name[0][key]=v` is an
  *   array of hashes). Past Rack's key space (65,536 characters of names per hash) or depth (100), a 400.
- * - Form and query: `+` is a space, `%2B` a plus; `&` and `;` separate pairs (Rack 2); `a` without `=` is null.
+ * - Form and query: `+` is a space, `%2B` a plus; `&` separates pairs, and `;` too in a query string (Rack 2's
+ *   `GET`; its `POST` splits a form at `&` only, after dropping a trailing NUL); `a` without `=` is null.
  * - JSON body: an object's keys become params; any other JSON value is `_json` (Grape).
  * - Multipart: text parts become strings; file parts `{filename, contentType, data: Buffer}`.
  * - Malformed strings are refused with 400, as the platform's `HandleMalformedStrings` middleware and Rails'
@@ -18,7 +19,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.js';
-import { parseMultipartBody, parseNestedQuery, RACK_LIMITS, type FormFault, type FormParse } from './form-params.js';
+import { parseFormText, parseMultipartBody, parseNestedQuery, RACK_LIMITS, type FormFault, type FormParse } from './form-params.js';
 import type { RawParams } from './validation.js';
 
 export type { UploadedFile } from './form-params.js';
@@ -190,8 +191,8 @@ function formParamsOrThrow(parse: FormParse): RawParams {
 /** Rack 2 `parse_nested_query` of a query string: `&` or `;` separated, `+` is space, Rack's nesting and limits. */
 export const parseQueryString = (qs: string): RawParams => formParamsOrThrow(parseNestedQuery(qs, '&;', RACK_LIMITS));
 
-/** A form body's params (its text is strict UTF-8): Rack's nesting and limits. */
-const parseFormBody = (body: Buffer): RawParams => formParamsOrThrow(parseNestedQuery(decodeUtf8(body, 'the request body'), '&;', RACK_LIMITS));
+/** A form body's params (its text is strict UTF-8; pairs split at `&` only): Rack's nesting and limits. */
+const parseFormBody = (body: Buffer): RawParams => formParamsOrThrow(parseFormText(decodeUtf8(body, 'the request body'), RACK_LIMITS));
 
 /** A multipart/form-data body's params: text parts are strings, file parts `UploadedFile`s; Rack's nesting and limits. */
 export const parseMultipart = (body: Buffer, boundary: string): RawParams => formParamsOrThrow(parseMultipartBody(body, boundary, RACK_LIMITS));
