@@ -49,7 +49,7 @@ export type FormParse =
 
 /**
  * A hash while params are built (Rack's `Params`): its entries in order, and the characters of their names. The
- * first entry is held inline: most hashes of a large body hold one, and a map each cost more than the parse.
+ * first entry is held inline: most hashes of a large body hold one, and a Map for each cost more than the parse.
  */
 class ParamsHash {
   keySpace = 0;
@@ -143,7 +143,7 @@ function arrayParam(b: Build, params: ParamsHash, k: string, characters: number)
 
 const isBracket = (c: number): boolean => c === 0x5b || c === 0x5d;
 
-/** Whether `s` from `start` to `end` holds a line break (JavaScript's `.` stops at these). */
+/** Whether the name being read holds a line break at or after `start` (JavaScript's `.` stops at these). */
 function hasLineBreakFrom(b: Build, start: number): boolean {
   if (b.lastLineBreak === -2) {
     const s = b.name;
@@ -325,6 +325,7 @@ function finishParams(value: unknown): unknown {
 /** What a parse answers: the finished params, or its fault. */
 function finishParse(b: Build, root: ParamsHash): FormParse {
   if (b.fault !== null) return { fault: b.fault };
+  // An array when every top-level name is an index (`0=a&1=b`), as it always was: spread into params, the same keys.
   return { fault: null, params: finishParams(root) as Record<string, unknown>, suspect: b.suspect };
 }
 
