@@ -127,7 +127,7 @@ export interface ServeConfig {
   /** Request limits: a longer URL answers 414, a larger body 413. */
   readonly maxUrlBytes?: number;
   readonly maxBodyBytes?: number;
-  /** JSON bodies of at least this many bytes are parsed off the event loop (see the HTTP adapter's `Limits`); no setting of its own. */
+  /** Bodies (JSON, forms, multipart) of at least this many bytes are parsed off the event loop (see the HTTP adapter's `Limits`); no setting of its own. */
   readonly parseInWorkerBytes?: number;
   /** Connection time-outs in milliseconds (see `Timeouts` in the HTTP adapter); unset ones keep its defaults. */
   readonly timeouts?: Partial<Timeouts>;

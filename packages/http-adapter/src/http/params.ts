@@ -2,10 +2,12 @@
  * Raw request parameters: query string, and body (JSON, x-www-form-urlencoded, multipart/form-data), parsed the
  * way Rack 2.2 and Grape do, then merged with route params (route params win, then body, then query — Grape).
  *
- * - Rack nesting: `a[]=1&a[]=2` → array; `h[k]=v` → hash; `l[][k]=v` → array of hashes (Rack rules);
- *   `l[0][k]=v` → Rack builds a hash keyed "0","1"…; we turn any hash whose keys are all decimal integers into an
- *   array ordered by index (so `name[0][key]=v` is an array of hashes).
- * - Form and query: `+` is a space, `%2B` a plus; `&` and `;` separate pairs (Rack 2); `a` without `=` is null.
+ * - Query strings, forms and multipart bodies follow Rack's rules and limits (`form-params.ts`): `a[]=1&a[]=2` →
+ *   array; `h[k]=v` → hash; `l[][k]=v` → array of hashes; `l[0][k]=v` → Rack builds a hash keyed "0","1"…; we
+ *   turn any hash whose keys are all decimal integers into an array ordered by index (so `name[0][key]=v` is an
+ *   array of hashes). Past Rack's key space (65,536 characters of names per hash) or depth (100), a 400.
+ * - Form and query: `+` is a space, `%2B` a plus; `&` separates pairs, and `;` too in a query string (Rack 2's
+ *   `GET`; its `POST` splits a form at `&` only, after dropping a trailing NUL); `a` without `=` is null.
  * - JSON body: an object's keys become params; any other JSON value is `_json` (Grape).
  * - Multipart: text parts become strings; file parts `{filename, contentType, data: Buffer}`.
  * - Malformed strings are refused with 400, as the platform's `HandleMalformedStrings` middleware and Rails'
@@ -17,13 +19,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.js';
+import { parseFormText, parseMultipartBody, parseNestedQuery, RACK_LIMITS, type FormFault, type FormParse } from './form-params.js';
 import type { RawParams } from './validation.js';
 
-export interface UploadedFile {
-  readonly filename: string;
-  readonly contentType: string;
-  readonly data: Buffer;
-}
+export type { UploadedFile } from './form-params.js';
 
 export const MAX_PARAM_DEPTH = 100;
 
@@ -78,7 +77,7 @@ export type ParamsFault = { readonly kind: 'malformed'; readonly where: string }
 /**
  * The first fault in parsed params, walked without recursion (a body may nest deeply): a malformed key or string,
  * or nesting deeper than `maxDepth`. Self-contained (built-ins, `SUSPECT_RE` and `isMalformedString` only): the
- * JSON worker runs its source (see `json-worker.ts`).
+ * body worker runs its source (see `body-worker.ts`).
  */
 export function paramsFault(params: unknown, maxDepth: number): ParamsFault | null {
   const stack: Array<{ value: unknown; depth: number; top: string | null }> = [{ value: params, depth: 0, top: null }];
@@ -152,29 +151,6 @@ export function jsonFault(text: string, parsed: unknown, maxDepth: number): Para
   return fault ?? (jsonNestsDeeperThan(text, maxDepth) ? { kind: 'too_deep' } : null);
 }
 
-/** Percent-decodes a form/query component (`+` → space). Throws ApiError 400 on invalid %-encoding or UTF-8. */
-export function decodeFormComponent(s: string): string {
-  if (!s.includes('%') && !s.includes('+')) return s;
-  const replaced = s.replace(/\+/g, ' ');
-  if (!replaced.includes('%')) return replaced;
-  const bytes: number[] = [];
-  for (let i = 0; i < replaced.length; ) {
-    const ch = replaced.charCodeAt(i);
-    if (ch === 0x25) {
-      const hex = replaced.slice(i + 1, i + 3);
-      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw ApiError.error(400, 'Invalid %-encoding in query string or form');
-      bytes.push(parseInt(hex, 16));
-      i += 3;
-    } else {
-      const cp = replaced.codePointAt(i)!;
-      const chunk = Buffer.from(String.fromCodePoint(cp), 'utf8');
-      for (const b of chunk) bytes.push(b);
-      i += cp > 0xffff ? 2 : 1;
-    }
-  }
-  return decodeUtf8(Uint8Array.from(bytes), 'the query string or form');
-}
-
 /** Percent-decodes a path segment (no `+` handling). Returns null when the encoding is invalid. */
 export function decodePathSegment(s: string): string | null {
   if (!s.includes('%')) return s;
@@ -185,111 +161,41 @@ export function decodePathSegment(s: string): string | null {
   }
 }
 
-const isHash = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && !isUploadedFile(v);
+/** 400 for Rack's `RangeError` past the key space (`key_space_limit`), with its message. */
+export const keySpaceError = (): ApiError => ApiError.error(400, 'exceeded available parameter key space');
 
-function isUploadedFile(v: unknown): v is UploadedFile {
-  return typeof v === 'object' && v !== null && Buffer.isBuffer((v as { data?: unknown }).data) && 'filename' in v;
-}
-
-function typeError(k: string, expected: string, got: unknown): ApiError {
-  const cls = Array.isArray(got) ? 'Array' : isHash(got) ? 'Hash' : 'String';
-  return ApiError.error(400, `expected ${expected} (got ${cls}) for param \`${k}'`);
-}
-
-const NAME_RE = /^[[\]]*([^[\]]+)\]*/;
-
-/** Rack 2.2 `normalize_params`: inserts `name=value` into `params` following the bracket syntax. */
-export function normalizeParams(params: Record<string, unknown>, name: string, v: unknown, depth = MAX_PARAM_DEPTH): unknown {
-  if (depth <= 0) throw ApiError.error(400, 'Params nested too deep');
-  const m = NAME_RE.exec(name);
-  const k = m?.[1] ?? '';
-  const after = m ? name.slice(m[0].length) : '';
-  if (k === '') {
-    if (v !== null && v !== undefined && name === '[]') return [v];
-    return undefined;
+/** The answer to a fault of a query string, form or multipart body: each a 400. */
+export function formFaultError(fault: FormFault): ApiError {
+  switch (fault.kind) {
+    case 'key_space':
+      return keySpaceError();
+    case 'too_deep':
+      return ApiError.error(400, 'Params nested too deep');
+    case 'escape':
+      return ApiError.error(400, 'Invalid %-encoding in query string or form');
+    case 'malformed':
+      return malformedStringError(fault.where);
+    case 'type':
+    case 'multipart':
+      return ApiError.error(400, fault.message);
   }
-  if (k === '__proto__' || k === 'constructor' || k === 'prototype') return params;
-  if (after === '') {
-    params[k] = v;
-  } else if (after === '[') {
-    params[name] = v;
-  } else if (after === '[]') {
-    const cur = (params[k] ??= []);
-    if (!Array.isArray(cur)) throw typeError(k, 'Array', cur);
-    cur.push(v);
-  } else {
-    const md = /^\[\]\[([^[\]]+)\]$/.exec(after) ?? /^\[\](.+)$/.exec(after);
-    if (md && md[1] !== undefined) {
-      const childKey = md[1];
-      const cur = (params[k] ??= []);
-      if (!Array.isArray(cur)) throw typeError(k, 'Array', cur);
-      const last: unknown = cur[cur.length - 1];
-      if (isHash(last) && !hashHasKey(last, childKey)) {
-        normalizeParams(last, childKey, v, depth - 1);
-      } else {
-        cur.push(normalizeParams(Object.create(null) as Record<string, unknown>, childKey, v, depth - 1));
-      }
-    } else {
-      const cur = (params[k] ??= Object.create(null) as Record<string, unknown>);
-      if (!isHash(cur)) throw typeError(k, 'Hash', cur);
-      params[k] = normalizeParams(cur, after, v, depth - 1);
-    }
-  }
-  return params;
 }
 
-/** Rack `params_hash_has_key?`: does `h` already hold the (possibly nested, `a[b]`) key? */
-function hashHasKey(h: Record<string, unknown>, key: string): boolean {
-  if (/\[\]/.test(key)) return false;
-  let cur: unknown = h;
-  for (const part of key.split(/[[\]]+/).filter((p) => p !== '')) {
-    if (!isHash(cur) || !Object.prototype.hasOwnProperty.call(cur, part)) return false;
-    cur = cur[part];
-  }
-  return true;
+/** The params of a parse, or its fault thrown; walked for malformed strings when the parse saw a NUL. */
+function formParamsOrThrow(parse: FormParse): RawParams {
+  if (parse.fault !== null) throw formFaultError(parse.fault);
+  if (parse.suspect) assertWellFormedParams(parse.params);
+  return parse.params;
 }
 
-/** Turns hashes with only decimal-integer keys into arrays ordered by index; plain objects everywhere. */
-function finalize(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(finalize);
-  if (isHash(v)) {
-    const keys = Object.keys(v);
-    if (keys.length > 0 && keys.every((k) => /^\d{1,9}$/.test(k))) {
-      return keys
-        .map((k) => [Number(k), v[k]] as const)
-        .sort((a, b) => a[0] - b[0])
-        .map(([, x]) => finalize(x));
-    }
-    const out: Record<string, unknown> = {};
-    for (const k of keys) out[k] = finalize(v[k]);
-    return out;
-  }
-  return v;
-}
+/** Rack 2 `parse_nested_query` of a query string: `&` or `;` separated, `+` is space, Rack's nesting and limits. */
+export const parseQueryString = (qs: string): RawParams => formParamsOrThrow(parseNestedQuery(qs, '&;', RACK_LIMITS));
 
-/** Builds nested params from ordered `[name, value]` pairs. */
-export function buildNested(pairs: Iterable<readonly [string, unknown]>): RawParams {
-  const params = Object.create(null) as Record<string, unknown>;
-  for (const [name, value] of pairs) normalizeParams(params, name, value);
-  return finalize(params) as RawParams;
-}
+/** A form body's params (its text is strict UTF-8; pairs split at `&` only): Rack's nesting and limits. */
+const parseFormBody = (body: Buffer): RawParams => formParamsOrThrow(parseFormText(decodeUtf8(body, 'the request body'), RACK_LIMITS));
 
-/** Rack 2 `parse_nested_query`: `&` or `;` separated, `+` is space, nesting per `normalizeParams`. */
-export function parseQueryString(qs: string): RawParams {
-  const pairs: Array<[string, string | null]> = [];
-  for (const part of qs.split(/[&;] */)) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const k = decodeFormComponent(eq === -1 ? part : part.slice(0, eq));
-    const v = eq === -1 ? null : decodeFormComponent(part.slice(eq + 1));
-    pairs.push([k, v]);
-  }
-  const params = buildNested(pairs);
-  // %-decoding already refused invalid UTF-8 (and so surrogates); NULs remain to be found.
-  assertWellFormedParams(params);
-  return params;
-}
+/** A multipart/form-data body's params: text parts are strings, file parts `UploadedFile`s; Rack's nesting and limits. */
+export const parseMultipart = (body: Buffer, boundary: string): RawParams => formParamsOrThrow(parseMultipartBody(body, boundary, RACK_LIMITS));
 
 /** Parses a Content-Type header: lower-cased media type and parameters. */
 export function parseContentType(h: string | undefined): { type: string; params: Record<string, string> } | null {
@@ -305,85 +211,6 @@ export function parseContentType(h: string | undefined): { type: string; params:
     params[k] = v;
   }
   return { type: (type ?? '').trim().toLowerCase(), params };
-}
-
-/** Parses the header block of one multipart part. */
-function parsePartHeaders(block: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of block.split('\r\n')) {
-    const idx = line.indexOf(':');
-    if (idx <= 0) continue;
-    headers[line.slice(0, idx).trim().toLowerCase()] = line.slice(idx + 1).trim();
-  }
-  return headers;
-}
-
-function dispositionParam(disposition: string, key: string): string | undefined {
-  const re = new RegExp(`(?:^|;)\\s*${key}\\*?=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;]*))`, 'i');
-  const m = re.exec(disposition);
-  if (!m) return undefined;
-  if (m[1] !== undefined) return m[1].replace(/\\(.)/g, '$1');
-  return m[2]?.trim();
-}
-
-/**
- * multipart/form-data (RFC 7578). Text parts → UTF-8 strings; parts with a filename → UploadedFile (an empty
- * filename: no part, as Rack::Multipart drops it).
- * Throws ApiError 400 on a malformed body.
- */
-export function parseMultipart(body: Buffer, boundary: string): RawParams {
-  if (!boundary || boundary.length > 200) throw ApiError.error(400, 'Invalid multipart boundary');
-  const delim = Buffer.from(`--${boundary}`);
-  const pairs: Array<[string, unknown]> = [];
-  let pos = body.indexOf(delim);
-  if (pos === -1) throw ApiError.error(400, 'Malformed multipart body');
-  for (;;) {
-    pos += delim.length;
-    // "--" after a delimiter closes the body.
-    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) break;
-    // Skip transport padding up to CRLF.
-    const eol = body.indexOf('\r\n', pos);
-    if (eol === -1) throw ApiError.error(400, 'Malformed multipart body');
-    pos = eol + 2;
-    const headerEnd = body.indexOf('\r\n\r\n', pos);
-    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delim]), pos);
-    if (next === -1) throw ApiError.error(400, 'Malformed multipart body');
-    let headers: Record<string, string>;
-    let content: Buffer;
-    if (headerEnd === -1 || headerEnd > next) {
-      // A part without a blank line: headers only when it starts with one, else malformed.
-      if (body.subarray(pos, pos + 2).toString() === '\r\n') {
-        headers = {};
-        content = body.subarray(pos + 2, next);
-      } else throw ApiError.error(400, 'Malformed multipart body');
-    } else {
-      headers = parsePartHeaders(body.subarray(pos, headerEnd).toString('latin1'));
-      content = body.subarray(headerEnd + 4, next);
-    }
-    const disposition = headers['content-disposition'] ?? '';
-    const name = dispositionParam(disposition, 'name');
-    const filename = dispositionParam(disposition, 'filename');
-    // `filename=""` is a form's "no file chosen": Rack's parser drops the part, so the parameter is absent.
-    if (name !== undefined && filename !== '') {
-      const decodedName = decodeUtf8(Buffer.from(name, 'latin1'), 'a parameter name');
-      if (filename !== undefined) {
-        pairs.push([
-          decodedName,
-          {
-            filename: decodeUtf8(Buffer.from(filename, 'latin1'), `parameter '${decodedName}'`),
-            contentType: headers['content-type'] ?? 'application/octet-stream',
-            data: Buffer.from(content),
-          } satisfies UploadedFile,
-        ]);
-      } else {
-        pairs.push([decodedName, decodeUtf8(content, `parameter '${decodedName}'`)]);
-      }
-    }
-    pos = next + 2;
-  }
-  const params = buildNested(pairs);
-  assertWellFormedParams(params);
-  return params;
 }
 
 export interface BodyLimits {
@@ -479,7 +306,7 @@ export function parseJsonBody(body: Buffer, invalid: () => ApiError): unknown {
 /**
  * A JSON body's params: an object's own keys, else the value as `_json` (Grape). The object JSON.parse made is
  * used as it is (a copy cost more than the parse itself for a body of many keys); an own `__proto__` key is
- * dropped, as assigning it anywhere would set a prototype. Self-contained: the JSON worker runs its source.
+ * dropped, as assigning it anywhere would set a prototype. Self-contained: the body worker runs its source.
  */
 export function jsonBodyParams(parsed: unknown): RawParams {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { _json: parsed };
@@ -489,7 +316,7 @@ export function jsonBodyParams(parsed: unknown): RawParams {
 }
 
 /**
- * The source of the JSON checks above, for the worker that runs them off the event loop (`json-worker.ts`): the
+ * The source of the JSON checks above, for the worker that runs them off the event loop (`body-worker.ts`): the
  * same code answers there as here. Each function uses only built-ins and the others listed.
  */
 export const JSON_CHECKS_SOURCE = [
@@ -498,16 +325,39 @@ export const JSON_CHECKS_SOURCE = [
   ...[isMalformedString, paramsFault, jsonNestsDeeperThan, jsonFault, jsonBodyParams].map(String),
 ].join('\n');
 
-/** Whether a body is read as JSON: its Content-Type says so (a body without one is a form, or nothing). */
-export const isJsonBody = (contentType: string | undefined): boolean => isJsonMediaType(parseContentType(contentType)?.type ?? '');
+/** How a body is read, by its Content-Type (a POST without one is a form); null: it gives no params. */
+export type BodyFormat = { readonly kind: 'json' } | { readonly kind: 'form' } | { readonly kind: 'multipart'; readonly boundary: string };
+
+/** The media type a body is read by (a POST without a Content-Type is a form, as Rack's `form_data?` says). */
+const mediaTypeOf = (method: string, contentType: ReturnType<typeof parseContentType>): string =>
+  contentType?.type ?? (method === 'POST' ? 'application/x-www-form-urlencoded' : '');
+
+/** How a body is read: JSON, a form, multipart, or (null) not at all. */
+export function bodyFormat(method: string, contentType: string | undefined): BodyFormat | null {
+  const ct = parseContentType(contentType);
+  const type = mediaTypeOf(method, ct);
+  if (isJsonMediaType(type)) return { kind: 'json' };
+  if (type === 'application/x-www-form-urlencoded') return { kind: 'form' };
+  if (type === 'multipart/form-data') return { kind: 'multipart', boundary: ct?.params['boundary'] ?? '' };
+  return null;
+}
+
+/** Why a body is refused, whatever its format. */
+export type BodyFault = JsonBodyFault | FormFault;
+
+/** The answer to a body's fault: a JSON body's (nesting is a syntax error there), or a form's. */
+export function bodyFaultError(format: BodyFormat, fault: BodyFault): ApiError {
+  if (fault.kind === 'syntax' || (fault.kind === 'too_deep' && format.kind === 'json')) return notDeclaredFormat();
+  return formFaultError(fault);
+}
 
 /** Body → params according to Content-Type. */
 export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
   const ct = parseContentType(opts.contentType);
-  const type = ct?.type ?? (opts.method === 'POST' ? 'application/x-www-form-urlencoded' : '');
+  const type = mediaTypeOf(opts.method, ct);
   if (isJsonMediaType(type)) return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
-  if (type === 'application/x-www-form-urlencoded') return parseQueryString(decodeUtf8(body, 'the request body'));
+  if (type === 'application/x-www-form-urlencoded') return parseFormBody(body);
   if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');
   if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')
     throw ApiError.error(415, `The provided content-type '${type}' is not supported.`);

@@ -36,8 +36,9 @@ export interface HandlerContext<P = unknown> {
   /** Validated, coerced params (declared keys only; defaults applied). */
   readonly params: P;
   /**
-   * All raw params: query, overridden by body, overridden by route params. Of a JSON body parsed off the event loop
-   * (a large one, see `json-worker.ts`), only the names the route's schema reads, the credentials and pagination's.
+   * All raw params: query, overridden by body, overridden by route params. Of a body parsed off the event loop
+   * (a large one, see `body-worker.ts`), only the names the route's schema reads, pagination's, and the
+   * credentials when they are text.
    */
   readonly raw: RawParams;
   readonly routeParams: Readonly<Record<string, string>>;

@@ -23,15 +23,14 @@ import {
   ROUTE_NOT_FOUND_BODY,
   serviceUnavailable,
 } from './errors.js';
-import { bodyNames, DEFAULT_PARSE_IN_WORKER_BYTES, JsonWorker, mergePickedParams } from './json-worker.js';
+import { BodyWorker, bodyNames, DEFAULT_PARSE_IN_WORKER_BYTES, mergePickedParams } from './body-worker.js';
 import {
   ClientClosedRequest,
-  isJsonBody,
+  bodyFaultError,
+  bodyFormat,
   isMalformedString,
-  jsonBodyError,
   malformedStringError,
   mergeParams,
-  notDeclaredFormat,
   parseBody,
   parseQueryString,
   readBody,
@@ -56,8 +55,8 @@ export interface Limits {
   /** Grape's 415 for unsupported request media types instead of ignoring the body. Default false. */
   readonly rejectUnsupportedContentType: boolean;
   /**
-   * JSON bodies of at least this many bytes are parsed in a worker thread, of which a route gets the names it reads
-   * (see `json-worker.ts`). Default 64 KiB; `Infinity`: none.
+   * Bodies (JSON, forms, multipart) of at least this many bytes are parsed in a worker thread, of which a route gets
+   * the names it reads (see `body-worker.ts`). Default 64 KiB; `Infinity`: none.
    */
   readonly parseInWorkerBytes: number;
 }
@@ -355,7 +354,7 @@ interface Exchange {
 interface RequestInput {
   readonly query: RawParams;
   readonly rawBody: Buffer;
-  /** Query, overridden by body, overridden by route params (Grape); of a large JSON body, the names the route reads. */
+  /** Query, overridden by body, overridden by route params (Grape); of a large body, the names the route reads. */
   readonly raw: RawParams;
 }
 
@@ -445,7 +444,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const cache = options.responseCache ? new ResponseCache(options.responseCache) : null;
   const requestMetrics = new RequestMetrics();
   const mayReadMetrics = metricsAllowList(options.metrics?.allow ?? DEFAULT_METRICS_ALLOW);
-  const jsonWorker = new JsonWorker();
+  const bodyWorker = new BodyWorker();
   let closing = false;
   // Sockets that were sent a final `Connection: close` reply: whatever the client still sends on them
   // (say the rest of a body) must not draw a second reply from the clientError handler below.
@@ -684,17 +683,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   /**
-   * Read body and params: query string, body (400 / 413 / 415), merged with the route's path params. A large JSON
-   * body is parsed in the worker, and only the names the route reads are taken from it.
+   * Read body and params: query string, body (400 / 413 / 415), merged with the route's path params. A large body
+   * (JSON, a form, multipart) is parsed in the worker, and only the names the route reads are taken from it.
    */
   async function readInput(x: Exchange, route: CompiledRoute, routeParams: Readonly<Record<string, string>>): Promise<RequestInput> {
     const query = parseQueryString(x.query);
     const rawBody = hasBody(x.req) ? await readBody(x.req, limits) : EMPTY_BODY;
     x.bodyConsumed = true;
     const contentType = x.req.headers['content-type'];
-    if (rawBody.length !== 0 && rawBody.length >= limits.parseInWorkerBytes && isJsonBody(contentType)) {
-      const reading = await jsonWorker.read(rawBody, bodyNames(route));
-      if (reading.fault !== null) throw jsonBodyError(reading.fault, notDeclaredFormat);
+    const format = rawBody.length !== 0 && rawBody.length >= limits.parseInWorkerBytes ? bodyFormat(x.method, contentType) : null;
+    if (format !== null) {
+      const reading = await bodyWorker.read(rawBody, format, bodyNames(route));
+      if (reading.fault !== null) throw bodyFaultError(format, reading.fault);
       return { query, rawBody, raw: mergePickedParams(query, reading.picked, routeParams) };
     }
     const body = parseBody(rawBody, { method: x.method, contentType, rejectUnsupportedContentType: limits.rejectUnsupportedContentType });
@@ -1073,7 +1073,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           };
       });
       // Once every request is answered: none waits for the worker any more.
-      return closed.finally(() => jsonWorker.close());
+      return closed.finally(() => bodyWorker.close());
     },
   };
 }

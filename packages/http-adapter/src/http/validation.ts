@@ -366,7 +366,7 @@ export interface Schema<P> extends t.Type<P, unknown, unknown> {
   readonly decls: readonly Decl[];
   /**
    * Every top-level name the schema reads (its parameters' and its rules'): all a route takes of a body parsed off
-   * the event loop (see `json-worker.ts`).
+   * the event loop (see `body-worker.ts`).
    */
   readonly names: readonly string[];
 }

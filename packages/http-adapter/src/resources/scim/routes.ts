@@ -133,7 +133,7 @@ const isBlank = (body: Buffer): boolean => body.every((b) => b === 0x20 || b ===
  * (malformed strings, nesting), which a body not declared as JSON used to skip: an unpaired surrogate was stored,
  * then made every list answer 500. A body declared as JSON was parsed and checked before routing too (a fault
  * answers there, the same); its params are not taken from there, as a large one holds only the names a schema
- * declares (see `json-worker.ts`), and these routes have none. Read after the SCIM token is checked.
+ * declares (see `body-worker.ts`), and these routes have none. Read after the SCIM token is checked.
  */
 const jsonBody = (ctx: Ctx): Record<string, unknown> => {
   if (isBlank(ctx.rawBody)) throw notAnObject();
