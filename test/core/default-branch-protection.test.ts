@@ -92,4 +92,18 @@ describe('default branch protection (decider)', () => {
     await ok(system, { type: 'AddMember', source_type: 'Project', source_id: project.id, user_id: dave.id, access_level: 30 });
     expect(E.isRight(await run(as(dave.id), push([{ ref: 'refs/heads/main', old_sha: null, new_sha: SHA_A }])))).toBe(true);
   });
+
+  it('lets a user through when any rule matching the branch does (`protected_ref_accessible_to?` is `any?`)', async () => {
+    const { app, ok, run, project, push, alice } = await given();
+    await ok(as(alice.id), push([{ ref: 'refs/heads/main', old_sha: null, new_sha: SHA_A }]));
+    await ok(system, userCommand('dave'));
+    const dave = findUserByUsername(app.state.users, 'dave')!;
+    await ok(system, { type: 'AddMember', source_type: 'Project', source_id: project.id, user_id: dave.id, access_level: 30 });
+    const move = push([{ ref: 'refs/heads/main', old_sha: SHA_A, new_sha: SHA_B }]);
+    // `main` is Maintainers' (the default protection) and nothing else matches: refused.
+    expect(E.isLeft(await run(as(dave.id), move))).toBe(true);
+    // A wildcard rule that lets Developers push matches it too: through.
+    await ok(as(alice.id), { type: 'ProtectBranch', project_id: project.id, name: 'ma*', push_access_level: 30, merge_access_level: 40, allow_force_push: false, code_owner_approval_required: false });
+    expect(E.isRight(await run(as(dave.id), move))).toBe(true);
+  });
 });

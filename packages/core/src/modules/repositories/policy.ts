@@ -24,14 +24,19 @@ export const canRepository = (state: State, userId: number | null, project: Proj
 export const accessLevelAllows = (state: State, userId: number | null, project: Project, level: RefAccessLevel): boolean =>
   meetsRefAccessLevel(state, userId, project, level.access_level);
 
-const allAllow = (state: State, userId: number | null, project: Project, levels: readonly RefAccessLevel[]): boolean =>
-  levels.every((level) => accessLevelAllows(state, userId, project, level));
+/**
+ * `ProtectedRef.protected_ref_accessible_to?`: the levels of every rule matching the ref, any of which lets the user
+ * through (13.x to 16.x copies all say `any?`), so a wildcard rule for Developers opens a branch that an exact rule
+ * keeps for Maintainers.
+ */
+const anyAllows = (state: State, userId: number | null, project: Project, levels: readonly RefAccessLevel[]): boolean =>
+  levels.some((level) => accessLevelAllows(state, userId, project, level));
 
 /** `UserAccess#can_create_tag?`. */
 export const canCreateTag = (state: State, userId: number | null, project: Project, repository: Repository, name: string): boolean => {
   const rules = matchingProtectedTags(repository, name);
   if (rules.length === 0) return canRepository(state, userId, project, 'push_code');
-  return allAllow(state, userId, project, rules.flatMap((rule) => rule.create_access_levels));
+  return anyAllows(state, userId, project, rules.flatMap((rule) => rule.create_access_levels));
 };
 
 /**
@@ -65,7 +70,7 @@ const protectedBranchAllows = (
   if (guarded && meetsRefAccessLevel(state, userId, project, AccessLevel.MAINTAINER)) return true;
   const rules = matchingProtectedBranches(repository, name);
   if (rules.length === 0) return guarded ? false : unprotected;
-  return allAllow(state, userId, project, rules.flatMap((rule) => rule[levels]));
+  return anyAllows(state, userId, project, rules.flatMap((rule) => rule[levels]));
 };
 
 /** `UserAccess#can_delete_branch?`. */
