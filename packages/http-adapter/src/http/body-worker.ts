@@ -9,8 +9,9 @@
  * `FORM_PARSER_SOURCE`), so it is refused with the same answers. What comes back is not the value: handing a parsed
  * object to another thread costs about what parsing it did. It is the values of the names the route can read
  * (`bodyNames`: its schema's, pagination's, and the credentials' when they are text), each serialized; a value is
- * deserialized on the loop when it is first read. So a body's bulk, under names no one reads or under one read only once the caller is
- * authenticated, costs the loop nothing; what a route does read costs about what parsing that part did.
+ * deserialized on the loop when it is first read. So a body's bulk, under names no one reads or under one read only
+ * once the caller is authenticated, costs the loop nothing; what a route does read costs about what parsing that
+ * part did.
  *
  * One worker, started by the first large body and stopped with the server; bodies queue for it. The worker source
  * is a plain CommonJS string run with `eval: true`, so it works the same under vitest and compiled JavaScript.
@@ -55,9 +56,10 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 ${JSON_CHECKS_SOURCE}
 ${FORM_PARSER_SOURCE}
 const decodeText = (bytes) => { try { return decoder.decode(bytes); } catch { return undefined; } };
+const undecodable = () => ({ fault: { kind: 'malformed', where: 'the request body' } });
 const jsonParamsOf = (bytes, maxDepth) => {
   const text = decodeText(bytes);
-  if (text === undefined) return { fault: { kind: 'malformed', where: 'the request body' } };
+  if (text === undefined) return undecodable();
   let parsed;
   try { parsed = JSON.parse(text); } catch { return { fault: { kind: 'syntax' } }; }
   const fault = jsonFault(text, parsed, maxDepth);
@@ -72,7 +74,7 @@ const paramsOf = ({ bytes, format, maxDepth, limits }) => {
   if (format.kind === 'json') return jsonParamsOf(bytes, maxDepth);
   if (format.kind === 'multipart') return formParamsOf(parseMultipartBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), format.boundary, limits));
   const text = decodeText(bytes);
-  if (text === undefined) return { fault: { kind: 'malformed', where: 'the request body' } };
+  if (text === undefined) return undecodable();
   return formParamsOf(parseFormText(text, limits));
 };
 const read = (request) => {

@@ -332,14 +332,18 @@ export type BodyFormat = { readonly kind: 'json' } | { readonly kind: 'form' } |
 const mediaTypeOf = (method: string, contentType: ReturnType<typeof parseContentType>): string =>
   contentType?.type ?? (method === 'POST' ? 'application/x-www-form-urlencoded' : '');
 
-/** How a body is read: JSON, a form, multipart, or (null) not at all. */
-export function bodyFormat(method: string, contentType: string | undefined): BodyFormat | null {
-  const ct = parseContentType(contentType);
-  const type = mediaTypeOf(method, ct);
+/** The format of a body of media type `type` (its Content-Type `ct`), or null: it gives no params. */
+function formatOf(type: string, ct: ReturnType<typeof parseContentType>): BodyFormat | null {
   if (isJsonMediaType(type)) return { kind: 'json' };
   if (type === 'application/x-www-form-urlencoded') return { kind: 'form' };
   if (type === 'multipart/form-data') return { kind: 'multipart', boundary: ct?.params['boundary'] ?? '' };
   return null;
+}
+
+/** How a body is read: JSON, a form, multipart, or (null) not at all. */
+export function bodyFormat(method: string, contentType: string | undefined): BodyFormat | null {
+  const ct = parseContentType(contentType);
+  return formatOf(mediaTypeOf(method, ct), ct);
 }
 
 /** Why a body is refused, whatever its format. */
@@ -356,9 +360,10 @@ export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   if (body.length === 0) return {};
   const ct = parseContentType(opts.contentType);
   const type = mediaTypeOf(opts.method, ct);
-  if (isJsonMediaType(type)) return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
-  if (type === 'application/x-www-form-urlencoded') return parseFormBody(body);
-  if (type === 'multipart/form-data') return parseMultipart(body, ct?.params['boundary'] ?? '');
+  const format = formatOf(type, ct);
+  if (format?.kind === 'json') return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
+  if (format?.kind === 'form') return parseFormBody(body);
+  if (format?.kind === 'multipart') return parseMultipart(body, format.boundary);
   if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')
     throw ApiError.error(415, `The provided content-type '${type}' is not supported.`);
   return {};

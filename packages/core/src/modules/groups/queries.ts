@@ -1,7 +1,12 @@
 import { tableGet, tableValues } from '../../kernel/table.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { defaultBranchProtection } from '../settings/queries.js';
 import type { Group, GroupsSlice } from './projection.js';
 
 export const findGroup = (groups: GroupsSlice, id: number): Group | undefined => tableGet(groups.byId, id);
+
+/** `Namespace#default_branch_protection` of a group: its own level, else the instance's. */
+export const groupBranchProtection = (group: Group, settings: SettingsSlice): number => group.default_branch_protection ?? defaultBranchProtection(settings);
 
 export const findGroupByFullPath = (groups: GroupsSlice, fullPath: string): Group | undefined => {
   const id = tableGet(groups.byFullPath, fullPath.toLowerCase());

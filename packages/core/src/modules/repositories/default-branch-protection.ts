@@ -6,7 +6,7 @@
  */
 import { AccessLevel } from '../shared/access.js';
 import { defaultBranchProtection } from '../settings/queries.js';
-import { findGroup } from '../groups/queries.js';
+import { findGroup, groupBranchProtection } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import type { RefUpdate } from './commands.js';
 import type { RepositoryEvent } from './events.js';
@@ -17,8 +17,10 @@ import { branchNames, fallbackDefaultBranch, isProtectedBranch, refValue } from 
 export const BranchProtection = { NONE: 0, DEV_CAN_PUSH: 1, FULL: 2, DEV_CAN_MERGE: 3 } as const;
 
 /** `project.namespace.default_branch_protection`: the group's own level, or the instance's. */
-export const namespaceBranchProtection = (state: RepositoriesView, project: Project): number =>
-  (project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id)?.default_branch_protection : undefined) ?? defaultBranchProtection(state.settings);
+export const namespaceBranchProtection = (state: RepositoriesView, project: Project): number => {
+  const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+  return group ? groupBranchProtection(group, state.settings) : defaultBranchProtection(state.settings);
+};
 
 /** `Project#default_branch_protected?`: full protection, or Developers may merge only. */
 export const defaultBranchProtected = (state: RepositoriesView, project: Project): boolean => {

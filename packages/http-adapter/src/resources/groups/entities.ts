@@ -1,5 +1,5 @@
 /** The platform's Group and GroupDetail entities. */
-import { defaultBranchProtection, projectsInNamespace, type Group } from '@forgefold/core';
+import { groupBranchProtection, projectsInNamespace, type Group } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
@@ -23,8 +23,7 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   emails_disabled: null,
   mentions_disabled: null,
   lfs_enabled: true,
-  // `Namespace#default_branch_protection`: the group's own level, else the instance's.
-  default_branch_protection: group.default_branch_protection ?? defaultBranchProtection(ctx.state.settings),
+  default_branch_protection: groupBranchProtection(group, ctx.state.settings),
   avatar_url: null,
   request_access_enabled: group.request_access_enabled,
   full_name: group.full_name,
