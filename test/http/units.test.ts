@@ -132,6 +132,18 @@ describe('params', () => {
     );
   });
 
+  it("bodies of a GET: forms and multipart give params (Rack's POST); JSON is checked but gives only the tokens (Grape's read_body_input, Rails' params)", () => {
+    const get = (s: string, ct: string) => parseBody(Buffer.from(s), { method: 'GET', contentType: ct, rejectUnsupportedContentType: true });
+    expect(get('{"search":"x","sudo":"root","private_token":"t","access_token":"a"}', 'application/json')).toEqual({ private_token: 't', access_token: 'a' });
+    expect(() => get('{bad', 'application/json')).toThrow(/message body does not match declared format/);
+    expect(() => get('{"x":"\\ud800"}', 'application/json')).toThrow(ApiError);
+    expect(get('<x/>', 'application/xml')).toEqual({});
+    expect(get('search=x', 'application/x-www-form-urlencoded')).toEqual({ search: 'x' });
+    expect(get('--B\r\nContent-Disposition: form-data; name="search"\r\n\r\nx\r\n--B--\r\n', 'multipart/form-data; boundary=B')).toEqual({ search: 'x' });
+    expect(parseBody(Buffer.from('{"search":"x"}'), { method: 'DELETE', contentType: 'application/json' })).toEqual({ search: 'x' });
+    expect(() => parseBody(Buffer.from('<x/>'), { method: 'DELETE', contentType: 'application/xml', rejectUnsupportedContentType: true })).toThrow(ApiError);
+  });
+
   it('multipart: text fields, nesting, files', () => {
     const b = 'XyZ';
     const body = Buffer.from(

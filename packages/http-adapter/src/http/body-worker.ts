@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { CREDENTIAL_PARAMS } from './auth.js';
 import { FORM_PARSER_SOURCE, RACK_LIMITS, type RackLimits } from './form-params.js';
 import { PAGINATION_PARAMS } from './pagination.js';
-import { JSON_CHECKS_SOURCE, MAX_PARAM_DEPTH, type BodyFault, type BodyFormat } from './params.js';
+import { formatterReadsBody, JSON_CHECKS_SOURCE, MAX_PARAM_DEPTH, TOKENS_OF_REQUEST_PARAMS, type BodyFault, type BodyFormat } from './params.js';
 import type { CompiledRoute } from './router.js';
 import type { RawParams } from './validation.js';
 
@@ -156,8 +156,12 @@ export interface BodyNames {
 
 const bodyNamesCache = new WeakMap<CompiledRoute, BodyNames>();
 
-/** The names a route can read of a body parsed off the loop (`BodyNames`). */
-export function bodyNames(route: CompiledRoute): BodyNames {
+/** What is read of a JSON body on a method whose body Grape's formatter does not read (see `parseBody`). */
+const TOKENS_ONLY: BodyNames = { values: [], texts: TOKENS_OF_REQUEST_PARAMS };
+
+/** The names a route can read of a body parsed off the loop (`BodyNames`), sent with `method` in `format`. */
+export function bodyNames(route: CompiledRoute, method: string, format: BodyFormat): BodyNames {
+  if (format.kind === 'json' && !formatterReadsBody(method)) return TOKENS_ONLY;
   let names = bodyNamesCache.get(route);
   if (names === undefined) {
     const values = [...new Set([...(route.def.params?.names ?? []), ...PAGINATION_PARAMS])];

@@ -16,6 +16,10 @@
  * - JSON nested deeper than `MAX_PARAM_DEPTH` is refused like a syntax error (Ruby's parser: `max_nesting` 100).
  * - A POST without Content-Type is read as a form (Rack `form_data?`). Other types are not parsed (no body params),
  *   unless `rejectUnsupportedContentType` is set, which gives Grape's 415.
+ * - Forms and multipart bodies give params whatever the method (Rack's `POST` reads them). A JSON body gives the
+ *   route its params on POST, PUT, PATCH and DELETE only (Grape's formatter, `read_body_input`). On other methods
+ *   it is still checked (Rails parses it for `HandleMalformedStrings`), and only its `private_token` and
+ *   `access_token` are read (the auth finders read Rails' params).
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.js';
@@ -332,6 +336,15 @@ export type BodyFormat = { readonly kind: 'json' } | { readonly kind: 'form' } |
 const mediaTypeOf = (method: string, contentType: ReturnType<typeof parseContentType>): string =>
   contentType?.type ?? (method === 'POST' ? 'application/x-www-form-urlencoded' : '');
 
+/**
+ * Whether Grape's formatter reads a request's body (`read_body_input`: POST, PUT, PATCH, DELETE): a JSON body's
+ * params, and the 415 for a type it has no parser for.
+ */
+export const formatterReadsBody = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+
+/** What a JSON body gives where the formatter does not read it: the tokens the auth finders read of Rails' params. */
+export const TOKENS_OF_REQUEST_PARAMS: readonly string[] = ['private_token', 'access_token'];
+
 /** The format of a body of media type `type` (its Content-Type `ct`), or null: it gives no params. */
 function formatOf(type: string, ct: ReturnType<typeof parseContentType>): BodyFormat | null {
   if (isJsonMediaType(type)) return { kind: 'json' };
@@ -361,10 +374,16 @@ export function parseBody(body: Buffer, opts: ParseBodyOptions): RawParams {
   const ct = parseContentType(opts.contentType);
   const type = mediaTypeOf(opts.method, ct);
   const format = formatOf(type, ct);
-  if (format?.kind === 'json') return jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
+  if (format?.kind === 'json') {
+    const params = jsonBodyParams(parseJsonBody(body, notDeclaredFormat));
+    if (formatterReadsBody(opts.method)) return params;
+    const tokens: Record<string, unknown> = {};
+    for (const name of TOKENS_OF_REQUEST_PARAMS) if (Object.prototype.hasOwnProperty.call(params, name)) tokens[name] = params[name];
+    return tokens as RawParams;
+  }
   if (format?.kind === 'form') return parseFormBody(body);
   if (format?.kind === 'multipart') return parseMultipart(body, format.boundary);
-  if (opts.rejectUnsupportedContentType && type !== 'text/plain' && type !== '')
+  if (opts.rejectUnsupportedContentType && formatterReadsBody(opts.method) && type !== 'text/plain' && type !== '')
     throw ApiError.error(415, `The provided content-type '${type}' is not supported.`);
   return {};
 }

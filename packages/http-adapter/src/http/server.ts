@@ -693,7 +693,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const contentType = x.req.headers['content-type'];
     const format = rawBody.length !== 0 && rawBody.length >= limits.parseInWorkerBytes ? bodyFormat(x.method, contentType) : null;
     if (format !== null) {
-      const reading = await bodyWorker.read(rawBody, format, bodyNames(route));
+      const reading = await bodyWorker.read(rawBody, format, bodyNames(route, x.method, format));
       if (reading.fault !== null) throw bodyFaultError(format, reading.fault);
       return { query, rawBody, raw: mergePickedParams(query, reading.picked, routeParams) };
     }
