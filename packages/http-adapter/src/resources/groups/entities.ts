@@ -3,9 +3,8 @@ import { groupBranchProtection, projectsInNamespace, type Group } from '@forgefo
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
+import { PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS } from './params.js';
 
-/** `Gitlab::Access.project_creation_string_options`, by level. */
-const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
 
 export const groupEntity = (group: Group, ctx: PresentContext) => ({
   id: group.id,
@@ -14,12 +13,12 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   path: group.path,
   description: group.description,
   visibility: group.visibility,
-  share_with_group_lock: false,
+  share_with_group_lock: group.share_with_group_lock === true,
   require_two_factor_authentication: false,
   two_factor_grace_period: 48,
   project_creation_level: PROJECT_CREATION_LEVELS[group.project_creation_level ?? 2] ?? 'developer',
   auto_devops_enabled: null,
-  subgroup_creation_level: 'maintainer',
+  subgroup_creation_level: SUBGROUP_CREATION_LEVELS[group.subgroup_creation_level ?? 1] ?? 'maintainer',
   emails_disabled: null,
   mentions_disabled: null,
   lfs_enabled: true,

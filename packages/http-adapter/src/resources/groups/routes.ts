@@ -6,11 +6,21 @@ import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withSt
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
-import { createParams, listParams, transferParams, updateParams } from './params.js';
+import { createParams, listParams, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, transferParams, updateParams } from './params.js';
 
 type CreateGroup = Extract<ForgefoldCommand, { type: 'CreateGroup' }>;
 
 type ListParams = ParamsOfSchema<typeof listParams>;
+
+/** `project_creation_level_str=` / `subgroup_creation_level_str=`: the strings as the levels the group stores. */
+const creationLevels = (params: { readonly project_creation_level?: string | null; readonly subgroup_creation_level?: string | null }): { project_creation_level?: number; subgroup_creation_level?: number } => {
+  const levels: { project_creation_level?: number; subgroup_creation_level?: number } = {};
+  const project = PROJECT_CREATION_LEVELS.findIndex((name) => name === params.project_creation_level);
+  if (project >= 0) levels.project_creation_level = project;
+  const subgroup = SUBGROUP_CREATION_LEVELS.findIndex((name) => name === params.subgroup_creation_level);
+  if (subgroup >= 0) levels.subgroup_creation_level = subgroup;
+  return levels;
+};
 
 /**
  * The groups a caller sees in a list: anonymous callers the public ones; administrators all (or, with
@@ -96,6 +106,10 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (params.request_access_enabled !== undefined && params.request_access_enabled !== null) command.request_access_enabled = params.request_access_enabled;
         if (typeof params.membership_lock === 'boolean') command.membership_lock = params.membership_lock;
         if (typeof params.default_branch_protection === 'number') command.default_branch_protection = params.default_branch_protection;
+        if (typeof params.share_with_group_lock === 'boolean') command.share_with_group_lock = params.share_with_group_lock;
+        const levels = creationLevels(params);
+        if (levels.project_creation_level !== undefined) command.project_creation_level = levels.project_creation_level;
+        if (levels.subgroup_creation_level !== undefined) command.subgroup_creation_level = levels.subgroup_creation_level;
         return command;
       },
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
@@ -129,6 +143,8 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
         // null sets the group back to the instance's level (`Namespace#default_branch_protection`'s fallback).
         ...(params.default_branch_protection !== undefined ? { default_branch_protection: params.default_branch_protection } : {}),
+        ...(typeof params.share_with_group_lock === 'boolean' ? { share_with_group_lock: params.share_with_group_lock } : {}),
+        ...creationLevels(params),
       }),
       present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
     }),

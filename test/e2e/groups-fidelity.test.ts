@@ -1,0 +1,157 @@
+/**
+ * The group settings that govern creation and sharing (issue 16, branch fid-groups): `project_creation_level` and
+ * `subgroup_creation_level` (lib/api/helpers/groups_helpers.rb, GroupPolicy's `create_projects` and
+ * `create_subgroup`), `share_with_group_lock` (Namespace's lock callbacks, `POST /projects/:id/share`), and the
+ * permissions that follow them: project creation ("namespace is not valid"), transfers (`transfer_projects`) and forks.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { createGroup, createPerson, type Person } from '../members/support.js';
+
+let server: TestServer;
+let alice: Person, bob: Person, carol: Person;
+
+beforeAll(async () => {
+  server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  alice = await createPerson(server, 'alice');
+  bob = await createPerson(server, 'bob');
+  carol = await createPerson(server, 'carol');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const addMember = async (groupId: number, user: Person, level: number) => {
+  expect((await server.request('POST', `/api/v4/groups/${groupId}/members`, { body: { user_id: user.id, access_level: level } })).status).toBe(201);
+};
+
+/** A request that must be refused with exactly this answer and record nothing. */
+const refused = async (method: string, path: string, token: string | null, body: unknown, status: number, answer: unknown) => {
+  const before = server.app.position;
+  const response = await server.request(method, path, { token, body });
+  expect({ status: response.status, body: response.body }).toEqual({ status, body: answer });
+  expect(server.app.position).toBe(before);
+};
+
+describe('project_creation_level and subgroup_creation_level', () => {
+  it('are accepted by POST and PUT /groups, shown by the entity, and checked against their values', async () => {
+    const created = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Levels', path: 'levels', project_creation_level: 'noone', subgroup_creation_level: 'owner' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ project_creation_level: 'noone', subgroup_creation_level: 'owner', share_with_group_lock: false });
+    const id = created.body.id;
+    const updated = await server.request('PUT', `/api/v4/groups/${id}`, { token: alice.token, body: { project_creation_level: 'maintainer', subgroup_creation_level: 'maintainer' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ project_creation_level: 'maintainer', subgroup_creation_level: 'maintainer' });
+    expect((await server.request('GET', `/api/v4/groups/${id}`, { token: alice.token })).body).toMatchObject({ project_creation_level: 'maintainer', subgroup_creation_level: 'maintainer' });
+    // The defaults: developers create projects, maintainers subgroups.
+    expect((await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Plain', path: 'plain' } })).body).toMatchObject({ project_creation_level: 'developer', subgroup_creation_level: 'maintainer' });
+    // Grape's `values:` messages, in the declaration order of the helper's params.
+    await refused('POST', '/api/v4/groups', alice.token, { name: 'X', path: 'x', project_creation_level: 'owner' }, 400, { error: 'project_creation_level does not have a valid value' });
+    await refused('POST', '/api/v4/groups', alice.token, { name: 'X', path: 'x', subgroup_creation_level: 'developer', project_creation_level: 'nobody' }, 400, {
+      error: 'project_creation_level does not have a valid value, subgroup_creation_level does not have a valid value',
+    });
+    await refused('PUT', `/api/v4/groups/${id}`, alice.token, { subgroup_creation_level: 'noone' }, 400, { error: 'subgroup_creation_level does not have a valid value' });
+    // Setting what the group already has records nothing.
+    const before = server.app.position;
+    expect((await server.request('PUT', `/api/v4/groups/${id}`, { token: alice.token, body: { project_creation_level: 'maintainer' } })).status).toBe(200);
+    expect((await server.request('PUT', '/api/v4/groups/plain', { token: alice.token, body: { project_creation_level: 'developer', subgroup_creation_level: 'maintainer', share_with_group_lock: false } })).status).toBe(200);
+    expect(server.app.position).toBe(before);
+  });
+
+  it('govern who creates projects and subgroups in the group (GroupPolicy)', async () => {
+    const group = await createGroup(server, alice, 'Gov');
+    await addMember(group.id, bob, 30);
+    await addMember(group.id, carol, 40);
+    const createProject = (who: Person | null, name: string) => server.request('POST', '/api/v4/projects', { token: who ? who.token : server.rootToken, body: { name, namespace_id: group.id } });
+    const createSubgroup = (who: Person | null, path: string) => server.request('POST', '/api/v4/groups', { token: who ? who.token : server.rootToken, body: { name: path, path, parent_id: group.id } });
+    expect((await createProject(bob, 'dev-made')).status).toBe(201);
+
+    await server.request('PUT', `/api/v4/groups/${group.id}`, { token: alice.token, body: { project_creation_level: 'maintainer', subgroup_creation_level: 'owner' } });
+    // Projects::CreateService#deny_namespace: a model error, not a 403.
+    await refused('POST', '/api/v4/projects', bob.token, { name: 'nope', namespace_id: group.id }, 400, { message: { namespace: ['is not valid'] } });
+    expect((await createProject(carol, 'maintainer-made')).status).toBe(201);
+    // `create_subgroup`: owners only now.
+    await refused('POST', '/api/v4/groups', carol.token, { name: 'sub', path: 'sub', parent_id: group.id }, 403, { message: '403 Forbidden' });
+    expect((await createSubgroup(alice, 'owner-sub')).status).toBe(201);
+    expect((await createSubgroup(null, 'admin-sub')).status).toBe(201);
+
+    await server.request('PUT', `/api/v4/groups/${group.id}`, { token: alice.token, body: { project_creation_level: 'noone', subgroup_creation_level: 'maintainer' } });
+    // `create_projects_disabled` prevents everyone, administrators too.
+    await refused('POST', '/api/v4/projects', carol.token, { name: 'none', namespace_id: group.id }, 400, { message: { namespace: ['is not valid'] } });
+    await refused('POST', '/api/v4/projects', server.rootToken, { name: 'none', namespace_id: group.id }, 400, { message: { namespace: ['is not valid'] } });
+    expect((await createSubgroup(carol, 'maintainer-sub')).status).toBe(201);
+    await refused('POST', '/api/v4/groups', bob.token, { name: 'sub', path: 'dev-sub', parent_id: group.id }, 403, { message: '403 Forbidden' });
+    // An unknown namespace and someone else's personal namespace are the same model error.
+    await refused('POST', '/api/v4/projects', bob.token, { name: 'lost', namespace_id: 99999 }, 400, { message: { namespace: ['is not valid'] } });
+  });
+
+  it('transfers need Maintainer and create_projects in the new group (transfer_projects)', async () => {
+    const home = await createGroup(server, alice, 'From');
+    const target = await createGroup(server, carol, 'To');
+    await addMember(target.id, alice, 30);
+    const project = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Mover', namespace_id: home.id } });
+    expect(project.status).toBe(201);
+    const failed = { message: 'Failed to transfer project {:new_namespace=>["Transfer failed, please contact an admin."]}' };
+    // A developer may create projects there, but not move one in.
+    await refused('PUT', `/api/v4/projects/${project.body.id}/transfer`, alice.token, { namespace: target.id }, 400, failed);
+    await server.request('PUT', `/api/v4/groups/${target.id}/members/${alice.id}`, { token: carol.token, body: { access_level: 40 } });
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: carol.token, body: { project_creation_level: 'noone' } });
+    await refused('PUT', `/api/v4/projects/${project.body.id}/transfer`, alice.token, { namespace: target.id }, 400, failed);
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: carol.token, body: { project_creation_level: 'maintainer' } });
+    expect((await server.request('PUT', `/api/v4/projects/${project.body.id}/transfer`, { token: alice.token, body: { namespace: target.id } })).status).toBe(200);
+  });
+
+  it('forks: the targets are ForkTargetsFinder’s, creation is create_projects (409 otherwise)', async () => {
+    const source = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Upstream', visibility: 'public' } });
+    const target = await createGroup(server, carol, 'Forks');
+    await addMember(target.id, bob, 30);
+    await addMember(target.id, alice, 40);
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: carol.token, body: { project_creation_level: 'maintainer' } });
+    const fork = `/api/v4/projects/${source.body.id}/fork`;
+    await refused('POST', fork, bob.token, { namespace_id: target.id }, 404, { message: '404 Target Namespace Not Found' });
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: carol.token, body: { project_creation_level: 'noone' } });
+    await refused('POST', fork, alice.token, { namespace_id: target.id }, 409, { message: { namespace: ['is not valid'] } });
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: carol.token, body: { project_creation_level: 'developer' } });
+    expect((await server.request('POST', fork, { token: bob.token, body: { namespace_id: target.id } })).status).toBe(201);
+  });
+});
+
+describe('share_with_group_lock', () => {
+  it('is accepted, reaches the subgroups, and refuses project shares', async () => {
+    const top = await createGroup(server, alice, 'Locked');
+    const child = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Child', path: 'child', parent_id: top.id } });
+    const grandchild = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Grand', path: 'grand', parent_id: child.body.id } });
+    const project = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Deep', namespace_id: grandchild.body.id } });
+    const guests = await createGroup(server, alice, 'Guests');
+    const share = `/api/v4/projects/${project.body.id}/share`;
+
+    const locked = await server.request('PUT', `/api/v4/groups/${top.id}`, { token: alice.token, body: { share_with_group_lock: true } });
+    expect(locked.body.share_with_group_lock).toBe(true);
+    // `force_share_with_group_lock_on_descendants`.
+    for (const id of [child.body.id, grandchild.body.id]) expect((await server.request('GET', `/api/v4/groups/${id}`, { token: alice.token })).body.share_with_group_lock).toBe(true);
+    // `sync_share_with_group_lock_with_parent` on creation.
+    const later = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Later', path: 'later', parent_id: top.id } });
+    expect(later.body.share_with_group_lock).toBe(true);
+    await refused('POST', share, alice.token, { group_id: guests.id, group_access: 30 }, 400, { message: 'The project sharing with group is disabled' });
+    // `admin_project` comes first.
+    await refused('POST', share, bob.token, { group_id: guests.id, group_access: 30 }, 404, { message: '404 Project Not Found' });
+
+    // Only an owner of the locking parent lifts a subgroup's lock (`change_share_with_group_lock`).
+    await addMember(child.body.id, carol, 50);
+    await refused('PUT', `/api/v4/groups/${child.body.id}`, carol.token, { share_with_group_lock: false }, 400, {
+      message: { share_with_group_lock: ['cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group'] },
+    });
+    expect((await server.request('PUT', `/api/v4/groups/${top.id}`, { token: alice.token, body: { share_with_group_lock: false } })).body.share_with_group_lock).toBe(false);
+    // Unlocking does not reach below; the grandchild's own owner (alice) lifts it there.
+    expect((await server.request('GET', `/api/v4/groups/${grandchild.body.id}`, { token: alice.token })).body.share_with_group_lock).toBe(true);
+    expect((await server.request('PUT', `/api/v4/groups/${grandchild.body.id}`, { token: alice.token, body: { share_with_group_lock: false } })).body.share_with_group_lock).toBe(false);
+    expect((await server.request('POST', share, { token: alice.token, body: { group_id: guests.id, group_access: 30 } })).status).toBe(201);
+
+    // A group moved under a locked parent is locked with everything below it (when its own lock changes).
+    expect((await server.request('PUT', `/api/v4/groups/${child.body.id}`, { token: alice.token, body: { share_with_group_lock: false } })).body.share_with_group_lock).toBe(false);
+    const locker = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Locker', path: 'locker', share_with_group_lock: true } });
+    expect(locker.body.share_with_group_lock).toBe(true);
+    expect((await server.request('POST', `/api/v4/groups/${child.body.id}/transfer`, { token: alice.token, body: { group_id: locker.body.id } })).status).toBe(201);
+    for (const id of [child.body.id, grandchild.body.id]) expect((await server.request('GET', `/api/v4/groups/${id}`, { token: alice.token })).body.share_with_group_lock).toBe(true);
+  });
+});
