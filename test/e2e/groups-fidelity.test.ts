@@ -146,6 +146,9 @@ describe('share_with_group_lock', () => {
     expect((await server.request('GET', `/api/v4/groups/${grandchild.body.id}`, { token: alice.token })).body.share_with_group_lock).toBe(true);
     expect((await server.request('PUT', `/api/v4/groups/${grandchild.body.id}`, { token: alice.token, body: { share_with_group_lock: false } })).body.share_with_group_lock).toBe(false);
     expect((await server.request('POST', share, { token: alice.token, body: { group_id: guests.id, group_access: 30 } })).status).toBe(201);
+    await addMember(guests.id, bob, 30);
+    const asBob = () => server.request('GET', `/api/v4/projects/${project.body.id}`, { token: bob.token });
+    expect((await asBob()).status).toBe(200);
 
     // A group moved under a locked parent is locked with everything below it (when its own lock changes).
     expect((await server.request('PUT', `/api/v4/groups/${child.body.id}`, { token: alice.token, body: { share_with_group_lock: false } })).body.share_with_group_lock).toBe(false);
@@ -153,5 +156,10 @@ describe('share_with_group_lock', () => {
     expect(locker.body.share_with_group_lock).toBe(true);
     expect((await server.request('POST', `/api/v4/groups/${child.body.id}/transfer`, { token: alice.token, body: { group_id: locker.body.id } })).status).toBe(201);
     for (const id of [child.body.id, grandchild.body.id]) expect((await server.request('GET', `/api/v4/groups/${id}`, { token: alice.token })).body.share_with_group_lock).toBe(true);
+    // The share is kept but grants nothing while the lock holds (ProjectTeam: `allowed_to_share_with_group?`).
+    expect((await asBob()).status).toBe(404);
+    expect((await server.request('GET', `/api/v4/projects/${project.body.id}`, { token: alice.token })).body.shared_with_groups).toHaveLength(1);
+    await server.request('PUT', `/api/v4/groups/${grandchild.body.id}`, { token: alice.token, body: { share_with_group_lock: false } });
+    expect((await asBob()).status).toBe(200);
   });
 });
