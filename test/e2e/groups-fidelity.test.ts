@@ -163,3 +163,80 @@ describe('share_with_group_lock', () => {
     expect((await asBob()).status).toBe(200);
   });
 });
+
+describe('the projects of a group', () => {
+  it('GET /groups/:id/projects: own, shared (with_shared) and subgroups’ (include_subgroups) projects the caller sees', async () => {
+    const home = await createGroup(server, alice, 'Shelf', undefined, 'public');
+    const sub = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Inner', path: 'inner', parent_id: home.id, visibility: 'public' } });
+    const mk = async (name: string, namespaceId: number, visibility: string, token = alice.token) => {
+      const created = await server.request('POST', '/api/v4/projects', { token, body: { name, namespace_id: namespaceId, visibility } });
+      expect(created.status).toBe(201);
+      return created.body.id as number;
+    };
+    const own = await mk('Own', home.id, 'public');
+    const secret = await mk('Secret', home.id, 'private');
+    const nested = await mk('Nested', sub.body.id, 'public');
+    const elsewhere = await createGroup(server, carol, 'Elsewhere', undefined, 'public');
+    const shared = await mk('Shared', elsewhere.id, 'public', carol.token);
+    expect((await server.request('POST', `/api/v4/projects/${shared}/share`, { token: carol.token, body: { group_id: home.id, group_access: 30 } })).status).toBe(201);
+
+    const ids = async (query: string, token: string | null = alice.token) => {
+      const response = await server.request('GET', `/api/v4/groups/${home.id}/projects${query}`, { token });
+      expect(response.status).toBe(200);
+      return response.body.map((p: { id: number }) => p.id);
+    };
+    // Newest first (created_at desc, then id).
+    expect(await ids('')).toEqual([shared, secret, own]);
+    expect(await ids('?with_shared=false')).toEqual([secret, own]);
+    expect(await ids('?include_subgroups=true&with_shared=false&order_by=id&sort=asc')).toEqual([own, secret, nested]);
+    expect(await ids('?visibility=private')).toEqual([secret]);
+    expect(await ids('', null)).toEqual([shared, own]);
+    expect(await ids('?archived=true')).toEqual([]);
+    expect(await ids('?archived=false&search=own')).toEqual([own]);
+    expect(await ids('', bob.token)).toEqual([shared, own]);
+    expect((await server.request('GET', `/api/v4/groups/${home.id}/projects/shared`, { token: alice.token })).body.map((p: { id: number }) => p.id)).toEqual([shared]);
+    // `simple=true`: BasicProjectDetails.
+    const simple = (await server.request('GET', `/api/v4/groups/${home.id}/projects?simple=true`, { token: alice.token })).body[0];
+    expect(Object.keys(simple)).toContain('namespace');
+    expect(Object.keys(simple)).not.toContain('visibility');
+    const hidden = await createGroup(server, carol, 'Hidden');
+    expect(await server.request('GET', `/api/v4/groups/${hidden.id}/projects`, { token: alice.token })).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+
+    // GroupDetail: its own projects and the shared ones, newest first; `with_projects=false` is the Group entity.
+    const detail = (await server.request('GET', `/api/v4/groups/${home.id}`, { token: alice.token })).body;
+    expect(detail.projects.map((p: { id: number }) => p.id)).toEqual([secret, own]);
+    expect(detail.shared_projects.map((p: { id: number }) => p.id)).toEqual([shared]);
+    expect((await server.request('GET', `/api/v4/groups/${home.id}`, { token: null })).body.projects.map((p: { id: number }) => p.id)).toEqual([own]);
+    const bare = (await server.request('GET', `/api/v4/groups/${home.id}?with_projects=false`, { token: alice.token })).body;
+    expect(bare).toMatchObject({ id: home.id, full_path: 'shelf' });
+    expect('projects' in bare || 'shared_projects' in bare || 'shared_with_groups' in bare).toBe(false);
+    void nested;
+  });
+
+  it('POST /groups/:id/projects/:project_id: administrators move a project into the group', async () => {
+    const target = await createGroup(server, alice, 'Dock');
+    const project = await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'Boat' } });
+    await refused('POST', `/api/v4/groups/${target.id}/projects/${project.body.id}`, alice.token, undefined, 403, { message: '403 Forbidden' });
+    await refused('POST', `/api/v4/groups/${target.id}/projects/99999`, server.rootToken, undefined, 404, { message: '404 Project Not Found' });
+    const moved = await server.request('POST', `/api/v4/groups/${target.id}/projects/${project.body.id}`, { token: server.rootToken });
+    expect(moved.status).toBe(201);
+    expect(moved.body.projects.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual(['dock/boat']);
+    await server.request('PUT', `/api/v4/groups/${target.id}`, { token: alice.token, body: { project_creation_level: 'noone' } });
+    const other = await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'Raft' } });
+    await refused('POST', `/api/v4/groups/${target.id}/projects/${other.body.id}`, server.rootToken, undefined, 400, {
+      message: 'Failed to transfer project {:new_namespace=>["Transfer failed, please contact an admin."]}',
+    });
+  });
+});
+
+describe('GET /groups', () => {
+  it('searches the full path and name (include_parents) and breaks ties by ascending id', async () => {
+    const top = await createGroup(server, alice, 'Orchard', undefined, 'public');
+    const a = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Twin', path: 'twin-a', parent_id: top.id, visibility: 'public' } });
+    const b = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Twin', path: 'twin-b', parent_id: top.id, visibility: 'public' } });
+    const listed = await server.request('GET', '/api/v4/groups?search=orchard', { token: alice.token });
+    expect(listed.body.map((g: { id: number }) => g.id)).toEqual([top.id, a.body.id, b.body.id]);
+    const desc = await server.request('GET', '/api/v4/groups?search=twin&sort=desc', { token: alice.token });
+    expect(desc.body.map((g: { id: number }) => g.id)).toEqual([a.body.id, b.body.id]);
+  });
+});

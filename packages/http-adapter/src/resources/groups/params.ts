@@ -50,5 +50,8 @@ export const updateParams = schema(
   optional('new_user_signups_cap', T.Integer),
 );
 
+/** `GET /groups/:id`: `with_projects=false` answers the Group entity, without the projects. */
+export const showParams = schema(requires('id', T.String), optional('with_projects', T.Boolean, { default: true }));
+
 export const transferParams = schema(optional('group_id', T.Integer));
 

@@ -6,7 +6,7 @@ import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withSt
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
-import { createParams, listParams, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, transferParams, updateParams } from './params.js';
+import { createParams, listParams, PROJECT_CREATION_LEVELS, showParams, SUBGROUP_CREATION_LEVELS, transferParams, updateParams } from './params.js';
 
 type CreateGroup = Extract<ForgefoldCommand, { type: 'CreateGroup' }>;
 
@@ -38,12 +38,14 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
     if (params.min_access_level && (userId === null || groupAccessLevel(state, group, userId) < params.min_access_level)) continue;
     if (params.top_level_only && group.parent_id !== null) continue;
     if (params.skip_groups?.includes(group.id)) continue;
-    if (params.search && !`${group.name} ${group.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    // `groups.search(search, include_parents: true)`: the routes' full path and full name.
+    if (params.search && !`${group.full_name}\n${group.full_path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
     result.push(group);
   }
+  // `reorder(order_by => sort, 'id' => 'asc')`: ties by ascending id whatever the direction.
   const key = params.order_by === 'similarity' ? 'name' : params.order_by;
-  result.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-  if (params.sort === 'desc') result.reverse();
+  const direction = params.sort === 'desc' ? -1 : 1;
+  result.sort((a, b) => (a[key] < b[key] ? -direction : a[key] > b[key] ? direction : a.id - b.id));
   return result;
 };
 
@@ -118,11 +120,12 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/groups/:id',
       auth: 'optional',
+      params: showParams,
       handler: (ctx) => {
         const state = deps.app.state;
         return pipe(
           groupOfRoute(ctx, state),
-          E.map((group) => ok(detail(ctx, state, group))),
+          E.map((group) => ok(ctx.params.with_projects === false ? groupEntity(group, presentContext(deps, ctx)) : detail(ctx, state, group))),
         );
       },
     }),
