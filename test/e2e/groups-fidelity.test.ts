@@ -240,3 +240,17 @@ describe('GET /groups', () => {
     expect(desc.body.map((g: { id: number }) => g.id)).toEqual([a.body.id, b.body.id]);
   });
 });
+
+describe('the Group entity (EE)', () => {
+  it('shows ldap_group_links when the group has any', async () => {
+    const group = await createGroup(server, alice, 'Directory');
+    const shown = async () => (await server.request('GET', `/api/v4/groups/${group.id}`, { token: alice.token })).body;
+    expect('ldap_group_links' in (await shown())).toBe(false);
+    expect((await server.request('POST', `/api/v4/groups/${group.id}/ldap_group_links`, { token: alice.token, body: { cn: 'devs', group_access: 30, provider: 'ldapmain' } })).status).toBe(201);
+    const body = await shown();
+    expect(body.ldap_group_links).toEqual([{ cn: 'devs', group_access: 30, provider: 'ldapmain', filter: null }]);
+    expect(Object.keys(body).indexOf('ldap_group_links')).toBe(Object.keys(body).indexOf('ldap_access') + 1);
+    const listed = await server.request('GET', '/api/v4/groups?search=directory', { token: alice.token });
+    expect(listed.body[0].ldap_group_links).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 /** The platform's Group and GroupDetail entities. */
-import { findProject, groupBranchProtection, linksOfInvitedGroup, projectsInNamespace, type Group } from '@forgefold/core';
+import { findProject, groupBranchProtection, isLdapSynced, ldapLinksOf, linksOfInvitedGroup, projectsInNamespace, type Group } from '@forgefold/core';
+import { ldapGroupLinkEntity } from '../ldap/entities.js';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
@@ -31,6 +32,8 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   parent_id: group.parent_id,
   ldap_cn: null,
   ldap_access: null,
+  // EE Group: `ldap_group_links` only when the group has any.
+  ...(isLdapSynced(ctx.state.members, group.id) ? { ldap_group_links: [...ldapLinksOf(ctx.state.members, group.id)].map(ldapGroupLinkEntity) } : {}),
   marked_for_deletion_on: null,
 });
 
