@@ -230,6 +230,19 @@ describe('the projects of a group', () => {
 });
 
 describe('GET /groups', () => {
+  it('owned and min_access_level count the caller’s own memberships (with the groups below), not shares', async () => {
+    const dave = await createPerson(server, 'dave');
+    const mine = await createGroup(server, dave, 'Mine');
+    const below = await server.request('POST', '/api/v4/groups', { body: { name: 'Below', path: 'below', parent_id: mine.id } });
+    const theirs = await createGroup(server, carol, 'Theirs');
+    expect((await server.request('POST', `/api/v4/groups/${theirs.id}/share`, { body: { group_id: mine.id, group_access: 50 } })).status).toBe(201);
+    const ids = async (query: string) => (await server.request('GET', `/api/v4/groups${query}`, { token: dave.token })).body.map((g: { id: number }) => g.id);
+    // `owned_groups`: direct Owner memberships only (root created the subgroup and owns it).
+    expect(await ids('?owned=true')).toEqual([mine.id]);
+    expect((await ids('?min_access_level=50')).sort()).toEqual([mine.id, below.body.id].sort());
+    expect((await ids('')).sort()).toEqual([mine.id, below.body.id, theirs.id].sort());
+  });
+
   it('searches the full path and name (include_parents) and breaks ties by ascending id', async () => {
     const top = await createGroup(server, alice, 'Orchard', undefined, 'public');
     const a = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Twin', path: 'twin-a', parent_id: top.id, visibility: 'public' } });
