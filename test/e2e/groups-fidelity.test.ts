@@ -267,3 +267,21 @@ describe('the Group entity (EE)', () => {
     expect(listed.body[0].ldap_group_links).toHaveLength(1);
   });
 });
+
+describe('GET /projects', () => {
+  it('owned is owned_projects (personal projects, Owner authorizations), not the creator', async () => {
+    const erin = await createPerson(server, 'erin');
+    const frank = await createPerson(server, 'frank');
+    const group = await createGroup(server, erin, 'Workshop');
+    await addMember(group.id, frank, 30);
+    const made = await server.request('POST', '/api/v4/projects', { token: frank.token, body: { name: 'Bench', namespace_id: group.id } });
+    expect(made.status).toBe(201);
+    const personal = await server.request('POST', '/api/v4/projects', { token: frank.token, body: { name: 'Own' } });
+    const ids = async (who: Person, query: string) => (await server.request('GET', `/api/v4/projects${query}`, { token: who.token })).body.map((p: { id: number }) => p.id);
+    expect(await ids(frank, '?owned=true')).toEqual([personal.body.id]);
+    expect(await ids(erin, '?owned=true')).toEqual([made.body.id]);
+    // A personal project's owner holds it as Owner.
+    expect(await ids(frank, '?min_access_level=50')).toEqual([personal.body.id]);
+    expect(await ids(frank, '?membership=true')).toEqual([personal.body.id, made.body.id]);
+  });
+});

@@ -2,6 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
+  AccessLevel,
   branchSha,
   canOnProject,
   forbidden,
@@ -68,10 +69,13 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
     if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
     const needsAccess = params.membership || params.owned || params.min_access_level;
     if (needsAccess) {
-      const level = userId === null ? 0 : projectAccessLevel(state, project, userId);
+      // `project_authorizations`: the namespace's owner is the Owner of a personal project (administrators nothing more).
+      const ownsNamespace = userId !== null && project.namespace_kind === 'user' && findUserByNamespace(state.users, project.namespace_id)?.id === userId;
+      const level = userId === null ? 0 : ownsNamespace ? AccessLevel.OWNER : projectAccessLevel(state, project, userId);
       if (level === 0) continue;
       if (params.min_access_level && level < params.min_access_level) continue;
-      if (params.owned && project.creator_id !== userId) continue;
+      // `current_user.owned_projects`: the user's personal projects and those they are authorized in as Owner.
+      if (params.owned && level < AccessLevel.OWNER) continue;
     }
     projects.push(project);
   }
