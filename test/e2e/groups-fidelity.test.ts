@@ -285,3 +285,14 @@ describe('GET /projects', () => {
     expect(await ids(frank, '?membership=true')).toEqual([personal.body.id, made.body.id]);
   });
 });
+
+describe('GET /projects search', () => {
+  it('matches the description, and the namespace with search_namespaces', async () => {
+    const group = await createGroup(server, alice, 'Quarry', undefined, 'public');
+    const made = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Stone', namespace_id: group.id, visibility: 'public', description: 'granite cutter' } });
+    const ids = async (query: string) => (await server.request('GET', `/api/v4/projects${query}`, { token: alice.token })).body.map((p: { id: number }) => p.id);
+    expect(await ids('?search=granite')).toEqual([made.body.id]);
+    expect(await ids('?search=quarry')).toEqual([]);
+    expect(await ids('?search=quarry&search_namespaces=true')).toEqual([made.body.id]);
+  });
+});

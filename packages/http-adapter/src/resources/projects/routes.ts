@@ -66,7 +66,8 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   for (const project of candidates) {
     if (!canReadProject(state, userId, project)) continue;
     if (params.visibility && project.visibility !== params.visibility) continue;
-    if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    // Project.search: path, name and description; with `search_namespaces`, the full path and full name instead.
+    if (params.search && !(params.search_namespaces ? `${project.path_with_namespace}\n${project.name_with_namespace}` : `${project.path}\n${project.name}`).concat(`\n${project.description}`).toLowerCase().includes(params.search.toLowerCase())) continue;
     const needsAccess = params.membership || params.owned || params.min_access_level;
     if (needsAccess) {
       // `project_authorizations`: the namespace's owner is the Owner of a personal project (administrators nothing more).
