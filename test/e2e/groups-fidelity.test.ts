@@ -296,3 +296,21 @@ describe('GET /projects search', () => {
     expect(await ids('?search=quarry&search_namespaces=true')).toEqual([made.body.id]);
   });
 });
+
+describe('GroupDetail', () => {
+  it('lists the shares into groups the viewer can see, and prevent_sharing_groups_outside_hierarchy on top-level groups only', async () => {
+    const open = await createGroup(server, alice, 'Atrium', undefined, 'public');
+    const seen = await createGroup(server, alice, 'Seen', undefined, 'public');
+    const unseen = await createGroup(server, carol, 'Unseen');
+    for (const id of [seen.id, unseen.id]) expect((await server.request('POST', `/api/v4/groups/${open.id}/share`, { body: { group_id: id, group_access: 30 } })).status).toBe(201);
+    const names = async (token: string | null) => (await server.request('GET', `/api/v4/groups/${open.id}`, { token })).body.shared_with_groups.map((g: { group_name: string }) => g.group_name);
+    expect(await names(alice.token)).toEqual(['Seen']);
+    expect(await names(carol.token)).toEqual(['Seen', 'Unseen']);
+    expect(await names(server.rootToken)).toEqual(['Seen', 'Unseen']);
+    expect(await names(null)).toEqual(['Seen']);
+    const top = (await server.request('GET', `/api/v4/groups/${open.id}`, { token: alice.token })).body;
+    expect(Object.keys(top).slice(Object.keys(top).indexOf('shared_with_groups'))).toEqual(['shared_with_groups', 'prevent_sharing_groups_outside_hierarchy', 'projects', 'shared_projects', 'membership_lock']);
+    const sub = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Wing', path: 'wing', parent_id: open.id, visibility: 'public' } });
+    expect('prevent_sharing_groups_outside_hierarchy' in sub.body).toBe(false);
+  });
+});

@@ -61,14 +61,18 @@ export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProj
   for (const project of projectsInNamespace(ctx.state.projects, group.id)) if (visibleProjects(project.id)) ownIds.push(project.id);
   const sharedIds: number[] = [];
   for (const link of linksOfInvitedGroup(ctx.state.members, group.id)) if (link.source_type === 'Project' && visibleProjects(link.source_id)) sharedIds.push(link.source_id);
-  return Object.assign(entity, {
-    shared_with_groups: sharedWithGroupsEntity(group.id, ctx),
-    projects: newestProjects(ownIds, ctx),
-    shared_projects: newestProjects(sharedIds, ctx),
-    prevent_sharing_groups_outside_hierarchy: false,
-    // EE GroupDetail
-    membership_lock: group.membership_lock,
-  });
+  // In GroupDetail's order: `prevent_sharing_groups_outside_hierarchy` only on a top-level group (`group.root?`).
+  return Object.assign(
+    entity,
+    { shared_with_groups: sharedWithGroupsEntity(group.id, ctx) },
+    group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {},
+    {
+      projects: newestProjects(ownIds, ctx),
+      shared_projects: newestProjects(sharedIds, ctx),
+      // EE GroupDetail
+      membership_lock: group.membership_lock,
+    },
+  );
 };
 
 /** `PublicGroupDetails` (`GET /projects/:id/groups`): BasicGroupDetails (`id`, `web_url`, `name`) and its names and avatar. */
