@@ -314,3 +314,17 @@ describe('GroupDetail', () => {
     expect('prevent_sharing_groups_outside_hierarchy' in sub.body).toBe(false);
   });
 });
+
+describe('project lists', () => {
+  it('show signed-in callers their permissions (ProjectWithAccess), as GET /projects/:id does', async () => {
+    const gina = await createPerson(server, 'gina');
+    const mine = await server.request('POST', '/api/v4/projects', { token: gina.token, body: { name: 'Kiln', visibility: 'public' } });
+    const listed = (await server.request('GET', '/api/v4/projects?owned=true', { token: gina.token })).body;
+    expect(listed.map((p: { id: number }) => p.id)).toEqual([mine.body.id]);
+    expect(listed[0].permissions).toEqual({ project_access: { access_level: 40, notification_level: 3 }, group_access: null });
+    expect((await server.request('GET', `/api/v4/users/${gina.id}/projects`, { token: alice.token })).body[0].permissions).toEqual({ project_access: null, group_access: null });
+    const anonymous = (await server.request('GET', `/api/v4/users/${gina.id}/projects`, { token: null })).body[0];
+    expect('permissions' in anonymous).toBe(false);
+    expect('permissions' in (await server.request('GET', `/api/v4/users/${gina.id}/projects?simple=true`, { token: gina.token })).body[0]).toBe(false);
+  });
+});

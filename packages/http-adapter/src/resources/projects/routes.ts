@@ -155,9 +155,13 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   /** `simple=true`: BasicProjectDetails. */
   const presentListed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, project: Project) =>
     ctx.params.simple ? basicProjectDetails(project, presentContext(deps, ctx)) : present(ctx, project);
+  /**
+   * `GET /projects`, `/users/:user_id/projects` and `/projects/:id/forks` (the projects helper's `present_projects`):
+   * signed-in callers get ProjectWithAccess (their `permissions`), unless `simple`.
+   */
   const page = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, projects: Project[]) =>
     paginate(ctx, arraySource(projects), {
-      map: (project) => presentListed(ctx, project),
+      map: (project) => (ctx.principal && !ctx.params.simple ? projectWithAccessEntity(project, presentContext(deps, ctx)) : presentListed(ctx, project)),
       maxOffset: MAX_OFFSET,
       keyset: {
         source: sortedArrayKeysetSource(ctx.params.sort === 'desc' ? [...projects].reverse() : projects, (project) => project.id),
