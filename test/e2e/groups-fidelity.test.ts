@@ -328,3 +328,23 @@ describe('project lists', () => {
     expect('permissions' in (await server.request('GET', `/api/v4/users/${gina.id}/projects?simple=true`, { token: gina.token })).body[0]).toBe(false);
   });
 });
+
+describe('DELETE /projects/:id/fork', () => {
+  it('unlinks a fork from its source (owner only), and answers 304 for a project that forks nothing', async () => {
+    const hank = await createPerson(server, 'hank');
+    const source = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Trunk', visibility: 'public' } });
+    const fork = await server.request('POST', `/api/v4/projects/${source.body.id}/fork`, { token: hank.token });
+    expect(fork.status).toBe(201);
+    expect(fork.body.forked_from_project.id).toBe(source.body.id);
+    expect((await server.request('GET', `/api/v4/projects/${source.body.id}`, { token: alice.token })).body.forks_count).toBe(1);
+    await refused('DELETE', `/api/v4/projects/${fork.body.id}/fork`, alice.token, undefined, 403, { message: '403 Forbidden' });
+    const unlinked = await server.request('DELETE', `/api/v4/projects/${fork.body.id}/fork`, { token: hank.token });
+    expect(unlinked.status).toBe(204);
+    expect('forked_from_project' in (await server.request('GET', `/api/v4/projects/${fork.body.id}`, { token: hank.token })).body).toBe(false);
+    expect((await server.request('GET', `/api/v4/projects/${source.body.id}`, { token: alice.token })).body.forks_count).toBe(0);
+    expect((await server.request('GET', `/api/v4/projects/${source.body.id}/forks`, { token: alice.token })).body).toEqual([]);
+    const before = server.app.position;
+    expect((await server.request('DELETE', `/api/v4/projects/${fork.body.id}/fork`, { token: hank.token })).status).toBe(304);
+    expect(server.app.position).toBe(before);
+  });
+});

@@ -1,5 +1,5 @@
 /** Decider specs of the projects module. */
-import { forbidden, notFound, validation } from '@forgefold/core';
+import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const root = userCreated(1, 'root', { admin: true });
@@ -7,7 +7,25 @@ const alice = userCreated(2, 'alice');
 const bob = userCreated(3, 'bob');
 const team = groupCreated(4, 'team');
 
+const forkOf = (id: number, path: string, source: number, namespace: number): ForgefoldEvent[] => [
+  projectCreated(id, path, namespace, { kind: 'user' }),
+  { type: 'ProjectForked', data: { id, forked_from_id: source, at: AT } },
+];
+
 export const projectSpecs: Record<string, Spec> = {
+  'the owner unlinks a fork from its source': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 3, 40)],
+    as: 3,
+    when: { type: 'UnlinkFork', id: 2 },
+    then: [{ type: 'ProjectUnforked', data: { id: 2, forked_from_id: 1, at: AT } }],
+  },
+  'a project that forks nothing records nothing when unlinked': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'UnlinkFork', id: 1 }, then: [] },
+  'only the owner unlinks a fork': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 2, 40)],
+    as: 2,
+    when: { type: 'UnlinkFork', id: 2 },
+    error: forbidden(),
+  },
   'a personal project: its owner becomes a direct maintainer': {
     given: [alice],
     as: 2,

@@ -49,6 +49,8 @@ export const PROJECT_ABILITIES = {
   /** Project access tokens (`admin_resource_access_tokens` on a project). */
   admin_resource_access_tokens: AccessLevel.MAINTAINER,
   remove_project: AccessLevel.OWNER,
+  /** `DELETE /projects/:id/fork` (`remove_fork_project`): the project's owner. */
+  remove_fork_project: AccessLevel.OWNER,
   /** `PUT /projects/:id/transfer` (`change_namespace`): the project's owner. */
   change_namespace: AccessLevel.OWNER,
   /** `PUT /projects/:id` with a name, or with a visibility (ProjectPolicy's owner block): the project's owner. */

@@ -249,6 +249,13 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chain((project) => authorizeProject(state, actor.userId, 'change_namespace', project, project)),
         E.chain((project) => transferProjectEvents(state, actor.userId, project, command.namespace_id, at)),
       );
+    case 'UnlinkFork':
+      return pipe(
+        requireProject(state, command.id),
+        // `authorize! :remove_fork_project` (ProjectPolicy: the owner); a project that forks nothing changes nothing.
+        E.chain((project) => authorizeProject(state, actor.userId, 'remove_fork_project', project, project)),
+        E.map((project): Emitted[] => (project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }])),
+      );
     case 'DeleteProject':
       return pipe(
         requireProject(state, command.id),

@@ -33,7 +33,7 @@ import {
   type DomainError,
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
-import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupDetailEntity, publicGroupDetailsEntity } from '../groups/entities.js';
@@ -413,6 +413,18 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const state = deps.app.state;
         return created(present(ctx, findProject(state.projects, id)!, state));
       },
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: '/projects/:id/fork',
+      find: projectOfRoute,
+      // lib/api/projects.rb: `authorize! :remove_fork_project`, then `destroy_conditionally!` (If-Unmodified-Since) around
+      // Projects::UnlinkForkService; 204, or `not_modified!` when the project forks nothing.
+      command: (ctx, project) => {
+        checkUnmodifiedSince(ctx.request.headers, project.updated_at);
+        return { type: 'UnlinkFork', id: project.id };
+      },
+      present: (done) => (done.events.length > 0 ? noContent() : withStatus(304)),
     }),
     commandRoute(deps, {
       method: 'DELETE',
