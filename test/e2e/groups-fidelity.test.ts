@@ -348,3 +348,19 @@ describe('DELETE /projects/:id/fork', () => {
     expect(server.app.position).toBe(before);
   });
 });
+
+describe('POST /projects/user/:user_id', () => {
+  it('creates in the namespace given, checked for the user (CreateService runs as the user)', async () => {
+    const ivy = await createPerson(server, 'ivy');
+    const group = await createGroup(server, alice, 'Annex');
+    await addMember(group.id, ivy, 30);
+    await server.request('PUT', `/api/v4/groups/${group.id}`, { token: alice.token, body: { project_creation_level: 'maintainer' } });
+    await refused('POST', `/api/v4/projects/user/${ivy.id}`, server.rootToken, { name: 'Wing', namespace_id: group.id }, 400, { message: { namespace: ['is not valid'] } });
+    await server.request('PUT', `/api/v4/groups/${group.id}`, { token: alice.token, body: { project_creation_level: 'developer' } });
+    const made = await server.request('POST', `/api/v4/projects/user/${ivy.id}`, { token: server.rootToken, body: { name: 'Wing', namespace_id: group.id } });
+    expect(made.status).toBe(201);
+    expect(made.body.path_with_namespace).toBe('annex/wing');
+    // Without a namespace: the user's personal namespace, as before.
+    expect((await server.request('POST', `/api/v4/projects/user/${ivy.id}`, { token: server.rootToken, body: { name: 'Den' } })).body.path_with_namespace).toBe('ivy/den');
+  });
+});

@@ -69,24 +69,28 @@ const NAMESPACE_NOT_VALID: DomainError = validation({ namespace: ['is not valid'
 
 /** Resolves `namespace_id` (a group or a personal namespace) and checks that the actor may create projects there. */
 const resolveNamespace = (state: ProjectsView, actorId: number | null, command: Extract<ProjectCommand, { type: 'CreateProject' }>): E.Either<DomainError, Namespace> => {
+  // `POST /projects/user/:user_id`: the service runs as the user (`CreateService.new(user, attrs)`).
+  let creatorId = actorId;
   if (command.owner_id !== undefined) {
     if (!isAdmin(state, actorId) && actorId !== null) return E.left(forbidden());
     const owner = findUser(state.users, command.owner_id);
-    return owner ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner }) : E.left(notFound('User'));
+    if (!owner) return E.left(notFound('User'));
+    if (command.namespace_id === undefined) return E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner });
+    creatorId = owner.id;
   }
   if (command.namespace_id === undefined) {
-    const owner = actorId === null ? undefined : findUser(state.users, actorId);
+    const owner = creatorId === null ? undefined : findUser(state.users, creatorId);
     return owner ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner }) : E.left(forbidden());
   }
   // Projects::CreateService: `allowed_namespace?` (`create_projects` on the namespace, an unknown one included) or
   // `deny_namespace`, a model error (400 {"message":{"namespace":["is not valid"]}}).
   const group = findGroup(state.groups, command.namespace_id);
   if (group) {
-    return actorId === null || canCreateProjectsIn(state, actorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(NAMESPACE_NOT_VALID);
+    return creatorId === null || canCreateProjectsIn(state, creatorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(NAMESPACE_NOT_VALID);
   }
   const owner = userNamespace(state, command.namespace_id);
   if (!owner) return E.left(NAMESPACE_NOT_VALID);
-  return actorId === null || actorId === owner.id || isAdmin(state, actorId)
+  return creatorId === null || creatorId === owner.id || isAdmin(state, creatorId)
     ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner })
     : E.left(NAMESPACE_NOT_VALID);
 };
