@@ -79,7 +79,7 @@ describe('visibility settings', () => {
     const group = await createGroup(server, alice, 'Makers');
     expect((await server.request('GET', `/api/v4/groups/${group.id}`)).body.project_creation_level).toBe('maintainer');
     expect((await server.request('POST', `/api/v4/groups/${group.id}/members`, { token: alice.token, body: { user_id: bob.id, access_level: 30 } })).status).toBe(201);
-    expect(await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'x', namespace_id: group.id } })).toMatchObject({ status: 403 });
+    expect(await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'x', namespace_id: group.id } })).toMatchObject({ status: 400, body: { message: { namespace: ['is not valid'] } } });
     expect((await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'x', namespace_id: group.id } })).status).toBe(201);
   });
 });

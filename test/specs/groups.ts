@@ -7,7 +7,39 @@ const bob = userCreated(2, 'bob');
 const team = groupCreated(3, 'team', { by: 1 });
 const owner = memberAdded(1, { group: 3 }, 1, 50, { by: 1 });
 
+const locked = (event: ReturnType<typeof groupCreated>): ReturnType<typeof groupCreated> => ({ ...event, data: { ...(event.data as object), share_with_group_lock: true } }) as ReturnType<typeof groupCreated>;
+
 export const groupSpecs: Record<string, Spec> = {
+  'the creation levels and the share lock are recorded when not the defaults': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Team', path: 'team', project_creation_level: 2, subgroup_creation_level: 0, share_with_group_lock: true },
+    then: [
+      { type: 'GroupCreated', data: { id: 102, name: 'Team', path: 'team', parent_id: null, visibility: 'private', description: '', request_access_enabled: true, subgroup_creation_level: 0, share_with_group_lock: true, created_at: AT, created_by_id: 1 } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
+    ],
+  },
+  'a subgroup of a locked group is locked (sync_share_with_group_lock_with_parent)': {
+    given: [locked(groupCreated(3, 'team'))],
+    when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 },
+    then: [{ type: 'GroupCreated', data: { id: 4, name: 'Sub', path: 'sub', parent_id: 3, visibility: 'private', description: '', request_access_enabled: true, share_with_group_lock: true, created_at: AT, created_by_id: null } }],
+  },
+  'a lock set on a group locks every group below not yet locked': {
+    given: [alice, team, owner, groupCreated(4, 'a', { parent: 3 }), locked(groupCreated(5, 'b', { parent: 4 })), groupCreated(6, 'c', { parent: 5 })],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, share_with_group_lock: true },
+    then: [
+      { type: 'GroupUpdated', data: { id: 3, share_with_group_lock: true, updated_at: AT } },
+      { type: 'GroupUpdated', data: { id: 4, share_with_group_lock: true, updated_at: AT } },
+      { type: 'GroupUpdated', data: { id: 6, share_with_group_lock: true, updated_at: AT } },
+    ],
+  },
+  'a maintainer creates no subgroup where only owners may': {
+    given: [alice, bob, { ...team, data: { ...(team.data as object), subgroup_creation_level: 0 } } as ReturnType<typeof groupCreated>, owner, memberAdded(2, { group: 3 }, 2, 40)],
+    as: 2,
+    when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 },
+    error: forbidden(),
+  },
   'the creator of a group owns it': {
     given: [alice],
     as: 1,

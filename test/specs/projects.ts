@@ -1,5 +1,5 @@
 /** Decider specs of the projects module. */
-import { forbidden, notFound, validation } from '@forgefold/core';
+import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const root = userCreated(1, 'root', { admin: true });
@@ -7,7 +7,25 @@ const alice = userCreated(2, 'alice');
 const bob = userCreated(3, 'bob');
 const team = groupCreated(4, 'team');
 
+const forkOf = (id: number, path: string, source: number, namespace: number): ForgefoldEvent[] => [
+  projectCreated(id, path, namespace, { kind: 'user' }),
+  { type: 'ProjectForked', data: { id, forked_from_id: source, at: AT } },
+];
+
 export const projectSpecs: Record<string, Spec> = {
+  'the owner unlinks a fork from its source': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 3, 40)],
+    as: 3,
+    when: { type: 'UnlinkFork', id: 2 },
+    then: [{ type: 'ProjectUnforked', data: { id: 2, forked_from_id: 1, at: AT } }],
+  },
+  'a project that forks nothing records nothing when unlinked': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'UnlinkFork', id: 1 }, then: [] },
+  'only the owner unlinks a fork': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 2, 40)],
+    as: 2,
+    when: { type: 'UnlinkFork', id: 2 },
+    error: forbidden(),
+  },
   'a personal project: its owner becomes a direct maintainer': {
     given: [alice],
     as: 2,
@@ -23,7 +41,8 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'CreateProject', path: 'app', namespace_id: 4, visibility: 'internal', description: 'd' },
     then: [{ type: 'ProjectCreated', data: { id: 1, name: 'app', path: 'app', description: 'd', namespace_id: 4, namespace_kind: 'group', visibility: 'internal', creator_id: 2, created_at: AT } }],
   },
-  'reporters do not create projects in a group': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 20)], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 4 }, error: forbidden() },
+  // Projects::CreateService#deny_namespace: a model error, 400 {"message":{"namespace":["is not valid"]}}.
+  'reporters do not create projects in a group': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 20)], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 4 }, error: validation({ namespace: ['is not valid'] }) },
   'an administrator creates a project for a user': {
     given: [root, alice],
     as: 1,
@@ -34,8 +53,8 @@ export const projectSpecs: Record<string, Spec> = {
     ],
   },
   'only administrators create projects for others': { given: [alice, bob], as: 3, when: { type: 'CreateProject', path: 'app', owner_id: 2 }, error: forbidden() },
-  'someone else’s personal namespace': { given: [alice, bob], as: 3, when: { type: 'CreateProject', path: 'app', namespace_id: 102 }, error: forbidden() },
-  'an unknown namespace': { given: [alice], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 77 }, error: notFound('Namespace') },
+  'someone else’s personal namespace': { given: [alice, bob], as: 3, when: { type: 'CreateProject', path: 'app', namespace_id: 102 }, error: validation({ namespace: ['is not valid'] }) },
+  'an unknown namespace': { given: [alice], as: 2, when: { type: 'CreateProject', path: 'app', namespace_id: 77 }, error: validation({ namespace: ['is not valid'] }) },
   'a taken path in the namespace': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'CreateProject', path: 'App' }, error: validation({ path: ['has already been taken'] }) },
   'a maintainer updates the project': {
     given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)],
@@ -85,8 +104,9 @@ export const projectSpecs: Record<string, Spec> = {
   'maintainers do not delete a project (owners do)': { given: [alice, team, memberAdded(1, { group: 4 }, 2, 40), projectCreated(1, 'app', 4)], as: 2, when: { type: 'DeleteProject', id: 1 }, error: forbidden() },
   'deleting an unknown project': { given: [alice], as: 2, when: { type: 'DeleteProject', id: 1 }, error: notFound('Project') },
   // Projects::TransferService
+  // GroupPolicy's `transfer_projects`: `maintainer & can?(:create_projects)`.
   'an owner moves a project to a group they may create projects in': {
-    given: [root, alice, team, memberAdded(1, { group: 4 }, 2, 50), groupCreated(5, 'other'), memberAdded(2, { group: 5 }, 2, 30), projectCreated(1, 'p', 4)],
+    given: [root, alice, team, memberAdded(1, { group: 4 }, 2, 50), groupCreated(5, 'other'), memberAdded(2, { group: 5 }, 2, 40), projectCreated(1, 'p', 4)],
     as: 2,
     when: { type: 'TransferProject', id: 1, namespace_id: 5 },
     then: [{ type: 'ProjectTransferred', data: { id: 1, from_namespace_id: 4, namespace_id: 5, namespace_kind: 'group', at: AT } }],

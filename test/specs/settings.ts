@@ -111,6 +111,6 @@ export const settingEffectSpecs: Record<string, Spec> = {
     given: [root, alice, changed([{ field: 'default_project_creation', old: 2, new: 1 }]), { ...team, data: { ...(team.data as object), project_creation_level: 1 } } as ForgefoldEvent, memberAdded(1, { group: 4 }, 2, 30)],
     as: 2,
     when: { type: 'CreateProject', path: 'app', namespace_id: 4 },
-    error: forbidden(),
+    error: validation({ namespace: ['is not valid'] }),
   },
 };

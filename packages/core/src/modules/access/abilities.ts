@@ -22,17 +22,17 @@ export type AccessView = MembershipView;
 
 /** Group abilities and the level each needs (GroupPolicy / EE::GroupPolicy). */
 export const GROUP_ABILITIES = {
-  /** Developers and above create projects in a group (the default `project_creation_level`). */
+  /** Developers and above create projects in a group (the default `project_creation_level`; see `canCreateProjectsIn`). */
   create_projects: AccessLevel.DEVELOPER,
-  /** The default `subgroup_creation_level`: maintainers. */
+  /** The default `subgroup_creation_level`: maintainers (see `canCreateSubgroupIn`). */
   create_subgroup: AccessLevel.MAINTAINER,
   admin_group: AccessLevel.OWNER,
   remove_group: AccessLevel.OWNER,
   admin_group_member: AccessLevel.OWNER,
   /** Group access tokens (`admin_resource_access_tokens` on a group). */
   admin_resource_access_tokens: AccessLevel.OWNER,
-  /** Where projects may be moved to (`transfer_projects`; as `create_projects`). */
-  transfer_projects: AccessLevel.DEVELOPER,
+  /** Where projects may be moved to: `maintainer & can?(:create_projects)` (see `canTransferProjectsInto`). */
+  transfer_projects: AccessLevel.MAINTAINER,
   admin_group_saml: AccessLevel.OWNER,
   read_group_saml_identity: AccessLevel.OWNER,
   /** EE epics (GroupPolicy): Reporters create and update them; notes on them are administered by Maintainers. */
@@ -49,6 +49,8 @@ export const PROJECT_ABILITIES = {
   /** Project access tokens (`admin_resource_access_tokens` on a project). */
   admin_resource_access_tokens: AccessLevel.MAINTAINER,
   remove_project: AccessLevel.OWNER,
+  /** `DELETE /projects/:id/fork` (`remove_fork_project`): the project's owner. */
+  remove_fork_project: AccessLevel.OWNER,
   /** `PUT /projects/:id/transfer` (`change_namespace`): the project's owner. */
   change_namespace: AccessLevel.OWNER,
   /** `PUT /projects/:id` with a name, or with a visibility (ProjectPolicy's owner block): the project's owner. */
@@ -121,6 +123,20 @@ export const canCreateProjectsIn = (state: AccessView, userId: number | null, gr
   if (level === 0) return false;
   return canOnGroup(state, userId, 'create_projects', group) && (level === 2 || effectiveGroupAccess(state, userId, group) >= AccessLevel.MAINTAINER);
 };
+
+/**
+ * `transfer_projects` (GroupPolicy: `maintainer & can?(:create_projects)`): where Projects::TransferService's
+ * `allowed_transfer?` lets a project move to.
+ */
+export const canTransferProjectsInto = (state: AccessView, userId: number | null, group: Group): boolean =>
+  canOnGroup(state, userId, 'transfer_projects', group) && canCreateProjectsIn(state, userId, group);
+
+/**
+ * `create_subgroup` by the group's `subgroup_creation_level` (GroupPolicy: `owner`, or `maintainer &
+ * maintainer_can_create_group`): 0 owners only, 1 (the default) maintainers and owners; administrators act as owners.
+ */
+export const canCreateSubgroupIn = (state: AccessView, userId: number | null, group: Group): boolean =>
+  effectiveGroupAccess(state, userId, group) >= ((group.subgroup_creation_level ?? 1) === 1 ? AccessLevel.MAINTAINER : AccessLevel.OWNER);
 
 /**
  * Whether a signed-in user sees what is internal by its visibility alone: not an external account (GroupPolicy's

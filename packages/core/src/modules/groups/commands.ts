@@ -13,6 +13,12 @@ export type GroupCommand =
       readonly membership_lock?: boolean;
       /** 0–3 (`Gitlab::Access.protection_values`, checked by the route). */
       readonly default_branch_protection?: number;
+      /** 0 no one, 1 maintainers, 2 developers and maintainers; absent: the instance's `default_project_creation`. */
+      readonly project_creation_level?: number;
+      /** 0 owners, 1 maintainers (the default). */
+      readonly subgroup_creation_level?: number;
+      /** No project of the group (or below) may be shared with a group. */
+      readonly share_with_group_lock?: boolean;
     }
   | {
       readonly type: 'UpdateGroup';
@@ -26,6 +32,9 @@ export type GroupCommand =
       readonly membership_lock?: boolean;
       /** null: the instance's level again. */
       readonly default_branch_protection?: number | null;
+      readonly project_creation_level?: number;
+      readonly subgroup_creation_level?: number;
+      readonly share_with_group_lock?: boolean;
     }
   /** `POST /groups/:id/transfer`: under another group (`parent_id`), or to the top (null). */
   | { readonly type: 'TransferGroup'; readonly id: number; readonly parent_id: number | null }

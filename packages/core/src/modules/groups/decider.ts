@@ -5,7 +5,7 @@ import { peekField } from '../../kernel/table.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeGroup, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeGroup, canCreateSubgroupIn, canOnGroup, effectiveGroupAccess, isAdmin } from '../access/abilities.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { defaultGroupVisibility, defaultProjectCreation, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAccessLevelChanged, memberAdded } from '../members/builders.js';
@@ -106,9 +106,9 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       if (parentId !== null) {
         const found = requireGroup(state, parentId);
         if (E.isLeft(found)) return found;
-        const allowed = authorizeGroup(state, actor.userId, 'create_subgroup', found.right, found.right);
-        if (E.isLeft(allowed)) return allowed;
-        parentGroup = allowed.right;
+        // `create_subgroup`, by the parent's `subgroup_creation_level`.
+        if (actor.userId !== null && !canCreateSubgroupIn(state, actor.userId, found.right)) return E.left(forbidden());
+        parentGroup = found.right;
       } else if (actor.userId !== null && !mayCreateGroup(state, actor.userId)) {
         // lib/api/groups.rb: `authorize! :create_group` for a top-level group (GlobalPolicy's `can_create_group`).
         return E.left(forbidden());
@@ -119,7 +119,10 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       const invalid = validateGroup(state, command, parentGroup, null);
       if (E.isLeft(invalid)) return E.left(failedToSave(invalid.left));
       const id = state.sequences.namespace + 1;
-      const projectCreation = defaultProjectCreation(state.settings);
+      const projectCreation = command.project_creation_level ?? defaultProjectCreation(state.settings);
+      const subgroupCreation = command.subgroup_creation_level ?? 1;
+      // `sync_share_with_group_lock_with_parent` (before_create): a locked parent locks its new subgroup.
+      const shareLock = command.share_with_group_lock === true || parentGroup?.share_with_group_lock === true;
       const membershipLock = command.membership_lock === true;
       const visibility = newGroupVisibility(state, command.visibility, parentGroup);
       const description = command.description ?? '';
@@ -130,7 +133,7 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
       // The usual case as one literal; with an optional field, the spreads put it before created_at, as they always
       // did (the event's JSON in the log keeps its key order).
       const created: GroupEvent =
-        !membershipLock && projectCreation === 2 && branchProtection === undefined
+        !membershipLock && projectCreation === 2 && branchProtection === undefined && subgroupCreation === 1 && !shareLock
           ? {
               type: 'GroupCreated',
               data: { id, name: command.name, path: command.path, parent_id: parentGroup?.id ?? null, visibility, description, request_access_enabled: requestAccess, created_at: at, created_by_id: actor.userId },
@@ -149,6 +152,9 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
                 // Recorded only when it is not the platform's default (developers and maintainers).
                 ...(projectCreation !== 2 ? { project_creation_level: projectCreation } : {}),
                 ...(branchProtection !== undefined ? { default_branch_protection: branchProtection } : {}),
+                // Recorded only when not the defaults (maintainers; unlocked).
+                ...(subgroupCreation !== 1 ? { subgroup_creation_level: subgroupCreation } : {}),
+                ...(shareLock ? { share_with_group_lock: true } : {}),
                 created_at: at,
                 created_by_id: actor.userId,
               },
@@ -167,13 +173,22 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
             : E.right(undefined),
         ),
         E.chainFirst((group) => (command.visibility !== group.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
+        E.chainFirst((group) => validShareLockChange(state, actor.userId, group, command.share_with_group_lock)),
         E.chainFirst(() => (validBranchProtection(command.default_branch_protection) ? E.right(undefined) : E.left(INVALID_BRANCH_PROTECTION))),
         E.chainFirst((group) => validateGroup(state, command, group.parent_id === null ? null : findGroup(state.groups, group.parent_id) ?? null, group)),
         E.map((group): Emitted[] => {
           const { type: _type, ...changes } = command;
           // A group without a level of its own set to none: nothing changes.
           if (changes.default_branch_protection === null && group.default_branch_protection == null) delete changes.default_branch_protection;
-          return changesAnything(group, changes) ? [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }] : [];
+          // The settings a group holds by default (absent from the projection) asked for again change nothing.
+          if (changes.project_creation_level === (group.project_creation_level ?? 2)) delete changes.project_creation_level;
+          if (changes.subgroup_creation_level === (group.subgroup_creation_level ?? 1)) delete changes.subgroup_creation_level;
+          if (changes.share_with_group_lock === (group.share_with_group_lock ?? false)) delete changes.share_with_group_lock;
+          if (!changesAnything(group, changes)) return [];
+          const events: Emitted[] = [{ type: 'GroupUpdated', data: { ...changes, id: group.id, updated_at: at } }];
+          // `force_share_with_group_lock_on_descendants` (after_update): a lock set on a group locks everything below.
+          if (changes.share_with_group_lock === true) events.push(...lockDescendants(state, group, at));
+          return events;
         }),
       );
     case 'TransferGroup':
@@ -190,6 +205,30 @@ export const decide = (issued: Issued<GroupCommand>, state: GroupsView): E.Eithe
   }
 };
 
+/** The groups below `group` not yet locked, locked (`force_share_with_group_lock_on_descendants`). */
+const lockDescendants = (state: GroupsView, group: Group, at: string): GroupEvent[] =>
+  selfAndDescendants(state.groups, group)
+    .slice(1)
+    .filter((g) => g.share_with_group_lock !== true)
+    .map((g) => ({ type: 'GroupUpdated', data: { id: g.id, share_with_group_lock: true, updated_at: at } }));
+
+/**
+ * GroupPolicy's `change_share_with_group_lock`: an owner, unless the group is locked under a locked parent, which takes
+ * the same ability on the parent (so, up the chain, an owner of the group that set the lock).
+ */
+const canChangeShareLock = (state: GroupsView, userId: number, group: Group): boolean => {
+  if (effectiveGroupAccess(state, userId, group) < AccessLevel.OWNER) return false;
+  const parent = group.parent_id === null ? undefined : findGroup(state.groups, group.parent_id);
+  if (group.share_with_group_lock !== true || !parent || parent.share_with_group_lock !== true) return true;
+  return canChangeShareLock(state, userId, parent);
+};
+
+/** Groups::UpdateService#valid_share_with_group_lock_change?: a change of the lock needs `change_share_with_group_lock`. */
+const validShareLockChange = (state: GroupsView, actorId: number | null, group: Group, asked: boolean | undefined): E.Either<DomainError, void> =>
+  asked === undefined || asked === (group.share_with_group_lock ?? false) || actorId === null || canChangeShareLock(state, actorId, group)
+    ? E.right(undefined)
+    : E.left(validation({ share_with_group_lock: ['cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group'] }));
+
 /** Groups::TransferService's refusals, rendered "Transfer failed: <text>" (400). */
 const transferFailed = (text: string): DomainError => ({ _tag: 'BadRequest', message: `Transfer failed: ${text}` });
 
@@ -204,7 +243,7 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
   if (parent && parent.id === group.parent_id) return E.left(transferFailed('Group is already associated to the parent group.'));
   const mayAdmin = actorId === null || canOnGroup(state, actorId, 'admin_group', group);
   // Subgroups need `create_subgroup` on the new parent; a new top-level group, the right to create groups.
-  const mayCreate = actorId === null || (parent ? canOnGroup(state, actorId, 'create_subgroup', parent) : findUser(state.users, actorId)?.bot === null);
+  const mayCreate = actorId === null || (parent ? canCreateSubgroupIn(state, actorId, parent) : findUser(state.users, actorId)?.bot === null);
   if (!mayAdmin || !mayCreate) return E.left(transferFailed("You don't have enough permissions."));
   const takenAt = parent ? findGroupByFullPath(state.groups, `${parent.full_path}/${group.path}`) ?? findProjectByFullPath(state.projects, `${parent.full_path}/${group.path}`) : findTopLevelNamespaceByPath(state.groups, group.path) ?? findUserByUsername(state.users, group.path);
   if (takenAt) return E.left(transferFailed('The parent group already has a subgroup or a project with the same path.'));
@@ -212,6 +251,10 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
   // The group's `save!` runs Namespace#nesting_level_allowed; the service renders the RecordInvalid's message.
   if (parent && tooDeep(state, parent)) return E.left(transferFailed('Validation failed: Parent has too deep level of nesting'));
   const events: Emitted[] = [{ type: 'GroupTransferred', data: { id: group.id, from_parent_id: group.parent_id, parent_id: parent?.id ?? null, at } }];
+  // `sync_share_with_group_lock_with_parent` (before_update, the parent changed), then the lock forced below it.
+  if (parent?.share_with_group_lock === true && group.share_with_group_lock !== true) {
+    events.push({ type: 'GroupUpdated', data: { id: group.id, share_with_group_lock: true, updated_at: at } }, ...lockDescendants(state, group, at));
+  }
   if (parent) {
     // `update_visibility`: nothing below may be more visible than its new parent.
     const ceiling = visibilityRank(parent.visibility);

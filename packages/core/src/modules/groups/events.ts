@@ -21,7 +21,15 @@ export const groupEvents = defineEvents({
         created_by_id: nullable(t.number),
       }),
       // Optional, so that events recorded before the field existed still decode (absent means false).
-      t.partial({ membership_lock: t.boolean, project_creation_level: t.number, default_branch_protection: t.number }),
+      t.partial({
+        membership_lock: t.boolean,
+        project_creation_level: t.number,
+        default_branch_protection: t.number,
+        /** Absent: 1 (maintainers). */
+        subgroup_creation_level: t.number,
+        /** Absent: false. */
+        share_with_group_lock: t.boolean,
+      }),
     ]),
   },
   GroupUpdated: {
@@ -39,6 +47,9 @@ export const groupEvents = defineEvents({
         membership_lock: t.boolean,
         /** null: the instance's level again. */
         default_branch_protection: nullable(t.number),
+        project_creation_level: t.number,
+        subgroup_creation_level: t.number,
+        share_with_group_lock: t.boolean,
       }),
     ]),
   },

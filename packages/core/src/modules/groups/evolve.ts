@@ -70,6 +70,8 @@ export const evolve = (state: GroupsDraft, event: GroupEvent): void => {
       };
       if (data.project_creation_level !== undefined) group.project_creation_level = data.project_creation_level;
       if (data.default_branch_protection !== undefined) group.default_branch_protection = data.default_branch_protection;
+      if (data.subgroup_creation_level !== undefined) group.subgroup_creation_level = data.subgroup_creation_level;
+      if (data.share_with_group_lock !== undefined) group.share_with_group_lock = data.share_with_group_lock;
       tableSet(groups.byId, data.id, group);
       tableSet(groups.byFullPath, full_path.toLowerCase(), data.id);
       if (parent) addChild(parent, data.id);

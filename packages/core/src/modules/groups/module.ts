@@ -8,8 +8,8 @@ import { initialGroups, type GroupsSlice } from './projection.js';
 
 export const groupsModule = defineModule<'groups', { readonly groups: GroupsSlice }, GroupsView, GroupsDraft, GroupCommand, typeof groupEvents>({
   name: 'groups',
-  // 2: membership lock and transfers; 3: the public and internal id sets.
-  version: 3,
+  // 2: membership lock and transfers; 3: the public and internal id sets; 4: subgroup creation level, share lock.
+  version: 4,
   initial: () => ({ groups: initialGroups() }),
   events: groupEvents,
   commands: ['CreateGroup', 'UpdateGroup', 'TransferGroup', 'DeleteGroup'],

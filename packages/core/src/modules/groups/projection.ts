@@ -22,6 +22,10 @@ export interface Group {
   readonly membership_lock: boolean;
   /** Who creates projects in the group (0 no one, 1 maintainers, 2 developers and maintainers): the instance's `default_project_creation` when it was created; absent means 2. */
   readonly project_creation_level?: number;
+  /** Who creates subgroups (0 owners, 1 maintainers and owners); absent means 1. */
+  readonly subgroup_creation_level?: number;
+  /** No project of the group may be shared with a group (`share_with_group_lock`); absent means false. */
+  readonly share_with_group_lock?: boolean;
   /** How a new default branch of its projects is protected (0–3, as the setting); absent: the instance's. */
   readonly default_branch_protection?: number | null;
   readonly children: readonly number[];

@@ -146,11 +146,11 @@ export const groupAccessLevel = (state: MembershipView, group: Group, userId: nu
 
 /** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
 export const projectAccessLevel = (state: MembershipView, project: Project, userId: number, today?: string): number => {
-  let level = Math.max(grants(directMembership(state.members, 'Project', project.id, userId), today), viaLinks(state, 'Project', project.id, userId, today));
-  if (project.namespace_kind === 'group') {
-    const group = findGroup(state.groups, project.namespace_id);
-    if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
-  }
+  let level = grants(directMembership(state.members, 'Project', project.id, userId), today);
+  const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+  // ProjectTeam#max_member_access_for_user_ids: shares count while `allowed_to_share_with_group?` (no lock on the group).
+  if (group?.share_with_group_lock !== true) level = Math.max(level, viaLinks(state, 'Project', project.id, userId, today));
+  if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
   return level;
 };
 

@@ -25,6 +25,8 @@ export type ProjectCommand =
   /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
   | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }
   | { readonly type: 'DeleteProject'; readonly id: number }
+  /** `DELETE /projects/:id/fork` (Projects::UnlinkForkService): the project stops being a fork of its source. */
+  | { readonly type: 'UnlinkFork'; readonly id: number }
   /**
    * `POST /projects/:id/fork` (Projects::ForkService): a new project in `namespace_id` (default: the actor's
    * personal namespace) with the source's name, path and description unless given, at most as visible as the

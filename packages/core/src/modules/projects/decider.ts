@@ -4,7 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeProject, canCreateProjectsIn, canDownloadCode, canOnGroup, isAdmin } from '../access/abilities.js';
+import { authorizeProject, canCreateProjectsIn, canDownloadCode, canTransferProjectsInto, effectiveGroupAccess, isAdmin } from '../access/abilities.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAdded } from '../members/builders.js';
@@ -65,26 +65,34 @@ interface Namespace {
 
 const userNamespace = (state: ProjectsView, namespaceId: number): User | undefined => findUserByNamespace(state.users, namespaceId);
 
+const NAMESPACE_NOT_VALID: DomainError = validation({ namespace: ['is not valid'] });
+
 /** Resolves `namespace_id` (a group or a personal namespace) and checks that the actor may create projects there. */
 const resolveNamespace = (state: ProjectsView, actorId: number | null, command: Extract<ProjectCommand, { type: 'CreateProject' }>): E.Either<DomainError, Namespace> => {
+  // `POST /projects/user/:user_id`: the service runs as the user (`CreateService.new(user, attrs)`).
+  let creatorId = actorId;
   if (command.owner_id !== undefined) {
     if (!isAdmin(state, actorId) && actorId !== null) return E.left(forbidden());
     const owner = findUser(state.users, command.owner_id);
-    return owner ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner }) : E.left(notFound('User'));
+    if (!owner) return E.left(notFound('User'));
+    if (command.namespace_id === undefined) return E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner });
+    creatorId = owner.id;
   }
   if (command.namespace_id === undefined) {
-    const owner = actorId === null ? undefined : findUser(state.users, actorId);
+    const owner = creatorId === null ? undefined : findUser(state.users, creatorId);
     return owner ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner }) : E.left(forbidden());
   }
+  // Projects::CreateService: `allowed_namespace?` (`create_projects` on the namespace, an unknown one included) or
+  // `deny_namespace`, a model error (400 {"message":{"namespace":["is not valid"]}}).
   const group = findGroup(state.groups, command.namespace_id);
   if (group) {
-    return actorId === null || canCreateProjectsIn(state, actorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(forbidden());
+    return creatorId === null || canCreateProjectsIn(state, creatorId, group) ? E.right({ id: group.id, kind: 'group', full_path: group.full_path, owner: null }) : E.left(NAMESPACE_NOT_VALID);
   }
   const owner = userNamespace(state, command.namespace_id);
-  if (!owner) return E.left(notFound('Namespace'));
-  return actorId === null || actorId === owner.id || isAdmin(state, actorId)
+  if (!owner) return E.left(NAMESPACE_NOT_VALID);
+  return creatorId === null || creatorId === owner.id || isAdmin(state, creatorId)
     ? E.right({ id: owner.namespace_id, kind: 'user', full_path: owner.username, owner })
-    : E.left(forbidden());
+    : E.left(NAMESPACE_NOT_VALID);
 };
 
 const validateProject = (state: ProjectsView, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
@@ -116,8 +124,9 @@ const transferProjectEvents = (state: ProjectsView, actorId: number | null, proj
   const group = findGroup(state.groups, namespaceId);
   const owner = group ? undefined : userNamespace(state, namespaceId);
   if (!group && !owner) return E.left(notFound('Namespace'));
-  // `allowed_transfer?`: another namespace, where the actor may create projects (`transfer_projects`).
-  const mayCreate = actorId === null || isAdmin(state, actorId) || (group ? canCreateProjectsIn(state, actorId, group) : owner!.id === actorId);
+  // `allowed_transfer?`: another namespace, where the actor holds `transfer_projects` (a group: Maintainer and
+  // `create_projects`, so its `project_creation_level` applies to administrators too; a personal namespace: its owner).
+  const mayCreate = actorId === null || (group ? canTransferProjectsInto(state, actorId, group) : owner!.id === actorId || isAdmin(state, actorId));
   if (namespaceId === project.namespace_id || !mayCreate) return E.left(transferFailed('Transfer failed, please contact an admin.'));
   const targetPath = group ? group.full_path : owner!.username;
   const clash = [...projectsInNamespace(state.projects, namespaceId)].some((other) => other.path.toLowerCase() === project.path.toLowerCase() || other.name === project.name);
@@ -172,8 +181,13 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
     const group = findGroup(state.groups, command.namespace_id);
     const owner = group ? undefined : userNamespace(state, command.namespace_id);
     if (!group && !owner) return E.left(notFound('Namespace'));
-    const target = group ? canOnGroup(state, actorId, 'create_projects', group) : owner!.id === actorId;
+    // `manageable_groups(include_groups_with_developer_maintainer_access: true)`: Maintainer (whatever the group's
+    // `project_creation_level`), or Developer where developers create projects.
+    const access = group ? effectiveGroupAccess(state, actorId, group) : 0;
+    const target = group ? access >= AccessLevel.MAINTAINER || (access >= AccessLevel.DEVELOPER && (group.project_creation_level ?? 2) === 2) : owner!.id === actorId;
     if (!admin && !target) return E.left(notFound('Target Namespace'));
+    // Projects::CreateService's `allowed_namespace?` (`create_projects`), a model error the route answers with 409.
+    if (group && actorId !== null && !canCreateProjectsIn(state, actorId, group)) return E.left(validation({ namespace: ['is not valid'] }));
     namespace = group ? { id: group.id, kind: 'group', full_path: group.full_path, owner: null } : { id: owner!.namespace_id, kind: 'user', full_path: owner!.username, owner: owner! };
     // A personal namespace is public.
     namespaceVisibility = group ? group.visibility : 'public';
@@ -206,9 +220,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     case 'CreateProject': {
       const name = command.name ?? command.path ?? '';
       const path = command.path ?? pathFromName(command.name ?? '');
+      // The service's order: a restricted visibility, then the namespace, then the model's validations.
       return pipe(
-        resolveNamespace(state, actor.userId, command),
-        E.chainFirst(() => refuseRestricted(state, actor.userId, command.visibility)),
+        refuseRestricted(state, actor.userId, command.visibility),
+        E.chain(() => resolveNamespace(state, actor.userId, command)),
         E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
         E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: newProjectVisibility(state, command.visibility, namespace.id) })),
@@ -237,6 +252,13 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         // `authorize! :change_namespace`: the project's owner (or an administrator).
         E.chain((project) => authorizeProject(state, actor.userId, 'change_namespace', project, project)),
         E.chain((project) => transferProjectEvents(state, actor.userId, project, command.namespace_id, at)),
+      );
+    case 'UnlinkFork':
+      return pipe(
+        requireProject(state, command.id),
+        // `authorize! :remove_fork_project` (ProjectPolicy: the owner); a project that forks nothing changes nothing.
+        E.chain((project) => authorizeProject(state, actor.userId, 'remove_fork_project', project, project)),
+        E.map((project): Emitted[] => (project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }])),
       );
     case 'DeleteProject':
       return pipe(

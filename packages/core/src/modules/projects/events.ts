@@ -34,6 +34,8 @@ export const projectEvents = defineEvents({
   ProjectDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   /** The project (just created) is a fork of `forked_from_id` (the fork relation; its repository is a copy). */
   ProjectForked: { version: 1, stream, codec: t.type({ id: t.number, forked_from_id: t.number, at: t.string }) },
+  /** The project left its fork network: no longer a fork of `forked_from_id` (its own forks stay its forks). */
+  ProjectUnforked: { version: 1, stream, codec: t.type({ id: t.number, forked_from_id: t.number, at: t.string }) },
 });
 
 export type ProjectEvent = EventsOf<typeof projectEvents>;

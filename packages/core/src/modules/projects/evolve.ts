@@ -118,6 +118,16 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       }
       return;
     }
+    case 'ProjectUnforked': {
+      const fork = tableGet(projects.byId, event.data.id);
+      if (!fork) return;
+      fork.forked_from_id = null;
+      const source = tableGet(projects.byId, event.data.forked_from_id);
+      if (source) source.forks_count = Math.max(0, source.forks_count - 1);
+      const siblings = tableGet(projects.forksOf, event.data.forked_from_id);
+      if (siblings) tableDelete(siblings, fork.id);
+      return;
+    }
     case 'ProjectForked': {
       const fork = tableGet(projects.byId, event.data.id);
       const source = tableGet(projects.byId, event.data.forked_from_id);

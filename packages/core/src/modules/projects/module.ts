@@ -12,7 +12,7 @@ export const projectsModule = defineModule<'projects', { readonly projects: Proj
   version: 5,
   initial: () => ({ projects: initialProjects() }),
   events: projectEvents,
-  commands: ['CreateProject', 'UpdateProject', 'TransferProject', 'DeleteProject', 'ForkProject'],
+  commands: ['CreateProject', 'UpdateProject', 'TransferProject', 'DeleteProject', 'ForkProject', 'UnlinkFork'],
   decide,
   evolve,
   follows,

@@ -1,11 +1,11 @@
 /** The platform's Group and GroupDetail entities. */
-import { groupBranchProtection, projectsInNamespace, type Group } from '@forgefold/core';
+import { findProject, groupBranchProtection, isLdapSynced, ldapLinksOf, linksOfInvitedGroup, projectsInNamespace, type Group } from '@forgefold/core';
+import { ldapGroupLinkEntity } from '../ldap/entities.js';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
 import { sharedWithGroupsEntity } from '../shares/entities.js';
+import { PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS } from './params.js';
 
-/** `Gitlab::Access.project_creation_string_options`, by level. */
-const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
 
 export const groupEntity = (group: Group, ctx: PresentContext) => ({
   id: group.id,
@@ -14,12 +14,12 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   path: group.path,
   description: group.description,
   visibility: group.visibility,
-  share_with_group_lock: false,
+  share_with_group_lock: group.share_with_group_lock === true,
   require_two_factor_authentication: false,
   two_factor_grace_period: 48,
   project_creation_level: PROJECT_CREATION_LEVELS[group.project_creation_level ?? 2] ?? 'developer',
   auto_devops_enabled: null,
-  subgroup_creation_level: 'maintainer',
+  subgroup_creation_level: SUBGROUP_CREATION_LEVELS[group.subgroup_creation_level ?? 1] ?? 'maintainer',
   emails_disabled: null,
   mentions_disabled: null,
   lfs_enabled: true,
@@ -32,25 +32,47 @@ export const groupEntity = (group: Group, ctx: PresentContext) => ({
   parent_id: group.parent_id,
   ldap_cn: null,
   ldap_access: null,
+  // EE Group: `ldap_group_links` only when the group has any.
+  ...(isLdapSynced(ctx.state.members, group.id) ? { ldap_group_links: [...ldapLinksOf(ctx.state.members, group.id)].map(ldapGroupLinkEntity) } : {}),
   marked_for_deletion_on: null,
 });
+
+/** `GroupDetail#projects_limit` (GroupProjectsFinder::DEFAULT_PROJECTS_LIMIT, with `limit_projects_in_groups_api` on). */
+const GROUP_DETAIL_PROJECTS_LIMIT = 100;
+
+const newestProjects = (ids: number[], ctx: PresentContext): ReturnType<typeof projectEntity>[] => {
+  ids.sort((a, b) => b - a);
+  const entities: ReturnType<typeof projectEntity>[] = [];
+  for (const id of ids.slice(0, GROUP_DETAIL_PROJECTS_LIMIT)) {
+    const project = findProject(ctx.state.projects, id);
+    if (project) entities.push(projectEntity(project, ctx));
+  }
+  return entities;
+};
 
 export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProjects: (projectId: number) => boolean) => {
   // The Group entity extended in place, in the same field order, rather than spread into a new object: the spread
   // of its 27 fields was ~7 KB of allocation per POST /groups (measured with the server's allocation profile).
   const entity: ReturnType<typeof groupEntity> & { new_user_signups_cap?: number | null } = groupEntity(group, ctx);
   if (group.parent_id === null) entity.new_user_signups_cap = group.new_user_signups_cap;
-  // One array filled in a loop rather than a spread, a filter and a map (three arrays for every detail, empty ones too).
-  const projects: ReturnType<typeof projectEntity>[] = [];
-  for (const project of projectsInNamespace(ctx.state.projects, group.id)) if (visibleProjects(project.id)) projects.push(projectEntity(project, ctx));
-  return Object.assign(entity, {
-    shared_with_groups: sharedWithGroupsEntity(group.id, ctx),
-    projects,
-    shared_projects: [] as unknown[],
-    prevent_sharing_groups_outside_hierarchy: false,
-    // EE GroupDetail
-    membership_lock: group.membership_lock,
-  });
+  // GroupProjectsFinder (`only_owned`, then `only_shared`): the visible projects, newest first (ProjectsFinder's
+  // `projects_order_id_desc`), at most GROUP_DETAIL_PROJECTS_LIMIT of each.
+  const ownIds: number[] = [];
+  for (const project of projectsInNamespace(ctx.state.projects, group.id)) if (visibleProjects(project.id)) ownIds.push(project.id);
+  const sharedIds: number[] = [];
+  for (const link of linksOfInvitedGroup(ctx.state.members, group.id)) if (link.source_type === 'Project' && visibleProjects(link.source_id)) sharedIds.push(link.source_id);
+  // In GroupDetail's order: `prevent_sharing_groups_outside_hierarchy` only on a top-level group (`group.root?`).
+  return Object.assign(
+    entity,
+    { shared_with_groups: sharedWithGroupsEntity(group.id, ctx) },
+    group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {},
+    {
+      projects: newestProjects(ownIds, ctx),
+      shared_projects: newestProjects(sharedIds, ctx),
+      // EE GroupDetail
+      membership_lock: group.membership_lock,
+    },
+  );
 };
 
 /** `PublicGroupDetails` (`GET /projects/:id/groups`): BasicGroupDetails (`id`, `web_url`, `name`) and its names and avatar. */

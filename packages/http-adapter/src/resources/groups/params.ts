@@ -18,29 +18,40 @@ export const listParams = schema(
 const visibility = { values: VISIBILITIES };
 /** `Gitlab::Access.protection_values`. */
 const branchProtection = { values: [0, 1, 2, 3] };
+/** `Gitlab::Access.project_creation_string_values`, in the order of their levels (0, 1, 2). */
+export const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
+/** `Gitlab::Access.subgroup_creation_string_values`, in the order of their levels (0, 1). */
+export const SUBGROUP_CREATION_LEVELS = ['owner', 'maintainer'] as const;
+const projectCreation = { values: PROJECT_CREATION_LEVELS };
+const subgroupCreation = { values: SUBGROUP_CREATION_LEVELS };
 
-export const createParams = schema(
-  requires('name', T.String),
-  requires('path', T.String),
-  optional('parent_id', T.Integer),
-  optional('visibility', T.String, visibility),
+/**
+ * lib/api/groups.rb with `optional_params_ce` (lib/api/helpers/groups_helpers.rb) in its declaration order, which is
+ * the order of Grape's messages, then EE's `membership_lock`.
+ */
+const settings = [
   optional('description', T.String),
+  optional('visibility', T.String, visibility),
+  optional('share_with_group_lock', T.Boolean),
+  optional('project_creation_level', T.String, projectCreation),
+  optional('subgroup_creation_level', T.String, subgroupCreation),
   optional('request_access_enabled', T.Boolean),
-  optional('membership_lock', T.Boolean),
   optional('default_branch_protection', T.Integer, branchProtection),
-);
+  optional('membership_lock', T.Boolean),
+] as const;
+
+export const createParams = schema(requires('name', T.String), requires('path', T.String), optional('parent_id', T.Integer), ...settings);
 
 export const updateParams = schema(
   requires('id', T.String),
   optional('name', T.String),
   optional('path', T.String),
-  optional('visibility', T.String, visibility),
-  optional('description', T.String),
-  optional('request_access_enabled', T.Boolean),
+  ...settings,
   optional('new_user_signups_cap', T.Integer),
-  optional('membership_lock', T.Boolean),
-  optional('default_branch_protection', T.Integer, branchProtection),
 );
+
+/** `GET /groups/:id`: `with_projects=false` answers the Group entity, without the projects. */
+export const showParams = schema(requires('id', T.String), optional('with_projects', T.Boolean, { default: true }));
 
 export const transferParams = schema(optional('group_id', T.Integer));
 

@@ -1,16 +1,26 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canOnGroup, canReadGroup, canReadProject, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
+import { AccessLevel, canOnGroup, canReadGroup, canReadProject, directMembership, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, hasMembershipBelow, isAdmin, listGroups, selfAndAncestors, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
 import { groupDetailEntity, groupEntity } from './entities.js';
-import { createParams, listParams, transferParams, updateParams } from './params.js';
+import { createParams, listParams, PROJECT_CREATION_LEVELS, showParams, SUBGROUP_CREATION_LEVELS, transferParams, updateParams } from './params.js';
 
 type CreateGroup = Extract<ForgefoldCommand, { type: 'CreateGroup' }>;
 
 type ListParams = ParamsOfSchema<typeof listParams>;
+
+/** `project_creation_level_str=` / `subgroup_creation_level_str=`: the strings as the levels the group stores. */
+const creationLevels = (params: { readonly project_creation_level?: string | null; readonly subgroup_creation_level?: string | null }): { project_creation_level?: number; subgroup_creation_level?: number } => {
+  const levels: { project_creation_level?: number; subgroup_creation_level?: number } = {};
+  const project = PROJECT_CREATION_LEVELS.findIndex((name) => name === params.project_creation_level);
+  if (project >= 0) levels.project_creation_level = project;
+  const subgroup = SUBGROUP_CREATION_LEVELS.findIndex((name) => name === params.subgroup_creation_level);
+  if (subgroup >= 0) levels.subgroup_creation_level = subgroup;
+  return levels;
+};
 
 /**
  * The groups a caller sees in a list: anonymous callers the public ones; administrators all (or, with
@@ -24,17 +34,34 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
   for (const group of candidates) {
     if (!canReadGroup(state, userId, group)) continue;
     if (userId !== null && !allAvailable && groupAccessLevel(state, group, userId) === 0 && !hasMembershipBelow(state, group, userId)) continue;
-    if (params.owned && (userId === null || groupAccessLevel(state, group, userId) < 50)) continue;
-    if (params.min_access_level && (userId === null || groupAccessLevel(state, group, userId) < params.min_access_level)) continue;
+    // GroupsFinder: `owned_groups` (direct Owner memberships), `groups_with_min_access_level` (direct memberships at
+    // the level, with the groups below them); shares count for neither.
+    if (params.owned && (userId === null || directLevel(state, group, userId) < AccessLevel.OWNER)) continue;
+    if (params.min_access_level && (userId === null || inheritedDirectLevel(state, group, userId) < params.min_access_level)) continue;
     if (params.top_level_only && group.parent_id !== null) continue;
     if (params.skip_groups?.includes(group.id)) continue;
-    if (params.search && !`${group.name} ${group.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    // `groups.search(search, include_parents: true)`: the routes' full path and full name.
+    if (params.search && !`${group.full_name}\n${group.full_path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
     result.push(group);
   }
+  // `reorder(order_by => sort, 'id' => 'asc')`: ties by ascending id whatever the direction.
   const key = params.order_by === 'similarity' ? 'name' : params.order_by;
-  result.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id - b.id));
-  if (params.sort === 'desc') result.reverse();
+  const direction = params.sort === 'desc' ? -1 : 1;
+  result.sort((a, b) => (a[key] < b[key] ? -direction : a[key] > b[key] ? direction : a.id - b.id));
   return result;
+};
+
+/** The user's own membership level in the group (0 without an active one). */
+const directLevel = (state: State, group: Group, userId: number): number => {
+  const member = directMembership(state.members, 'Namespace', group.id, userId);
+  return member && member.state === 'active' ? member.access_level : 0;
+};
+
+/** The highest of the user's own memberships in the group and above it. */
+const inheritedDirectLevel = (state: State, group: Group, userId: number): number => {
+  let level = 0;
+  for (const candidate of selfAndAncestors(state.groups, group)) level = Math.max(level, directLevel(state, candidate, userId));
+  return level;
 };
 
 /**
@@ -96,6 +123,10 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (params.request_access_enabled !== undefined && params.request_access_enabled !== null) command.request_access_enabled = params.request_access_enabled;
         if (typeof params.membership_lock === 'boolean') command.membership_lock = params.membership_lock;
         if (typeof params.default_branch_protection === 'number') command.default_branch_protection = params.default_branch_protection;
+        if (typeof params.share_with_group_lock === 'boolean') command.share_with_group_lock = params.share_with_group_lock;
+        const levels = creationLevels(params);
+        if (levels.project_creation_level !== undefined) command.project_creation_level = levels.project_creation_level;
+        if (levels.subgroup_creation_level !== undefined) command.subgroup_creation_level = levels.subgroup_creation_level;
         return command;
       },
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
@@ -104,11 +135,12 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/groups/:id',
       auth: 'optional',
+      params: showParams,
       handler: (ctx) => {
         const state = deps.app.state;
         return pipe(
           groupOfRoute(ctx, state),
-          E.map((group) => ok(detail(ctx, state, group))),
+          E.map((group) => ok(ctx.params.with_projects === false ? groupEntity(group, presentContext(deps, ctx)) : detail(ctx, state, group))),
         );
       },
     }),
@@ -129,6 +161,8 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.new_user_signups_cap !== undefined ? { new_user_signups_cap: params.new_user_signups_cap } : {}),
         // null sets the group back to the instance's level (`Namespace#default_branch_protection`'s fallback).
         ...(params.default_branch_protection !== undefined ? { default_branch_protection: params.default_branch_protection } : {}),
+        ...(typeof params.share_with_group_lock === 'boolean' ? { share_with_group_lock: params.share_with_group_lock } : {}),
+        ...creationLevels(params),
       }),
       present: (done, ctx, group) => ok(detail(ctx, done.state, findGroup(done.state.groups, group.id)!)),
     }),

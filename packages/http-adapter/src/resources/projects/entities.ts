@@ -80,8 +80,8 @@ const projectFields = (project: Project, ctx: PresentContext) => {
 
 export const projectEntity = (project: Project, ctx: PresentContext) => ({ ...projectFields(project, ctx), ...forkedFrom(project, ctx) });
 
-/** `BasicProjectDetails`: what a project shows of the project it was forked from. */
-const basicProjectDetails = (project: Project, ctx: PresentContext) => {
+/** `BasicProjectDetails`: what a project shows of the project it was forked from, and lists with `simple=true`. */
+export const basicProjectDetails = (project: Project, ctx: PresentContext) => {
   const full = projectFields(project, ctx);
   const { id, description, name, name_with_namespace, path, path_with_namespace, created_at, default_branch, tag_list, topics, ssh_url_to_repo, http_url_to_repo, web_url, readme_url, avatar_url, forks_count, star_count, last_activity_at, namespace } = full;
   return { id, description, name, name_with_namespace, path, path_with_namespace, created_at, default_branch, tag_list, topics, ssh_url_to_repo, http_url_to_repo, web_url, readme_url, avatar_url, forks_count, star_count, last_activity_at, namespace };

@@ -7,11 +7,16 @@ const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity
 export const listParams = schema(
   optional('order_by', T.String, { values: ORDERS, default: 'created_at' }),
   optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
-  optional('search', T.String),
+  optional('archived', T.Boolean),
   optional('visibility', T.String, { values: VISIBILITIES }),
+  optional('search', T.String),
+  optional('search_namespaces', T.Boolean),
   optional('owned', T.Boolean, { default: false }),
+  optional('starred', T.Boolean, { default: false }),
   optional('membership', T.Boolean, { default: false }),
   optional('simple', T.Boolean, { default: false }),
+  optional('with_issues_enabled', T.Boolean, { default: false }),
+  optional('with_merge_requests_enabled', T.Boolean, { default: false }),
   optional('min_access_level', T.Integer, { values: [10, 20, 30, 40, 50] }),
   optional('pagination', T.String, { values: ['offset', 'keyset'] }),
   optional('id_after', T.Integer),
@@ -134,6 +139,18 @@ export const projectGroupsParams = schema(
 );
 
 export const transferParams = schema(requires('namespace', T.String));
+
+/**
+ * `GET /groups/:id/projects` (lib/api/groups.rb): the projects list's filters, and where they come from —
+ * `with_shared` (default true) adds the projects shared with the group, `include_subgroups` those of its subgroups.
+ */
+export const groupProjectsParams = extend(
+  schema(requires('id', T.String), optional('with_shared', T.Boolean, { default: true }), optional('include_subgroups', T.Boolean, { default: false })),
+  listParams,
+);
+
+/** `POST /groups/:id/projects/:project_id`: an administrator moves a project into the group. */
+export const groupProjectTransferParams = schema(requires('id', T.String), requires('project_id', T.String));
 
 /** `POST /projects/:id/fork`: the namespace by `namespace_id`, `namespace_path` or (deprecated) `namespace` (id or path). */
 export const forkParams = schema(

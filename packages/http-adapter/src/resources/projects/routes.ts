@@ -2,6 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import {
+  AccessLevel,
   branchSha,
   canOnProject,
   forbidden,
@@ -15,8 +16,10 @@ import {
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
+  linksOfInvitedGroup,
   linksOfSource,
   forksOf,
+  selfAndDescendants,
   listProjects,
   notFound,
   projectAccessLevel,
@@ -30,12 +33,23 @@ import {
   type DomainError,
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
-import { ApiError, arraySource, checkUnmodifiedSince, created, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
-import { createdId, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
-import { commandRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
-import { publicGroupDetailsEntity } from '../groups/entities.js';
-import { projectEntity, projectWithAccessEntity } from './entities.js';
-import { createForUserParams, createParams, forkParams, listParams, projectGroupsParams, transferParams, updateParams, userProjectsParams } from './params.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
+import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { commandRoute, groupOfRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
+import { groupDetailEntity, publicGroupDetailsEntity } from '../groups/entities.js';
+import { basicProjectDetails, projectEntity, projectWithAccessEntity } from './entities.js';
+import {
+  createForUserParams,
+  createParams,
+  forkParams,
+  groupProjectsParams,
+  groupProjectTransferParams,
+  listParams,
+  projectGroupsParams,
+  transferParams,
+  updateParams,
+  userProjectsParams,
+} from './params.js';
 
 /** Offset pagination over projects stops at 50,000 records (reference §1.7 item 48). */
 const MAX_OFFSET = { limit: 50_000, type: 'Project' };
@@ -47,16 +61,22 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   const { params } = ctx;
   const userId = ctx.principal?.userId ?? null;
   const projects: Project[] = [];
+  // No project is archived or starred here (neither is served): asking for those finds none.
+  if (params.archived === true || params.starred === true) return [];
   for (const project of candidates) {
     if (!canReadProject(state, userId, project)) continue;
     if (params.visibility && project.visibility !== params.visibility) continue;
-    if (params.search && !`${project.name} ${project.path}`.toLowerCase().includes(params.search.toLowerCase())) continue;
+    // Project.search: path, name and description; with `search_namespaces`, the full path and full name instead.
+    if (params.search && !(params.search_namespaces ? `${project.path_with_namespace}\n${project.name_with_namespace}` : `${project.path}\n${project.name}`).concat(`\n${project.description}`).toLowerCase().includes(params.search.toLowerCase())) continue;
     const needsAccess = params.membership || params.owned || params.min_access_level;
     if (needsAccess) {
-      const level = userId === null ? 0 : projectAccessLevel(state, project, userId);
+      // `project_authorizations`: the namespace's owner is the Owner of a personal project (administrators nothing more).
+      const ownsNamespace = userId !== null && project.namespace_kind === 'user' && findUserByNamespace(state.users, project.namespace_id)?.id === userId;
+      const level = userId === null ? 0 : ownsNamespace ? AccessLevel.OWNER : projectAccessLevel(state, project, userId);
       if (level === 0) continue;
       if (params.min_access_level && level < params.min_access_level) continue;
-      if (params.owned && project.creator_id !== userId) continue;
+      // `current_user.owned_projects`: the user's personal projects and those they are authorized in as Owner.
+      if (params.owned && level < AccessLevel.OWNER) continue;
     }
     projects.push(project);
   }
@@ -67,6 +87,15 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   }
   if (params.sort === 'desc') projects.reverse();
   return projects;
+};
+
+/** `group.shared_projects`: the projects shared with the group (project group links inviting it). */
+const addSharedProjects = (state: State, group: Group, into: Map<number, Project>): void => {
+  for (const link of linksOfInvitedGroup(state.members, group.id)) {
+    if (link.source_type !== 'Project') continue;
+    const project = findProject(state.projects, link.source_id);
+    if (project) into.set(project.id, project);
+  }
 };
 
 /** A namespace (group or personal) by id or full path, when the caller may read it; undefined otherwise. */
@@ -123,9 +152,16 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     return created(present(ctx, findProject(state.projects, id) ?? project, state));
   };
   /** `GET /projects` and `GET /users/:user_id/projects`: the readable ones among the candidates, filtered, ordered, paged. */
+  /** `simple=true`: BasicProjectDetails. */
+  const presentListed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, project: Project) =>
+    ctx.params.simple ? basicProjectDetails(project, presentContext(deps, ctx)) : present(ctx, project);
+  /**
+   * `GET /projects`, `/users/:user_id/projects` and `/projects/:id/forks` (the projects helper's `present_projects`):
+   * signed-in callers get ProjectWithAccess (their `permissions`), unless `simple`.
+   */
   const page = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, projects: Project[]) =>
     paginate(ctx, arraySource(projects), {
-      map: (project) => present(ctx, project),
+      map: (project) => (ctx.principal && !ctx.params.simple ? projectWithAccessEntity(project, presentContext(deps, ctx)) : presentListed(ctx, project)),
       maxOffset: MAX_OFFSET,
       keyset: {
         source: sortedArrayKeysetSource(ctx.params.sort === 'desc' ? [...projects].reverse() : projects, (project) => project.id),
@@ -156,6 +192,70 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
         if (!user) return notFound('User');
         return page(ctx, listed(ctx, state, projectsInNamespace(state.projects, user.namespace_id)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id/projects',
+      auth: 'optional',
+      params: groupProjectsParams,
+      handler: (ctx) => {
+        // GroupProjectsFinder: the group's projects (with its subgroups' when `include_subgroups`) and, with
+        // `with_shared`, the projects shared with the group; those the caller can see, with the projects list's
+        // filters and order; offset pagination only.
+        const state = deps.app.state;
+        const found = groupOfRoute(ctx, state);
+        if (E.isLeft(found)) return found.left;
+        const candidates = new Map<number, Project>();
+        const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
+        for (const group of groups) for (const project of projectsInNamespace(state.projects, group.id)) candidates.set(project.id, project);
+        if (ctx.params.with_shared) addSharedProjects(state, found.right, candidates);
+        const projects = listed(ctx, state, [...candidates.values()].sort((a, b) => a.id - b.id));
+        return paginate(ctx, arraySource(projects), { map: (project) => presentListed(ctx, project), maxOffset: MAX_OFFSET });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/groups/:id/projects/shared',
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        // `find_group_projects(params, { only_shared: true })`: the projects shared with the group.
+        const state = deps.app.state;
+        const found = groupOfRoute(ctx, state);
+        if (E.isLeft(found)) return found.left;
+        const candidates = new Map<number, Project>();
+        addSharedProjects(state, found.right, candidates);
+        const projects = listed(ctx, state, [...candidates.values()].sort((a, b) => a.id - b.id));
+        return paginate(ctx, arraySource(projects), { map: (project) => presentListed(ctx, project), maxOffset: MAX_OFFSET });
+      },
+    }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/groups/:id/projects/:project_id',
+      admin: true,
+      params: groupProjectTransferParams,
+      // lib/api/groups.rb: administrators only, `find_group!`, `find_project!`, then Projects::TransferService; a refusal
+      // is 400 "Failed to transfer project {…}" and the answer the GroupDetail of the group.
+      find: (ctx, state) =>
+        pipe(
+          groupOfRoute(ctx, state),
+          E.chain((group) =>
+            pipe(
+              findReadableProject(state, ctx, ctx.params.project_id ?? ''),
+              E.map((project) => ({ group, project })),
+            ),
+          ),
+        ),
+      command: (_ctx, { group, project }) => ({ type: 'TransferProject', id: project.id, namespace_id: group.id }),
+      present: (done, ctx, { group }) => {
+        const viewer = ctx.principal?.userId ?? null;
+        return created(
+          groupDetailEntity(findGroup(done.state.groups, group.id)!, presentContext(deps, ctx, done.state), (projectId) => {
+            const project = findProject(done.state.projects, projectId);
+            return project !== undefined && canReadProject(done.state, viewer, project);
+          }),
+        );
       },
     }),
     route({
@@ -313,6 +413,18 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const state = deps.app.state;
         return created(present(ctx, findProject(state.projects, id)!, state));
       },
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: '/projects/:id/fork',
+      find: projectOfRoute,
+      // lib/api/projects.rb: `authorize! :remove_fork_project`, then `destroy_conditionally!` (If-Unmodified-Since) around
+      // Projects::UnlinkForkService; 204, or `not_modified!` when the project forks nothing.
+      command: (ctx, project) => {
+        checkUnmodifiedSince(ctx.request.headers, project.updated_at);
+        return { type: 'UnlinkFork', id: project.id };
+      },
+      present: (done) => (done.events.length > 0 ? noContent() : withStatus(304)),
     }),
     commandRoute(deps, {
       method: 'DELETE',

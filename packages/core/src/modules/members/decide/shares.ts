@@ -59,6 +59,8 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
   return pipe(
     administeredProject(state, issued),
     E.chain((source): Either<MemberEvent[]> => {
+      // lib/api/projects.rb: `allowed_to_share_with_group?` (the namespace's `share_with_group_lock`), before the service.
+      if (isShareLocked(state, source)) return E.left({ _tag: 'BadRequest', message: 'The project sharing with group is disabled' });
       const invited = findGroup(state.groups, command.group_id);
       if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
       // ProjectGroupLink's validations, in their order, as `full_messages.to_sentence` (409).
@@ -70,6 +72,12 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
       return E.right([linkCreated(state, 'Project', source.id, invited.id, command.group_access, command.expires_at ?? null, at, actorId)]);
     }),
   );
+};
+
+/** `Project#allowed_to_share_with_group?` refused: the project's group has `share_with_group_lock`. */
+const isShareLocked = (state: MembersView, source: ResolvedSource): boolean => {
+  const project = source.project;
+  return project !== undefined && project.namespace_kind === 'group' && findGroup(state.groups, project.namespace_id)?.share_with_group_lock === true;
 };
 
 /** `ProjectGroupLink#different_group`: the project's own group and its ancestors are refused. */
