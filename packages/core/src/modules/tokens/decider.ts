@@ -95,7 +95,8 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
       if (!token || !matches) return E.left(notFound(command.impersonation ? 'Impersonation Token' : 'Personal Access Token'));
       // Owners revoke their own tokens; administrators revoke anyone's.
       if (actor.userId !== null && actor.userId !== token.user_id && !isAdmin(state, actor.userId)) return E.left(forbidden());
-      if (token.revoked) return E.left(badRequest('Token already revoked'));
+      // `token.revoke!` is `update!(revoked: true)`: on a revoked token it succeeds and changes nothing.
+      if (token.revoked) return E.right([]);
       return E.right([{ type: 'AccessTokenRevoked', data: { id: token.id, user_id: token.user_id, at } }]);
     }
     case 'CreateResourceAccessToken':

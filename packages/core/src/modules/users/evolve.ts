@@ -89,6 +89,7 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       if (!user) return;
       user.last_sign_in_at = user.current_sign_in_at;
       user.current_sign_in_at = event.data.at;
+      user.sign_in_count = (user.sign_in_count ?? 0) + 1;
       return;
     }
     case 'UserActivityRecorded': {

@@ -45,6 +45,8 @@ export interface User {
   readonly last_activity_on: string | null;
   readonly current_sign_in_at: string | null;
   readonly last_sign_in_at: string | null;
+  /** Sign-ins (`UserSignedIn`) counted (Devise's `sign_in_count`); absent: 0. */
+  readonly sign_in_count?: number;
   /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
   readonly namespace_id: number;
   /** External identities in creation order. */

@@ -1,5 +1,5 @@
 /** The platform's user entities: UserBasic ⊂ User ⊂ UserPublic (self) ⊂ UserWithAdmin. */
-import { canCreateGroupOf, findUser, projectsLimitOf, type User } from '@forgefold/core';
+import { canCreateGroupOf, findUser, highestRoleOf, projectsLimitOf, type User } from '@forgefold/core';
 import { arraySource, paginate, type HandlerContext } from '../../http/index.js';
 import { userAvatarUrl, type PresentContext } from '../context.js';
 
@@ -61,9 +61,23 @@ export const userWithAdmin = (user: User, ctx: PresentContext) => ({
   provisioned_by_group_id: null,
 });
 
-/** Administrators get UserWithAdmin, the user themselves UserPublic, everyone else User. */
-export const userFor = (user: User, ctx: PresentContext) =>
-  ctx.viewerIsAdmin ? userWithAdmin(user, ctx) : ctx.viewerId === user.id ? userPublic(user, ctx) : userEntity(user, ctx);
+/**
+ * UserDetailsWithAdmin (`GET /users/:id` for administrators): sign-in addresses are not recorded here (null), sign-ins
+ * are counted from `UserSignedIn`, and the highest role comes from the memberships (`User#highest_role`).
+ */
+export const userDetailsWithAdmin = (user: User, ctx: PresentContext, today: string) => ({
+  ...userWithAdmin(user, ctx),
+  highest_role: highestRoleOf(ctx.state.members, user.id, today),
+  current_sign_in_ip: null,
+  last_sign_in_ip: null,
+  sign_in_count: user.sign_in_count ?? 0,
+});
+
+/** `GET /user`: UserWithAdmin for an administrator, UserPublic for anyone else (lib/api/users.rb, `resource :user`). */
+export const currentUserEntity = (user: User, ctx: PresentContext) => (ctx.viewerIsAdmin ? userWithAdmin(user, ctx) : userPublic(user, ctx));
+
+/** `GET /users/:id`: UserDetailsWithAdmin for an administrator, User for everyone else, the user themselves included. */
+export const userFor = (user: User, ctx: PresentContext, today: string) => (ctx.viewerIsAdmin ? userDetailsWithAdmin(user, ctx, today) : userEntity(user, ctx));
 
 /**
  * An issuable's participants (`paginate(::Kaminari.paginate_array(issuable.participants))`, `Entities::UserBasic`):

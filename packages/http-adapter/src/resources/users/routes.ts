@@ -1,13 +1,13 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, type Avatar, type DomainError, type IdentityInput, type User } from '@forgefold/core';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
-import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
+import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, nothing } from '../../app/routes.js';
 import { passwordDigest } from '../../app/secrets.js';
-import { userBasic, userFor, userWithAdmin } from './entities.js';
+import { currentUserEntity, userBasic, userFor, userWithAdmin } from './entities.js';
 import { createParams, identityParams, idParams, listParams, membershipsParams, updateParams } from './params.js';
 
 const MIN_PASSWORD = 8;
@@ -45,6 +45,9 @@ const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
 };
 
+/** GlobalPolicy's `restricted_public_level`: the public visibility level is restricted. */
+const publicRestricted = (state: State): boolean => visibilityRestricted(state.settings, 'public');
+
 /** `provider` and `extern_uid` together (the schema's all-or-none rule lets only both or neither through). */
 const identityOf = (params: { provider?: string | null; extern_uid?: string | null }): { identity?: IdentityInput } =>
   typeof params.provider === 'string' && typeof params.extern_uid === 'string' ? { identity: { provider: params.provider, extern_uid: params.extern_uid } } : {};
@@ -58,7 +61,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/user',
     handler: (ctx) => {
       const user = ctx.principal ? findUser(deps.app.state.users, ctx.principal.userId) : undefined;
-      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+      return user ? ok(currentUserEntity(user, presentContext(deps, ctx))) : notFound('User');
     },
   }),
   listRoute(deps, {
@@ -66,8 +69,15 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     auth: 'optional',
     params: listParams,
     find: nothing,
-    // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
-    authorize: (ctx) => (ctx.params.extern_uid && ctx.params.provider ? (!ctx.principal ? unauthorized : ctx.principal.isAdmin ? null : forbidden()) : null),
+    authorize: (ctx, state) => {
+      const { params, principal } = ctx;
+      // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
+      if (params.extern_uid && params.provider) return !principal ? unauthorized : principal.isAdmin ? null : forbidden();
+      // `read_users_list`, which GlobalPolicy denies anonymous callers when the public level is restricted; an
+      // anonymous caller must also name a username, so that nobody lists the instance's users anonymously.
+      if (!principal && (publicRestricted(state) || !params.username)) return forbidden('Not authorized to access /api/v4/users');
+      return null;
+    },
     rows: (ctx, state) => {
       const { params } = ctx;
       const isAdmin = ctx.principal?.isAdmin ?? false;
@@ -80,10 +90,28 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const search = params.search;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
       if (search) users = users.filter((user) => matchesUserSearch(user, search));
-      if (params.active) users = users.filter((user) => user.state === 'active');
       if (params.blocked) users = users.filter((user) => user.state === 'blocked');
+      if (params.active) users = users.filter((user) => user.state === 'active');
+      // UsersFinder#by_external: `exclude_external` wins over `external`.
+      if (params.exclude_external) users = users.filter((user) => user.external !== true);
+      else if (params.external) users = users.filter((user) => user.external === true);
       if (params.exclude_internal) users = users.filter((user) => user.bot === null);
       if (params.admins && isAdmin) users = users.filter((user) => user.is_admin);
+      if (!isAdmin) {
+        // Non-administrators' created_after/before, order_by, sort, two_factor and without_projects are dropped
+        // (`params.except!`), and without order_by and sort the finder's order stands: newest id first.
+        return users.sort((a, b) => b.id - a.id);
+      }
+      // Nobody has two-factor authentication here: `enabled` finds no one, `disabled` everyone.
+      if (params.two_factor === 'enabled') users = [];
+      const after = params.created_after;
+      const before = params.created_before;
+      if (after) users = users.filter((user) => user.created_at >= after);
+      if (before) users = users.filter((user) => user.created_at <= before);
+      if (params.without_projects) {
+        const day = today(deps);
+        users = users.filter((user) => !hasProjectAccess(state, user, day));
+      }
       users.sort(compareBy(params.order_by));
       if (params.sort === 'desc') users.reverse();
       return users;
@@ -97,7 +125,9 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: idParams,
     handler: (ctx) => {
       const user = findUser(deps.app.state.users, ctx.params.id);
-      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+      // UserPolicy's `read_user`: anyone signed in; anonymous callers unless the public level is restricted.
+      if (!user || (!ctx.principal && publicRestricted(deps.app.state))) return notFound('User');
+      return ok(userFor(user, presentContext(deps, ctx), today(deps)));
     },
   }),
   commandRoute(deps, {

@@ -1,0 +1,135 @@
+/**
+ * Fidelity audit of the users and tokens endpoints against 14.7 (issue 16, branch `fid-users`): who may list users
+ * and with which filters, the entity each caller gets, and the token list's and revocation's rules
+ * (lib/api/users.rb, lib/api/personal_access_tokens.rb, app/finders/users_finder.rb, app/policies/global_policy.rb).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { createGroup, createPerson, createProject, type Person } from '../members/support.js';
+
+let server: TestServer;
+let alice: Person;
+let bob: Person;
+let ext: Person;
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  server.advance(HOUR);
+  alice = await createPerson(server, 'alice');
+  server.advance(HOUR);
+  bob = await createPerson(server, 'bob');
+  server.advance(HOUR);
+  ext = await createPerson(server, 'ext', { external: true });
+  // Alice is a member of a project (through its group); bob and ext of none.
+  const group = await createGroup(server, null, 'Team');
+  await createProject(server, null, 'App', group.id);
+  expect((await server.request('POST', `/api/v4/groups/${group.id}/members`, { body: { user_id: alice.id, access_level: 30 } })).status).toBe(201);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const ids = (body: { id: number }[]) => body.map((user) => user.id);
+
+describe('GET /users: who may list', () => {
+  it('an anonymous caller must name a username (403 "Not authorized to access /api/v4/users"); a restricted public level refuses it', async () => {
+    const all = await server.request('GET', '/api/v4/users', { token: null });
+    expect({ status: all.status, text: all.text }).toEqual({ status: 403, text: '{"message":"403 Forbidden - Not authorized to access /api/v4/users"}' });
+    const one = await server.request('GET', '/api/v4/users?username=BOB', { token: null });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual([{ id: bob.id, username: 'bob', name: 'BOB', state: 'active', avatar_url: null, web_url: expect.stringMatching(/\/bob$/) }]);
+    expect((await server.request('GET', `/api/v4/users/${bob.id}`, { token: null })).status).toBe(200);
+    // GlobalPolicy: `anonymous & restricted_public_level` prevents `read_users_list`; UserPolicy's `read_user` too.
+    expect((await server.request('PUT', '/api/v4/application/settings', { body: { restricted_visibility_levels: ['public'] } })).status).toBe(200);
+    try {
+      const refused = await server.request('GET', '/api/v4/users?username=bob', { token: null });
+      expect({ status: refused.status, text: refused.text }).toEqual({ status: 403, text: '{"message":"403 Forbidden - Not authorized to access /api/v4/users"}' });
+      const hidden = await server.request('GET', `/api/v4/users/${bob.id}`, { token: null });
+      expect({ status: hidden.status, text: hidden.text }).toEqual({ status: 404, text: '{"message":"404 User Not Found"}' });
+      expect((await server.request('GET', '/api/v4/users?username=bob', { token: alice.token })).status).toBe(200);
+      expect((await server.request('GET', `/api/v4/users/${bob.id}`, { token: alice.token })).status).toBe(200);
+    } finally {
+      expect((await server.request('PUT', '/api/v4/application/settings', { body: { restricted_visibility_levels: [] } })).status).toBe(200);
+    }
+  });
+});
+
+describe('GET /users: filters and order', () => {
+  it("a non-administrator's order_by, sort, created_after/before and without_projects are dropped: newest id first", async () => {
+    const expected = [ext.id, bob.id, alice.id, 1];
+    const asked = await server.request('GET', '/api/v4/users?order_by=username&sort=asc&created_after=2026-05-01T02:30:00Z&without_projects=true', { token: alice.token });
+    expect(asked.status).toBe(200);
+    expect(ids(asked.body)).toEqual(expected);
+    expect(Object.keys(asked.body[0]).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+  });
+
+  it('administrators filter by created_after/created_before (inclusive), external, exclude_external, without_projects and two_factor', async () => {
+    const list = async (query: string) => {
+      const response = await server.request('GET', `/api/v4/users?${query}`);
+      expect(response.status).toBe(200);
+      return ids(response.body);
+    };
+    // root at 00:00, alice at 01:00, bob at 02:00, ext at 03:00.
+    expect(await list('created_after=2026-05-01T02:00:00Z')).toEqual([ext.id, bob.id]);
+    expect(await list('created_before=2026-05-01T02:00:00Z&created_after=2026-05-01T01:00:00Z')).toEqual([bob.id, alice.id]);
+    expect(await list('external=true')).toEqual([ext.id]);
+    expect(await list('exclude_external=true')).toEqual([bob.id, alice.id, 1]);
+    // `User.without_projects`: no project authorization at all (root owns the group, alice is a member of it).
+    expect(await list('without_projects=true')).toEqual([ext.id, bob.id]);
+    // Nobody has two-factor authentication here.
+    expect(await list('two_factor=enabled')).toEqual([]);
+    expect(await list('two_factor=disabled')).toEqual([ext.id, bob.id, alice.id, 1]);
+    expect(await list('order_by=username&sort=asc')).toEqual([alice.id, bob.id, ext.id, 1]);
+    const bad = await server.request('GET', '/api/v4/users?created_after=yesterday');
+    expect({ status: bad.status, text: bad.text }).toEqual({ status: 400, text: '{"error":"created_after is invalid"}' });
+  });
+});
+
+describe('GET /users/:id: the entity by who asks', () => {
+  it('the user themselves get User (no e-mail); administrators UserDetailsWithAdmin', async () => {
+    const self = await server.request('GET', `/api/v4/users/${alice.id}`, { token: alice.token });
+    expect(self.status).toBe(200);
+    expect(self.body.email).toBeUndefined();
+    expect(self.body.identities).toBeUndefined();
+    expect(self.body).toMatchObject({ id: alice.id, username: 'alice', created_at: '2026-05-01T01:00:00.000Z', bot: false });
+    // `GET /user` stays UserPublic.
+    expect((await server.request('GET', '/api/v4/user', { token: alice.token })).body).toMatchObject({ email: 'alice@example.com', can_create_group: true });
+    const admin = await server.request('GET', `/api/v4/users/${alice.id}`);
+    expect(admin.body).toMatchObject({ is_admin: false, email: 'alice@example.com', highest_role: 30, current_sign_in_ip: null, last_sign_in_ip: null, sign_in_count: 0 });
+    expect((await server.request('GET', `/api/v4/users/${bob.id}`)).body.highest_role).toBe(0);
+    // The list and GET /user stay UserWithAdmin for an administrator.
+    expect((await server.request('GET', '/api/v4/user')).body.highest_role).toBeUndefined();
+    expect((await server.request('GET', `/api/v4/users?username=alice`)).body[0].highest_role).toBeUndefined();
+  });
+});
+
+describe('personal access tokens', () => {
+  it("GET /personal_access_tokens: a non-administrator naming another user is 401; administrators list impersonation tokens too", async () => {
+    const own = await server.request('GET', `/api/v4/personal_access_tokens?user_id=${alice.id}`, { token: alice.token });
+    expect(own.status).toBe(200);
+    expect(own.body.map((token: { user_id: number }) => token.user_id)).toEqual([alice.id]);
+    const other = await server.request('GET', `/api/v4/personal_access_tokens?user_id=${bob.id}`, { token: alice.token });
+    expect({ status: other.status, text: other.text }).toEqual({ status: 401, text: '{"message":"401 Unauthorized"}' });
+    const impersonation = await server.request('POST', `/api/v4/users/${bob.id}/impersonation_tokens`, { body: { name: 'imp', scopes: ['api'] } });
+    expect(impersonation.status).toBe(201);
+    const listed = await server.request('GET', `/api/v4/personal_access_tokens?user_id=${bob.id}`);
+    expect(listed.body.map((token: { id: number }) => token.id)).toContain(impersonation.body.id);
+    // The PersonalAccessToken entity: no `impersonation` key in this list.
+    expect(listed.body.every((token: Record<string, unknown>) => !('impersonation' in token))).toBe(true);
+    // Bob does not see it among his own (`impersonation: false` for non-administrators).
+    const bobs = await server.request('GET', '/api/v4/personal_access_tokens', { token: bob.token });
+    expect(bobs.body.map((token: { id: number }) => token.id)).not.toContain(impersonation.body.id);
+  });
+
+  it('DELETE /personal_access_tokens/:id revokes an impersonation token too, and a revoked token again answers 204 writing nothing', async () => {
+    const impersonation = await server.request('POST', `/api/v4/users/${bob.id}/impersonation_tokens`, { body: { name: 'imp2', scopes: ['api'] } });
+    const revoked = await server.request('DELETE', `/api/v4/personal_access_tokens/${impersonation.body.id}`);
+    expect({ status: revoked.status, text: revoked.text }).toEqual({ status: 204, text: '' });
+    expect((await server.request('GET', '/api/v4/user', { token: impersonation.body.token })).status).toBe(401);
+    const position = server.app.position;
+    expect((await server.request('DELETE', `/api/v4/personal_access_tokens/${impersonation.body.id}`)).status).toBe(204);
+    expect((await server.request('DELETE', `/api/v4/users/${bob.id}/impersonation_tokens/${impersonation.body.id}`)).status).toBe(204);
+    expect(server.app.position).toBe(position);
+  });
+});
