@@ -133,3 +133,29 @@ describe('personal access tokens', () => {
     expect(server.app.position).toBe(position);
   });
 });
+
+describe('validations', () => {
+  it("e-mails are stripped and lower-cased (Devise's case_insensitive_keys, strip_whitespace_keys); taken either way is 409", async () => {
+    const created = await server.request('POST', '/api/v4/users', { body: { username: 'mixed', name: 'Mixed', email: '  Mixed.Case@Example.COM ', password: 'password123' } });
+    expect(created.status).toBe(201);
+    expect(created.body.email).toBe('mixed.case@example.com');
+    const taken = await server.request('POST', '/api/v4/users', { body: { username: 'mixed2', name: 'Mixed', email: 'MIXED.case@example.com', password: 'password123' } });
+    expect({ status: taken.status, text: taken.text }).toEqual({ status: 409, text: '{"message":"Email has already been taken"}' });
+    const updated = await server.request('PUT', `/api/v4/users/${created.body.id}`, { body: { email: 'Other.Mixed@Example.com' } });
+    expect(updated.body.email).toBe('other.mixed@example.com');
+  });
+
+  it('public_email must be an address the user owns (User#owns_public_email): 400, nothing written', async () => {
+    const position = server.app.position;
+    const create = await server.request('POST', '/api/v4/users', { body: { username: 'pub', name: 'Pub', email: 'pub@example.com', password: 'password123', public_email: 'someone@example.com' } });
+    expect({ status: create.status, text: create.text }).toEqual({ status: 400, text: '{"message":{"public_email":["is not an email you own"]}}' });
+    const update = await server.request('PUT', `/api/v4/users/${bob.id}`, { body: { public_email: 'alice@example.com' } });
+    expect({ status: update.status, text: update.text }).toEqual({ status: 400, text: '{"message":{"public_email":["is not an email you own"]}}' });
+    expect(server.app.position).toBe(position);
+    const own = await server.request('PUT', `/api/v4/users/${bob.id}`, { body: { public_email: 'bob@example.com' } });
+    expect(own.status).toBe(200);
+    expect(own.body.public_email).toBe('bob@example.com');
+    // A blank one is always allowed (it clears the public address).
+    expect((await server.request('PUT', `/api/v4/users/${bob.id}`, { body: { public_email: '' } })).body.public_email).toBe('');
+  });
+});

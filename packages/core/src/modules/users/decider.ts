@@ -65,6 +65,7 @@ const isStoredAvatar = (avatar: Avatar): boolean =>
   /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
 
 const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar }, selfId: number | null) => {
+  const current = selfId === null ? undefined : findUser(state.users, selfId);
   // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
   // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
@@ -75,6 +76,10 @@ const validateProfile = (state: UsersView, fields: { username?: string; name?: s
   }
   if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('public_email', fields.public_email, MAX_NAME);
+  // User#owns_public_email (when it changes): a non-blank public address must be one of the user's verified ones,
+  // here their primary address (no secondary addresses are kept; every account counts as confirmed).
+  // (A public address over the length limit has its length error alone: no owned address is that long.)
+  if (fields.public_email && [...fields.public_email].length <= MAX_NAME && fields.public_email !== current?.public_email) errors.check(fields.public_email === (fields.email ?? current?.email), 'public_email', 'is not an email you own');
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
@@ -106,8 +111,16 @@ const identityEvents = (state: UsersView, userId: number, identity: IdentityInpu
   return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
 
+/** Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an e-mail is saved stripped and lower-cased. */
+const normalizedEmail = (email: string): string => email.trim().toLowerCase();
+
+/** The e-mail of a create or update command as the model saves it. */
+const withNormalizedEmail = (command: UserCommand): UserCommand =>
+  (command.type === 'CreateUser' || command.type === 'UpdateUser') && command.email !== undefined ? { ...command, email: normalizedEmail(command.email) } : command;
+
 export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<DomainError, readonly Emitted[]> => {
-  const { command, at } = issued;
+  const { at } = issued;
+  const command = withNormalizedEmail(issued.command);
   switch (command.type) {
     case 'CreateUser': {
       const id = state.sequences.user + 1;
