@@ -159,3 +159,29 @@ describe('validations', () => {
     expect((await server.request('PUT', `/api/v4/users/${bob.id}`, { body: { public_email: '' } })).body.public_email).toBe('');
   });
 });
+
+describe('last_used_at', () => {
+  it('a token that authenticates a request shows when, updated at most once a day (PersonalAccessTokens::LastUsedService)', async () => {
+    const carl = await createPerson(server, 'carl');
+    // The use is recorded off the request path: read it once it is written.
+    const lastUsed = async (): Promise<{ created_at: string; last_used_at: string | null }> =>
+      (await server.request('GET', `/api/v4/personal_access_tokens?user_id=${carl.id}`)).body[0];
+    const settle = async (wanted: (value: string | null) => boolean) => {
+      for (let i = 0; i < 100 && !wanted((await lastUsed()).last_used_at); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return lastUsed();
+    };
+    expect((await lastUsed()).last_used_at).toBeNull();
+    expect((await server.request('GET', '/api/v4/user', { token: carl.token })).status).toBe(200);
+    const first = await settle((value) => value !== null);
+    expect(first.last_used_at).toBe(first.created_at);
+    server.advance(HOUR);
+    const position = server.app.position;
+    expect((await server.request('GET', '/api/v4/user', { token: carl.token })).status).toBe(200);
+    expect((await lastUsed()).last_used_at).toBe(first.created_at);
+    expect(server.app.position).toBe(position);
+    server.advance(24 * HOUR);
+    expect((await server.request('GET', '/api/v4/user', { token: carl.token })).status).toBe(200);
+    const later = await settle((value) => value !== first.created_at);
+    expect(Date.parse(later.last_used_at!)).toBe(Date.parse(first.created_at) + 25 * HOUR);
+  });
+});

@@ -18,7 +18,7 @@ import { findUser, findUserByUsername } from '../users/queries.js';
 import type { TokenCommand } from './commands.js';
 import type { TokenEvent } from './events.js';
 import type { TokensSlice } from './projection.js';
-import { findAccessToken, findTokenByDigest } from './queries.js';
+import { findAccessToken, findTokenByDigest, tokenUseDue } from './queries.js';
 
 /** What token decisions read. */
 export type TokensView = MembershipView & { readonly sequences: Sequences; readonly tokens: TokensSlice };
@@ -85,6 +85,11 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
           },
         ]),
       );
+    case 'RecordAccessTokenUse': {
+      // Off the request path, like `last_activity_on`: a token gone, revoked or used within the day writes nothing.
+      const token = findAccessToken(state.tokens, command.id);
+      return E.right(token && !token.revoked && tokenUseDue(token, at) ? [{ type: 'AccessTokenUsed', data: { id: token.id, user_id: token.user_id, at } }] : []);
+    }
     case 'RevokePersonalAccessToken': {
       const token = findAccessToken(state.tokens, command.id);
       const matches =

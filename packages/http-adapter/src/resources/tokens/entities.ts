@@ -8,7 +8,7 @@ export const personalAccessTokenEntity = (token: AccessToken, today: string) => 
   created_at: token.created_at,
   scopes: token.scopes,
   user_id: token.user_id,
-  last_used_at: null,
+  last_used_at: token.last_used_at ?? null,
   active: isTokenActive(token, today),
   expires_at: token.expires_at,
 });
