@@ -185,3 +185,37 @@ describe('last_used_at', () => {
     expect(Date.parse(later.last_used_at!)).toBe(Date.parse(first.created_at) + 25 * HOUR);
   });
 });
+
+describe('deactivate and activate', () => {
+  it('POST /users/:id/deactivate and /activate answer as lib/api/users.rb; a deactivated user is refused, unblocked by activate only', async () => {
+    const dora = await createPerson(server, 'dora');
+    const raw = async (method: string, path: string, token?: string) => {
+      const response = await server.request(method, path, token === undefined ? {} : { token });
+      return { status: response.status, text: response.text };
+    };
+    expect(await raw('POST', `/api/v4/users/${dora.id}/deactivate`, alice.token)).toEqual({ status: 403, text: '{"message":"403 Forbidden"}' });
+    expect(await raw('POST', '/api/v4/users/9999/deactivate')).toEqual({ status: 404, text: '{"message":"404 User Not Found"}' });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/activate`)).toEqual({ status: 201, text: 'false' });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/deactivate`)).toEqual({ status: 201, text: 'true' });
+    expect((await server.request('GET', `/api/v4/users/${dora.id}`)).body.state).toBe('deactivated');
+    const refused = await server.request('GET', '/api/v4/user', { token: dora.token });
+    expect({ status: refused.status, text: refused.text }).toEqual({
+      status: 403,
+      text: '{"message":"403 Forbidden - Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account."}',
+    });
+    const position = server.app.position;
+    expect(await raw('POST', `/api/v4/users/${dora.id}/deactivate`)).toEqual({ status: 201, text: 'null' });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/unblock`)).toEqual({ status: 403, text: '{"message":"403 Forbidden - Deactivated users cannot be unblocked by the API"}' });
+    expect(server.app.position).toBe(position);
+    expect(await raw('POST', `/api/v4/users/${dora.id}/activate`)).toEqual({ status: 201, text: 'true' });
+    expect((await server.request('GET', '/api/v4/user', { token: dora.token })).status).toBe(200);
+    // Active within the last 90 days (the request above): no deactivation.
+    expect(await raw('POST', `/api/v4/users/${dora.id}/deactivate`)).toEqual({
+      status: 403,
+      text: '{"message":"403 Forbidden - The user you are trying to deactivate has been active in the past 90 days and cannot be deactivated"}',
+    });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/block`)).toEqual({ status: 201, text: 'true' });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/deactivate`)).toEqual({ status: 403, text: '{"message":"403 Forbidden - A blocked user cannot be deactivated by the API"}' });
+    expect(await raw('POST', `/api/v4/users/${dora.id}/activate`)).toEqual({ status: 403, text: '{"message":"403 Forbidden - A blocked user must be unblocked to be activated"}' });
+  });
+});

@@ -46,6 +46,9 @@ export type UserCommand =
   /** `POST /users/:id/ban` and `/unban` (Users::BanService, Users::UnbanService). */
   | { readonly type: 'BanUser'; readonly id: number }
   | { readonly type: 'UnbanUser'; readonly id: number }
+  /** `POST /users/:id/deactivate` and `/activate`. */
+  | { readonly type: 'DeactivateUser'; readonly id: number }
+  | { readonly type: 'ActivateUser'; readonly id: number }
   | { readonly type: 'DeleteUser'; readonly id: number }
   /** Authenticated activity: updates `last_activity_on` at most once a day. */
   | { readonly type: 'RecordUserActivity'; readonly id: number };

@@ -22,12 +22,25 @@ import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
-import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
+import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar, type User } from './projection.js';
 
 /** What user decisions read. */
 export type UsersView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
 
 type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
+
+/** `User::MINIMUM_INACTIVE_DAYS`: only an account without activity for this long may be deactivated. */
+const MINIMUM_INACTIVE_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/**
+ * The negation of `User#no_recent_activity?`: `last_active_at` (the later of `last_activity_on`, as a day's start, and
+ * `current_sign_in_at`) falls within the last 90 days. Never active is not recent.
+ */
+const activeSince = (user: User, at: string): boolean => {
+  const moments = [user.last_activity_on, user.current_sign_in_at].filter((value): value is string => value !== null).map((value) => Date.parse(value));
+  return moments.length > 0 && Math.max(...moments) > Date.parse(at) - MINIMUM_INACTIVE_DAYS * DAY_MS;
+};
 
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
@@ -189,8 +202,36 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        // `user.activate` lifts a block or a ban alike.
-        E.map((user): UserEvent[] => (user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
+        // `user.activate` lifts a block or a ban alike; a deactivated user is the activate endpoint's.
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === 'deactivated'
+            ? E.left(forbidden('Deactivated users cannot be unblocked by the API'))
+            : E.right(user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : []),
+        ),
+      );
+    case 'DeactivateUser':
+      // lib/api/users.rb `:id/deactivate`: a deactivated user again is nothing (`break`); otherwise
+      // `can_be_deactivated?` (active, no activity in the last 90 days) or the first of its refusals.
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> => {
+          if (user.state === 'deactivated') return E.right([]);
+          if (user.state === 'blocked' || user.state === 'banned') return E.left(forbidden('A blocked user cannot be deactivated by the API'));
+          if (activeSince(user, at)) return E.left(forbidden(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`));
+          return E.right([{ type: 'UserDeactivated', data: { id: user.id, at } }]);
+        }),
+      );
+    case 'ActivateUser':
+      // `:id/activate`: a blocked (or banned) user must be unblocked first; `user.activate` on an active one changes nothing.
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === 'blocked' || user.state === 'banned'
+            ? E.left(forbidden('A blocked user must be unblocked to be activated'))
+            : E.right(user.state === 'deactivated' ? [{ type: 'UserActivated', data: { id: user.id, at } }] : []),
+        ),
       );
     case 'BanUser':
     case 'UnbanUser': {

@@ -42,6 +42,9 @@ export const userEvents = defineEvents({
   UserUnblocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserBanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserUnbanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  /** `POST /users/:id/deactivate` and `/activate` (the state machine's `deactivate` and `activate` from deactivated). */
+  UserDeactivated: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserActivated: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserSignedIn: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserActivityRecorded: { version: 1, stream, codec: t.type({ id: t.number, day: t.string }) },

@@ -66,10 +66,12 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
     case 'UserBlocked':
     case 'UserUnblocked':
     case 'UserBanned':
-    case 'UserUnbanned': {
+    case 'UserUnbanned':
+    case 'UserDeactivated':
+    case 'UserActivated': {
       const user = tableGet(users.byId, event.data.id);
       if (!user) return;
-      user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : 'active';
+      user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : event.type === 'UserDeactivated' ? 'deactivated' : 'active';
       user.updated_at = event.data.at;
       return;
     }

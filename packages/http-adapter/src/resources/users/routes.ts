@@ -211,6 +211,18 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       present: (done) => created(done.events.length > 0 ? true : action === 'block' ? null : false),
     }),
   ),
+  ...(['deactivate', 'activate'] as const).map((action) =>
+    commandRoute(deps, {
+      method: 'POST',
+      path: `/users/:id/${action}`,
+      admin: true,
+      params: idParams,
+      find: (ctx, state) => findUserOr404(state, ctx.params.id),
+      command: (_ctx, user) => ({ type: action === 'deactivate' ? 'DeactivateUser' : 'ActivateUser', id: user.id }),
+      // As for block: `break` on a deactivated user answers null, `user.activate` on an active one false.
+      present: (done) => created(done.events.length > 0 ? true : action === 'deactivate' ? null : false),
+    }),
+  ),
   ...(['ban', 'unban'] as const).map((action) =>
     commandRoute(deps, {
       method: 'POST',

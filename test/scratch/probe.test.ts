@@ -1,0 +1,45 @@
+import { it } from 'vitest';
+import { startServer } from '../support/server.js';
+import { createPerson } from '../members/support.js';
+
+it('probe', async () => {
+  const server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  const bob = await createPerson(server, 'bob');
+  const show = async (label: string, method: string, path: string, body?: unknown, token?: string | null) => {
+    const r = await server.request(method, path, { ...(body === undefined ? {} : { body }), ...(token === undefined ? {} : { token }) });
+    console.log(label, r.status, r.text.slice(0, 300));
+  };
+  await show('pat empty scopes', 'POST', `/api/v4/users/${bob.id}/personal_access_tokens`, { name: 'x', scopes: [] });
+  await show('imp empty scopes', 'POST', `/api/v4/users/${bob.id}/impersonation_tokens`, { name: 'x', scopes: [] });
+  await show('pat empty name', 'POST', `/api/v4/users/${bob.id}/personal_access_tokens`, { name: '', scopes: ['api'] });
+  await show('pat past', 'POST', `/api/v4/users/${bob.id}/personal_access_tokens`, { name: 'x', scopes: ['api'], expires_at: '2020-01-01' });
+  await show('pat nonadmin', 'POST', `/api/v4/users/${bob.id}/personal_access_tokens`, { name: 'x', scopes: ['api'] }, bob.token);
+  await show('pat 404', 'POST', `/api/v4/users/999/personal_access_tokens`, { name: 'x', scopes: ['api'] });
+  await show('imp list', 'GET', `/api/v4/users/${bob.id}/impersonation_tokens`);
+  await show('imp get 404', 'GET', `/api/v4/users/${bob.id}/impersonation_tokens/999`);
+  await show('user name blank', 'PUT', `/api/v4/users/${bob.id}`, { name: '' });
+  await show('user username blank', 'PUT', `/api/v4/users/${bob.id}`, { username: '' });
+  await show('user email blank', 'PUT', `/api/v4/users/${bob.id}`, { email: '' });
+  await show('user email bad', 'PUT', `/api/v4/users/${bob.id}`, { email: 'nope' });
+  await show('user pw short', 'PUT', `/api/v4/users/${bob.id}`, { password: 'short' });
+  await show('user projects_limit neg', 'PUT', `/api/v4/users/${bob.id}`, { projects_limit: -1 });
+  await show('create bad username', 'POST', `/api/v4/users`, { email: 'a@b.c', name: 'n', username: '-bad', password: 'password123' });
+  await show('create name blank', 'POST', `/api/v4/users`, { email: 'a@b.c', name: '', username: 'okname', password: 'password123' });
+  await show('create email blank', 'POST', `/api/v4/users`, { email: '', name: 'x', username: 'okname', password: 'password123' });
+  await show('create reset_password', 'POST', `/api/v4/users`, { email: 'r@b.c', name: 'x', username: 'resetp', reset_password: true });
+  await show('delete self', 'DELETE', `/api/v4/users/1`);
+  await show('delete 404', 'DELETE', `/api/v4/users/999`);
+  await show('delete bob', 'DELETE', `/api/v4/users/${bob.id}`);
+  await show('get deleted', 'GET', `/api/v4/users/${bob.id}`);
+  await show('activate', 'POST', `/api/v4/users/2/activate`);
+  await show('deactivate', 'POST', `/api/v4/users/2/deactivate`);
+  await show('user/emails', 'GET', `/api/v4/user/emails`);
+  await show('user/keys', 'GET', `/api/v4/user/keys`);
+  await show('user/status', 'GET', `/api/v4/user/status`);
+  await show('users/1/status', 'GET', `/api/v4/users/1/status`);
+  await show('users/1/projects', 'GET', `/api/v4/users/1/projects`);
+  await show('users/root/projects', 'GET', `/api/v4/users/root/projects`);
+  await show('users/1/keys', 'GET', `/api/v4/users/1/keys`);
+  await show('anon user', 'GET', `/api/v4/user`, undefined, null);
+  await server.close();
+});
