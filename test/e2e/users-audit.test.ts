@@ -145,6 +145,23 @@ describe('validations', () => {
     expect(updated.body.email).toBe('other.mixed@example.com');
   });
 
+  it("PUT /users/:id with a blank name, username or e-mail is the model's can't be blank; projects_limit is a non-negative integer", async () => {
+    const position = server.app.position;
+    const refused = async (body: Record<string, unknown>) => {
+      const response = await server.request('PUT', `/api/v4/users/${bob.id}`, { body });
+      return { status: response.status, text: response.text };
+    };
+    expect(await refused({ name: '' })).toEqual({ status: 400, text: '{"message":{"name":["can\'t be blank"]}}' });
+    expect(await refused({ name: null })).toEqual({ status: 400, text: '{"message":{"name":["can\'t be blank"]}}' });
+    expect(await refused({ username: '' })).toEqual({ status: 400, text: '{"message":{"username":["can\'t be blank"]}}' });
+    expect(await refused({ email: '' })).toEqual({ status: 400, text: '{"message":{"email":["can\'t be blank"]}}' });
+    expect(await refused({ projects_limit: -1 })).toEqual({ status: 400, text: '{"message":{"projects_limit":["must be greater than or equal to 0"]}}' });
+    expect(await refused({ projects_limit: 2147483648 })).toEqual({ status: 400, text: '{"message":{"projects_limit":["must be less than or equal to 2147483647"]}}' });
+    expect(server.app.position).toBe(position);
+    const created = await server.request('POST', '/api/v4/users', { body: { username: 'blank', name: 'Blank', email: '', password: 'password123' } });
+    expect({ status: created.status, text: created.text }).toEqual({ status: 400, text: '{"message":{"email":["can\'t be blank"]}}' });
+  });
+
   it('public_email must be an address the user owns (User#owns_public_email): 400, nothing written', async () => {
     const position = server.app.position;
     const create = await server.request('POST', '/api/v4/users', { body: { username: 'pub', name: 'Pub', email: 'pub@example.com', password: 'password123', public_email: 'someone@example.com' } });

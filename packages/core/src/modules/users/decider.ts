@@ -42,6 +42,9 @@ const activeSince = (user: User, at: string): boolean => {
   return moments.length > 0 && Math.max(...moments) > Date.parse(at) - MINIMUM_INACTIVE_DAYS * DAY_MS;
 };
 
+/** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
+const MAX_INT_VALUE = 2147483647;
+
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
 const requireUser = (state: UsersView, id: number) => {
@@ -77,12 +80,20 @@ export const avatarErrors = (avatar: Avatar): string[] => {
 const isStoredAvatar = (avatar: Avatar): boolean =>
   /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
 
-const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar }, selfId: number | null) => {
+const validateProfile = (
+  state: UsersView,
+  fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar; projects_limit?: number },
+  selfId: number | null,
+) => {
   const current = selfId === null ? undefined : findUser(state.users, selfId);
   // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
   // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
-  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  // Devise's validatable: presence, then the format (`allow_blank`), so a blank address is only "can't be blank".
+  if (fields.email !== undefined) {
+    if (fields.email === '') errors.add('email', "can't be blank");
+    else errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  }
   if (fields.avatar !== undefined) {
     if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
     else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
@@ -93,6 +104,11 @@ const validateProfile = (state: UsersView, fields: { username?: string; name?: s
   // here their primary address (no secondary addresses are kept; every account counts as confirmed).
   // (A public address over the length limit has its length error alone: no owned address is that long.)
   if (fields.public_email && [...fields.public_email].length <= MAX_NAME && fields.public_email !== current?.public_email) errors.check(fields.public_email === (fields.email ?? current?.email), 'public_email', 'is not an email you own');
+  // `validates :projects_limit, numericality: { greater_than_or_equal_to: 0, less_than_or_equal_to: MAX_INT_VALUE }`.
+  if (fields.projects_limit !== undefined) {
+    errors.check(fields.projects_limit >= 0, 'projects_limit', 'must be greater than or equal to 0');
+    errors.check(fields.projects_limit <= MAX_INT_VALUE, 'projects_limit', `must be less than or equal to ${MAX_INT_VALUE}`);
+  }
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);

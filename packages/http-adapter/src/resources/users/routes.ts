@@ -173,9 +173,10 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       return {
         type: 'UpdateUser',
         id: params.id,
-        ...(params.email ? { email: params.email } : {}),
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.username ? { username: params.username } : {}),
+        // Given blank (or null), these are the model's "can't be blank", not absent.
+        ...(params.email !== undefined ? { email: params.email ?? '' } : {}),
+        ...(params.name !== undefined ? { name: params.name ?? '' } : {}),
+        ...(params.username !== undefined ? { username: params.username ?? '' } : {}),
         ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
