@@ -122,6 +122,17 @@ describe('personal access tokens', () => {
     expect(bobs.body.map((token: { id: number }) => token.id)).not.toContain(impersonation.body.id);
   });
 
+  it("a token needs a name and a scope (PersonalAccessToken's presence validations): 400, nothing written", async () => {
+    const position = server.app.position;
+    for (const path of [`/api/v4/users/${bob.id}/personal_access_tokens`, `/api/v4/users/${bob.id}/impersonation_tokens`]) {
+      const blank = await server.request('POST', path, { body: { name: ' ', scopes: ['api'] } });
+      expect({ status: blank.status, text: blank.text }).toEqual({ status: 400, text: '{"message":{"name":["can\'t be blank"]}}' });
+      const none = await server.request('POST', path, { body: { name: 'x', scopes: [] } });
+      expect({ status: none.status, text: none.text }).toEqual({ status: 400, text: '{"message":{"scopes":["can\'t be blank"]}}' });
+    }
+    expect(server.app.position).toBe(position);
+  });
+
   it('DELETE /personal_access_tokens/:id revokes an impersonation token too, and a revoked token again answers 204 writing nothing', async () => {
     const impersonation = await server.request('POST', `/api/v4/users/${bob.id}/impersonation_tokens`, { body: { name: 'imp2', scopes: ['api'] } });
     const revoked = await server.request('DELETE', `/api/v4/personal_access_tokens/${impersonation.body.id}`);

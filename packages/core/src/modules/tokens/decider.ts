@@ -27,9 +27,17 @@ type Emitted = TokenEvent | UserEvent | MemberEvent;
 
 const requireAdmin = authorizeAdmin;
 
-/** A token's name is capped like every other name (the 14.7 model has no limit; see decisions), then its expiry. */
-const validateToken = (name: string, expiresAt: string | null, at: string): E.Either<DomainError, void> =>
-  new Errors().maxLength('name', name, MAX_NAME).check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
+/**
+ * PersonalAccessToken's `validates :name, presence: true` and `validates :scopes, presence: true`; the name is capped
+ * like every other name (the 14.7 model has no limit; see decisions), then its expiry.
+ */
+const validateToken = (name: string, scopes: readonly string[], expiresAt: string | null, at: string): E.Either<DomainError, void> =>
+  new Errors()
+    .check(name.trim() !== '', 'name', "can't be blank")
+    .maxLength('name', name, MAX_NAME)
+    .check(scopes.length > 0, 'scopes', "can't be blank")
+    .check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past')
+    .toEither(undefined);
 
 /** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
 const requireResourceAdmin = (state: TokensView, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
@@ -64,7 +72,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
       return pipe(
         requireAdmin(state, actor.userId),
         E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
-        E.chain(() => validateToken(command.name, command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.scopes, command.expires_at, at)),
         E.map((): Emitted[] => [
           {
             type: 'AccessTokenCreated',
@@ -120,7 +128,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
             ? E.left(badRequest('Could not provision owner access to project access token'))
             : E.right(undefined),
         ),
-        E.chain(() => validateToken(command.name, command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.scopes, command.expires_at, at)),
         E.map((): Emitted[] => {
           const botId = state.sequences.user + 1;
           const username = botUsername(state, command.resource_type, command.resource_id);
