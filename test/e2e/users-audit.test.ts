@@ -247,3 +247,30 @@ describe('deactivate and activate', () => {
     expect(await raw('POST', `/api/v4/users/${dora.id}/activate`)).toEqual({ status: 403, text: '{"message":"403 Forbidden - A blocked user must be unblocked to be activated"}' });
   });
 });
+
+describe('search', () => {
+  it('User.search: words of three or more characters match anywhere, shorter queries only whole; e-mails exactly; ordered by exact matches then name for non-administrators', async () => {
+    const mk = async (username: string, name: string) => (await server.request('POST', '/api/v4/users', { body: { username, name, email: `${username}@example.org`, password: 'password123' } })).body.id as number;
+    const zed = await mk('zed-jones', 'Zed Jones');
+    const jo = await mk('jo', 'Jo');
+    const jon = await mk('jonjo', 'Jon Jonas');
+    const search = async (query: string, token = alice.token) => ids((await server.request('GET', `/api/v4/users?search=${encodeURIComponent(query)}`, { token })).body);
+    // "jo" is shorter than three characters: only a whole name or username equal to it.
+    expect(await search('jo')).toEqual([jo]);
+    expect(await search('JO')).toEqual([jo]);
+    // "jon" matches inside names and usernames, ordered by name; a username equal to the query comes first.
+    expect(await search('jon')).toEqual([jon, zed]);
+    const jones = await mk('jones', 'Zzz Jonesy');
+    expect(await search('jones')).toEqual([jones, zed]);
+    expect(await search('jonjo')).toEqual([jon]);
+    // Every word of three characters or more must match; shorter words are dropped.
+    expect(await search('jones zed')).toEqual([zed]);
+    expect(await search('jo zed')).toEqual([zed]);
+    expect(await search('zed.jones@example.org')).toEqual([]);
+    expect(await search('zed-jones@example.org')).toEqual([zed]);
+    expect(await search('@jonjo')).toEqual([jon]);
+    // Administrators' order_by and sort apply (id desc by default).
+    expect(await search('jon', server.rootToken)).toEqual([jones, jon, zed]);
+    expect(ids((await server.request('GET', '/api/v4/users?search=jon&order_by=id&sort=asc')).body)).toEqual([zed, jon, jones]);
+  });
+});

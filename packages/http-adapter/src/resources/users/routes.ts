@@ -1,7 +1,7 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User } from '@forgefold/core';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
@@ -99,8 +99,9 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       if (params.admins && isAdmin) users = users.filter((user) => user.is_admin);
       if (!isAdmin) {
         // Non-administrators' created_after/before, order_by, sort, two_factor and without_projects are dropped
-        // (`params.except!`), and without order_by and sort the finder's order stands: newest id first.
-        return users.sort((a, b) => b.id - a.id);
+        // (`params.except!`), and without order_by and sort the finder's order stands: newest id first, or
+        // `User.search`'s order when searching.
+        return users.sort(search ? compareUserSearch(search) : (a, b) => b.id - a.id);
       }
       // Nobody has two-factor authentication here: `enabled` finds no one, `disabled` everyone.
       if (params.two_factor === 'enabled') users = [];
