@@ -274,3 +274,23 @@ describe('search', () => {
     expect(ids((await server.request('GET', '/api/v4/users?search=jon&order_by=id&sort=asc')).body)).toEqual([zed, jon, jones]);
   });
 });
+
+describe('profile attributes', () => {
+  it('POST and PUT /users keep the profile attributes (optional_attributes) and show them; a private profile hides created_at and the follow counts from others', async () => {
+    const created = await server.request('POST', '/api/v4/users', {
+      body: { username: 'prof', name: 'Prof', email: 'prof@example.com', password: 'password123', note: 'hired 2026', bio: 'Hi', skype: 'sk', website_url: 'https://example.com', theme_id: 2 },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ note: 'hired 2026', bio: 'Hi', skype: 'sk', linkedin: '', website_url: 'https://example.com', theme_id: 2, color_scheme_id: 1, private_profile: false, location: null });
+    const id = created.body.id as number;
+    const updated = await server.request('PUT', `/api/v4/users/${id}`, { body: { location: 'Lyon', organization: 'Acme', pronouns: 'they/them', color_scheme_id: 3, private_profile: true, note: null } });
+    expect(updated.body).toMatchObject({ location: 'Lyon', organization: 'Acme', pronouns: 'they/them', color_scheme_id: 3, private_profile: true, note: null, bio: 'Hi' });
+    const seen = await server.request('GET', `/api/v4/users/${id}`, { token: alice.token });
+    expect(seen.body).toMatchObject({ bio: 'Hi', location: 'Lyon' });
+    expect(seen.body.created_at).toBeUndefined();
+    expect(seen.body.followers).toBeUndefined();
+    expect((await server.request('GET', `/api/v4/users/${id}`)).body.created_at).toBe(created.body.created_at);
+    const bad = await server.request('PUT', `/api/v4/users/${id}`, { body: { theme_id: 99, color_scheme_id: 0 } });
+    expect({ status: bad.status, text: bad.text }).toEqual({ status: 400, text: '{"message":{"theme_id":["99 is not a valid theme"],"color_scheme_id":["0 is not a valid color scheme"]}}' });
+  });
+});

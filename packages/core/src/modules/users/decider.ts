@@ -22,7 +22,7 @@ import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
-import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar, type User } from './projection.js';
+import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, PROFILE_FIELDS, type Avatar, type User, type UserProfile } from './projection.js';
 
 /** What user decisions read. */
 export type UsersView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
@@ -40,6 +40,18 @@ const DAY_MS = 86_400_000;
 const activeSince = (user: User, at: string): boolean => {
   const moments = [user.last_activity_on, user.current_sign_in_at].filter((value): value is string => value !== null).map((value) => Date.parse(value));
   return moments.length > 0 && Math.max(...moments) > Date.parse(at) - MINIMUM_INACTIVE_DAYS * DAY_MS;
+};
+
+/** `Gitlab::Themes.valid_ids` and `Gitlab::ColorSchemes.valid_ids` (14.7). */
+const THEME_IDS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const COLOR_SCHEME_IDS: readonly number[] = [1, 2, 3, 4, 5, 6];
+
+/** The profile fields a create command carries. */
+const profileOf = (command: UserProfile): UserProfile => {
+  const profile: Record<string, unknown> = {};
+  for (const field of PROFILE_FIELDS) if (command[field] !== undefined) profile[field] = command[field];
+  // Safe: every key is one of UserProfile's, with the command's value for it.
+  return profile as UserProfile;
 };
 
 /** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
@@ -82,7 +94,7 @@ const isStoredAvatar = (avatar: Avatar): boolean =>
 
 const validateProfile = (
   state: UsersView,
-  fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar; projects_limit?: number },
+  fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar; projects_limit?: number } & UserProfile,
   selfId: number | null,
 ) => {
   const current = selfId === null ? undefined : findUser(state.users, selfId);
@@ -109,6 +121,11 @@ const validateProfile = (
     errors.check(fields.projects_limit >= 0, 'projects_limit', 'must be greater than or equal to 0');
     errors.check(fields.projects_limit <= MAX_INT_VALUE, 'projects_limit', `must be less than or equal to ${MAX_INT_VALUE}`);
   }
+  // Gitlab::Themes and Gitlab::ColorSchemes (`inclusion`, "%{value} is not a valid …"); UserDetail's lengths.
+  if (fields.theme_id !== undefined) errors.check(THEME_IDS.includes(fields.theme_id), 'theme_id', `${fields.theme_id} is not a valid theme`);
+  if (fields.color_scheme_id !== undefined) errors.check(COLOR_SCHEME_IDS.includes(fields.color_scheme_id), 'color_scheme_id', `${fields.color_scheme_id} is not a valid color scheme`);
+  errors.maxLength('bio', fields.bio, MAX_NAME).maxLength('pronouns', fields.pronouns, 50);
+  for (const field of ['note', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization'] as const) errors.maxLength(field, fields[field], MAX_NAME);
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
@@ -174,8 +191,10 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
             at,
             issued.actor.userId,
           ),
-          // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
-          ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
+          // An avatar or profile given at creation is recorded as the account's first update (UserCreated keeps its schema).
+          ...(command.avatar || Object.keys(profileOf(command)).length > 0
+            ? [{ type: 'UserUpdated' as const, data: { id, ...(command.avatar ? { avatar: command.avatar } : {}), ...profileOf(command), updated_at: at } }]
+            : []),
           ...identity,
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),

@@ -6,6 +6,24 @@ const isUploadedFile = (raw: unknown): raw is UploadedFile =>
   typeof raw === 'object' && raw !== null && 'filename' in raw && typeof raw.filename === 'string' && 'data' in raw && Buffer.isBuffer(raw.data);
 const FileParam = paramType<UploadedFile>('File', (raw) => (isUploadedFile(raw) ? raw : undefined));
 
+/** The profile part of `optional_attributes` (lib/api/users.rb). */
+function profileParams() {
+  return [
+    optional('skype', T.String),
+    optional('linkedin', T.String),
+    optional('twitter', T.String),
+    optional('website_url', T.String),
+    optional('organization', T.String),
+    optional('bio', T.String),
+    optional('location', T.String),
+    optional('pronouns', T.String),
+    optional('theme_id', T.Integer),
+    optional('color_scheme_id', T.Integer),
+    optional('private_profile', T.Boolean),
+    optional('note', T.String),
+  ] as const;
+}
+
 export const listParams = schema(
   optional('username', T.String),
   optional('extern_uid', T.String),
@@ -47,6 +65,7 @@ export const createParams = schema(
   optional('projects_limit', T.Integer),
   optional('can_create_group', T.Boolean),
   optional('external', T.Boolean),
+  ...profileParams(),
 );
 
 export const updateParams = schema(
@@ -64,6 +83,7 @@ export const updateParams = schema(
   optional('projects_limit', T.Integer),
   optional('can_create_group', T.Boolean),
   optional('external', T.Boolean),
+  ...profileParams(),
 );
 
 export const idParams = schema(pathParam('id', T.Integer));

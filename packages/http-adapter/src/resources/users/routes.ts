@@ -1,7 +1,7 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User } from '@forgefold/core';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
@@ -43,6 +43,32 @@ const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated
   const left = a[orderBy];
   const right = b[orderBy];
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
+};
+
+type ProfileParams = {
+  readonly [K in 'bio' | 'skype' | 'linkedin' | 'twitter' | 'website_url' | 'note' | 'location' | 'organization' | 'pronouns']?: string | null;
+} & { readonly theme_id?: number | null; readonly color_scheme_id?: number | null; readonly private_profile?: boolean | null };
+
+/** The profile attributes given: a null text is '' where the platform's column is NOT NULL DEFAULT '', else null. */
+const profileOf = (params: ProfileParams): UserProfile => {
+  const text = (value: string | null | undefined, blank: '' | null) => (value === undefined ? {} : { value: value ?? blank });
+  const entries = {
+    bio: text(params.bio, ''),
+    skype: text(params.skype, ''),
+    linkedin: text(params.linkedin, ''),
+    twitter: text(params.twitter, ''),
+    website_url: text(params.website_url, ''),
+    note: text(params.note, null),
+    location: text(params.location, null),
+    organization: text(params.organization, null),
+    pronouns: text(params.pronouns, null),
+  };
+  return {
+    ...Object.fromEntries(Object.entries(entries).flatMap(([field, given]) => ('value' in given ? [[field, given.value]] : []))),
+    ...(typeof params.theme_id === 'number' ? { theme_id: params.theme_id } : {}),
+    ...(typeof params.color_scheme_id === 'number' ? { color_scheme_id: params.color_scheme_id } : {}),
+    ...(typeof params.private_profile === 'boolean' ? { private_profile: params.private_profile } : {}),
+  };
 };
 
 /** GlobalPolicy's `restricted_public_level`: the public visibility level is restricted. */
@@ -156,6 +182,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
         ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
+        ...profileOf(params),
       };
     },
     present: (done, ctx) => created(userWithAdmin(findUser(done.state.users, createdId(done, 'UserCreated'))!, presentContext(deps, ctx, done.state))),
@@ -186,6 +213,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
         ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
+        ...profileOf(params),
       };
     },
     present: (done, ctx) => ok(userWithAdmin(findUser(done.state.users, ctx.params.id)!, presentContext(deps, ctx, done.state))),
