@@ -96,8 +96,10 @@ describe('users', () => {
     const aliceToken = (await tokenFor(alice.id)).token;
     const denied = await server.request('POST', '/api/v4/users', { token: aliceToken, body: { username: 'q', name: 'q', email: 'q@example.com', password: 'password123' } });
     expect(denied).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // GET /users/:id is Entities::User for anyone but an administrator, the user themselves included (no e-mail).
     const shown = await server.request('GET', `/api/v4/users/${alice.id}`, { token: aliceToken });
-    expect(shown.body).toMatchObject({ id: alice.id, username: 'alice', email: 'alice@example.com' });
+    expect(shown.body).toMatchObject({ id: alice.id, username: 'alice' });
+    expect(shown.body.email).toBeUndefined();
     expect(shown.body.is_admin).toBeUndefined();
     expect((await server.request('GET', '/api/v4/users/999999')).body).toEqual({ message: '404 User Not Found' });
   });

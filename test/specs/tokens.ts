@@ -52,11 +52,33 @@ export const tokenSpecs: Record<string, Spec> = {
   'a token for an unknown user': { given: [root], as: 1, when: { type: 'CreatePersonalAccessToken', user_id: 5, name: 'ci', scopes: ['api'], expires_at: null, token_digest: digest, impersonation: false }, error: notFound('User') },
   'the owner revokes their token': { given: [root, alice, tokenCreated(1, 2)], as: 2, when: { type: 'RevokePersonalAccessToken', id: 1 }, then: [{ type: 'AccessTokenRevoked', data: { id: 1, user_id: 2, at: AT } }] },
   'someone else’s token is not theirs to revoke': { given: [root, alice, userCreated(3, 'bob'), tokenCreated(1, 3)], as: 2, when: { type: 'RevokePersonalAccessToken', id: 1 }, error: forbidden() },
+  // `revoke!` is `update!(revoked: true)`: again on a revoked token it succeeds and writes nothing (204).
+  'a first use records last_used_at': {
+    given: [root, alice, tokenCreated(1, 2)],
+    when: { type: 'RecordAccessTokenUse', id: 1 },
+    then: [{ type: 'AccessTokenUsed', data: { id: 1, user_id: 2, at: AT } }],
+  },
+  'a use within a day of the last one records nothing (LastUsedService#update?)': {
+    given: [root, alice, tokenCreated(1, 2), { type: 'AccessTokenUsed', data: { id: 1, user_id: 2, at: new Date(Date.parse(AT) - 86_400_000 + 1).toISOString() } }],
+    when: { type: 'RecordAccessTokenUse', id: 1 },
+    then: [],
+  },
+  'a use a day after the last one records it again': {
+    given: [root, alice, tokenCreated(1, 2), { type: 'AccessTokenUsed', data: { id: 1, user_id: 2, at: new Date(Date.parse(AT) - 86_400_000).toISOString() } }],
+    when: { type: 'RecordAccessTokenUse', id: 1 },
+    then: [{ type: 'AccessTokenUsed', data: { id: 1, user_id: 2, at: AT } }],
+  },
   'a revoked token is revoked once': {
     given: [root, alice, tokenCreated(1, 2), { type: 'AccessTokenRevoked', data: { id: 1, user_id: 2, at: AT } }],
     as: 1,
     when: { type: 'RevokePersonalAccessToken', id: 1 },
-    error: badRequest('Token already revoked'),
+    then: [],
+  },
+  'an impersonation token is revoked where personal ones are (no kind asked)': {
+    given: [root, alice, tokenCreated(1, 2, 'impersonation')],
+    as: 2,
+    when: { type: 'RevokePersonalAccessToken', id: 1 },
+    then: [{ type: 'AccessTokenRevoked', data: { id: 1, user_id: 2, at: AT } }],
   },
   'an impersonation token is not found as a personal one of another user': {
     given: [root, alice, tokenCreated(1, 2, 'impersonation')],

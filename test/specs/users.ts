@@ -9,11 +9,11 @@ export const userSpecs: Record<string, Spec> = {
   'an administrator creates an account with its personal namespace': {
     given: [root],
     as: 1,
-    when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'bob@example.com', password_digest: 'scrypt$x$y', public_email: 'b@example.com' },
+    when: { type: 'CreateUser', username: 'bob', name: 'Bob', email: 'bob@example.com', password_digest: 'scrypt$x$y', public_email: 'bob@example.com' },
     then: [
       {
         type: 'UserCreated',
-        data: { id: 2, username: 'bob', name: 'Bob', email: 'bob@example.com', public_email: 'b@example.com', is_admin: false, bot: null, password_digest: 'scrypt$x$y', namespace_id: 102, created_at: AT, created_by_id: 1 },
+        data: { id: 2, username: 'bob', name: 'Bob', email: 'bob@example.com', public_email: 'bob@example.com', is_admin: false, bot: null, password_digest: 'scrypt$x$y', namespace_id: 102, created_at: AT, created_by_id: 1 },
       },
     ],
   },
@@ -36,6 +36,36 @@ export const userSpecs: Record<string, Spec> = {
     as: 1,
     when: { type: 'UpdateUser', id: 2, name: 'Alice A.', is_admin: true },
     then: [{ type: 'UserUpdated', data: { id: 2, name: 'Alice A.', is_admin: true, updated_at: AT } }],
+  },
+  'an e-mail is saved stripped and lower-cased (Devise)': {
+    given: [root, alice],
+    when: { type: 'UpdateUser', id: 2, email: ' Alice.New@Example.COM ' },
+    then: [{ type: 'UserUpdated', data: { id: 2, email: 'alice.new@example.com', updated_at: AT } }],
+  },
+  'a public e-mail the account does not own is refused (User#owns_public_email)': {
+    given: [root, alice],
+    when: { type: 'UpdateUser', id: 2, public_email: 'someone@example.com' },
+    error: validation({ public_email: ['is not an email you own'] }),
+  },
+  'an administrator deactivates an account without recent activity': { given: [root, alice], as: 1, when: { type: 'DeactivateUser', id: 2 }, then: [{ type: 'UserDeactivated', data: { id: 2, at: AT } }] },
+  'an account active in the last 90 days is not deactivated': {
+    given: [root, alice, { type: 'UserActivityRecorded', data: { id: 2, day: AT.slice(0, 10) } }],
+    as: 1,
+    when: { type: 'DeactivateUser', id: 2 },
+    error: forbidden('The user you are trying to deactivate has been active in the past 90 days and cannot be deactivated'),
+  },
+  'a blocked account is not deactivated': { given: [root, alice, { type: 'UserBlocked', data: { id: 2, at: AT } }], as: 1, when: { type: 'DeactivateUser', id: 2 }, error: forbidden('A blocked user cannot be deactivated by the API') },
+  'a deactivated account is activated, not unblocked': {
+    given: [root, alice, { type: 'UserDeactivated', data: { id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'ActivateUser', id: 2 },
+    then: [{ type: 'UserActivated', data: { id: 2, at: AT } }],
+  },
+  'unblocking a deactivated account is refused': {
+    given: [root, alice, { type: 'UserDeactivated', data: { id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'UnblockUser', id: 2 },
+    error: forbidden('Deactivated users cannot be unblocked by the API'),
   },
   'updating an unknown account': { given: [root], when: { type: 'UpdateUser', id: 9, name: 'x' }, error: notFound('User') },
   'an administrator blocks an account': { given: [root, alice], as: 1, when: { type: 'BlockUser', id: 2 }, then: [{ type: 'UserBlocked', data: { id: 2, at: AT } }] },

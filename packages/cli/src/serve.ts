@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import * as E from 'fp-ts/lib/Either.js';
-import { Application, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
+import { Application, findAccessToken, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, tokenUseDue, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
   checkTimeouts,
   createForgefoldApi,
@@ -438,10 +438,14 @@ export const startForgefold = async (
   const secondary = config.geo?.primaryUrl !== undefined;
   if (!secondary) await bootstrapRoot(app, config, clock, say);
 
-  // `last_activity_on`: at most one event per user and day, recorded off the request path.
-  const recordActivity = (userId: number) => {
+  // `last_activity_on` and a token's `last_used_at`: at most one event per user (token) and day, recorded off the
+  // request path.
+  const recordActivity = (userId: number, tokenId: number | null) => {
+    const now = clock.now();
     const user = findUser(app.state.users, userId);
-    if (user && user.last_activity_on !== clock.now().slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
+    if (user && user.last_activity_on !== now.slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
+    const token = tokenId === null ? undefined : findAccessToken(app.state.tokens, tokenId);
+    if (token && tokenUseDue(token, now)) void app.execute(systemActor, { type: 'RecordAccessTokenUse', id: token.id }).catch(() => undefined);
   };
   // FORGEFOLD_ACCESS_LOG=false silences the access lines only: errors and the repositories' messages still print.
   const log = options.log;

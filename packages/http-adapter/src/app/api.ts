@@ -29,7 +29,8 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   readonly accessTokenLifetime?: number;
   readonly readiness?: () => boolean | Promise<boolean>;
   /** Called for every authenticated request: the activity tracking behind `last_activity_on`. */
-  readonly onAuthenticated?: (userId: number) => void;
+  /** A token authenticated a request: its user and, for an access token, the token's id. */
+  readonly onAuthenticated?: (userId: number, tokenId: number | null) => void;
   /**
    * Longest wait for `X-Forgefold-Min-Position` (ms; default 5000). Every reply names the log position it
    * reflects in `X-Forgefold-Position`.
@@ -98,7 +99,7 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
           ...backend,
           authenticate: (token, source) => {
             const result = backend.authenticate(token, source) as ReturnType<typeof backend.authenticate>;
-            if (!(result instanceof Promise) && result.kind === 'ok') onAuthenticated(result.userId);
+            if (!(result instanceof Promise) && result.kind === 'ok') onAuthenticated(result.userId, result.tokenId ?? null);
             return result;
           },
         }

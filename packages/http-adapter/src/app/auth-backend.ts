@@ -50,6 +50,7 @@ export const forgefoldAuthBackend = (
             scopes: resolution.scopes,
             tokenKind: resolution.kind,
             impersonatorId: resolution.kind === 'impersonation' ? resolution.createdById : null,
+            tokenId: resolution.tokenId,
           };
           last = resolution.kind === 'oauth' ? null : { token, tokens: state.tokens, users: state.users, day: now.slice(0, 10), result };
           return result;

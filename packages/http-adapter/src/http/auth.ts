@@ -22,6 +22,8 @@ export interface AuthSuccess {
   readonly tokenKind: TokenKind;
   /** For impersonation tokens: the administrator who created it (becomes `actor.sudoFromId`). */
   readonly impersonatorId?: number | null;
+  /** The access token's id, for its `last_used_at` (personal, impersonation, project and group tokens). */
+  readonly tokenId?: number | null;
 }
 
 export type AuthResult =

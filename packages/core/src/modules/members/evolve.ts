@@ -178,7 +178,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
 export type MembersFollowed =
   | Extract<GroupEvent, { type: 'GroupCreated' | 'GroupDeleted' | 'GroupTransferred' }>
   | Extract<ProjectEvent, { type: 'ProjectTransferred' }>
-  | Extract<UserEvent, { type: 'UserBlocked' | 'UserUnblocked' | 'UserBanned' | 'UserUnbanned' | 'UserDeleted' }>;
+  | Extract<UserEvent, { type: 'UserBlocked' | 'UserUnblocked' | 'UserBanned' | 'UserUnbanned' | 'UserDeactivated' | 'UserActivated' | 'UserDeleted' }>;
 
 export const follows = {
   /** A subgroup starts with the effective members of its ancestors. */
@@ -193,5 +193,8 @@ export const follows = {
   /** A banned user is `blocked?` too; unbanning lifts it. */
   UserBanned: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserBanned' }>) => onUserBlockedChanging(state, event.data.id, true),
   UserUnbanned: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserUnbanned' }>) => onUserBlockedChanging(state, event.data.id, false),
+  /** A deactivated user is not billable either (`User.billable` takes `active` users); activating restores it. */
+  UserDeactivated: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserDeactivated' }>) => onUserBlockedChanging(state, event.data.id, true),
+  UserActivated: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserActivated' }>) => onUserBlockedChanging(state, event.data.id, false),
   UserDeleted: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserDeleted' }>) => tableDelete(state.members.blockedUsers, event.data.id),
 };

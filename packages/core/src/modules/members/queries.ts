@@ -570,3 +570,44 @@ export const accessRequestsOfUser = (state: MembershipView, userId: number): Acc
   return out;
 };
 
+
+const hasProjects = (state: MembershipView, group: Group): boolean => selfAndDescendants(state.groups, group).some((candidate) => !projectsInNamespace(state.projects, candidate.id).next().done);
+
+/**
+ * Whether a user holds a project authorization (`project_authorizations`, what `User.without_projects` tests): a
+ * project in their personal namespace, an active direct project membership, a group membership where the group or a
+ * subgroup holds a project, or a share of such a group (or of a project) with a group they belong to.
+ */
+export const hasProjectAccess = (state: MembershipView, user: { readonly id: number; readonly namespace_id: number }, today?: string): boolean => {
+  if (!projectsInNamespace(state.projects, user.namespace_id).next().done) return true;
+  for (const member of membershipsOfUser(state.members, user.id)) {
+    if (grants(member, today) === 0) continue;
+    if (member.source_type === 'Project') {
+      if (findProject(state.projects, member.source_id)) return true;
+      continue;
+    }
+    const group = findGroup(state.groups, member.source_id);
+    if (!group) continue;
+    if (hasProjects(state, group)) return true;
+    for (const link of linksOfInvitedGroup(state.members, group.id)) {
+      if (isExpired(link.expires_at, today)) continue;
+      if (link.source_type === 'Project') {
+        if (findProject(state.projects, link.source_id)) return true;
+        continue;
+      }
+      const shared = findGroup(state.groups, link.source_id);
+      if (shared && hasProjects(state, shared)) return true;
+    }
+  }
+  return false;
+};
+
+/**
+ * `User#highest_role` (the `user_highest_roles` row that member changes keep up to date): the highest access level
+ * among the user's active, accepted memberships of groups and projects; 0 (`NO_ACCESS`) without any.
+ */
+export const highestRoleOf = (members: MembersSlice, userId: number, today?: string): number => {
+  let level = 0;
+  for (const member of membershipsOfUser(members, userId)) level = Math.max(level, grants(member, today));
+  return level;
+};

@@ -10,6 +10,8 @@ export type TokenCommand =
       readonly impersonation: boolean;
     }
   | { readonly type: 'RevokePersonalAccessToken'; readonly id: number; readonly user_id?: number; readonly impersonation?: boolean }
+  /** A system command: the token authenticated a request (`last_used_at`, at most once a day). */
+  | { readonly type: 'RecordAccessTokenUse'; readonly id: number }
   | {
       readonly type: 'CreateResourceAccessToken';
       readonly resource_type: 'project' | 'group';

@@ -18,7 +18,7 @@ import { findUser, findUserByUsername } from '../users/queries.js';
 import type { TokenCommand } from './commands.js';
 import type { TokenEvent } from './events.js';
 import type { TokensSlice } from './projection.js';
-import { findAccessToken, findTokenByDigest } from './queries.js';
+import { findAccessToken, findTokenByDigest, tokenUseDue } from './queries.js';
 
 /** What token decisions read. */
 export type TokensView = MembershipView & { readonly sequences: Sequences; readonly tokens: TokensSlice };
@@ -27,9 +27,17 @@ type Emitted = TokenEvent | UserEvent | MemberEvent;
 
 const requireAdmin = authorizeAdmin;
 
-/** A token's name is capped like every other name (the 14.7 model has no limit; see decisions), then its expiry. */
-const validateToken = (name: string, expiresAt: string | null, at: string): E.Either<DomainError, void> =>
-  new Errors().maxLength('name', name, MAX_NAME).check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past').toEither(undefined);
+/**
+ * PersonalAccessToken's `validates :name, presence: true` and `validates :scopes, presence: true`; the name is capped
+ * like every other name (the 14.7 model has no limit; see decisions), then its expiry.
+ */
+const validateToken = (name: string, scopes: readonly string[], expiresAt: string | null, at: string): E.Either<DomainError, void> =>
+  new Errors()
+    .check(name.trim() !== '', 'name', "can't be blank")
+    .maxLength('name', name, MAX_NAME)
+    .check(scopes.length > 0, 'scopes', "can't be blank")
+    .check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past')
+    .toEither(undefined);
 
 /** Resource tokens need maintainer access to their project (owner of their group) to be managed. */
 const requireResourceAdmin = (state: TokensView, actorId: number | null, type: 'project' | 'group', id: number): E.Either<DomainError, void> => {
@@ -64,7 +72,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
       return pipe(
         requireAdmin(state, actor.userId),
         E.chain(() => (findUser(state.users, command.user_id) ? E.right(undefined) : E.left(notFound('User')))),
-        E.chain(() => validateToken(command.name, command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.scopes, command.expires_at, at)),
         E.map((): Emitted[] => [
           {
             type: 'AccessTokenCreated',
@@ -85,6 +93,11 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
           },
         ]),
       );
+    case 'RecordAccessTokenUse': {
+      // Off the request path, like `last_activity_on`: a token gone, revoked or used within the day writes nothing.
+      const token = findAccessToken(state.tokens, command.id);
+      return E.right(token && !token.revoked && tokenUseDue(token, at) ? [{ type: 'AccessTokenUsed', data: { id: token.id, user_id: token.user_id, at } }] : []);
+    }
     case 'RevokePersonalAccessToken': {
       const token = findAccessToken(state.tokens, command.id);
       const matches =
@@ -95,7 +108,8 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
       if (!token || !matches) return E.left(notFound(command.impersonation ? 'Impersonation Token' : 'Personal Access Token'));
       // Owners revoke their own tokens; administrators revoke anyone's.
       if (actor.userId !== null && actor.userId !== token.user_id && !isAdmin(state, actor.userId)) return E.left(forbidden());
-      if (token.revoked) return E.left(badRequest('Token already revoked'));
+      // `token.revoke!` is `update!(revoked: true)`: on a revoked token it succeeds and changes nothing.
+      if (token.revoked) return E.right([]);
       return E.right([{ type: 'AccessTokenRevoked', data: { id: token.id, user_id: token.user_id, at } }]);
     }
     case 'CreateResourceAccessToken':
@@ -114,7 +128,7 @@ export const decide = (issued: Issued<TokenCommand>, state: TokensView): E.Eithe
             ? E.left(badRequest('Could not provision owner access to project access token'))
             : E.right(undefined),
         ),
-        E.chain(() => validateToken(command.name, command.expires_at, at)),
+        E.chain(() => validateToken(command.name, command.scopes, command.expires_at, at)),
         E.map((): Emitted[] => {
           const botId = state.sequences.user + 1;
           const username = botUsername(state, command.resource_type, command.resource_id);

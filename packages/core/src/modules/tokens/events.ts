@@ -23,6 +23,8 @@ export const tokenEvents = defineEvents({
     }),
   },
   AccessTokenRevoked: { version: 1, stream: (data: { user_id: number }) => `user-${data.user_id}-tokens`, codec: t.type({ id: t.number, user_id: t.number, at: t.string }) },
+  /** The token authenticated a request (PersonalAccessTokens::LastUsedService): at most once a day per token. */
+  AccessTokenUsed: { version: 1, stream: (data: { user_id: number }) => `user-${data.user_id}-tokens`, codec: t.type({ id: t.number, user_id: t.number, at: t.string }) },
   OAuthTokenIssued: {
     version: 1,
     stream: (data: { user_id: number }) => `user-${data.user_id}-oauth`,

@@ -20,6 +20,11 @@ export const evolve = (state: TokensDraft, event: TokenEvent): void => {
       if (token) token.revoked = true;
       return;
     }
+    case 'AccessTokenUsed': {
+      const token = tableGet(tokens.byId, event.data.id);
+      if (token) token.last_used_at = event.data.at;
+      return;
+    }
     case 'OAuthTokenIssued':
       tableSet(tokens.oauthById, event.data.id, { ...event.data, revoked: false });
       tableSet(tokens.byDigest, event.data.token_digest, `oauth:${event.data.id}`);

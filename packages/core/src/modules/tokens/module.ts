@@ -8,10 +8,11 @@ import { initialTokens, type TokensSlice } from './projection.js';
 
 export const tokensModule = defineModule<'tokens', { readonly tokens: TokensSlice }, TokensView, TokensDraft, TokenCommand, typeof tokenEvents>({
   name: 'tokens',
-  version: 1,
+  // 2: last_used_at.
+  version: 2,
   initial: () => ({ tokens: initialTokens() }),
   events: tokenEvents,
-  commands: ['CreatePersonalAccessToken', 'RevokePersonalAccessToken', 'CreateResourceAccessToken', 'RevokeResourceAccessToken', 'IssueOAuthToken', 'RefreshOAuthToken'],
+  commands: ['CreatePersonalAccessToken', 'RevokePersonalAccessToken', 'CreateResourceAccessToken', 'RevokeResourceAccessToken', 'IssueOAuthToken', 'RefreshOAuthToken', 'RecordAccessTokenUse'],
   decide,
   evolve,
 });

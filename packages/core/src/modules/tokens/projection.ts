@@ -25,6 +25,8 @@ export interface AccessToken {
   readonly access_level: number | null;
   /** Who created it: for impersonation tokens, the administrator acting through it. */
   readonly created_by_id: number | null;
+  /** When it last authenticated a request, kept to the day (`AccessTokenUsed`); absent: never. */
+  readonly last_used_at?: string | null;
 }
 
 export interface OAuthToken {

@@ -26,13 +26,27 @@ export const isOAuthExpiredAt = (token: OAuthToken, at: string): boolean => Date
 
 export const isTokenActive = (token: AccessToken, day: string): boolean => !token.revoked && !isExpiredOn(token, day);
 
+const DAY_MS = 86_400_000;
+
+/** PersonalAccessTokens::LastUsedService#update? (14.7): never used, or last used a day ago or more. */
+export const tokenUseDue = (token: AccessToken, at: string): boolean =>
+  token.last_used_at === undefined || token.last_used_at === null || Date.parse(token.last_used_at) <= Date.parse(at) - DAY_MS;
+
 /** What a presented token amounts to, before routes and scopes are considered. */
 export type TokenResolution =
   | { readonly _tag: 'Unknown' }
   | { readonly _tag: 'Expired' }
   | { readonly _tag: 'Revoked' }
   | { readonly _tag: 'ImpersonationDisabled' }
-  | { readonly _tag: 'Valid'; readonly userId: number; readonly scopes: readonly string[]; readonly kind: 'personal' | 'impersonation' | 'project' | 'group' | 'oauth'; readonly createdById: number | null };
+  | {
+      readonly _tag: 'Valid';
+      readonly userId: number;
+      readonly scopes: readonly string[];
+      readonly kind: 'personal' | 'impersonation' | 'project' | 'group' | 'oauth';
+      readonly createdById: number | null;
+      /** The access token's id (null for OAuth tokens, which keep no `last_used_at`). */
+      readonly tokenId: number | null;
+    };
 
 /** Resolves a token digest at a moment: unknown, revoked, expired, or valid with its user and scopes. */
 export const resolveToken = (tokens: TokensSlice, digest: string, at: string, options: { readonly impersonationEnabled: boolean }): TokenResolution => {
@@ -41,11 +55,11 @@ export const resolveToken = (tokens: TokensSlice, digest: string, at: string, op
   if (match.kind === 'oauth') {
     if (match.token.revoked) return { _tag: 'Revoked' };
     if (isOAuthExpiredAt(match.token, at)) return { _tag: 'Expired' };
-    return { _tag: 'Valid', userId: match.token.user_id, scopes: match.token.scopes, kind: 'oauth', createdById: null };
+    return { _tag: 'Valid', userId: match.token.user_id, scopes: match.token.scopes, kind: 'oauth', createdById: null, tokenId: null };
   }
   const token = match.token;
   if (token.kind === 'impersonation' && !options.impersonationEnabled) return { _tag: 'ImpersonationDisabled' };
   if (token.revoked) return { _tag: 'Revoked' };
   if (isExpiredOn(token, at.slice(0, 10))) return { _tag: 'Expired' };
-  return { _tag: 'Valid', userId: token.user_id, scopes: token.scopes, kind: token.kind, createdById: token.created_by_id };
+  return { _tag: 'Valid', userId: token.user_id, scopes: token.scopes, kind: token.kind, createdById: token.created_by_id, tokenId: token.id };
 };

@@ -3,7 +3,7 @@ export interface IdentityInput {
   readonly provider: string;
   readonly extern_uid: string;
 }
-import type { Avatar } from './projection.js';
+import type { Avatar, UserProfile } from './projection.js';
 
 /** What callers may ask of the users module. Digests are computed by the adapter: the core never sees a password. */
 export type UserCommand =
@@ -22,7 +22,7 @@ export type UserCommand =
       readonly projects_limit?: number;
       readonly can_create_group?: boolean;
       readonly external?: boolean;
-    }
+    } & UserProfile
   | {
       readonly type: 'UpdateUser';
       readonly id: number;
@@ -38,7 +38,7 @@ export type UserCommand =
       readonly projects_limit?: number;
       readonly can_create_group?: boolean;
       readonly external?: boolean;
-    }
+    } & UserProfile
   /** `DELETE /users/:id/identities/:provider`. */
   | { readonly type: 'DeleteUserIdentity'; readonly id: number; readonly provider: string }
   | { readonly type: 'BlockUser'; readonly id: number }
@@ -46,6 +46,9 @@ export type UserCommand =
   /** `POST /users/:id/ban` and `/unban` (Users::BanService, Users::UnbanService). */
   | { readonly type: 'BanUser'; readonly id: number }
   | { readonly type: 'UnbanUser'; readonly id: number }
+  /** `POST /users/:id/deactivate` and `/activate`. */
+  | { readonly type: 'DeactivateUser'; readonly id: number }
+  | { readonly type: 'ActivateUser'; readonly id: number }
   | { readonly type: 'DeleteUser'; readonly id: number }
   /** Authenticated activity: updates `last_activity_on` at most once a day. */
   | { readonly type: 'RecordUserActivity'; readonly id: number };

@@ -22,12 +22,40 @@ import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
 import { findUser, findUserByEmail, findUserByIdentity, findUserByUsername } from './queries.js';
-import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, type Avatar } from './projection.js';
+import { AVATAR_EXTENSIONS, AVATAR_MAX_BYTES, PROFILE_FIELDS, type Avatar, type User, type UserProfile } from './projection.js';
 
 /** What user decisions read. */
 export type UsersView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
 
 type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
+
+/** `User::MINIMUM_INACTIVE_DAYS`: only an account without activity for this long may be deactivated. */
+const MINIMUM_INACTIVE_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/**
+ * The negation of `User#no_recent_activity?`: `last_active_at` (the later of `last_activity_on`, as a day's start, and
+ * `current_sign_in_at`) falls within the last 90 days. Never active is not recent.
+ */
+const activeSince = (user: User, at: string): boolean => {
+  const moments = [user.last_activity_on, user.current_sign_in_at].filter((value): value is string => value !== null).map((value) => Date.parse(value));
+  return moments.length > 0 && Math.max(...moments) > Date.parse(at) - MINIMUM_INACTIVE_DAYS * DAY_MS;
+};
+
+/** `Gitlab::Themes.valid_ids` and `Gitlab::ColorSchemes.valid_ids` (14.7). */
+const THEME_IDS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const COLOR_SCHEME_IDS: readonly number[] = [1, 2, 3, 4, 5, 6];
+
+/** The profile fields a create command carries. */
+const profileOf = (command: UserProfile): UserProfile => {
+  const profile: Record<string, unknown> = {};
+  for (const field of PROFILE_FIELDS) if (command[field] !== undefined) profile[field] = command[field];
+  // Safe: every key is one of UserProfile's, with the command's value for it.
+  return profile as UserProfile;
+};
+
+/** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
+const MAX_INT_VALUE = 2147483647;
 
 const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
@@ -64,17 +92,40 @@ export const avatarErrors = (avatar: Avatar): string[] => {
 const isStoredAvatar = (avatar: Avatar): boolean =>
   /^[0-9a-f]{64}$/.test(avatar.sha256) && Number.isSafeInteger(avatar.size) && avatar.size >= 0 && avatar.filename.length > 0 && avatar.filename.length <= 255 && !/[/\\\0]/.test(avatar.filename) && avatar.filename !== '.' && avatar.filename !== '..';
 
-const validateProfile = (state: UsersView, fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar }, selfId: number | null) => {
+const validateProfile = (
+  state: UsersView,
+  fields: { username?: string; name?: string; email?: string; public_email?: string | null; avatar?: Avatar; projects_limit?: number } & UserProfile,
+  selfId: number | null,
+) => {
+  const current = selfId === null ? undefined : findUser(state.users, selfId);
   // In the model's order: Devise's e-mail checks, then name and public e-mail, then the namespace's path rules
   // reported on `username` (User#set_username_errors). E-mails are capped at 255 like names (see decisions).
   const errors = new Errors();
-  if (fields.email !== undefined) errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  // Devise's validatable: presence, then the format (`allow_blank`), so a blank address is only "can't be blank".
+  if (fields.email !== undefined) {
+    if (fields.email === '') errors.add('email', "can't be blank");
+    else errors.check(isEmail(fields.email), 'email', 'is invalid').maxLength('email', fields.email, MAX_NAME);
+  }
   if (fields.avatar !== undefined) {
     if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
     else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
   }
   if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('public_email', fields.public_email, MAX_NAME);
+  // User#owns_public_email (when it changes): a non-blank public address must be one of the user's verified ones,
+  // here their primary address (no secondary addresses are kept; every account counts as confirmed).
+  // (A public address over the length limit has its length error alone: no owned address is that long.)
+  if (fields.public_email && [...fields.public_email].length <= MAX_NAME && fields.public_email !== current?.public_email) errors.check(fields.public_email === (fields.email ?? current?.email), 'public_email', 'is not an email you own');
+  // `validates :projects_limit, numericality: { greater_than_or_equal_to: 0, less_than_or_equal_to: MAX_INT_VALUE }`.
+  if (fields.projects_limit !== undefined) {
+    errors.check(fields.projects_limit >= 0, 'projects_limit', 'must be greater than or equal to 0');
+    errors.check(fields.projects_limit <= MAX_INT_VALUE, 'projects_limit', `must be less than or equal to ${MAX_INT_VALUE}`);
+  }
+  // Gitlab::Themes and Gitlab::ColorSchemes (`inclusion`, "%{value} is not a valid …"); UserDetail's lengths.
+  if (fields.theme_id !== undefined) errors.check(THEME_IDS.includes(fields.theme_id), 'theme_id', `${fields.theme_id} is not a valid theme`);
+  if (fields.color_scheme_id !== undefined) errors.check(COLOR_SCHEME_IDS.includes(fields.color_scheme_id), 'color_scheme_id', `${fields.color_scheme_id} is not a valid color scheme`);
+  errors.maxLength('bio', fields.bio, MAX_NAME).maxLength('pronouns', fields.pronouns, 50);
+  for (const field of ['note', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization'] as const) errors.maxLength(field, fields[field], MAX_NAME);
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
     errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
@@ -106,8 +157,16 @@ const identityEvents = (state: UsersView, userId: number, identity: IdentityInpu
   return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
 
+/** Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an e-mail is saved stripped and lower-cased. */
+const normalizedEmail = (email: string): string => email.trim().toLowerCase();
+
+/** The e-mail of a create or update command as the model saves it. */
+const withNormalizedEmail = (command: UserCommand): UserCommand =>
+  (command.type === 'CreateUser' || command.type === 'UpdateUser') && command.email !== undefined ? { ...command, email: normalizedEmail(command.email) } : command;
+
 export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<DomainError, readonly Emitted[]> => {
-  const { command, at } = issued;
+  const { at } = issued;
+  const command = withNormalizedEmail(issued.command);
   switch (command.type) {
     case 'CreateUser': {
       const id = state.sequences.user + 1;
@@ -132,8 +191,10 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
             at,
             issued.actor.userId,
           ),
-          // An avatar given at creation is recorded as the account's first update (UserCreated keeps its schema).
-          ...(command.avatar ? [{ type: 'UserUpdated' as const, data: { id, avatar: command.avatar, updated_at: at } }] : []),
+          // An avatar or profile given at creation is recorded as the account's first update (UserCreated keeps its schema).
+          ...(command.avatar || Object.keys(profileOf(command)).length > 0
+            ? [{ type: 'UserUpdated' as const, data: { id, ...(command.avatar ? { avatar: command.avatar } : {}), ...profileOf(command), updated_at: at } }]
+            : []),
           ...identity,
           // Pending e-mail invitations to this address become the new account's memberships.
           ...acceptInvitations(state, command.email, id, at),
@@ -176,8 +237,36 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
       return pipe(
         requireAdmin(issued, state),
         E.chain(() => requireUser(state, command.id)),
-        // `user.activate` lifts a block or a ban alike.
-        E.map((user): UserEvent[] => (user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : [])),
+        // `user.activate` lifts a block or a ban alike; a deactivated user is the activate endpoint's.
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === 'deactivated'
+            ? E.left(forbidden('Deactivated users cannot be unblocked by the API'))
+            : E.right(user.state === 'blocked' || user.state === 'banned' ? [{ type: 'UserUnblocked', data: { id: user.id, at } }] : []),
+        ),
+      );
+    case 'DeactivateUser':
+      // lib/api/users.rb `:id/deactivate`: a deactivated user again is nothing (`break`); otherwise
+      // `can_be_deactivated?` (active, no activity in the last 90 days) or the first of its refusals.
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> => {
+          if (user.state === 'deactivated') return E.right([]);
+          if (user.state === 'blocked' || user.state === 'banned') return E.left(forbidden('A blocked user cannot be deactivated by the API'));
+          if (activeSince(user, at)) return E.left(forbidden(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`));
+          return E.right([{ type: 'UserDeactivated', data: { id: user.id, at } }]);
+        }),
+      );
+    case 'ActivateUser':
+      // `:id/activate`: a blocked (or banned) user must be unblocked first; `user.activate` on an active one changes nothing.
+      return pipe(
+        requireAdmin(issued, state),
+        E.chain(() => requireUser(state, command.id)),
+        E.chain((user): E.Either<DomainError, UserEvent[]> =>
+          user.state === 'blocked' || user.state === 'banned'
+            ? E.left(forbidden('A blocked user must be unblocked to be activated'))
+            : E.right(user.state === 'deactivated' ? [{ type: 'UserActivated', data: { id: user.id, at } }] : []),
+        ),
       );
     case 'BanUser':
     case 'UnbanUser': {

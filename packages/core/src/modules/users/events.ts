@@ -23,6 +23,22 @@ export const UserData = t.type({
 /** A user's account settings, optional: absent means the platform's defaults (100000, true, false). */
 const AccountSettings = t.partial({ projects_limit: t.number, can_create_group: t.boolean, external: t.boolean });
 
+/** Profile fields set through the users API (see `UserProfile`). */
+const ProfileFields = t.partial({
+  note: nullable(t.string),
+  bio: t.string,
+  location: nullable(t.string),
+  skype: t.string,
+  linkedin: t.string,
+  twitter: t.string,
+  website_url: t.string,
+  organization: nullable(t.string),
+  pronouns: nullable(t.string),
+  private_profile: t.boolean,
+  theme_id: t.number,
+  color_scheme_id: t.number,
+});
+
 export const userEvents = defineEvents({
   /** The account settings (`projects_limit`, `can_create_group`, `external`) are recorded only when not 100000, true, false. */
   UserCreated: { version: 1, codec: t.intersection([UserData, AccountSettings]), stream },
@@ -33,6 +49,7 @@ export const userEvents = defineEvents({
       t.type({ id: t.number, updated_at: t.string }),
       t.partial({ username: t.string, name: t.string, email: t.string, public_email: nullable(t.string), is_admin: t.boolean, password_digest: nullable(t.string), avatar: nullable(AvatarCodec) }),
       AccountSettings,
+      ProfileFields,
     ]),
   },
   /** The user's identity with a provider was created, or its extern_uid changed. */
@@ -42,6 +59,9 @@ export const userEvents = defineEvents({
   UserUnblocked: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserBanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserUnbanned: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  /** `POST /users/:id/deactivate` and `/activate` (the state machine's `deactivate` and `activate` from deactivated). */
+  UserDeactivated: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
+  UserActivated: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserDeleted: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserSignedIn: { version: 1, stream, codec: t.type({ id: t.number, at: t.string }) },
   UserActivityRecorded: { version: 1, stream, codec: t.type({ id: t.number, day: t.string }) },

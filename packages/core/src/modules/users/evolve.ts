@@ -66,10 +66,12 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
     case 'UserBlocked':
     case 'UserUnblocked':
     case 'UserBanned':
-    case 'UserUnbanned': {
+    case 'UserUnbanned':
+    case 'UserDeactivated':
+    case 'UserActivated': {
       const user = tableGet(users.byId, event.data.id);
       if (!user) return;
-      user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : 'active';
+      user.state = event.type === 'UserBlocked' ? 'blocked' : event.type === 'UserBanned' ? 'banned' : event.type === 'UserDeactivated' ? 'deactivated' : 'active';
       user.updated_at = event.data.at;
       return;
     }
@@ -89,6 +91,7 @@ export const evolve = (state: UsersDraft, event: UserEvent): void => {
       if (!user) return;
       user.last_sign_in_at = user.current_sign_in_at;
       user.current_sign_in_at = event.data.at;
+      user.sign_in_count = (user.sign_in_count ?? 0) + 1;
       return;
     }
     case 'UserActivityRecorded': {

@@ -8,11 +8,11 @@ import { initialUsers, type UsersSlice } from './projection.js';
 
 export const usersModule = defineModule<'users', { readonly users: UsersSlice }, UsersView, UsersDraft, UserCommand, typeof userEvents>({
   name: 'users',
-  // 2: identities and bans. 3: an identity set or removed no longer moves the account's updated_at.
-  version: 3,
+  // 2: identities and bans. 3: an identity set or removed no longer moves the account's updated_at. 4: sign_in_count; deactivation.
+  version: 4,
   initial: () => ({ users: initialUsers() }),
   events: userEvents,
-  commands: ['CreateUser', 'UpdateUser', 'DeleteUserIdentity', 'BlockUser', 'UnblockUser', 'BanUser', 'UnbanUser', 'DeleteUser', 'RecordUserActivity'],
+  commands: ['CreateUser', 'UpdateUser', 'DeleteUserIdentity', 'BlockUser', 'UnblockUser', 'BanUser', 'UnbanUser', 'DeactivateUser', 'ActivateUser', 'DeleteUser', 'RecordUserActivity'],
   decide,
   evolve,
 });

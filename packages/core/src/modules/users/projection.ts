@@ -26,7 +26,7 @@ export interface Identity {
   readonly extern_uid: string;
 }
 
-export interface User {
+export interface User extends UserProfile {
   readonly id: number;
   readonly username: string;
   readonly name: string;
@@ -45,6 +45,8 @@ export interface User {
   readonly last_activity_on: string | null;
   readonly current_sign_in_at: string | null;
   readonly last_sign_in_at: string | null;
+  /** Sign-ins (`UserSignedIn`) counted (Devise's `sign_in_count`); absent: 0. */
+  readonly sign_in_count?: number;
   /** The user's personal namespace: a namespace id drawn from the same sequence as groups. */
   readonly namespace_id: number;
   /** External identities in creation order. */
@@ -58,6 +60,28 @@ export interface User {
   /** External users (absent: false); `user_default_external` when the account was created. */
   readonly external?: boolean;
 }
+
+/**
+ * The profile an administrator sets through the users API (`optional_attributes`); absent means the platform's
+ * defaults ('' for bio, skype, linkedin, twitter and website_url; null for note, location, organization and pronouns;
+ * false for private_profile; 1 for theme_id and color_scheme_id).
+ */
+export interface UserProfile {
+  readonly note?: string | null;
+  readonly bio?: string;
+  readonly location?: string | null;
+  readonly skype?: string;
+  readonly linkedin?: string;
+  readonly twitter?: string;
+  readonly website_url?: string;
+  readonly organization?: string | null;
+  readonly pronouns?: string | null;
+  readonly private_profile?: boolean;
+  readonly theme_id?: number;
+  readonly color_scheme_id?: number;
+}
+
+export const PROFILE_FIELDS = ['note', 'bio', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization', 'pronouns', 'private_profile', 'theme_id', 'color_scheme_id'] as const;
 
 export interface UsersSlice {
   readonly byId: Table<User>;

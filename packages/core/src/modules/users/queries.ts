@@ -28,16 +28,44 @@ export const findUserByIdOrUsername = (users: UsersSlice, value: string): User |
 
 export const listUsers = (users: UsersSlice): Generator<User> => tableValues(users.byId);
 
-/** `User.search`: partial match on name and username, exact match on e-mail; a leading "@" is ignored. */
-export const matchesUserSearch = (user: User, query: string): boolean => {
-  const term = query.replace(/^@/, '').toLowerCase();
-  if (term === '') return true;
-  return (
-    user.name.toLowerCase().includes(term) ||
-    user.username.toLowerCase().includes(term) ||
-    user.email.toLowerCase() === term ||
-    (user.public_email ?? '').toLowerCase() === term
+/** `Gitlab::SQL::Pattern::MIN_CHARS_FOR_PARTIAL_MATCHING`: shorter words are not matched partially. */
+const MIN_CHARS_FOR_PARTIAL_MATCHING = 3;
+
+/**
+ * `Gitlab::SQL::Pattern#fuzzy_arel_match` on a column: the query's words (quoted phrases kept whole) of at least three
+ * characters must each occur in the value (ILIKE %word%); with no such word, the whole query must equal the value,
+ * case-insensitively (ILIKE without wildcards).
+ */
+const fuzzyMatches = (value: string, query: string): boolean => {
+  const squished = query.trim().replace(/\s+/g, ' ');
+  if (squished === '') return false;
+  const quoted = squished.match(/"[^"]+"/g) ?? [];
+  const rest = quoted.reduce((left, phrase) => left.replace(phrase, ''), squished);
+  const words = [...rest.split(/\s+/).filter((word) => word !== ''), ...quoted.map((phrase) => phrase.slice(1, -1))].filter(
+    (word) => [...word].length >= MIN_CHARS_FOR_PARTIAL_MATCHING,
   );
+  const lower = value.toLowerCase();
+  return words.length > 0 ? words.every((word) => lower.includes(word.toLowerCase())) : lower === squished.toLowerCase();
+};
+
+/** The query `User.search` works with: one leading "@" dropped, lower-cased; blank finds no one. */
+const searchTerm = (query: string): string => (query.startsWith('@') ? query.slice(1) : query).toLowerCase();
+
+/**
+ * `User.search` (14.7, `search_with_secondary_emails`): a fuzzy match on name or username, or the e-mail exactly
+ * (no secondary addresses are kept here). A blank query (after the "@") matches no one.
+ */
+export const matchesUserSearch = (user: User, query: string): boolean => {
+  const term = searchTerm(query);
+  if (term.trim() === '') return false;
+  return fuzzyMatches(user.name, term) || fuzzyMatches(user.username, term) || user.email.toLowerCase() === term;
+};
+
+/** `User.search`'s order: a name equal to the query first, then a username, then an e-mail, then the rest; by name within. */
+export const compareUserSearch = (query: string) => {
+  const term = searchTerm(query);
+  const rank = (user: User): number => (user.name === term ? 0 : user.username === term ? 1 : user.email === term ? 2 : 3);
+  return (a: User, b: User): number => rank(a) - rank(b) || a.name.localeCompare(b.name, 'en') || b.id - a.id;
 };
 
 /** The owner of a personal namespace. */

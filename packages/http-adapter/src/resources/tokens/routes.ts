@@ -5,12 +5,12 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { accessTokensOf, personalAccessTokenPrefix, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, type AccessToken, type DomainError, type State } from '@forgefold/core';
+import { accessTokensOf, personalAccessTokenPrefix, badRequest, canOnGroup, canOnProject, findAccessToken, forbidden, isTokenActive, notFound, unauthorized, type AccessToken, type DomainError, type State } from '@forgefold/core';
 import { arraySource, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { createdId, findReadableGroup, findReadableProject, findUserOr404, today, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, nothing, type CommandResultOf } from '../../app/routes.js';
 import { newTokenValue, tokenDigest } from '../../app/secrets.js';
-import { accessTokenEntity } from './entities.js';
+import { accessTokenEntity, personalAccessTokenEntity } from './entities.js';
 import { createPersonalUserTokenParams, createResourceTokenParams, createUserTokenParams, idParams, impersonationTokenParams, listImpersonationParams, listPersonalParams, tokenIdParams } from './params.js';
 
 const strings = (values: readonly (string | null)[]): string[] => values.filter((value): value is string => typeof value === 'string');
@@ -130,17 +130,21 @@ const tokenClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: listPersonalParams,
     handler: (ctx) => {
       const principal = ctx.principal!;
-      // Administrators see every user's tokens (optionally one user's); others only their own.
-      const owner = principal.isAdmin ? ctx.params.user_id ?? null : principal.userId;
+      const userId = ctx.params.user_id;
+      // `restrict_non_admins!`: a non-administrator naming a user other than themselves (or no user) is 401.
+      if (!principal.isAdmin && userId !== undefined && userId !== null && userId !== principal.userId) return unauthorized;
+      // PersonalAccessTokensFinder: administrators see every user's tokens (optionally one user's), impersonation
+      // and bots' tokens included; others their own, without impersonation tokens (`impersonation: false`).
+      const owner = principal.isAdmin ? (userId ?? null) : principal.userId;
       const day = today(deps);
       const tokens = accessTokensOf(
         deps.app.state.tokens,
         (token) =>
-          token.kind === 'personal' &&
+          (principal.isAdmin || token.kind !== 'impersonation') &&
           (owner === null || token.user_id === owner) &&
           (ctx.params.state === undefined || ctx.params.state === null || (ctx.params.state === 'active') === isTokenActive(token, day)),
       );
-      return paginate(ctx, arraySource(tokens), { map: (token) => accessTokenEntity(token, day) });
+      return paginate(ctx, arraySource(tokens), { map: (token) => personalAccessTokenEntity(token, day) });
     },
   }),
   route({
@@ -159,7 +163,8 @@ const tokenClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/personal_access_tokens/:id',
     params: idParams,
     find: nothing,
-    command: (ctx) => ({ type: 'RevokePersonalAccessToken', id: ctx.params.id, impersonation: false }),
+    // `PersonalAccessToken.find(id)` finds an impersonation token too, which its user or an administrator revokes here.
+    command: (ctx) => ({ type: 'RevokePersonalAccessToken', id: ctx.params.id }),
     // As the platform's RevokeService: any failure (unknown token, someone else's) is a plain 400.
     error: () => badRequest(),
     present: () => noContent(),

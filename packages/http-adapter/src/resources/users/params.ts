@@ -6,15 +6,40 @@ const isUploadedFile = (raw: unknown): raw is UploadedFile =>
   typeof raw === 'object' && raw !== null && 'filename' in raw && typeof raw.filename === 'string' && 'data' in raw && Buffer.isBuffer(raw.data);
 const FileParam = paramType<UploadedFile>('File', (raw) => (isUploadedFile(raw) ? raw : undefined));
 
+/** The profile part of `optional_attributes` (lib/api/users.rb). */
+function profileParams() {
+  return [
+    optional('skype', T.String),
+    optional('linkedin', T.String),
+    optional('twitter', T.String),
+    optional('website_url', T.String),
+    optional('organization', T.String),
+    optional('bio', T.String),
+    optional('location', T.String),
+    optional('pronouns', T.String),
+    optional('theme_id', T.Integer),
+    optional('color_scheme_id', T.Integer),
+    optional('private_profile', T.Boolean),
+    optional('note', T.String),
+  ] as const;
+}
+
 export const listParams = schema(
   optional('username', T.String),
   optional('extern_uid', T.String),
   optional('provider', T.String),
   optional('search', T.String),
   optional('active', T.Boolean, { default: false }),
+  optional('external', T.Boolean, { default: false }),
+  optional('exclude_external', T.Boolean, { default: false }),
   optional('blocked', T.Boolean, { default: false }),
-  optional('admins', T.Boolean, { default: false }),
+  optional('created_after', T.DateTime),
+  optional('created_before', T.DateTime),
+  optional('without_projects', T.Boolean, { default: false }),
   optional('exclude_internal', T.Boolean, { default: false }),
+  optional('admins', T.Boolean, { default: false }),
+  // Not declared by the endpoint: UsersFinder reads it from the request's parameters (`enabled`, `disabled`).
+  optional('two_factor', T.String),
   allOrNoneOf('extern_uid', 'provider'),
   optional('order_by', T.String, { values: ['id', 'name', 'username', 'created_at', 'updated_at'], default: 'id' }),
   optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
@@ -40,6 +65,7 @@ export const createParams = schema(
   optional('projects_limit', T.Integer),
   optional('can_create_group', T.Boolean),
   optional('external', T.Boolean),
+  ...profileParams(),
 );
 
 export const updateParams = schema(
@@ -57,6 +83,7 @@ export const updateParams = schema(
   optional('projects_limit', T.Integer),
   optional('can_create_group', T.Boolean),
   optional('external', T.Boolean),
+  ...profileParams(),
 );
 
 export const idParams = schema(pathParam('id', T.Integer));

@@ -1,13 +1,13 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, type Avatar, type DomainError, type IdentityInput, type User } from '@forgefold/core';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
-import { createdId, findUserOr404, presentContext, type ApiDeps } from '../../app/deps.js';
+import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, nothing } from '../../app/routes.js';
 import { passwordDigest } from '../../app/secrets.js';
-import { userBasic, userFor, userWithAdmin } from './entities.js';
+import { currentUserEntity, userBasic, userFor, userWithAdmin } from './entities.js';
 import { createParams, identityParams, idParams, listParams, membershipsParams, updateParams } from './params.js';
 
 const MIN_PASSWORD = 8;
@@ -45,6 +45,35 @@ const compareBy = (orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated
   return left < right ? -1 : left > right ? 1 : a.id - b.id;
 };
 
+type ProfileParams = {
+  readonly [K in 'bio' | 'skype' | 'linkedin' | 'twitter' | 'website_url' | 'note' | 'location' | 'organization' | 'pronouns']?: string | null;
+} & { readonly theme_id?: number | null; readonly color_scheme_id?: number | null; readonly private_profile?: boolean | null };
+
+/** The profile attributes given: a null text is '' where the platform's column is NOT NULL DEFAULT '', else null. */
+const profileOf = (params: ProfileParams): UserProfile => {
+  const text = (value: string | null | undefined, blank: '' | null) => (value === undefined ? {} : { value: value ?? blank });
+  const entries = {
+    bio: text(params.bio, ''),
+    skype: text(params.skype, ''),
+    linkedin: text(params.linkedin, ''),
+    twitter: text(params.twitter, ''),
+    website_url: text(params.website_url, ''),
+    note: text(params.note, null),
+    location: text(params.location, null),
+    organization: text(params.organization, null),
+    pronouns: text(params.pronouns, null),
+  };
+  return {
+    ...Object.fromEntries(Object.entries(entries).flatMap(([field, given]) => ('value' in given ? [[field, given.value]] : []))),
+    ...(typeof params.theme_id === 'number' ? { theme_id: params.theme_id } : {}),
+    ...(typeof params.color_scheme_id === 'number' ? { color_scheme_id: params.color_scheme_id } : {}),
+    ...(typeof params.private_profile === 'boolean' ? { private_profile: params.private_profile } : {}),
+  };
+};
+
+/** GlobalPolicy's `restricted_public_level`: the public visibility level is restricted. */
+const publicRestricted = (state: State): boolean => visibilityRestricted(state.settings, 'public');
+
 /** `provider` and `extern_uid` together (the schema's all-or-none rule lets only both or neither through). */
 const identityOf = (params: { provider?: string | null; extern_uid?: string | null }): { identity?: IdentityInput } =>
   typeof params.provider === 'string' && typeof params.extern_uid === 'string' ? { identity: { provider: params.provider, extern_uid: params.extern_uid } } : {};
@@ -58,7 +87,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/user',
     handler: (ctx) => {
       const user = ctx.principal ? findUser(deps.app.state.users, ctx.principal.userId) : undefined;
-      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+      return user ? ok(currentUserEntity(user, presentContext(deps, ctx))) : notFound('User');
     },
   }),
   listRoute(deps, {
@@ -66,8 +95,15 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     auth: 'optional',
     params: listParams,
     find: nothing,
-    // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
-    authorize: (ctx) => (ctx.params.extern_uid && ctx.params.provider ? (!ctx.principal ? unauthorized : ctx.principal.isAdmin ? null : forbidden()) : null),
+    authorize: (ctx, state) => {
+      const { params, principal } = ctx;
+      // Looking a user up by an external identity is for administrators (`authenticated_as_admin!`).
+      if (params.extern_uid && params.provider) return !principal ? unauthorized : principal.isAdmin ? null : forbidden();
+      // `read_users_list`, which GlobalPolicy denies anonymous callers when the public level is restricted; an
+      // anonymous caller must also name a username, so that nobody lists the instance's users anonymously.
+      if (!principal && (publicRestricted(state) || !params.username)) return forbidden('Not authorized to access /api/v4/users');
+      return null;
+    },
     rows: (ctx, state) => {
       const { params } = ctx;
       const isAdmin = ctx.principal?.isAdmin ?? false;
@@ -80,10 +116,29 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const search = params.search;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
       if (search) users = users.filter((user) => matchesUserSearch(user, search));
-      if (params.active) users = users.filter((user) => user.state === 'active');
       if (params.blocked) users = users.filter((user) => user.state === 'blocked');
+      if (params.active) users = users.filter((user) => user.state === 'active');
+      // UsersFinder#by_external: `exclude_external` wins over `external`.
+      if (params.exclude_external) users = users.filter((user) => user.external !== true);
+      else if (params.external) users = users.filter((user) => user.external === true);
       if (params.exclude_internal) users = users.filter((user) => user.bot === null);
       if (params.admins && isAdmin) users = users.filter((user) => user.is_admin);
+      if (!isAdmin) {
+        // Non-administrators' created_after/before, order_by, sort, two_factor and without_projects are dropped
+        // (`params.except!`), and without order_by and sort the finder's order stands: newest id first, or
+        // `User.search`'s order when searching.
+        return users.sort(search ? compareUserSearch(search) : (a, b) => b.id - a.id);
+      }
+      // Nobody has two-factor authentication here: `enabled` finds no one, `disabled` everyone.
+      if (params.two_factor === 'enabled') users = [];
+      const after = params.created_after;
+      const before = params.created_before;
+      if (after) users = users.filter((user) => user.created_at >= after);
+      if (before) users = users.filter((user) => user.created_at <= before);
+      if (params.without_projects) {
+        const day = today(deps);
+        users = users.filter((user) => !hasProjectAccess(state, user, day));
+      }
       users.sort(compareBy(params.order_by));
       if (params.sort === 'desc') users.reverse();
       return users;
@@ -97,7 +152,9 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: idParams,
     handler: (ctx) => {
       const user = findUser(deps.app.state.users, ctx.params.id);
-      return user ? ok(userFor(user, presentContext(deps, ctx))) : notFound('User');
+      // UserPolicy's `read_user`: anyone signed in; anonymous callers unless the public level is restricted.
+      if (!user || (!ctx.principal && publicRestricted(deps.app.state))) return notFound('User');
+      return ok(userFor(user, presentContext(deps, ctx), today(deps)));
     },
   }),
   commandRoute(deps, {
@@ -125,6 +182,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
         ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
+        ...profileOf(params),
       };
     },
     present: (done, ctx) => created(userWithAdmin(findUser(done.state.users, createdId(done, 'UserCreated'))!, presentContext(deps, ctx, done.state))),
@@ -143,9 +201,10 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       return {
         type: 'UpdateUser',
         id: params.id,
-        ...(params.email ? { email: params.email } : {}),
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.username ? { username: params.username } : {}),
+        // Given blank (or null), these are the model's "can't be blank", not absent.
+        ...(params.email !== undefined ? { email: params.email ?? '' } : {}),
+        ...(params.name !== undefined ? { name: params.name ?? '' } : {}),
+        ...(params.username !== undefined ? { username: params.username ?? '' } : {}),
         ...(params.public_email !== undefined ? { public_email: params.public_email } : {}),
         ...(params.admin !== undefined && params.admin !== null ? { is_admin: params.admin } : {}),
         ...(params.password ? { password_digest: await passwordDigest(params.password) } : {}),
@@ -154,6 +213,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(typeof params.can_create_group === 'boolean' ? { can_create_group: params.can_create_group } : {}),
         ...(typeof params.external === 'boolean' ? { external: params.external } : {}),
         ...identityOf(params),
+        ...profileOf(params),
       };
     },
     present: (done, ctx) => ok(userWithAdmin(findUser(done.state.users, ctx.params.id)!, presentContext(deps, ctx, done.state))),
@@ -179,6 +239,18 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       // The platform answers what its call returned: `break` on an already blocked user (null), `user.activate`
       // on an active one (false, no transition), true when the state changed.
       present: (done) => created(done.events.length > 0 ? true : action === 'block' ? null : false),
+    }),
+  ),
+  ...(['deactivate', 'activate'] as const).map((action) =>
+    commandRoute(deps, {
+      method: 'POST',
+      path: `/users/:id/${action}`,
+      admin: true,
+      params: idParams,
+      find: (ctx, state) => findUserOr404(state, ctx.params.id),
+      command: (_ctx, user) => ({ type: action === 'deactivate' ? 'DeactivateUser' : 'ActivateUser', id: user.id }),
+      // As for block: `break` on a deactivated user answers null, `user.activate` on an active one false.
+      present: (done) => created(done.events.length > 0 ? true : action === 'deactivate' ? null : false),
     }),
   ),
   ...(['ban', 'unban'] as const).map((action) =>
