@@ -33,7 +33,7 @@ export type DiscussionsFollowed =
   | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' | 'IssueLinkCreated' | 'IssueLinkDestroyed' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
   | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
-  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
+  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' | 'MergeRequestDeleted' }>;
 
 type Slice = Draft<DiscussionsSlice>;
 
@@ -235,6 +235,8 @@ export const follows = {
   IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
   SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
   EpicDeleted: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Epic', event.data.id)),
+  MergeRequestDeleted: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestDeleted' }>): void =>
+    dropNoteable(state.discussions, noteableKey('MergeRequest', event.data.id)),
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
     dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),

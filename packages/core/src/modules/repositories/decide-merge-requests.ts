@@ -90,6 +90,8 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
         target_branch: command.target_branch,
         author_id: actor.userId,
         assignee_ids: [...(command.assignee_ids ?? [])],
+        ...(command.reviewer_ids && command.reviewer_ids.length > 0 ? { reviewer_ids: [...command.reviewer_ids] } : {}),
+        ...(command.labels && command.labels.length > 0 ? { labels: [...command.labels] } : {}),
         squash: command.squash ?? false,
         remove_source_branch: command.remove_source_branch ?? false,
         created_at: at,
@@ -113,13 +115,19 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
     if (refused) return E.left(refused);
   }
   const events: RepositoryEvent[] = [];
-  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash' | 'remove_source_branch']?: MergeRequest[K] } & { assignee_ids?: number[] } = {};
+  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash' | 'remove_source_branch']?: MergeRequest[K] } & {
+    assignee_ids?: number[];
+    reviewer_ids?: number[];
+    labels?: string[];
+  } = {};
   if (command.title !== undefined && command.title !== mr.title) changes.title = command.title;
   if (command.description !== undefined && command.description !== mr.description) changes.description = command.description;
   if (targetChanges) changes.target_branch = command.target_branch!;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
   if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
+  if (command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) changes.reviewer_ids = [...command.reviewer_ids];
+  if (command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });
   // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`).
@@ -154,4 +162,14 @@ export const decideMergeMergeRequest = (issued: Issued<Command<'MergeMergeReques
     { type: 'MergeRequestMerged', data: { project_id: project.id, iid: mr.iid, merged_by_id: actor.userId, merge_commit_sha: command.merge_commit_sha, at } },
   ];
   return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at, 0, actor.userId)]);
+};
+
+/** `Issuable::DestroyService` after `authorize!(:destroy_merge_request)`: Owners and administrators. */
+export const decideDeleteMergeRequest = (issued: Issued<Command<'DeleteMergeRequest'>>, state: State): Decided => {
+  const { command, actor } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId !== null && !canRepository(state, actor.userId, project, 'destroy_merge_request')) return E.left(forbidden());
+  return E.right([{ type: 'MergeRequestDeleted', data: { project_id: project.id, iid: mr.iid, id: mr.id } }]);
 };

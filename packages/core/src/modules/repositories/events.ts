@@ -91,7 +91,8 @@ export const repositoryEvents = defineEvents({
   MergeRequestCreated: {
     version: 1,
     stream,
-    codec: t.type({
+    codec: t.intersection([
+      t.type({
       project_id: t.number,
       id: t.number,
       iid: t.number,
@@ -104,7 +105,10 @@ export const repositoryEvents = defineEvents({
       squash: t.boolean,
       remove_source_branch: t.boolean,
       created_at: t.string,
-    }),
+      }),
+      /** Added with the fidelity audit: logs before it have neither (none). */
+      t.partial({ labels: t.array(t.string), reviewer_ids: t.array(t.number) }),
+    ]),
   },
   MergeRequestUpdated: {
     version: 1,
@@ -112,7 +116,7 @@ export const repositoryEvents = defineEvents({
     codec: t.intersection([
       t.type({ project_id: t.number, iid: t.number, updated_at: t.string }),
       /** `updated_by_id`: who updated (the cross-references of a new title or description are theirs). */
-      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
+      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), reviewer_ids: t.array(t.number), labels: t.array(t.string), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
     ]),
   },
   MergeRequestClosed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },
@@ -135,6 +139,8 @@ export const repositoryEvents = defineEvents({
       t.partial({ commits: t.array(t.type({ id: t.string, title: t.string })), pushed_by_id: nullable(t.number) }),
     ]),
   },
+  /** `DELETE …/merge_requests/:iid` (`Issuable::DestroyService`); `id` for the followers (its threads go). */
+  MergeRequestDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, id: t.number }) },
   MergeRequestMerged: {
     version: 1,
     stream,

@@ -115,6 +115,8 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       if (!repository) return;
       tableSet(state.repositories.mergeRequests, id, {
         ...event.data,
+        labels: event.data.labels ?? [],
+        reviewer_ids: event.data.reviewer_ids ?? [],
         state: 'opened',
         updated_at: created_at,
         merged_by_id: null,
@@ -160,6 +162,12 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       if (!mr) return;
       mr.versions.push(version);
       raise(state, 'merge_request_diff', version.id);
+      return;
+    }
+    case 'MergeRequestDeleted': {
+      const repository = repositoryOf(state, event.data.project_id);
+      if (repository) tableDelete(repository.merge_requests, event.data.iid);
+      tableDelete(state.repositories.mergeRequests, event.data.id);
       return;
     }
     case 'MergeRequestMerged': {

@@ -77,6 +77,10 @@ export interface MergeRequest {
   readonly target_branch: string;
   readonly author_id: number | null;
   readonly assignee_ids: readonly number[];
+  /** Reviewers (`reviewer_ids`), in the order given. */
+  readonly reviewer_ids: readonly number[];
+  /** Label names, as issues keep them (no label objects). */
+  readonly labels: readonly string[];
   readonly squash: boolean;
   readonly remove_source_branch: boolean;
   readonly created_at: string;

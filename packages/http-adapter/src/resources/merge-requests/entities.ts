@@ -1,5 +1,5 @@
 /** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
-import { currentVersion, findUser, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
+import { currentVersion, findUser, type Group, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -9,15 +9,37 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
+/** `MergeRequest#draft?` (`work_in_progress?`): the title's draft or WIP prefix. */
+export const isDraftTitle = (title: string): boolean => /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(title);
+
+/**
+ * Where a list was asked from: the project of the URL (`project: user_project`), a group (`group: user_group`, the
+ * group list), or nothing (`GET /merge_requests`). `reference` is `to_reference(options[:project])` and
+ * `references.relative` `to_reference(options[:group] || options[:project])`.
+ */
+export type ReferenceFrom = { readonly project: Project } | { readonly group: Group } | null;
+
+/** `Project#to_reference_base` seen from a project, a namespace (always cross-project) or nothing. */
+const referenceBase = (project: Project, from: ReferenceFrom): string => {
+  if (from === null) return '';
+  if ('project' in from) return projectReferenceBase(project, from.project);
+  return project.namespace_kind === 'group' && project.namespace_id === from.group.id ? project.path : project.path_with_namespace;
+};
+
+/** The user list's users, without the ones that are gone. */
+const users = (ids: readonly number[], ctx: PresentContext) => ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
+
 /**
  * `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). `from`: the project the request named
- * (`project: user_project`), which `references.relative` is relative to.
+ * (`project: user_project`), which `reference` and `references.relative` are relative to, or the group of a group
+ * list, or null.
  */
-export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, from: Project = project) => {
-  const assignees = mr.assignee_ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
+export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx: PresentContext, from: Project | ReferenceFrom = project) => {
+  const assignees = users(mr.assignee_ids, ctx);
   const version = currentVersion(mr) ?? null;
   const reference = `!${mr.iid}`;
-  const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
+  const origin: ReferenceFrom = from !== null && 'id' in from ? { project: from } : from;
+  const draft = isDraftTitle(mr.title);
   return {
     id: mr.id,
     iid: mr.iid,
@@ -28,6 +50,8 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     created_at: mr.created_at,
     updated_at: mr.updated_at,
     merged_by: user(mr.merged_by_id, ctx),
+    // 14.7 (`merged_by` deprecated): who merged, or who set it to merge when the pipeline succeeds (never here).
+    merge_user: user(mr.merged_by_id, ctx),
     merged_at: mr.merged_at,
     closed_by: mr.state === 'closed' ? user(mr.closed_by_id, ctx) : null,
     closed_at: mr.state === 'closed' ? mr.closed_at : null,
@@ -39,10 +63,10 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     author: user(mr.author_id, ctx),
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: [],
+    reviewers: users(mr.reviewer_ids, ctx),
     source_project_id: project.id,
     target_project_id: project.id,
-    labels: [],
+    labels: [...mr.labels].sort(),
     draft,
     work_in_progress: draft,
     milestone: null,
@@ -54,8 +78,8 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     discussion_locked: null,
     should_remove_source_branch: null,
     force_remove_source_branch: mr.remove_source_branch,
-    reference,
-    references: { short: reference, relative: `${projectReferenceBase(project, from)}${reference}`, full: `${project.path_with_namespace}${reference}` },
+    reference: `${origin !== null && 'project' in origin ? referenceBase(project, origin) : ''}${reference}`,
+    references: { short: reference, relative: `${referenceBase(project, origin)}${reference}`, full: `${project.path_with_namespace}${reference}` },
     web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     squash: mr.squash,
@@ -65,6 +89,19 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     approvals_before_merge: null,
   };
 };
+
+/** `Entities::MergeRequestSimple` (`view=simple`): the issuable's own fields and `web_url`. */
+export const mergeRequestSimpleEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => ({
+  id: mr.id,
+  iid: mr.iid,
+  project_id: mr.project_id,
+  title: mr.title,
+  description: mr.description,
+  state: mr.state,
+  created_at: mr.created_at,
+  updated_at: mr.updated_at,
+  web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
+});
 
 /** `Entities::MergeRequest`: the basic entity and its details; `mergeStatus` comes from git (conflicts). */
 export const mergeRequestEntity = (

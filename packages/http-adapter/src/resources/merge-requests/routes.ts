@@ -5,17 +5,41 @@
  * commits. A merge is a real merge commit (the platform's default merge method), refused on conflicts with 406.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { branchSha, canMergeMergeRequest, currentVersion, canRepository, findMergeRequest, findRepository, findUser, forbidden, issuesClosedByMerge, mergeRequestParticipants, mergeRequestsOf, type DomainError, type MergeRequest, type Project, type State } from '@forgefold/core';
+import {
+  branchSha,
+  canMergeMergeRequest,
+  canReadProject,
+  currentVersion,
+  canRepository,
+  findMergeRequest,
+  findProject,
+  findRepository,
+  findUser,
+  forbidden,
+  issuesClosedByMerge,
+  mergeRequestParticipants,
+  mergeRequestsOf,
+  projectsInNamespace,
+  selfAndDescendants,
+  unauthorized,
+  type DomainError,
+  type MergeRequest,
+  type Project,
+  type State,
+} from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
-import { ApiError, arraySource, created, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, updateParams, mergeParams } from './params.js';
-import { diffLimits, execute, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
+import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams } from './params.js';
+import { diffLimits, execute, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
+import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
-import { filterMergeRequests } from './filter.js';
-import { mergeRequestBasicEntity, mergeRequestVersionEntity } from './entities.js';
+import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
+import { mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
 import { participantsPage } from '../users/entities.js';
-import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+import { labelsOf } from '../issues/params.js';
+import { findRepositoryProject, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 /** `find_merge_request_with_access` is `find_by!`: RecordNotFound, which lib/api/api.rb answers so. */
 const MR_NOT_FOUND = '404 Not found';
@@ -29,8 +53,44 @@ const mergeRequestFailure = (error: DomainError): ApiError => {
 
 const assigneesOf = (state: State, params: { assignee_id?: number | null; assignee_ids?: readonly (number | null)[] | null }): number[] | undefined => {
   const ids = params.assignee_ids ?? (params.assignee_id !== undefined ? (params.assignee_id === null || params.assignee_id === 0 ? [] : [params.assignee_id]) : undefined);
-  return ids?.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined);
+  return usersOf(state, ids);
 };
+
+/** Ids of users that exist (`User.id_in`), in the order given, each once; `[0]` or none clears. */
+const usersOf = (state: State, ids: readonly (number | null)[] | null | undefined): number[] | undefined =>
+  ids === undefined || ids === null ? undefined : [...new Set(ids.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined))];
+
+/**
+ * `MergeRequestsFinder` outside one project: the merge requests of these projects the viewer may read
+ * (`read_merge_request`: Reporters on private projects, anyone who sees the others).
+ */
+const readableMergeRequests = (state: State, viewer: number | null, projects: Iterable<Project>): MergeRequest[] => {
+  const out: MergeRequest[] = [];
+  for (const project of projects) {
+    if (!canReadProject(state, viewer, project) || !canRepository(state, viewer, project, 'read_merge_request')) continue;
+    out.push(...mergeRequestsOf(state.repositories, project.id));
+  }
+  return out;
+};
+
+/** `serializer_options_for`: `MergeRequestSimple` with `view=simple`, else `MergeRequestBasic`. */
+const listEntity = (mr: MergeRequest, view: PresentContext, params: { view?: string | null | undefined }, from: ReferenceFrom) => {
+  const project = findProject(view.state.projects, mr.project_id)!;
+  return params.view === 'simple' ? mergeRequestSimpleEntity(mr, project, view) : mergeRequestBasicEntity(mr, project, view, from);
+};
+
+/** `reviewer_ids` and `labels`/`add_labels`/`remove_labels` (`process_label_ids`), when given. */
+const reviewersAndLabels = (
+  state: State,
+  params: { reviewer_ids?: readonly (number | null)[] | null | undefined; labels?: readonly string[] | null | undefined; add_labels?: readonly string[] | null | undefined; remove_labels?: readonly string[] | null | undefined },
+  current: readonly string[],
+): { reviewer_ids?: number[]; labels?: string[] } => {
+  const reviewers = usersOf(state, params.reviewer_ids);
+  const labels = labelsOf(current, params);
+  return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
+};
+
+const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list: readonly MergeRequest[]) => filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
 
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const read = requireRepositoryAbility(deps, 'read_merge_request');
@@ -47,6 +107,24 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   /** A version for `head` against the target branch as git has it now. */
   const versionFor = (project: Project, head: string, targetBranch: string) => deps.repositories.versionFact(project.id, head, targetBranch);
 
+  /**
+   * The project, and `not_found!("Merge Request") unless can?(current_user, :read_merge_request, user_project)` of
+   * the single reads: a project read without that ability answers `missing` (the lookups' own "404 Not found" on the
+   * routes that only `find_by!`, as the finder finds nothing there).
+   */
+  const readProject = (ctx: Ctx, missing: string): Project => {
+    const found = findRepositoryProject(deps.app.state, ctx, 'read_merge_request');
+    if (E.isLeft(found) && found.left._tag === 'Forbidden') throw ApiError.message(404, missing);
+    if (E.isLeft(found)) throw ApiError.domain(found.left);
+    return found.right;
+  };
+  const readOr = (missing: string) => (ctx: Ctx) => {
+    readProject(ctx, missing);
+    return undefined;
+  };
+  const readSingle = readOr('404 Merge Request Not Found');
+  const readFound = readOr(MR_NOT_FOUND);
+
   return [
     route({
       method: 'GET',
@@ -56,10 +134,31 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
-        const list = filterMergeRequests(mergeRequestsOf(deps.app.state.repositories, project.id), ctx.params);
+        const state = deps.app.state;
+        const list = filtered(ctx, state, mergeRequestsOf(state.repositories, project.id));
         const context = presentContext(deps, ctx);
-        return paginate(ctx, arraySource(list), { map: (mr) => mergeRequestBasicEntity(mr, project, context) });
+        return paginate(ctx, arraySource(list), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
       },
+    }),
+    // `GET /merge_requests`: `authenticate! unless params[:scope] == 'all'`; the caller's own by default.
+    listRoute(deps, {
+      path: '/merge_requests',
+      auth: 'optional',
+      params: userListParams,
+      find: nothing,
+      authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
+      rows: (ctx, state) => filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
+      present: (mr, view, _found, ctx) => listEntity(mr, view, ctx.params, null),
+    }),
+    // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`).
+    listRoute(deps, {
+      path: '/groups/:id/merge_requests',
+      auth: 'optional',
+      params: groupListParams,
+      find: groupOfRoute,
+      rows: (ctx, state, group) =>
+        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), selfAndDescendants(state.groups, group).flatMap((each) => [...projectsInNamespace(state.projects, each.id)]))),
+      present: (mr, view, group, ctx) => listEntity(mr, view, ctx.params, { group }),
     }),
     route({
       method: 'POST',
@@ -83,6 +182,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           source_branch: params.source_branch ?? '',
           target_branch: params.target_branch ?? '',
           ...(assignees ? { assignee_ids: assignees } : {}),
+          ...reviewersAndLabels(state, params, []),
           ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
           ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
           version: version && version.start_commit_sha !== null ? version : null,
@@ -92,21 +192,37 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return created(await present(ctx, project, findMergeRequest(deps.app.state.repositories, project.id, created_.iid)!));
       },
     }),
+    // `requires :merge_request_iid, type: Integer` (400 first), then the project and `read_merge_request` (404).
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid',
       auth: 'optional',
-      before: read,
+      params: iidParams,
       handler: async (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
+        const project = readProject(ctx, '404 Merge Request Not Found');
         return ok(await present(ctx, project, find(ctx, project)));
+      },
+    }),
+    // `find_project_merge_request`, then `authorize!(:destroy_merge_request)`; `destroy_conditionally!`.
+    route({
+      method: 'DELETE',
+      path: '/projects/:id/merge_requests/:merge_request_iid',
+      params: iidParams,
+      handler: async (ctx) => {
+        const project = readProject(ctx, MR_NOT_FOUND);
+        const mr = find(ctx, project);
+        if (!canRepository(deps.app.state, viewerId(ctx), project, 'destroy_merge_request')) throw ApiError.domain(forbidden());
+        checkUnmodifiedSince(ctx.request.headers, mr.updated_at);
+        const result = await execute(deps, ctx, { type: 'DeleteMergeRequest', project_id: project.id, iid: mr.iid });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return noContent();
       },
     }),
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/participants',
       auth: 'optional',
-      before: read,
+      before: readSingle,
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const view = presentContext(deps, ctx);
@@ -117,7 +233,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: '/projects/:id/merge_requests/:merge_request_iid',
-      before: read,
+      before: readFound,
       params: updateParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
@@ -138,6 +254,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.target_branch ? { target_branch: params.target_branch } : {}),
           ...(assignees ? { assignee_ids: assignees } : {}),
+          ...reviewersAndLabels(state, params, mr.labels),
           ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
           ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
           ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
@@ -151,7 +268,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/changes',
       auth: 'optional',
-      before: read,
+      before: readSingle,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
@@ -166,7 +283,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/commits',
       auth: 'optional',
-      before: read,
+      before: readSingle,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
@@ -180,7 +297,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions',
       auth: 'optional',
-      before: read,
+      before: readFound,
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
@@ -191,7 +308,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id',
       auth: 'optional',
-      before: read,
+      before: readFound,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const mr = find(ctx, project);
@@ -213,7 +330,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: '/projects/:id/merge_requests/:merge_request_iid/merge',
-      before: read,
+      before: readFound,
       params: mergeParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');

@@ -1,0 +1,216 @@
+/**
+ * The merge requests API against 14.7's (lib/api/merge_requests.rb, helpers/merge_requests_helpers.rb,
+ * MergeRequestsFinder, Entities::MergeRequestBasic/Simple): raw requests as clients send them, exact answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
+
+let server: Running;
+let dataDir: string;
+let group: { id: number };
+let project: { id: number; path_with_namespace: string };
+let sub: { id: number };
+let subProject: { id: number };
+let dev: { id: number; token: string };
+let rep: { id: number; token: string };
+let guest: { id: number; token: string };
+const mrs: Record<string, { iid: number; id: number }> = {};
+
+const base = () => `/projects/${project.id}`;
+const iids = (body: { iid: number }[]) => body.map((mr) => mr.iid);
+const list = async (query: string, token?: string | null) => {
+  const answer = await server.call('GET', `${base()}/merge_requests?${query}`, undefined, token);
+  if (answer.status !== 200) return answer;
+  return iids(answer.body);
+};
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  await unprotectDefaultBranches(server);
+  group = (await server.call('POST', '/groups', { name: 'Team', path: 'team' })).body;
+  sub = (await server.call('POST', '/groups', { name: 'Sub', path: 'sub', parent_id: group.id })).body;
+  project = (await server.call('POST', '/projects', { name: 'App', namespace_id: group.id, initialize_with_readme: true, visibility: 'private' })).body;
+  subProject = (await server.call('POST', '/projects', { name: 'Lib', namespace_id: sub.id, initialize_with_readme: true, visibility: 'private' })).body;
+  dev = await member(server, 'mr-dev', { id: project.id, level: 30 });
+  rep = await member(server, 'mr-rep', { id: project.id, level: 20 });
+  guest = await member(server, 'mr-guest', { id: project.id, level: 10 });
+  for (const branch of ['one', 'two', 'three', 'four']) {
+    await server.call('POST', `${base()}/repository/commits`, { branch, start_branch: 'main', commit_message: branch, actions: [{ action: 'create', file_path: `${branch}.txt`, content: branch }] });
+  }
+  await server.call('POST', `/projects/${subProject.id}/repository/commits`, { branch: 'lib', start_branch: 'main', commit_message: 'lib', actions: [{ action: 'create', file_path: 'lib.txt', content: 'lib' }] });
+  const open = async (key: string, body: object, token?: string) => {
+    const answer = await server.call('POST', `${base()}/merge_requests`, body, token);
+    if (answer.status !== 201) throw new Error(`${key}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    mrs[key] = answer.body;
+    return answer;
+  };
+  // iid 1: root's, labelled, two assignees (comma list), a reviewer.
+  await open('one', { title: 'Add one', source_branch: 'one', target_branch: 'main', labels: 'bug,api', assignee_ids: `${dev.id},${rep.id}`, reviewer_ids: `${dev.id}`, description: 'First thing' });
+  // iid 2: dev's, one assignee.
+  await open('two', { title: 'Add two', source_branch: 'two', target_branch: 'main', assignee_id: dev.id }, dev.token);
+  // iid 3: dev's draft, nothing else.
+  await open('three', { title: 'Draft: add three', source_branch: 'three', target_branch: 'main', description: 'about one' }, dev.token);
+  await server.call('POST', `/projects/${subProject.id}/merge_requests`, { title: 'Lib change', source_branch: 'lib', target_branch: 'main' });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+describe('creating and updating: labels, reviewers, comma lists', () => {
+  it('keeps labels (sorted in the entity), reviewers and comma-separated assignee ids; shows merge_user', async () => {
+    const one = (await server.call('GET', `${base()}/merge_requests/${mrs['one']!.iid}`)).body;
+    expect(one.labels).toEqual(['api', 'bug']);
+    expect(one.assignees.map((user: { id: number }) => user.id)).toEqual([dev.id, rep.id]);
+    expect(one.reviewers.map((user: { id: number }) => user.id)).toEqual([dev.id]);
+    expect(one).toMatchObject({ merge_user: null, merged_by: null, reference: '!1', references: { short: '!1', relative: '!1', full: 'team/app!1' } });
+    expect(Object.keys(one).indexOf('merge_user')).toBe(Object.keys(one).indexOf('merged_by') + 1);
+  });
+
+  it('updates with add_labels, remove_labels and reviewer_ids alone (each counts for at_least_one_of)', async () => {
+    const path = `${base()}/merge_requests/${mrs['one']!.iid}`;
+    expect(await server.call('PUT', path, { add_labels: 'ui', remove_labels: 'bug' })).toMatchObject({ status: 200, body: { labels: ['api', 'ui'] } });
+    const reviewed = await server.call('PUT', path, { reviewer_ids: [rep.id, dev.id] });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body.reviewers.map((user: { id: number }) => user.id)).toEqual([rep.id, dev.id]);
+    expect((await server.call('PUT', path, { allow_collaboration: false })).status).toBe(200);
+    expect(await server.call('PUT', path, { labels: 'api,bug' })).toMatchObject({ status: 200, body: { labels: ['api', 'bug'] } });
+    expect((await server.call('PUT', path, { reviewer_ids: [rep.id] })).status).toBe(200);
+    const before = server.events.length;
+    expect((await server.call('PUT', path, { labels: 'bug,api' })).status).toBe(200);
+    expect(server.events.length).toBe(before);
+    expect(await server.call('PUT', path, { sha: 'x' })).toMatchObject({
+      status: 400,
+      body: {
+        error:
+          'assignee_id, assignee_ids, reviewer_ids, description, labels, add_labels, remove_labels, milestone_id, remove_source_branch, allow_collaboration, allow_maintainer_to_push, squash, target_branch, title, state_event, discussion_locked are missing, at least one parameter must be provided',
+      },
+    });
+    const two = `${base()}/merge_requests/${mrs['two']!.iid}`;
+    expect(await server.call('PUT', two, { assignee_ids: `${rep.id}` }, dev.token)).toMatchObject({ status: 200, body: { assignees: [{ id: rep.id }] } });
+    // `CommaSeparatedToIntegerArray` is `to_i` of each part: `x` is 0, which unassigns.
+    expect(await server.call('PUT', two, { assignee_ids: 'x' }, dev.token)).toMatchObject({ status: 200, body: { assignees: [] } });
+    expect((await server.call('PUT', two, { assignee_id: rep.id }, dev.token)).status).toBe(200);
+  });
+});
+
+describe('the project list’s filters (MergeRequestsFinder)', () => {
+  it('filters by labels, assignees, reviewers, authors, scope, draft, text and dates', async () => {
+    expect(await list('labels=bug')).toEqual([1]);
+    expect(await list('labels=api,bug')).toEqual([1]);
+    expect(await list('labels=None')).toEqual([3, 2]);
+    expect(await list('labels=Any')).toEqual([1]);
+    expect(await list(`assignee_id=${rep.id}`)).toEqual([2, 1]);
+    expect(await list('assignee_id=None')).toEqual([3]);
+    expect(await list('assignee_id=any')).toEqual([2, 1]);
+    expect(await list('assignee_username=mr-rep')).toEqual([2, 1]);
+    expect(await list(`reviewer_id=${rep.id}`)).toEqual([1]);
+    expect(await list('reviewer_id=None')).toEqual([3, 2]);
+    expect(await list('reviewer_username=mr-rep')).toEqual([1]);
+    expect(await list('author_username=mr-dev')).toEqual([3, 2]);
+    expect(await list(`author_id=${dev.id}&sort=asc`)).toEqual([2, 3]);
+    expect(await list(`not[author_id]=${dev.id}`)).toEqual([1]);
+    expect(await list('not[labels]=bug')).toEqual([3, 2]);
+    expect(await list('scope=created_by_me', dev.token)).toEqual([3, 2]);
+    expect(await list('scope=assigned-to-me', rep.token)).toEqual([2, 1]);
+    expect(await list('wip=yes')).toEqual([3]);
+    expect(await list('wip=no')).toEqual([2, 1]);
+    expect(await list('search=one')).toEqual([3, 1]);
+    expect(await list('search=one&in=title')).toEqual([1]);
+    expect(await list('iids=1,3')).toEqual([3, 1]);
+    expect(await list('created_before=2000-01-01T00:00:00Z')).toEqual([]);
+    expect(await list('created_after=2000-01-01T00:00:00Z')).toEqual([3, 2, 1]);
+    expect(await list('updated_before=2000-01-01')).toEqual([]);
+    expect(await list('milestone=None')).toEqual([3, 2, 1]);
+    expect(await list('milestone=v1.0')).toEqual([]);
+    expect(await list('my_reaction_emoji=thumbsup')).toEqual([]);
+    expect(await list(`source_project_id=${project.id}`)).toEqual([3, 2, 1]);
+    expect(await list(`source_project_id=${subProject.id}`)).toEqual([]);
+  });
+
+  it('answers the declared validations', async () => {
+    expect(await list('assignee_id=abc')).toMatchObject({ status: 400, body: { error: 'assignee_id should be an integer, None, or Any, however got abc' } });
+    expect(await list(`author_id=1&author_username=root`)).toMatchObject({ status: 400, body: { error: 'author_id, author_username are mutually exclusive' } });
+    expect(await list('scope=mine')).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
+    expect(await list('wip=maybe')).toMatchObject({ status: 400, body: { error: 'wip does not have a valid value' } });
+    expect(await list('view=full')).toMatchObject({ status: 400, body: { error: 'view does not have a valid value' } });
+    expect(await list('created_after=soon')).toMatchObject({ status: 400, body: { error: 'created_after is invalid' } });
+  });
+
+  it('view=simple answers MergeRequestSimple', async () => {
+    const simple = await server.call('GET', `${base()}/merge_requests?view=simple&iids[]=1`);
+    expect(simple.body).toEqual([
+      {
+        id: mrs['one']!.id,
+        iid: 1,
+        project_id: project.id,
+        title: 'Add one',
+        description: 'First thing',
+        state: 'opened',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        web_url: `${server.url}/team/app/-/merge_requests/1`,
+      },
+    ]);
+  });
+});
+
+describe('GET /merge_requests and GET /groups/:id/merge_requests', () => {
+  it('lists the caller’s own by default, every readable one with scope=all; 401 for anonymous callers without it', async () => {
+    expect(await server.call('GET', '/merge_requests', undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(iids((await server.call('GET', '/merge_requests', undefined, dev.token)).body)).toEqual([3, 2]);
+    const mine = (await server.call('GET', '/merge_requests?scope=assigned_to_me', undefined, rep.token)).body;
+    expect(iids(mine)).toEqual([2, 1]);
+    // No project option: `to_reference(nil)` is the short reference.
+    expect(mine[0]).toMatchObject({ reference: '!2', references: { relative: '!2', full: 'team/app!2' } });
+    // A private project's merge requests are not the anonymous reader's, nor a guest's.
+    expect((await server.call('GET', '/merge_requests?scope=all', undefined, null)).body).toEqual([]);
+    expect((await server.call('GET', '/merge_requests?scope=all', undefined, guest.token)).body).toEqual([]);
+    expect((await server.call('GET', '/merge_requests?scope=all&labels=bug')).body.map((mr: { title: string }) => mr.title)).toEqual(['Add one']);
+  });
+
+  it('lists a group’s and its subgroups’ merge requests, references relative to the group', async () => {
+    const listed = await server.call('GET', `/groups/${group.id}/merge_requests?sort=asc`);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-total')).toBe('4');
+    expect(listed.body.map((mr: { references: { relative: string } }) => mr.references.relative)).toEqual(['app!1', 'app!2', 'app!3', 'team/sub/lib!1']);
+    expect(listed.body[0].reference).toBe('!1');
+    expect(iids((await server.call('GET', `/groups/${group.id}/merge_requests?state=opened&wip=yes`)).body)).toEqual([3]);
+    expect((await server.call('GET', `/groups/${group.id}/merge_requests`, undefined, rep.token)).body.map((mr: { project_id: number }) => mr.project_id)).toEqual([project.id, project.id, project.id]);
+    expect(await server.call('GET', `/groups/${sub.id}/merge_requests`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+  });
+});
+
+describe('lookups and permissions', () => {
+  it('a non-integer iid is 400 on GET and DELETE; a guest of a private project gets the platform’s 404s', async () => {
+    expect(await server.call('GET', `${base()}/merge_requests/abc`)).toMatchObject({ status: 400, body: { error: 'merge_request_iid is invalid' } });
+    expect(await server.call('DELETE', `${base()}/merge_requests/abc`)).toMatchObject({ status: 400, body: { error: 'merge_request_iid is invalid' } });
+    for (const suffix of ['', '/changes', '/commits', '/participants']) {
+      expect(await server.call('GET', `${base()}/merge_requests/1${suffix}`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Merge Request Not Found' } });
+    }
+    expect(await server.call('GET', `${base()}/merge_requests/1/versions`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('PUT', `${base()}/merge_requests/1`, { title: 'x' }, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('PUT', `${base()}/merge_requests/1/merge`, {}, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('GET', `${base()}/merge_requests`, undefined, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
+  it('DELETE: owners only (204), threads go with it; 404 afterwards', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'gone', start_branch: 'main', commit_message: 'gone', actions: [{ action: 'create', file_path: 'gone.txt', content: 'g' }] });
+    const doomed = (await server.call('POST', `${base()}/merge_requests`, { title: 'Doomed', source_branch: 'gone', target_branch: 'main' }, dev.token)).body;
+    const path = `${base()}/merge_requests/${doomed.iid}`;
+    expect((await server.call('POST', `${path}/discussions`, { body: 'hmm' }, dev.token)).status).toBe(201);
+    expect(await server.call('DELETE', path, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('DELETE', path, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('DELETE', path, undefined, null)).toMatchObject({ status: 401 });
+    const deleted = await server.call('DELETE', path);
+    expect([deleted.status, deleted.body]).toEqual([204, null]);
+    expect(server.events.at(-1)).toMatchObject({ type: 'MergeRequestDeleted', data: { project_id: project.id, iid: doomed.iid, id: doomed.id } });
+    expect(await server.call('GET', path)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('GET', `${path}/discussions`)).toMatchObject({ status: 404 });
+    expect(await server.call('DELETE', path)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // Iids are not reused.
+    const next = (await server.call('POST', `${base()}/merge_requests`, { title: 'Again', source_branch: 'gone', target_branch: 'main' }, dev.token)).body;
+    expect(next.iid).toBe(doomed.iid + 1);
+  });
+});
