@@ -214,3 +214,50 @@ describe('lookups and permissions', () => {
     expect(next.iid).toBe(doomed.iid + 1);
   });
 });
+
+describe('notes, participation, closing issues and pipelines', () => {
+  it('counts user notes, answers subscribed by participation, lists the issues it closes', async () => {
+    const issue = (await server.call('POST', `${base()}/issues`, { title: 'Crash' }, rep.token)).body;
+    const confidential = (await server.call('POST', `${base()}/issues`, { title: 'Secret', confidential: true })).body;
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'fix', start_branch: 'main', commit_message: 'fix', actions: [{ action: 'create', file_path: 'fix.txt', content: 'f' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Fix', source_branch: 'fix', target_branch: 'main', description: `Closes #${issue.iid} and #${confidential.iid}` }, dev.token)).body;
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    expect(mr).toMatchObject({ user_notes_count: 0, subscribed: true });
+    await server.call('POST', `${path}/notes`, { body: 'one' }, rep.token);
+    await server.call('POST', `${path}/notes`, { body: 'two' }, rep.token);
+    expect((await server.call('GET', path, undefined, rep.token)).body).toMatchObject({ user_notes_count: 2, subscribed: true });
+    expect((await server.call('GET', `${base()}/merge_requests?iids[]=${mr.iid}`)).body[0].user_notes_count).toBe(2);
+    expect((await server.call('GET', `${base()}/merge_requests/1`, undefined, rep.token)).body.subscribed).toBe(true);
+    expect((await server.call('GET', `${base()}/merge_requests/2`, undefined, dev.token)).body.subscribed).toBe(true);
+    expect((await server.call('GET', `${base()}/merge_requests/3`, undefined, rep.token)).body.subscribed).toBe(false);
+    const closes = await server.call('GET', `${path}/closes_issues`, undefined, dev.token);
+    expect([closes.status, closes.headers.get('x-total'), closes.body.map((entry: { iid: number }) => entry.iid)]).toEqual([200, '2', [issue.iid, confidential.iid]]);
+    expect(closes.body[0]).toMatchObject({ id: issue.id, title: 'Crash', project_id: project.id });
+    expect(closes.body[0]).not.toHaveProperty('subscribed');
+    // A guest of a private project does not reach it (the finder's 404).
+    expect(await server.call('GET', `${path}/closes_issues`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('GET', `${base()}/merge_requests/99/closes_issues`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+
+  it('shows the head pipeline, lists the source branch’s pipelines; merge_when_pipeline_succeeds needs a successful one (405)', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'ci', start_branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: 'ci.txt', content: 'c' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'CI', source_branch: 'ci', target_branch: 'main' }, dev.token)).body;
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    expect(mr).toMatchObject({ pipeline: null, head_pipeline: null });
+    expect((await server.call('GET', `${path}/pipelines`, undefined, dev.token)).body).toEqual([]);
+    expect(await server.call('PUT', `${path}/merge`, { merge_when_pipeline_succeeds: true }, dev.token)).toMatchObject({ status: 405, body: { message: '405 Method Not Allowed' } });
+    const onMain = (await server.call('POST', `${base()}/pipeline`, { ref: 'main' }, dev.token)).body;
+    const pipeline = (await server.call('POST', `${base()}/pipeline`, { ref: 'ci' }, dev.token)).body;
+    expect(pipeline).toMatchObject({ ref: 'ci', sha: mr.sha });
+    const shown = (await server.call('GET', path, undefined, dev.token)).body;
+    expect(shown.head_pipeline).toMatchObject({ id: pipeline.id, sha: mr.sha, ref: 'ci', status: pipeline.status, detailed_status: expect.any(Object) });
+    expect(shown.pipeline).toMatchObject({ id: pipeline.id, web_url: expect.stringContaining(`/-/pipelines/${pipeline.id}`) });
+    const listed = await server.call('GET', `${path}/pipelines`, undefined, dev.token);
+    expect(listed.body.map((entry: { id: number }) => entry.id)).toEqual([pipeline.id]);
+    expect(listed.body.map((entry: { id: number }) => entry.id)).not.toContain(onMain.id);
+    // Not a successful pipeline: still 405, and nothing merged.
+    expect(await server.call('PUT', `${path}/merge`, { merge_when_pipeline_succeeds: true }, dev.token)).toMatchObject({ status: 405 });
+    expect((await server.call('GET', path, undefined, dev.token)).body.state).toBe('opened');
+    expect(await server.call('GET', `${path}/pipelines`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+});

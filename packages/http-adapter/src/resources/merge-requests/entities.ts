@@ -1,8 +1,10 @@
 /** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
-import { currentVersion, findUser, type Group, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
+import { currentVersion, findUser, headPipelineOf, mergeRequestParticipants, noteableKey, type Group, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
+import { userNotesCount } from '../issues/entities.js';
+import { pipelineBasicEntity, pipelineEntity } from '../pipelines/entities.js';
 
 const user = (id: number | null, ctx: PresentContext) => {
   const found = id === null ? undefined : findUser(ctx.state.users, id);
@@ -57,7 +59,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     closed_at: mr.state === 'closed' ? mr.closed_at : null,
     target_branch: mr.target_branch,
     source_branch: mr.source_branch,
-    user_notes_count: 0,
+    user_notes_count: userNotesCount(ctx, noteableKey('MergeRequest', mr.id)),
     upvotes: 0,
     downvotes: 0,
     author: user(mr.author_id, ctx),
@@ -113,17 +115,20 @@ export const mergeRequestEntity = (
 ) => {
   const version = currentVersion(mr) ?? null;
   const basic = mergeRequestBasicEntity(mr, project, ctx, from);
+  const headPipeline = headPipelineOf(ctx.state.pipelines, project.id, mr.source_branch, version?.head_commit_sha ?? null);
   return {
     ...basic,
     merge_status: mr.state !== 'opened' ? basic.merge_status : git.hasConflicts ? 'cannot_be_merged' : 'can_be_merged',
     has_conflicts: mr.state === 'opened' && git.hasConflicts,
-    subscribed: false,
+    // `subscribed?` without subscriptions of its own: whether the viewer participates.
+    subscribed: ctx.viewerId !== null && mergeRequestParticipants(ctx.state, project, mr, ctx.viewerId).includes(ctx.viewerId),
     changes_count: git.changesCount === null ? null : String(git.changesCount),
     latest_build_started_at: null,
     latest_build_finished_at: null,
     first_deployed_to_production_at: null,
-    pipeline: null,
-    head_pipeline: null,
+    // `metrics.pipeline` and `head_pipeline`: the source branch's newest pipeline at the head sha, read here alike.
+    pipeline: headPipeline ? pipelineBasicEntity(headPipeline, ctx) : null,
+    head_pipeline: headPipeline ? pipelineEntity(headPipeline, ctx) : null,
     diff_refs: version ? { base_sha: version.base_commit_sha, head_sha: version.head_commit_sha, start_sha: version.start_commit_sha } : null,
     merge_error: null,
     first_contribution: false,

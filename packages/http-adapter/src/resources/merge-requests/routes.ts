@@ -16,7 +16,11 @@ import {
   findRepository,
   findUser,
   forbidden,
+  headPipelineOf,
+  canReadPipelines,
+  pipelinesOfProject,
   issuesClosedByMerge,
+  visibleClosingIssues,
   mergeRequestParticipants,
   mergeRequestsOf,
   projectsInNamespace,
@@ -39,6 +43,8 @@ import { mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionE
 import { presentMergeRequest } from './present.js';
 import { participantsPage } from '../users/entities.js';
 import { labelsOf } from '../issues/params.js';
+import { issueBasicEntity } from '../issues/entities.js';
+import { pipelineBasicEntity } from '../pipelines/entities.js';
 import { findRepositoryProject, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 /** `find_merge_request_with_access` is `find_by!`: RecordNotFound, which lib/api/api.rb answers so. */
@@ -230,6 +236,43 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return participantsPage(ctx, view, mergeRequestParticipants(view.state, project, find(ctx, project), null));
       },
     }),
+    // `pipelines`: the lookup, then `Ci::PipelinesForMergeRequestFinder`: the source branch's pipelines at the merge
+    // request's commits (every version's), newest first, as PipelineBasic; none for who may not `read_pipeline`.
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/pipelines',
+      auth: 'optional',
+      before: readFound,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        if (!canReadPipelines(deps.app.state, viewerId(ctx), project)) return paginate(ctx, arraySource([]), { map: (pipeline: never) => pipeline });
+        const git = deps.repositories.open(project.id);
+        const shas = new Set<string>();
+        for (const version of mr.versions) {
+          shas.add(version.head_commit_sha);
+          for (const commit of (await must(git.commitsBetween(version.base_commit_sha, version.head_commit_sha))).items) shas.add(commit.id);
+        }
+        const view = presentContext(deps, ctx);
+        const pipelines = pipelinesOfProject(view.state.pipelines, project.id)
+          .filter((pipeline) => !pipeline.tag && pipeline.ref === mr.source_branch && shas.has(pipeline.sha))
+          .sort((a, b) => b.id - a.id);
+        return paginate(ctx, arraySource(pipelines), { map: (pipeline) => pipelineBasicEntity(pipeline, view) });
+      },
+    }),
+    // `closes_issues`: `find_merge_request_with_access`, then `visible_closing_issues_for(current_user)` as IssueBasic, paginated.
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/closes_issues',
+      auth: 'optional',
+      before: readFound,
+      handler: (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const view = presentContext(deps, ctx);
+        const issues = visibleClosingIssues(view.state, viewerId(ctx), project, find(ctx, project));
+        return paginate(ctx, arraySource(issues), { map: ({ project: of, issue }) => issueBasicEntity(issue, of, view) });
+      },
+    }),
     route({
       method: 'PUT',
       path: '/projects/:id/merge_requests/:merge_request_iid',
@@ -339,6 +382,12 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const repository = findRepository(state.repositories, project.id)!;
         // The platform's order: who may merge (401), whether it is mergeable at all (405), conflicts (406), the sha (409).
         if (!canMergeMergeRequest(state, viewerId(ctx), project, repository, mr)) throw ApiError.message(401, '401 Unauthorized');
+        // `merge_when_pipeline_succeeds`: merged at once when the head pipeline succeeded (`immediately_mergeable?`);
+        // without a head pipeline neither that nor `automatically_mergeable?` holds: 405. An active one would set
+        // auto-merge on the platform, which is not kept here: 405 too.
+        if (ctx.params.merge_when_pipeline_succeeds && headPipelineOf(state.pipelines, project.id, mr.source_branch, currentVersion(mr)?.head_commit_sha ?? null)?.status !== 'success') {
+          throw ApiError.message(405, '405 Method Not Allowed');
+        }
         const source = branchSha(repository, mr.source_branch);
         const target = branchSha(repository, mr.target_branch);
         const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
