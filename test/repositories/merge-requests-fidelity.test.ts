@@ -261,3 +261,60 @@ describe('notes, participation, closing issues and pipelines', () => {
     expect(await server.call('GET', `${path}/pipelines`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 });
+
+describe('approvals (EE, no approval rules)', () => {
+  it('approves (201, a system note), refuses the author, a second approval and outsiders (401), unapproves; a push resets', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'approve-me', start_branch: 'main', commit_message: 'a', actions: [{ action: 'create', file_path: 'approve.txt', content: 'a' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Approve me', source_branch: 'approve-me', target_branch: 'main' }, dev.token)).body;
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    const maintainer = await member(server, 'mr-maint', { id: project.id, level: 40 });
+    const state = await server.call('GET', `${path}/approvals`, undefined, maintainer.token);
+    expect(state.body).toEqual({
+      id: mr.id,
+      iid: mr.iid,
+      project_id: project.id,
+      title: 'Approve me',
+      description: '',
+      state: 'opened',
+      created_at: mr.created_at,
+      updated_at: mr.updated_at,
+      merge_status: 'can_be_merged',
+      approved: true,
+      approvals_required: 0,
+      approvals_left: 0,
+      require_password_to_approve: false,
+      approved_by: [],
+      suggested_approvers: [],
+      approvers: [],
+      approver_groups: [],
+      user_has_approved: false,
+      user_can_approve: true,
+      approval_rules_left: [],
+      has_approval_rules: false,
+      merge_request_approvers_available: true,
+      multiple_approval_rules_available: true,
+    });
+    expect(await server.call('POST', `${path}/approve`, {}, dev.token)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await server.call('POST', `${path}/approve`, {}, rep.token)).toMatchObject({ status: 401 });
+    expect(await server.call('POST', `${path}/approve`, {}, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('POST', `${path}/approve`, { sha: 'f'.repeat(40) }, maintainer.token)).toMatchObject({ status: 409, body: { message: `SHA does not match HEAD of source branch: ${mr.sha}` } });
+    const approved = await server.call('POST', `${path}/approve`, { sha: mr.sha }, maintainer.token);
+    expect(approved.status).toBe(201);
+    expect(approved.body).toMatchObject({ approved_by: [{ user: { id: maintainer.id, username: 'mr-maint' } }], user_has_approved: true, user_can_approve: false });
+    expect(server.events.at(-1)).toMatchObject({ type: 'MergeRequestApproved', data: { project_id: project.id, iid: mr.iid, user_id: maintainer.id } });
+    expect(await server.call('POST', `${path}/approve`, {}, maintainer.token)).toMatchObject({ status: 401 });
+    const notes = (await server.call('GET', `${path}/notes?sort=asc`, undefined, dev.token)).body as { body: string; system: boolean; author: { id: number } }[];
+    expect(notes.at(-1)).toMatchObject({ body: 'approved this merge request', system: true, author: { id: maintainer.id } });
+    expect((await server.call('GET', `${path}/approval_state`, undefined, dev.token)).body).toEqual({ approval_rules_overwritten: false, rules: [] });
+    // Only who approved may unapprove.
+    expect(await server.call('POST', `${path}/unapprove`, {}, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+    const unapproved = await server.call('POST', `${path}/unapprove`, {}, maintainer.token);
+    expect(unapproved).toMatchObject({ status: 201, body: { approved_by: [], user_has_approved: false, user_can_approve: true } });
+    expect((await server.call('GET', `${path}/notes?sort=asc`, undefined, dev.token)).body.at(-1)).toMatchObject({ body: 'unapproved this merge request', system: true });
+    // A push to the source branch clears the approvals (`reset_approvals_on_push`).
+    expect((await server.call('POST', `${path}/approve`, {}, maintainer.token)).status).toBe(201);
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'approve-me', commit_message: 'b', actions: [{ action: 'create', file_path: 'approve2.txt', content: 'b' }] });
+    expect((await server.call('GET', `${path}/approvals`, undefined, maintainer.token)).body).toMatchObject({ approved_by: [], user_can_approve: true });
+    expect(await server.call('POST', `${path}/approve`, {}, null)).toMatchObject({ status: 401 });
+  });
+});

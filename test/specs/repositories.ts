@@ -279,6 +279,27 @@ export const repositorySpecs: Record<string, Spec> = {
     then: [{ type: 'MergeRequestDeleted', data: { project_id: 1, iid: 1, id: 1 } }],
   },
   'maintainers do not delete merge requests': { given: [...base, ...mergeRequest], as: 4, when: { type: 'DeleteMergeRequest', project_id: 1, iid: 1 }, error: forbidden() },
+  'a maintainer approves a merge request': {
+    given: [...base, ...mergeRequest],
+    as: 4,
+    when: { type: 'ApproveMergeRequest', project_id: 1, iid: 1 },
+    then: [{ type: 'MergeRequestApproved', data: { project_id: 1, iid: 1, user_id: 4, at: AT } }],
+  },
+  'the author does not approve their own merge request': { given: [...base, ...mergeRequest], as: 2, when: { type: 'ApproveMergeRequest', project_id: 1, iid: 1 }, error: unauthorized },
+  'a reporter does not approve': { given: [...base, ...mergeRequest], as: 3, when: { type: 'ApproveMergeRequest', project_id: 1, iid: 1 }, error: unauthorized },
+  'approving twice': {
+    given: [...base, ...mergeRequest, { type: 'MergeRequestApproved', data: { project_id: 1, iid: 1, user_id: 4, at: AT } }],
+    as: 4,
+    when: { type: 'ApproveMergeRequest', project_id: 1, iid: 1 },
+    error: unauthorized,
+  },
+  'unapproving what one approved': {
+    given: [...base, ...mergeRequest, { type: 'MergeRequestApproved', data: { project_id: 1, iid: 1, user_id: 4, at: AT } }],
+    as: 4,
+    when: { type: 'UnapproveMergeRequest', project_id: 1, iid: 1 },
+    then: [{ type: 'MergeRequestUnapproved', data: { project_id: 1, iid: 1, user_id: 4, at: AT } }],
+  },
+  'unapproving without an approval': { given: [...base, ...mergeRequest], as: 4, when: { type: 'UnapproveMergeRequest', project_id: 1, iid: 1 }, error: notFound() },
   'a merge into a branch the merger may not update': {
     given: [...base, ...mergeRequest, branchProtected('main', 40, 40)],
     as: 2,

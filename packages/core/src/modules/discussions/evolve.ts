@@ -33,7 +33,7 @@ export type DiscussionsFollowed =
   | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' | 'IssueLinkCreated' | 'IssueLinkDestroyed' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
   | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
-  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' | 'MergeRequestDeleted' }>;
+  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' | 'MergeRequestDeleted' | 'MergeRequestApproved' | 'MergeRequestUnapproved' }>;
 
 type Slice = Draft<DiscussionsSlice>;
 
@@ -231,10 +231,18 @@ const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean)
   for (const key of keys) dropNoteable(slice, key);
 };
 
+const approvalNote = (state: DiscussionsDraft, data: { project_id: number; iid: number; user_id: number; at: string }, body: string): void => {
+  const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
+  if (mr) systemNote(state, mergeRequestNoteable(mr), body, data.user_id, data.at);
+};
+
 export const follows = {
   IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
   SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
   EpicDeleted: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Epic', event.data.id)),
+  // `SystemNoteService.approve_mr` / `unapprove_mr`.
+  MergeRequestApproved: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestApproved' }>): void => approvalNote(state, event.data, 'approved this merge request'),
+  MergeRequestUnapproved: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestUnapproved' }>): void => approvalNote(state, event.data, 'unapproved this merge request'),
   MergeRequestDeleted: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestDeleted' }>): void =>
     dropNoteable(state.discussions, noteableKey('MergeRequest', event.data.id)),
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>

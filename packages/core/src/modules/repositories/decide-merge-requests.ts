@@ -10,6 +10,7 @@ import { canMergeToBranch, canPushToBranch, canRepository } from './policy.js';
 import { branchSha, currentVersion, findMergeRequest, findRepository, mergeRequestsOf } from './queries.js';
 import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
+import { projectAccessLevel } from '../members/queries.js';
 import { sameMembers } from '../shared/validation.js';
 
 type State = RepositoriesView;
@@ -172,4 +173,33 @@ export const decideDeleteMergeRequest = (issued: Issued<Command<'DeleteMergeRequ
   const { project, mr } = located.right;
   if (actor.userId !== null && !canRepository(state, actor.userId, project, 'destroy_merge_request')) return E.left(forbidden());
   return E.right([{ type: 'MergeRequestDeleted', data: { project_id: project.id, iid: mr.iid, id: mr.id } }]);
+};
+
+/**
+ * EE `ApprovalState#can_approve?` with no approval rules: `approve_merge_request` (`update_merge_request &
+ * is_project_member`: a member who may update it), not yet approved, and not its author
+ * (`merge_requests_author_approval` is off by default).
+ */
+export const canApproveMergeRequest = (state: State, userId: number | null, project: Project, mr: MergeRequest): boolean => {
+  if (userId === null || mr.approved_by.includes(userId) || mr.author_id === userId) return false;
+  return projectAccessLevel(state, project, userId) > 0 && canRepository(state, userId, project, 'update_merge_request');
+};
+
+export const decideApproveMergeRequest = (issued: Issued<Command<'ApproveMergeRequest'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null || !canApproveMergeRequest(state, actor.userId, project, mr)) return E.left(unauthorized);
+  return E.right([{ type: 'MergeRequestApproved', data: { project_id: project.id, iid: mr.iid, user_id: actor.userId, at } }]);
+};
+
+/** `not_found! unless merge_request.has_approved?(current_user)`. */
+export const decideUnapproveMergeRequest = (issued: Issued<Command<'UnapproveMergeRequest'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null || !mr.approved_by.includes(actor.userId)) return E.left(notFound());
+  return E.right([{ type: 'MergeRequestUnapproved', data: { project_id: project.id, iid: mr.iid, user_id: actor.userId, at } }]);
 };

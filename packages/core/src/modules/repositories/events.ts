@@ -139,6 +139,9 @@ export const repositoryEvents = defineEvents({
       t.partial({ commits: t.array(t.type({ id: t.string, title: t.string })), pushed_by_id: nullable(t.number) }),
     ]),
   },
+  /** EE `POST …/approve` (`MergeRequests::ApprovalService`) and `…/unapprove` (`RemoveApprovalService`). */
+  MergeRequestApproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  MergeRequestUnapproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
   /** `DELETE …/merge_requests/:iid` (`Issuable::DestroyService`); `id` for the followers (its threads go). */
   MergeRequestDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, id: t.number }) },
   MergeRequestMerged: {

@@ -117,6 +117,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
         ...event.data,
         labels: event.data.labels ?? [],
         reviewer_ids: event.data.reviewer_ids ?? [],
+        approved_by: [],
         state: 'opened',
         updated_at: created_at,
         merged_by_id: null,
@@ -161,7 +162,19 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       mr.versions.push(version);
+      // A push to the source branch (`commits`) resets the approvals (EE `reset_approvals_on_push`, on by default).
+      if (event.data.commits && event.data.commits.length > 0 && mr.approved_by.length > 0) mr.approved_by = [];
       raise(state, 'merge_request_diff', version.id);
+      return;
+    }
+    case 'MergeRequestApproved': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (mr && !mr.approved_by.includes(event.data.user_id)) mr.approved_by.push(event.data.user_id);
+      return;
+    }
+    case 'MergeRequestUnapproved': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (mr) mr.approved_by = mr.approved_by.filter((id) => id !== event.data.user_id);
       return;
     }
     case 'MergeRequestDeleted': {

@@ -31,6 +31,8 @@ export const repositoriesModule = defineModule<
     'UpdateMergeRequest',
     'MergeMergeRequest',
     'DeleteMergeRequest',
+    'ApproveMergeRequest',
+    'UnapproveMergeRequest',
   ],
   decide,
   evolve,

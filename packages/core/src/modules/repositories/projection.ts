@@ -81,6 +81,8 @@ export interface MergeRequest {
   readonly reviewer_ids: readonly number[];
   /** Label names, as issues keep them (no label objects). */
   readonly labels: readonly string[];
+  /** Who approved (EE `approvals`), in order; a push to the source branch clears them (`reset_approvals_on_push`). */
+  readonly approved_by: readonly number[];
   readonly squash: boolean;
   readonly remove_source_branch: boolean;
   readonly created_at: string;

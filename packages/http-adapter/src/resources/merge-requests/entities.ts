@@ -147,3 +147,33 @@ export const mergeRequestVersionEntity = (version: MergeRequestVersion, mr: Merg
   state: 'collected',
   real_size: realSize === null ? null : String(realSize),
 });
+
+/**
+ * EE `ApprovalState` of a merge request without approval rules (none are kept): the fallback requires no approval
+ * (`approvals_before_merge` unset), so it is approved and needs none; who approved, whether the viewer did and may.
+ */
+export const approvalStateEntity = (mr: MergeRequest, ctx: PresentContext, viewerCanApprove: boolean) => ({
+  id: mr.id,
+  iid: mr.iid,
+  project_id: mr.project_id,
+  title: mr.title,
+  description: mr.description,
+  state: mr.state,
+  created_at: mr.created_at,
+  updated_at: mr.updated_at,
+  merge_status: mr.state === 'opened' ? 'can_be_merged' : 'cannot_be_merged',
+  approved: true,
+  approvals_required: 0,
+  approvals_left: 0,
+  require_password_to_approve: false,
+  approved_by: users(mr.approved_by, ctx).map((approver) => ({ user: approver })),
+  suggested_approvers: [],
+  approvers: [],
+  approver_groups: [],
+  user_has_approved: ctx.viewerId !== null && mr.approved_by.includes(ctx.viewerId),
+  user_can_approve: viewerCanApprove,
+  approval_rules_left: [],
+  has_approval_rules: false,
+  merge_request_approvers_available: true,
+  multiple_approval_rules_available: true,
+});

@@ -117,3 +117,6 @@ export const mergeParams = schema(
   optional('sha', T.String),
   optional('squash', T.Boolean),
 );
+
+/** EE `POST …/approve`: `sha` (must be the head) and `approval_password` (not required here). */
+export const approveParams = schema(optional('sha', T.String), optional('approval_password', T.String));

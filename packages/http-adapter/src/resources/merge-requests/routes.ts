@@ -7,6 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   branchSha,
+  canApproveMergeRequest,
   canMergeMergeRequest,
   canReadProject,
   currentVersion,
@@ -33,13 +34,13 @@ import {
 } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams } from './params.js';
+import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams } from './params.js';
 import { diffLimits, execute, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
-import { mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
+import { approvalStateEntity, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
 import { participantsPage } from '../users/entities.js';
 import { labelsOf } from '../issues/params.js';
@@ -129,6 +130,10 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     return undefined;
   };
   const readSingle = readOr('404 Merge Request Not Found');
+  const approvalState = (ctx: Ctx, project: Project) => {
+    const mr = find(ctx, project);
+    return approvalStateEntity(mr, presentContext(deps, ctx), canApproveMergeRequest(deps.app.state, viewerId(ctx), project, mr));
+  };
   const readFound = readOr(MR_NOT_FOUND);
 
   return [
@@ -258,6 +263,53 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           .filter((pipeline) => !pipeline.tag && pipeline.ref === mr.source_branch && shas.has(pipeline.sha))
           .sort((a, b) => b.id - a.id);
         return paginate(ctx, arraySource(pipelines), { map: (pipeline) => pipelineBasicEntity(pipeline, view) });
+      },
+    }),
+    // EE approvals (ee/lib/api/merge_request_approvals.rb): the state (`approvals`, deprecated, and `approval_state`),
+    // approve (401 unless `can_approve?`, then the `sha` check) and unapprove (404 unless the caller approved); POSTs answer 201.
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/approvals',
+      auth: 'optional',
+      before: readFound,
+      handler: (ctx) => ok(approvalState(ctx, projectOf(deps, ctx, 'read_merge_request'))),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/merge_requests/:merge_request_iid/approval_state',
+      auth: 'optional',
+      before: readFound,
+      handler: (ctx) => {
+        find(ctx, projectOf(deps, ctx, 'read_merge_request'));
+        return ok({ approval_rules_overwritten: false, rules: [] });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/merge_requests/:merge_request_iid/approve',
+      before: readFound,
+      params: approveParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        if (!canApproveMergeRequest(deps.app.state, viewerId(ctx), project, mr)) throw ApiError.message(401, '401 Unauthorized');
+        const head = currentVersion(mr)?.head_commit_sha ?? null;
+        if (ctx.params.sha && ctx.params.sha !== head) throw ApiError.message(409, `SHA does not match HEAD of source branch: ${head ?? ''}`);
+        const result = await execute(deps, ctx, { type: 'ApproveMergeRequest', project_id: project.id, iid: mr.iid });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return created(approvalState(ctx, project));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/projects/:id/merge_requests/:merge_request_iid/unapprove',
+      before: readFound,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const mr = find(ctx, project);
+        const result = await execute(deps, ctx, { type: 'UnapproveMergeRequest', project_id: project.id, iid: mr.iid });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return created(approvalState(ctx, project));
       },
     }),
     // `closes_issues`: `find_merge_request_with_access`, then `visible_closing_issues_for(current_user)` as IssueBasic, paginated.
