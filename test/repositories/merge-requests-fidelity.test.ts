@@ -318,3 +318,22 @@ describe('approvals (EE, no approval rules)', () => {
     expect(await server.call('POST', `${path}/approve`, {}, null)).toMatchObject({ status: 401 });
   });
 });
+
+describe('subscriptions (lib/api/subscriptions.rb)', () => {
+  it('subscribes and unsubscribes (201 with the entity), 304 when nothing changes, the lookup’s 404, 401 for anonymous callers', async () => {
+    const path = `${base()}/merge_requests/3`;
+    // mr-rep takes no part in !3.
+    expect((await server.call('GET', path, undefined, rep.token)).body.subscribed).toBe(false);
+    expect((await server.call('POST', `${path}/unsubscribe`, undefined, rep.token)).status).toBe(304);
+    const subscribed = await server.call('POST', `${path}/subscribe`, undefined, rep.token);
+    expect(subscribed).toMatchObject({ status: 201, body: { iid: 3, subscribed: true } });
+    expect(server.events.at(-1)).toMatchObject({ type: 'MergeRequestSubscribed', data: { project_id: project.id, iid: 3, user_id: rep.id } });
+    expect((await server.call('POST', `${path}/subscribe`, undefined, rep.token)).status).toBe(304);
+    // The author participates; unsubscribing wins over that.
+    expect(await server.call('POST', `${path}/unsubscribe`, undefined, dev.token)).toMatchObject({ status: 201, body: { subscribed: false } });
+    expect((await server.call('GET', path, undefined, dev.token)).body.subscribed).toBe(false);
+    expect(await server.call('POST', `${base()}/merge_requests/abc/subscribe`, undefined, rep.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('POST', `${path}/subscribe`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('POST', `${path}/subscribe`, undefined, null)).toMatchObject({ status: 401 });
+  });
+});

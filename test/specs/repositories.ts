@@ -300,6 +300,12 @@ export const repositorySpecs: Record<string, Spec> = {
     then: [{ type: 'MergeRequestUnapproved', data: { project_id: 1, iid: 1, user_id: 4, at: AT } }],
   },
   'unapproving without an approval': { given: [...base, ...mergeRequest], as: 4, when: { type: 'UnapproveMergeRequest', project_id: 1, iid: 1 }, error: notFound() },
+  'a reader subscribes to a merge request': {
+    given: [...base, ...mergeRequest],
+    as: 3,
+    when: { type: 'SetMergeRequestSubscription', project_id: 1, iid: 1, subscribed: true },
+    then: [{ type: 'MergeRequestSubscribed', data: { project_id: 1, iid: 1, user_id: 3, at: AT } }],
+  },
   'a merge into a branch the merger may not update': {
     given: [...base, ...mergeRequest, branchProtected('main', 40, 40)],
     as: 2,

@@ -105,6 +105,7 @@ export type RepositoryCommand =
   | { readonly type: 'DeleteMergeRequest'; readonly project_id: number; readonly iid: number }
   | { readonly type: 'ApproveMergeRequest'; readonly project_id: number; readonly iid: number }
   | { readonly type: 'UnapproveMergeRequest'; readonly project_id: number; readonly iid: number }
+  | { readonly type: 'SetMergeRequestSubscription'; readonly project_id: number; readonly iid: number; readonly subscribed: boolean }
   /**
    * Records a merge git made: the target branch moved from `old_sha` to `merge_commit_sha` (a fast-forward when
    * that is the source head). `versions`: merge requests whose source is the target branch.

@@ -203,3 +203,18 @@ export const decideUnapproveMergeRequest = (issued: Issued<Command<'UnapproveMer
   if (actor.userId === null || !mr.approved_by.includes(actor.userId)) return E.left(notFound());
   return E.right([{ type: 'MergeRequestUnapproved', data: { project_id: project.id, iid: mr.iid, user_id: actor.userId, at } }]);
 };
+
+/**
+ * `subscribe`/`unsubscribe` (lib/api/subscriptions.rb) by a signed-in reader. Whether it changes anything (the 304)
+ * is the route's question, participation living in the discussions module; only the last choice counts.
+ */
+export const decideSetMergeRequestSubscription = (issued: Issued<Command<'SetMergeRequestSubscription'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null) return E.left(forbidden('only a user subscribes'));
+  if (!canRepository(state, actor.userId, project, 'read_merge_request')) return E.left(notFound('Merge Request'));
+  const data = { project_id: project.id, iid: mr.iid, user_id: actor.userId, at };
+  return E.right([command.subscribed ? { type: 'MergeRequestSubscribed', data } : { type: 'MergeRequestUnsubscribed', data }]);
+};

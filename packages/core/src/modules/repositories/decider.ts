@@ -7,7 +7,7 @@ import type { RepositoryEvent } from './events.js';
 import type { RepositoriesView } from './projection.js';
 import { decideChangeDefaultBranch, decideUpdateRefs } from './decide-refs.js';
 import { decideProtectBranch, decideProtectBranchLegacy, decideProtectTag, decideUnprotectBranch, decideUnprotectTag } from './decide-protected.js';
-import { decideApproveMergeRequest, decideCreateMergeRequest, decideDeleteMergeRequest, decideUnapproveMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
+import { decideApproveMergeRequest, decideCreateMergeRequest, decideDeleteMergeRequest, decideSetMergeRequestSubscription, decideUnapproveMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
 
 export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either<DomainError, readonly RepositoryEvent[]>>({
   ChangeDefaultBranch: decideChangeDefaultBranch,
@@ -23,4 +23,5 @@ export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either
   DeleteMergeRequest: decideDeleteMergeRequest,
   ApproveMergeRequest: decideApproveMergeRequest,
   UnapproveMergeRequest: decideUnapproveMergeRequest,
+  SetMergeRequestSubscription: decideSetMergeRequestSubscription,
 });

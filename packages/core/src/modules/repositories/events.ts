@@ -142,6 +142,9 @@ export const repositoryEvents = defineEvents({
   /** EE `POST …/approve` (`MergeRequests::ApprovalService`) and `…/unapprove` (`RemoveApprovalService`). */
   MergeRequestApproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
   MergeRequestUnapproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  /** `POST …/merge_requests/:iid/subscribe` and `…/unsubscribe` (a `Subscription` row). */
+  MergeRequestSubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  MergeRequestUnsubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
   /** `DELETE …/merge_requests/:iid` (`Issuable::DestroyService`); `id` for the followers (its threads go). */
   MergeRequestDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, id: t.number }) },
   MergeRequestMerged: {

@@ -177,6 +177,13 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       if (mr) mr.approved_by = mr.approved_by.filter((id) => id !== event.data.user_id);
       return;
     }
+    case 'MergeRequestSubscribed':
+    case 'MergeRequestUnsubscribed': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (!mr) return;
+      mr.subscriptions = { ...mr.subscriptions, [event.data.user_id]: event.type === 'MergeRequestSubscribed' };
+      return;
+    }
     case 'MergeRequestDeleted': {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) tableDelete(repository.merge_requests, event.data.iid);

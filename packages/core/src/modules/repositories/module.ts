@@ -33,6 +33,7 @@ export const repositoriesModule = defineModule<
     'DeleteMergeRequest',
     'ApproveMergeRequest',
     'UnapproveMergeRequest',
+    'SetMergeRequestSubscription',
   ],
   decide,
   evolve,

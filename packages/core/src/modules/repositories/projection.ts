@@ -83,6 +83,8 @@ export interface MergeRequest {
   readonly labels: readonly string[];
   /** Who approved (EE `approvals`), in order; a push to the source branch clears them (`reset_approvals_on_push`). */
   readonly approved_by: readonly number[];
+  /** A user's own choice through the subscription endpoints (user id → subscribed), winning over participation. */
+  readonly subscriptions?: Readonly<Record<number, boolean>>;
   readonly squash: boolean;
   readonly remove_source_branch: boolean;
   readonly created_at: string;

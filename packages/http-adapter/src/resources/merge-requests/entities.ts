@@ -92,6 +92,13 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
   };
 };
 
+/** `subscribed?`: the viewer's own choice, else whether the viewer participates (`subscribed_without_subscriptions?`). */
+export const isSubscribedToMergeRequest = (mr: MergeRequest, project: Project, ctx: PresentContext): boolean => {
+  const viewer = ctx.viewerId;
+  if (viewer === null) return false;
+  return mr.subscriptions?.[viewer] ?? mergeRequestParticipants(ctx.state, project, mr, viewer).includes(viewer);
+};
+
 /** `Entities::MergeRequestSimple` (`view=simple`): the issuable's own fields and `web_url`. */
 export const mergeRequestSimpleEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => ({
   id: mr.id,
@@ -120,8 +127,7 @@ export const mergeRequestEntity = (
     ...basic,
     merge_status: mr.state !== 'opened' ? basic.merge_status : git.hasConflicts ? 'cannot_be_merged' : 'can_be_merged',
     has_conflicts: mr.state === 'opened' && git.hasConflicts,
-    // `subscribed?` without subscriptions of its own: whether the viewer participates.
-    subscribed: ctx.viewerId !== null && mergeRequestParticipants(ctx.state, project, mr, ctx.viewerId).includes(ctx.viewerId),
+    subscribed: isSubscribedToMergeRequest(mr, project, ctx),
     changes_count: git.changesCount === null ? null : String(git.changesCount),
     latest_build_started_at: null,
     latest_build_finished_at: null,

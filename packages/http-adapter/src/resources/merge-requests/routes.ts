@@ -33,14 +33,14 @@ import {
   type State,
 } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
-import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams } from './params.js';
 import { diffLimits, execute, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
-import { approvalStateEntity, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
+import { approvalStateEntity, isSubscribedToMergeRequest, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
 import { participantsPage } from '../users/entities.js';
 import { labelsOf } from '../issues/params.js';
@@ -102,8 +102,8 @@ const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const read = requireRepositoryAbility(deps, 'read_merge_request');
 
-  const find = (ctx: Ctx, project: Project): MergeRequest => {
-    const iid = Number(ctx.routeParams['merge_request_iid']);
+  const find = (ctx: Ctx, project: Project, param = 'merge_request_iid'): MergeRequest => {
+    const iid = Number(ctx.routeParams[param]);
     const mr = Number.isSafeInteger(iid) ? findMergeRequest(deps.app.state.repositories, project.id, iid) : undefined;
     if (!mr) throw ApiError.message(404, MR_NOT_FOUND);
     return mr;
@@ -312,6 +312,24 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return created(approvalState(ctx, project));
       },
     }),
+    // lib/api/subscriptions.rb: `authenticate!`, `find_merge_request_with_access(subscribable_id)` (a String: any text
+    // is the lookup's 404), 304 when nothing would change (participation included), else 201 with the full entity.
+    ...(['subscribe', 'unsubscribe'] as const).map((action) =>
+      route({
+        method: 'POST',
+        path: `/projects/:id/merge_requests/:subscribable_id/${action}`,
+        before: readFound,
+        handler: async (ctx) => {
+          const project = projectOf(deps, ctx, 'read_merge_request');
+          const mr = find(ctx, project, 'subscribable_id');
+          const subscribe = action === 'subscribe';
+          if (isSubscribedToMergeRequest(mr, project, presentContext(deps, ctx)) === subscribe) return withStatus(304);
+          const result = await execute(deps, ctx, { type: 'SetMergeRequestSubscription', project_id: project.id, iid: mr.iid, subscribed: subscribe });
+          if (E.isLeft(result)) throw ApiError.domain(result.left);
+          return created(await present(ctx, project, find(ctx, project, 'subscribable_id')));
+        },
+      }),
+    ),
     // `closes_issues`: `find_merge_request_with_access`, then `visible_closing_issues_for(current_user)` as IssueBasic, paginated.
     route({
       method: 'GET',
