@@ -337,3 +337,35 @@ describe('subscriptions (lib/api/subscriptions.rb)', () => {
     expect(await server.call('POST', `${path}/subscribe`, undefined, null)).toMatchObject({ status: 401 });
   });
 });
+
+describe('system notes of an update, and discussion_locked', () => {
+  it('notes the draft status, the title, the description, the lock and the target branch, in the platform’s order', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'noted', start_branch: 'main', commit_message: 'n', actions: [{ action: 'create', file_path: 'noted.txt', content: 'n' }] });
+    await server.call('POST', `${base()}/repository/branches`, { branch: 'stable', ref: 'main' });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Noted', source_branch: 'noted', target_branch: 'main' }, dev.token)).body;
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    const systemNotes = async () =>
+      ((await server.call('GET', `${path}/notes?sort=asc&per_page=100`, undefined, dev.token)).body as { body: string; system: boolean }[]).filter((note) => note.system).map((note) => note.body);
+    // Only the prefix: the draft note, no title note.
+    expect((await server.call('PUT', path, { title: 'Draft: Noted' }, dev.token)).body.draft).toBe(true);
+    expect(await systemNotes()).toEqual(['marked this merge request as **draft**']);
+    const updated = await server.call('PUT', path, { title: 'Better', description: 'Why', discussion_locked: true, target_branch: 'stable' }, dev.token);
+    expect(updated.body).toMatchObject({ title: 'Better', discussion_locked: true, target_branch: 'stable', draft: false });
+    expect((await systemNotes()).slice(1)).toEqual([
+      'marked this merge request as **ready**',
+      'changed title from **{-Draft: Noted-}** to **{+Better+}**',
+      'changed the description',
+      'locked this merge request',
+      'changed target branch from `main` to `stable`',
+    ]);
+    // Locked: only project members comment.
+    const outsider = await member(server, 'mr-outsider');
+    await server.call('PUT', `/projects/${project.id}`, { visibility: 'public' });
+    expect((await server.call('POST', `${path}/notes`, { body: 'let me in' }, outsider.token)).status).toBe(403);
+    expect((await server.call('POST', `${path}/notes`, { body: 'member' }, rep.token)).status).toBe(201);
+    expect(await server.call('PUT', path, { discussion_locked: false }, dev.token)).toMatchObject({ status: 200, body: { discussion_locked: false } });
+    expect((await systemNotes()).at(-1)).toBe('unlocked this merge request');
+    expect((await server.call('POST', `${path}/notes`, { body: 'let me in' }, outsider.token)).status).toBe(201);
+    await server.call('PUT', `/projects/${project.id}`, { visibility: 'private' });
+  });
+});

@@ -210,7 +210,7 @@ export const repositorySpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, title: 'Better', state_event: 'close' },
     then: [
-      { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, title: 'Better', updated_by_id: 2 } },
+      { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, title: 'Better', previous_title: 'Feature', updated_by_id: 2 } },
       { type: 'MergeRequestClosed', data: { project_id: 1, iid: 1, closed_by_id: 2, at: AT } },
     ],
   },
@@ -305,6 +305,12 @@ export const repositorySpecs: Record<string, Spec> = {
     as: 3,
     when: { type: 'SetMergeRequestSubscription', project_id: 1, iid: 1, subscribed: true },
     then: [{ type: 'MergeRequestSubscribed', data: { project_id: 1, iid: 1, user_id: 3, at: AT } }],
+  },
+  'locking a merge request’s discussion; the lock held writes nothing': {
+    given: [...base, ...mergeRequest],
+    as: 2,
+    when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, discussion_locked: true },
+    then: [{ type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, discussion_locked: true, updated_by_id: 2 } }],
   },
   'a merge into a branch the merger may not update': {
     given: [...base, ...mergeRequest, branchProtected('main', 40, 40)],

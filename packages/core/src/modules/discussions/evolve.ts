@@ -11,7 +11,7 @@ import type { IssueEvent } from '../issues/events.js';
 import type { SnippetEvent } from '../snippets/events.js';
 import type { EpicEvent } from '../epics/events.js';
 import type { RepositoryEvent } from '../repositories/events.js';
-import { findMergeRequest } from '../repositories/queries.js';
+import { draftlessTitle, findMergeRequest, isDraftTitle } from '../repositories/queries.js';
 import { findProject } from '../projects/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
@@ -19,7 +19,7 @@ import { discussionIdFor, noteableData, noteableKey } from './queries.js';
 import { findIssue, issueReference } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
 import type { NoteableRef } from './commands.js';
-import { addedCommitsBody, dueDateBody, systemNoteBodies } from './system-notes.js';
+import { addedCommitsBody, dueDateBody, mergeRequestSystemNoteBodies, systemNoteBodies } from './system-notes.js';
 
 /**
  * The follower reads the merge requests and projects (for the "added N commits" note), and the noteables and
@@ -271,9 +271,11 @@ export const follows = {
   },
   MergeRequestUpdated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestUpdated' }>): void => {
     const { data } = event;
-    if (data.title === undefined && data.description === undefined) return;
     const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
     if (!mr) return;
+    const author = data.updated_by_id === undefined ? mr.author_id : data.updated_by_id;
+    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle)) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
+    if (data.title === undefined && data.description === undefined) return;
     crossReference(state, mergeRequestNoteable(mr), mentionableText(mr.title, mr.description), data.updated_by_id === undefined ? mr.author_id : data.updated_by_id, data.updated_at);
   },
   MergeRequestVersionCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>): void => {

@@ -20,6 +20,29 @@ export const titleChangeBody = (from: string, to: string): string => {
   return `changed title from **${mark(a, '-')}** to **${mark(b, '+')}**`;
 };
 
+/**
+ * An update's notes on a merge request: `CommonSystemNotesService` (the draft status, `handle_merge_request_draft`;
+ * the title when more than its draft prefix changed; the description; the discussion lock), then
+ * `MergeRequests::UpdateService#handle_changes` (the target branch, `change_branch`).
+ */
+export const mergeRequestSystemNoteBodies = (
+  changes: Changes & { readonly target_branch?: string; readonly previous_target_branch?: string },
+  isDraft: (title: string) => boolean,
+  draftless: (title: string) => string,
+): string[] => {
+  const bodies: string[] = [];
+  if (changes.title !== undefined && changes.previous_title !== undefined) {
+    if (isDraft(changes.previous_title) !== isDraft(changes.title)) bodies.push(`marked this merge request as **${isDraft(changes.title) ? 'draft' : 'ready'}**`);
+    if (draftless(changes.previous_title) !== draftless(changes.title)) bodies.push(titleChangeBody(changes.previous_title, changes.title));
+  }
+  if (changes.description !== undefined) bodies.push('changed the description');
+  if (changes.discussion_locked !== undefined) bodies.push(`${changes.discussion_locked ? 'locked' : 'unlocked'} this merge request`);
+  if (changes.target_branch !== undefined && changes.previous_target_branch !== undefined) {
+    bodies.push(`changed target branch from \`${changes.previous_target_branch}\` to \`${changes.target_branch}\``);
+  }
+  return bodies;
+};
+
 interface Changes {
   readonly title?: string;
   readonly previous_title?: string;

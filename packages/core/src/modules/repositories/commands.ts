@@ -99,6 +99,7 @@ export type RepositoryCommand =
       readonly squash?: boolean;
       readonly remove_source_branch?: boolean;
       readonly state_event?: 'close' | 'reopen';
+      readonly discussion_locked?: boolean;
       /** A new version when the target branch changes (or on reopen, when the source moved while closed). */
       readonly version?: Omit<VersionFact, 'iid'> | null;
     }

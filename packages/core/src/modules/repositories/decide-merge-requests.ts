@@ -117,13 +117,17 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   }
   const events: RepositoryEvent[] = [];
   const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash' | 'remove_source_branch']?: MergeRequest[K] } & {
+    previous_title?: string;
+    previous_target_branch?: string;
+    discussion_locked?: boolean;
     assignee_ids?: number[];
     reviewer_ids?: number[];
     labels?: string[];
   } = {};
-  if (command.title !== undefined && command.title !== mr.title) changes.title = command.title;
+  if (command.title !== undefined && command.title !== mr.title) Object.assign(changes, { title: command.title, previous_title: mr.title });
   if (command.description !== undefined && command.description !== mr.description) changes.description = command.description;
-  if (targetChanges) changes.target_branch = command.target_branch!;
+  if (targetChanges) Object.assign(changes, { target_branch: command.target_branch!, previous_target_branch: mr.target_branch });
+  if (command.discussion_locked !== undefined && command.discussion_locked !== (mr.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
   if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];

@@ -85,6 +85,8 @@ export interface MergeRequest {
   readonly approved_by: readonly number[];
   /** A user's own choice through the subscription endpoints (user id → subscribed), winning over participation. */
   readonly subscriptions?: Readonly<Record<number, boolean>>;
+  /** `discussion_locked`: null until someone sets it. */
+  readonly discussion_locked?: boolean | null;
   readonly squash: boolean;
   readonly remove_source_branch: boolean;
   readonly created_at: string;

@@ -1,5 +1,5 @@
 /** `Entities::MergeRequestBasic`, `Entities::MergeRequest` and `Entities::MergeRequestDiff` (14.7). */
-import { currentVersion, findUser, headPipelineOf, mergeRequestParticipants, noteableKey, type Group, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
+import { currentVersion, findUser, headPipelineOf, isDraftTitle, mergeRequestParticipants, noteableKey, type Group, type MergeRequest, type MergeRequestVersion, type Project, projectReferenceBase } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
@@ -11,8 +11,6 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
-/** `MergeRequest#draft?` (`work_in_progress?`): the title's draft or WIP prefix. */
-export const isDraftTitle = (title: string): boolean => /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(title);
 
 /**
  * Where a list was asked from: the project of the URL (`project: user_project`), a group (`group: user_group`, the
@@ -77,7 +75,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     sha: version?.head_commit_sha ?? null,
     merge_commit_sha: mr.merge_commit_sha,
     squash_commit_sha: null,
-    discussion_locked: null,
+    discussion_locked: mr.discussion_locked ?? null,
     should_remove_source_branch: null,
     force_remove_source_branch: mr.remove_source_branch,
     reference: `${origin !== null && 'project' in origin ? referenceBase(project, origin) : ''}${reference}`,

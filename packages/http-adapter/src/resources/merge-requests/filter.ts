@@ -2,10 +2,9 @@
  * `MergeRequestsFinder` (14.7) over merge requests, for what Forgefold keeps: no milestones, award emoji or label
  * objects, so `milestone=None` and `my_reaction_emoji=None` keep every merge request and any other value none.
  */
-import { findUserByUsername, type MergeRequest, type UsersSlice } from '@forgefold/core';
+import { findUserByUsername, isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from '../issues/params.js';
 import { inTimestampWindow, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
-import { isDraftTitle } from './entities.js';
 
 interface NegatableFilters {
   readonly author_id?: number | null | undefined;

@@ -18,6 +18,7 @@ import {
   findUser,
   forbidden,
   headPipelineOf,
+  isDraftTitle,
   canReadPipelines,
   pipelinesOfProject,
   issuesClosedByMerge,
@@ -371,6 +372,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
           ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
           ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+          ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
           ...(version && version.start_commit_sha !== null ? { version } : {}),
         });
         if (E.isLeft(result)) throw mergeRequestFailure(result.left);
@@ -460,7 +462,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         }
         const source = branchSha(repository, mr.source_branch);
         const target = branchSha(repository, mr.target_branch);
-        const draft = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i.test(mr.title);
+        const draft = isDraftTitle(mr.title);
         if (mr.state !== 'opened' || draft || source === null || target === null) throw ApiError.message(405, '405 Method Not Allowed');
         const git = deps.repositories.open(project.id);
         if (!(await must(git.mergeable(target, source)))) throw ApiError.message(406, 'Branch cannot be merged');
