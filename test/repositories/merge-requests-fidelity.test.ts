@@ -369,3 +369,14 @@ describe('system notes of an update, and discussion_locked', () => {
     await server.call('PUT', `/projects/${project.id}`, { visibility: 'private' });
   });
 });
+
+describe('merging', () => {
+  it('shows the merge’s should_remove_source_branch and merge_user', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'merge-me', start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'merge-me.txt', content: 'm' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Merge me', source_branch: 'merge-me', target_branch: 'main' }, dev.token)).body;
+    expect(mr.should_remove_source_branch).toBeNull();
+    const merged = await server.call('PUT', `${base()}/merge_requests/${mr.iid}/merge`, { should_remove_source_branch: true }, dev.token);
+    expect(merged.body).toMatchObject({ state: 'merged', should_remove_source_branch: true, merge_user: { id: dev.id }, merged_by: { id: dev.id } });
+    expect(server.events.find((event) => event.type === 'MergeRequestMerged' && (event.data as { iid: number }).iid === mr.iid)).toMatchObject({ data: { should_remove_source_branch: true } });
+  });
+});

@@ -306,7 +306,7 @@ export const repositorySpecs: Record<string, Spec> = {
     when: { type: 'SetMergeRequestSubscription', project_id: 1, iid: 1, subscribed: true },
     then: [{ type: 'MergeRequestSubscribed', data: { project_id: 1, iid: 1, user_id: 3, at: AT } }],
   },
-  'locking a merge request’s discussion; the lock held writes nothing': {
+  'locking a merge request’s discussion': {
     given: [...base, ...mergeRequest],
     as: 2,
     when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, discussion_locked: true },

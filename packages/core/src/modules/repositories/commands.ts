@@ -119,5 +119,6 @@ export type RepositoryCommand =
       readonly merge_commit_sha: string;
       /** The source head that was merged (must still be the merge request's head). */
       readonly source_sha: string;
+      readonly should_remove_source_branch?: boolean;
       readonly versions?: readonly VersionFact[];
     };

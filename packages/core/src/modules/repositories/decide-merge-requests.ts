@@ -164,7 +164,17 @@ export const decideMergeMergeRequest = (issued: Issued<Command<'MergeMergeReques
       type: 'BranchUpdated',
       data: { project_id: project.id, name: mr.target_branch, old_sha: command.old_sha, new_sha: command.merge_commit_sha, forced: false, via: 'api' },
     },
-    { type: 'MergeRequestMerged', data: { project_id: project.id, iid: mr.iid, merged_by_id: actor.userId, merge_commit_sha: command.merge_commit_sha, at } },
+    {
+      type: 'MergeRequestMerged',
+      data: {
+        project_id: project.id,
+        iid: mr.iid,
+        merged_by_id: actor.userId,
+        merge_commit_sha: command.merge_commit_sha,
+        at,
+        ...(command.should_remove_source_branch !== undefined ? { should_remove_source_branch: command.should_remove_source_branch } : {}),
+      },
+    },
   ];
   return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at, 0, actor.userId)]);
 };

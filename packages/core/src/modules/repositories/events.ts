@@ -154,7 +154,11 @@ export const repositoryEvents = defineEvents({
   MergeRequestMerged: {
     version: 1,
     stream,
-    codec: t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
+    codec: t.intersection([
+      t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
+      /** The merge's `should_remove_source_branch` parameter when given (`merge_params`, shown by the entity). */
+      t.partial({ should_remove_source_branch: t.boolean }),
+    ]),
   },
 });
 

@@ -197,6 +197,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       mr.merged_by_id = event.data.merged_by_id;
       mr.merged_at = event.data.at;
       mr.merge_commit_sha = event.data.merge_commit_sha;
+      if (event.data.should_remove_source_branch !== undefined) mr.should_remove_source_branch = event.data.should_remove_source_branch;
       mr.updated_at = event.data.at;
       return;
     }

@@ -85,6 +85,8 @@ export interface MergeRequest {
   readonly approved_by: readonly number[];
   /** A user's own choice through the subscription endpoints (user id → subscribed), winning over participation. */
   readonly subscriptions?: Readonly<Record<number, boolean>>;
+  /** The merge's `should_remove_source_branch` (`merge_params`): null unless given. */
+  readonly should_remove_source_branch?: boolean | null;
   /** `discussion_locked`: null until someone sets it. */
   readonly discussion_locked?: boolean | null;
   readonly squash: boolean;

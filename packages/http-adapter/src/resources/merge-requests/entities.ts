@@ -76,7 +76,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     merge_commit_sha: mr.merge_commit_sha,
     squash_commit_sha: null,
     discussion_locked: mr.discussion_locked ?? null,
-    should_remove_source_branch: null,
+    should_remove_source_branch: mr.should_remove_source_branch ?? null,
     force_remove_source_branch: mr.remove_source_branch,
     reference: `${origin !== null && 'project' in origin ? referenceBase(project, origin) : ''}${reference}`,
     references: { short: reference, relative: `${referenceBase(project, origin)}${reference}`, full: `${project.path_with_namespace}${reference}` },

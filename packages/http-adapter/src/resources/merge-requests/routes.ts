@@ -496,6 +496,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             old_sha: updates[0]!.old_sha!,
             merge_commit_sha: updates[0]!.new_sha!,
             source_sha: source,
+            ...(typeof ctx.params.should_remove_source_branch === 'boolean' ? { should_remove_source_branch: ctx.params.should_remove_source_branch } : {}),
             versions,
           })),
         );
