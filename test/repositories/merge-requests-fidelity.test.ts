@@ -380,3 +380,13 @@ describe('merging', () => {
     expect(server.events.find((event) => event.type === 'MergeRequestMerged' && (event.data as { iid: number }).iid === mr.iid)).toMatchObject({ data: { should_remove_source_branch: true } });
   });
 });
+
+describe('force_remove_source_branch', () => {
+  it('is null when the creation does not say (the API sets the key to nil), else what was given', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'keep-me', start_branch: 'main', commit_message: 'k', actions: [{ action: 'create', file_path: 'keep.txt', content: 'k' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Keep me', source_branch: 'keep-me', target_branch: 'main' }, dev.token)).body;
+    expect(mr.force_remove_source_branch).toBeNull();
+    expect((await server.call('PUT', `${base()}/merge_requests/${mr.iid}`, { remove_source_branch: false }, dev.token)).body.force_remove_source_branch).toBe(false);
+    expect((await server.call('PUT', `${base()}/merge_requests/${mr.iid}`, { title: 'Keep me too' }, dev.token)).body.force_remove_source_branch).toBe(false);
+  });
+});

@@ -54,7 +54,7 @@ const mergeRequest: ForgefoldEvent[] = [
   feature,
   {
     type: 'MergeRequestCreated',
-    data: { project_id: 1, id: 1, iid: 1, title: 'Feature', description: '', source_branch: 'feature', target_branch: 'main', author_id: 2, assignee_ids: [], squash: false, remove_source_branch: false, created_at: AT },
+    data: { project_id: 1, id: 1, iid: 1, title: 'Feature', description: '', source_branch: 'feature', target_branch: 'main', author_id: 2, assignee_ids: [], squash: false, remove_source_branch: null, created_at: AT },
   },
   { type: 'MergeRequestVersionCreated', data: { project_id: 1, iid: 1, id: 1, head_commit_sha: B, base_commit_sha: A, start_commit_sha: A, created_at: AT } },
 ];
@@ -259,7 +259,7 @@ export const repositorySpecs: Record<string, Spec> = {
           reviewer_ids: [4],
           labels: ['bug', 'api'],
           squash: false,
-          remove_source_branch: false,
+          remove_source_branch: null,
           created_at: AT,
         },
       },

@@ -94,7 +94,7 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
         ...(command.reviewer_ids && command.reviewer_ids.length > 0 ? { reviewer_ids: [...command.reviewer_ids] } : {}),
         ...(command.labels && command.labels.length > 0 ? { labels: [...command.labels] } : {}),
         squash: command.squash ?? false,
-        remove_source_branch: command.remove_source_branch ?? false,
+        remove_source_branch: command.remove_source_branch ?? null,
         created_at: at,
       },
     },
@@ -116,7 +116,8 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
     if (refused) return E.left(refused);
   }
   const events: RepositoryEvent[] = [];
-  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash' | 'remove_source_branch']?: MergeRequest[K] } & {
+  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash']?: MergeRequest[K] } & {
+    remove_source_branch?: boolean;
     previous_title?: string;
     previous_target_branch?: string;
     discussion_locked?: boolean;

@@ -103,7 +103,8 @@ export const repositoryEvents = defineEvents({
       author_id: nullable(t.number),
       assignee_ids: t.array(t.number),
       squash: t.boolean,
-      remove_source_branch: t.boolean,
+      /** Null (since the fidelity audit) when the creation did not give it. */
+      remove_source_branch: nullable(t.boolean),
       created_at: t.string,
       }),
       /** Added with the fidelity audit: logs before it have neither (none). */

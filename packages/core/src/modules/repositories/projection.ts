@@ -90,7 +90,8 @@ export interface MergeRequest {
   /** `discussion_locked`: null until someone sets it. */
   readonly discussion_locked?: boolean | null;
   readonly squash: boolean;
-  readonly remove_source_branch: boolean;
+  /** `force_remove_source_branch` (`merge_params`): null when the creation did not say (the API sets the key to nil). */
+  readonly remove_source_branch: boolean | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly merged_by_id: number | null;
