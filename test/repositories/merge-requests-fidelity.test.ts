@@ -390,3 +390,21 @@ describe('force_remove_source_branch', () => {
     expect((await server.call('PUT', `${base()}/merge_requests/${mr.iid}`, { title: 'Keep me too' }, dev.token)).body.force_remove_source_branch).toBe(false);
   });
 });
+
+describe('what the single GET may include', () => {
+  it('first_contribution on the single GET only; diverged_commits_count and rebase_in_progress when asked', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'behind', start_branch: 'main', commit_message: 'b', actions: [{ action: 'create', file_path: 'behind.txt', content: 'b' }] });
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Behind', source_branch: 'behind', target_branch: 'main' }, dev.token)).body;
+    expect(mr).not.toHaveProperty('first_contribution');
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    const plain = (await server.call('GET', path)).body;
+    expect(plain.first_contribution).toBe(false);
+    expect(plain).not.toHaveProperty('diverged_commits_count');
+    expect(plain).not.toHaveProperty('rebase_in_progress');
+    expect((await server.call('GET', `${path}?include_diverged_commits_count=true&include_rebase_in_progress=true`)).body).toMatchObject({ diverged_commits_count: 0, rebase_in_progress: false });
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'main', commit_message: 'ahead', actions: [{ action: 'create', file_path: 'ahead.txt', content: 'a' }] });
+    expect((await server.call('GET', `${path}?include_diverged_commits_count=true`)).body.diverged_commits_count).toBe(1);
+    expect(await server.call('GET', `${path}?include_diverged_commits_count=maybe`)).toMatchObject({ status: 400, body: { error: 'include_diverged_commits_count is invalid' } });
+    expect((await server.call('PUT', path, { title: 'Behind still' }, dev.token)).body).not.toHaveProperty('first_contribution');
+  });
+});

@@ -117,6 +117,7 @@ export const mergeRequestEntity = (
   ctx: PresentContext,
   git: { readonly hasConflicts: boolean; readonly changesCount: number | null; readonly canMerge: boolean },
   from: Project = project,
+  included: { readonly rebaseInProgress?: boolean; readonly divergedCommitsCount?: number; readonly firstContribution?: boolean } = {},
 ) => {
   const version = currentVersion(mr) ?? null;
   const basic = mergeRequestBasicEntity(mr, project, ctx, from);
@@ -135,7 +136,11 @@ export const mergeRequestEntity = (
     head_pipeline: headPipeline ? pipelineEntity(headPipeline, ctx) : null,
     diff_refs: version ? { base_sha: version.base_commit_sha, head_sha: version.head_commit_sha, start_sha: version.start_commit_sha } : null,
     merge_error: null,
-    first_contribution: false,
+    // Exposed only when asked (`include_rebase_in_progress`, `include_diverged_commits_count`) or on the single GET
+    // (`include_first_contribution: true`): a member above Guest, as every author here is, is never a first contributor.
+    ...(included.rebaseInProgress !== undefined ? { rebase_in_progress: included.rebaseInProgress } : {}),
+    ...(included.divergedCommitsCount !== undefined ? { diverged_commits_count: included.divergedCommitsCount } : {}),
+    ...(included.firstContribution !== undefined ? { first_contribution: included.firstContribution } : {}),
     user: { can_merge: git.canMerge },
   };
 };

@@ -82,6 +82,14 @@ export const createParams = schema(requires('title', T.String), requires('source
 /** `requires :merge_request_iid, type: Integer`: declared for the single GET and DELETE only. */
 export const iidParams = schema(pathParam('merge_request_iid', T.Integer));
 
+/** The single GET: the iid, and what the entity may include. */
+export const getParams = schema(
+  pathParam('merge_request_iid', T.Integer),
+  optional('render_html', T.Boolean),
+  optional('include_diverged_commits_count', T.Boolean),
+  optional('include_rebase_in_progress', T.Boolean),
+);
+
 export const updateParams = schema(
   optional('title', T.String, { allowBlank: false }),
   optional('target_branch', T.String, { allowBlank: false }),

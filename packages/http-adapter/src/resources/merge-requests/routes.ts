@@ -35,7 +35,7 @@ import {
 } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams } from './params.js';
+import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
 import { diffLimits, execute, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
@@ -209,10 +209,16 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid',
       auth: 'optional',
-      params: iidParams,
+      params: getParams,
       handler: async (ctx) => {
         const project = readProject(ctx, '404 Merge Request Not Found');
-        return ok(await present(ctx, project, find(ctx, project)));
+        return ok(
+          await presentMergeRequest(deps, ctx, project, find(ctx, project), project, {
+            divergedCommitsCount: ctx.params.include_diverged_commits_count === true,
+            rebaseInProgress: ctx.params.include_rebase_in_progress === true,
+            firstContribution: true,
+          }),
+        );
       },
     }),
     // `find_project_merge_request`, then `authorize!(:destroy_merge_request)`; `destroy_conditionally!`.
