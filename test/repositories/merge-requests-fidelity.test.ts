@@ -358,6 +358,17 @@ describe('system notes of an update, and discussion_locked', () => {
       'locked this merge request',
       'changed target branch from `main` to `stable`',
     ]);
+    // `change_issuable_assignees` and `change_issuable_reviewers`, after the common notes.
+    await server.call('PUT', path, { assignee_ids: [dev.id, rep.id], reviewer_ids: [rep.id] }, dev.token);
+    await server.call('PUT', path, { assignee_ids: [guest.id], reviewer_ids: [] }, dev.token);
+    expect((await systemNotes()).slice(-4)).toEqual([
+      'assigned to @mr-dev and @mr-rep',
+      'requested review from @mr-rep',
+      // A Guest of a private project does not read its merge requests: dropped (`user_can_read?`).
+      'unassigned @mr-dev and @mr-rep',
+      'removed review request for @mr-rep',
+    ]);
+    expect((await server.call('GET', path, undefined, dev.token)).body.assignees).toEqual([]);
     // Locked: only project members comment.
     const outsider = await member(server, 'mr-outsider');
     await server.call('PUT', `/projects/${project.id}`, { visibility: 'public' });

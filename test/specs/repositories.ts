@@ -270,7 +270,7 @@ export const repositorySpecs: Record<string, Spec> = {
     given: [...base, ...mergeRequest, { type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, labels: ['a', 'b'], updated_by_id: 2 } }],
     as: 2,
     when: { type: 'UpdateMergeRequest', project_id: 1, iid: 1, labels: ['b', 'a'], reviewer_ids: [3] },
-    then: [{ type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, reviewer_ids: [3], updated_by_id: 2 } }],
+    then: [{ type: 'MergeRequestUpdated', data: { project_id: 1, iid: 1, updated_at: AT, reviewer_ids: [3], previous_reviewer_ids: [], updated_by_id: 2 } }],
   },
   'owners delete merge requests': {
     given: [...base, ...mergeRequest],

@@ -13,6 +13,7 @@ import type { EpicEvent } from '../epics/events.js';
 import type { RepositoryEvent } from '../repositories/events.js';
 import { draftlessTitle, findMergeRequest, isDraftTitle } from '../repositories/queries.js';
 import { findProject } from '../projects/queries.js';
+import { findUser } from '../users/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
 import { discussionIdFor, noteableData, noteableKey } from './queries.js';
@@ -274,7 +275,11 @@ export const follows = {
     const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
     if (!mr) return;
     const author = data.updated_by_id === undefined ? mr.author_id : data.updated_by_id;
-    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle)) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
+    const reference = (id: number): string | null => {
+      const user = findUser(state.users, id);
+      return user ? `@${user.username}` : null;
+    };
+    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle, reference)) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
     if (data.title === undefined && data.description === undefined) return;
     crossReference(state, mergeRequestNoteable(mr), mentionableText(mr.title, mr.description), data.updated_by_id === undefined ? mr.author_id : data.updated_by_id, data.updated_at);
   },

@@ -120,6 +120,8 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
     remove_source_branch?: boolean;
     previous_title?: string;
     previous_target_branch?: string;
+    previous_assignee_ids?: number[];
+    previous_reviewer_ids?: number[];
     discussion_locked?: boolean;
     assignee_ids?: number[];
     reviewer_ids?: number[];
@@ -131,8 +133,12 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   if (command.discussion_locked !== undefined && command.discussion_locked !== (mr.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
-  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
-  if (command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) changes.reviewer_ids = [...command.reviewer_ids];
+  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) {
+    Object.assign(changes, { assignee_ids: [...command.assignee_ids], previous_assignee_ids: [...mr.assignee_ids] });
+  }
+  if (command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) {
+    Object.assign(changes, { reviewer_ids: [...command.reviewer_ids], previous_reviewer_ids: [...mr.reviewer_ids] });
+  }
   if (command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });

@@ -117,11 +117,11 @@ export const repositoryEvents = defineEvents({
     codec: t.intersection([
       t.type({ project_id: t.number, iid: t.number, updated_at: t.string }),
       /**
-       * `updated_by_id`: who updated (the cross-references and system notes are theirs); `previous_title` and
-       * `previous_target_branch`: what a new title or target replaced (the system notes name both).
+       * `updated_by_id`: who updated (the cross-references and system notes are theirs); `previous_…`: what a new
+       * title, target, assignees or reviewers replaced (the system notes name them).
        */
       t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), reviewer_ids: t.array(t.number), labels: t.array(t.string), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
-      t.partial({ discussion_locked: t.boolean, previous_title: t.string, previous_target_branch: t.string }),
+      t.partial({ discussion_locked: t.boolean, previous_title: t.string, previous_target_branch: t.string, previous_assignee_ids: t.array(t.number), previous_reviewer_ids: t.array(t.number) }),
     ]),
   },
   MergeRequestClosed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },

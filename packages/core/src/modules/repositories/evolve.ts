@@ -134,7 +134,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
     }
     case 'MergeRequestUpdated': {
       // `updated_by_id` is the discussions' (cross-references), not a field of the merge request.
-      const { project_id, iid, updated_at, updated_by_id: _updater, previous_title: _title, previous_target_branch: _target, ...changes } = event.data;
+      const { project_id, iid, updated_at, updated_by_id: _updater, previous_title: _title, previous_target_branch: _target, previous_assignee_ids: _assignees, previous_reviewer_ids: _reviewers, ...changes } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       Object.assign(mr, changes);

@@ -59,14 +59,19 @@ const mergeRequestFailure = (error: DomainError): ApiError => {
   return ApiError.domain(error);
 };
 
-const assigneesOf = (state: State, params: { assignee_id?: number | null; assignee_ids?: readonly (number | null)[] | null }): number[] | undefined => {
+const assigneesOf = (state: State, project: Project, params: { assignee_id?: number | null; assignee_ids?: readonly (number | null)[] | null }): number[] | undefined => {
   const ids = params.assignee_ids ?? (params.assignee_id !== undefined ? (params.assignee_id === null || params.assignee_id === 0 ? [] : [params.assignee_id]) : undefined);
-  return usersOf(state, ids);
+  return usersOf(state, project, ids);
 };
 
-/** Ids of users that exist (`User.id_in`), in the order given, each once; `[0]` or none clears. */
-const usersOf = (state: State, ids: readonly (number | null)[] | null | undefined): number[] | undefined =>
-  ids === undefined || ids === null ? undefined : [...new Set(ids.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined))];
+/**
+ * `filter_assignees` / `filter_reviewers` (`user_can_read?`): the ids of users who exist and may read the project's
+ * merge requests, in the order given, each once; `[0]` or none clears.
+ */
+const usersOf = (state: State, project: Project, ids: readonly (number | null)[] | null | undefined): number[] | undefined =>
+  ids === undefined || ids === null
+    ? undefined
+    : [...new Set(ids.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined && canRepository(state, id, project, 'read_merge_request')))];
 
 /**
  * `MergeRequestsFinder` outside one project: the merge requests of these projects the viewer may read
@@ -90,10 +95,11 @@ const listEntity = (mr: MergeRequest, view: PresentContext, params: { view?: str
 /** `reviewer_ids` and `labels`/`add_labels`/`remove_labels` (`process_label_ids`), when given. */
 const reviewersAndLabels = (
   state: State,
+  project: Project,
   params: { reviewer_ids?: readonly (number | null)[] | null | undefined; labels?: readonly string[] | null | undefined; add_labels?: readonly string[] | null | undefined; remove_labels?: readonly string[] | null | undefined },
   current: readonly string[],
 ): { reviewer_ids?: number[]; labels?: string[] } => {
-  const reviewers = usersOf(state, params.reviewer_ids);
+  const reviewers = usersOf(state, project, params.reviewer_ids);
   const labels = labelsOf(current, params);
   return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
 };
@@ -185,7 +191,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const repository = findRepository(state.repositories, project.id)!;
         const source = branchSha(repository, params.source_branch ?? '');
         const version = source === null ? null : await versionFor(project, source, params.target_branch ?? '');
-        const assignees = assigneesOf(state, params);
+        const assignees = assigneesOf(state, project, params);
         const result = await execute(deps, ctx, {
           type: 'CreateMergeRequest',
           project_id: project.id,
@@ -194,7 +200,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           source_branch: params.source_branch ?? '',
           target_branch: params.target_branch ?? '',
           ...(assignees ? { assignee_ids: assignees } : {}),
-          ...reviewersAndLabels(state, params, []),
+          ...reviewersAndLabels(state, project, params, []),
           ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
           ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
           version: version && version.start_commit_sha !== null ? version : null,
@@ -365,7 +371,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const source = branchSha(repository, mr.source_branch);
         const needsVersion = target !== mr.target_branch || params.state_event === 'reopen';
         const version = needsVersion && source !== null ? await versionFor(project, source, target) : null;
-        const assignees = assigneesOf(state, params);
+        const assignees = assigneesOf(state, project, params);
         const result = await execute(deps, ctx, {
           type: 'UpdateMergeRequest',
           project_id: project.id,
@@ -374,7 +380,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.target_branch ? { target_branch: params.target_branch } : {}),
           ...(assignees ? { assignee_ids: assignees } : {}),
-          ...reviewersAndLabels(state, params, mr.labels),
+          ...reviewersAndLabels(state, project, params, mr.labels),
           ...(params.squash !== undefined && params.squash !== null ? { squash: params.squash } : {}),
           ...(params.remove_source_branch !== undefined && params.remove_source_branch !== null ? { remove_source_branch: params.remove_source_branch } : {}),
           ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
