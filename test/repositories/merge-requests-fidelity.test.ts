@@ -419,3 +419,14 @@ describe('what the single GET may include', () => {
     expect((await server.call('PUT', path, { title: 'Behind still' }, dev.token)).body).not.toHaveProperty('first_contribution');
   });
 });
+
+describe('task_completion_status', () => {
+  it('counts the description’s task list items (Taskable::ITEM_PATTERN)', async () => {
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'tasks', start_branch: 'main', commit_message: 't', actions: [{ action: 'create', file_path: 'tasks.txt', content: 't' }] });
+    const description = ['- [ ] one', '- [x] two', '* [X] three', '1. [ ] four', '> - [x] quoted', '- [] not a box', '[x] not in a list', '- [x]', '  - [ ] nested'].join('\n');
+    const mr = (await server.call('POST', `${base()}/merge_requests`, { title: 'Tasks', source_branch: 'tasks', target_branch: 'main', description }, dev.token)).body;
+    // `\s` takes the line break after a bare `- [x]`, so the next line is its text and is not an item of its own (as
+    // Ruby's `scan` reads it): one, two, three, four, quoted and the bare one; done: two, three, quoted, the bare one.
+    expect(mr.task_completion_status).toEqual({ count: 6, completed_count: 4 });
+  });
+});

@@ -26,6 +26,16 @@ const referenceBase = (project: Project, from: ReferenceFrom): string => {
   return project.namespace_kind === 'group' && project.namespace_id === from.group.id ? project.path : project.path_with_namespace;
 };
 
+/**
+ * `Taskable.get_tasks` (`ITEM_PATTERN`): list items of the description (after any blockquote markers) that start
+ * with a checkbox, `[ ]` open and `[x]`/`[X]` done, followed by text; `task_completion_status` counts them.
+ */
+const TASK_ITEM = /^(?:>\s{0,4})*(?:\s*(?:[-+*]|\d+\.))+\s+(\[[xX]\]|\[\s\])\s.+/gm;
+const taskCompletionStatus = (description: string) => {
+  const boxes = [...description.matchAll(TASK_ITEM)].map((match) => match[1]!);
+  return { count: boxes.length, completed_count: boxes.filter((box) => box !== '[ ]' && /\[[xX]\]/.test(box)).length };
+};
+
 /** The user list's users, without the ones that are gone. */
 const users = (ids: readonly number[], ctx: PresentContext) => ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
 
@@ -83,7 +93,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     squash: mr.squash,
-    task_completion_status: { count: 0, completed_count: 0 },
+    task_completion_status: taskCompletionStatus(mr.description),
     has_conflicts: false,
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
