@@ -430,3 +430,15 @@ describe('task_completion_status', () => {
     expect(mr.task_completion_status).toEqual({ count: 6, completed_count: 4 });
   });
 });
+
+describe('target_project_id', () => {
+  it('a project outside the source’s fork network, where the caller may create merge requests, is 422 (validate_fork)', async () => {
+    const other = (await server.call('POST', '/projects', { name: 'Elsewhere', initialize_with_readme: true })).body;
+    await server.call('POST', `${base()}/repository/commits`, { branch: 'across', start_branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'across.txt', content: 'x' }] });
+    const body = { title: 'Across', source_branch: 'across', target_branch: 'main', target_project_id: other.id };
+    expect(await server.call('POST', `${base()}/merge_requests`, body)).toMatchObject({ status: 422, body: { message: ['Source project is not a fork of the target project'] } });
+    // Where the caller may not create merge requests, the target falls back to the project itself.
+    const created = await server.call('POST', `${base()}/merge_requests`, body, dev.token);
+    expect(created).toMatchObject({ status: 201, body: { project_id: project.id, target_project_id: project.id } });
+  });
+});

@@ -104,6 +104,18 @@ const reviewersAndLabels = (
   return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
 };
 
+/** The root of a project's fork network (`in_fork_network_of?` compares these). */
+const forkRoot = (state: State, project: Project): number => {
+  let current = project;
+  for (const seen = new Set<number>(); current.forked_from_id !== null && !seen.has(current.id); ) {
+    seen.add(current.id);
+    const parent = findProject(state.projects, current.forked_from_id);
+    if (!parent) break;
+    current = parent;
+  }
+  return current.id;
+};
+
 const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list: readonly MergeRequest[]) => filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
 
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
@@ -187,6 +199,13 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const state = deps.app.state;
         if (!canRepository(state, viewerId(ctx), project, 'create_merge_request_in')) throw ApiError.domain(forbidden());
+        // `find_target_project`: a `target_project_id` the caller may create merge requests in is the target; then
+        // `validate_fork` refuses one outside the source's fork network (422). A target inside it would be a merge
+        // request between projects, which is not kept here: the source stays the target, as before.
+        const target = ctx.params.target_project_id === undefined || ctx.params.target_project_id === null ? undefined : findProject(state.projects, ctx.params.target_project_id);
+        if (target && target.id !== project.id && canReadProject(state, viewerId(ctx), target) && canRepository(state, viewerId(ctx), target, 'create_merge_request_in')) {
+          if (forkRoot(state, target) !== forkRoot(state, project)) throw ApiError.message(422, ['Source project is not a fork of the target project']);
+        }
         const { params } = ctx;
         const repository = findRepository(state.repositories, project.id)!;
         const source = branchSha(repository, params.source_branch ?? '');
