@@ -11,7 +11,6 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
-
 /**
  * Where a list was asked from: the project of the URL (`project: user_project`), a group (`group: user_group`, the
  * group list), or nothing (`GET /merge_requests`). `reference` is `to_reference(options[:project])` and
@@ -33,7 +32,7 @@ const referenceBase = (project: Project, from: ReferenceFrom): string => {
 const TASK_ITEM = /^(?:>\s{0,4})*(?:\s*(?:[-+*]|\d+\.))+\s+(\[[xX]\]|\[\s\])\s.+/gm;
 const taskCompletionStatus = (description: string) => {
   const boxes = [...description.matchAll(TASK_ITEM)].map((match) => match[1]!);
-  return { count: boxes.length, completed_count: boxes.filter((box) => box !== '[ ]' && /\[[xX]\]/.test(box)).length };
+  return { count: boxes.length, completed_count: boxes.filter((box) => /\[[xX]\]/.test(box)).length };
 };
 
 /** The user list's users, without the ones that are gone. */
