@@ -82,7 +82,8 @@ export interface ListRouteSpec<P, F, T> extends RouteBase<P> {
   readonly authorize?: Authorize<P, F>;
   /** The rows, in order: an array or a random-access source (a page costs the page). */
   readonly rows: (ctx: HandlerContext<P>, state: State, found: F) => OffsetSource<T> | readonly T[];
-  readonly present: (row: T, view: PresentContext, found: F) => unknown;
+  /** `ctx`: the request, for entities its parameters choose (`view=simple`). */
+  readonly present: (row: T, view: PresentContext, found: F, ctx: HandlerContext<P>) => unknown;
   readonly paginate?: Omit<PaginateOptions<T>, 'map'>;
 }
 
@@ -99,7 +100,7 @@ export const listRoute = <P, F, T>(deps: ApiDeps, spec: ListRouteSpec<P, F, T>):
       if (refused) return refused;
       const rows = spec.rows(ctx, state, found.right);
       const view = presentContext(deps, ctx, state);
-      return paginate(ctx, isSource(rows) ? rows : arraySource(rows), { ...spec.paginate, map: (row) => spec.present(row, view, found.right) });
+      return paginate(ctx, isSource(rows) ? rows : arraySource(rows), { ...spec.paginate, map: (row) => spec.present(row, view, found.right, ctx) });
     },
   });
 

@@ -95,6 +95,8 @@ export const PROJECT_ABILITIES = {
   admin_issue: AccessLevel.REPORTER,
   read_confidential_issues: AccessLevel.REPORTER,
   destroy_issue: AccessLevel.OWNER,
+  /** `destroy_merge_request` (ProjectPolicy's owner block): Owners (and administrators) delete merge requests. */
+  destroy_merge_request: AccessLevel.OWNER,
   /** Project snippets: Reporters create them; Maintainers edit and delete anyone's. */
   create_snippet: AccessLevel.REPORTER,
   admin_snippet: AccessLevel.MAINTAINER,

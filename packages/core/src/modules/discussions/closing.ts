@@ -13,7 +13,7 @@ import { findRepository, defaultBranchOf, mergeRequestsOf, findMergeRequest } fr
 import type { MergeRequest } from '../repositories/projection.js';
 import { canDownloadCode } from '../access/abilities.js';
 import type { Issue } from '../issues/projection.js';
-import { canUpdateIssue, findIssue } from '../issues/queries.js';
+import { canReadIssue, canUpdateIssue, findIssue } from '../issues/queries.js';
 import type { Project } from '../projects/projection.js';
 import { projectReferenceBase } from '../projects/queries.js';
 import { referencedNoteables } from './mentions.js';
@@ -53,6 +53,13 @@ export const issuesClosedByMerge = (state: DiscussionsView, merger: number | nul
   closingIssues(state, project, mr)
     .filter(({ project: of, issue }) => issue.state === 'opened' && (merger === null || canUpdateIssue(state, merger, of, issue)))
     .map(({ issue }) => issue);
+
+/**
+ * `GET …/merge_requests/:iid/closes_issues` (`visible_closing_issues_for`): the issues it closes when merged, open or
+ * closed, that the viewer may read, with their projects.
+ */
+export const visibleClosingIssues = (state: DiscussionsView, viewer: number | null, project: Project, mr: MergeRequest): { readonly project: Project; readonly issue: Issue }[] =>
+  closingIssues(state, project, mr).filter(({ project: of, issue }) => canReadIssue(state, viewer, of, issue));
 
 /** `closed_by`: the merge requests of the issue's project that close it and that the viewer reads, newest first. */
 export const mergeRequestsClosing = (state: DiscussionsView, viewer: number | null, project: Project, issue: Issue): MergeRequest[] =>

@@ -11,15 +11,16 @@ import type { IssueEvent } from '../issues/events.js';
 import type { SnippetEvent } from '../snippets/events.js';
 import type { EpicEvent } from '../epics/events.js';
 import type { RepositoryEvent } from '../repositories/events.js';
-import { findMergeRequest } from '../repositories/queries.js';
+import { draftlessTitle, findMergeRequest, isDraftTitle } from '../repositories/queries.js';
 import { findProject } from '../projects/queries.js';
+import { findUser } from '../users/queries.js';
 import type { DiscussionEvent, NoteableData, NoteData } from './events.js';
 import type { DiscussionsSlice, DiscussionsView, Note, NoteableThreads } from './projection.js';
 import { discussionIdFor, noteableData, noteableKey } from './queries.js';
 import { findIssue, issueReference } from '../issues/queries.js';
 import { gfmReference, referencedNoteables, refOfNoteable } from './mentions.js';
 import type { NoteableRef } from './commands.js';
-import { addedCommitsBody, dueDateBody, systemNoteBodies } from './system-notes.js';
+import { addedCommitsBody, dueDateBody, mergeRequestSystemNoteBodies, systemNoteBodies } from './system-notes.js';
 
 /**
  * The follower reads the merge requests and projects (for the "added N commits" note), and the noteables and
@@ -33,7 +34,7 @@ export type DiscussionsFollowed =
   | Extract<IssueEvent, { type: 'IssueCreated' | 'IssueDeleted' | 'IssueUpdated' | 'IssueLinkCreated' | 'IssueLinkDestroyed' }>
   | Extract<SnippetEvent, { type: 'SnippetDeleted' }>
   | Extract<EpicEvent, { type: 'EpicUpdated' | 'EpicDeleted' }>
-  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' }>;
+  | Extract<RepositoryEvent, { type: 'MergeRequestCreated' | 'MergeRequestUpdated' | 'MergeRequestVersionCreated' | 'MergeRequestDeleted' | 'MergeRequestApproved' | 'MergeRequestUnapproved' }>;
 
 type Slice = Draft<DiscussionsSlice>;
 
@@ -231,10 +232,20 @@ const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean)
   for (const key of keys) dropNoteable(slice, key);
 };
 
+const approvalNote = (state: DiscussionsDraft, data: { project_id: number; iid: number; user_id: number; at: string }, body: string): void => {
+  const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
+  if (mr) systemNote(state, mergeRequestNoteable(mr), body, data.user_id, data.at);
+};
+
 export const follows = {
   IssueDeleted: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Issue', event.data.id)),
   SnippetDeleted: (state: DiscussionsDraft, event: Extract<SnippetEvent, { type: 'SnippetDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Snippet', event.data.id)),
   EpicDeleted: (state: DiscussionsDraft, event: Extract<EpicEvent, { type: 'EpicDeleted' }>): void => dropNoteable(state.discussions, noteableKey('Epic', event.data.id)),
+  // `SystemNoteService.approve_mr` / `unapprove_mr`.
+  MergeRequestApproved: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestApproved' }>): void => approvalNote(state, event.data, 'approved this merge request'),
+  MergeRequestUnapproved: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestUnapproved' }>): void => approvalNote(state, event.data, 'unapproved this merge request'),
+  MergeRequestDeleted: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestDeleted' }>): void =>
+    dropNoteable(state.discussions, noteableKey('MergeRequest', event.data.id)),
   ProjectDeleted: (state: DiscussionsDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void =>
     dropWhere(state.discussions, (threads) => threads.project_id === event.data.id),
   GroupDeleted: (state: DiscussionsDraft, event: Extract<GroupEvent, { type: 'GroupDeleted' }>): void => dropWhere(state.discussions, (threads) => threads.group_id === event.data.id),
@@ -261,9 +272,15 @@ export const follows = {
   },
   MergeRequestUpdated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestUpdated' }>): void => {
     const { data } = event;
-    if (data.title === undefined && data.description === undefined) return;
     const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
     if (!mr) return;
+    const author = data.updated_by_id === undefined ? mr.author_id : data.updated_by_id;
+    const reference = (id: number): string | null => {
+      const user = findUser(state.users, id);
+      return user ? `@${user.username}` : null;
+    };
+    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle, reference)) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
+    if (data.title === undefined && data.description === undefined) return;
     crossReference(state, mergeRequestNoteable(mr), mentionableText(mr.title, mr.description), data.updated_by_id === undefined ? mr.author_id : data.updated_by_id, data.updated_at);
   },
   MergeRequestVersionCreated: (state: DiscussionsDraft, event: Extract<RepositoryEvent, { type: 'MergeRequestVersionCreated' }>): void => {

@@ -47,7 +47,7 @@ export const findNoteable = (state: DiscussionsView, ref: NoteableRef): Noteable
       const project = findProject(state.projects, ref.project_id);
       const mr = project ? findMergeRequest(state.repositories, project.id, ref.iid) : undefined;
       if (!project || !mr) return undefined;
-      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, replyable: true, resolvable: true, locked: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
+      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, replyable: true, resolvable: true, locked: mr.discussion_locked === true, readableBy: (userId) => canDownloadCode(state, userId, project) };
     }
     case 'Snippet': {
       const project = findProject(state.projects, ref.project_id);

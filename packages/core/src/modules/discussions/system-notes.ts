@@ -3,6 +3,8 @@
  * (close, reopen) and labels write resource events on the platform since 13.x, not notes, so they project none.
  */
 
+import { toSentence } from '../shared/validation.js';
+
 /** `changed title from **{-old-}** to **{+new+}**`: the markers wrap the changed span only (`InlineDiffMarkdownMarker`). */
 export const titleChangeBody = (from: string, to: string): string => {
   const a = [...from];
@@ -18,6 +20,48 @@ export const titleChangeBody = (from: string, to: string): string => {
     return `${head}${changed === '' ? '' : `{${sign}${changed}${sign}}`}${tail}`;
   };
   return `changed title from **${mark(a, '-')}** to **${mark(b, '+')}**`;
+};
+
+/**
+ * An update's notes on a merge request: `CommonSystemNotesService` (the draft status, `handle_merge_request_draft`;
+ * the title when more than its draft prefix changed; the description; the discussion lock), then
+ * `MergeRequests::UpdateService#handle_changes` (the target branch, `change_branch`).
+ */
+export const mergeRequestSystemNoteBodies = (
+  changes: Changes & {
+    readonly target_branch?: string;
+    readonly previous_target_branch?: string;
+    readonly assignee_ids?: readonly number[];
+    readonly previous_assignee_ids?: readonly number[];
+    readonly reviewer_ids?: readonly number[];
+    readonly previous_reviewer_ids?: readonly number[];
+  },
+  isDraft: (title: string) => boolean,
+  draftless: (title: string) => string,
+  reference: (userId: number) => string | null,
+): string[] => {
+  const bodies: string[] = [];
+  if (changes.title !== undefined && changes.previous_title !== undefined) {
+    if (isDraft(changes.previous_title) !== isDraft(changes.title)) bodies.push(`marked this merge request as **${isDraft(changes.title) ? 'draft' : 'ready'}**`);
+    if (draftless(changes.previous_title) !== draftless(changes.title)) bodies.push(titleChangeBody(changes.previous_title, changes.title));
+  }
+  if (changes.description !== undefined) bodies.push('changed the description');
+  if (changes.discussion_locked !== undefined) bodies.push(`${changes.discussion_locked ? 'locked' : 'unlocked'} this merge request`);
+  if (changes.target_branch !== undefined && changes.previous_target_branch !== undefined) {
+    bodies.push(`changed target branch from \`${changes.previous_target_branch}\` to \`${changes.target_branch}\``);
+  }
+  const users = (before: readonly number[] | undefined, after: readonly number[] | undefined, added: string, removed: string): void => {
+    if (before === undefined || after === undefined) return;
+    const names = (ids: readonly number[]) => ids.map(reference).filter((name): name is string => name !== null);
+    const gained = names(after.filter((id) => !before.includes(id)));
+    const lost = names(before.filter((id) => !after.includes(id)));
+    const parts = [...(gained.length > 0 ? [`${added} ${toSentence(gained)}`] : []), ...(lost.length > 0 ? [`${removed} ${toSentence(lost)}`] : [])];
+    if (parts.length > 0) bodies.push(parts.join(' and '));
+  };
+  // `change_issuable_assignees` and `change_issuable_reviewers` (users as `@username`, `to_sentence`).
+  users(changes.previous_assignee_ids, changes.assignee_ids, 'assigned to', 'unassigned');
+  users(changes.previous_reviewer_ids, changes.reviewer_ids, 'requested review from', 'removed review request for');
+  return bodies;
 };
 
 interface Changes {

@@ -65,3 +65,16 @@ export const refProtectedFor = (state: Pick<PipelinesView, keyof AccessView | 'r
  * sees it (`public_access`). Builds are public by default (`public_builds`) and there is no setting of it here.
  */
 export const canReadPipelines = (state: AccessView, userId: number | null, project: Project): boolean => canOnVisibleProject(state, userId, 'read_pipeline', project);
+
+/**
+ * `MergeRequest#head_pipeline`: the newest branch pipeline of the source branch at the merge request's head sha
+ * (`UpdateHeadPipelineForMergeRequestWorker` points it at each such pipeline as it is created); none without a head.
+ */
+export const headPipelineOf = (pipelines: PipelinesSlice, projectId: number, branch: string, sha: string | null): Pipeline | null => {
+  if (sha === null) return null;
+  let head: Pipeline | null = null;
+  for (const pipeline of pipelinesOfProject(pipelines, projectId)) {
+    if (!pipeline.tag && pipeline.ref === branch && pipeline.sha === sha && (head === null || pipeline.id > head.id)) head = pipeline;
+  }
+  return head;
+};

@@ -79,6 +79,8 @@ export type RepositoryCommand =
       readonly source_branch: string;
       readonly target_branch: string;
       readonly assignee_ids?: readonly number[];
+      readonly reviewer_ids?: readonly number[];
+      readonly labels?: readonly string[];
       readonly squash?: boolean;
       readonly remove_source_branch?: boolean;
       /** The first version (null when a branch is missing: the decider refuses then). */
@@ -92,12 +94,19 @@ export type RepositoryCommand =
       readonly description?: string;
       readonly target_branch?: string;
       readonly assignee_ids?: readonly number[];
+      readonly reviewer_ids?: readonly number[];
+      readonly labels?: readonly string[];
       readonly squash?: boolean;
       readonly remove_source_branch?: boolean;
       readonly state_event?: 'close' | 'reopen';
+      readonly discussion_locked?: boolean;
       /** A new version when the target branch changes (or on reopen, when the source moved while closed). */
       readonly version?: Omit<VersionFact, 'iid'> | null;
     }
+  | { readonly type: 'DeleteMergeRequest'; readonly project_id: number; readonly iid: number }
+  | { readonly type: 'ApproveMergeRequest'; readonly project_id: number; readonly iid: number }
+  | { readonly type: 'UnapproveMergeRequest'; readonly project_id: number; readonly iid: number }
+  | { readonly type: 'SetMergeRequestSubscription'; readonly project_id: number; readonly iid: number; readonly subscribed: boolean }
   /**
    * Records a merge git made: the target branch moved from `old_sha` to `merge_commit_sha` (a fast-forward when
    * that is the source head). `versions`: merge requests whose source is the target branch.
@@ -110,5 +119,6 @@ export type RepositoryCommand =
       readonly merge_commit_sha: string;
       /** The source head that was merged (must still be the merge request's head). */
       readonly source_sha: string;
+      readonly should_remove_source_branch?: boolean;
       readonly versions?: readonly VersionFact[];
     };

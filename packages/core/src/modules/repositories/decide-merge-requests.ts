@@ -10,6 +10,7 @@ import { canMergeToBranch, canPushToBranch, canRepository } from './policy.js';
 import { branchSha, currentVersion, findMergeRequest, findRepository, mergeRequestsOf } from './queries.js';
 import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
+import { projectAccessLevel } from '../members/queries.js';
 import { sameMembers } from '../shared/validation.js';
 
 type State = RepositoriesView;
@@ -90,8 +91,10 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
         target_branch: command.target_branch,
         author_id: actor.userId,
         assignee_ids: [...(command.assignee_ids ?? [])],
+        ...(command.reviewer_ids && command.reviewer_ids.length > 0 ? { reviewer_ids: [...command.reviewer_ids] } : {}),
+        ...(command.labels && command.labels.length > 0 ? { labels: [...command.labels] } : {}),
         squash: command.squash ?? false,
-        remove_source_branch: command.remove_source_branch ?? false,
+        remove_source_branch: command.remove_source_branch ?? null,
         created_at: at,
       },
     },
@@ -113,13 +116,30 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
     if (refused) return E.left(refused);
   }
   const events: RepositoryEvent[] = [];
-  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash' | 'remove_source_branch']?: MergeRequest[K] } & { assignee_ids?: number[] } = {};
-  if (command.title !== undefined && command.title !== mr.title) changes.title = command.title;
+  const changes: { -readonly [K in 'title' | 'description' | 'target_branch' | 'squash']?: MergeRequest[K] } & {
+    remove_source_branch?: boolean;
+    previous_title?: string;
+    previous_target_branch?: string;
+    previous_assignee_ids?: number[];
+    previous_reviewer_ids?: number[];
+    discussion_locked?: boolean;
+    assignee_ids?: number[];
+    reviewer_ids?: number[];
+    labels?: string[];
+  } = {};
+  if (command.title !== undefined && command.title !== mr.title) Object.assign(changes, { title: command.title, previous_title: mr.title });
   if (command.description !== undefined && command.description !== mr.description) changes.description = command.description;
-  if (targetChanges) changes.target_branch = command.target_branch!;
+  if (targetChanges) Object.assign(changes, { target_branch: command.target_branch!, previous_target_branch: mr.target_branch });
+  if (command.discussion_locked !== undefined && command.discussion_locked !== (mr.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
-  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
+  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) {
+    Object.assign(changes, { assignee_ids: [...command.assignee_ids], previous_assignee_ids: [...mr.assignee_ids] });
+  }
+  if (command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) {
+    Object.assign(changes, { reviewer_ids: [...command.reviewer_ids], previous_reviewer_ids: [...mr.reviewer_ids] });
+  }
+  if (command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });
   // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`).
@@ -151,7 +171,71 @@ export const decideMergeMergeRequest = (issued: Issued<Command<'MergeMergeReques
       type: 'BranchUpdated',
       data: { project_id: project.id, name: mr.target_branch, old_sha: command.old_sha, new_sha: command.merge_commit_sha, forced: false, via: 'api' },
     },
-    { type: 'MergeRequestMerged', data: { project_id: project.id, iid: mr.iid, merged_by_id: actor.userId, merge_commit_sha: command.merge_commit_sha, at } },
+    {
+      type: 'MergeRequestMerged',
+      data: {
+        project_id: project.id,
+        iid: mr.iid,
+        merged_by_id: actor.userId,
+        merge_commit_sha: command.merge_commit_sha,
+        at,
+        ...(command.should_remove_source_branch !== undefined ? { should_remove_source_branch: command.should_remove_source_branch } : {}),
+      },
+    },
   ];
   return E.right([...events, ...versionEvents(state, project.id, [{ branch: mr.target_branch, sha: command.merge_commit_sha }], command.versions ?? [], at, 0, actor.userId)]);
+};
+
+/** `Issuable::DestroyService` after `authorize!(:destroy_merge_request)`: Owners and administrators. */
+export const decideDeleteMergeRequest = (issued: Issued<Command<'DeleteMergeRequest'>>, state: State): Decided => {
+  const { command, actor } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId !== null && !canRepository(state, actor.userId, project, 'destroy_merge_request')) return E.left(forbidden());
+  return E.right([{ type: 'MergeRequestDeleted', data: { project_id: project.id, iid: mr.iid, id: mr.id } }]);
+};
+
+/**
+ * EE `ApprovalState#can_approve?` with no approval rules: `approve_merge_request` (`update_merge_request &
+ * is_project_member`: a member who may update it), not yet approved, and not its author
+ * (`merge_requests_author_approval` is off by default).
+ */
+export const canApproveMergeRequest = (state: State, userId: number | null, project: Project, mr: MergeRequest): boolean => {
+  if (userId === null || mr.approved_by.includes(userId) || mr.author_id === userId) return false;
+  return projectAccessLevel(state, project, userId) > 0 && canRepository(state, userId, project, 'update_merge_request');
+};
+
+export const decideApproveMergeRequest = (issued: Issued<Command<'ApproveMergeRequest'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null || !canApproveMergeRequest(state, actor.userId, project, mr)) return E.left(unauthorized);
+  return E.right([{ type: 'MergeRequestApproved', data: { project_id: project.id, iid: mr.iid, user_id: actor.userId, at } }]);
+};
+
+/** `not_found! unless merge_request.has_approved?(current_user)`. */
+export const decideUnapproveMergeRequest = (issued: Issued<Command<'UnapproveMergeRequest'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null || !mr.approved_by.includes(actor.userId)) return E.left(notFound());
+  return E.right([{ type: 'MergeRequestUnapproved', data: { project_id: project.id, iid: mr.iid, user_id: actor.userId, at } }]);
+};
+
+/**
+ * `subscribe`/`unsubscribe` (lib/api/subscriptions.rb) by a signed-in reader. Whether it changes anything (the 304)
+ * is the route's question, participation living in the discussions module; only the last choice counts.
+ */
+export const decideSetMergeRequestSubscription = (issued: Issued<Command<'SetMergeRequestSubscription'>>, state: State): Decided => {
+  const { command, actor, at } = issued;
+  const located = locateMergeRequest(state, command.project_id, command.iid);
+  if (E.isLeft(located)) return located;
+  const { project, mr } = located.right;
+  if (actor.userId === null) return E.left(forbidden('only a user subscribes'));
+  if (!canRepository(state, actor.userId, project, 'read_merge_request')) return E.left(notFound('Merge Request'));
+  const data = { project_id: project.id, iid: mr.iid, user_id: actor.userId, at };
+  return E.right([command.subscribed ? { type: 'MergeRequestSubscribed', data } : { type: 'MergeRequestUnsubscribed', data }]);
 };

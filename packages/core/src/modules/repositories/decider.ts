@@ -7,7 +7,7 @@ import type { RepositoryEvent } from './events.js';
 import type { RepositoriesView } from './projection.js';
 import { decideChangeDefaultBranch, decideUpdateRefs } from './decide-refs.js';
 import { decideProtectBranch, decideProtectBranchLegacy, decideProtectTag, decideUnprotectBranch, decideUnprotectTag } from './decide-protected.js';
-import { decideCreateMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
+import { decideApproveMergeRequest, decideCreateMergeRequest, decideDeleteMergeRequest, decideSetMergeRequestSubscription, decideUnapproveMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
 
 export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either<DomainError, readonly RepositoryEvent[]>>({
   ChangeDefaultBranch: decideChangeDefaultBranch,
@@ -20,4 +20,8 @@ export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either
   CreateMergeRequest: decideCreateMergeRequest,
   UpdateMergeRequest: decideUpdateMergeRequest,
   MergeMergeRequest: decideMergeMergeRequest,
+  DeleteMergeRequest: decideDeleteMergeRequest,
+  ApproveMergeRequest: decideApproveMergeRequest,
+  UnapproveMergeRequest: decideUnapproveMergeRequest,
+  SetMergeRequestSubscription: decideSetMergeRequestSubscription,
 });

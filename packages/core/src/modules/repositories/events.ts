@@ -91,7 +91,8 @@ export const repositoryEvents = defineEvents({
   MergeRequestCreated: {
     version: 1,
     stream,
-    codec: t.type({
+    codec: t.intersection([
+      t.type({
       project_id: t.number,
       id: t.number,
       iid: t.number,
@@ -102,17 +103,25 @@ export const repositoryEvents = defineEvents({
       author_id: nullable(t.number),
       assignee_ids: t.array(t.number),
       squash: t.boolean,
-      remove_source_branch: t.boolean,
+      /** Null (since the fidelity audit) when the creation did not give it. */
+      remove_source_branch: nullable(t.boolean),
       created_at: t.string,
-    }),
+      }),
+      /** Added with the fidelity audit: logs before it have neither (none). */
+      t.partial({ labels: t.array(t.string), reviewer_ids: t.array(t.number) }),
+    ]),
   },
   MergeRequestUpdated: {
     version: 1,
     stream,
     codec: t.intersection([
       t.type({ project_id: t.number, iid: t.number, updated_at: t.string }),
-      /** `updated_by_id`: who updated (the cross-references of a new title or description are theirs). */
-      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
+      /**
+       * `updated_by_id`: who updated (the cross-references and system notes are theirs); `previous_…`: what a new
+       * title, target, assignees or reviewers replaced (the system notes name them).
+       */
+      t.partial({ title: t.string, description: t.string, target_branch: t.string, assignee_ids: t.array(t.number), reviewer_ids: t.array(t.number), labels: t.array(t.string), squash: t.boolean, remove_source_branch: t.boolean, updated_by_id: nullable(t.number) }),
+      t.partial({ discussion_locked: t.boolean, previous_title: t.string, previous_target_branch: t.string, previous_assignee_ids: t.array(t.number), previous_reviewer_ids: t.array(t.number) }),
     ]),
   },
   MergeRequestClosed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, closed_by_id: nullable(t.number), at: t.string }) },
@@ -135,10 +144,22 @@ export const repositoryEvents = defineEvents({
       t.partial({ commits: t.array(t.type({ id: t.string, title: t.string })), pushed_by_id: nullable(t.number) }),
     ]),
   },
+  /** EE `POST …/approve` (`MergeRequests::ApprovalService`) and `…/unapprove` (`RemoveApprovalService`). */
+  MergeRequestApproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  MergeRequestUnapproved: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  /** `POST …/merge_requests/:iid/subscribe` and `…/unsubscribe` (a `Subscription` row). */
+  MergeRequestSubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  MergeRequestUnsubscribed: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, user_id: t.number, at: t.string }) },
+  /** `DELETE …/merge_requests/:iid` (`Issuable::DestroyService`); `id` for the followers (its threads go). */
+  MergeRequestDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, iid: t.number, id: t.number }) },
   MergeRequestMerged: {
     version: 1,
     stream,
-    codec: t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
+    codec: t.intersection([
+      t.type({ project_id: t.number, iid: t.number, merged_by_id: nullable(t.number), merge_commit_sha: t.string, at: t.string }),
+      /** The merge's `should_remove_source_branch` parameter when given (`merge_params`, shown by the entity). */
+      t.partial({ should_remove_source_branch: t.boolean }),
+    ]),
   },
 });
 

@@ -115,6 +115,9 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       if (!repository) return;
       tableSet(state.repositories.mergeRequests, id, {
         ...event.data,
+        labels: event.data.labels ?? [],
+        reviewer_ids: event.data.reviewer_ids ?? [],
+        approved_by: [],
         state: 'opened',
         updated_at: created_at,
         merged_by_id: null,
@@ -131,7 +134,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
     }
     case 'MergeRequestUpdated': {
       // `updated_by_id` is the discussions' (cross-references), not a field of the merge request.
-      const { project_id, iid, updated_at, updated_by_id: _updater, ...changes } = event.data;
+      const { project_id, iid, updated_at, updated_by_id: _updater, previous_title: _title, previous_target_branch: _target, previous_assignee_ids: _assignees, previous_reviewer_ids: _reviewers, ...changes } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       Object.assign(mr, changes);
@@ -159,7 +162,32 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       mr.versions.push(version);
+      // A push to the source branch (`commits`) resets the approvals (EE `reset_approvals_on_push`, on by default).
+      if (event.data.commits && event.data.commits.length > 0 && mr.approved_by.length > 0) mr.approved_by = [];
       raise(state, 'merge_request_diff', version.id);
+      return;
+    }
+    case 'MergeRequestApproved': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (mr && !mr.approved_by.includes(event.data.user_id)) mr.approved_by.push(event.data.user_id);
+      return;
+    }
+    case 'MergeRequestUnapproved': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (mr) mr.approved_by = mr.approved_by.filter((id) => id !== event.data.user_id);
+      return;
+    }
+    case 'MergeRequestSubscribed':
+    case 'MergeRequestUnsubscribed': {
+      const mr = mergeRequestOf(state, event.data.project_id, event.data.iid);
+      if (!mr) return;
+      mr.subscriptions = { ...mr.subscriptions, [event.data.user_id]: event.type === 'MergeRequestSubscribed' };
+      return;
+    }
+    case 'MergeRequestDeleted': {
+      const repository = repositoryOf(state, event.data.project_id);
+      if (repository) tableDelete(repository.merge_requests, event.data.iid);
+      tableDelete(state.repositories.mergeRequests, event.data.id);
       return;
     }
     case 'MergeRequestMerged': {
@@ -169,6 +197,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       mr.merged_by_id = event.data.merged_by_id;
       mr.merged_at = event.data.at;
       mr.merge_commit_sha = event.data.merge_commit_sha;
+      if (event.data.should_remove_source_branch !== undefined) mr.should_remove_source_branch = event.data.should_remove_source_branch;
       mr.updated_at = event.data.at;
       return;
     }

@@ -16,7 +16,7 @@ export const repositoriesModule = defineModule<
   RepositoriesFollowed
 >({
   name: 'repositories',
-  version: 1,
+  version: 2,
   initial: () => ({ repositories: initialRepositories() }),
   events: repositoryEvents,
   commands: [
@@ -30,6 +30,10 @@ export const repositoriesModule = defineModule<
     'CreateMergeRequest',
     'UpdateMergeRequest',
     'MergeMergeRequest',
+    'DeleteMergeRequest',
+    'ApproveMergeRequest',
+    'UnapproveMergeRequest',
+    'SetMergeRequestSubscription',
   ],
   decide,
   evolve,

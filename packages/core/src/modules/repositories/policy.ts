@@ -14,7 +14,7 @@ import { defaultBranchOf, isEmptyRepository, matchingProtectedBranches, matching
 type State = RepositoriesView;
 
 /** The abilities repository routes and decisions ask about (the levels live in the access table). */
-export type RepositoryAbility = Extract<ProjectAbility, 'download_code' | 'push_code' | 'admin_tag' | 'create_merge_request_in' | 'update_merge_request' | 'push_to_delete_protected_branch' | 'admin_project'> | 'read_merge_request';
+export type RepositoryAbility = Extract<ProjectAbility, 'download_code' | 'push_code' | 'admin_tag' | 'create_merge_request_in' | 'update_merge_request' | 'destroy_merge_request' | 'push_to_delete_protected_branch' | 'admin_project'> | 'read_merge_request';
 
 /** An ability on a project; `download_code` and `read_merge_request` are open to whoever sees a non-private project. */
 export const canRepository = (state: State, userId: number | null, project: Project, ability: RepositoryAbility): boolean =>

@@ -77,8 +77,21 @@ export interface MergeRequest {
   readonly target_branch: string;
   readonly author_id: number | null;
   readonly assignee_ids: readonly number[];
+  /** Reviewers (`reviewer_ids`), in the order given. */
+  readonly reviewer_ids: readonly number[];
+  /** Label names, as issues keep them (no label objects). */
+  readonly labels: readonly string[];
+  /** Who approved (EE `approvals`), in order; a push to the source branch clears them (`reset_approvals_on_push`). */
+  readonly approved_by: readonly number[];
+  /** A user's own choice through the subscription endpoints (user id → subscribed), winning over participation. */
+  readonly subscriptions?: Readonly<Record<number, boolean>>;
+  /** The merge's `should_remove_source_branch` (`merge_params`): null unless given. */
+  readonly should_remove_source_branch?: boolean | null;
+  /** `discussion_locked`: null until someone sets it. */
+  readonly discussion_locked?: boolean | null;
   readonly squash: boolean;
-  readonly remove_source_branch: boolean;
+  /** `force_remove_source_branch` (`merge_params`): null when the creation did not say (the API sets the key to nil). */
+  readonly remove_source_branch: boolean | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly merged_by_id: number | null;

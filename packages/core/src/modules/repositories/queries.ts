@@ -119,3 +119,12 @@ export const openMergeRequestsFrom = (repositories: RepositoriesSlice, projectId
   mergeRequestsOf(repositories, projectId).filter((mr) => mr.state === 'opened' && mr.source_branch === branch);
 
 export const currentVersion = (mergeRequest: MergeRequest): MergeRequest['versions'][number] | undefined => mergeRequest.versions[mergeRequest.versions.length - 1];
+
+/** `MergeRequest::DRAFT_REGEX` (with the WIP forms 14.x still reads): a draft title's prefix. */
+const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i;
+
+/** `MergeRequest.draft?(title)` (`work_in_progress?`). */
+export const isDraftTitle = (title: string): boolean => DRAFT_PREFIX.test(title);
+
+/** `MergeRequest.draftless_title`: the title without its draft prefixes (`DRAFT_REGEX` takes them all and the spaces after). */
+export const draftlessTitle = (title: string): string => title.replace(/^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)+\s*/i, '');

@@ -186,7 +186,7 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
         const list = deployment ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
-        const rows = filterMergeRequests(list, ctx.params);
+        const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },

@@ -10,7 +10,7 @@ export type NoneOrAny = 'none' | 'any';
  * `types: [Integer, String], integer_none_any: true` (`IntegerOrCustomValue`): an integer, or `None` / `Any` in any
  * case (answered lower-case); anything else is "<name> should be an integer, None, or Any, however got <value>".
  */
-const IntegerNoneAny: ParamType<number | NoneOrAny> = new t.Type<number | NoneOrAny | null, unknown, unknown>(
+export const IntegerNoneAny: ParamType<number | NoneOrAny> = new t.Type<number | NoneOrAny | null, unknown, unknown>(
   'IntegerNoneAny',
   (_u): _u is number | NoneOrAny | null => true,
   (u, c) => {
@@ -25,7 +25,7 @@ const IntegerNoneAny: ParamType<number | NoneOrAny> = new t.Type<number | NoneOr
 );
 
 /** `CheckAssigneesCount.coerce`: a string is one username (no comma split), an array is kept, anything else is []. */
-const AssigneeUsernames: ParamType<string[]> = new t.Type<string[] | null, unknown, unknown>(
+export const AssigneeUsernames: ParamType<string[]> = new t.Type<string[] | null, unknown, unknown>(
   'CheckAssigneesCount',
   (_u): _u is string[] | null => true,
   (u) => {
