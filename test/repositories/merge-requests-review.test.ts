@@ -97,6 +97,21 @@ describe('who may update a merge request, and what', () => {
   });
 });
 
+describe('a locked merge request', () => {
+  it('is not reopened while locked (rule { locked }.prevent :reopen_merge_request): 200, still closed, nothing recorded', async () => {
+    const mr = await open({}, dev.token);
+    const path = `${base()}/merge_requests/${mr.iid}`;
+    expect((await server.call('PUT', path, { state_event: 'close', discussion_locked: true }, dev.token)).body).toMatchObject({ state: 'closed', discussion_locked: true });
+    const before = server.events.length;
+    expect(await server.call('PUT', path, { state_event: 'reopen' }, dev.token)).toMatchObject({ status: 200, body: { state: 'closed' } });
+    expect(await server.call('PUT', path, { state_event: 'reopen' })).toMatchObject({ status: 200, body: { state: 'closed' } });
+    expect(server.events.length).toBe(before);
+    // Unlocked (the state changes first, so not in the same request), it reopens.
+    expect((await server.call('PUT', path, { state_event: 'reopen', discussion_locked: false }, dev.token)).body).toMatchObject({ state: 'closed', discussion_locked: false });
+    expect((await server.call('PUT', path, { state_event: 'reopen' }, dev.token)).body.state).toBe('opened');
+  });
+});
+
 describe('who may approve (approve_merge_request is update_merge_request)', () => {
   it('an administrator who is not a member and a Reporter assignee approve; a Reporter who is neither does not', async () => {
     const mr = await open({ assignee_ids: [rep.id] }, dev.token);

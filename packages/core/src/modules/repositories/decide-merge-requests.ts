@@ -152,8 +152,10 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   if (metadata && command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });
-  // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`).
-  const reopenable = mr.state === 'closed' && branchSha(repository, mr.source_branch) !== null && branchSha(repository, changes.target_branch ?? mr.target_branch) !== null;
+  // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`), and not while its
+  // discussion is locked (MergeRequestPolicy `rule { locked }.prevent :reopen_merge_request`; `ReopenService` then
+  // does nothing). The state changes before the other attributes, so the lock is the one held before this update.
+  const reopenable = mr.state === 'closed' && mr.discussion_locked !== true && branchSha(repository, mr.source_branch) !== null && branchSha(repository, changes.target_branch ?? mr.target_branch) !== null;
   if (command.state_event === 'reopen' && reopenable) events.push({ type: 'MergeRequestReopened', data: { project_id: project.id, iid: mr.iid, at } });
   const head = currentVersion(mr);
   const fact = command.version;
