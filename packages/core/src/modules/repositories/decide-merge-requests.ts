@@ -248,6 +248,8 @@ export const decideSetMergeRequestSubscription = (issued: Issued<Command<'SetMer
   const { project, mr } = located.right;
   if (actor.userId === null) return E.left(forbidden('only a user subscribes'));
   if (!canRepository(state, actor.userId, project, 'read_merge_request')) return E.left(notFound('Merge Request'));
+  // The same explicit choice again (two requests racing past the route's 304) changes nothing.
+  if (mr.subscriptions?.[actor.userId] === command.subscribed) return E.right([]);
   const data = { project_id: project.id, iid: mr.iid, user_id: actor.userId, at };
   return E.right([command.subscribed ? { type: 'MergeRequestSubscribed', data } : { type: 'MergeRequestUnsubscribed', data }]);
 };
