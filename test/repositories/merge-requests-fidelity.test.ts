@@ -360,13 +360,15 @@ describe('system notes of an update, and discussion_locked', () => {
     ]);
     // `change_issuable_assignees` and `change_issuable_reviewers`, after the common notes.
     await server.call('PUT', path, { assignee_ids: [dev.id, rep.id], reviewer_ids: [rep.id] }, dev.token);
+    // A Guest of a private project does not read its merge requests: dropped (`user_can_read?`), and a list left
+    // empty by that is dropped as a whole (the assignees stay; review 'review-mr').
     await server.call('PUT', path, { assignee_ids: [guest.id], reviewer_ids: [] }, dev.token);
+    await server.call('PUT', path, { assignee_ids: [0] }, dev.token);
     expect((await systemNotes()).slice(-4)).toEqual([
       'assigned to @mr-dev and @mr-rep',
       'requested review from @mr-rep',
-      // A Guest of a private project does not read its merge requests: dropped (`user_can_read?`).
-      'unassigned @mr-dev and @mr-rep',
       'removed review request for @mr-rep',
+      'unassigned @mr-dev and @mr-rep',
     ]);
     expect((await server.call('GET', path, undefined, dev.token)).body.assignees).toEqual([]);
     // Locked: only project members comment.

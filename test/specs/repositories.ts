@@ -306,6 +306,13 @@ export const repositorySpecs: Record<string, Spec> = {
     when: { type: 'SetMergeRequestSubscription', project_id: 1, iid: 1, subscribed: true },
     then: [{ type: 'MergeRequestSubscribed', data: { project_id: 1, iid: 1, user_id: 3, at: AT } }],
   },
+  // Review 'review-mr': a second request with the same choice (two racing subscribes) records nothing.
+  'subscribing again records nothing': {
+    given: [...base, ...mergeRequest, { type: 'MergeRequestSubscribed', data: { project_id: 1, iid: 1, user_id: 3, at: AT } }],
+    as: 3,
+    when: { type: 'SetMergeRequestSubscription', project_id: 1, iid: 1, subscribed: true },
+    then: [],
+  },
   'locking a merge request’s discussion': {
     given: [...base, ...mergeRequest],
     as: 2,

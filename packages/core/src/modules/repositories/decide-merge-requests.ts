@@ -10,7 +10,8 @@ import { canMergeToBranch, canPushToBranch, canRepository } from './policy.js';
 import { branchSha, currentVersion, findMergeRequest, findRepository, mergeRequestsOf } from './queries.js';
 import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
-import { projectAccessLevel } from '../members/queries.js';
+import { effectiveProjectAccess } from '../access/abilities.js';
+import { AccessLevel } from '../shared/access.js';
 import { sameMembers } from '../shared/validation.js';
 
 type State = RepositoriesView;
@@ -102,13 +103,22 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
   ]);
 };
 
+/**
+ * `update_merge_request` (14.7): Developers and above (administrators), or its author or an assignee who is a member
+ * of the project (IssuablePolicy `can?(:guest_access) & assignee_or_author`); an author who left does not.
+ */
+export const canUpdateMergeRequest = (state: State, userId: number, project: Project, mr: MergeRequest): boolean =>
+  canRepository(state, userId, project, 'update_merge_request') ||
+  ((mr.author_id === userId || mr.assignee_ids.includes(userId)) && effectiveProjectAccess(state, userId, project) >= AccessLevel.GUEST);
+
 export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequest'>>, state: State): Decided => {
   const { command, actor, at } = issued;
   const located = locateMergeRequest(state, command.project_id, command.iid);
   if (E.isLeft(located)) return located;
   const { project, repository, mr } = located.right;
-  const mayUpdate = actor.userId === null || actor.userId === mr.author_id || canRepository(state, actor.userId, project, 'update_merge_request');
-  if (!mayUpdate) return E.left(forbidden());
+  if (actor.userId !== null && !canUpdateMergeRequest(state, actor.userId, project, mr)) return E.left(forbidden());
+  // `filter_params`: without `admin_merge_request` (Developers) labels, assignees, reviewers and the lock are dropped.
+  const metadata = actor.userId === null || canRepository(state, actor.userId, project, 'update_merge_request');
   if (command.title !== undefined && command.title.trim() === '') return E.left(validation({ title: ["can't be blank"] }));
   const targetChanges = command.target_branch !== undefined && command.target_branch !== mr.target_branch;
   if (targetChanges && mr.state === 'opened') {
@@ -130,20 +140,22 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   if (command.title !== undefined && command.title !== mr.title) Object.assign(changes, { title: command.title, previous_title: mr.title });
   if (command.description !== undefined && command.description !== mr.description) changes.description = command.description;
   if (targetChanges) Object.assign(changes, { target_branch: command.target_branch!, previous_target_branch: mr.target_branch });
-  if (command.discussion_locked !== undefined && command.discussion_locked !== (mr.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
+  if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (mr.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   if (command.squash !== undefined && command.squash !== mr.squash) changes.squash = command.squash;
   if (command.remove_source_branch !== undefined && command.remove_source_branch !== mr.remove_source_branch) changes.remove_source_branch = command.remove_source_branch;
-  if (command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) {
+  if (metadata && command.assignee_ids !== undefined && !sameMembers(mr.assignee_ids, command.assignee_ids)) {
     Object.assign(changes, { assignee_ids: [...command.assignee_ids], previous_assignee_ids: [...mr.assignee_ids] });
   }
-  if (command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) {
+  if (metadata && command.reviewer_ids !== undefined && !sameMembers(mr.reviewer_ids, command.reviewer_ids)) {
     Object.assign(changes, { reviewer_ids: [...command.reviewer_ids], previous_reviewer_ids: [...mr.reviewer_ids] });
   }
-  if (command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
+  if (metadata && command.labels !== undefined && !sameMembers(mr.labels, command.labels)) changes.labels = [...command.labels];
   if (Object.keys(changes).length > 0) events.push({ type: 'MergeRequestUpdated', data: { project_id: project.id, iid: mr.iid, updated_at: at, ...changes, updated_by_id: actor.userId } });
   if (command.state_event === 'close' && mr.state === 'opened') events.push({ type: 'MergeRequestClosed', data: { project_id: project.id, iid: mr.iid, closed_by_id: actor.userId, at } });
-  // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`).
-  const reopenable = mr.state === 'closed' && branchSha(repository, mr.source_branch) !== null && branchSha(repository, changes.target_branch ?? mr.target_branch) !== null;
+  // A closed merge request reopens only while both branches exist (`MergeRequest#reopenable?`), and not while its
+  // discussion is locked (MergeRequestPolicy `rule { locked }.prevent :reopen_merge_request`; `ReopenService` then
+  // does nothing). The state changes before the other attributes, so the lock is the one held before this update.
+  const reopenable = mr.state === 'closed' && mr.discussion_locked !== true && branchSha(repository, mr.source_branch) !== null && branchSha(repository, changes.target_branch ?? mr.target_branch) !== null;
   if (command.state_event === 'reopen' && reopenable) events.push({ type: 'MergeRequestReopened', data: { project_id: project.id, iid: mr.iid, at } });
   const head = currentVersion(mr);
   const fact = command.version;
@@ -197,13 +209,13 @@ export const decideDeleteMergeRequest = (issued: Issued<Command<'DeleteMergeRequ
 };
 
 /**
- * EE `ApprovalState#can_approve?` with no approval rules: `approve_merge_request` (`update_merge_request &
- * is_project_member`: a member who may update it), not yet approved, and not its author
- * (`merge_requests_author_approval` is off by default).
+ * EE `ApprovalState#can_approve?` with no approval rules: `approve_merge_request` (MergeRequestPolicy 14.7:
+ * `can?(:update_merge_request)`, administrators and member assignees included), not yet approved, and not its
+ * author (`merge_requests_author_approval` is off by default).
  */
 export const canApproveMergeRequest = (state: State, userId: number | null, project: Project, mr: MergeRequest): boolean => {
   if (userId === null || mr.approved_by.includes(userId) || mr.author_id === userId) return false;
-  return projectAccessLevel(state, project, userId) > 0 && canRepository(state, userId, project, 'update_merge_request');
+  return canUpdateMergeRequest(state, userId, project, mr);
 };
 
 export const decideApproveMergeRequest = (issued: Issued<Command<'ApproveMergeRequest'>>, state: State): Decided => {
@@ -236,6 +248,8 @@ export const decideSetMergeRequestSubscription = (issued: Issued<Command<'SetMer
   const { project, mr } = located.right;
   if (actor.userId === null) return E.left(forbidden('only a user subscribes'));
   if (!canRepository(state, actor.userId, project, 'read_merge_request')) return E.left(notFound('Merge Request'));
+  // The same explicit choice again (two requests racing past the route's 304) changes nothing.
+  if (mr.subscriptions?.[actor.userId] === command.subscribed) return E.right([]);
   const data = { project_id: project.id, iid: mr.iid, user_id: actor.userId, at };
   return E.right([command.subscribed ? { type: 'MergeRequestSubscribed', data } : { type: 'MergeRequestUnsubscribed', data }]);
 };

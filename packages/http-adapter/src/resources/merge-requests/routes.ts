@@ -65,13 +65,16 @@ const assigneesOf = (state: State, project: Project, params: { assignee_id?: num
 };
 
 /**
- * `filter_assignees` / `filter_reviewers` (`user_can_read?`): the ids of users who exist and may read the project's
- * merge requests, in the order given, each once; `[0]` or none clears.
+ * `filter_assignees_using_checks` / `filter_reviewer` (`user_can_read?`): the ids of users who exist and may read the
+ * project's merge requests, in the order given, each once. An empty list or `[0]` (`IssuableFinder::Params::NONE`)
+ * clears; a list none of whose users may read it is dropped (`params.delete`): nothing changes.
  */
-const usersOf = (state: State, project: Project, ids: readonly (number | null)[] | null | undefined): number[] | undefined =>
-  ids === undefined || ids === null
-    ? undefined
-    : [...new Set(ids.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined && canRepository(state, id, project, 'read_merge_request')))];
+const usersOf = (state: State, project: Project, ids: readonly (number | null)[] | null | undefined): number[] | undefined => {
+  if (ids === undefined || ids === null) return undefined;
+  if (ids.length === 0 || (ids.length === 1 && ids[0] === 0)) return [];
+  const readers = [...new Set(ids.filter((id): id is number => id !== null && findUser(state.users, id) !== undefined && canRepository(state, id, project, 'read_merge_request')))];
+  return readers.length > 0 ? readers : undefined;
+};
 
 /**
  * `MergeRequestsFinder` outside one project: the merge requests of these projects the viewer may read
