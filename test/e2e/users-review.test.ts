@@ -1,0 +1,72 @@
+/**
+ * Review of the users and tokens audit (issue 16, branch `review-users`): faults found in `fid-users`, each with the
+ * test that failed before its mend (see docs/decisions.md, "Review of the users and tokens audit").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { createPerson, type Person } from '../members/support.js';
+
+let server: TestServer;
+let alice: Person;
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  server.advance(HOUR);
+  alice = await createPerson(server, 'alice');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** The token's `last_used_at` as an administrator lists it. */
+const lastUsed = async (userId: number): Promise<string | null> => (await server.request('GET', `/api/v4/personal_access_tokens?user_id=${userId}`)).body[0].last_used_at;
+
+/** Lets what a request set running off its path (activity, a token's use) be written. */
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+describe("UserPolicy's read_user_profile", () => {
+  it("a blocked or banned user's created_at and follow counts are hidden from others, shown to administrators", async () => {
+    const bert = await createPerson(server, 'bert');
+    const seen = async () => (await server.request('GET', `/api/v4/users/${bert.id}`, { token: alice.token })).body;
+    expect((await seen()).created_at).toBeDefined();
+    expect((await server.request('POST', `/api/v4/users/${bert.id}/block`)).status).toBe(201);
+    expect(await seen()).toMatchObject({ id: bert.id, state: 'blocked' });
+    expect((await seen()).created_at).toBeUndefined();
+    expect((await seen()).followers).toBeUndefined();
+    expect((await seen()).following).toBeUndefined();
+    expect((await server.request('GET', `/api/v4/users/${bert.id}`)).body.created_at).toBeDefined();
+    expect((await server.request('POST', `/api/v4/users/${bert.id}/unblock`)).status).toBe(201);
+    expect((await seen()).created_at).toBeDefined();
+    // `blocked?` holds for a banned user too.
+    expect((await server.request('POST', `/api/v4/users/${bert.id}/ban`)).status).toBe(201);
+    expect((await seen()).created_at).toBeUndefined();
+  });
+});
+
+describe('a refused request records no use of its token', () => {
+  it('insufficient scope, sudo without the right and an administrators-only route: no AccessTokenUsed, no activity', async () => {
+    const carol = await createPerson(server, 'carol');
+    const readOnly = await server.request('POST', `/api/v4/users/${carol.id}/personal_access_tokens`, { body: { name: 'ro', scopes: ['read_user'] } });
+    expect(readOnly.status).toBe(201);
+    const tokens = async () => (await server.request('GET', `/api/v4/personal_access_tokens?user_id=${carol.id}`)).body as { id: number; last_used_at: string | null }[];
+    const position = server.app.position;
+    // read_user does not reach POST /projects: 403 insufficient_scope.
+    expect((await server.request('POST', '/api/v4/projects', { token: readOnly.body.token, body: { name: 'x' } })).status).toBe(403);
+    // A non-administrator's sudo, and an administrators' route.
+    expect((await server.request('GET', '/api/v4/user', { token: carol.token, headers: { Sudo: 'alice' } })).status).toBe(403);
+    expect((await server.request('GET', '/api/v4/users/1/impersonation_tokens', { token: carol.token })).status).toBe(403);
+    await settle();
+    expect(server.app.position).toBe(position);
+    expect((await tokens()).map((token) => token.last_used_at)).toEqual([null, null]);
+    expect((await server.request('GET', `/api/v4/users/${carol.id}`)).body.last_activity_on).toBeNull();
+    // An admitted request records both.
+    expect((await server.request('GET', '/api/v4/user', { token: readOnly.body.token })).status).toBe(200);
+    for (let i = 0; i < 100 && (await tokens()).every((token) => token.last_used_at === null); i++) await settle();
+    expect((await tokens()).filter((token) => token.last_used_at !== null).map((token) => token.id)).toEqual([readOnly.body.id]);
+  });
+});
+
+export { lastUsed, HOUR };
