@@ -159,6 +159,12 @@ export interface ApiServerOptions {
   /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
   readonly rawRoutes?: readonly RawRoute[];
   readonly authBackend: AuthBackend;
+  /**
+   * A request's credentials were accepted and nothing refused it before its route ran: authentication, scopes,
+   * sudo, the route's administrator rule and the throttles all let it through (what a token's `last_used_at` and a
+   * user's `last_activity_on` follow). Not called for a refused request, nor for a read the caches answered.
+   */
+  readonly onAdmitted?: (principal: Principal) => void;
   /** e.g. 'https://gitlab.example.com' — used for pagination links; else `http://<Host header>`. */
   readonly externalUrl?: string;
   readonly limits?: Partial<Limits>;
@@ -811,6 +817,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       throw e;
     }
     if (refusedAtGate(x, auth.principal ? auth.principal.realUserId : null)) return;
+    if (auth.principal && options.onAdmitted) options.onAdmitted(auth.principal);
     const slot = routeCacheSlot(x, route, auth.principal);
     if (answerFromRouteCache(x, slot, auth.principal)) return;
     const request = requestInfoOf(x);
