@@ -69,4 +69,19 @@ describe('a refused request records no use of its token', () => {
   });
 });
 
-export { lastUsed, HOUR };
+describe('maintenance mode', () => {
+  it('records no use of a token and no activity (EE Gitlab::Database.read_only? holds in maintenance mode)', async () => {
+    const dave = await createPerson(server, 'dave');
+    expect((await server.request('PUT', '/api/v4/application/settings', { body: { maintenance_mode: true } })).status).toBe(200);
+    try {
+      const position = server.app.position;
+      expect((await server.request('GET', '/api/v4/user', { token: dave.token })).status).toBe(200);
+      await settle();
+      expect(server.app.position).toBe(position);
+      expect(await lastUsed(dave.id)).toBeNull();
+    } finally {
+      expect((await server.request('PUT', '/api/v4/application/settings', { body: { maintenance_mode: false } })).status).toBe(200);
+    }
+    expect((await server.request('GET', `/api/v4/users/${dave.id}`)).body.last_activity_on).toBeNull();
+  });
+});

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import * as E from 'fp-ts/lib/Either.js';
-import { Application, findAccessToken, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, tokenUseDue, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
+import { Application, findAccessToken, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, settingBoolean, systemActor, tokenUseDue, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
   checkTimeouts,
   createForgefoldApi,
@@ -440,7 +440,10 @@ export const startForgefold = async (
 
   // `last_activity_on` and a token's `last_used_at`: at most one event per user (token) and day, recorded off the
   // request path.
+  // Neither is written while the instance is read-only (`Gitlab::Database.read_only?`, which EE answers true in
+  // maintenance mode as on a Geo secondary: Users::ActivityService and PersonalAccessTokens::LastUsedService return).
   const recordActivity = (userId: number, tokenId: number | null) => {
+    if (settingBoolean(app.state.settings, 'maintenance_mode')) return;
     const now = clock.now();
     const user = findUser(app.state.users, userId);
     if (user && user.last_activity_on !== now.slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
