@@ -17,7 +17,7 @@ import { accessRequestsOfUser, membersOfSource, membershipsOfUser } from '../mem
 import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
-import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -156,9 +156,6 @@ const identityEvents = (state: UsersView, userId: number, identity: IdentityInpu
   if (current?.extern_uid === identity.extern_uid) return E.right([]);
   return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
-
-/** Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an e-mail is saved stripped and lower-cased. */
-const normalizedEmail = (email: string): string => email.trim().toLowerCase();
 
 /** The e-mail of a create or update command as the model saves it. */
 const withNormalizedEmail = (command: UserCommand): UserCommand =>
