@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { createPerson, type Person } from '../members/support.js';
+import { createGroup, createPerson, type Person } from '../members/support.js';
 
 let server: TestServer;
 let alice: Person;
@@ -83,5 +83,21 @@ describe('maintenance mode', () => {
       expect((await server.request('PUT', '/api/v4/application/settings', { body: { maintenance_mode: false } })).status).toBe(200);
     }
     expect((await server.request('GET', `/api/v4/users/${dave.id}`)).body.last_activity_on).toBeNull();
+  });
+});
+
+describe('a blank search is no filter (`present?`)', () => {
+  it('GET /users?search=%20 lists everyone, as does GET /groups/:id/members?query=%20; "@" alone finds no one', async () => {
+    const everyone = (await server.request('GET', '/api/v4/users?per_page=100')).body as { id: number }[];
+    const blank = await server.request('GET', '/api/v4/users?per_page=100&search=%20%20');
+    expect(blank.status).toBe(200);
+    expect((blank.body as { id: number }[]).map((user) => user.id)).toEqual(everyone.map((user) => user.id));
+    expect(((await server.request('GET', '/api/v4/users?per_page=100&search=%20', { token: alice.token })).body as unknown[]).length).toBe(everyone.length);
+    expect((await server.request('GET', '/api/v4/users?search=%40')).body).toEqual([]);
+    const group = await createGroup(server, alice, 'Blanks');
+    const members = await server.request('GET', `/api/v4/groups/${group.id}/members?query=%20`, { token: alice.token });
+    expect((members.body as { id: number }[]).map((member) => member.id)).toEqual([alice.id]);
+    const all = await server.request('GET', `/api/v4/groups/${group.id}/members/all?query=%20`, { token: alice.token });
+    expect((all.body as { id: number }[]).map((member) => member.id)).toEqual([alice.id]);
   });
 });

@@ -46,12 +46,16 @@ import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, typ
 
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
 
+/** The member search's query (`query`), or null when absent or blank (Rails' `present?`). */
+const searchQuery = (query: string | null | undefined): string | null => (query !== undefined && query !== null && query.trim() !== '' ? query : null);
+
 const userFilter = (state: State, query: string | null | undefined, userIds: readonly (number | null)[] | null | undefined) => {
   const ids = userIds && userIds.length > 0 ? new Set(userIds.filter((id): id is number => id !== null)) : null;
-  const q = query ?? '';
+  // `params[:query].present?`: a blank (or whitespace) query is no filter.
+  const q = searchQuery(query);
   return (userId: number): boolean => {
     if (ids && !ids.has(userId)) return false;
-    if (q === '') return true;
+    if (q === null) return true;
     const user = findUser(state.users, userId);
     return user !== undefined && matchesUserSearch(user, q);
   };
@@ -94,7 +98,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           // undefined: the viewer may not read SAML identities here (or SSO is off), so the filter does not apply.
           return identity === undefined || identity !== null;
         };
-        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
+        if (searchQuery(ctx.params.query) === null && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
           // Unfiltered: read the page straight from the per-source index (member-id order).
           const page = lazySource(
             () => directMemberCount(state.members, source.type, source.id),
@@ -125,7 +129,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const source = found.right;
         const day = today(deps);
         const view = present(ctx, state);
-        const filtered = (ctx.params.query ?? '') !== '' || (ctx.params.user_ids?.length ?? 0) > 0 || !!ctx.params.state;
+        const filtered = searchQuery(ctx.params.query) !== null || (ctx.params.user_ids?.length ?? 0) > 0 || !!ctx.params.state;
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
         if (source.group) {
           const group = source.group;
