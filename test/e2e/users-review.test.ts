@@ -101,3 +101,18 @@ describe('a blank search is no filter (`present?`)', () => {
     expect((all.body as { id: number }[]).map((member) => member.id)).toEqual([alice.id]);
   });
 });
+
+describe("member search keeps User.search's order", () => {
+  it('GET /groups/:id/members and /members/all with a query: exact username first, then by name (retrieve_members merges User.search)', async () => {
+    const group = await createGroup(server, alice, 'Ordered');
+    for (const username of ['revz', 'rev', 'reva']) {
+      const person = await createPerson(server, username);
+      expect((await server.request('POST', `/api/v4/groups/${group.id}/members`, { token: alice.token, body: { user_id: person.id, access_level: 30 } })).status).toBe(201);
+    }
+    const names = (body: { username: string }[]) => body.map((member) => member.username);
+    expect(names((await server.request('GET', `/api/v4/groups/${group.id}/members?query=rev`, { token: alice.token })).body)).toEqual(['rev', 'reva', 'revz']);
+    expect(names((await server.request('GET', `/api/v4/groups/${group.id}/members/all?query=rev`, { token: alice.token })).body)).toEqual(['rev', 'reva', 'revz']);
+    // Without a query, member-id order as before.
+    expect(names((await server.request('GET', `/api/v4/groups/${group.id}/members`, { token: alice.token })).body)).toEqual(['alice', 'revz', 'rev', 'reva']);
+  });
+});

@@ -21,6 +21,7 @@ import {
   forbidden,
   isBillable,
   isExpired,
+  compareUserSearch,
   matchesUserSearch,
   membersOfSource,
   membersOfSourceFrom,
@@ -48,6 +49,22 @@ const lazySource = <T>(count: () => number, slice: (offset: number, limit: numbe
 
 /** The member search's query (`query`), or null when absent or blank (Rails' `present?`). */
 const searchQuery = (query: string | null | undefined): string | null => (query !== undefined && query !== null && query.trim() !== '' ? query : null);
+
+/**
+ * `retrieve_members` merges `User.search`, whose `reorder` replaces the members' order: with a query, a list is in
+ * the search's order (name equal to the query, then username, then e-mail, then the rest; by name within).
+ */
+const inSearchOrder = (state: State, query: string | null | undefined, rows: Member[]): Member[] => {
+  const q = searchQuery(query);
+  if (q === null) return rows;
+  const compare = compareUserSearch(q);
+  const users = new Map(rows.map((m) => [m, m.user_id === null ? undefined : findUser(state.users, m.user_id)] as const));
+  return rows.sort((a, b) => {
+    const left = users.get(a);
+    const right = users.get(b);
+    return left && right ? compare(left, right) : 0;
+  });
+};
 
 const userFilter = (state: State, query: string | null | undefined, userIds: readonly (number | null)[] | null | undefined) => {
   const ids = userIds && userIds.length > 0 ? new Set(userIds.filter((id): id is number => id !== null)) : null;
@@ -115,7 +132,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id) && keepSaml(m));
-        return paginate(ctx, arraySource(rows), { map });
+        return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
       },
     }),
     route({
@@ -162,7 +179,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
             const winner = winningMember(state.members, sources, userId, day, ctx.params.state);
             if (winner) rows.push(winner);
           }
-          return paginate(ctx, arraySource(rows), { map });
+          return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
         }
         const viewer = viewerId(ctx);
         if (!filtered) {
@@ -171,7 +188,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = effectiveProjectMembers(state, source.project, (g) => canReadGroup(state, viewer, g), day, ctx.params.state).filter((m) => keep(m.user_id!));
-        return paginate(ctx, arraySource(rows), { map });
+        return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
       },
     }),
     route({
