@@ -116,3 +116,38 @@ describe("member search keeps User.search's order", () => {
     expect(names((await server.request('GET', `/api/v4/groups/${group.id}/members`, { token: alice.token })).body)).toEqual(['alice', 'revz', 'rev', 'reva']);
   });
 });
+
+describe("a token's use falls due within a day of the last one, and the response cache does not hide it", () => {
+  it('a repeated read answered from the cache earlier the same day still records the use once it is due', async () => {
+    const erin = await createPerson(server, 'erin');
+    const wait = async (wanted: (value: string | null) => boolean) => {
+      for (let i = 0; i < 100 && !wanted(await lastUsed(erin.id)); i++) await settle();
+      return lastUsed(erin.id);
+    };
+    // First use at 10:00 of a day: recorded at once.
+    const now = Date.parse((await server.request('GET', `/api/v4/personal_access_tokens?user_id=${erin.id}`)).body[0].created_at);
+    const ten = new Date(now);
+    ten.setUTCHours(10, 0, 0, 0);
+    if (ten.getTime() <= now) ten.setUTCDate(ten.getUTCDate() + 1);
+    server.advance(ten.getTime() - now);
+    expect((await server.request('GET', '/api/v4/user', { token: erin.token })).status).toBe(200);
+    const first = await wait((value) => value !== null);
+    expect(first).not.toBeNull();
+    // The next day at 08:00: another route records the day's activity (not the token's use, not yet due)…
+    server.advance(22 * HOUR);
+    expect((await server.request('GET', '/api/v4/user?other=1', { token: erin.token })).status).toBe(200);
+    // (The administrator's own activity and token use of the day are recorded now too, not between the reads below.)
+    expect(await lastUsed(erin.id)).toBe(first);
+    await settle();
+    // …then the same read twice, an hour apart: still not due.
+    server.advance(HOUR);
+    expect((await server.request('GET', '/api/v4/user', { token: erin.token })).status).toBe(200);
+    await settle();
+    expect(await lastUsed(erin.id)).toBe(first);
+    // 25 hours after the first use the same read falls due: recorded, though a reply for it was cached today.
+    server.advance(2 * HOUR);
+    expect((await server.request('GET', '/api/v4/user', { token: erin.token })).status).toBe(200);
+    const later = await wait((value) => value !== first);
+    expect(Date.parse(later!)).toBe(Date.parse(first!) + 25 * HOUR);
+  });
+});

@@ -450,6 +450,13 @@ export const startForgefold = async (
     const token = tokenId === null ? undefined : findAccessToken(app.state.tokens, tokenId);
     if (token && tokenUseDue(token, now)) void app.execute(systemActor, { type: 'RecordAccessTokenUse', id: token.id }).catch(() => undefined);
   };
+  // A token last used on an earlier day falls due again within 24 hours of that use, which may be later today: until
+  // its use is recorded today, its reads skip the early response cache (whose replies last the day), so that the
+  // request at which it falls due is authenticated and records it. Nothing is recorded in maintenance mode.
+  const tokenUseSettled = (tokenId: number): boolean => {
+    const token = findAccessToken(app.state.tokens, tokenId);
+    return !token || settingBoolean(app.state.settings, 'maintenance_mode') || (token.last_used_at ?? '').slice(0, 10) === clock.now().slice(0, 10);
+  };
   // FORGEFOLD_ACCESS_LOG=false silences the access lines only: errors and the repositories' messages still print.
   const log = options.log;
   // Repositories live beside the event database; the log is their truth, so a crash is repaired: in the background
@@ -496,7 +503,7 @@ export const startForgefold = async (
     repositories,
     impersonationEnabled: config.impersonationEnabled,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
-    ...(secondary ? { readOnly: true } : { onAuthenticated: recordActivity }),
+    ...(secondary ? { readOnly: true } : { onAuthenticated: recordActivity, tokenUseSettled }),
     ...(geoSecondary ? { geo: geoSecondary } : config.geo?.nodeName ? { geo: primaryGeoRuntime(app, { nodeName: config.geo.nodeName, version: PRODUCT_VERSION }) } : {}),
     ...(config.geo?.secret && !secondary ? { geoSecret: config.geo.secret } : {}),
     ...(log ? { log } : {}),

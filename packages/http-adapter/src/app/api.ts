@@ -34,6 +34,11 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
    */
   readonly onAuthenticated?: (userId: number, tokenId: number | null) => void;
   /**
+   * With `onAuthenticated`: whether a token's reads may be answered from the early response cache, which skips
+   * authentication (false while the token's next use falls due within the day, so that it is recorded then).
+   */
+  readonly tokenUseSettled?: (tokenId: number) => boolean;
+  /**
    * Longest wait for `X-Forgefold-Min-Position` (ms; default 5000). Every reply names the log position it
    * reflects in `X-Forgefold-Position`.
    */
@@ -101,6 +106,9 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     // request records no activity and no use of its token. The token's own user, not a sudo target.
     ...(onAuthenticated
       ? { onAdmitted: (principal: Principal) => (principal.tokenKind === 'session' ? undefined : onAuthenticated(principal.realUserId, principal.tokenId ?? null)) }
+      : {}),
+    ...(onAuthenticated && options.tokenUseSettled
+      ? { earlyCacheable: (principal: Principal) => principal.tokenId === undefined || principal.tokenId === null || options.tokenUseSettled!(principal.tokenId) }
       : {}),
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     ...(options.limits ? { limits: options.limits } : {}),

@@ -165,6 +165,12 @@ export interface ApiServerOptions {
    * user's `last_activity_on` follow). Not called for a refused request, nor for a read the caches answered.
    */
   readonly onAdmitted?: (principal: Principal) => void;
+  /**
+   * Whether a read of this caller may be answered by the early cache, which skips authentication and so
+   * `onAdmitted` (absent: always). A token whose use falls due later the same day is not: its request must reach
+   * `onAdmitted` then (a cached reply lasts the day).
+   */
+  readonly earlyCacheable?: (principal: Principal) => boolean;
   /** e.g. 'https://gitlab.example.com' — used for pagination links; else `http://<Host header>`. */
   readonly externalUrl?: string;
   readonly limits?: Partial<Limits>;
@@ -736,6 +742,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The early cache learns a reply under the exchange's key, for credentials whose validity lasts the day. */
   function rememberExchange(x: Exchange, principal: Principal | null, rendered: RenderedReply, version: string): void {
     if (cache === null || x.exchangeKey === null || (principal && !DAY_BOUND_CREDENTIALS.has(principal.tokenKind))) return;
+    if (principal && options.earlyCacheable && !options.earlyCacheable(principal)) return;
     const exchange: CachedExchange = { ...rendered, userId: x.userId, sudoFromId: x.sudoFromId, routeName: x.routeName };
     cache.set(x.exchangeKey, exchange, version);
   }
