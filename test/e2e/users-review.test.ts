@@ -151,3 +151,19 @@ describe("a token's use falls due within a day of the last one, and the response
     expect(Date.parse(later!)).toBe(Date.parse(first!) + 25 * HOUR);
   });
 });
+
+describe('PUT /users/:id giving what the account already holds', () => {
+  it('the profile defaults and the account settings defaults change nothing: no event', async () => {
+    const fay = await createPerson(server, 'fay');
+    const position = server.app.position;
+    server.advance(HOUR);
+    const put = await server.request('PUT', `/api/v4/users/${fay.id}`, {
+      body: { bio: '', skype: '', linkedin: '', twitter: '', website_url: '', note: null, location: null, organization: null, pronouns: null, private_profile: false, theme_id: 1, color_scheme_id: 1, projects_limit: 100000, can_create_group: true, external: false },
+    });
+    expect(put.status).toBe(200);
+    expect(server.app.position).toBe(position);
+    // A real change is still recorded.
+    expect((await server.request('PUT', `/api/v4/users/${fay.id}`, { body: { bio: 'Hello' } })).body.bio).toBe('Hello');
+    expect(server.app.position).toBeGreaterThan(position);
+  });
+});

@@ -54,6 +54,25 @@ const profileOf = (command: UserProfile): UserProfile => {
   return profile as UserProfile;
 };
 
+/** What an account holds for a field it never set (UserProfile's and the account settings' defaults). */
+const STORED_DEFAULTS: Readonly<Record<string, unknown>> = {
+  bio: '',
+  skype: '',
+  linkedin: '',
+  twitter: '',
+  website_url: '',
+  note: null,
+  location: null,
+  organization: null,
+  pronouns: null,
+  private_profile: false,
+  theme_id: 1,
+  color_scheme_id: 1,
+  projects_limit: 100000,
+  can_create_group: true,
+  external: false,
+};
+
 /** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
 const MAX_INT_VALUE = 2147483647;
 
@@ -206,7 +225,9 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
         E.chain((user) => E.map((identity: UserEvent[]) => ({ user, identity }))(identityEvents(state, user.id, command.identity, at))),
         E.map(({ user, identity }): UserEvent[] => {
           const { type: _type, identity: _identity, ...changes } = command;
-          return [...(changesAnything(user, changes) ? [{ type: 'UserUpdated' as const, data: { ...changes, id: user.id, updated_at: at } }] : []), ...identity];
+          // Compared with what the user holds, defaults included: a field never set holds its default, so giving
+          // that default (`bio: ''`, `private_profile: false`, `projects_limit: 100000`…) changes nothing.
+          return [...(changesAnything({ ...STORED_DEFAULTS, ...user }, changes) ? [{ type: 'UserUpdated' as const, data: { ...changes, id: user.id, updated_at: at } }] : []), ...identity];
         }),
       );
     case 'DeleteUserIdentity':
