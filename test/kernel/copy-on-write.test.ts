@@ -74,14 +74,27 @@ const stepArb: fc.Arbitrary<{ actor: number | null; command: ForgefoldCommand }>
   fc.record({ actor, command: fc.tuple(gid, path).map(([g, p]) => ({ type: 'UpdateGroup' as const, id: g, path: p })) }),
   fc.record({ actor, command: fc.record({ type: fc.constant('DeleteGroup' as const), id: gid }) }),
   fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constant('BlockUser' as const), id: fc.integer({ min: 2, max: 5 }) }) }),
+  // Review of the users audit: deactivation, tokens and their first use (at most one AccessTokenUsed per token here,
+  // where the clock does not move).
+  fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constantFrom('DeactivateUser' as const, 'ActivateUser' as const, 'UnblockUser' as const), id: fc.integer({ min: 2, max: 5 }) }) }),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      actor: fc.constant(6),
+      command: fc.tuple(user, fc.integer({ min: 0, max: 1_000_000 })).map(([u, n]) => ({ type: 'CreatePersonalAccessToken' as const, user_id: u, name: 't', scopes: ['api'], expires_at: null, token_digest: n.toString(16).padStart(64, '0'), impersonation: false })),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constant('RecordAccessTokenUse' as const), id: fc.integer({ min: 1, max: 4 }) }) }) },
 );
 
+let tokenUses = 0;
 const actorOf = (id: number | null): Actor => (id === null ? system : as(id));
 
 describe('copy-on-write folding of a batch', () => {
   it('yields immer’s state, frozen the same way, and writes nothing committed in place (property)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(stepArb, { minLength: 1, maxLength: 8 }), { minLength: 4, maxLength: 14 }), fc.boolean(), async (batches, freeze) => {
+        const uses: number[] = [];
         const copying = await start(true, freeze);
         const drafting = await start(false, freeze);
         for (const app of [copying, drafting]) {
@@ -97,6 +110,9 @@ describe('copy-on-write folding of a batch', () => {
             drafted!.map((result) => (E.isLeft(result) ? result.left : result.right.events.map((event) => event.data))),
           );
           expect(copying.state).toEqual(drafting.state);
+          uses.push(...copied!.flatMap((result) => (E.isLeft(result) ? [] : result.right.events.filter((event) => event.type === 'AccessTokenUsed').map((event) => (event.data as { id: number }).id))));
+          expect(new Set(uses).size).toBe(uses.length);
+          tokenUses += uses.length;
           expect(stateHash(copying.state)).toBe(stateHash(drafting.state));
           expect(frozenness(copying.state)).toEqual(frozenness(drafting.state));
           // Unfrozen, a write in place into the committed state would not throw: the state before is as it was.
@@ -105,6 +121,8 @@ describe('copy-on-write folding of a batch', () => {
       }),
       { numRuns: 40 },
     );
+    // The generator reaches a token's first use.
+    expect(tokenUses).toBeGreaterThan(0);
   });
 
   it('shares with the state before what the batch did not write', async () => {

@@ -377,6 +377,8 @@ const memberCommandArb: fc.Arbitrary<{ actor: number | null; command: ForgefoldC
   fc.record({ actor, command: fc.record({ type: fc.constant('DeleteGroup' as const), id: gid }) }),
   fc.record({ actor, command: fc.record({ type: fc.constant('DeleteProject' as const), id: fc.integer({ min: 1, max: 4 }) }) }),
   fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constant('BlockUser' as const), id: fc.integer({ min: 3, max: 5 }) }) }),
+  // Unblocking, deactivation and activation move billability too (review of the users audit).
+  fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constantFrom('UnblockUser' as const, 'DeactivateUser' as const, 'ActivateUser' as const), id: fc.integer({ min: 3, max: 5 }) }) }),
   fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constant('DeleteUser' as const), id: fc.integer({ min: 2, max: 5 }) }) }),
   // Transfers move whole subtrees and projects between hierarchies: the read models must follow (issue 16).
   { weight: 5, arbitrary: fc.record({ actor, command: fc.tuple(gid, fc.option(gid, { nil: null })).map(([g, p]) => ({ type: 'TransferGroup' as const, id: g, parent_id: p })) }) },

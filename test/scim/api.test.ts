@@ -143,7 +143,8 @@ describe('SCIM: POST /Users', () => {
       id: 'ext-1',
       externalId: 'ext-1',
       active: true,
-      emails: [{ type: 'work', value: 'Alice@Example.com', primary: true }],
+      // Saved lower-cased (Devise's case_insensitive_keys): `emails` shows the account's e-mail.
+      emails: [{ type: 'work', value: 'alice@example.com', primary: true }],
       'name.formatted': 'alice Person',
       name: { formatted: 'alice Person', givenName: 'alice', familyName: 'Person' },
       meta: { resourceType: 'User', location: `${group.url}/Users/ext-1` },

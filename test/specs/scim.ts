@@ -67,6 +67,26 @@ export const scimSpecs: Record<string, Spec> = {
       { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
     ],
   },
+  'provisioning saves the e-mail stripped and lower-cased (Devise), as every path that makes an account': {
+    given: base,
+    when: { ...provision, email: ' Jane@Example.COM ' },
+    then: [
+      {
+        type: 'UserCreated',
+        data: { id: 3, username: 'jane.doe', name: 'Jane Doe', email: 'jane@example.com', public_email: null, is_admin: false, bot: null, password_digest: null, namespace_id: 103, created_at: AT, created_by_id: null },
+      },
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 3, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
+    ],
+  },
+  'an update saves a changed e-mail stripped and lower-cased': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { email: ' Robert@Example.COM' } },
+    then: [
+      { type: 'UserUpdated', data: { id: 2, updated_at: AT, email: 'robert@example.com' } },
+      { type: 'ScimIdentityUpdated', data: { id: 1, group_id: 3, user_id: 2, at: AT, changed: ['emails'] } },
+    ],
+  },
   'provisioning under a reached user cap: the membership waits, as any other new member': {
     given: [...base, { type: 'GroupUpdated', data: { id: 3, new_user_signups_cap: 1, updated_at: AT } }],
     when: { ...provision, email: 'bob@example.com' },

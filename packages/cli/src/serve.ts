@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import * as E from 'fp-ts/lib/Either.js';
-import { Application, findAccessToken, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, systemActor, tokenUseDue, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
+import { Application, findAccessToken, findUser, findUserByUsername, forgefold, forgefoldProcesses, resolveToken, settingBoolean, systemActor, tokenUseDue, type Clock, type ForgefoldCommand, type Scheduler, type Snapshot, type SnapshotStore, type State } from '@forgefold/core';
 import {
   checkTimeouts,
   createForgefoldApi,
@@ -440,12 +440,22 @@ export const startForgefold = async (
 
   // `last_activity_on` and a token's `last_used_at`: at most one event per user (token) and day, recorded off the
   // request path.
+  // Neither is written while the instance is read-only (`Gitlab::Database.read_only?`, which EE answers true in
+  // maintenance mode as on a Geo secondary: Users::ActivityService and PersonalAccessTokens::LastUsedService return).
   const recordActivity = (userId: number, tokenId: number | null) => {
+    if (settingBoolean(app.state.settings, 'maintenance_mode')) return;
     const now = clock.now();
     const user = findUser(app.state.users, userId);
     if (user && user.last_activity_on !== now.slice(0, 10)) void app.execute(systemActor, { type: 'RecordUserActivity', id: userId }).catch(() => undefined);
     const token = tokenId === null ? undefined : findAccessToken(app.state.tokens, tokenId);
     if (token && tokenUseDue(token, now)) void app.execute(systemActor, { type: 'RecordAccessTokenUse', id: token.id }).catch(() => undefined);
+  };
+  // A token last used on an earlier day falls due again within 24 hours of that use, which may be later today: until
+  // its use is recorded today, its reads skip the early response cache (whose replies last the day), so that the
+  // request at which it falls due is authenticated and records it. Nothing is recorded in maintenance mode.
+  const tokenUseSettled = (tokenId: number): boolean => {
+    const token = findAccessToken(app.state.tokens, tokenId);
+    return !token || settingBoolean(app.state.settings, 'maintenance_mode') || (token.last_used_at ?? '').slice(0, 10) === clock.now().slice(0, 10);
   };
   // FORGEFOLD_ACCESS_LOG=false silences the access lines only: errors and the repositories' messages still print.
   const log = options.log;
@@ -493,7 +503,7 @@ export const startForgefold = async (
     repositories,
     impersonationEnabled: config.impersonationEnabled,
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
-    ...(secondary ? { readOnly: true } : { onAuthenticated: recordActivity }),
+    ...(secondary ? { readOnly: true } : { onAuthenticated: recordActivity, tokenUseSettled }),
     ...(geoSecondary ? { geo: geoSecondary } : config.geo?.nodeName ? { geo: primaryGeoRuntime(app, { nodeName: config.geo.nodeName, version: PRODUCT_VERSION }) } : {}),
     ...(config.geo?.secret && !secondary ? { geoSecret: config.geo.secret } : {}),
     ...(log ? { log } : {}),

@@ -1,6 +1,6 @@
 /** The Forgefold API over HTTP: the route table, the authentication backend and the server shell together. */
 import type { Application, Clock, ForgefoldCommand, State } from '@forgefold/core';
-import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Timeouts } from '../http/index.js';
+import { createApiServer, type ApiServer, type Limits, type LogSink, type MetricsOptions, type Principal, type Timeouts } from '../http/index.js';
 import { apiMounts, type ApiResource } from '../resources/index.js';
 import { forgefoldAuthBackend } from './auth-backend.js';
 import type { ServerConfig, UploadStore } from './deps.js';
@@ -28,9 +28,16 @@ export interface ForgefoldApiOptions extends Partial<ServerConfig> {
   /** OAuth access token lifetime in seconds (default 7200, the platform's two hours). */
   readonly accessTokenLifetime?: number;
   readonly readiness?: () => boolean | Promise<boolean>;
-  /** Called for every authenticated request: the activity tracking behind `last_activity_on`. */
-  /** A token authenticated a request: its user and, for an access token, the token's id. */
+  /**
+   * Called for every request a token authenticated and nothing refused (the activity behind `last_activity_on` and a
+   * token's `last_used_at`): the token's user and, for an access token, the token's id.
+   */
   readonly onAuthenticated?: (userId: number, tokenId: number | null) => void;
+  /**
+   * With `onAuthenticated`: whether a token's reads may be answered from the early response cache, which skips
+   * authentication (false while the token's next use falls due within the day, so that it is recorded then).
+   */
+  readonly tokenUseSettled?: (tokenId: number) => boolean;
   /**
    * Longest wait for `X-Forgefold-Min-Position` (ms; default 5000). Every reply names the log position it
    * reflects in `X-Forgefold-Position`.
@@ -94,16 +101,15 @@ export const createForgefoldApi = (options: ForgefoldApiOptions): ApiServer => {
     rawRoutes: [gitHttpRoute(deps), geoReplicationRoute(deps, config.geoSecret ?? null)],
     readOnly: readOnlyGate(options.readOnly ?? false, () => options.app.state.settings),
     gate: settingsGate(() => options.app.state.settings, () => options.clock.now()),
-    authBackend: onAuthenticated
-      ? {
-          ...backend,
-          authenticate: (token, source) => {
-            const result = backend.authenticate(token, source) as ReturnType<typeof backend.authenticate>;
-            if (!(result instanceof Promise) && result.kind === 'ok') onAuthenticated(result.userId, result.tokenId ?? null);
-            return result;
-          },
-        }
-      : backend,
+    authBackend: backend,
+    // Only once the request is admitted (scopes, sudo, the administrator rule and the throttles passed): a refused
+    // request records no activity and no use of its token. The token's own user, not a sudo target.
+    ...(onAuthenticated
+      ? { onAdmitted: (principal: Principal) => (principal.tokenKind === 'session' ? undefined : onAuthenticated(principal.realUserId, principal.tokenId ?? null)) }
+      : {}),
+    ...(onAuthenticated && options.tokenUseSettled
+      ? { earlyCacheable: (principal: Principal) => principal.tokenId === undefined || principal.tokenId === null || options.tokenUseSettled!(principal.tokenId) }
+      : {}),
     ...(config.externalUrl ? { externalUrl: config.externalUrl } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),

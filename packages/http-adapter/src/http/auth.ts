@@ -63,6 +63,8 @@ export interface Principal {
   readonly tokenKind: TokenKind;
   readonly sudo: boolean;
   readonly impersonatorId: number | null;
+  /** The access token that authenticated the request (personal, impersonation, project, group), else absent. */
+  readonly tokenId?: number | null;
 }
 
 export type AuthMode = 'required' | 'optional' | 'none';
@@ -271,6 +273,7 @@ export async function authenticateRequest(backend: AuthBackend, input: Authentic
     tokenKind: success.tokenKind,
     sudo,
     impersonatorId,
+    ...(success.tokenId !== undefined && success.tokenId !== null ? { tokenId: success.tokenId } : {}),
   };
   const sudoFromId = sudo ? success.userId : impersonatorId;
   const actor: Actor = { userId: effective.id, sudoFromId, origin: 'api', requestId: input.requestId };

@@ -159,6 +159,18 @@ export interface ApiServerOptions {
   /** Streaming routes tried before the API's (e.g. `/<namespace>/<project>.git/info/refs`). */
   readonly rawRoutes?: readonly RawRoute[];
   readonly authBackend: AuthBackend;
+  /**
+   * A request's credentials were accepted and nothing refused it before its route ran: authentication, scopes,
+   * sudo, the route's administrator rule and the throttles all let it through (what a token's `last_used_at` and a
+   * user's `last_activity_on` follow). Not called for a refused request, nor for a read the caches answered.
+   */
+  readonly onAdmitted?: (principal: Principal) => void;
+  /**
+   * Whether a read of this caller may be answered by the early cache, which skips authentication and so
+   * `onAdmitted` (absent: always). A token whose use falls due later the same day is not: its request must reach
+   * `onAdmitted` then (a cached reply lasts the day).
+   */
+  readonly earlyCacheable?: (principal: Principal) => boolean;
   /** e.g. 'https://gitlab.example.com' — used for pagination links; else `http://<Host header>`. */
   readonly externalUrl?: string;
   readonly limits?: Partial<Limits>;
@@ -730,6 +742,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The early cache learns a reply under the exchange's key, for credentials whose validity lasts the day. */
   function rememberExchange(x: Exchange, principal: Principal | null, rendered: RenderedReply, version: string): void {
     if (cache === null || x.exchangeKey === null || (principal && !DAY_BOUND_CREDENTIALS.has(principal.tokenKind))) return;
+    if (principal && options.earlyCacheable && !options.earlyCacheable(principal)) return;
     const exchange: CachedExchange = { ...rendered, userId: x.userId, sudoFromId: x.sudoFromId, routeName: x.routeName };
     cache.set(x.exchangeKey, exchange, version);
   }
@@ -811,6 +824,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       throw e;
     }
     if (refusedAtGate(x, auth.principal ? auth.principal.realUserId : null)) return;
+    if (auth.principal && options.onAdmitted) options.onAdmitted(auth.principal);
     const slot = routeCacheSlot(x, route, auth.principal);
     if (answerFromRouteCache(x, slot, auth.principal)) return;
     const request = requestInfoOf(x);

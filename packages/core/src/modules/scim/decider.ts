@@ -16,7 +16,7 @@ import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
-import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
 import type { User } from '../users/projection.js';
@@ -113,7 +113,9 @@ const removeMemberships = (state: ScimView, group: Group, user: User, at: string
 const taken = (attribute: string): DomainError => conflict(`${attribute} has already been taken`);
 
 const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
-  const { command, at } = issued;
+  const { at } = issued;
+  // The account's e-mail as the User model saves it (Devise strips and lower-cases it), so that lookups match.
+  const command = { ...issued.command, email: normalizedEmail(issued.command.email) };
   return pipe(
     requireProvider(state, command.group_id),
     E.chain((found) => (found.provider.enabled ? E.right(found) : E.left(preconditionFailed(SSO_DISABLED)))),
@@ -168,7 +170,8 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
 
 const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
-  const changes: ScimChanges = command.changes;
+  // A changed e-mail is saved stripped and lower-cased, as at provisioning.
+  const changes: ScimChanges = command.changes.email === undefined ? command.changes : { ...command.changes, email: normalizedEmail(command.changes.email) };
   return pipe(
     requireProvider(state, command.group_id),
     E.chain(requireEnabled(command.extern_uid)),

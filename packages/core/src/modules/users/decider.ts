@@ -17,7 +17,7 @@ import { accessRequestsOfUser, membersOfSource, membershipsOfUser } from '../mem
 import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
-import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -52,6 +52,25 @@ const profileOf = (command: UserProfile): UserProfile => {
   for (const field of PROFILE_FIELDS) if (command[field] !== undefined) profile[field] = command[field];
   // Safe: every key is one of UserProfile's, with the command's value for it.
   return profile as UserProfile;
+};
+
+/** What an account holds for a field it never set (UserProfile's and the account settings' defaults). */
+const STORED_DEFAULTS: Readonly<Record<string, unknown>> = {
+  bio: '',
+  skype: '',
+  linkedin: '',
+  twitter: '',
+  website_url: '',
+  note: null,
+  location: null,
+  organization: null,
+  pronouns: null,
+  private_profile: false,
+  theme_id: 1,
+  color_scheme_id: 1,
+  projects_limit: 100000,
+  can_create_group: true,
+  external: false,
 };
 
 /** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
@@ -157,9 +176,6 @@ const identityEvents = (state: UsersView, userId: number, identity: IdentityInpu
   return E.right([{ type: 'UserIdentitySet', data: { id: userId, provider: identity.provider, extern_uid: identity.extern_uid, at } }]);
 };
 
-/** Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an e-mail is saved stripped and lower-cased. */
-const normalizedEmail = (email: string): string => email.trim().toLowerCase();
-
 /** The e-mail of a create or update command as the model saves it. */
 const withNormalizedEmail = (command: UserCommand): UserCommand =>
   (command.type === 'CreateUser' || command.type === 'UpdateUser') && command.email !== undefined ? { ...command, email: normalizedEmail(command.email) } : command;
@@ -209,7 +225,9 @@ export const decide = (issued: Issued<UserCommand>, state: UsersView): E.Either<
         E.chain((user) => E.map((identity: UserEvent[]) => ({ user, identity }))(identityEvents(state, user.id, command.identity, at))),
         E.map(({ user, identity }): UserEvent[] => {
           const { type: _type, identity: _identity, ...changes } = command;
-          return [...(changesAnything(user, changes) ? [{ type: 'UserUpdated' as const, data: { ...changes, id: user.id, updated_at: at } }] : []), ...identity];
+          // Compared with what the user holds, defaults included: a field never set holds its default, so giving
+          // that default (`bio: ''`, `private_profile: false`, `projects_limit: 100000`…) changes nothing.
+          return [...(changesAnything({ ...STORED_DEFAULTS, ...user }, changes) ? [{ type: 'UserUpdated' as const, data: { ...changes, id: user.id, updated_at: at } }] : []), ...identity];
         }),
       );
     case 'DeleteUserIdentity':

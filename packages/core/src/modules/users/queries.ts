@@ -39,7 +39,9 @@ const MIN_CHARS_FOR_PARTIAL_MATCHING = 3;
 const fuzzyMatches = (value: string, query: string): boolean => {
   const squished = query.trim().replace(/\s+/g, ' ');
   if (squished === '') return false;
-  const quoted = squished.match(/"[^"]+"/g) ?? [];
+  // `REGEX_QUOTED_WORD`: a quoted phrase counts only standing alone, at the start or after a space and at the end or
+  // before a space.
+  const quoted = squished.match(/(?<=^| )"[^"]+"(?= |$)/g) ?? [];
   const rest = quoted.reduce((left, phrase) => left.replace(phrase, ''), squished);
   const words = [...rest.split(/\s+/).filter((word) => word !== ''), ...quoted.map((phrase) => phrase.slice(1, -1))].filter(
     (word) => [...word].length >= MIN_CHARS_FOR_PARTIAL_MATCHING,

@@ -21,6 +21,7 @@ import {
   forbidden,
   isBillable,
   isExpired,
+  compareUserSearch,
   matchesUserSearch,
   membersOfSource,
   membersOfSourceFrom,
@@ -46,12 +47,32 @@ import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, typ
 
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
 
+/** The member search's query (`query`), or null when absent or blank (Rails' `present?`). */
+const searchQuery = (query: string | null | undefined): string | null => (query !== undefined && query !== null && query.trim() !== '' ? query : null);
+
+/**
+ * `retrieve_members` merges `User.search`, whose `reorder` replaces the members' order: with a query, a list is in
+ * the search's order (name equal to the query, then username, then e-mail, then the rest; by name within).
+ */
+const inSearchOrder = (state: State, query: string | null | undefined, rows: Member[]): Member[] => {
+  const q = searchQuery(query);
+  if (q === null) return rows;
+  const compare = compareUserSearch(q);
+  const users = new Map(rows.map((m) => [m, m.user_id === null ? undefined : findUser(state.users, m.user_id)] as const));
+  return rows.sort((a, b) => {
+    const left = users.get(a);
+    const right = users.get(b);
+    return left && right ? compare(left, right) : 0;
+  });
+};
+
 const userFilter = (state: State, query: string | null | undefined, userIds: readonly (number | null)[] | null | undefined) => {
   const ids = userIds && userIds.length > 0 ? new Set(userIds.filter((id): id is number => id !== null)) : null;
-  const q = query ?? '';
+  // `params[:query].present?`: a blank (or whitespace) query is no filter.
+  const q = searchQuery(query);
   return (userId: number): boolean => {
     if (ids && !ids.has(userId)) return false;
-    if (q === '') return true;
+    if (q === null) return true;
     const user = findUser(state.users, userId);
     return user !== undefined && matchesUserSearch(user, q);
   };
@@ -94,7 +115,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           // undefined: the viewer may not read SAML identities here (or SSO is off), so the filter does not apply.
           return identity === undefined || identity !== null;
         };
-        if ((ctx.params.query ?? '') === '' && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
+        if (searchQuery(ctx.params.query) === null && (ctx.params.user_ids?.length ?? 0) === 0 && !samlFilter) {
           // Unfiltered: read the page straight from the per-source index (member-id order).
           const page = lazySource(
             () => directMemberCount(state.members, source.type, source.id),
@@ -111,7 +132,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id !== null && !isExpired(m.expires_at, day) && keep(m.user_id) && keepSaml(m));
-        return paginate(ctx, arraySource(rows), { map });
+        return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
       },
     }),
     route({
@@ -125,7 +146,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const source = found.right;
         const day = today(deps);
         const view = present(ctx, state);
-        const filtered = (ctx.params.query ?? '') !== '' || (ctx.params.user_ids?.length ?? 0) > 0 || !!ctx.params.state;
+        const filtered = searchQuery(ctx.params.query) !== null || (ctx.params.user_ids?.length ?? 0) > 0 || !!ctx.params.state;
         const map = (m: Member) => memberEntity(m, view, m.access_level, seatInfo(state, source, m, ctx.params.show_seat_info));
         if (source.group) {
           const group = source.group;
@@ -158,7 +179,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
             const winner = winningMember(state.members, sources, userId, day, ctx.params.state);
             if (winner) rows.push(winner);
           }
-          return paginate(ctx, arraySource(rows), { map });
+          return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
         }
         const viewer = viewerId(ctx);
         if (!filtered) {
@@ -167,7 +188,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         }
         const keep = userFilter(state, ctx.params.query, ctx.params.user_ids);
         const rows = effectiveProjectMembers(state, source.project, (g) => canReadGroup(state, viewer, g), day, ctx.params.state).filter((m) => keep(m.user_id!));
-        return paginate(ctx, arraySource(rows), { map });
+        return paginate(ctx, arraySource(inSearchOrder(state, ctx.params.query, rows)), { map });
       },
     }),
     route({

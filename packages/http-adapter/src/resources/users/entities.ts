@@ -12,8 +12,12 @@ export const userBasic = (user: User, ctx: PresentContext) => ({
   web_url: `${ctx.baseUrl}/${user.username}`,
 });
 
-/** UserPolicy's `read_user_profile`: a private profile is read by its user and administrators only. */
-const readsProfile = (user: User, ctx: PresentContext): boolean => user.private_profile !== true || ctx.viewerIsAdmin || ctx.viewerId === user.id;
+/**
+ * UserPolicy's `read_user_profile`: prevented for a private profile and for a blocked user (`blocked?`, which a
+ * banned user is too) unless the viewer is that user or an administrator (every account here is confirmed).
+ */
+const readsProfile = (user: User, ctx: PresentContext): boolean =>
+  (user.private_profile !== true && user.state !== 'blocked' && user.state !== 'banned') || ctx.viewerIsAdmin || ctx.viewerId === user.id;
 
 /** Entities::User: `created_at`, `followers` and `following` only where the profile may be read. */
 export const userEntity = (user: User, ctx: PresentContext) => ({

@@ -113,7 +113,8 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         users = holder ? [holder] : [];
       }
       const username = params.username;
-      const search = params.search;
+      // UsersFinder#by_search: `params[:search].present?`, so a blank (or whitespace) search is no filter.
+      const search = params.search && params.search.trim() !== '' ? params.search : undefined;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
       if (search) users = users.filter((user) => matchesUserSearch(user, search));
       if (params.blocked) users = users.filter((user) => user.state === 'blocked');
