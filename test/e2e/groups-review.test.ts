@@ -1,0 +1,48 @@
+/**
+ * Review of the groups and projects audit (issue 16, branch review-groups): faults found in fid-groups, each with the
+ * test that failed before its mend.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { createGroup, createPerson, createProject, type Person } from '../members/support.js';
+
+let server: TestServer;
+let alice: Person, bob: Person, carol: Person;
+
+beforeAll(async () => {
+  server = await startServer({ start: '2026-05-01T00:00:00.000Z' });
+  alice = await createPerson(server, 'alice');
+  bob = await createPerson(server, 'bob');
+  carol = await createPerson(server, 'carol');
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const usernames = (body: { username: string }[]) => body.map((m) => m.username);
+
+describe('share_with_group_lock and the members a project shows', () => {
+  it('a locked group’s project shares add nobody to /members/all, /members/all/:user_id or the audit’s members', async () => {
+    const home = await createGroup(server, alice, 'Keep');
+    const project = await createProject(server, alice, 'Vault', home.id);
+    const team = await createGroup(server, carol, 'Crew', undefined, 'internal');
+    expect((await server.request('POST', `/api/v4/groups/${team.id}/members`, { token: carol.token, body: { user_id: bob.id, access_level: 30 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/share`, { token: alice.token, body: { group_id: team.id, group_access: 30 } })).status).toBe(201);
+    const all = async (query = '') => (await server.request('GET', `/api/v4/projects/${project.id}/members/all${query}`, { token: alice.token })).body;
+    const audit = async () => usernames((await server.request('GET', `/api/v4/audit/projects/${project.id}/members?at=2030-01-01T00:00:00Z`)).body);
+    expect(usernames(await all())).toEqual(['alice', 'bob', 'carol']);
+    expect(await audit()).toEqual(['alice', 'bob', 'carol']);
+
+    expect((await server.request('PUT', `/api/v4/groups/${home.id}`, { token: alice.token, body: { share_with_group_lock: true } })).status).toBe(200);
+    // The share grants nothing (ProjectTeam), so its members are no members of the project.
+    expect((await server.request('GET', `/api/v4/projects/${project.id}`, { token: bob.token })).status).toBe(404);
+    expect(usernames(await all())).toEqual(['alice']);
+    expect(usernames(await all('?query=bob'))).toEqual([]);
+    expect((await server.request('GET', `/api/v4/projects/${project.id}/members/all/${bob.id}`, { token: alice.token })).status).toBe(404);
+    expect(await audit()).toEqual(['alice']);
+
+    expect((await server.request('PUT', `/api/v4/groups/${home.id}`, { token: alice.token, body: { share_with_group_lock: false } })).status).toBe(200);
+    expect(usernames(await all())).toEqual(['alice', 'bob', 'carol']);
+    expect(await server.request('GET', `/api/v4/projects/${project.id}/members/all/${bob.id}`, { token: alice.token })).toMatchObject({ status: 200, body: { access_level: 30 } });
+  });
+});
