@@ -46,3 +46,31 @@ describe('share_with_group_lock and the members a project shows', () => {
     expect(await server.request('GET', `/api/v4/projects/${project.id}/members/all/${bob.id}`, { token: alice.token })).toMatchObject({ status: 200, body: { access_level: 30 } });
   });
 });
+
+describe('DELETE /projects/:id/fork and the project’s own forks', () => {
+  it('unlinks the project’s direct forks too (UnlinkForkService: forked_to_members), for a fork and for a root', async () => {
+    const dan = await createPerson(server, 'dan');
+    const trunk = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Stem', visibility: 'public' } });
+    const branch = await server.request('POST', `/api/v4/projects/${trunk.body.id}/fork`, { token: bob.token });
+    const twig = await server.request('POST', `/api/v4/projects/${branch.body.id}/fork`, { token: carol.token });
+    const leaf = await server.request('POST', `/api/v4/projects/${trunk.body.id}/fork`, { token: dan.token });
+    expect([branch.status, twig.status, leaf.status]).toEqual([201, 201, 201]);
+    const show = async (id: number) => (await server.request('GET', `/api/v4/projects/${id}`, { token: alice.token })).body;
+    const forks = async (id: number) => (await server.request('GET', `/api/v4/projects/${id}/forks`, { token: alice.token })).body.map((p: { id: number }) => p.id);
+
+    expect((await server.request('DELETE', `/api/v4/projects/${branch.body.id}/fork`, { token: bob.token })).status).toBe(204);
+    expect('forked_from_project' in (await show(branch.body.id))).toBe(false);
+    expect('forked_from_project' in (await show(twig.body.id))).toBe(false);
+    expect((await show(branch.body.id)).forks_count).toBe(0);
+    expect(await forks(branch.body.id)).toEqual([]);
+    expect(await forks(trunk.body.id)).toEqual([leaf.body.id]);
+
+    // A root of forks has a fork network: unlinking it detaches its forks (204), not a 304.
+    expect((await server.request('DELETE', `/api/v4/projects/${trunk.body.id}/fork`, { token: alice.token })).status).toBe(204);
+    expect('forked_from_project' in (await show(leaf.body.id))).toBe(false);
+    expect((await show(trunk.body.id)).forks_count).toBe(0);
+    const before = server.app.position;
+    expect((await server.request('DELETE', `/api/v4/projects/${trunk.body.id}/fork`, { token: alice.token })).status).toBe(304);
+    expect(server.app.position).toBe(before);
+  });
+});

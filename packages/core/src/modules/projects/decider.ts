@@ -19,7 +19,7 @@ import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
-import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
+import { findProject, findProjectByFullPath, forksOf, pathFromName, projectsInNamespace } from './queries.js';
 
 /** What project decisions read. */
 export type ProjectsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
@@ -256,9 +256,15 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     case 'UnlinkFork':
       return pipe(
         requireProject(state, command.id),
-        // `authorize! :remove_fork_project` (ProjectPolicy: the owner); a project that forks nothing changes nothing.
+        // `authorize! :remove_fork_project` (ProjectPolicy: the owner). Projects::UnlinkForkService takes the project out
+        // of its fork network and its direct forks with it (`forked_to_members.update_all(forked_from_project_id: nil)`),
+        // a root of forks included; a project that forks nothing and has no forks changes nothing.
         E.chain((project) => authorizeProject(state, actor.userId, 'remove_fork_project', project, project)),
-        E.map((project): Emitted[] => (project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }])),
+        E.map((project): Emitted[] => {
+          const events: Emitted[] = project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }];
+          for (const fork of forksOf(state.projects, project.id)) events.push({ type: 'ProjectUnforked', data: { id: fork.id, forked_from_id: project.id, at } });
+          return events;
+        }),
       );
     case 'DeleteProject':
       return pipe(
