@@ -2,7 +2,7 @@
  * Lists of a non-administrator cost what the caller can see (issue 16): `groupCandidates`/`projectCandidates` start
  * from the user's memberships and the public/internal id sets kept by evolve, instead of every group and project.
  * Over random command sequences (hierarchies, memberships, shares, visibility changes, transfers, deletions, blocked
- * users), the candidates filtered as the routes filter them equal every group/project filtered the same way, and the
+ * users, share locks), the candidates filtered as the routes filter them equal every group/project filtered the same way, and the
  * id sets equal a scan, live and after a replay of the log.
  */
 import { describe, expect, it } from 'vitest';
@@ -52,6 +52,8 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('transferProject' as const), project: fc.nat(9), group: fc.nat(9) }),
   fc.record({ kind: fc.constant('delete' as const), target: fc.nat(9), project: fc.boolean() }),
   fc.record({ kind: fc.constant('block' as const), user: fc.constantFrom(...USERS), unblock: fc.boolean() }),
+  // `share_with_group_lock` (cascading to the subgroups): a locked group's project shares grant nothing.
+  fc.record({ kind: fc.constant('lock' as const), group: fc.nat(9), lock: fc.boolean() }),
 );
 
 const sets = (state: State) => ({
@@ -123,6 +125,9 @@ describe('the lists of a non-administrator', () => {
             const group = s.project ? undefined : pick(gs, s.target);
             if (project) await run({ type: 'DeleteProject', id: project.id });
             if (group) await run({ type: 'DeleteGroup', id: group.id });
+          } else if (s.kind === 'lock') {
+            const group = pick(gs, s.group);
+            if (group) await run({ type: 'UpdateGroup', id: group.id, share_with_group_lock: s.lock });
           } else {
             await run({ type: s.unblock ? 'UnblockUser' : 'BlockUser', id: s.user });
           }
@@ -145,6 +150,10 @@ describe('the lists of a non-administrator', () => {
         const replayed = foldMutable(forgefold.decider, forgefold.decider.initialState(), (await store.readAll(0, 1_000_000)).map((e) => ({ type: e.type, data: e.data })) as never);
         expect(indexedSets(replayed)).toEqual(sets(replayed));
         expect(JSON.stringify([replayed.groups.publicIds, replayed.projects.internalIds])).toBe(JSON.stringify([state.groups.publicIds, state.projects.internalIds]));
+        // What each user reads and holds, replayed as live (the locks and their cascades included).
+        const access = (st: State) => USERS.map((u) => [...listProjects(st.projects)].map((p) => [p.id, canReadProject(st, u, p), projectAccessLevel(st, p, u)]));
+        expect(access(replayed)).toEqual(access(state));
+        expect([...listGroups(replayed.groups)].map((g) => [g.id, g.share_with_group_lock ?? false])).toEqual(everyGroup.map((g) => [g.id, g.share_with_group_lock ?? false]));
       }),
       { numRuns: 60 },
     );
