@@ -74,3 +74,20 @@ describe('DELETE /projects/:id/fork and the project’s own forks', () => {
     expect(server.app.position).toBe(before);
   });
 });
+
+describe('GET /projects and the caller’s personal namespace', () => {
+  it('owned, membership and the default list find a project moved into the caller’s namespace (owned_projects)', async () => {
+    const erin = await createPerson(server, 'erin');
+    const shop = await createGroup(server, erin, 'Shop');
+    const made = await createProject(server, erin, 'Crate', shop.id);
+    const moved = await server.request('PUT', `/api/v4/projects/${made.id}/transfer`, { token: erin.token, body: { namespace: 'erin' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.path_with_namespace).toBe('erin/crate');
+    expect((await server.request('GET', `/api/v4/projects/${made.id}/members`, { token: erin.token })).body).toEqual([]);
+    const ids = async (query: string) => (await server.request('GET', `/api/v4/projects${query}`, { token: erin.token })).body.map((p: { id: number }) => p.id);
+    expect(await ids('?owned=true')).toEqual([made.id]);
+    expect(await ids('?membership=true')).toEqual([made.id]);
+    expect(await ids('?min_access_level=50')).toEqual([made.id]);
+    expect(await ids('?visibility=private')).toEqual([made.id]);
+  });
+});
