@@ -87,7 +87,10 @@ describe('GET /projects and the caller’s personal namespace', () => {
     const ids = async (query: string) => (await server.request('GET', `/api/v4/projects${query}`, { token: erin.token })).body.map((p: { id: number }) => p.id);
     expect(await ids('?owned=true')).toEqual([made.id]);
     expect(await ids('?membership=true')).toEqual([made.id]);
-    expect(await ids('?min_access_level=50')).toEqual([made.id]);
+    // 14.7's project_authorizations hold a personal project as Maintainer (`select_as_maintainer_for_project_authorization`;
+    // the Owner role came in 14.8): it is owned, but not at min_access_level=50.
+    expect(await ids('?min_access_level=40')).toEqual([made.id]);
+    expect(await ids('?min_access_level=50')).toEqual([]);
     expect(await ids('?visibility=private')).toEqual([made.id]);
   });
 });
