@@ -220,9 +220,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     case 'CreateProject': {
       const name = command.name ?? command.path ?? '';
       const path = command.path ?? pathFromName(command.name ?? '');
-      // The service's order: a restricted visibility, then the namespace, then the model's validations.
+      // The service's order: a restricted visibility, then the namespace, then the model's validations. With `owner_id`
+      // (`POST /projects/user/:user_id`) the service runs as that user, whose level it checks.
       return pipe(
-        refuseRestricted(state, actor.userId, command.visibility),
+        refuseRestricted(state, command.owner_id !== undefined && actor.userId !== null ? command.owner_id : actor.userId, command.visibility),
         E.chain(() => resolveNamespace(state, actor.userId, command)),
         E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
