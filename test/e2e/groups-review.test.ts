@@ -94,3 +94,21 @@ describe('GET /projects and the caller’s personal namespace', () => {
     expect(await ids('?visibility=private')).toEqual([made.id]);
   });
 });
+
+describe('fork targets', () => {
+  it('are the groups of the caller’s own memberships (ForkTargetsFinder’s manageable_groups), not those shared with their groups', async () => {
+    const gus = await createPerson(server, 'gus');
+    const source = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name: 'Seed', visibility: 'public' } });
+    const target = await createGroup(server, carol, 'Orchard2');
+    const team = await createGroup(server, gus, 'Pickers', undefined, 'internal');
+    expect((await server.request('POST', `/api/v4/groups/${target.id}/share`, { token: carol.token, body: { group_id: team.id, group_access: 40 } })).status).toBe(201);
+    const before = server.app.position;
+    const fork = await server.request('POST', `/api/v4/projects/${source.body.id}/fork`, { token: gus.token, body: { namespace_id: target.id } });
+    expect({ status: fork.status, body: fork.body }).toEqual({ status: 404, body: { message: '404 Target Namespace Not Found' } });
+    expect(server.app.position).toBe(before);
+    // A Maintainer of the group's parent (a direct membership above it) may fork there.
+    const sub = await server.request('POST', '/api/v4/groups', { token: carol.token, body: { name: 'Rows', path: 'rows', parent_id: target.id } });
+    expect((await server.request('POST', `/api/v4/groups/${target.id}/members`, { token: carol.token, body: { user_id: bob.id, access_level: 40 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${source.body.id}/fork`, { token: bob.token, body: { namespace_id: sub.body.id } })).status).toBe(201);
+  });
+});
