@@ -1,7 +1,7 @@
 /**
  * The forks index (`ProjectsSlice.forksOf`, read by `forksOf`): `GET /projects/:id/forks` lists a project's direct
- * forks from it instead of scanning every project. Over random sequences of creations, forks (of forks too) and
- * deletions, each project's indexed forks equal a scan for `forked_from_id`, live and after a replay of the log.
+ * forks from it instead of scanning every project. Over random sequences of creations, forks (of forks too),
+ * deletions and unlinks (`UnlinkFork`, which detaches a project and its direct forks), each project's indexed forks equal a scan for `forked_from_id`, live and after a replay of the log.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -13,6 +13,7 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('create' as const) }),
   fc.record({ kind: fc.constant('fork' as const), source: fc.nat(30) }),
   fc.record({ kind: fc.constant('delete' as const), target: fc.nat(30) }),
+  fc.record({ kind: fc.constant('unlink' as const), target: fc.nat(30) }),
 );
 
 /** Every project's direct forks, by the index and by a scan of every project, for every id ever used. */
@@ -44,6 +45,7 @@ describe('the forks index', () => {
           else if (projects.length > 0 && s.kind === 'fork') {
             await app.execute(system, { type: 'ForkProject', id: projects[s.source % projects.length]!.id, namespace_id: namespaceId, path: `f${made}`, name: `F${made}` });
           } else if (projects.length > 0 && s.kind === 'delete') await app.execute(system, { type: 'DeleteProject', id: projects[s.target % projects.length]!.id });
+          else if (projects.length > 0 && s.kind === 'unlink') await app.execute(system, { type: 'UnlinkFork', id: projects[s.target % projects.length]!.id });
         }
         forked += (await store.readAll(0, 1_000_000)).filter((e) => e.type === 'ProjectForked').length;
         const upTo = app.state.sequences.project + 1;

@@ -2,7 +2,7 @@
  * Lists of a non-administrator cost what the caller can see (issue 16): `groupCandidates`/`projectCandidates` start
  * from the user's memberships and the public/internal id sets kept by evolve, instead of every group and project.
  * Over random command sequences (hierarchies, memberships, shares, visibility changes, transfers, deletions, blocked
- * users), the candidates filtered as the routes filter them equal every group/project filtered the same way, and the
+ * users, share locks), the candidates filtered as the routes filter them equal every group/project filtered the same way, and the
  * id sets equal a scan, live and after a replay of the log.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import fc from 'fast-check';
 import {
   canReadGroup,
   canReadProject,
+  findUser,
+  findUserByNamespace,
   foldMutable,
   forgefold,
   groupAccessLevel,
@@ -34,9 +36,13 @@ const VISIBILITIES = ['private', 'internal', 'public'] as const;
 const listsGroup = (state: State, userId: number | null, allAvailable: boolean, group: Group): boolean =>
   canReadGroup(state, userId, group) && (userId === null || allAvailable || groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId));
 
-/** What `GET /projects` keeps (without and with a filter that asks for access). */
+/**
+ * What `GET /projects` keeps (without and with a filter that asks for access; the owner of a personal namespace holds
+ * its projects as Owner, see resources/projects/routes.ts).
+ */
 const listsProject = (state: State, userId: number | null, needsAccess: boolean, project: Project): boolean =>
-  canReadProject(state, userId, project) && (!needsAccess || (userId !== null && projectAccessLevel(state, project, userId) > 0));
+  canReadProject(state, userId, project) &&
+  (!needsAccess || (userId !== null && (findUserByNamespace(state.users, project.namespace_id)?.id === userId || projectAccessLevel(state, project, userId) > 0)));
 
 const ids = (items: readonly { id: number }[]): number[] => items.map((item) => item.id);
 
@@ -49,9 +55,11 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('shareProject' as const), project: fc.nat(9), invited: fc.nat(9), level: fc.constantFrom(10, 20, 30, 40) }),
   fc.record({ kind: fc.constant('visibility' as const), target: fc.nat(9), project: fc.boolean(), visibility: fc.constantFrom(...VISIBILITIES) }),
   fc.record({ kind: fc.constant('transferGroup' as const), group: fc.nat(9), parent: fc.nat(9) }),
-  fc.record({ kind: fc.constant('transferProject' as const), project: fc.nat(9), group: fc.nat(9) }),
+  fc.record({ kind: fc.constant('transferProject' as const), project: fc.nat(9), group: fc.nat(9), personal: fc.constantFrom(...USERS, 0, 0) }),
   fc.record({ kind: fc.constant('delete' as const), target: fc.nat(9), project: fc.boolean() }),
   fc.record({ kind: fc.constant('block' as const), user: fc.constantFrom(...USERS), unblock: fc.boolean() }),
+  // `share_with_group_lock` (cascading to the subgroups): a locked group's project shares grant nothing.
+  fc.record({ kind: fc.constant('lock' as const), group: fc.nat(9), lock: fc.boolean() }),
 );
 
 const sets = (state: State) => ({
@@ -117,12 +125,18 @@ describe('the lists of a non-administrator', () => {
           } else if (s.kind === 'transferProject') {
             const project = pick(projects(), s.project);
             const group = pick(gs, s.group);
-            if (project && group) await run({ type: 'TransferProject', id: project.id, namespace_id: group.id });
+            // Into a personal namespace too: its owner holds the project without a membership.
+            const user = s.personal === 0 ? undefined : findUser(app.state.users, s.personal);
+            if (project && user) await run({ type: 'TransferProject', id: project.id, namespace_id: user.namespace_id });
+            else if (project && group) await run({ type: 'TransferProject', id: project.id, namespace_id: group.id });
           } else if (s.kind === 'delete') {
             const project = s.project ? pick(projects(), s.target) : undefined;
             const group = s.project ? undefined : pick(gs, s.target);
             if (project) await run({ type: 'DeleteProject', id: project.id });
             if (group) await run({ type: 'DeleteGroup', id: group.id });
+          } else if (s.kind === 'lock') {
+            const group = pick(gs, s.group);
+            if (group) await run({ type: 'UpdateGroup', id: group.id, share_with_group_lock: s.lock });
           } else {
             await run({ type: s.unblock ? 'UnblockUser' : 'BlockUser', id: s.user });
           }
@@ -145,6 +159,10 @@ describe('the lists of a non-administrator', () => {
         const replayed = foldMutable(forgefold.decider, forgefold.decider.initialState(), (await store.readAll(0, 1_000_000)).map((e) => ({ type: e.type, data: e.data })) as never);
         expect(indexedSets(replayed)).toEqual(sets(replayed));
         expect(JSON.stringify([replayed.groups.publicIds, replayed.projects.internalIds])).toBe(JSON.stringify([state.groups.publicIds, state.projects.internalIds]));
+        // What each user reads and holds, replayed as live (the locks and their cascades included).
+        const access = (st: State) => USERS.map((u) => [...listProjects(st.projects)].map((p) => [p.id, canReadProject(st, u, p), projectAccessLevel(st, p, u)]));
+        expect(access(replayed)).toEqual(access(state));
+        expect([...listGroups(replayed.groups)].map((g) => [g.id, g.share_with_group_lock ?? false])).toEqual(everyGroup.map((g) => [g.id, g.share_with_group_lock ?? false]));
       }),
       { numRuns: 60 },
     );

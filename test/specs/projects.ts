@@ -19,6 +19,22 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'UnlinkFork', id: 2 },
     then: [{ type: 'ProjectUnforked', data: { id: 2, forked_from_id: 1, at: AT } }],
   },
+  // Projects::UnlinkForkService: `forked_to_members.update_all(forked_from_project_id: nil)`, for a fork and for a root.
+  'unlinking a fork that has forks of its own unlinks those too': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 3, 40), ...forkOf(3, 'app2', 2, 103)],
+    as: 3,
+    when: { type: 'UnlinkFork', id: 2 },
+    then: [
+      { type: 'ProjectUnforked', data: { id: 2, forked_from_id: 1, at: AT } },
+      { type: 'ProjectUnforked', data: { id: 3, forked_from_id: 2, at: AT } },
+    ],
+  },
+  'unlinking the root of forks unlinks its forks': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), memberAdded(1, { project: 1 }, 2, 40), ...forkOf(2, 'app', 1, 103)],
+    as: 2,
+    when: { type: 'UnlinkFork', id: 1 },
+    then: [{ type: 'ProjectUnforked', data: { id: 2, forked_from_id: 1, at: AT } }],
+  },
   'a project that forks nothing records nothing when unlinked': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })], as: 2, when: { type: 'UnlinkFork', id: 1 }, then: [] },
   'only the owner unlinks a fork': {
     given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 2, 40)],

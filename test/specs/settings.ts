@@ -81,6 +81,13 @@ export const settingEffectSpecs: Record<string, Spec> = {
     when: { type: 'CreateProject', path: 'app', visibility: 'public' },
     error: validation({ visibility_level: ['public has been restricted by your GitLab administrator'] }),
   },
+  // `POST /projects/user/:user_id`: `CreateService.new(user, attrs)` checks the level for the user, not the administrator.
+  'a restricted level is refused to a project an administrator creates for someone else': {
+    given: [root, alice, restrict(['public'])],
+    as: 1,
+    when: { type: 'CreateProject', path: 'app', visibility: 'public', owner_id: 2 },
+    error: validation({ visibility_level: ['public has been restricted by your GitLab administrator'] }),
+  },
   'a new group takes the default group visibility and project creation level': {
     given: [root, changed([{ field: 'default_group_visibility', old: 'private', new: 'public' }, { field: 'default_project_creation', old: 2, new: 1 }])],
     as: 1,

@@ -241,7 +241,7 @@ export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Eit
  * What a user's memberships can open to them, found from the user's membership index (kept by evolve) instead of
  * a scan of every group: the groups in which, below which or above which they hold a membership, the groups below
  * the groups their groups are shared into, and the projects of all those subtrees and those shared into their
- * groups. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
+ * groups, and the projects of their personal namespace. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
  */
 const reachableThroughMemberships = (state: AccessView, userId: number): { groups: Set<number>; projects: Set<number> } => {
   const groups = new Set<number>();
@@ -268,6 +268,10 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
       groups.add(group.id);
     }
   };
+  // The projects of the user's personal namespace: its owner reads and owns them (`effectiveProjectAccess`), with or
+  // without a membership (a project transferred there has none).
+  const own = findUser(state.users, userId);
+  if (own) for (const project of projectsInNamespace(state.projects, own.namespace_id)) projects.add(project.id);
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.source_type === 'Project') {
       projects.add(member.source_id);

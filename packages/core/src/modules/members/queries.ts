@@ -144,12 +144,25 @@ export const groupAccessLevel = (state: MembershipView, group: Group, userId: nu
   return level;
 };
 
+/**
+ * Whether a project's shares grant anything: `Project#allowed_to_share_with_group?`, false while the project's group
+ * holds `share_with_group_lock` (ProjectTeam and `project_authorizations` skip the shares then). Every computation of
+ * access through a project share asks this: effective access, `/members/all` and the audit's members.
+ */
+export const projectSharesGrant = (state: MembershipView, project: Project): boolean =>
+  project.namespace_kind !== 'group' || findGroup(state.groups, project.namespace_id)?.share_with_group_lock !== true;
+
+/** The shares into a project that grant access (none while its group is locked; see `projectSharesGrant`). */
+function* grantingProjectLinks(state: MembershipView, project: Project): Generator<GroupLink> {
+  if (projectSharesGrant(state, project)) yield* linksOfSource(state.members, 'Project', project.id);
+}
+
 /** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
 export const projectAccessLevel = (state: MembershipView, project: Project, userId: number, today?: string): number => {
   let level = grants(directMembership(state.members, 'Project', project.id, userId), today);
   const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
   // ProjectTeam#max_member_access_for_user_ids: shares count while `allowed_to_share_with_group?` (no lock on the group).
-  if (group?.share_with_group_lock !== true) level = Math.max(level, viaLinks(state, 'Project', project.id, userId, today));
+  if (projectSharesGrant(state, project)) level = Math.max(level, viaLinks(state, 'Project', project.id, userId, today));
   if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
   return level;
 };
@@ -317,7 +330,7 @@ export const effectiveProjectCandidates = (state: MembershipView, project: Proje
       if (member) rows.push(member);
     }
   }
-  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+  for (const link of grantingProjectLinks(state, project)) {
     const invited = findGroup(state.groups, link.group_id);
     if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
     const member = directMembership(state.members, 'Namespace', link.group_id, userId);
@@ -334,7 +347,7 @@ export const effectiveProjectMembers = (state: MembershipView, project: Project,
     const group = findGroup(state.groups, project.namespace_id);
     if (group) for (const g of selfAndAncestors(state.groups, group)) sources.push({ type: 'Namespace', id: g.id });
   }
-  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+  for (const link of grantingProjectLinks(state, project)) {
     const invited = findGroup(state.groups, link.group_id);
     if (invited && canSeeGroup(invited) && !isExpired(link.expires_at, today)) sources.push({ type: 'Namespace', id: link.group_id });
   }
@@ -369,7 +382,7 @@ export const projectMembersPage = (
   const inIndex = (userId: number): boolean => index !== undefined && tableGet(index, userId) !== undefined;
   const extra = new Set<number>();
   for (const member of membersOfSource(state.members, 'Project', project.id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
-  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+  for (const link of grantingProjectLinks(state, project)) {
     const invited = findGroup(state.groups, link.group_id);
     if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
     for (const member of membersOfSource(state.members, 'Namespace', link.group_id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);

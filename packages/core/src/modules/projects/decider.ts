@@ -4,13 +4,15 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeProject, canCreateProjectsIn, canDownloadCode, canTransferProjectsInto, effectiveGroupAccess, isAdmin } from '../access/abilities.js';
+import { authorizeProject, canCreateProjectsIn, canDownloadCode, canTransferProjectsInto, isAdmin } from '../access/abilities.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
-import { findGroup } from '../groups/queries.js';
+import { findGroup, selfAndAncestors } from '../groups/queries.js';
+import type { Group } from '../groups/projection.js';
+import { directMembership } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { changesAnything, Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
@@ -19,7 +21,7 @@ import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
-import { findProject, findProjectByFullPath, pathFromName, projectsInNamespace } from './queries.js';
+import { findProject, findProjectByFullPath, forksOf, pathFromName, projectsInNamespace } from './queries.js';
 
 /** What project decisions read. */
 export type ProjectsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
@@ -157,6 +159,17 @@ const projectCreatedEvents = (
   return [created, ...owner];
 };
 
+/** The highest of a user's own active memberships in a group and its ancestors (no shares, no administrator rule). */
+const ownMembershipLevel = (state: ProjectsView, userId: number | null, group: Group): number => {
+  if (userId === null) return 0;
+  let level = 0;
+  for (const candidate of selfAndAncestors(state.groups, group)) {
+    const member = directMembership(state.members, 'Namespace', candidate.id, userId);
+    if (member && member.state === 'active' && member.user_id !== null) level = Math.max(level, member.access_level);
+  }
+  return level;
+};
+
 const leastVisible = (...levels: readonly Visibility[]): Visibility => levels.reduce((a, b) => (visibilityRank(b) < visibilityRank(a) ? b : a));
 
 /**
@@ -182,8 +195,9 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
     const owner = group ? undefined : userNamespace(state, command.namespace_id);
     if (!group && !owner) return E.left(notFound('Namespace'));
     // `manageable_groups(include_groups_with_developer_maintainer_access: true)`: Maintainer (whatever the group's
-    // `project_creation_level`), or Developer where developers create projects.
-    const access = group ? effectiveGroupAccess(state, actorId, group) : 0;
+    // `project_creation_level`), or Developer where developers create projects, by the actor's own memberships in the
+    // group or above it (`owned_or_maintainers_groups`, `developer_groups` and the groups below them), not by shares.
+    const access = group ? ownMembershipLevel(state, actorId, group) : 0;
     const target = group ? access >= AccessLevel.MAINTAINER || (access >= AccessLevel.DEVELOPER && (group.project_creation_level ?? 2) === 2) : owner!.id === actorId;
     if (!admin && !target) return E.left(notFound('Target Namespace'));
     // Projects::CreateService's `allowed_namespace?` (`create_projects`), a model error the route answers with 409.
@@ -220,9 +234,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     case 'CreateProject': {
       const name = command.name ?? command.path ?? '';
       const path = command.path ?? pathFromName(command.name ?? '');
-      // The service's order: a restricted visibility, then the namespace, then the model's validations.
+      // The service's order: a restricted visibility, then the namespace, then the model's validations. With `owner_id`
+      // (`POST /projects/user/:user_id`) the service runs as that user, whose level it checks.
       return pipe(
-        refuseRestricted(state, actor.userId, command.visibility),
+        refuseRestricted(state, command.owner_id !== undefined && actor.userId !== null ? command.owner_id : actor.userId, command.visibility),
         E.chain(() => resolveNamespace(state, actor.userId, command)),
         E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
@@ -256,9 +271,15 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     case 'UnlinkFork':
       return pipe(
         requireProject(state, command.id),
-        // `authorize! :remove_fork_project` (ProjectPolicy: the owner); a project that forks nothing changes nothing.
+        // `authorize! :remove_fork_project` (ProjectPolicy: the owner). Projects::UnlinkForkService takes the project out
+        // of its fork network and its direct forks with it (`forked_to_members.update_all(forked_from_project_id: nil)`),
+        // a root of forks included; a project that forks nothing and has no forks changes nothing.
         E.chain((project) => authorizeProject(state, actor.userId, 'remove_fork_project', project, project)),
-        E.map((project): Emitted[] => (project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }])),
+        E.map((project): Emitted[] => {
+          const events: Emitted[] = project.forked_from_id === null ? [] : [{ type: 'ProjectUnforked', data: { id: project.id, forked_from_id: project.forked_from_id, at } }];
+          for (const fork of forksOf(state.projects, project.id)) events.push({ type: 'ProjectUnforked', data: { id: fork.id, forked_from_id: project.id, at } });
+          return events;
+        }),
       );
     case 'DeleteProject':
       return pipe(

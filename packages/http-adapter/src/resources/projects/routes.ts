@@ -70,13 +70,15 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
     if (params.search && !(params.search_namespaces ? `${project.path_with_namespace}\n${project.name_with_namespace}` : `${project.path}\n${project.name}`).concat(`\n${project.description}`).toLowerCase().includes(params.search.toLowerCase())) continue;
     const needsAccess = params.membership || params.owned || params.min_access_level;
     if (needsAccess) {
-      // `project_authorizations`: the namespace's owner is the Owner of a personal project (administrators nothing more).
+      // `project_authorizations` (14.7): the namespace's owner holds a personal project as Maintainer
+      // (`select_as_maintainer_for_project_authorization`; Owner only from 14.8), with or without a membership there;
+      // administrators nothing more.
       const ownsNamespace = userId !== null && project.namespace_kind === 'user' && findUserByNamespace(state.users, project.namespace_id)?.id === userId;
-      const level = userId === null ? 0 : ownsNamespace ? AccessLevel.OWNER : projectAccessLevel(state, project, userId);
+      const level = userId === null ? 0 : Math.max(ownsNamespace ? AccessLevel.MAINTAINER : 0, projectAccessLevel(state, project, userId));
       if (level === 0) continue;
       if (params.min_access_level && level < params.min_access_level) continue;
-      // `current_user.owned_projects`: the user's personal projects and those they are authorized in as Owner.
-      if (params.owned && level < AccessLevel.OWNER) continue;
+      // `current_user.owned_projects`: the user's personal namespace's projects and those they are authorized in as Owner.
+      if (params.owned && !ownsNamespace && level < AccessLevel.OWNER) continue;
     }
     projects.push(project);
   }
