@@ -229,29 +229,24 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     command: (_ctx, user) => ({ type: 'DeleteUser', id: user.id }),
     present: () => undefined,
   }),
-  ...(['block', 'unblock'] as const).map((action) =>
+  // The platform answers what its call returned: true when the state changed; else `break` on a user already in the
+  // state asked for (null: blocked, deactivated) or `user.activate` on an active one (false: no transition).
+  ...(
+    [
+      ['block', 'BlockUser', null],
+      ['unblock', 'UnblockUser', false],
+      ['deactivate', 'DeactivateUser', null],
+      ['activate', 'ActivateUser', false],
+    ] as const
+  ).map(([action, type, unchanged]) =>
     commandRoute(deps, {
       method: 'POST',
       path: `/users/:id/${action}`,
       admin: true,
       params: idParams,
       find: (ctx, state) => findUserOr404(state, ctx.params.id),
-      command: (_ctx, user) => ({ type: action === 'block' ? 'BlockUser' : 'UnblockUser', id: user.id }),
-      // The platform answers what its call returned: `break` on an already blocked user (null), `user.activate`
-      // on an active one (false, no transition), true when the state changed.
-      present: (done) => created(done.events.length > 0 ? true : action === 'block' ? null : false),
-    }),
-  ),
-  ...(['deactivate', 'activate'] as const).map((action) =>
-    commandRoute(deps, {
-      method: 'POST',
-      path: `/users/:id/${action}`,
-      admin: true,
-      params: idParams,
-      find: (ctx, state) => findUserOr404(state, ctx.params.id),
-      command: (_ctx, user) => ({ type: action === 'deactivate' ? 'DeactivateUser' : 'ActivateUser', id: user.id }),
-      // As for block: `break` on a deactivated user answers null, `user.activate` on an active one false.
-      present: (done) => created(done.events.length > 0 ? true : action === 'deactivate' ? null : false),
+      command: (_ctx, user) => ({ type, id: user.id }),
+      present: (done) => created(done.events.length > 0 ? true : unchanged),
     }),
   ),
   ...(['ban', 'unban'] as const).map((action) =>
