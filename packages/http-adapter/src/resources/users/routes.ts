@@ -1,7 +1,7 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
+import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, findUserByUsername, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
@@ -107,12 +107,16 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     rows: (ctx, state) => {
       const { params } = ctx;
       const isAdmin = ctx.principal?.isAdmin ?? false;
-      let users = [...listUsers(state.users)];
-      if (params.extern_uid && params.provider) {
-        const holder = findUserByIdentity(state.users, params.provider, params.extern_uid);
-        users = holder ? [holder] : [];
-      }
       const username = params.username;
+      // An identity or a username names one account: read it from its index, not by a scan of every account (the
+      // one list an anonymous caller may ask for).
+      const named = (user: User | undefined): User[] => (user ? [user] : []);
+      let users =
+        params.extern_uid && params.provider
+          ? named(findUserByIdentity(state.users, params.provider, params.extern_uid))
+          : username
+            ? named(findUserByUsername(state.users, username))
+            : [...listUsers(state.users)];
       // UsersFinder#by_search: `params[:search].present?`, so a blank (or whitespace) search is no filter.
       const search = params.search && params.search.trim() !== '' ? params.search : undefined;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
