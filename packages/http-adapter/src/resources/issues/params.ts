@@ -36,17 +36,26 @@ export const AssigneeUsernames: ParamType<string[]> = new t.Type<string[] | null
   (a) => a,
 );
 
+/**
+ * An issuable list's author and assignee filters (issues' and merge requests', and their `not[…]`), each pair
+ * mutually exclusive; `assigneeId` as the list declares it.
+ */
+export const authorAndAssigneeParams = <A>(assigneeId: ParamType<A>) =>
+  [
+    optional('author_id', T.Integer),
+    optional('author_username', T.String),
+    mutuallyExclusive('author_id', 'author_username'),
+    optional('assignee_id', assigneeId),
+    optional('assignee_username', AssigneeUsernames),
+    mutuallyExclusive('assignee_id', 'assignee_username'),
+  ] as const;
+
 /** `negatable_issue_filter_params`: what `not[…]` takes. */
 const negatableParams = [
   optional('labels', T.CommaSeparatedStrings),
   optional('milestone', T.String),
   optional('iids', T.CommaSeparatedIntegers),
-  optional('author_id', T.Integer),
-  optional('author_username', T.String),
-  mutuallyExclusive('author_id', 'author_username'),
-  optional('assignee_id', T.Integer),
-  optional('assignee_username', AssigneeUsernames),
-  mutuallyExclusive('assignee_id', 'assignee_username'),
+  ...authorAndAssigneeParams(T.Integer),
 ] as const;
 
 const SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'all'] as const;
@@ -67,12 +76,7 @@ const filterParams = [
   optional('iids', T.CommaSeparatedIntegers),
   optional('search', T.String),
   optional('in', T.String),
-  optional('author_id', T.Integer),
-  optional('author_username', T.String),
-  mutuallyExclusive('author_id', 'author_username'),
-  optional('assignee_id', IntegerNoneAny),
-  optional('assignee_username', AssigneeUsernames),
-  mutuallyExclusive('assignee_id', 'assignee_username'),
+  ...authorAndAssigneeParams(IntegerNoneAny),
   optional('created_after', T.DateTime),
   optional('created_before', T.DateTime),
   optional('updated_after', T.DateTime),

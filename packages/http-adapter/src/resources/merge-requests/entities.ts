@@ -38,6 +38,18 @@ const taskCompletionStatus = (description: string) => {
 /** The user list's users, without the ones that are gone. */
 const users = (ids: readonly number[], ctx: PresentContext) => ids.map((id) => user(id, ctx)).filter((entry) => entry !== null);
 
+/** `Entities::IssuableEntity`'s own fields, first in both the simple and the basic entity. */
+const issuableFields = (mr: MergeRequest) => ({
+  id: mr.id,
+  iid: mr.iid,
+  project_id: mr.project_id,
+  title: mr.title,
+  description: mr.description,
+  state: mr.state,
+  created_at: mr.created_at,
+  updated_at: mr.updated_at,
+});
+
 /**
  * `Entities::MergeRequestBasic` (14.7, with EE's `approvals_before_merge`). `from`: the project the request named
  * (`project: user_project`), which `reference` and `references.relative` are relative to, or the group of a group
@@ -50,14 +62,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
   const origin: ReferenceFrom = from !== null && 'id' in from ? { project: from } : from;
   const draft = isDraftTitle(mr.title);
   return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
+    ...issuableFields(mr),
     merged_by: user(mr.merged_by_id, ctx),
     // 14.7 (`merged_by` deprecated): who merged, or who set it to merge when the pipeline succeeds (never here).
     merge_user: user(mr.merged_by_id, ctx),
@@ -108,14 +113,7 @@ export const isSubscribedToMergeRequest = (mr: MergeRequest, project: Project, c
 
 /** `Entities::MergeRequestSimple` (`view=simple`): the issuable's own fields and `web_url`. */
 export const mergeRequestSimpleEntity = (mr: MergeRequest, project: Project, ctx: PresentContext) => ({
-  id: mr.id,
-  iid: mr.iid,
-  project_id: mr.project_id,
-  title: mr.title,
-  description: mr.description,
-  state: mr.state,
-  created_at: mr.created_at,
-  updated_at: mr.updated_at,
+  ...issuableFields(mr),
   web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
 });
 

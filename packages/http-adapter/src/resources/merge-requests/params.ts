@@ -1,15 +1,10 @@
 /** Parameters of the merge requests API (lib/api/merge_requests.rb and helpers/merge_requests_helpers.rb, 14.7). */
 import { atLeastOneOf, mutuallyExclusive, optional, pathParam, requires, schema, T } from '../../http/index.js';
-import { AssigneeUsernames, IntegerNoneAny } from '../issues/params.js';
+import { authorAndAssigneeParams, IntegerNoneAny } from '../issues/params.js';
 
 /** `merge_requests_negatable_params`: what the list filters on, and what `not[…]` takes. */
 const negatableParams = [
-  optional('author_id', T.Integer),
-  optional('author_username', T.String),
-  mutuallyExclusive('author_id', 'author_username'),
-  optional('assignee_id', IntegerNoneAny),
-  optional('assignee_username', AssigneeUsernames),
-  mutuallyExclusive('assignee_id', 'assignee_username'),
+  ...authorAndAssigneeParams(IntegerNoneAny),
   optional('reviewer_id', IntegerNoneAny),
   optional('reviewer_username', T.String),
   mutuallyExclusive('reviewer_id', 'reviewer_username'),

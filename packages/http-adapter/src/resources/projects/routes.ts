@@ -153,10 +153,15 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const state = deps.app.state;
     return created(present(ctx, findProject(state.projects, id) ?? project, state));
   };
-  /** `GET /projects` and `GET /users/:user_id/projects`: the readable ones among the candidates, filtered, ordered, paged. */
   /** `simple=true`: BasicProjectDetails. */
   const presentListed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, project: Project) =>
     ctx.params.simple ? basicProjectDetails(project, presentContext(deps, ctx)) : present(ctx, project);
+  /** A group's projects (lib/api/groups.rb's `present_projects`): the readable candidates by id, filtered, offset-paged. */
+  const groupProjectsPage = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: State, candidates: ReadonlyMap<number, Project>) =>
+    paginate(ctx, arraySource(listed(ctx, state, [...candidates.values()].sort((a, b) => a.id - b.id))), {
+      map: (project) => presentListed(ctx, project),
+      maxOffset: MAX_OFFSET,
+    });
   /**
    * `GET /projects`, `/users/:user_id/projects` and `/projects/:id/forks` (the projects helper's `present_projects`):
    * signed-in callers get ProjectWithAccess (their `permissions`), unless `simple`.
@@ -212,8 +217,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
         for (const group of groups) for (const project of projectsInNamespace(state.projects, group.id)) candidates.set(project.id, project);
         if (ctx.params.with_shared) addSharedProjects(state, found.right, candidates);
-        const projects = listed(ctx, state, [...candidates.values()].sort((a, b) => a.id - b.id));
-        return paginate(ctx, arraySource(projects), { map: (project) => presentListed(ctx, project), maxOffset: MAX_OFFSET });
+        return groupProjectsPage(ctx, state, candidates);
       },
     }),
     route({
@@ -228,8 +232,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (E.isLeft(found)) return found.left;
         const candidates = new Map<number, Project>();
         addSharedProjects(state, found.right, candidates);
-        const projects = listed(ctx, state, [...candidates.values()].sort((a, b) => a.id - b.id));
-        return paginate(ctx, arraySource(projects), { map: (project) => presentListed(ctx, project), maxOffset: MAX_OFFSET });
+        return groupProjectsPage(ctx, state, candidates);
       },
     }),
     commandRoute(deps, {
