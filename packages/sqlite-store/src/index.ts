@@ -39,7 +39,7 @@ export interface SqliteStoreOptions {
   readonly pollIntervalMs?: number;
   /** WAL size that makes writes pause briefly so that the WAL can restart (bytes). Default 32 MiB. */
   readonly walDrainBytes?: number;
-  /** SQLite page cache of the connection (MiB, allocated as used). Default 128. */
+  /** SQLite page cache of the connection (MiB, allocated as used). Default 16. */
   readonly cacheSizeMiB?: number;
   /** Longest pause of writes for such a drain (ms). Default 20. */
   readonly walDrainTimeoutMs?: number;
@@ -167,9 +167,13 @@ export const openSqliteStore = (options: SqliteStoreOptions): SqliteStore => {
       if (known === 0) throw new Error(`${path} has no Forgefold schema`);
       snapshotDb = readSnapshotFile(path, db);
     }
-    // Page cache per connection, in KiB. The event_id and stream indexes of 1e6 events take ~90 MB; when
-    // they stay cached, appends (random event ids) do not read pages back from the OS.
-    db.pragma(`cache_size = -${Math.max(2, Math.floor(options.cacheSizeMiB ?? 128)) * 1024}`);
+    // Page cache per connection, in KiB. Appends touch the right edges of the table and of the event_id index
+    // (time-ordered ids) and a few regions of the stream index, so a small cache holds what a write reads. A large
+    // one costs every write: when a B-tree split reorders its new pages, SQLite renumbers one of them through the
+    // never-used page at 1 GiB, and until the file is that large the next COMMIT walks every cached page to drop
+    // pages past the end (pcache1TruncateUnsafe). At 1e6 events, 128 MiB cost ~1.5–2.4 µs more per write than 16
+    // (docs/decisions.md, "The page cache and the page at 1 GiB").
+    db.pragma(`cache_size = -${Math.max(2, Math.floor(options.cacheSizeMiB ?? 16)) * 1024}`);
     db.pragma('temp_store = MEMORY');
   } catch (error) {
     if (snapshotDb && snapshotDb !== db) snapshotDb.close();
