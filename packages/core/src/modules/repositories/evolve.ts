@@ -1,6 +1,6 @@
 /** The repositories module's evolve: refs, protected refs and merge requests, from the module's own events. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableSet, tableSetIn, tableValues, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { RepositoryEvent } from './events.js';
@@ -32,6 +32,23 @@ const mergeRequestOf = (state: MutableState, projectId: number, iid: number): Dr
   const repository = repositoryOf(state, projectId);
   const id = repository ? tableGet(repository.merge_requests, iid) : undefined;
   return id === undefined ? undefined : tableGet(state.repositories.mergeRequests, id);
+};
+
+/** Lists a merge request under each of `users` in `index` (`byAuthor`, `byAssignee`), or takes it off. */
+const indexUnder = (index: Table<Table<number>>, users: readonly number[], mr: { readonly id: number; readonly project_id: number }, listed: boolean): void => {
+  for (const user of users) {
+    if (listed) tableSetIn(index, user, mr.id, mr.project_id);
+    else {
+      const ids = tableGet(index, user);
+      if (ids !== undefined && tableGet(ids, mr.id) !== undefined) tableDelete(ids, mr.id);
+    }
+  }
+};
+
+/** A merge request's entries in the author and assignee indexes, made or removed. */
+const indexMergeRequest = (state: MutableState, mr: Pick<MergeRequest, 'id' | 'project_id' | 'author_id' | 'assignee_ids'>, listed: boolean): void => {
+  if (mr.author_id !== null) indexUnder(state.repositories.byAuthor, [mr.author_id], mr, listed);
+  indexUnder(state.repositories.byAssignee, mr.assignee_ids, mr, listed);
 };
 
 export const evolve = (state: MutableState, event: RepositoryEvent): void => {
@@ -128,6 +145,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
         versions: [],
       });
       tableSet(repository.merge_requests, iid, id);
+      indexMergeRequest(state, event.data, true);
       if (iid > repository.merge_request_iid) repository.merge_request_iid = iid;
       raise(state, 'merge_request', id);
       return;
@@ -137,6 +155,10 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const { project_id, iid, updated_at, updated_by_id: _updater, previous_title: _title, previous_target_branch: _target, previous_assignee_ids: _assignees, previous_reviewer_ids: _reviewers, ...changes } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
+      if (changes.assignee_ids) {
+        indexUnder(state.repositories.byAssignee, mr.assignee_ids, mr, false);
+        indexUnder(state.repositories.byAssignee, changes.assignee_ids, mr, true);
+      }
       Object.assign(mr, changes);
       mr.updated_at = updated_at;
       return;
@@ -187,6 +209,8 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
     case 'MergeRequestDeleted': {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) tableDelete(repository.merge_requests, event.data.iid);
+      const mr = tableGet(state.repositories.mergeRequests, event.data.id);
+      if (mr) indexMergeRequest(state, mr, false);
       tableDelete(state.repositories.mergeRequests, event.data.id);
       return;
     }
@@ -226,7 +250,11 @@ const onProjectCreated = (state: MutableState, event: Extract<ProjectEvent, { ty
 const onProjectDeleted = (state: MutableState, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>): void => {
   const repository = repositoryOf(state, event.data.id);
   if (!repository) return;
-  for (const id of tableValues(repository.merge_requests)) tableDelete(state.repositories.mergeRequests, id);
+  for (const id of tableValues(repository.merge_requests)) {
+    const mr = tableGet(state.repositories.mergeRequests, id);
+    if (mr) indexMergeRequest(state, mr, false);
+    tableDelete(state.repositories.mergeRequests, id);
+  }
   tableDelete(state.repositories.byProject, event.data.id);
 };
 

@@ -16,7 +16,7 @@ export const repositoriesModule = defineModule<
   RepositoriesFollowed
 >({
   name: 'repositories',
-  version: 2,
+  version: 3,
   initial: () => ({ repositories: initialRepositories() }),
   events: repositoryEvents,
   commands: [

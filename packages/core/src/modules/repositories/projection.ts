@@ -116,6 +116,13 @@ export interface RepositoriesSlice {
   readonly byProject: Table<Repository>;
   /** Merge request id → merge request. */
   readonly mergeRequests: Table<MergeRequest>;
+  /**
+   * Author id → merge request id → its project id: `GET /merge_requests` (`scope=created_by_me`, its default) reads
+   * the caller's own, not every merge request of every project the caller can see.
+   */
+  readonly byAuthor: Table<Table<number>>;
+  /** Assignee id → merge request id → its project id (`scope=assigned_to_me`). */
+  readonly byAssignee: Table<Table<number>>;
   readonly sequences: RepositorySequences;
 }
 
@@ -128,6 +135,8 @@ export type RepositoriesView = MembershipView & { readonly repositories: Reposit
 export const initialRepositories = (): RepositoriesSlice => ({
   byProject: emptyTable(),
   mergeRequests: emptyTable(),
+  byAuthor: emptyTable(),
+  byAssignee: emptyTable(),
   sequences: { protected_ref: 0, access_level: 0, merge_request: 0, merge_request_diff: 0 },
 });
 

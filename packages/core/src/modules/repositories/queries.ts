@@ -1,5 +1,5 @@
 /** Reads of the repositories slice. */
-import { tableEntries, tableGet, tableValues } from '../../kernel/table.js';
+import { tableEntries, tableGet, tableIds, tableValues } from '../../kernel/table.js';
 import {
   BRANCH_PREFIX,
   TAG_PREFIX,
@@ -112,6 +112,18 @@ export const mergeRequestsOf = (repositories: RepositoriesSlice, projectId: numb
     if (mergeRequest) out.push(mergeRequest);
   }
   return out.sort((a, b) => a.iid - b.iid);
+};
+
+/** The merge requests `userId` authored (`by: 'author'`) or is assigned (`'assignee'`), from the indexes: O(theirs). */
+export const mergeRequestsOfUser = (repositories: RepositoriesSlice, userId: number, by: 'author' | 'assignee'): MergeRequest[] => {
+  const ids = tableGet(by === 'author' ? repositories.byAuthor : repositories.byAssignee, userId);
+  if (!ids) return [];
+  const out: MergeRequest[] = [];
+  for (const id of tableIds(ids)) {
+    const mergeRequest = tableGet(repositories.mergeRequests, id);
+    if (mergeRequest) out.push(mergeRequest);
+  }
+  return out;
 };
 
 /** Open merge requests of a project whose source branch is `branch`. */

@@ -25,6 +25,7 @@ import {
   visibleClosingIssues,
   mergeRequestParticipants,
   mergeRequestsOf,
+  mergeRequestsOfUser,
   projectsInNamespace,
   selfAndDescendants,
   unauthorized,
@@ -87,6 +88,19 @@ const readableMergeRequests = (state: State, viewer: number | null, projects: It
     out.push(...mergeRequestsOf(state.repositories, project.id));
   }
   return out;
+};
+
+/**
+ * `scope=created_by_me` (the user list's default) and `assigned_to_me`: the caller's merge requests from the author
+ * or assignee index, those the caller can still read; null for `all` (every readable project's).
+ */
+const ownMergeRequests = (state: State, viewer: number | null, scope: string | null | undefined): MergeRequest[] | null => {
+  const by = scope?.replace(/-/g, '_');
+  if (viewer === null || (by !== 'created_by_me' && by !== 'assigned_to_me')) return null;
+  return mergeRequestsOfUser(state.repositories, viewer, by === 'created_by_me' ? 'author' : 'assignee').filter((mr) => {
+    const project = findProject(state.projects, mr.project_id);
+    return project !== undefined && canReadProject(state, viewer, project) && canRepository(state, viewer, project, 'read_merge_request');
+  });
 };
 
 /** `serializer_options_for`: `MergeRequestSimple` with `view=simple`, else `MergeRequestBasic`. */
@@ -180,7 +194,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: userListParams,
       find: nothing,
       authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-      rows: (ctx, state) => filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
+      rows: (ctx, state) => filtered(ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
       present: (mr, view, _found, ctx) => listEntity(mr, view, ctx.params, null),
     }),
     // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`).
