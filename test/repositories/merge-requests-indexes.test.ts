@@ -4,8 +4,7 @@
  * deletion, and a restart rebuilds them from the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableEntries, tableIds, type Table } from '@forgefold/core';
-import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
+import { indexPairs, member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
 
 let server: Running;
 let dataDir: string;
@@ -91,12 +90,7 @@ describe('the author and assignee indexes behind GET /merge_requests', () => {
     expect(await titles('created_by_me', other.token)).toEqual([]);
     expect(await titles('assigned_to_me', other.token)).toEqual([]);
     const indexes = server.app.state.repositories;
-    expect([...indexesOf(indexes.byAuthor)]).toEqual([]);
-    expect([...indexesOf(indexes.byAssignee)]).toEqual([]);
+    expect([...indexPairs(indexes.byAuthor)]).toEqual([]);
+    expect([...indexPairs(indexes.byAssignee)]).toEqual([]);
   });
 });
-
-/** Every (user, merge request) pair an index holds. */
-function* indexesOf(index: Table<Table<number>>): Generator<[number, number]> {
-  for (const [user, ids] of tableEntries(index)) for (const id of tableIds(ids)) yield [Number(user), id];
-}

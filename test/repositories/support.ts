@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordedEvent } from '@forgefold/core';
+import { tableEntries, tableIds, type RecordedEvent, type Table } from '@forgefold/core';
 import { startForgefold, type RunningForgefold } from '@forgefold/cli';
 
 export const ROOT_TOKEN = 'glpat-repositories-root-0000';
@@ -100,3 +100,8 @@ export const gitbeakerAsRoot = (): (() => InstanceType<typeof Gitlab>) => {
   });
   return () => api;
 };
+
+/** Every (user, record) pair an index kept as a table of tables holds (e.g. the author and assignee indexes). */
+export function* indexPairs(index: Table<Table<number>>): Generator<[number, number]> {
+  for (const [user, ids] of tableEntries(index)) for (const id of tableIds(ids)) yield [Number(user), id];
+}

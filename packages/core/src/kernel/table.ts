@@ -415,6 +415,20 @@ export const tableSetIn = <V>(tables: Table<Table<V>>, key: number | string, id:
   else tableSet(own(leaf, at, inner), id, value);
 };
 
+/**
+ * An index kept as a table of tables (e.g. user id → record id → its owner's id): `id` listed with `value` under each
+ * of `keys`, or taken off them (an inner table emptied stays, as `tableDelete` leaves it).
+ */
+export const tableIndexUnder = <V>(index: Table<Table<V>>, keys: readonly (number | string)[], id: number | string, value: V, listed: boolean): void => {
+  for (const key of keys) {
+    if (listed) tableSetIn(index, key, id, value);
+    else {
+      const inner = tableGet(index, key);
+      if (inner !== undefined && tableGet(inner, id) !== undefined) tableDelete(tableGetOrCreate(index, key, emptyTable<V>), id);
+    }
+  }
+};
+
 /** A value `create` made for the table: the batch's own when copying on write. */
 const created = <V>(create: () => V): V => {
   const value = create();

@@ -1,6 +1,6 @@
 /** The issues module's evolve; a deleted project takes its issues along. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableIndexUnder, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { IssueEvent } from './events.js';
@@ -26,6 +26,20 @@ const unlinkAll = (state: IssuesDraft, issueId: number): void => {
   for (const linkId of [...(issueOf(state, issueId)?.link_ids ?? [])]) unlink(state, linkId);
 };
 
+/** An issue's entries in the author and assignee indexes, made or removed. */
+const indexIssue = (state: IssuesDraft, issue: Pick<Issue, 'id' | 'project_id' | 'author_id' | 'assignee_ids'>, listed: boolean): void => {
+  if (issue.author_id !== null) tableIndexUnder(state.issues.byAuthor, [issue.author_id], issue.id, issue.project_id, listed);
+  tableIndexUnder(state.issues.byAssignee, issue.assignee_ids, issue.id, issue.project_id, listed);
+};
+
+/** A deleted issue (alone or with its project) leaves its links and the indexes. */
+const removeIssue = (state: IssuesDraft, id: number): void => {
+  unlinkAll(state, id);
+  const issue = issueOf(state, id);
+  if (issue) indexIssue(state, issue, false);
+  tableDelete(state.issues.byId, id);
+};
+
 export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
   switch (event.type) {
     case 'IssueCreated': {
@@ -37,6 +51,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
         project = tableGet(state.issues.byProject, data.project_id)!;
       }
       tableSet(project.byIid, data.iid, data.id);
+      indexIssue(state, data, true);
       if (data.iid > project.last_iid) project.last_iid = data.iid;
       if (data.id > state.issues.sequence) state.issues.sequence = data.id;
       return;
@@ -45,6 +60,10 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
       const issue = issueOf(state, event.data.id);
       if (!issue) return;
       const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, ...changes } = event.data;
+      if (changes.assignee_ids) {
+        tableIndexUnder(state.issues.byAssignee, issue.assignee_ids, issue.id, issue.project_id, false);
+        tableIndexUnder(state.issues.byAssignee, changes.assignee_ids, issue.id, issue.project_id, true);
+      }
       Object.assign(issue, changes, { updated_at });
       return;
     }
@@ -80,8 +99,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
       unlink(state, event.data.id);
       return;
     case 'IssueDeleted': {
-      unlinkAll(state, event.data.id);
-      tableDelete(state.issues.byId, event.data.id);
+      removeIssue(state, event.data.id);
       const project = tableGet(state.issues.byProject, event.data.project_id);
       if (project) tableDelete(project.byIid, event.data.iid);
       return;
@@ -93,10 +111,7 @@ export const follows = {
   ProjectDeleted: (state: IssuesDraft, event: IssuesFollowed): void => {
     const project = tableGet(state.issues.byProject, event.data.id);
     if (!project) return;
-    for (const id of [...tableValues(project.byIid)]) {
-      unlinkAll(state, id);
-      tableDelete(state.issues.byId, id);
-    }
+    for (const id of [...tableValues(project.byIid)]) removeIssue(state, id);
     tableDelete(state.issues.byProject, event.data.id);
   },
 };

@@ -9,7 +9,7 @@ import { initialIssues, type IssuesSlice, type IssuesView } from './projection.j
 export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlice }, IssuesView, IssuesDraft, IssueCommand, typeof issueEvents, IssuesFollowed>({
   name: 'issues',
   // 2: issue links (older snapshots have no `links` slice, and replay from the log).
-  version: 2,
+  version: 3,
   initial: () => ({ issues: initialIssues() }),
   events: issueEvents,
   commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue', 'SetIssueSubscription', 'CreateIssueLink', 'DestroyIssueLink'],

@@ -54,6 +54,13 @@ export interface ProjectIssues {
 export interface IssuesSlice {
   readonly byId: Table<Issue>;
   readonly byProject: Table<ProjectIssues>;
+  /**
+   * Author id → issue id → its project id: `GET /issues` (`scope=created_by_me`, its default) reads the caller's own,
+   * not every issue of every project the caller can see.
+   */
+  readonly byAuthor: Table<Table<number>>;
+  /** Assignee id → issue id → its project id (`scope=assigned_to_me`). */
+  readonly byAssignee: Table<Table<number>>;
   readonly sequence: number;
   /** Links between issues, by id. */
   readonly links: Table<IssueLink>;
@@ -62,4 +69,12 @@ export interface IssuesSlice {
 
 export type IssuesView = MembershipView & { readonly issues: IssuesSlice };
 
-export const initialIssues = (): IssuesSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0, links: emptyTable(), link_sequence: 0 });
+export const initialIssues = (): IssuesSlice => ({
+  byId: emptyTable(),
+  byProject: emptyTable(),
+  byAuthor: emptyTable(),
+  byAssignee: emptyTable(),
+  sequence: 0,
+  links: emptyTable(),
+  link_sequence: 0,
+});

@@ -1,5 +1,5 @@
 /** Reads over the issues projection, and who may see and change an issue (`IssuePolicy`). */
-import { tableGet, tableValues } from '../../kernel/table.js';
+import { tableGet, tableIds, tableValues } from '../../kernel/table.js';
 import { canOnProject, canReadProject, isAdmin, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { projectReferenceBase } from '../projects/queries.js';
@@ -8,6 +8,18 @@ import type { Issue, IssueLink, IssueLinkType, IssuesSlice } from './projection.
 export const findIssue = (issues: IssuesSlice, projectId: number, iid: number): Issue | undefined => {
   const id = tableGet(issues.byProject, projectId) && tableGet(tableGet(issues.byProject, projectId)!.byIid, iid);
   return id === undefined ? undefined : tableGet(issues.byId, id);
+};
+
+/** The issues `userId` authored (`by: 'author'`) or is assigned (`'assignee'`), from the indexes: O(theirs). */
+export const issuesOfUser = (issues: IssuesSlice, userId: number, by: 'author' | 'assignee'): Issue[] => {
+  const ids = tableGet(by === 'author' ? issues.byAuthor : issues.byAssignee, userId);
+  if (!ids) return [];
+  const out: Issue[] = [];
+  for (const id of tableIds(ids)) {
+    const issue = tableGet(issues.byId, id);
+    if (issue) out.push(issue);
+  }
+  return out;
 };
 
 /** A project's issues, by iid ascending. */

@@ -1,6 +1,6 @@
 /** The repositories module's evolve: refs, protected refs and merge requests, from the module's own events. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableSet, tableSetIn, tableValues, type Table } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableIndexUnder, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { RepositoryEvent } from './events.js';
@@ -34,21 +34,10 @@ const mergeRequestOf = (state: MutableState, projectId: number, iid: number): Dr
   return id === undefined ? undefined : tableGet(state.repositories.mergeRequests, id);
 };
 
-/** Lists a merge request under each of `users` in `index` (`byAuthor`, `byAssignee`), or takes it off. */
-const indexUnder = (index: Table<Table<number>>, users: readonly number[], mr: { readonly id: number; readonly project_id: number }, listed: boolean): void => {
-  for (const user of users) {
-    if (listed) tableSetIn(index, user, mr.id, mr.project_id);
-    else {
-      const ids = tableGet(index, user);
-      if (ids !== undefined && tableGet(ids, mr.id) !== undefined) tableDelete(ids, mr.id);
-    }
-  }
-};
-
 /** A merge request's entries in the author and assignee indexes, made or removed. */
 const indexMergeRequest = (state: MutableState, mr: Pick<MergeRequest, 'id' | 'project_id' | 'author_id' | 'assignee_ids'>, listed: boolean): void => {
-  if (mr.author_id !== null) indexUnder(state.repositories.byAuthor, [mr.author_id], mr, listed);
-  indexUnder(state.repositories.byAssignee, mr.assignee_ids, mr, listed);
+  if (mr.author_id !== null) tableIndexUnder(state.repositories.byAuthor, [mr.author_id], mr.id, mr.project_id, listed);
+  tableIndexUnder(state.repositories.byAssignee, mr.assignee_ids, mr.id, mr.project_id, listed);
 };
 
 export const evolve = (state: MutableState, event: RepositoryEvent): void => {
@@ -156,8 +145,8 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
       if (changes.assignee_ids) {
-        indexUnder(state.repositories.byAssignee, mr.assignee_ids, mr, false);
-        indexUnder(state.repositories.byAssignee, changes.assignee_ids, mr, true);
+        tableIndexUnder(state.repositories.byAssignee, mr.assignee_ids, mr.id, mr.project_id, false);
+        tableIndexUnder(state.repositories.byAssignee, changes.assignee_ids, mr.id, mr.project_id, true);
       }
       Object.assign(mr, changes);
       mr.updated_at = updated_at;

@@ -21,6 +21,7 @@ import {
   mergeRequestsClosing,
   relatedMergeRequests,
   issuesOf,
+  issuesOfUser,
   notFound,
   projectsInNamespace,
   selfAndDescendants,
@@ -32,7 +33,7 @@ import {
 } from '@forgefold/core';
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { execute, findReadableProject, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { execute, findReadableProject, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, unlinkParams, updateParams, userListParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
@@ -93,6 +94,16 @@ const readableIssues = (state: State, viewer: number | null, projects: Iterable<
   return out;
 };
 
+/** The caller's issues by `scope` from the author or assignee index (`ownScope`), those they can still read. */
+const ownIssues = (state: State, viewer: number | null, scope: string | null | undefined): Issue[] | null => {
+  const by = ownScope(scope, viewer);
+  if (by === null || viewer === null) return null;
+  return issuesOfUser(state.issues, viewer, by).filter((issue) => {
+    const project = findProject(state.projects, issue.project_id);
+    return project !== undefined && canReadProject(state, viewer, project) && canReadIssue(state, viewer, project, issue);
+  });
+};
+
 const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issue, findProject(view.state.projects, issue.project_id)!, view);
 
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
@@ -123,7 +134,8 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: userListParams,
     find: nothing,
     authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-    rows: (ctx, state) => filterIssues(readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true)), ctx.params, state.users, viewerId(ctx), today(deps)),
+    rows: (ctx, state) =>
+      filterIssues(ownIssues(state, viewerId(ctx), ctx.params.scope) ?? readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true)), ctx.params, state.users, viewerId(ctx), today(deps)),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
   // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).

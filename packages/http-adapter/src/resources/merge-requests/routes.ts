@@ -37,7 +37,7 @@ import {
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
-import { diffLimits, execute, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, execute, listableProjects, ownScope, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
@@ -90,14 +90,11 @@ const readableMergeRequests = (state: State, viewer: number | null, projects: It
   return out;
 };
 
-/**
- * `scope=created_by_me` (the user list's default) and `assigned_to_me`: the caller's merge requests from the author
- * or assignee index, those the caller can still read; null for `all` (every readable project's).
- */
+/** The caller's merge requests by `scope` from the author or assignee index (`ownScope`), those they can still read. */
 const ownMergeRequests = (state: State, viewer: number | null, scope: string | null | undefined): MergeRequest[] | null => {
-  const by = scope?.replace(/-/g, '_');
-  if (viewer === null || (by !== 'created_by_me' && by !== 'assigned_to_me')) return null;
-  return mergeRequestsOfUser(state.repositories, viewer, by === 'created_by_me' ? 'author' : 'assignee').filter((mr) => {
+  const by = ownScope(scope, viewer);
+  if (by === null || viewer === null) return null;
+  return mergeRequestsOfUser(state.repositories, viewer, by).filter((mr) => {
     const project = findProject(state.projects, mr.project_id);
     return project !== undefined && canReadProject(state, viewer, project) && canRepository(state, viewer, project, 'read_merge_request');
   });
