@@ -8,7 +8,7 @@ import { initialIssues, type IssuesSlice, type IssuesView } from './projection.j
 
 export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlice }, IssuesView, IssuesDraft, IssueCommand, typeof issueEvents, IssuesFollowed>({
   name: 'issues',
-  // 2: issue links (older snapshots have no `links` slice, and replay from the log).
+  // 2: issue links (older snapshots have no `links` slice, and replay from the log); 3: the author and assignee indexes.
   version: 3,
   initial: () => ({ issues: initialIssues() }),
   events: issueEvents,

@@ -16,6 +16,7 @@ export const repositoriesModule = defineModule<
   RepositoriesFollowed
 >({
   name: 'repositories',
+  // 3: the merge requests' author and assignee indexes (older snapshots replay from the log).
   version: 3,
   initial: () => ({ repositories: initialRepositories() }),
   events: repositoryEvents,
