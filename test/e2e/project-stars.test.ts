@@ -257,6 +257,16 @@ describe('stars when accounts and projects go', () => {
     expect((await server.request('GET', `/api/v4/projects/${id}/starrers`, { token: null })).body.map((row: { user: { id: number } }) => row.user.id)).toEqual([bob.id]);
   });
 
+  it('a star touches the project (`touch: true`): an If-Unmodified-Since from before it answers 412', async () => {
+    const id = await newProject(alice, 'Touched');
+    const before = new Date(Date.parse((await server.request('GET', `/api/v4/projects/${id}`, { token: alice.token })).body.created_at) + 1000).toUTCString();
+    server.advance(60_000);
+    await star(bob, id);
+    const stale = await server.request('DELETE', `/api/v4/projects/${id}`, { token: alice.token, headers: { 'If-Unmodified-Since': before } });
+    expect(stale.status).toBe(412);
+    expect((await server.request('GET', `/api/v4/projects/${id}`, { token: alice.token })).status).toBe(200);
+  });
+
   it('a deleted project leaves its starrers’ lists', async () => {
     const id = await newProject(alice, 'Going Away');
     await star(dave, id);
