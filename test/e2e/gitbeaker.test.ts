@@ -50,4 +50,24 @@ describe('@gitbeaker/rest', () => {
     await asKim.Groups.remove(sub.id as number);
     await expect(asKim.Groups.show(sub.id as number)).rejects.toThrow(/404/);
   });
+
+  it('stars a project, lists its starrers and the starred projects, and takes the star back', async () => {
+    const lee = await api.Users.create({ email: 'lee@example.com', name: 'Lee', username: 'lee', password: 'password123', skipConfirmation: true });
+    const token = await api.PersonalAccessTokens.create(lee.id as number, 'client', ['api']);
+    const asLee = new Gitlab({ host: server.baseUrl, token: token.token as string });
+    const project = await api.Projects.create({ name: 'Starred By Lee', visibility: 'public' });
+
+    const starred = await asLee.Projects.star(project.id as number);
+    expect(starred.star_count).toBe(1);
+    const starrers = await asLee.Projects.allStarrers(project.id as number);
+    expect(starrers.map((row) => row.user.username)).toEqual(['lee']);
+    expect(typeof starrers[0]!.starred_since).toBe('string');
+    expect((await asLee.Users.allStarredProjects(lee.id as number)).map((p) => p.id)).toEqual([project.id]);
+    expect((await asLee.Users.allStarredProjects('lee', { pagination: 'offset' })).map((p) => p.id)).toEqual([project.id]);
+    expect((await asLee.Projects.all({ starred: true })).map((p) => p.id)).toEqual([project.id]);
+
+    const unstarred = await asLee.Projects.unstar(project.id as number);
+    expect(unstarred.star_count).toBe(0);
+    expect(await asLee.Projects.all({ starred: true })).toEqual([]);
+  });
 });

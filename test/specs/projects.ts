@@ -1,5 +1,5 @@
 /** Decider specs of the projects module. */
-import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
+import { forbidden, notFound, unauthorized, validation, type ForgefoldEvent } from '@forgefold/core';
 import { AT, groupCreated, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const root = userCreated(1, 'root', { admin: true });
@@ -171,5 +171,46 @@ export const projectSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'ForkProject', id: 1 },
     error: validation({ name: ['has already been taken'], path: ['has already been taken'] }),
+  },
+  // lib/api/projects.rb `POST /projects/:id/star`: `user_project` (read_project), then `toggle_star` unless starred.
+  'a user stars a project they can read': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })],
+    as: 3,
+    when: { type: 'StarProject', id: 1 },
+    then: [{ type: 'ProjectStarred', data: { id: 1, user_id: 3, at: AT } }],
+  },
+  'starring a starred project records nothing (304)': {
+    given: [alice, projectCreated(1, 'app', 102, { kind: 'user' }), { type: 'ProjectStarred', data: { id: 1, user_id: 2, at: AT } }],
+    as: 2,
+    when: { type: 'StarProject', id: 1 },
+    then: [],
+  },
+  'a star again after taking it back': {
+    given: [alice, projectCreated(1, 'app', 102, { kind: 'user' }), { type: 'ProjectStarred', data: { id: 1, user_id: 2, at: AT } }, { type: 'ProjectUnstarred', data: { id: 1, user_id: 2, at: AT } }],
+    as: 2,
+    when: { type: 'StarProject', id: 1 },
+    then: [{ type: 'ProjectStarred', data: { id: 1, user_id: 2, at: AT } }],
+  },
+  'no star on a project the user cannot read': { given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user' })], as: 3, when: { type: 'StarProject', id: 1 }, error: notFound('Project') },
+  'no star on an unknown project': { given: [alice], as: 2, when: { type: 'StarProject', id: 9 }, error: notFound('Project') },
+  'starring needs a user': { given: [alice, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })], when: { type: 'StarProject', id: 1 }, error: unauthorized },
+  'a user takes their star back': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), { type: 'ProjectStarred', data: { id: 1, user_id: 3, at: AT } }, { type: 'ProjectStarred', data: { id: 1, user_id: 2, at: AT } }],
+    as: 3,
+    when: { type: 'UnstarProject', id: 1 },
+    then: [{ type: 'ProjectUnstarred', data: { id: 1, user_id: 3, at: AT } }],
+  },
+  'unstarring a project not starred records nothing (304)': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), { type: 'ProjectStarred', data: { id: 1, user_id: 2, at: AT } }],
+    as: 3,
+    when: { type: 'UnstarProject', id: 1 },
+    then: [],
+  },
+  // A star stays when the project becomes unreadable, but `user_project` answers 404 before the star is looked at.
+  'no unstar on a project the user can no longer read': {
+    given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), { type: 'ProjectStarred', data: { id: 1, user_id: 3, at: AT } }, { type: 'ProjectUpdated', data: { id: 1, visibility: 'private', updated_at: AT } }],
+    as: 3,
+    when: { type: 'UnstarProject', id: 1 },
+    error: notFound('Project'),
   },
 };

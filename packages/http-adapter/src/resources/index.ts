@@ -10,6 +10,7 @@ import { userRoutes } from './users/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { projectRoutes } from './projects/routes.js';
+import { starRoutes } from './projects/stars.js';
 import { billableMemberRoutes } from './billable-members/routes.js';
 import { pendingMemberRoutes } from './pending-members/routes.js';
 import { memberRoutes } from './members/routes.js';
@@ -55,6 +56,7 @@ export const apiResources: readonly ApiResource[] = [
   tokenRoutes,
   groupRoutes,
   projectRoutes,
+  starRoutes,
   // Repositories (git over HTTP is a raw route of the server, see app/api.ts).
   tagRoutes,
   branchRoutes,

@@ -27,6 +27,9 @@ export type ProjectCommand =
   | { readonly type: 'DeleteProject'; readonly id: number }
   /** `DELETE /projects/:id/fork` (Projects::UnlinkForkService): the project stops being a fork of its source. */
   | { readonly type: 'UnlinkFork'; readonly id: number }
+  /** `POST /projects/:id/star` and `/unstar` (`User#toggle_star`): the actor stars the project, or takes the star back. */
+  | { readonly type: 'StarProject'; readonly id: number }
+  | { readonly type: 'UnstarProject'; readonly id: number }
   /**
    * `POST /projects/:id/fork` (Projects::ForkService): a new project in `namespace_id` (default: the actor's
    * personal namespace) with the source's name, path and description unless given, at most as visible as the

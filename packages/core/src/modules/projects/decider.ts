@@ -1,10 +1,10 @@
 /** The projects module's decisions: create (in a group, a personal namespace, or for a user), update, delete. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { forbidden, notFound, unauthorized, validation, type DomainError } from '../../kernel/domain-error.js';
 import type { Issued } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
-import { authorizeProject, canCreateProjectsIn, canDownloadCode, canTransferProjectsInto, isAdmin } from '../access/abilities.js';
+import { authorizeProject, canCreateProjectsIn, canDownloadCode, canReadProject, canTransferProjectsInto, isAdmin } from '../access/abilities.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestricted } from '../settings/queries.js';
 import { memberAdded } from '../members/builders.js';
@@ -21,7 +21,7 @@ import { deleteProjectEvents } from './builders.js';
 import type { ProjectCommand } from './commands.js';
 import type { ProjectEvent } from './events.js';
 import type { Project } from './projection.js';
-import { findProject, findProjectByFullPath, forksOf, pathFromName, projectsInNamespace } from './queries.js';
+import { findProject, findProjectByFullPath, forksOf, pathFromName, projectsInNamespace, starOf } from './queries.js';
 
 /** What project decisions read. */
 export type ProjectsView = MembershipView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
@@ -226,6 +226,20 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
   );
 };
 
+/**
+ * `POST /projects/:id/star` and `/unstar` (`User#toggle_star`): a signed-in user (else 401), a project they can read
+ * (`user_project`, else "404 Project Not Found"); a star already there (or, to take back, none) records nothing, which
+ * the route answers 304 (`not_modified!`).
+ */
+const decideStar = (state: ProjectsView, actorId: number | null, at: string, command: Extract<ProjectCommand, { type: 'StarProject' | 'UnstarProject' }>): E.Either<DomainError, readonly Emitted[]> => {
+  if (actorId === null) return E.left(unauthorized);
+  const project = findProject(state.projects, command.id);
+  if (!project || !canReadProject(state, actorId, project)) return E.left(notFound('Project'));
+  const starred = starOf(state.projects, actorId, project.id) !== undefined;
+  if (command.type === 'StarProject') return E.right(starred ? [] : [{ type: 'ProjectStarred', data: { id: project.id, user_id: actorId, at } }]);
+  return E.right(starred ? [{ type: 'ProjectUnstarred', data: { id: project.id, user_id: actorId, at } }] : []);
+};
+
 const namespacePathOf = (project: Project): string => project.path_with_namespace.slice(0, project.path_with_namespace.length - project.path.length - 1);
 
 export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.Either<DomainError, readonly Emitted[]> => {
@@ -246,6 +260,9 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
     }
     case 'ForkProject':
       return decideFork(state, actor.userId, at, command);
+    case 'StarProject':
+    case 'UnstarProject':
+      return decideStar(state, actor.userId, at, command);
     case 'UpdateProject':
       return pipe(
         requireProject(state, command.id),

@@ -36,6 +36,10 @@ export const projectEvents = defineEvents({
   ProjectForked: { version: 1, stream, codec: t.type({ id: t.number, forked_from_id: t.number, at: t.string }) },
   /** The project left its fork network: no longer a fork of `forked_from_id` (its own forks stay its forks). */
   ProjectUnforked: { version: 1, stream, codec: t.type({ id: t.number, forked_from_id: t.number, at: t.string }) },
+  /** `user_id` starred the project (a UsersStarProject row: `starred_since` is `at`). */
+  ProjectStarred: { version: 1, stream, codec: t.type({ id: t.number, user_id: t.number, at: t.string }) },
+  /** `user_id` took their star back. */
+  ProjectUnstarred: { version: 1, stream, codec: t.type({ id: t.number, user_id: t.number, at: t.string }) },
 });
 
 export type ProjectEvent = EventsOf<typeof projectEvents>;

@@ -1,10 +1,12 @@
 /** The projects module's evolve, and the group renames it follows to keep full paths current. */
-import { emptyTable, tableDelete, tableGet, tableKeys, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableEntries, tableGet, tableKeys, tableSet, tableSetIn, tableValues } from '../../kernel/table.js';
+import type { Draft } from 'immer';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
 import { findGroup } from '../groups/queries.js';
 import type { Group, GroupsSlice } from '../groups/projection.js';
+import type { UserEvent } from '../users/events.js';
 import type { UsersSlice } from '../users/projection.js';
 import { placeByVisibility } from '../shared/access.js';
 import type { ProjectEvent } from './events.js';
@@ -38,6 +40,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         last_activity_at: data.created_at,
         forked_from_id: null,
         forks_count: 0,
+        star_count: 0,
         merge_method: 'merge',
       };
       tableSet(projects.byId, data.id, project);
@@ -116,6 +119,33 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         }
         tableDelete(projects.forksOf, project.id);
       }
+      // `has_many :users_star_projects, dependent: :destroy`: the project's stars go with it.
+      const starrers = tableGet(projects.starrers, project.id);
+      if (starrers) {
+        for (const userId of tableValues(starrers)) {
+          const starredByUser = tableGet(projects.starred, userId);
+          if (starredByUser) tableDelete(starredByUser, project.id);
+        }
+        tableDelete(projects.starrers, project.id);
+      }
+      return;
+    }
+    case 'ProjectStarred': {
+      const project = tableGet(projects.byId, event.data.id);
+      const starredByUser = tableGet(projects.starred, event.data.user_id);
+      if (!project || (starredByUser && tableGet(starredByUser, project.id))) return;
+      const serial = projects.starSerial + 1;
+      projects.starSerial = serial;
+      tableSetIn(projects.starrers, project.id, serial, event.data.user_id);
+      tableSetIn(projects.starred, event.data.user_id, project.id, { serial, at: event.data.at });
+      // `counter_cache: :star_count, touch: true`.
+      project.star_count += 1;
+      project.updated_at = event.data.at;
+      return;
+    }
+    case 'ProjectUnstarred': {
+      const project = tableGet(projects.byId, event.data.id);
+      if (project) unstar(state, project, event.data.user_id, event.data.at);
       return;
     }
     case 'ProjectUnforked': {
@@ -143,6 +173,31 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       return;
     }
   }
+};
+
+/** Removes a user's star from a project (the counter cache decrements and the project is touched); none: nothing. */
+const unstar = (state: ProjectsDraft, project: Draft<Project>, userId: number, at: string): void => {
+  const projects = state.projects;
+  const starredByUser = tableGet(projects.starred, userId);
+  const star = starredByUser ? tableGet(starredByUser, project.id) : undefined;
+  if (!starredByUser || !star) return;
+  tableDelete(starredByUser, project.id);
+  const starrers = tableGet(projects.starrers, project.id);
+  if (starrers) tableDelete(starrers, star.serial);
+  project.star_count = Math.max(0, project.star_count - 1);
+  project.updated_at = at;
+};
+
+/** A deleted user's stars go with the account (`has_many :users_star_projects, dependent: :destroy`): one per project they starred. */
+const followUserDeleted = (state: ProjectsDraft, event: Extract<UserEvent, { type: 'UserDeleted' }>): void => {
+  const projects = state.projects;
+  const starredByUser = tableGet(projects.starred, event.data.id);
+  if (!starredByUser) return;
+  for (const [projectId] of [...tableEntries(starredByUser)]) {
+    const project = tableGet(projects.byId, Number(projectId));
+    if (project) unstar(state, project, event.data.id, event.data.at);
+  }
+  tableDelete(projects.starred, event.data.id);
 };
 
 /** Moves the full paths and names of a group's projects, then of its subgroups' (depth first, as groups refresh). */
@@ -178,6 +233,6 @@ const followGroupTransferred = (state: ProjectsDraft, event: Extract<GroupEvent,
   if (group) refreshPaths(state, group);
 };
 
-export type ProjectsFollowed = Extract<GroupEvent, { type: 'GroupUpdated' | 'GroupTransferred' }>;
+export type ProjectsFollowed = Extract<GroupEvent, { type: 'GroupUpdated' | 'GroupTransferred' }> | Extract<UserEvent, { type: 'UserDeleted' }>;
 
-export const follows = { GroupUpdated: followGroupUpdated, GroupTransferred: followGroupTransferred };
+export const follows = { GroupUpdated: followGroupUpdated, GroupTransferred: followGroupTransferred, UserDeleted: followUserDeleted };

@@ -22,6 +22,8 @@ export interface Project {
   readonly forked_from_id: number | null;
   /** How many existing projects were forked from this one. */
   readonly forks_count: number;
+  /** How many users starred the project (the platform's `star_count` counter cache: every star, a blocked user's too). */
+  readonly star_count: number;
   /** How merge requests merge (`merge_method`): a merge commit always, a merge commit only when fast-forward is possible, or fast-forward only. */
   readonly merge_method: MergeMethod;
 }
@@ -40,6 +42,22 @@ export interface ProjectsSlice {
   readonly internalIds: Table<1>;
   /** Source project id → fork id → fork id: the direct forks of each project (`GET /projects/:id/forks`). */
   readonly forksOf: Table<Table<number>>;
+  /**
+   * Project id → star serial → user id: the starrers of each project in the order they starred it (the serial is the
+   * UsersStarProject row's id: `GET /projects/:id/starrers` lists the newest first).
+   */
+  readonly starrers: Table<Table<number>>;
+  /** User id → project id → the star: the projects each user starred (`GET /users/:id/starred_projects`, `starred=true`). */
+  readonly starred: Table<Table<Star>>;
+  /** The last star serial drawn (evolve draws one per `ProjectStarred`). */
+  readonly starSerial: number;
 }
 
-export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable(), forksOf: emptyTable() });
+/** A user's star on a project. */
+export interface Star {
+  readonly serial: number;
+  /** When the user starred the project (`starred_since`). */
+  readonly at: string;
+}
+
+export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable(), forksOf: emptyTable(), starrers: emptyTable(), starred: emptyTable(), starSerial: 0 });

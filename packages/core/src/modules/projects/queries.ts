@@ -1,5 +1,5 @@
-import { tableGet, tableValues, tableKeys } from '../../kernel/table.js';
-import type { Project, ProjectsSlice } from './projection.js';
+import { tableEntries, tableGet, tableValues, tableKeys } from '../../kernel/table.js';
+import type { Project, ProjectsSlice, Star } from './projection.js';
 
 export const findProject = (projects: ProjectsSlice, id: number): Project | undefined => tableGet(projects.byId, id);
 
@@ -32,6 +32,34 @@ export function* forksOf(projects: ProjectsSlice, id: number): Generator<Project
     if (project) yield project;
   }
 }
+
+/** A user's star on a project, or undefined when they have not starred it. */
+export const starOf = (projects: ProjectsSlice, userId: number, projectId: number): Star | undefined => {
+  const starred = tableGet(projects.starred, userId);
+  return starred ? tableGet(starred, projectId) : undefined;
+};
+
+/** The projects a user starred, in project id order (the user's stars index: no scan of every project). */
+export function* projectsStarredBy(projects: ProjectsSlice, userId: number): Generator<Project> {
+  const starred = tableGet(projects.starred, userId);
+  if (!starred) return;
+  for (const [projectId] of tableEntries(starred)) {
+    const project = findProject(projects, Number(projectId));
+    if (project) yield project;
+  }
+}
+
+/** A project's starrers with the time each starred it, newest star first (UsersStarProjectsFinder's `order_id_desc`). */
+export const starrersOf = (projects: ProjectsSlice, projectId: number): { readonly user_id: number; readonly starred_since: string }[] => {
+  const starrers = tableGet(projects.starrers, projectId);
+  if (!starrers) return [];
+  const rows: { user_id: number; starred_since: string }[] = [];
+  for (const userId of tableValues(starrers)) {
+    const star = starOf(projects, userId, projectId);
+    if (star) rows.push({ user_id: userId, starred_since: star.at });
+  }
+  return rows.reverse();
+};
 
 /** The root of a project's fork network: the source of its source…, or the project itself when it forks nothing. */
 export const forkNetworkRoot = (projects: ProjectsSlice, project: Project): Project => {

@@ -55,7 +55,7 @@ const projectFields = (project: Project, ctx: PresentContext) => {
     readme_url: null,
     avatar_url: null,
     forks_count: project.forks_count,
-    star_count: 0,
+    star_count: project.star_count,
     last_activity_at: project.last_activity_at,
     namespace: namespaceEntity(project, ctx),
     _links: {

@@ -24,7 +24,9 @@ import {
   notFound,
   projectAccessLevel,
   projectsInNamespace,
+  projectsStarredBy,
   selfAndAncestors,
+  starOf,
   type ForgefoldCommand,
   type Group,
   type Project,
@@ -37,6 +39,7 @@ import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, pa
 import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupDetailEntity, publicGroupDetailsEntity } from '../groups/entities.js';
+import { readsProfile } from '../users/entities.js';
 import { basicProjectDetails, projectEntity, projectWithAccessEntity } from './entities.js';
 import {
   createForUserParams,
@@ -61,9 +64,12 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   const { params } = ctx;
   const userId = ctx.principal?.userId ?? null;
   const projects: Project[] = [];
-  // No project is archived or starred here (neither is served): asking for those finds none.
-  if (params.archived === true || params.starred === true) return [];
+  // No project is archived here (archiving is not served): asking for archived ones finds none.
+  if (params.archived === true) return [];
+  // ProjectsFinder#by_starred: the caller's starred projects; without a caller `starred` is no filter.
+  const starredBy = params.starred && userId !== null ? userId : null;
   for (const project of candidates) {
+    if (starredBy !== null && !starOf(state.projects, starredBy, project.id)) continue;
     if (!canReadProject(state, userId, project)) continue;
     if (params.visibility && project.visibility !== params.visibility) continue;
     // Project.search: path, name and description; with `search_namespaces`, the full path and full name instead.
@@ -183,7 +189,10 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: listParams,
       handler: (ctx) => {
         const state = deps.app.state;
-        const { membership, owned, min_access_level: minAccessLevel } = ctx.params;
+        const { membership, owned, min_access_level: minAccessLevel, starred } = ctx.params;
+        // `starred=true` from a signed-in caller: their stars' index, not every project they can see.
+        const userId = ctx.principal?.userId ?? null;
+        if (starred && userId !== null) return page(ctx, listed(ctx, state, projectsStarredBy(state.projects, userId)));
         // Public and internal projects only when the filters do not ask for access.
         return page(ctx, listed(ctx, state, listableProjects(ctx, state, !(membership || owned || minAccessLevel))));
       },
@@ -199,6 +208,21 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
         if (!user) return notFound('User');
         return page(ctx, listed(ctx, state, projectsInNamespace(state.projects, user.namespace_id)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/users/:user_id/starred_projects',
+      auth: 'optional',
+      params: userProjectsParams,
+      handler: (ctx) => {
+        // StarredProjectsFinder: the projects the user starred (their stars' index), through the projects list's
+        // visibility, filters and order; none unless the caller may read the user's profile (`read_user_profile`).
+        const state = deps.app.state;
+        const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
+        if (!user) return notFound('User');
+        const starred = readsProfile(user, presentContext(deps, ctx, state)) ? projectsStarredBy(state.projects, user.id) : [];
+        return page(ctx, listed(ctx, state, starred));
       },
     }),
     route({

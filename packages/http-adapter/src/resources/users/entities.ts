@@ -16,7 +16,7 @@ export const userBasic = (user: User, ctx: PresentContext) => ({
  * UserPolicy's `read_user_profile`: prevented for a private profile and for a blocked user (`blocked?`, which a
  * banned user is too) unless the viewer is that user or an administrator (every account here is confirmed).
  */
-const readsProfile = (user: User, ctx: PresentContext): boolean =>
+export const readsProfile = (user: User, ctx: PresentContext): boolean =>
   (user.private_profile !== true && user.state !== 'blocked' && user.state !== 'banned') || ctx.viewerIsAdmin || ctx.viewerId === user.id;
 
 /** Entities::User: `created_at`, `followers` and `following` only where the profile may be read. */
