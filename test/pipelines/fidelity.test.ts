@@ -38,3 +38,34 @@ describe('pipelines read by a Guest of a private project (public_builds & guest_
     expect(await api(server, 'POST', `/projects/${project.id}/pipeline`, { ref: 'feature' }, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });
+
+describe('GET /pipelines/latest (lib/api/ci/pipelines.rb: `user_project.latest_pipeline(params[:ref])`, then `authorize! :read_pipeline`)', () => {
+  it("answers the newest pipeline of the ref at the ref's head commit (the default branch when no ref is given)", async () => {
+    const P = `/projects/${project.id}`;
+    const older = (await api(server, 'POST', `${P}/pipeline`, { ref: 'main' })).body;
+    const newer = (await api(server, 'POST', `${P}/pipeline`, { ref: 'main' })).body;
+    expect(older.id).toBeLessThan(newer.id);
+    const latest = await api(server, 'GET', `${P}/pipelines/latest`, undefined, guest.token);
+    expect(latest.status).toBe(200);
+    expect(latest.body).toMatchObject({ id: newer.id, ref: 'main', status: 'created', before_sha: '0000000000000000000000000000000000000000', detailed_status: { text: 'created' } });
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=feature`, undefined, guest.token)).toMatchObject({ status: 200, body: { id: pipeline.id, ref: 'feature' } });
+  });
+
+  it("a ref with no pipeline at its head commit is 403 (authorize! on nil), as is a commit the ref has moved past", async () => {
+    const P = `/projects/${project.id}`;
+    await api(server, 'POST', `${P}/repository/branches`, { branch: 'quiet', ref: 'main' });
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=quiet`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=nope`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // A new commit on `feature`: its pipeline was for the old head.
+    await api(server, 'POST', `${P}/repository/commits`, { branch: 'feature', commit_message: 'next', actions: [{ action: 'create', file_path: 'next.txt', content: 'x' }] });
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=feature`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
+  it('is read as the pipelines are: 404 for a private project to a stranger, 200 anonymously on a public one', async () => {
+    const stranger = await member(server, 'latest-stranger');
+    expect(await api(server, 'GET', `/projects/${project.id}/pipelines/latest`, undefined, stranger.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    const open = (await api(server, 'POST', '/projects', { name: 'Latest open', initialize_with_readme: true, visibility: 'public' })).body;
+    const made = (await api(server, 'POST', `/projects/${open.id}/pipeline`, { ref: 'main' })).body;
+    expect(await api(server, 'GET', `/projects/${open.id}/pipelines/latest`, undefined, null)).toMatchObject({ status: 200, body: { id: made.id } });
+  });
+});

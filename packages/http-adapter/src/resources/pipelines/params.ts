@@ -41,3 +41,6 @@ export const listParams = withPagination(
 export const createParams = schema(requires('ref', T.String), optional('variables', T.JSON));
 
 export const pipelineIdParams = schema(pathParam('pipeline_id', T.Integer));
+
+/** `GET …/pipelines/latest`: `optional :ref` (the default branch when absent or blank). */
+export const latestParams = schema(optional('ref', T.String));

@@ -8,6 +8,7 @@ import {
   branchNames,
   canOnProject,
   canReadPipelines,
+  defaultBranchOf,
   findPipeline,
   findRepository,
   findUser,
@@ -26,9 +27,30 @@ import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type Any
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { pipelineBasicEntity, pipelineEntity } from './entities.js';
-import { createParams, listParams, pipelineIdParams } from './params.js';
+import { createParams, latestParams, listParams, pipelineIdParams } from './params.js';
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** `Ci::Pipeline.dangling_sources`: what `project.ci_pipelines` leaves out. */
+const DANGLING = new Set(['webide', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation']);
+
+/**
+ * `Project#latest_pipeline(ref)`: the ref (the default branch when blank) resolves to a commit, and the newest CI
+ * pipeline of that ref at that commit is the answer; none when the ref names no commit or none was run there.
+ */
+const latestPipeline = async (deps: ApiDeps, state: State, project: Project, given: string | null | undefined): Promise<Pipeline | null> => {
+  const repository = findRepository(state.repositories, project.id);
+  const ref = given ? given : repository ? defaultBranchOf(repository) : null;
+  if (ref === null) return null;
+  const commit = await deps.repositories.open(project.id).findCommit(ref);
+  if (E.isLeft(commit)) return null;
+  const sha = commit.right.id;
+  let latest: Pipeline | null = null;
+  for (const pipeline of pipelinesOfProject(state.pipelines, project.id)) {
+    if (pipeline.ref === ref && pipeline.sha === sha && !DANGLING.has(pipeline.source) && (latest === null || pipeline.id > latest.id)) latest = pipeline;
+  }
+  return latest;
+};
 
 /** `user_project.all_pipelines.find(params[:pipeline_id])`. */
 const pipelineOfRoute = (ctx: Ctx, state: State): E.Either<DomainError, { project: Project; pipeline: Pipeline }> => {
@@ -118,6 +140,23 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const event = done.events.find((candidate) => candidate.type === 'PipelineCreated')!;
       const pipeline = findPipeline(done.state.pipelines, (event.data as { project_id: number }).project_id, (event.data as { id: number }).id)!;
       return created(pipelineEntity(pipeline, presentContext(deps, ctx, done.state)));
+    },
+  }),
+  // Declared before `:pipeline_id`, which would take `latest` for an id (400 "pipeline_id is invalid").
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/latest',
+    auth: 'optional',
+    params: latestParams,
+    handler: async (ctx) => {
+      const project = projectOfRoute(ctx, deps.app.state);
+      if (E.isLeft(project)) return project.left;
+      const latest = await latestPipeline(deps, deps.app.state, project.right, ctx.params.ref);
+      // `authorize! :read_pipeline, latest_pipeline`: no pipeline is a subject nobody may read (403).
+      const state = deps.app.state;
+      const current = latest ? findPipeline(state.pipelines, project.right.id, latest.id) : undefined;
+      if (!current || !canReadPipelines(state, viewerId(ctx), project.right)) return forbidden();
+      return ok(pipelineEntity(current, presentContext(deps, ctx, state)));
     },
   }),
   route({
