@@ -69,3 +69,34 @@ describe('GET /pipelines/latest (lib/api/ci/pipelines.rb: `user_project.latest_p
     expect(await api(server, 'GET', `/projects/${open.id}/pipelines/latest`, undefined, null)).toMatchObject({ status: 200, body: { id: made.id } });
   });
 });
+
+describe("a pipeline's jobs, bridges and variables (lib/api/ci/pipelines.rb)", () => {
+  it('jobs and bridges: an empty page (no job ever runs), 404 for an unknown pipeline, 400 for a scope that is no status', async () => {
+    const P = `/projects/${project.id}/pipelines`;
+    for (const kind of ['jobs', 'bridges']) {
+      const page = await api(server, 'GET', `${P}/${pipeline.id}/${kind}?scope[]=failed&scope[]=success`, undefined, guest.token);
+      expect(page).toMatchObject({ status: 200, body: [] });
+      expect(page.headers.get('x-total')).toBe('0');
+      expect(page.headers.get('x-page')).toBe('1');
+      expect(await api(server, 'GET', `${P}/${pipeline.id}/${kind}?scope=running`, undefined, guest.token)).toMatchObject({ status: 200, body: [] });
+      expect(await api(server, 'GET', `${P}/999/${kind}`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+      expect(await api(server, 'GET', `${P}/${pipeline.id}/${kind}?scope=bogus`, undefined, guest.token)).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
+    }
+  });
+
+  it("variables: read by Maintainers and by the Developer the pipeline runs as (read_pipeline_variable); 403 for others", async () => {
+    const P = `/projects/${project.id}`;
+    const other = await member(server, 'other-dev', { id: project.id, level: 30 });
+    const maintainer = await member(server, 'vars-maintainer', { id: project.id, level: 40 });
+    const made = (await api(server, 'POST', `${P}/pipeline`, { ref: 'feature', variables: [{ key: 'DEPLOY', value: 'yes' }, { key: 'CONF', value: 'a=b', variable_type: 'file' }] }, dev.token)).body;
+    const expected = [
+      { variable_type: 'env_var', key: 'DEPLOY', value: 'yes' },
+      { variable_type: 'file', key: 'CONF', value: 'a=b' },
+    ];
+    expect(await api(server, 'GET', `${P}/pipelines/${made.id}/variables`, undefined, dev.token)).toMatchObject({ status: 200, body: expected });
+    expect(await api(server, 'GET', `${P}/pipelines/${made.id}/variables`, undefined, maintainer.token)).toMatchObject({ status: 200, body: expected });
+    expect(await api(server, 'GET', `${P}/pipelines/${made.id}/variables`, undefined, other.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await api(server, 'GET', `${P}/pipelines/${made.id}/variables`, undefined, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await api(server, 'GET', `${P}/pipelines/999/variables`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+});

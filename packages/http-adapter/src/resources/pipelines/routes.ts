@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   branchNames,
   canOnProject,
+  canReadPipelineVariables,
   canReadPipelines,
   defaultBranchOf,
   findPipeline,
@@ -23,11 +24,11 @@ import {
   type RefFact,
   type State,
 } from '@forgefold/core';
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { pipelineBasicEntity, pipelineEntity } from './entities.js';
-import { createParams, latestParams, listParams, pipelineIdParams } from './params.js';
+import { bridgesParams, createParams, jobsParams, latestParams, listParams, pipelineIdParams } from './params.js';
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 
@@ -112,6 +113,27 @@ const listed = (state: State, project: Project, params: (typeof listParams)['_A'
   });
 };
 
+/**
+ * `GET …/pipelines/:pipeline_id/jobs` and `/bridges`: `authorize!` on the project (jobs `read_pipeline`, bridges
+ * `read_build`, both `canReadPipelines` here since builds are public), then the pipeline (404), then `JobsFinder`.
+ * No job ever runs here, so the list is empty, with its pagination headers.
+ */
+const noJobsRoute = <P extends { readonly pipeline_id: number }>(deps: ApiDeps, kind: 'jobs' | 'bridges', params: Schema<P>): AnyRouteDef =>
+  route({
+    method: 'GET',
+    path: `/projects/:id/pipelines/:pipeline_id/${kind}`,
+    auth: 'optional',
+    params,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const project = projectOfRoute(ctx, state);
+      if (E.isLeft(project)) return project.left;
+      if (!canReadPipelines(state, viewerId(ctx), project.right)) return forbidden();
+      if (!findPipeline(state.pipelines, project.right.id, ctx.params.pipeline_id)) return RECORD_NOT_FOUND;
+      return paginate(ctx, arraySource<never>([]), { map: (job) => job });
+    },
+  });
+
 export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
     path: '/projects/:id/pipelines',
@@ -170,6 +192,23 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       if (E.isLeft(found)) return found.left;
       if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
       return ok(pipelineEntity(found.right.pipeline, presentContext(deps, ctx, state)));
+    },
+  }),
+  noJobsRoute(deps, 'jobs', jobsParams),
+  noJobsRoute(deps, 'bridges', bridgesParams),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/variables',
+    auth: 'optional',
+    params: pipelineIdParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const found = pipelineOfRoute(ctx, state);
+      if (E.isLeft(found)) return found.left;
+      const { project, pipeline } = found.right;
+      // `authorize! :read_pipeline_variable, pipeline`; `Entities::Ci::Variable` of each.
+      if (!canReadPipelineVariables(state, viewerId(ctx), project, pipeline)) return forbidden();
+      return ok(pipeline.variables.map(({ variable_type, key, value }) => ({ variable_type, key, value })));
     },
   }),
   commandRoute(deps, {
