@@ -103,3 +103,18 @@ describe('environment validation (Environment: name presence, uniqueness, length
     });
   });
 });
+
+describe('cluster edits (Clusters::UpdateService)', () => {
+  it('a blank token is dropped, not validated: the cluster keeps its token (200), where the add still needs one', async () => {
+    const C = `/projects/${closed.id}/clusters`;
+    const cluster = (await api(server, 'POST', `${C}/user`, { name: 'keeps-token', environment_scope: 'review/*', platform_kubernetes_attributes: { api_url: 'https://k8s.example.com', token: 't' } })).body;
+    for (const token of ['', '   ']) {
+      const edited = await api(server, 'PUT', `${C}/${cluster.id}`, { name: 'kept', platform_kubernetes_attributes: { token } });
+      expect(edited).toMatchObject({ status: 200, body: { id: cluster.id, name: 'kept', platform_kubernetes: { api_url: 'https://k8s.example.com' } } });
+    }
+    expect(await api(server, 'POST', `${C}/user`, { name: 'no-token', environment_scope: 'other', platform_kubernetes_attributes: { api_url: 'https://k8s.example.com', token: '' } })).toMatchObject({
+      status: 400,
+      body: { message: { 'platform_kubernetes.token': ["can't be blank"] } },
+    });
+  });
+});
