@@ -84,6 +84,15 @@ describe("a pipeline's jobs, bridges and variables (lib/api/ci/pipelines.rb)", (
     }
   });
 
+  it('test_report: the empty report of a pipeline without jobs (TestReportEntity), 404 for an unknown pipeline', async () => {
+    const P = `/projects/${project.id}/pipelines`;
+    expect(await api(server, 'GET', `${P}/${pipeline.id}/test_report`, undefined, guest.token)).toMatchObject({
+      status: 200,
+      body: { total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, test_suites: [] },
+    });
+    expect(await api(server, 'GET', `${P}/999/test_report`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+
   it("variables: read by Maintainers and by the Developer the pipeline runs as (read_pipeline_variable); 403 for others", async () => {
     const P = `/projects/${project.id}`;
     const other = await member(server, 'other-dev', { id: project.id, level: 30 });
