@@ -153,3 +153,11 @@ describe('URL validation: AddressableUrlValidator and UrlBlocker (blank is "must
     });
   });
 });
+
+describe('POST …/environments/:id/stop declares only the id (14.7)', () => {
+  it('ignores `force` (a 15.x parameter), whatever its value', async () => {
+    const E = `/projects/${closed.id}/environments`;
+    const environment = (await api(server, 'POST', E, { name: 'to-stop' })).body;
+    expect(await api(server, 'POST', `${E}/${environment.id}/stop`, { force: 'maybe' })).toMatchObject({ status: 200, body: { id: environment.id, state: 'stopped' } });
+  });
+});
