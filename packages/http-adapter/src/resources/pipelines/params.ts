@@ -45,14 +45,11 @@ export const pipelineIdParams = schema(pathParam('pipeline_id', T.Integer));
 /** `GET …/pipelines/latest`: `optional :ref` (the default branch when absent or blank). */
 export const latestParams = schema(optional('ref', T.String));
 
-/** `CommitStatus::AVAILABLE_STATUSES`. */
-const JOB_STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'] as const;
-
 /** `types: [String, Array[String]]` with `coerce_with`: a string is a list of one, anything else `['unknown']`. */
 const jobScope = paramType<string[]>('[String, Array[String]]', (raw) => (typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw.map((item) => (typeof item === 'string' ? item : String(item))) : ['unknown']));
 
-/** `use :optional_scope` of the pipeline's jobs and bridges: each scope a job status. */
-const optionalScope = optional('scope', jobScope, { values: JOB_STATUSES });
+/** `use :optional_scope` of the pipeline's jobs and bridges: each scope in `CommitStatus::AVAILABLE_STATUSES`, the pipelines' list. */
+const optionalScope = optional('scope', jobScope, { values: PIPELINE_STATUSES });
 
 /** `GET …/pipelines/:pipeline_id/jobs`. */
 export const jobsParams = withPagination(schema(pathParam('pipeline_id', T.Integer), optional('include_retried', T.Boolean, { default: false }), optionalScope));
