@@ -103,3 +103,61 @@ describe('environment validation (Environment: name presence, uniqueness, length
     });
   });
 });
+
+describe('cluster edits (Clusters::UpdateService)', () => {
+  it('a blank token is dropped, not validated: the cluster keeps its token (200), where the add still needs one', async () => {
+    const C = `/projects/${closed.id}/clusters`;
+    const cluster = (await api(server, 'POST', `${C}/user`, { name: 'keeps-token', environment_scope: 'review/*', platform_kubernetes_attributes: { api_url: 'https://k8s.example.com', token: 't' } })).body;
+    for (const token of ['', '   ']) {
+      const edited = await api(server, 'PUT', `${C}/${cluster.id}`, { name: 'kept', platform_kubernetes_attributes: { token } });
+      expect(edited).toMatchObject({ status: 200, body: { id: cluster.id, name: 'kept', platform_kubernetes: { api_url: 'https://k8s.example.com' } } });
+    }
+    expect(await api(server, 'POST', `${C}/user`, { name: 'no-token', environment_scope: 'other', platform_kubernetes_attributes: { api_url: 'https://k8s.example.com', token: '' } })).toMatchObject({
+      status: 400,
+      body: { message: { 'platform_kubernetes.token': ["can't be blank"] } },
+    });
+  });
+});
+
+describe('URL validation: AddressableUrlValidator and UrlBlocker (blank is "must be a valid URL", anything else UrlBlocker\'s reason)', () => {
+  it("an environment's external_url: blank is no URL (nil), a value is stripped, and a bad one gets UrlBlocker's reason", async () => {
+    const E = `/projects/${closed.id}/environments`;
+    const blocked = (reason: string) => ({ status: 400, body: { message: { external_url: [`is blocked: ${reason}`] } } });
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: 'example.com' })).toMatchObject(blocked('Only allowed schemes are http, https'));
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: 'not a url' })).toMatchObject(blocked('Only allowed schemes are http, https'));
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: 'https://exa mple.com' })).toMatchObject(blocked('URI is invalid'));
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: 'https://example.com:80a' })).toMatchObject(blocked('URI is invalid'));
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: 'https://-example.com' })).toMatchObject(blocked('Hostname or IP address invalid'));
+    expect(await api(server, 'POST', E, { name: 'url-1', external_url: '   ' })).toMatchObject({ status: 201, body: { name: 'url-1', external_url: null } });
+    const stripped = await api(server, 'POST', E, { name: 'url-2', external_url: '  https://review.example.com/app  ' });
+    expect(stripped).toMatchObject({ status: 201, body: { external_url: 'https://review.example.com/app' } });
+    expect(await api(server, 'PUT', `${E}/${stripped.body.id}`, { external_url: 'ftp://files.example.com' })).toMatchObject(blocked('Only allowed schemes are http, https'));
+    expect(await api(server, 'PUT', `${E}/${stripped.body.id}`, { external_url: ' ' })).toMatchObject({ status: 200, body: { external_url: null } });
+  });
+
+  it("a cluster's api_url: blank on an edit gets the URL message and then presence's; a bad one UrlBlocker's reason", async () => {
+    const C = `/projects/${closed.id}/clusters`;
+    const cluster = (await api(server, 'POST', `${C}/user`, { name: 'urls', environment_scope: 'urls/*', platform_kubernetes_attributes: { api_url: '  https://k8s.example.com  ', token: 't' } })).body;
+    expect(cluster.platform_kubernetes.api_url).toBe('https://k8s.example.com');
+    expect(await api(server, 'PUT', `${C}/${cluster.id}`, { platform_kubernetes_attributes: { api_url: '' } })).toMatchObject({
+      status: 400,
+      body: { message: { 'platform_kubernetes.api_url': ['must be a valid URL', "can't be blank"] } },
+    });
+    expect(await api(server, 'PUT', `${C}/${cluster.id}`, { platform_kubernetes_attributes: { api_url: 'https://k8s .example.com' } })).toMatchObject({
+      status: 400,
+      body: { message: { 'platform_kubernetes.api_url': ['is blocked: URI is invalid'] } },
+    });
+    expect(await api(server, 'PUT', `${C}/${cluster.id}`, { platform_kubernetes_attributes: { api_url: 'https://[::1]:6443' } })).toMatchObject({
+      status: 400,
+      body: { message: { 'platform_kubernetes.api_url': ['is blocked: Requests to localhost are not allowed'] } },
+    });
+  });
+});
+
+describe('POST …/environments/:id/stop declares only the id (14.7)', () => {
+  it('ignores `force` (a 15.x parameter), whatever its value', async () => {
+    const E = `/projects/${closed.id}/environments`;
+    const environment = (await api(server, 'POST', E, { name: 'to-stop' })).body;
+    expect(await api(server, 'POST', `${E}/${environment.id}/stop`, { force: 'maybe' })).toMatchObject({ status: 200, body: { id: environment.id, state: 'stopped' } });
+  });
+});

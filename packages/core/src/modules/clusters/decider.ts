@@ -9,6 +9,7 @@ import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
+import { addressableUrlError, parseAddressable } from '../shared/url-blocker.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
 import type { ClusterEvent } from './events.js';
@@ -29,7 +30,6 @@ const CLUSTER_MESSAGES = {
   namespace_format: "can contain only lowercase letters, digits, and '-'. Must start with a letter, and cannot end with '-'",
   namespace_long: 'is too long (maximum is 63 characters)',
   reserved: 'is reserved',
-  scheme: 'is blocked: Only allowed schemes are http, https',
   localhost: 'is blocked: Requests to localhost are not allowed',
   local_network: 'is blocked: Requests to the local network are not allowed',
   pem: 'must be a valid PEM certificate',
@@ -45,28 +45,27 @@ const isLocalhost = (host: string): boolean => host === 'localhost' || host.ends
 const isLocalNetwork = (host: string): boolean =>
   /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^169\.254\./.test(host) || /^\[f[cd]/i.test(host) || /^\[fe80:/i.test(host);
 
-/** `public_url` on `api_url` (`Gitlab::UrlBlocker` with local requests not allowed, the default setting). */
+/**
+ * `public_url` on `api_url`: `addressable_url`'s answers (UrlBlocker's reasons; "must be a valid URL" when blank),
+ * then, local requests not being allowed (the default setting), localhost and the local network.
+ */
 const apiUrlError = (value: string): string | null => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return CLUSTER_MESSAGES.scheme;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return CLUSTER_MESSAGES.scheme;
-  if (isLocalhost(url.hostname)) return CLUSTER_MESSAGES.localhost;
-  if (isLocalNetwork(url.hostname)) return CLUSTER_MESSAGES.local_network;
+  const problem = addressableUrlError(value);
+  if (problem) return problem;
+  const host = (parseAddressable(value.trim())?.hostname ?? '').toLowerCase();
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  if (isLocalhost(bracketed)) return CLUSTER_MESSAGES.localhost;
+  if (isLocalNetwork(bracketed)) return CLUSTER_MESSAGES.local_network;
   return null;
 };
 
 /** The validations of `Platforms::Kubernetes`, on the fields given. */
 const checkPlatform = (errors: Errors, platform: Partial<PlatformKubernetesInput>): void => {
   if (platform.api_url !== undefined) {
+    // `validates :api_url, public_url: true, presence: true`: a blank one gets both, in that order.
+    const problem = apiUrlError(platform.api_url);
+    if (problem) errors.add('platform_kubernetes.api_url', problem);
     if (platform.api_url.trim() === '') errors.add('platform_kubernetes.api_url', CLUSTER_MESSAGES.blank);
-    else {
-      const problem = apiUrlError(platform.api_url);
-      if (problem) errors.add('platform_kubernetes.api_url', problem);
-    }
   }
   if (platform.token?.blank) errors.add('platform_kubernetes.token', CLUSTER_MESSAGES.blank);
   if (platform.ca_cert && !platform.ca_cert.valid_pem) errors.add('platform_kubernetes.ca_cert', CLUSTER_MESSAGES.pem);
@@ -166,7 +165,7 @@ const decideAddCluster = (issued: Issued<Command<'AddCluster'>>, state: State): 
         namespace_per_environment: command.namespace_per_environment ?? true,
         user_id: actor.userId,
         platform_kubernetes: {
-          api_url: platform.api_url,
+          api_url: platform.api_url.trim(),
           token_encrypted: platform.token.ciphertext,
           ca_cert_encrypted: platform.ca_cert?.ciphertext ?? null,
           namespace: platform.namespace || null,
@@ -200,7 +199,8 @@ const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: St
   }
   const given = command.platform_kubernetes ?? {};
   const platform: Record<string, unknown> = {};
-  if (given.api_url !== undefined && given.api_url !== cluster.platform_kubernetes.api_url) platform['api_url'] = given.api_url;
+  // `addressable_url` strips what it validates (`strip_value!`).
+  if (given.api_url !== undefined && given.api_url.trim() !== cluster.platform_kubernetes.api_url) platform['api_url'] = given.api_url.trim();
   // A secret given counts as a change: ciphertexts never compare equal, and the plaintext is not here to compare.
   if (given.token !== undefined) platform['token_encrypted'] = given.token.ciphertext;
   if (given.ca_cert !== undefined) platform['ca_cert_encrypted'] = given.ca_cert?.ciphertext ?? null;

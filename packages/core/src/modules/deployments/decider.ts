@@ -8,6 +8,7 @@ import { decideByType, withOutcome, type Decision, type Issued } from '../../ker
 import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
+import { addressableUrlError } from '../shared/url-blocker.js';
 import { changesAnything, Errors, MAX_NAME } from '../shared/validation.js';
 import type { DeploymentCommand } from './commands.js';
 import type { DeploymentEvent } from './events.js';
@@ -29,8 +30,6 @@ const ENVIRONMENT_MESSAGES = {
   name_format: "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'",
   taken: 'has already been taken',
   blank: "can't be blank",
-  url_scheme: 'is blocked: Only allowed schemes are http, https',
-  url_invalid: 'must be a valid URL',
 } as const;
 
 const DEPLOYMENT_MESSAGES = {
@@ -42,16 +41,11 @@ const DEPLOYMENT_MESSAGES = {
 /** `Gitlab::Regex.environment_name_regex`: allowed characters, not starting or ending with `/`. */
 const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
 
-/** `addressable_url` on `external_url`: an http(s) URL (localhost and private addresses allowed). */
-const externalUrlError = (value: string): string | null => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return ENVIRONMENT_MESSAGES.url_invalid;
-  }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? null : ENVIRONMENT_MESSAGES.url_scheme;
-};
+/**
+ * `external_url` as the model keeps it: blank is nil (`nullify_external_url`), and `addressable_url` strips what it
+ * validates (`strip_value!`).
+ */
+const storedExternalUrl = (value: string | null | undefined): string | null => (value === null || value === undefined || value.trim() === '' ? null : value.trim());
 
 const checkEnvironment = (state: State, projectId: number, fields: { name?: string; external_url?: string | null }, self: Environment | null): Errors => {
   const errors = new Errors();
@@ -66,9 +60,11 @@ const checkEnvironment = (state: State, projectId: number, fields: { name?: stri
     // The format validator runs on blank values too (no `allow_blank`): an empty name gets both messages.
     if (!ENVIRONMENT_NAME.test(name)) errors.add('name', ENVIRONMENT_MESSAGES.name_format);
   }
-  if (external_url !== undefined && external_url !== null && external_url !== '') {
-    errors.maxLength('external_url', external_url, MAX_NAME);
-    const problem = externalUrlError(external_url);
+  // `validates :external_url, length: { maximum: 255 }, allow_nil: true, addressable_url: true`, after the blank
+  // value became nil: never "must be a valid URL", but UrlBlocker's reasons (localhost and private addresses allowed).
+  if (storedExternalUrl(external_url) !== null) {
+    errors.maxLength('external_url', external_url ?? '', MAX_NAME);
+    const problem = addressableUrlError(external_url);
     if (problem) errors.add('external_url', problem);
   }
   return errors;
@@ -111,7 +107,7 @@ const decideCreateEnvironment = (issued: Issued<Command<'CreateEnvironment'>>, s
   const { name, external_url } = issued.command;
   const checked = checkEnvironment(state, project.right.id, { name, external_url: external_url ?? null }, null).toEither(null);
   if (E.isLeft(checked)) return checked;
-  return E.right([environmentCreated(state, project.right.id, name, external_url || null, issued.at)]);
+  return E.right([environmentCreated(state, project.right.id, name, storedExternalUrl(external_url), issued.at)]);
 };
 
 const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, state: State): Decided => {
@@ -122,7 +118,7 @@ const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, s
   const { name, external_url } = issued.command;
   const checked = checkEnvironment(state, environment.right.project_id, { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url } : {}) }, environment.right).toEither(null);
   if (E.isLeft(checked)) return checked;
-  const changes = { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url: external_url || null } : {}) };
+  const changes = { ...(name !== undefined ? { name } : {}), ...(external_url !== undefined ? { external_url: storedExternalUrl(external_url) } : {}) };
   if (!changesAnything(environment.right, changes)) return E.right([]);
   return E.right([
     {
@@ -131,7 +127,7 @@ const decideUpdateEnvironment = (issued: Issued<Command<'UpdateEnvironment'>>, s
         project_id: environment.right.project_id,
         id: environment.right.id,
         ...(name !== undefined ? { name } : {}),
-        ...(external_url !== undefined ? { external_url: external_url || null } : {}),
+        ...(external_url !== undefined ? { external_url: storedExternalUrl(external_url) } : {}),
         updated_at: issued.at,
       },
     },

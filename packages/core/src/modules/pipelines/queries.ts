@@ -67,6 +67,16 @@ export const refProtectedFor = (state: Pick<PipelinesView, keyof AccessView | 'r
 export const canReadPipelines = (state: AccessView, userId: number | null, project: Project): boolean => canOnVisibleProject(state, userId, 'read_pipeline', project);
 
 /**
+ * `read_pipeline_variable` (PipelinePolicy): Maintainers (`admin_pipeline`), or whoever the pipeline runs as when
+ * they may `update_pipeline` on it (Developers, unless its ref is protected from them).
+ */
+export const canReadPipelineVariables = (state: Pick<PipelinesView, keyof AccessView | 'repositories'>, userId: number | null, project: Project, pipeline: Pipeline): boolean => {
+  if (userId === null) return false;
+  if (canOnProject(state, userId, 'admin_pipeline', project)) return true;
+  return pipeline.user_id === userId && canOnProject(state, userId, 'update_pipeline', project) && !refProtectedFor(state, userId, project, pipeline.ref, pipeline.tag);
+};
+
+/**
  * `MergeRequest#head_pipeline`: the newest branch pipeline of the source branch at the merge request's head sha
  * (`UpdateHeadPipelineForMergeRequestWorker` points it at each such pipeline as it is created); none without a head.
  */

@@ -129,7 +129,8 @@ export const clusterRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             ? {
                 platform_kubernetes: {
                   ...defined('api_url', platform.api_url),
-                  ...(platform.token !== undefined && platform.token !== null ? { token: seal(deps.secrets, platform.token) } : {}),
+                  // `Clusters::UpdateService`: a blank token is dropped from the parameters, so the cluster keeps its own.
+                  ...(platform.token !== undefined && platform.token !== null && platform.token.trim() !== '' ? { token: seal(deps.secrets, platform.token) } : {}),
                   ...(platform.ca_cert !== undefined ? { ca_cert: sealCertificate(deps.secrets, platform.ca_cert) } : {}),
                   ...(platform.namespace !== undefined ? { namespace: platform.namespace } : {}),
                 },

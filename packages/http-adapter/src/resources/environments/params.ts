@@ -15,4 +15,3 @@ export const updateParams = schema(pathParam('environment_id', T.Integer), optio
 
 export const environmentIdParams = schema(pathParam('environment_id', T.Integer));
 
-export const stopParams = schema(pathParam('environment_id', T.Integer), optional('force', T.Boolean, { default: false }));

@@ -9,7 +9,7 @@ import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type Any
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { environmentEntity } from './entities.js';
-import { createParams, environmentIdParams, listParams, SLUG_GIVEN, stopParams, updateParams } from './params.js';
+import { createParams, environmentIdParams, listParams, SLUG_GIVEN, updateParams } from './params.js';
 
 const RECORD_NOT_FOUND = '404 Not found';
 
@@ -103,7 +103,8 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   commandRoute(deps, {
     method: 'POST',
     path: '/projects/:id/environments/:environment_id/stop',
-    params: stopParams,
+    // 14.7 declares only the id (`force` came in 15.x): anything else is ignored.
+    params: environmentIdParams,
     find: environmentOfRoute,
     command: (_ctx, { project, environment }) => ({ type: 'StopEnvironment', project_id: project.id, environment_id: environment.id }),
     present: (done, ctx, { project, environment }) => presentEnvironment(deps, ctx, done.state, project.id, environment.id, 200),

@@ -1,5 +1,5 @@
 /** Parameters of the pipelines API (lib/api/ci/pipelines.rb, 14.7). */
-import { optional, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
+import { optional, paramType, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
 import { PIPELINE_STATUSES } from '@forgefold/core';
 
 /** `Ci::Pipeline.sources`. */
@@ -41,3 +41,18 @@ export const listParams = withPagination(
 export const createParams = schema(requires('ref', T.String), optional('variables', T.JSON));
 
 export const pipelineIdParams = schema(pathParam('pipeline_id', T.Integer));
+
+/** `GET …/pipelines/latest`: `optional :ref` (the default branch when absent or blank). */
+export const latestParams = schema(optional('ref', T.String));
+
+/** `types: [String, Array[String]]` with `coerce_with`: a string is a list of one, anything else `['unknown']`. */
+const jobScope = paramType<string[]>('[String, Array[String]]', (raw) => (typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw.map((item) => (typeof item === 'string' ? item : String(item))) : ['unknown']));
+
+/** `use :optional_scope` of the pipeline's jobs and bridges: each scope in `CommitStatus::AVAILABLE_STATUSES`, the pipelines' list. */
+const optionalScope = optional('scope', jobScope, { values: PIPELINE_STATUSES });
+
+/** `GET …/pipelines/:pipeline_id/jobs`. */
+export const jobsParams = withPagination(schema(pathParam('pipeline_id', T.Integer), optional('include_retried', T.Boolean, { default: false }), optionalScope));
+
+/** `GET …/pipelines/:pipeline_id/bridges`. */
+export const bridgesParams = withPagination(schema(pathParam('pipeline_id', T.Integer), optionalScope));

@@ -7,7 +7,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   branchNames,
   canOnProject,
+  canReadPipelineVariables,
   canReadPipelines,
+  defaultBranchOf,
   findPipeline,
   findRepository,
   findUser,
@@ -22,13 +24,34 @@ import {
   type RefFact,
   type State,
 } from '@forgefold/core';
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { pipelineBasicEntity, pipelineEntity } from './entities.js';
-import { createParams, listParams, pipelineIdParams } from './params.js';
+import { bridgesParams, createParams, jobsParams, latestParams, listParams, pipelineIdParams } from './params.js';
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** `Ci::Pipeline.dangling_sources`: what `project.ci_pipelines` leaves out. */
+const DANGLING = new Set(['webide', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation']);
+
+/**
+ * `Project#latest_pipeline(ref)`: the ref (the default branch when blank) resolves to a commit, and the newest CI
+ * pipeline of that ref at that commit is the answer; none when the ref names no commit or none was run there.
+ */
+const latestPipeline = async (deps: ApiDeps, state: State, project: Project, given: string | null | undefined): Promise<Pipeline | null> => {
+  const repository = findRepository(state.repositories, project.id);
+  const ref = given ? given : repository ? defaultBranchOf(repository) : null;
+  if (ref === null) return null;
+  const commit = await deps.repositories.open(project.id).findCommit(ref);
+  if (E.isLeft(commit)) return null;
+  const sha = commit.right.id;
+  let latest: Pipeline | null = null;
+  for (const pipeline of pipelinesOfProject(state.pipelines, project.id)) {
+    if (pipeline.ref === ref && pipeline.sha === sha && !DANGLING.has(pipeline.source) && (latest === null || pipeline.id > latest.id)) latest = pipeline;
+  }
+  return latest;
+};
 
 /** `user_project.all_pipelines.find(params[:pipeline_id])`. */
 const pipelineOfRoute = (ctx: Ctx, state: State): E.Either<DomainError, { project: Project; pipeline: Pipeline }> => {
@@ -90,6 +113,27 @@ const listed = (state: State, project: Project, params: (typeof listParams)['_A'
   });
 };
 
+/**
+ * `GET …/pipelines/:pipeline_id/jobs` and `/bridges`: `authorize!` on the project (jobs `read_pipeline`, bridges
+ * `read_build`, both `canReadPipelines` here since builds are public), then the pipeline (404), then `JobsFinder`.
+ * No job ever runs here, so the list is empty, with its pagination headers.
+ */
+const noJobsRoute = <P extends { readonly pipeline_id: number }>(deps: ApiDeps, kind: 'jobs' | 'bridges', params: Schema<P>): AnyRouteDef =>
+  route({
+    method: 'GET',
+    path: `/projects/:id/pipelines/:pipeline_id/${kind}`,
+    auth: 'optional',
+    params,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const project = projectOfRoute(ctx, state);
+      if (E.isLeft(project)) return project.left;
+      if (!canReadPipelines(state, viewerId(ctx), project.right)) return forbidden();
+      if (!findPipeline(state.pipelines, project.right.id, ctx.params.pipeline_id)) return RECORD_NOT_FOUND;
+      return paginate(ctx, arraySource<never>([]), { map: (job) => job });
+    },
+  });
+
 export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
     path: '/projects/:id/pipelines',
@@ -120,6 +164,23 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       return created(pipelineEntity(pipeline, presentContext(deps, ctx, done.state)));
     },
   }),
+  // Declared before `:pipeline_id`, which would take `latest` for an id (400 "pipeline_id is invalid").
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/latest',
+    auth: 'optional',
+    params: latestParams,
+    handler: async (ctx) => {
+      const project = projectOfRoute(ctx, deps.app.state);
+      if (E.isLeft(project)) return project.left;
+      const latest = await latestPipeline(deps, deps.app.state, project.right, ctx.params.ref);
+      // `authorize! :read_pipeline, latest_pipeline`: no pipeline is a subject nobody may read (403).
+      const state = deps.app.state;
+      const current = latest ? findPipeline(state.pipelines, project.right.id, latest.id) : undefined;
+      if (!current || !canReadPipelines(state, viewerId(ctx), project.right)) return forbidden();
+      return ok(pipelineEntity(current, presentContext(deps, ctx, state)));
+    },
+  }),
   route({
     method: 'GET',
     path: '/projects/:id/pipelines/:pipeline_id',
@@ -131,6 +192,37 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       if (E.isLeft(found)) return found.left;
       if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
       return ok(pipelineEntity(found.right.pipeline, presentContext(deps, ctx, state)));
+    },
+  }),
+  noJobsRoute(deps, 'jobs', jobsParams),
+  noJobsRoute(deps, 'bridges', bridgesParams),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/test_report',
+    auth: 'optional',
+    params: pipelineIdParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const found = pipelineOfRoute(ctx, state);
+      if (E.isLeft(found)) return found.left;
+      // `authorize! :read_build, pipeline`; `TestReportEntity` of a pipeline without jobs: no suite, all counts 0.
+      if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
+      return ok({ total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, test_suites: [] });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/variables',
+    auth: 'optional',
+    params: pipelineIdParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const found = pipelineOfRoute(ctx, state);
+      if (E.isLeft(found)) return found.left;
+      const { project, pipeline } = found.right;
+      // `authorize! :read_pipeline_variable, pipeline`; `Entities::Ci::Variable` of each.
+      if (!canReadPipelineVariables(state, viewerId(ctx), project, pipeline)) return forbidden();
+      return ok(pipeline.variables.map(({ variable_type, key, value }) => ({ variable_type, key, value })));
     },
   }),
   commandRoute(deps, {
