@@ -73,6 +73,33 @@ describe('invitations', () => {
   });
 });
 
+describe('limits and bots', () => {
+  it('more than 100 distinct addresses in one invitation is the service\'s error, and nothing is invited', async () => {
+    const group = await createGroup(server, alice, 'InvMany');
+    const base = `/api/v4/groups/${group.id}/invitations`;
+    const emails = Array.from({ length: 101 }, (_, i) => `many${i}@example.com`).join(',');
+    expect(await server.request('POST', base, { ...as(alice), body: { email: emails, access_level: 30 } })).toMatchObject({
+      status: 201,
+      body: { status: 'error', message: 'Too many users specified (limit is 100)' },
+    });
+    expect((await server.request('GET', base, as(alice))).body).toEqual([]);
+    // 100 distinct addresses (one repeated) pass.
+    const hundred = [...Array.from({ length: 100 }, (_, i) => `many${i}@example.com`), 'many0@example.com'].join(',');
+    expect((await server.request('POST', base, { ...as(alice), body: { email: hundred, access_level: 30 } })).body).toEqual({ status: 'success' });
+  });
+
+  it('a project bot\'s membership is not updated through the members API (`~project_bot & can?(:admin_project_member)`): 403', async () => {
+    const home = await createGroup(server, alice, 'BotHome');
+    const project = await createProject(server, alice, 'BotProj', home.id);
+    const token = await server.request('POST', `/api/v4/projects/${project.id}/access_tokens`, { ...as(alice), body: { name: 'bot', scopes: ['api'], access_level: 30 } });
+    expect(token.status).toBe(201);
+    const bot = token.body.user_id as number;
+    expect(await server.request('PUT', `/api/v4/projects/${project.id}/members/${bot}`, { ...as(alice), body: { access_level: 20 } })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.request('PUT', `/api/v4/projects/${project.id}/members/${bot}`, { body: { access_level: 20 } })).toMatchObject({ status: 403 });
+    expect((await server.request('GET', `/api/v4/projects/${project.id}/members/${bot}`, as(alice))).body.access_level).toBe(30);
+  });
+});
+
 describe('access requests', () => {
   it('DELETE honours If-Unmodified-Since: 412 before the permission check, and the request stays', async () => {
     const group = await createGroup(server, alice, 'ArDel', undefined, 'public');

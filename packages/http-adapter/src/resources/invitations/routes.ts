@@ -27,7 +27,8 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         return { type: 'InviteMembers', source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level, expires_at: dateOf(ctx.params.expires_at) };
       },
       present: (done) => {
-        const { failures } = inviteOutcome(done);
+        const { failures, error } = inviteOutcome(done);
+        if (error !== undefined) return created({ status: 'error', message: error });
         return created(Object.keys(failures).length > 0 ? { status: 'error', message: failures } : { status: 'success' });
       },
     }),
