@@ -97,6 +97,13 @@ describe('limits and bots', () => {
     expect(await server.request('PUT', `/api/v4/projects/${project.id}/members/${bot}`, { ...as(alice), body: { access_level: 20 } })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await server.request('PUT', `/api/v4/projects/${project.id}/members/${bot}`, { body: { access_level: 20 } })).toMatchObject({ status: 403 });
     expect((await server.request('GET', `/api/v4/projects/${project.id}/members/${bot}`, as(alice))).body.access_level).toBe(30);
+    // A group access token's bot likewise (a `project_bot` user on the platform): neither updated nor removed.
+    const groupToken = await server.request('POST', `/api/v4/groups/${home.id}/access_tokens`, { ...as(alice), body: { name: 'gbot', scopes: ['api'], access_level: 30 } });
+    expect(groupToken.status).toBe(201);
+    const groupBot = groupToken.body.user_id as number;
+    expect(await server.request('PUT', `/api/v4/groups/${home.id}/members/${groupBot}`, { ...as(alice), body: { access_level: 20 } })).toMatchObject({ status: 403 });
+    expect(await server.request('DELETE', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect((await server.request('GET', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).body.access_level).toBe(30);
   });
 });
 

@@ -136,10 +136,14 @@ export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersVi
   );
 
 /**
- * A project bot's membership: the member policies enable `update_*_member` and `destroy_*_member` only for
- * `~project_bot` (a bot goes with its token), so neither its level nor its removal is open to the members API.
+ * A resource token's bot: the member policies enable `update_*_member` and `destroy_*_member` only for `~project_bot`
+ * (group access tokens' bots are `project_bot` users on the platform too), so a bot's membership goes with its token,
+ * never through the members API.
  */
-const isProjectBot = (state: MembersView, member: Member): boolean => member.user_id !== null && findUser(state.users, member.user_id)?.bot === 'project_bot';
+const isProjectBot = (state: MembersView, member: Member): boolean => {
+  const bot = member.user_id === null ? null : (findUser(state.users, member.user_id)?.bot ?? null);
+  return bot === 'project_bot' || bot === 'group_bot';
+};
 
 export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at } = issued;
