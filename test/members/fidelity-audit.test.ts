@@ -120,6 +120,26 @@ describe('access requests', () => {
   });
 });
 
+describe('project access requests follow the project\'s request_access_enabled', () => {
+  it('PUT /projects/:id request_access_enabled=false is kept and shown, and refuses requests (ProjectPolicy prevents request_access)', async () => {
+    const home = await createGroup(server, alice, 'ArProjHome', undefined, 'public');
+    const project = await createProject(server, alice, 'ArProj', home.id);
+    await server.request('PUT', `/api/v4/projects/${project.id}`, { ...as(alice), body: { visibility: 'public' } });
+    const off = await server.request('PUT', `/api/v4/projects/${project.id}`, { ...as(alice), body: { request_access_enabled: false } });
+    expect(off).toMatchObject({ status: 200, body: { request_access_enabled: false } });
+    expect((await server.request('GET', `/api/v4/projects/${project.id}`, as(carol))).body.request_access_enabled).toBe(false);
+    expect(await server.request('POST', `/api/v4/projects/${project.id}/access_requests`, as(carol))).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // The same value again writes nothing; turned back on, the request goes through.
+    const activity = async () => (await server.request('GET', `/api/v4/projects/${project.id}`, as(alice))).body.last_activity_at as string;
+    const before = await activity();
+    server.advance(60_000);
+    expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { ...as(alice), body: { request_access_enabled: false } })).status).toBe(200);
+    expect(await activity()).toBe(before);
+    expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { ...as(alice), body: { request_access_enabled: true } })).body.request_access_enabled).toBe(true);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/access_requests`, as(carol))).status).toBe(201);
+  });
+});
+
 describe('project shares', () => {
   it('DELETE honours If-Unmodified-Since (`destroy_conditionally!(link)`): 412 and the share stays', async () => {
     const home = await createGroup(server, alice, 'ShareHome');

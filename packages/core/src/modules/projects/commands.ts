@@ -21,6 +21,7 @@ export type ProjectCommand =
       readonly visibility?: Visibility;
       readonly description?: string;
       readonly merge_method?: MergeMethod;
+      readonly request_access_enabled?: boolean;
     }
   /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
   | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }

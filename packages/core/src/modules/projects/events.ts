@@ -23,7 +23,7 @@ export const projectEvents = defineEvents({
   ProjectUpdated: {
     version: 1,
     stream,
-    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility, merge_method: t.keyof({ merge: null, rebase_merge: null, ff: null }) })]),
+    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility, merge_method: t.keyof({ merge: null, rebase_merge: null, ff: null }), request_access_enabled: t.boolean })]),
   },
   /** The project moved to another namespace (a group or a personal namespace). */
   ProjectTransferred: {

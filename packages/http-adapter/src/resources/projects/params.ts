@@ -122,6 +122,7 @@ export const updateParams = schema(
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),
   optional('description', T.String),
+  optional('request_access_enabled', T.Boolean),
   atLeastOneOf(...UPDATE_AT_LEAST_ONE_OF),
 );
 
