@@ -138,6 +138,16 @@ describe('project access requests follow the project\'s request_access_enabled',
     expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { ...as(alice), body: { request_access_enabled: true } })).body.request_access_enabled).toBe(true);
     expect((await server.request('POST', `/api/v4/projects/${project.id}/access_requests`, as(carol))).status).toBe(201);
   });
+
+  it('POST /projects takes request_access_enabled too', async () => {
+    const home = await createGroup(server, alice, 'ArCreateHome', undefined, 'public');
+    const created = await server.request('POST', '/api/v4/projects', { ...as(alice), body: { name: 'Closed', namespace_id: home.id, visibility: 'public', request_access_enabled: false } });
+    expect(created).toMatchObject({ status: 201, body: { request_access_enabled: false } });
+    expect(await server.request('POST', `/api/v4/projects/${created.body.id}/access_requests`, as(carol))).toMatchObject({ status: 403 });
+    const open = await server.request('POST', '/api/v4/projects', { ...as(alice), body: { name: 'Open', namespace_id: home.id, visibility: 'public', request_access_enabled: true } });
+    expect(open.body.request_access_enabled).toBe(true);
+    expect((await server.request('POST', `/api/v4/projects/${open.body.id}/access_requests`, as(carol))).status).toBe(201);
+  });
 });
 
 describe('project shares', () => {

@@ -12,6 +12,8 @@ export type ProjectCommand =
       readonly owner_id?: number;
       readonly visibility?: Visibility;
       readonly description?: string;
+      /** False: users may not ask to join (true, the default, is not recorded). */
+      readonly request_access_enabled?: boolean;
     }
   | {
       readonly type: 'UpdateProject';

@@ -145,7 +145,7 @@ const projectCreatedEvents = (
   actorId: number | null,
   at: string,
   namespace: Namespace,
-  fields: { readonly name: string; readonly path: string; readonly description: string; readonly visibility: Visibility },
+  fields: { readonly name: string; readonly path: string; readonly description: string; readonly visibility: Visibility; readonly request_access_enabled?: boolean },
 ): Emitted[] => {
   const id = state.sequences.project + 1;
   const created: ProjectEvent = {
@@ -241,7 +241,15 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chain(() => resolveNamespace(state, actor.userId, command)),
         E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
-        E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: newProjectVisibility(state, command.visibility, namespace.id) })),
+        E.map((namespace) =>
+          projectCreatedEvents(state, actor.userId, at, namespace, {
+            name,
+            path,
+            description: command.description ?? '',
+            visibility: newProjectVisibility(state, command.visibility, namespace.id),
+            ...(command.request_access_enabled === false ? { request_access_enabled: false } : {}),
+          }),
+        ),
       );
     }
     case 'ForkProject':

@@ -33,6 +33,7 @@ const createFields = [
   optional('description', T.String),
   optional('initialize_with_readme', T.Boolean),
   optional('default_branch', T.String),
+  optional('request_access_enabled', T.Boolean),
   atLeastOneOf('name', 'path'),
 ] as const;
 

@@ -121,6 +121,7 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
   ...(params.visibility ? { visibility: params.visibility } : {}),
   ...(params.description ? { description: params.description } : {}),
+  ...(params.request_access_enabled === false ? { request_access_enabled: false } : {}),
   };
 };
 
