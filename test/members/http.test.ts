@@ -200,7 +200,7 @@ describe('members over HTTP', () => {
 
   it('override and LDAP: 403 without links; links, sync, override by POST, PUT and DELETE', async () => {
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/members/${bob.id}/override`, as(alice))).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
-    expect(await server.request('POST', `/api/v4/groups/${parent.id}/ldap_group_links`, { ...as(alice), body: { group_access: 30, provider: 'ldapmain' } })).toMatchObject({ status: 400, body: { error: 'cn, filter are missing, at least one parameter must be provided' } });
+    expect(await server.request('POST', `/api/v4/groups/${parent.id}/ldap_group_links`, { ...as(alice), body: { group_access: 30, provider: 'ldapmain' } })).toMatchObject({ status: 400, body: { error: 'cn, filter are missing, exactly one parameter must be provided' } });
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/ldap_group_links`, { ...as(bob), body: { cn: 'devs', group_access: 30, provider: 'ldapmain' } })).toMatchObject({ status: 403 });
     expect(await server.request('POST', `/api/v4/groups/${parent.id}/ldap_group_links`, { ...as(alice), body: { cn: 'devs', group_access: 30, provider: 'ldapmain' } })).toMatchObject({ status: 201, body: { cn: 'devs', group_access: 30, provider: 'ldapmain' } });
     expect(await server.request('GET', `/api/v4/groups/${parent.id}/ldap_group_links`, as(alice))).toMatchObject({ status: 200, body: [{ cn: 'devs' }] });

@@ -49,6 +49,12 @@ export const memberSpecs: Record<string, Spec> = {
     when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 6, access_level: 30 },
     error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
   },
+  'a project bot\'s level is not for the members API (~project_bot & admin_project_member)': {
+    given: [...base, app, userCreated(6, 'project_1_bot', { bot: 'project_bot' }), memberAdded(2, { project: 1 }, 6, 30)],
+    as: 1,
+    when: { type: 'UpdateMember', source_type: 'Project', source_id: 1, user_id: 6, access_level: 20 },
+    error: forbidden(),
+  },
   'groups synced from LDAP take no direct members': { given: [...base, ldapLink], as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30 }, error: forbidden() },
   'a source that does not exist': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Project', source_id: 1, user_id: 2, access_level: 30 }, error: notFound('Project') },
   'an unknown user': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 9, access_level: 30 }, error: notFound('User') },

@@ -12,6 +12,8 @@ export type ProjectCommand =
       readonly owner_id?: number;
       readonly visibility?: Visibility;
       readonly description?: string;
+      /** False: users may not ask to join (true, the default, is not recorded). */
+      readonly request_access_enabled?: boolean;
     }
   | {
       readonly type: 'UpdateProject';
@@ -21,6 +23,7 @@ export type ProjectCommand =
       readonly visibility?: Visibility;
       readonly description?: string;
       readonly merge_method?: MergeMethod;
+      readonly request_access_enabled?: boolean;
     }
   /** `PUT /projects/:id/transfer`: to a group or a personal namespace (by id). */
   | { readonly type: 'TransferProject'; readonly id: number; readonly namespace_id: number }

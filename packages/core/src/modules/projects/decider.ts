@@ -145,7 +145,7 @@ const projectCreatedEvents = (
   actorId: number | null,
   at: string,
   namespace: Namespace,
-  fields: { readonly name: string; readonly path: string; readonly description: string; readonly visibility: Visibility },
+  fields: { readonly name: string; readonly path: string; readonly description: string; readonly visibility: Visibility; readonly request_access_enabled?: boolean },
 ): Emitted[] => {
   const id = state.sequences.project + 1;
   const created: ProjectEvent = {
@@ -255,7 +255,15 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chain(() => resolveNamespace(state, actor.userId, command)),
         E.chainFirst((namespace) => checkPersonalProjectsLimit(state, namespace.kind === 'user' ? (command.owner_id !== undefined ? namespace.owner : actor.userId === null ? null : findUser(state.users, actor.userId) ?? null) : null)),
         E.chainFirst((namespace) => validateProject(state, { name, path, ...(command.description !== undefined ? { description: command.description } : {}) }, namespace.full_path, null)),
-        E.map((namespace) => projectCreatedEvents(state, actor.userId, at, namespace, { name, path, description: command.description ?? '', visibility: newProjectVisibility(state, command.visibility, namespace.id) })),
+        E.map((namespace) =>
+          projectCreatedEvents(state, actor.userId, at, namespace, {
+            name,
+            path,
+            description: command.description ?? '',
+            visibility: newProjectVisibility(state, command.visibility, namespace.id),
+            ...(command.request_access_enabled === false ? { request_access_enabled: false } : {}),
+          }),
+        ),
       );
     }
     case 'ForkProject':
@@ -274,7 +282,10 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chainFirst((project) => (command.visibility !== project.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {
-          const { type: _type, ...changes } = command;
+          const { type: _type, ...given } = command;
+          // `request_access_enabled` is absent (true) on projects that never changed it: the value held is no change.
+          const { request_access_enabled, ...rest } = given;
+          const changes = request_access_enabled === undefined || request_access_enabled === (project.request_access_enabled ?? true) ? rest : given;
           return changesAnything(project, changes) ? [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }] : [];
         }),
       );

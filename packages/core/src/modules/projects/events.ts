@@ -8,22 +8,26 @@ export const projectEvents = defineEvents({
   ProjectCreated: {
     version: 1,
     stream,
-    codec: t.type({
-      id: t.number,
-      name: t.string,
-      path: t.string,
-      description: t.string,
-      namespace_id: t.number,
-      namespace_kind: t.keyof({ group: null, user: null }),
-      visibility,
-      creator_id: t.union([t.number, t.null]),
-      created_at: t.string,
-    }),
+    codec: t.intersection([
+      t.type({
+        id: t.number,
+        name: t.string,
+        path: t.string,
+        description: t.string,
+        namespace_id: t.number,
+        namespace_kind: t.keyof({ group: null, user: null }),
+        visibility,
+        creator_id: t.union([t.number, t.null]),
+        created_at: t.string,
+      }),
+      // Only when created with access requests off (absent: on, the default).
+      t.partial({ request_access_enabled: t.boolean }),
+    ]),
   },
   ProjectUpdated: {
     version: 1,
     stream,
-    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility, merge_method: t.keyof({ merge: null, rebase_merge: null, ff: null }) })]),
+    codec: t.intersection([t.type({ id: t.number, updated_at: t.string }), t.partial({ name: t.string, path: t.string, description: t.string, visibility, merge_method: t.keyof({ merge: null, rebase_merge: null, ff: null }), request_access_enabled: t.boolean })]),
   },
   /** The project moved to another namespace (a group or a personal namespace). */
   ProjectTransferred: {

@@ -26,6 +26,11 @@ export interface Project {
   readonly star_count: number;
   /** How merge requests merge (`merge_method`): a merge commit always, a merge commit only when fast-forward is possible, or fast-forward only. */
   readonly merge_method: MergeMethod;
+  /**
+   * Whether users may ask to join (`request_access_enabled`, changed by `PUT /projects/:id`). Absent means true (the
+   * default), so projects folded before it existed keep their shape.
+   */
+  readonly request_access_enabled?: boolean;
 }
 
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';

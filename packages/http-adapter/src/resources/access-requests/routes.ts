@@ -2,8 +2,8 @@
  * Access requests of groups and projects (lib/api/access_requests.rb): list (administrators of the source), request,
  * approve (the request becomes a membership) and deny or withdraw. Requests are kept apart from memberships.
  */
-import { accessRequestsOf, directMembership, findAccessRequest, forbidden } from '@forgefold/core';
-import { created, noContent, type AnyRouteDef } from '../../http/index.js';
+import { RECORD_NOT_FOUND, accessRequestsOf, directMembership, findAccessRequest, forbidden } from '@forgefold/core';
+import { checkUnmodifiedSince, created, noContent, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute } from '../../app/routes.js';
 import { memberEntity } from '../members/entities.js';
@@ -45,7 +45,14 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       path: `${base}/:user_id`,
       params: userIdParams,
       find,
-      command: ({ params }, source) => ({ type: 'DenyAccessRequest', source_type: type, source_id: source.id, user_id: params.user_id }),
+      // `source.requesters.find_by!` (404), then `destroy_conditionally!` (If-Unmodified-Since, 412) around the
+      // destroy service, whose permission check (403) comes last.
+      command: (ctx, source) => {
+        const request = findAccessRequest(deps.app.state, type, source.id, ctx.params.user_id);
+        if (!request) return RECORD_NOT_FOUND;
+        checkUnmodifiedSince(ctx.request.headers, request.requested_at);
+        return { type: 'DenyAccessRequest', source_type: type, source_id: source.id, user_id: ctx.params.user_id };
+      },
       present: () => noContent(),
     }),
   ];

@@ -1,9 +1,10 @@
 /** Invitations of groups and projects by e-mail (lib/api/invitations.rb). */
-import { ApiError, created, noContent, ok, type AnyRouteDef } from '../../http/index.js';
-import { forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource } from '@forgefold/core';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, type AnyRouteDef } from '../../http/index.js';
+import { badRequest, forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource, notFound } from '@forgefold/core';
 import { presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute } from '../../app/routes.js';
 import { dateOf, findSource, mayAdminSource, sourceTypeOf, type SourceKind } from '../members/source.js';
+import { memberEntity } from '../members/entities.js';
 import { invitationEntity } from './entities.js';
 import { emailParams, inviteParams, listParams, updateParams } from './params.js';
 
@@ -26,7 +27,8 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         return { type: 'InviteMembers', source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level, expires_at: dateOf(ctx.params.expires_at) };
       },
       present: (done) => {
-        const { failures } = inviteOutcome(done);
+        const { failures, error } = inviteOutcome(done);
+        if (error !== undefined) return created({ status: 'error', message: error });
         return created(Object.keys(failures).length > 0 ? { status: 'error', message: failures } : { status: 'success' });
       },
     }),
@@ -35,9 +37,10 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       params: listParams,
       find,
       authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      // `retrieve_member_invitations`: `where(invite_email: query)` when the query is present, the address itself.
       rows: (ctx, state, source) => {
-        const q = (ctx.params.query ?? '').toLowerCase();
-        return [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id === null && m.invite_email !== null && m.invite_email.toLowerCase().includes(q));
+        const q = (ctx.params.query ?? '').trim() === '' ? null : (ctx.params.query ?? '').toLowerCase();
+        return [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id === null && m.invite_email !== null && (q === null || m.invite_email.toLowerCase() === q));
       },
       present: invitationEntity,
     }),
@@ -46,22 +49,37 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       path: `${base}/:email`,
       params: updateParams,
       find,
-      command: ({ params }, source) => ({
+      // lib/api/invitations.rb: `authorize_admin_source!`, the invitation (`not_found!`), then `bad_request!` when
+      // neither access_level nor expires_at is given.
+      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      command: ({ params }, source) => {
+        if (!invitationOf(deps.app.state.members, type, source.id, params.email)) return notFound();
+        if ((params.access_level === undefined || params.access_level === null) && params.expires_at === undefined) return badRequest();
+        return {
         type: 'UpdateInvitation',
         source_type: type,
         source_id: source.id,
         email: params.email,
         ...(params.access_level !== undefined && params.access_level !== null ? { access_level: params.access_level } : {}),
         ...(params.expires_at !== undefined ? { expires_at: dateOf(params.expires_at) } : {}),
-      }),
-      present: (done, ctx, source) => ok(invitationEntity(invitationOf(done.state.members, type, source.id, ctx.params.email)!, presentContext(deps, ctx, done.state))),
+        };
+      },
+      // `present_members updated_member`: the Member entity, which has no user keys for an invitation.
+      present: (done, ctx, source) => ok(memberEntity(invitationOf(done.state.members, type, source.id, ctx.params.email)!, presentContext(deps, ctx, done.state))),
     }),
     commandRoute(deps, {
       method: 'DELETE',
       path: `${base}/:email`,
       params: emailParams,
       find,
-      command: ({ params }, source) => ({ type: 'RemoveInvitation', source_type: type, source_id: source.id, email: params.email }),
+      // `authorize_admin_source!`, the invitation, then `destroy_conditionally!(invite)` (If-Unmodified-Since).
+      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      command: (ctx, source) => {
+        const invitation = invitationOf(deps.app.state.members, type, source.id, ctx.params.email);
+        if (!invitation) return notFound();
+        checkUnmodifiedSince(ctx.request.headers, invitation.updated_at);
+        return { type: 'RemoveInvitation', source_type: type, source_id: source.id, email: ctx.params.email };
+      },
       present: () => noContent(),
     }),
   ];

@@ -13,10 +13,11 @@ export const memberEntity = (member: Member, ctx: PresentContext, accessLevel = 
   const user = member.user_id === null ? undefined : findUser(ctx.state.users, member.user_id);
   const creator = member.created_by_id === null ? undefined : findUser(ctx.state.users, member.created_by_id);
   const saml = groupSamlIdentity(member, ctx);
-  // Built key by key (no spreads): a page of members is serialized on every request.
+  // Built key by key (no spreads): a page of members is serialized on every request. `expose :user, merge: true`
+  // merges nothing for an invitation without a user (`PUT …/invitations/:email` presents one): no user keys at all.
   const entity: Record<string, unknown> = user
     ? { id: user.id, username: user.username, name: user.name, state: user.state, avatar_url: userAvatarUrl(user, ctx), web_url: `${ctx.baseUrl}/${user.username}` }
-    : { id: null, username: null, name: null, state: null, avatar_url: null, web_url: null };
+    : {};
   entity['access_level'] = accessLevel;
   entity['created_at'] = member.created_at;
   if (creator) entity['created_by'] = userBasic(creator, ctx);

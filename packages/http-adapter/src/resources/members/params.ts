@@ -9,6 +9,17 @@ export const allParams = withPagination(
 
 export const userIdParams = schema(pathParam('user_id', T.Integer));
 
+/**
+ * `present_members` reads `params[:show_seat_info]` on every route, declared or not: where it is undeclared Grape
+ * passes the raw value, which Ruby takes as true whenever it is given (even "false").
+ */
+const rawSeatInfo = optional('show_seat_info', T.JSON);
+
+/** Ruby's truthiness of that raw value: anything but nil and false. */
+export const rubyTruthy = (value: unknown): boolean => value !== undefined && value !== null && value !== false;
+
+export const oneMemberParams = schema(pathParam('user_id', T.Integer), rawSeatInfo);
+
 export const addParams = schema(
   requires('access_level', T.Integer),
   requires('user_id', T.IntegerOrString),
@@ -16,9 +27,10 @@ export const addParams = schema(
   optional('invite_source', T.String, { default: 'members-api' }),
   optional('tasks_to_be_done', T.CommaSeparatedStrings),
   optional('tasks_project_id', T.Integer),
+  rawSeatInfo,
 );
 
-export const updateParams = schema(pathParam('user_id', T.Integer), requires('access_level', T.Integer), optional('expires_at', T.DateTime));
+export const updateParams = schema(pathParam('user_id', T.Integer), requires('access_level', T.Integer), optional('expires_at', T.DateTime), rawSeatInfo);
 
 export const deleteParams = schema(pathParam('user_id', T.Integer), optional('skip_subresources', T.Boolean, { default: false }), optional('unassign_issuables', T.Boolean, { default: false }));
 

@@ -42,7 +42,7 @@ import { presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../a
 import { commandRoute, groupOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupSamlIdentity } from '../scim/entities.js';
 import { memberEntity } from './entities.js';
-import { addParams, allParams, deleteParams, listParams, memberIdParams, overrideParams, updateParams, userIdParams } from './params.js';
+import { addParams, allParams, deleteParams, listParams, memberIdParams, oneMemberParams, overrideParams, rubyTruthy, updateParams, userIdParams } from './params.js';
 import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, type SourceKind } from './source.js';
 
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
@@ -194,7 +194,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: `${base}/members/all/:user_id`,
-      params: userIdParams,
+      params: oneMemberParams,
       handler: (ctx) => {
         const state = deps.app.state;
         const found = find(ctx, state);
@@ -206,13 +206,13 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const winner = source.group
           ? effectiveGroupMember(state, source.group, userId, day, null, (g) => canReadGroup(state, viewer, g))
           : effectiveProjectMembers(state, source.project, (g) => canReadGroup(state, viewer, g), day).find((m) => m.user_id === userId);
-        return winner ? ok(memberEntity(winner, present(ctx, state))) : RECORD_NOT_FOUND;
+        return winner ? ok(memberEntity(winner, present(ctx, state), winner.access_level, seatInfo(state, source, winner, rubyTruthy(ctx.params.show_seat_info)))) : RECORD_NOT_FOUND;
       },
     }),
     route({
       method: 'GET',
       path: `${base}/members/:user_id`,
-      params: userIdParams,
+      params: oneMemberParams,
       handler: (ctx) => {
         const state = deps.app.state;
         const found = find(ctx, state);
@@ -220,7 +220,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const source = found.right;
         const member = directMembership(state.members, source.type, source.id, ctx.params.user_id);
         if (!member || isExpired(member.expires_at, today(deps))) return RECORD_NOT_FOUND;
-        return ok(memberEntity(member, present(ctx, state)));
+        return ok(memberEntity(member, present(ctx, state), member.access_level, seatInfo(state, source, member, rubyTruthy(ctx.params.show_seat_info))));
       },
     }),
     commandRoute(deps, {
@@ -248,7 +248,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           return created({ status: 'success' });
         }
         const member = directMembership(done.state.members, type, source.id, Number(String(ctx.params.user_id).trim()))!;
-        return created(memberEntity(member, present(ctx, done.state)));
+        return created(memberEntity(member, present(ctx, done.state), member.access_level, seatInfo(done.state, source, member, rubyTruthy(ctx.params.show_seat_info))));
       },
     }),
     commandRoute(deps, {
@@ -264,7 +264,10 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         access_level: params.access_level ?? 0,
         ...(params.expires_at !== undefined ? { expires_at: dateOf(params.expires_at) } : {}),
       }),
-      present: (done, ctx, source) => ok(memberEntity(directMembership(done.state.members, type, source.id, ctx.params.user_id)!, present(ctx, done.state))),
+      present: (done, ctx, source) => {
+        const member = directMembership(done.state.members, type, source.id, ctx.params.user_id)!;
+        return ok(memberEntity(member, present(ctx, done.state), member.access_level, seatInfo(done.state, source, member, rubyTruthy(ctx.params.show_seat_info))));
+      },
     }),
     commandRoute(deps, {
       method: 'DELETE',

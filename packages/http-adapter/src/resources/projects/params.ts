@@ -33,6 +33,7 @@ const createFields = [
   optional('description', T.String),
   optional('initialize_with_readme', T.Boolean),
   optional('default_branch', T.String),
+  optional('request_access_enabled', T.Boolean),
   atLeastOneOf('name', 'path'),
 ] as const;
 
@@ -122,6 +123,7 @@ export const updateParams = schema(
   optional('path', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),
   optional('description', T.String),
+  optional('request_access_enabled', T.Boolean),
   atLeastOneOf(...UPDATE_AT_LEAST_ONE_OF),
 );
 

@@ -127,6 +127,7 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
   ...(params.visibility ? { visibility: params.visibility } : {}),
   ...(params.description ? { description: params.description } : {}),
+  ...(params.request_access_enabled === false ? { request_access_enabled: false } : {}),
   };
 };
 
@@ -373,6 +374,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.merge_method ? { merge_method: params.merge_method } : {}),
+        ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),
         };
       },
       present: (done, ctx, project) => ok(present(ctx, findProject(done.state.projects, project.id)!, done.state)),

@@ -1,9 +1,10 @@
 /** Shares: a group or a project shared with a group (`POST /groups/:id/share`, `POST /projects/:id/share`) and their end. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canReadProject, findGroup, findProject, linkBetween } from '@forgefold/core';
-import { created, noContent, type AnyRouteDef } from '../../http/index.js';
-import { findReadableGroup, presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
+import { canReadProject, findGroup, findProject, forbidden, linkBetween, notFound } from '@forgefold/core';
+import { checkUnmodifiedSince, created, noContent, type AnyRouteDef } from '../../http/index.js';
+import { findReadableGroup, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { mayAdminSource } from '../members/source.js';
 import { commandRoute, groupOfRoute, projectOfRoute } from '../../app/routes.js';
 import { groupDetailEntity } from '../groups/entities.js';
 import { projectGroupLinkEntity, sharedWithGroupsEntity } from './entities.js';
@@ -57,7 +58,15 @@ export const shareRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/projects/:id/share/:group_id',
     params: unshareParams,
     find: projectOfRoute,
-    command: (ctx, project) => ({ type: 'UnshareProject', project_id: project.id, group_id: ctx.params.group_id }),
+    // lib/api/projects.rb: `authorize! :admin_project`, the link ("404 Group Link Not Found"), then
+    // `destroy_conditionally!(link)` (If-Unmodified-Since; a share is never updated, so its creation time).
+    authorize: (ctx, state, project) => (mayAdminSource(ctx, state, { type: 'Project', id: project.id, project }, today(deps)) ? null : forbidden()),
+    command: (ctx, project) => {
+      const link = linkBetween(deps.app.state.members, 'Project', project.id, ctx.params.group_id);
+      if (!link) return notFound('Group Link');
+      checkUnmodifiedSince(ctx.request.headers, link.created_at);
+      return { type: 'UnshareProject', project_id: project.id, group_id: ctx.params.group_id };
+    },
     present: () => noContent(),
   }),
 ];

@@ -16,7 +16,12 @@ import { errorEntries, fullMessages, toEither, validateMembership } from './vali
 export interface InviteOutcome {
   /** E-mail → error text, for `{"status":"error","message":{…}}`. */
   readonly failures: Readonly<Record<string, string>>;
+  /** A failure of the whole request (`{"status":"error","message":"<text>"}`): more than 100 addresses. */
+  readonly error?: string;
 }
+
+/** `Members::InviteService`'s `DEFAULT_LIMIT`: the distinct addresses one request may name. */
+const INVITE_LIMIT = 100;
 
 interface InvitePlan extends InviteOutcome {
   readonly events: readonly MemberEvent[];
@@ -28,6 +33,10 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
   const events: MemberEvent[] = [];
   const failures: Record<string, string> = {};
   const seen = new Set<string>();
+  // `params[:email].split(',').uniq`, counted before any address is looked at: nothing is invited past the limit.
+  if (new Set(command.emails.map((e) => e.trim().toLowerCase()).filter((e) => e !== '')).size > INVITE_LIMIT) {
+    return { events: [], failures: {}, error: `Too many users specified (limit is ${INVITE_LIMIT})` };
+  }
   let offset = 0;
   for (const raw of command.emails) {
     const email = raw.trim();

@@ -135,6 +135,16 @@ export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersVi
     }),
   );
 
+/**
+ * A resource token's bot: the member policies enable `update_*_member` and `destroy_*_member` only for `~project_bot`
+ * (group access tokens' bots are `project_bot` users on the platform too), so a bot's membership goes with its token,
+ * never through the members API.
+ */
+const isProjectBot = (state: MembersView, member: Member): boolean => {
+  const bot = member.user_id === null ? null : (findUser(state.users, member.user_id)?.bot ?? null);
+  return bot === 'project_bot' || bot === 'group_bot';
+};
+
 export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at } = issued;
   const today = dayOf(at);
@@ -143,7 +153,9 @@ export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: Membe
     E.chain((source) =>
       pipe(
         requireDirectMember(state, source, command.user_id),
-        E.chainFirst((member) => (isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) ? E.left(forbidden()) : E.right(undefined))),
+        E.chainFirst((member) =>
+          isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isProjectBot(state, member) ? E.left(forbidden()) : E.right(undefined),
+        ),
         E.chainFirst(() => toEither(validateMembership(state, source, command.user_id, command.access_level, command.expires_at, today))),
         E.map((member) => memberChangeEvents(member, command.access_level, command.expires_at, at)),
       ),
@@ -163,8 +175,7 @@ export const decideRemoveMember = (issued: Command<'RemoveMember'>, state: Membe
           const self = actorId !== null && member.user_id === actorId;
           if (!self && !mayAdmin(state, actorId, source, dayOf(at))) return E.left(forbidden());
           if (isLastOwner(state, member) || isPersonalProjectOwner(state, member)) return E.left(forbidden());
-          const user = member.user_id === null ? undefined : findUser(state.users, member.user_id);
-          if (user?.bot === 'project_bot') return E.left(forbidden());
+          if (isProjectBot(state, member)) return E.left(forbidden());
           return E.right(undefined);
         }),
         E.map((member): MemberEvent[] => [removed(member, at), ...(source.group && !command.skip_subresources ? subresourceRemovals(state, source.group, member, at) : [])]),
