@@ -118,43 +118,41 @@ const GROUP_WORDS = wordsOf(ILLEGAL_GROUP_PATH_WORDS);
 const PROJECT_WORDS = wordsOf(ILLEGAL_PROJECT_PATH_WORDS);
 
 /**
- * The negative lookahead `(?!(words)/)` at a segment: whether the segments from `from` on (the full path being
- * followed by '/') begin with one of the words, compared as `Regexp::IGNORECASE` does (the segments being ASCII).
+ * Whether a word of the full path's regex ends at its last segment: `(?!(words)/)` before a segment refuses the
+ * path when the segments from there on begin with a word (a word with '/' spans segments: "environments/folders").
+ * The words are compared as `Regexp::IGNORECASE` does (the segments being ASCII). `wordsAt(i)` are the words the
+ * regex refuses at segment `i`.
+ *
+ * The platform matches the whole full path; only the words ending at the last segment (the name being made or
+ * moved) are looked for here. With valid ancestors that is the same answer (no word can begin at the last segment
+ * and end past it); an ancestor an old log holds under a name reserved since does not make its descendants invalid.
  */
-const beginsWithWord = (segments: readonly string[], from: number, words: Words): boolean => {
-  for (let count = 1; count <= words.span && from + count <= segments.length; count++) {
-    if (words.set.has(segments.slice(from, from + count).join('/').toLowerCase())) return true;
+const endsWithWord = (segments: readonly string[], wordsAt: (index: number) => Words): boolean => {
+  const last = segments.length - 1;
+  for (let index = last; index >= 0; index--) {
+    const words = wordsAt(index);
+    if (last - index + 1 > words.span) continue;
+    if (words.set.has(segments.slice(index).join('/').toLowerCase())) return true;
   }
   return false;
 };
 
-/**
- * `full_namespace_route_regex` over whole segments: the first `count` segments are namespace paths, the first no
- * `TOP_LEVEL_ROUTES` word, the others no `ILLEGAL_GROUP_PATH_WORDS` word. The lookahead reads on past the
- * namespace, so a word spanning segments ("environments/folders") may end in a project's path.
- */
-const validNamespaceSegments = (segments: readonly string[], count: number): boolean => {
-  if (count === 0) return false;
-  for (let index = 0; index < count; index++) {
-    if (!isNamespacePath(segments[index]!) || beginsWithWord(segments, index, index === 0 ? ROOT_WORDS : GROUP_WORDS)) return false;
-  }
-  return true;
-};
-
-/** `NamespacePathValidator.valid_path?(full_path)`: `"#{full_path}/" =~ Gitlab::PathRegex.full_namespace_path_regex`. */
-export const validNamespaceFullPath = (fullPath: string): boolean => {
-  const segments = fullPath.split('/');
-  return validNamespaceSegments(segments, segments.length);
-};
+/** `full_namespace_route_regex`'s words: TOP_LEVEL_ROUTES at the top, ILLEGAL_GROUP_PATH_WORDS below. */
+const namespaceWordsAt = (index: number): Words => (index === 0 ? ROOT_WORDS : GROUP_WORDS);
 
 /**
- * `ProjectPathValidator.valid_path?(full_path)`: `full_project_path_regex`, the namespace's full path as above and
- * then a project path that is no `ILLEGAL_PROJECT_PATH_WORDS` word (the project's segment being the last, a word
- * spanning segments never matches there).
+ * Whether `NamespacePathValidator.valid_path?(full_path)` (`"#{full_path}/" =~ full_namespace_path_regex`) refuses
+ * the last segment of a namespace's full path (a username is a full path of one segment).
  */
-export const validProjectFullPath = (namespaceFullPath: string, path: string): boolean => {
+export const namespacePathReserved = (fullPath: string): boolean => endsWithWord(fullPath.split('/'), namespaceWordsAt);
+
+/**
+ * Whether `ProjectPathValidator.valid_path?(full_path)` (`full_project_path_regex`: the namespace's words, then
+ * ILLEGAL_PROJECT_PATH_WORDS at the project's segment) refuses a project's `path` in the namespace `namespaceFullPath`.
+ */
+export const projectPathReserved = (namespaceFullPath: string, path: string): boolean => {
   const segments = [...namespaceFullPath.split('/'), path];
-  return validNamespaceSegments(segments, segments.length - 1) && isProjectPath(path) && !beginsWithWord(segments, segments.length - 1, PROJECT_WORDS);
+  return endsWithWord(segments, (index) => (index === segments.length - 1 ? PROJECT_WORDS : namespaceWordsAt(index)));
 };
 
 /**
@@ -165,12 +163,5 @@ export const validProjectFullPath = (namespaceFullPath: string, path: string): b
 export const namespacePathErrors = (path: string, fullPath: string): string[] => {
   if (path === '') return [];
   if (!isNamespacePath(path)) return [NAMESPACE_FORMAT_MESSAGE];
-  return validNamespaceFullPath(fullPath) ? [] : [reservedName(path)];
-};
-
-/** ProjectPathValidator's messages for a project's `path` in the namespace whose full path is `namespaceFullPath`. */
-export const projectPathErrors = (path: string, namespaceFullPath: string): string[] => {
-  if (path === '') return [];
-  if (!isProjectPath(path)) return [PROJECT_PATH_FORMAT_MESSAGE];
-  return validProjectFullPath(namespaceFullPath, path) ? [] : [reservedName(path)];
+  return namespacePathReserved(fullPath) ? [reservedName(path)] : [];
 };
