@@ -90,6 +90,13 @@ describe('project paths (ILLEGAL_PROJECT_PATH_WORDS)', () => {
     expect((await server.request('POST', '/api/v4/projects', { body: { name: 'Admin', path: 'admin', namespace_id: acme.id } })).status).toBe(201);
   });
 
+  it("a project path may end in '.' (project_path_format_regex), not in '.git'", async () => {
+    const created = await server.request('POST', '/api/v4/projects', { body: { name: 'Dot', path: 'dot.', namespace_id: acme.id } });
+    expect({ status: created.status, path: created.body.path, path_with_namespace: created.body.path_with_namespace }).toEqual({ status: 201, path: 'dot.', path_with_namespace: 'acme/dot.' });
+    expect((await server.request('GET', `/api/v4/projects/${encodeURIComponent('acme/dot.')}`)).body.id).toBe(created.body.id);
+    await refused('POST', '/api/v4/projects', { name: 'Git', path: 'dot.git', namespace_id: acme.id }, 400, { message: { path: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'"] } });
+  });
+
   it('POST /projects/user/:user_id refuses a reserved path', async () => {
     await refused('POST', `/api/v4/projects/user/${alice.id}`, { name: 'Raw', path: 'raw' }, 400, { message: { path: ['raw is a reserved name'] } });
   });

@@ -224,6 +224,15 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'UpdateProject', id: 1, description: 'x' },
     then: [{ type: 'ProjectUpdated', data: { description: 'x', id: 1, updated_at: AT } }],
   },
+  "a project path may end in '.' (project_path_format_regex; a namespace's may not)": {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', path: 'v1.' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 1, name: 'v1.', path: 'v1.', description: '', visibility: 'private', namespace_id: 102, namespace_kind: 'user', creator_id: 2, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 2 } },
+    ],
+  },
   'a fork may not take a reserved path': {
     given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })],
     as: 2,
