@@ -121,5 +121,11 @@ describe('SCIM provisioning (EE ProvisioningService#valid_username: Uniquify whi
     const found = await server.request('GET', '/api/v4/users?username=admin1');
     expect(found.body.map((u: { email: string }) => u.email)).toEqual(['someone@example.com']);
     expect((await server.request('GET', '/api/v4/users?username=admin')).body).toEqual([]);
+    // PATCH of the userName: the username follows only when the cleaned name is itself usable.
+    const patch = (value: string) => scim('PATCH', '/Users/ext-1', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'userName', value }] } });
+    expect((await patch('help@example.com')).status).toBe(204);
+    expect((await server.request('GET', '/api/v4/users?username=admin1')).body).toHaveLength(1);
+    expect((await patch('provisioned@example.com')).status).toBe(204);
+    expect((await server.request('GET', '/api/v4/users?username=provisioned')).body.map((u: { email: string }) => u.email)).toEqual(['someone@example.com']);
   });
 });
