@@ -99,7 +99,7 @@ describe('copy-on-write folding of a batch', () => {
         const drafting = await start(false, freeze);
         for (const app of [copying, drafting]) {
           for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
-          await app.execute(system, userCommand('admin', { is_admin: true }));
+          await app.execute(system, userCommand('boss', { is_admin: true }));
         }
         for (const batch of batches) {
           const before = copying.state;

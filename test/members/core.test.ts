@@ -436,9 +436,9 @@ describe('membership properties', () => {
       fc.asyncProperty(fc.array(memberCommandArb, { minLength: 20, maxLength: 60 }), async (steps) => {
         const { app, store, advance } = await makeApp();
         for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
-        await app.execute(system, userCommand('admin', { is_admin: true }));
+        await app.execute(system, userCommand('boss', { is_admin: true }));
         await app.execute(as(1), { type: 'CreateGroup', name: 'R', path: 'r' });
-        await app.execute(as(2), { type: 'CreateGroup', name: 'S', path: 's' });
+        await app.execute(as(2), { type: 'CreateGroup', name: 'T', path: 't' });
         await app.execute(as(1), { type: 'CreateGroup', name: 'C', path: 'c', parent_id: 7 });
         await app.execute(as(1), { type: 'CreateProject', path: 'p', namespace_id: 9 });
         await app.execute(as(2), { type: 'CreateProject', path: 'p', namespace_id: 8 });

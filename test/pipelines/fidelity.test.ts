@@ -15,7 +15,7 @@ let pipeline: { id: number };
 
 beforeAll(async () => {
   server = await startServer({ start: '2026-03-02T10:00:30.000Z' });
-  project = (await api(server, 'POST', '/projects', { name: 'Builds', initialize_with_readme: true })).body;
+  project = (await api(server, 'POST', '/projects', { name: 'Pipelines', initialize_with_readme: true })).body;
   guest = await member(server, 'guest', { id: project.id, level: 10 });
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   await api(server, 'POST', `/projects/${project.id}/repository/branches`, { branch: 'feature', ref: 'main' });

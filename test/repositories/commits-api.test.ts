@@ -15,7 +15,7 @@ beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
   await unprotectDefaultBranches(server);
-  project = (await server.call('POST', '/projects', { name: 'Commits', initialize_with_readme: true })).body;
+  project = (await server.call('POST', '/projects', { name: 'Commits', path: 'commits-api', initialize_with_readme: true })).body;
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   reporter = await member(server, 'reporter', { id: project.id, level: 20 });
 });

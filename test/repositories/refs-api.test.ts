@@ -18,7 +18,7 @@ let main: string;
 beforeAll(async () => {
   dataDir = newDataDir();
   server = await start(dataDir);
-  project = (await server.call('POST', '/projects', { name: 'Refs', initialize_with_readme: true })).body;
+  project = (await server.call('POST', '/projects', { name: 'Refs', path: 'refs-api', initialize_with_readme: true })).body;
   dev = await member(server, 'dev', { id: project.id, level: 30 });
   reporter = await member(server, 'reporter', { id: project.id, level: 20 });
   guest = await member(server, 'guest', { id: project.id, level: 10 });
@@ -121,7 +121,7 @@ describe('branches and protected branches', () => {
     const created = await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'feature', ref: 'main' }, dev.token);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'feature', merged: false, protected: false, developers_can_push: false, developers_can_merge: false, can_push: true, default: false });
-    expect(created.body.web_url).toMatch(/\/refs\/-\/tree\/feature$/);
+    expect(created.body.web_url).toMatch(/\/refs-api\/-\/tree\/feature$/);
     expect(await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'feature', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch already exists' } });
     expect(await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'x y', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch name is invalid' } });
     expect(await server.call('POST', `/projects/${project.id}/repository/branches`, { branch: 'other', ref: 'nope' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Invalid reference name: nope' } });

@@ -127,6 +127,10 @@ describe('SCIM decisions', () => {
     expect(usernameFor(app.state, '...')).toBe('blank');
     expect(usernameFor(app.state, 'root@x')).toBe('root1');
     expect(usernameFor(app.state, 'ACME')).toBe('ACME1');
+    // EE ProvisioningService#valid_username: a reserved name gets the first counter that makes it valid.
+    expect(usernameFor(app.state, 'admin@example.com')).toBe('admin1');
+    expect(usernameFor(app.state, 'Robots.txt')).toBe('Robots.txt1');
+    expect(usernameFor(app.state, 'edit@example.com')).toBe('edit');
     await ok(scim, provision(groupId, 'e', 'x', { user_name: 'root@idp', email: 'r@example.com' }));
     expect(findUserByEmail(app.state.users, 'r@example.com')!.username).toBe('root1');
   });

@@ -169,5 +169,63 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'TransferGroup', id: 4, parent_id: 3 },
     error: { _tag: 'BadRequest', message: "Transfer failed: You don't have enough permissions." },
   },
+  // Gitlab::PathRegex through NamespacePathValidator (branch `reserved`).
+  'a top-level group may not take a TOP_LEVEL_ROUTES word': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Admin', path: 'Admin' },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["Admin is a reserved name"]}' },
+  },
+  'a path both reserved and taken (an old log’s group) has both errors, the reserved one first': {
+    given: [alice, groupCreated(3, 'api')],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Api', path: 'API' },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["API is a reserved name", "has already been taken"]}' },
+  },
+  'a format error comes alone': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'X', path: 'admin.git' },
+    error: { _tag: 'BadRequest', message: `Failed to save group {:path=>["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."]}` },
+  },
+  'a subgroup may take a top-level word': {
+    given: [team],
+    when: { type: 'CreateGroup', name: 'Admin', path: 'admin', parent_id: 3 },
+    then: [{ type: 'GroupCreated', data: { id: 4, name: 'Admin', path: 'admin', parent_id: 3, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: null } }],
+  },
+  'a subgroup may not take a project route word, nor end one that spans segments': {
+    given: [team, groupCreated(4, 'info', { parent: 3 }), groupCreated(5, 'lfs', { parent: 4 })],
+    when: { type: 'CreateGroup', name: 'Objects', path: 'objects', parent_id: 5 },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["objects is a reserved name"]}' },
+  },
+  'a renamed group may not take a reserved path': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'help' },
+    error: validation({ path: ['help is a reserved name'] }),
+  },
+  'a group an old log holds under a reserved path keeps its other updates and its subgroups': {
+    given: [alice, groupCreated(3, 'help', { by: 1 }), owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'help', description: 'd' },
+    then: [{ type: 'GroupUpdated', data: { path: 'help', description: 'd', id: 3, updated_at: AT } }],
+  },
+  'a subgroup under a parent an old log holds under a reserved path': {
+    given: [groupCreated(3, 'help')],
+    when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 },
+    then: [{ type: 'GroupCreated', data: { id: 4, name: 'Sub', path: 'sub', parent_id: 3, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: null } }],
+  },
+  'a subgroup moved to the top may not keep a reserved path (the save! of Groups::TransferService)': {
+    given: [userCreated(1, 'root', { admin: true }), team, groupCreated(4, 'admin', { parent: 3 })],
+    as: 1,
+    when: { type: 'TransferGroup', id: 4, parent_id: null },
+    error: { _tag: 'BadRequest', message: 'Transfer failed: Validation failed: Path admin is a reserved name' },
+  },
+  'a group moved under a parent may not keep a path its new place reserves, nor nest too deep': {
+    given: [alice, team, owner, ...Array.from({ length: 20 }, (_, i) => groupCreated(4 + i, `level${i + 1}`, { parent: 3 + i })), groupCreated(30, 'raw', { by: 1 }), memberAdded(9, { group: 30 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'TransferGroup', id: 30, parent_id: 23 },
+    error: { _tag: 'BadRequest', message: 'Transfer failed: Validation failed: Path raw is a reserved name, Parent has too deep level of nesting' },
+  },
 };
 

@@ -213,4 +213,71 @@ export const projectSpecs: Record<string, Spec> = {
     when: { type: 'UnstarProject', id: 1 },
     error: notFound('Project'),
   },
+  // Gitlab::PathRegex through ProjectPathValidator (branch `reserved`).
+  'a project may not take a project route word': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 40)],
+    as: 2,
+    when: { type: 'CreateProject', path: 'Edit', namespace_id: 4 },
+    error: validation({ path: ['Edit is a reserved name'] }),
+  },
+  'a project path derived from the name is checked too': {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', name: 'New' },
+    error: validation({ path: ['new is a reserved name'] }),
+  },
+  'a project may take a top-level word': {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', path: 'admin' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 1, name: 'admin', path: 'admin', description: '', visibility: 'private', namespace_id: 102, namespace_kind: 'user', creator_id: 2, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 2 } },
+    ],
+  },
+  'a project path may not end a group word that spans segments': {
+    given: [root, team, groupCreated(5, 'gitlab-lfs', { parent: 4 })],
+    as: 1,
+    when: { type: 'CreateProject', path: 'objects', namespace_id: 5 },
+    error: validation({ path: ['objects is a reserved name'] }),
+  },
+  'a path both reserved and taken (an old log’s project) has both errors, the reserved one first': {
+    given: [root, team, projectCreated(1, 'tree', 4)],
+    as: 1,
+    when: { type: 'CreateProject', name: 'Other', path: 'TREE', namespace_id: 4 },
+    error: validation({ path: ['TREE is a reserved name', 'has already been taken'] }),
+  },
+  'an old log’s project given its own reserved path again changes nothing': {
+    given: [root, team, projectCreated(1, 'tree', 4)],
+    as: 1,
+    when: { type: 'UpdateProject', id: 1, path: 'tree' },
+    then: [],
+  },
+  'a renamed project may not take a reserved path': {
+    given: [root, team, projectCreated(1, 'app', 4)],
+    as: 1,
+    when: { type: 'UpdateProject', id: 1, path: 'raw' },
+    error: validation({ path: ['raw is a reserved name'] }),
+  },
+  'a project an old log holds under a reserved path keeps its other updates': {
+    given: [root, team, projectCreated(1, 'tree', 4)],
+    as: 1,
+    when: { type: 'UpdateProject', id: 1, description: 'x' },
+    then: [{ type: 'ProjectUpdated', data: { description: 'x', id: 1, updated_at: AT } }],
+  },
+  "a project path may end in '.' (project_path_format_regex; a namespace's may not)": {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', path: 'v1.' },
+    then: [
+      { type: 'ProjectCreated', data: { id: 1, name: 'v1.', path: 'v1.', description: '', visibility: 'private', namespace_id: 102, namespace_kind: 'user', creator_id: 2, created_at: AT } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Project', source_id: 1, user_id: 2, invite_email: null, access_level: 40, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 2 } },
+    ],
+  },
+  'a fork may not take a reserved path': {
+    given: [alice, projectCreated(1, 'app', 102, { kind: 'user' })],
+    as: 2,
+    when: { type: 'ForkProject', id: 1, name: 'Other', path: 'blob' },
+    error: validation({ path: ['blob is a reserved name'] }),
+  },
 };

@@ -160,4 +160,29 @@ export const userSpecs: Record<string, Spec> = {
   },
   'only banned accounts are unbanned': { given: [root, alice], as: 1, when: { type: 'UnbanUser', id: 2 }, error: forbiddenMessage('You cannot unban active users.') },
   'only administrators ban': { given: [root, alice, userCreated(3, 'bob')], as: 2, when: { type: 'BanUser', id: 3 }, error: forbidden() },
+  // Gitlab::PathRegex through the personal namespace's NamespacePathValidator (branch `reserved`).
+  'a reserved username is refused on username': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateUser', username: 'Dashboard', name: 'D', email: 'd@example.com', password_digest: null },
+    error: validation({ username: ['Dashboard is a reserved name'] }),
+  },
+  'a username both taken (an old log’s account) and reserved is the 409': {
+    given: [root, userCreated(2, 'admin')],
+    as: 1,
+    when: { type: 'CreateUser', username: 'Admin', name: 'A', email: 'a@example.com', password_digest: null },
+    error: conflict('Username has already been taken'),
+  },
+  'a renamed account may not take a reserved username': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, username: 'explore' },
+    error: validation({ username: ['explore is a reserved name'] }),
+  },
+  'an account an old log holds under a reserved username keeps its other updates': {
+    given: [root, userCreated(2, 'help')],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, username: 'help', name: 'H' },
+    then: [{ type: 'UserUpdated', data: { id: 2, name: 'H', username: 'help', updated_at: AT } }],
+  },
 };

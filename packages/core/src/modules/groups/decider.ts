@@ -16,6 +16,7 @@ import { projectVisibilityLowered } from '../projects/builders.js';
 import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.js';
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
+import { NAMESPACE_FORMAT_MESSAGE, namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
 import { changesAnything, Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
@@ -41,8 +42,6 @@ const newGroupVisibility = (state: GroupsView, asked: Visibility | undefined, pa
 };
 
 type Emitted = GroupEvent | MemberEvent | ProjectEvent;
-
-const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
 const requireGroup = (state: GroupsView, id: number): E.Either<DomainError, Group> => {
   const group = findGroup(state.groups, id);
@@ -78,10 +77,14 @@ const validateGroup = (
   errors.maxLength('description', fields.description, MAX_NAME);
   if (fields.path !== undefined) {
     errors.maxLength('path', fields.path, MAX_NAME);
+    const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
     if (fields.path === '') errors.add('path', "can't be blank");
-    else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
+    else if (!isNamespacePath(fields.path)) errors.add('path', NAMESPACE_FORMAT_MESSAGE);
     else {
-      const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
+      // NamespacePathValidator on the full path (`build_full_path`): TOP_LEVEL_ROUTES at the top, the project route
+      // words below. Checked when the path changes, so that a group an old log holds keeps its other updates.
+      if (fields.path !== self?.path) for (const message of namespacePathErrors(fields.path, fullPath)) errors.add('path', message);
+      // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).
       const holder = findGroupByFullPath(state.groups, fullPath);
       // Read past the batch's draft: a group creation never writes the users' table (see `usernameTaken`).
       const userHolder = parent === null && usernameTaken(peekField(state, 'users'), fields.path);
@@ -248,8 +251,13 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
   const takenAt = parent ? findGroupByFullPath(state.groups, `${parent.full_path}/${group.path}`) ?? findProjectByFullPath(state.projects, `${parent.full_path}/${group.path}`) : findTopLevelNamespaceByPath(state.groups, group.path) ?? findUserByUsername(state.users, group.path);
   if (takenAt) return E.left(transferFailed('The parent group already has a subgroup or a project with the same path.'));
   if (parent && selfAndDescendants(state.groups, group).some((g) => g.id === parent.id)) return E.left(transferFailed('Cannot transfer group to one of its subgroup.'));
-  // The group's `save!` runs Namespace#nesting_level_allowed; the service renders the RecordInvalid's message.
-  if (parent && tooDeep(state, parent)) return E.left(transferFailed('Validation failed: Parent has too deep level of nesting'));
+  // The group's `save!` runs the Namespace validations on its new full path, in the model's order (the path's
+  // NamespacePathValidator, then `nesting_level_allowed`); the service renders the RecordInvalid's full messages.
+  const invalid = [
+    ...(namespacePathReserved(parent ? `${parent.full_path}/${group.path}` : group.path) ? [`Path ${reservedName(group.path)}`] : []),
+    ...(parent && tooDeep(state, parent) ? ['Parent has too deep level of nesting'] : []),
+  ];
+  if (invalid.length > 0) return E.left(transferFailed(`Validation failed: ${invalid.join(', ')}`));
   const events: Emitted[] = [{ type: 'GroupTransferred', data: { id: group.id, from_parent_id: group.parent_id, parent_id: parent?.id ?? null, at } }];
   // `sync_share_with_group_lock_with_parent` (before_update, the parent changed), then the lock forced below it.
   if (parent?.share_with_group_lock === true && group.share_with_group_lock !== true) {

@@ -14,7 +14,8 @@ import { findGroup, selfAndAncestors } from '../groups/queries.js';
 import type { Group } from '../groups/projection.js';
 import { directMembership } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { changesAnything, Errors, isNamespacePath, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
+import { isProjectPath, PROJECT_PATH_FORMAT_MESSAGE, projectPathReserved, reservedName } from '../shared/paths.js';
+import { changesAnything, Errors, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace, projectsLimitOf } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
@@ -55,8 +56,6 @@ const newProjectVisibility = (state: ProjectsView, asked: Visibility | undefined
 };
 
 type Emitted = ProjectEvent | MemberEvent;
-
-const PATH_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
 
 interface Namespace {
   readonly id: number;
@@ -105,8 +104,12 @@ const validateProject = (state: ProjectsView, fields: { name?: string; path?: st
   if (fields.path !== undefined) {
     errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
-    else if (!isNamespacePath(fields.path)) errors.add('path', PATH_FORMAT);
+    else if (!isProjectPath(fields.path)) errors.add('path', PROJECT_PATH_FORMAT_MESSAGE);
     else {
+      // ProjectPathValidator on the full path: the project route words. Checked when the path changes, so that a
+      // project an old log holds keeps its other updates.
+      if (fields.path !== self?.path && projectPathReserved(namespacePath, fields.path)) errors.add('path', reservedName(fields.path));
+      // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).
       const holder = findProjectByFullPath(state.projects, `${namespacePath}/${fields.path}`);
       if (holder && holder.id !== self?.id) errors.add('path', 'has already been taken');
     }

@@ -16,6 +16,7 @@ import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { namespacePathReserved } from '../shared/paths.js';
 import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
@@ -61,7 +62,7 @@ const requireEnabled = (externUid: string) => <A extends { provider: { enabled: 
 /**
  * The platform's `Namespace.clean_path` for usernames derived from a SCIM userName: the local part of an e-mail,
  * allowed characters only, no trailing ".git"/".atom"/".", no leading "-", "blank" when nothing is left; then
- * the first free one of `base`, `base1`, `base2`, …
+ * the first free one of `base`, `base1`, `base2`, … that is no reserved name.
  */
 export const usernameFor = (state: ScimView, userName: string, selfId: number | null = null): string => {
   let path = userName.replace(/@.*$/s, '').replace(/[^a-zA-Z0-9_.-]/g, '');
@@ -75,8 +76,12 @@ export const usernameFor = (state: ScimView, userName: string, selfId: number | 
     const owner = findUserByUsername(state.users, candidate);
     return (owner !== undefined && owner.id !== selfId) || findTopLevelNamespaceByPath(state.groups, candidate) !== undefined;
   };
-  if (!taken(path)) return path;
-  for (let n = 1; ; n++) if (!taken(`${path}${n}`)) return `${path}${n}`;
+  // EE ProvisioningService#valid_username: `Uniquify` again while `!NamespacePathValidator.valid_path?(s)`, so a
+  // reserved name gets the first counter that makes it valid ("admin" → "admin1"). That candidate is checked for
+  // being free too (the platform's save would fail on a taken one; here the next counter is taken instead).
+  const unusable = (candidate: string) => taken(candidate) || namespacePathReserved(candidate);
+  if (!unusable(path)) return path;
+  for (let n = 1; ; n++) if (!unusable(`${path}${n}`)) return `${path}${n}`;
 };
 
 /** The provider's default role in the group, under the group's user cap (the members module's rule). */

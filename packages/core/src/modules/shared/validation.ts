@@ -41,9 +41,8 @@ export const normalizedEmail = (email: string): string => email.trim().toLowerCa
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 export const isEmail = (value: string): boolean => EMAIL.test(value);
 
-/** Namespace paths: letters, digits, `_`, `-`, `.`; not starting with `-` or ending in `.git`/`.atom`. */
-const PATH = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
-export const isNamespacePath = (value: string): boolean => PATH.test(value) && !/\.(git|atom)$/.test(value) && !value.endsWith('.');
+/** Namespace paths: letters, digits, `_`, `-`, `.`; not starting with `-` or ending in `.`, `.git` or `.atom`. */
+export { isNamespacePath } from './paths.js';
 
 /** The platform's model limits (`length: { maximum: … }` on User, Namespace, Project). */
 export const MAX_NAME = 255;

@@ -17,7 +17,8 @@ import { accessRequestsOfUser, membersOfSource, membershipsOfUser } from '../mem
 import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
-import { changesAnything, dayOf, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
+import { namespacePathErrors } from '../shared/paths.js';
+import { changesAnything, dayOf, Errors, isEmail, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -75,8 +76,6 @@ const STORED_DEFAULTS: Readonly<Record<string, unknown>> = {
 
 /** `Gitlab::Database::MAX_INT_VALUE`: the largest value of a PostgreSQL integer column. */
 const MAX_INT_VALUE = 2147483647;
-
-const USERNAME_FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
 const requireUser = (state: UsersView, id: number) => {
   const user = findUser(state.users, id);
@@ -147,7 +146,10 @@ const validateProfile = (
   for (const field of ['note', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization'] as const) errors.maxLength(field, fields[field], MAX_NAME);
   if (fields.username !== undefined) {
     errors.check(fields.username !== '', 'username', "can't be blank").maxLength('username', fields.username, MAX_NAME);
-    errors.check(fields.username === '' || isNamespacePath(fields.username), 'username', USERNAME_FORMAT);
+    // The personal namespace's NamespacePathValidator, reported on `username`: the format, then (the namespace
+    // being top-level) TOP_LEVEL_ROUTES. The namespace is validated when its path changes (autosave validates a
+    // changed association only), so a name an old log holds stays valid for its user.
+    if (fields.username !== current?.username) for (const message of namespacePathErrors(fields.username, fields.username)) errors.add('username', message);
   }
   const emailOwner = fields.email === undefined ? undefined : findUserByEmail(state.users, fields.email);
   const usernameOwner = fields.username === undefined ? undefined : findUserByUsername(state.users, fields.username);
