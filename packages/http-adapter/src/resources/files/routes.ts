@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
 import type { Blob, CommitAction } from '@forgefold/git';
 import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { archiveParams, rawParams, showParams, treeParams, writeParams } from './params.js';
+import { archiveParams, rawParams, showParams, treeParams, extendedFileParams, deleteFileParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
 import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -113,7 +113,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             file_path: path,
             ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
             ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
-            ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
+            ...(action === 'update' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
           },
         ],
         ...(params.start_branch ? { start_branch: params.start_branch } : {}),
@@ -168,7 +168,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(true),
+      params: extendedFileParams,
       handler: async (ctx) => created(await write(ctx, 'create', ctx.params)),
     }),
     route({
@@ -176,7 +176,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(true),
+      params: extendedFileParams,
       handler: async (ctx) => ok(await write(ctx, 'update', ctx.params)),
     }),
     route({
@@ -184,7 +184,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(false),
+      params: deleteFileParams,
       handler: async (ctx) => {
         await write(ctx, 'delete', ctx.params);
         return noContent();

@@ -1,0 +1,47 @@
+/**
+ * Review of the branches, tags, commits, files, protected refs and releases audit (issue 16, branch `review-repo`):
+ * answers a GitLab 14.7 client meets that the audit (`fidelity-refs.test.ts`) left different. Each case failed
+ * before its fix.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from './support.js';
+
+let server: Running;
+let dataDir: string;
+let base: string;
+let projectPath: string;
+let dev: { id: number; token: string };
+let maintainer: { id: number; token: string };
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  await unprotectDefaultBranches(server);
+  const project = (await server.call('POST', '/projects', { name: 'Review', initialize_with_readme: true, visibility: 'public' })).body;
+  projectPath = `/projects/${project.id}`;
+  base = `${projectPath}/repository`;
+  dev = await member(server, 'dev', { id: project.id, level: 30 });
+  maintainer = await member(server, 'maintainer', { id: project.id, level: 40 });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+describe('files', () => {
+  it('ignores last_commit_id on DELETE …/files/:file_path (simple_file_params declares none)', async () => {
+    const first = await server.call('POST', `${base}/files/stale.txt`, { branch: 'main', commit_message: 'Add', content: 'one' }, dev.token);
+    expect(first.status).toBe(201);
+    const read = await server.call('GET', `${base}/files/stale.txt?ref=main`);
+    const stale = read.body.last_commit_id as string;
+    await server.call('PUT', `${base}/files/stale.txt`, { branch: 'main', commit_message: 'Change', content: 'two' }, dev.token);
+    // The update still compares it (`Files::UpdateService#validate!`).
+    expect(await server.call('PUT', `${base}/files/stale.txt`, { branch: 'main', commit_message: 'Again', content: 'three', last_commit_id: stale }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'You are attempting to update a file that has changed since you started editing it.' },
+    });
+    const deleted = await server.call('DELETE', `${base}/files/stale.txt`, { branch: 'main', commit_message: 'Remove', last_commit_id: stale }, dev.token);
+    expect(deleted.status).toBe(204);
+    expect((await server.call('GET', `${base}/files/stale.txt?ref=main`)).status).toBe(404);
+  });
+});
