@@ -45,3 +45,22 @@ describe('files', () => {
     expect((await server.call('GET', `${base}/files/stale.txt?ref=main`)).status).toBe(404);
   });
 });
+
+describe('protected branches', () => {
+  it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
+    expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);
+    const patched = await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, { code_owner_approval_required: true }, maintainer.token);
+    expect(patched).toMatchObject({ status: 200, body: { name: 'release/*', code_owner_approval_required: true, push_access_levels: [{ access_level: 30 }] } });
+    expect((await server.call('GET', `${projectPath}/protected_branches/release%2F*`, undefined, maintainer.token)).body.code_owner_approval_required).toBe(true);
+    // Without the parameter it is its default, false.
+    expect(await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, {}, maintainer.token)).toMatchObject({ status: 200, body: { code_owner_approval_required: false } });
+    const before = server.events.length;
+    expect(await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, { code_owner_approval_required: false }, maintainer.token)).toMatchObject({ status: 200, body: { code_owner_approval_required: false } });
+    expect(server.events.length).toBe(before);
+    // `find_by!` by the exact name; `authorize_admin_project` first.
+    expect(await server.call('PATCH', `${projectPath}/protected_branches/release%2F1`, { code_owner_approval_required: true }, maintainer.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, { code_owner_approval_required: true }, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, { code_owner_approval_required: 'maybe' }, maintainer.token)).toMatchObject({ status: 400, body: { error: 'code_owner_approval_required is invalid' } });
+    expect((await server.call('GET', `${projectPath}/protected_branches/release%2F*`, undefined, maintainer.token)).body.code_owner_approval_required).toBe(false);
+  });
+});

@@ -27,6 +27,7 @@ export const repositoriesModule = defineModule<
     'ProtectBranch',
     'ProtectBranchLegacy',
     'UnprotectBranch',
+    'SetCodeOwnerApprovalRequired',
     'CreateMergeRequest',
     'UpdateMergeRequest',
     'MergeMergeRequest',

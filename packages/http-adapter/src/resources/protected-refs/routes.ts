@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { findProtectedBranch, findProtectedTag, findRepository, type DomainError, type Project } from '@forgefold/core';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
-import { protectedBranchListParams, protectTagParams, protectBranchParams } from './params.js';
+import { codeOwnerApprovalParams, protectedBranchListParams, protectTagParams, protectBranchParams } from './params.js';
 import { execute, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { protectedBranchEntity, protectedTagEntity } from './entities.js';
 import { projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -129,6 +129,23 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         });
         if (E.isLeft(result)) throw protectFailure(result.left);
         return created(protectedBranchEntity(findProtectedBranch(findRepository(result.right.state.repositories, project.id)!, name)!));
+      },
+    }),
+    // EE's `PATCH` (14.7, `EE::API::ProtectedBranches`): only `code_owner_approval_required` changes, to the value
+    // given or its default, false (`update_attribute(…, declared_params[:code_owner_approval_required])`).
+    route({
+      method: 'PATCH',
+      path: '/projects/:id/protected_branches/:name',
+      auth: 'optional',
+      before: admin,
+      params: codeOwnerApprovalParams,
+      handler: async (ctx) => {
+        const { project, repository } = repositoryOf(ctx);
+        const rule = findProtectedBranch(repository, String(ctx.routeParams['name']));
+        if (!rule) throw ApiError.message(404, NOT_FOUND);
+        const result = await execute(deps, ctx, { type: 'SetCodeOwnerApprovalRequired', project_id: project.id, name: rule.name, code_owner_approval_required: ctx.params.code_owner_approval_required === true });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return ok(protectedBranchEntity(findProtectedBranch(findRepository(result.right.state.repositories, project.id)!, rule.name)!));
       },
     }),
     route({
