@@ -64,3 +64,56 @@ describe('protected branches', () => {
     expect((await server.call('GET', `${projectPath}/protected_branches/release%2F*`, undefined, maintainer.token)).body.code_owner_approval_required).toBe(false);
   });
 });
+
+describe('commit comments', () => {
+  it('adds and lists comments on a commit (POST and GET …/repository/commits/:sha/comments, Entities::CommitNote)', async () => {
+    await server.call('POST', `${base}/files/lines.txt`, { branch: 'main', commit_message: 'Lines', content: 'one\ntwo\nthree\n' }, dev.token);
+    const edited = await server.call('PUT', `${base}/files/lines.txt`, { branch: 'main', commit_message: 'Edit', content: 'one\nTWO\nthree\n' }, dev.token);
+    expect(edited.status).toBe(200);
+    const sha = (await server.call('GET', `${base}/commits/main`)).body.id as string;
+    const comments = `${base}/commits/${sha}/comments`;
+
+    const plain = await server.call('POST', comments, { note: 'Looks good' }, dev.token);
+    expect(plain.status).toBe(201);
+    expect(Object.keys(plain.body)).toEqual(['note', 'path', 'line', 'line_type', 'author', 'created_at']);
+    expect(plain.body).toMatchObject({ note: 'Looks good', path: null, line: null, line_type: null, author: { username: 'dev' } });
+
+    // The added line 2 of the diff: a diff note; the removed one matches by its type and new position.
+    expect(await server.call('POST', comments, { note: 'Why upper case?', path: 'lines.txt', line: 2, line_type: 'new' }, dev.token)).toMatchObject({
+      status: 201,
+      body: { note: 'Why upper case?', path: 'lines.txt', line: 2, line_type: 'new' },
+    });
+    expect(await server.call('POST', comments, { note: 'Was lower', path: 'lines.txt', line: 2, line_type: 'old' }, dev.token)).toMatchObject({
+      status: 201,
+      body: { path: 'lines.txt', line: 2, line_type: 'old' },
+    });
+    // A context line never matches: the comment silently becomes a plain note.
+    expect(await server.call('POST', comments, { note: 'Context', path: 'lines.txt', line: 1 }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null, line_type: null } });
+
+    // `given :path`: `line` is required with it; the commit is looked up after the parameters.
+    expect(await server.call('POST', comments, { note: 'x', path: 'lines.txt' }, dev.token)).toMatchObject({ status: 400, body: { error: 'line is missing' } });
+    expect(await server.call('POST', comments, { note: 'x', path: 'lines.txt', line: 2, line_type: 'both' }, dev.token)).toMatchObject({ status: 400, body: { error: 'line_type does not have a valid value' } });
+    expect(await server.call('POST', comments, {}, dev.token)).toMatchObject({ status: 400, body: { error: 'note is missing' } });
+    expect(await server.call('POST', comments, { note: '' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Failed to save note {:note=>["can\'t be blank"]}' } });
+    expect(await server.call('POST', `${base}/commits/${'f'.repeat(40)}/comments`, { note: 'x' }, dev.token)).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
+
+    const listed = await server.call('GET', comments, undefined, null);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-total')).toBe('4');
+    expect(listed.body.map((comment: { note: string; line: number | null; line_type: string | null }) => [comment.note, comment.line, comment.line_type])).toEqual([
+      ['Looks good', null, null],
+      ['Why upper case?', 2, 'new'],
+      ['Was lower', 2, 'old'],
+      ['Context', null, null],
+    ]);
+    // The same notes through the commit's discussions: the plain ones individual, the diff ones threads.
+    const threads = (await server.call('GET', `${base}/commits/${sha}/discussions`)).body as { individual_note: boolean; notes: { type: string | null }[] }[];
+    expect(threads.map((thread) => [thread.individual_note, thread.notes[0]!.type])).toEqual([
+      [true, null],
+      [false, 'DiffNote'],
+      [false, 'DiffNote'],
+      [true, null],
+    ]);
+    expect((await server.call('GET', `${base}/commits/unknown/comments`)).body).toEqual({ message: '404 Commit Not Found' });
+  });
+});

@@ -26,6 +26,7 @@ import { releaseRoutes } from './releases/routes.js';
 import { branchRoutes } from './branches/routes.js';
 import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
+import { commitCommentRoutes } from './commits/comments.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
 import { environmentRoutes } from './environments/routes.js';
@@ -60,6 +61,7 @@ export const apiResources: readonly ApiResource[] = [
   branchRoutes,
   protectedRefRoutes,
   commitRoutes,
+  commitCommentRoutes,
   fileRoutes,
   mergeRequestRoutes,
   billableMemberRoutes,
