@@ -117,3 +117,42 @@ describe('commit comments', () => {
     expect((await server.call('GET', `${base}/commits/unknown/comments`)).body).toEqual({ message: '404 Commit Not Found' });
   });
 });
+
+describe('merge requests of a commit', () => {
+  it('lists the merge requests whose latest diff holds the commit (GET …/repository/commits/:sha/merge_requests)', async () => {
+    await server.call('POST', `${base}/branches`, { branch: 'topic', ref: 'main' }, dev.token);
+    const first = (await server.call('POST', `${base}/commits`, { branch: 'topic', commit_message: 'Topic one', actions: [{ action: 'create', file_path: 'topic.txt', content: '1' }] }, dev.token)).body.id as string;
+    const second = (await server.call('POST', `${base}/commits`, { branch: 'topic', commit_message: 'Topic two', actions: [{ action: 'update', file_path: 'topic.txt', content: '2' }] }, dev.token)).body.id as string;
+    const older = await server.call('POST', `${projectPath}/merge_requests`, { source_branch: 'topic', target_branch: 'main', title: 'Topic' }, dev.token);
+    expect(older.status).toBe(201);
+    await server.call('PUT', `${projectPath}/merge_requests/${older.body.iid}`, { state_event: 'close' }, dev.token);
+    const newer = await server.call('POST', `${projectPath}/merge_requests`, { source_branch: 'topic', target_branch: 'main', title: 'Topic again' }, dev.token);
+    expect(newer.status).toBe(201);
+
+    const listed = await server.call('GET', `${base}/commits/${first}/merge_requests`, undefined, null);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-total')).toBe('2');
+    expect(listed.body.map((mr: { iid: number; state: string }) => [mr.iid, mr.state])).toEqual([
+      [newer.body.iid, 'opened'],
+      [older.body.iid, 'closed'],
+    ]);
+    expect(listed.body[0]).toMatchObject({ title: 'Topic again', source_branch: 'topic', target_branch: 'main', project_id: Number(projectPath.split('/')[2]) });
+    expect((await server.call('GET', `${base}/commits/topic/merge_requests`)).body).toHaveLength(2);
+    expect((await server.call('GET', `${base}/commits/${second}/merge_requests`)).body).toHaveLength(2);
+    // The default branch's commits are in no merge request's diff.
+    expect(await server.call('GET', `${base}/commits/main/merge_requests`)).toMatchObject({ status: 200, body: [] });
+    expect(await server.call('GET', `${base}/commits/${'e'.repeat(40)}/merge_requests`)).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
+
+    // On a private project: a guest may not read the code (403), a stranger not the project (404).
+    const secret = (await server.call('POST', '/projects', { name: 'Secret', initialize_with_readme: true, visibility: 'private' })).body;
+    const guest = await member(server, 'guest', { id: secret.id, level: 10 });
+    const reporter = await member(server, 'reporter', { id: secret.id, level: 20 });
+    const path = `/projects/${secret.id}/repository/commits/main/merge_requests`;
+    expect(await server.call('GET', path, undefined, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('GET', path, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await server.call('GET', path, undefined, reporter.token)).toMatchObject({ status: 200, body: [] });
+    expect(await server.call('GET', `/projects/${secret.id}/repository/commits/main/comments`, undefined, guest.token)).toMatchObject({ status: 403 });
+    expect(await server.call('POST', `/projects/${secret.id}/repository/commits/main/comments`, { note: 'x' }, guest.token)).toMatchObject({ status: 403 });
+    expect(await server.call('POST', `/projects/${secret.id}/repository/commits/main/comments`, { note: 'x' }, reporter.token)).toMatchObject({ status: 201 });
+  });
+});
