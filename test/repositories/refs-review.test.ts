@@ -46,6 +46,43 @@ describe('files', () => {
   });
 });
 
+describe('blame', () => {
+  it('answers GET …/files/:file_path/blame with each run of lines of one commit (Entities::BlameRange)', async () => {
+    const first = await server.call('POST', `${base}/files/blame.txt`, { branch: 'main', commit_message: 'Blame one', content: 'a\nb\nc\n' }, dev.token);
+    expect(first.status).toBe(201);
+    const one = (await server.call('GET', `${base}/commits/main`)).body;
+    await server.call('PUT', `${base}/files/blame.txt`, { branch: 'main', commit_message: 'Blame two', content: 'a\nB\nc\nd\n' }, dev.token);
+    const two = (await server.call('GET', `${base}/commits/main`)).body;
+    const blamed = await server.call('GET', `${base}/files/blame.txt/blame?ref=main`);
+    expect(blamed.status).toBe(200);
+    expect(blamed.headers.get('x-gitlab-file-path')).toBe('blame.txt');
+    expect(blamed.headers.get('x-gitlab-last-commit-id')).toBe(two.id);
+    expect(blamed.body.map((range: { commit: { id: string }; lines: string[] }) => [range.commit.id, range.lines])).toEqual([
+      [one.id, ['a']],
+      [two.id, ['B']],
+      [one.id, ['c']],
+      [two.id, ['d']],
+    ]);
+    expect(blamed.body[0].commit).toEqual({
+      id: one.id,
+      parent_ids: one.parent_ids,
+      message: one.message,
+      authored_date: one.authored_date,
+      author_name: one.author_name,
+      author_email: one.author_email,
+      committed_date: one.committed_date,
+      committer_name: one.committer_name,
+      committer_email: one.committer_email,
+    });
+    expect(await server.call('GET', `${base}/files/blame.txt/blame`)).toMatchObject({ status: 400, body: { error: 'ref is missing' } });
+    expect(await server.call('GET', `${base}/files/nope.txt/blame?ref=main`)).toMatchObject({ status: 404, body: { message: '404 File Not Found' } });
+    expect(await server.call('GET', `${base}/files/blame.txt/blame?ref=nope`)).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
+    const head = await server.call('HEAD', `${base}/files/blame.txt/blame?ref=main`);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('x-gitlab-blob-id')).toBe((await server.call('GET', `${base}/files/blame.txt?ref=main`)).body.blob_id);
+  });
+});
+
 describe('protected branches', () => {
   it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
     expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);

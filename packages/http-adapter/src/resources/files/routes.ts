@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
-import type { Blob, CommitAction } from '@forgefold/git';
+import type { BlameRange, Blob, CommitAction } from '@forgefold/git';
 import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { archiveParams, rawParams, showParams, treeParams, extendedFileParams, deleteFileParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -31,6 +31,22 @@ const blobData = (blob: Blob, ref: string) => ({
   blob_id: blob.blob_id,
   commit_id: blob.commit_id,
   last_commit_id: blob.last_commit_id,
+});
+
+/** `Entities::BlameRange` with its `BlameRangeCommit`. */
+const blameRangeEntity = (range: BlameRange) => ({
+  commit: {
+    id: range.commit.id,
+    parent_ids: range.commit.parent_ids,
+    message: range.commit.message,
+    authored_date: range.commit.authored_date,
+    author_name: range.commit.author_name,
+    author_email: range.commit.author_email,
+    committed_date: range.commit.committed_date,
+    committer_name: range.commit.committer_name,
+    committer_email: range.commit.committer_email,
+  },
+  lines: range.lines,
 });
 
 /** `%XX` for every UTF-8 byte of the characters `keep` does not match. */
@@ -144,6 +160,22 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const blob = await readBlob(ctx, project, ref);
         const data = blobData(blob, ref);
         return ok({ ...data, content: blob.content.toString('base64') }, { headers: gitlabHeaders(data) });
+      },
+    }),
+    // `GET …/files/:file_path/blame` (14.7: no `range`): the file's headers, then `Entities::BlameRange` for each
+    // run of consecutive lines of one commit.
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/files/:file_path/blame',
+      auth: 'optional',
+      before: download,
+      params: showParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const ref = ctx.params.ref ?? '';
+        const blob = await readBlob(ctx, project, ref);
+        const ranges = await must(deps.repositories.open(project.id).blame({ ref: blob.commit_id, path: blob.file_path }), '404 File Not Found');
+        return ok(ranges.map(blameRangeEntity), { headers: gitlabHeaders(blobData(blob, ref)) });
       },
     }),
     route({
