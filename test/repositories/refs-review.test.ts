@@ -155,6 +155,22 @@ describe('commit comments', () => {
   });
 });
 
+describe('commit trailers', () => {
+  it('parses each listed commit\'s trailers with trailers=true ({} otherwise, and on a single commit)', async () => {
+    const message = 'Add trailers\n\nWhy it is so.\n\nChangelog: added\nSigned-off-by: Dev <dev@example.com>\nChangelog: fixed\n';
+    const made = await server.call('POST', `${base}/commits`, { branch: 'main', commit_message: message, actions: [{ action: 'create', file_path: 'trailers.txt', content: 't' }] }, dev.token);
+    expect(made.status).toBe(201);
+    expect(made.body.trailers).toEqual({});
+    const listed = await server.call('GET', `${base}/commits?trailers=true&per_page=2`);
+    expect(listed.body[0]).toMatchObject({ id: made.body.id, trailers: { Changelog: 'fixed', 'Signed-off-by': 'Dev <dev@example.com>' } });
+    expect(listed.body[1].trailers).toEqual({});
+    expect((await server.call('GET', `${base}/commits?per_page=1`)).body[0].trailers).toEqual({});
+    expect((await server.call('GET', `${base}/commits?trailers=true&with_stats=true&per_page=1`)).body[0]).toMatchObject({ trailers: { Changelog: 'fixed' }, stats: { additions: 1 } });
+    expect((await server.call('GET', `${base}/commits/${made.body.id}`)).body.trailers).toEqual({});
+    expect(await server.call('GET', `${base}/commits?trailers=maybe`)).toMatchObject({ status: 400, body: { error: 'trailers is invalid' } });
+  });
+});
+
 describe('merge requests of a commit', () => {
   it('lists the merge requests whose latest diff holds the commit (GET …/repository/commits/:sha/merge_requests)', async () => {
     await server.call('POST', `${base}/branches`, { branch: 'topic', ref: 'main' }, dev.token);

@@ -225,6 +225,27 @@ export const blame = async (ctx: RepoContext, query: { ref: string; path: string
   return runs.map((run) => ({ commit: commits.get(run.sha)!, lines: run.lines }));
 };
 
+/**
+ * The trailers of each commit, parsed by git (`%(trailers:unfold,separator=%x00)`) and read as Gitaly's trailer
+ * parser reads them: `Key: value` pairs, a repeated key keeping its last value.
+ */
+export const trailers = async (ctx: RepoContext, shas: readonly Sha[]): Promise<Map<Sha, Record<string, string>>> => {
+  const found = new Map<Sha, Record<string, string>>();
+  if (shas.length === 0) return found;
+  const text = await gitText(ctx.gitDir, ['log', '--no-walk=unsorted', '--format=%H%x00%(trailers:unfold,separator=%x00)%x01', ...shas]);
+  for (const record of text.split('\x01')) {
+    const [sha, ...pairs] = record.replace(/^\n/, '').split('\x00');
+    if (!sha || !/^[0-9a-f]{40}$/.test(sha)) continue;
+    const parsed: Record<string, string> = {};
+    for (const pair of pairs) {
+      const colon = pair.indexOf(': ');
+      if (colon > 0) parsed[pair.slice(0, colon)] = pair.slice(colon + 2);
+    }
+    found.set(asSha(sha), parsed);
+  }
+  return found;
+};
+
 /** A file at a ref. */
 export const blob = async (ctx: RepoContext, query: { ref: string; path: string }): Promise<Blob> => {
   const commit = await requireCommit(ctx, query.ref);
