@@ -83,6 +83,20 @@ describe('blame', () => {
   });
 });
 
+describe('file paths', () => {
+  it('refuses absolute paths, line breaks and backslash traversal as the FilePath validator does (400)', async () => {
+    const invalid = { status: 400, body: { error: 'file_path should be a valid file path' } };
+    for (const path of ['%2Fetc%2Fpasswd', 'a%5C..%5Cb', '..%5Cx', 'a%0Ab']) {
+      expect(await server.call('GET', `${base}/files/${path}?ref=main`)).toMatchObject(invalid);
+      expect(await server.call('GET', `${base}/files/${path}/raw?ref=main`)).toMatchObject(invalid);
+      expect(await server.call('POST', `${base}/files/${path}`, { branch: 'main', commit_message: 'x', content: 'x' }, dev.token)).toMatchObject(invalid);
+    }
+    // Dots inside a name are no traversal.
+    expect((await server.call('POST', `${base}/files/a..b.txt`, { branch: 'main', commit_message: 'Dots', content: 'x' }, dev.token)).status).toBe(201);
+    expect((await server.call('GET', `${base}/files/a..b.txt?ref=main`)).status).toBe(200);
+  });
+});
+
 describe('protected branches', () => {
   it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
     expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);
