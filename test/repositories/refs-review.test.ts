@@ -97,6 +97,25 @@ describe('file paths', () => {
   });
 });
 
+describe('protected branch creation', () => {
+  it('lets a merger create a protected branch only from a commit of a protected branch (safe_commit_for_new_protected_branch?)', async () => {
+    expect((await server.call('POST', `${base}/branches`, { branch: 'stable', ref: 'main' }, maintainer.token)).status).toBe(201);
+    for (const name of ['stable', 'rc-*']) {
+      expect((await server.call('POST', `${projectPath}/protected_branches`, { name, push_access_level: 40, merge_access_level: 30 }, maintainer.token)).status).toBe(201);
+    }
+    await server.call('POST', `${base}/branches`, { branch: 'wip', ref: 'main' }, dev.token);
+    const loose = (await server.call('POST', `${base}/commits`, { branch: 'wip', commit_message: 'Loose', actions: [{ action: 'create', file_path: 'loose.txt', content: 'x' }] }, dev.token)).body.id as string;
+    expect(await server.call('POST', `${base}/branches`, { branch: 'rc-1', ref: loose }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'You can only use an existing protected branch ref as the basis of a new protected branch.' },
+    });
+    expect(await server.call('POST', `${base}/branches`, { branch: 'rc-1', ref: 'stable' }, dev.token)).toMatchObject({ status: 201, body: { name: 'rc-1', protected: true } });
+    // Who may push creates it from anything; an unprotected name needs nothing.
+    expect((await server.call('POST', `${base}/branches`, { branch: 'rc-2', ref: loose }, maintainer.token)).status).toBe(201);
+    expect((await server.call('POST', `${base}/branches`, { branch: 'loose-copy', ref: loose }, dev.token)).status).toBe(201);
+  });
+});
+
 describe('protected branches', () => {
   it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
     expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);

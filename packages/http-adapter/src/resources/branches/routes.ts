@@ -116,7 +116,13 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           );
         }
         const target = await git.findCommit(ctx.params.ref ?? '');
-        if (E.isRight(target)) precheck(deps, ctx, project, { ref: branchRef(name), old_sha: null, new_sha: target.right.id });
+        if (E.isRight(target)) {
+          // `safe_commit_for_new_protected_branch?`, asked of git only for a protected name.
+          const fromProtected = isProtectedBranch(repository, name)
+            ? (await must(git.refsContaining(target.right.id, 'branch'))).some((ref) => isProtectedBranch(repository, ref.name))
+            : undefined;
+          precheck(deps, ctx, project, { ref: branchRef(name), old_sha: null, new_sha: target.right.id, ...(fromProtected === undefined ? {} : { from_protected_branch: fromProtected }) });
+        }
         const result = await must(git.createBranch({ branch: name, ref: ctx.params.ref ?? '' }, deps.repositories.recorder(project.id, ctx.actor)));
         return created((await present(ctx, project, [result.branch]))[0]);
       },
