@@ -116,6 +116,24 @@ describe('protected branch creation', () => {
   });
 });
 
+describe('releases of protected tags', () => {
+  it('lets a Developer release a tag one matching protected tag rule lets them create (any rule, as can_create_tag?)', async () => {
+    for (const [name, level] of [['v*', 40], ['v1.*', 30]] as const) {
+      expect((await server.call('POST', `${projectPath}/protected_tags`, { name, create_access_level: level }, maintainer.token)).status).toBe(201);
+    }
+    // The tags API already says any.
+    expect((await server.call('POST', `${base}/tags`, { tag_name: 'v1.0', ref: 'main' }, dev.token)).status).toBe(201);
+    expect(await server.call('POST', `${projectPath}/releases`, { tag_name: 'v1.0', description: 'One' }, dev.token)).toMatchObject({ status: 201, body: { tag_name: 'v1.0' } });
+    expect(await server.call('POST', `${projectPath}/releases`, { tag_name: 'v1.1', ref: 'main', description: 'New tag' }, dev.token)).toMatchObject({ status: 201, body: { tag_name: 'v1.1' } });
+    expect(await server.call('PUT', `${projectPath}/releases/v1.0`, { description: 'Edited' }, dev.token)).toMatchObject({ status: 200, body: { description: 'Edited' } });
+    // Only `v*` matches v2.0: Maintainers only.
+    expect(await server.call('POST', `${projectPath}/releases`, { tag_name: 'v2.0', ref: 'main', description: 'Two' }, dev.token)).toMatchObject({
+      status: 403,
+      body: { message: 'You are not allowed to create this tag as it is protected.' },
+    });
+  });
+});
+
 describe('protected branches', () => {
   it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
     expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);
