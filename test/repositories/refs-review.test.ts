@@ -97,6 +97,20 @@ describe('file paths', () => {
   });
 });
 
+describe('branch creation order', () => {
+  it('refuses an existing or invalid name before the pre-receive checks (Branches::ValidateNewService first)', async () => {
+    expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'locked-*', push_access_level: 40, merge_access_level: 40 }, maintainer.token)).status).toBe(201);
+    expect((await server.call('POST', `${base}/branches`, { branch: 'locked-1', ref: 'main' }, maintainer.token)).status).toBe(201);
+    // A Developer may create no `locked-*` branch, but an existing one is "Branch already exists" to them too.
+    expect(await server.call('POST', `${base}/branches`, { branch: 'locked-1', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch already exists' } });
+    expect(await server.call('POST', `${base}/branches`, { branch: 'locked-..x', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Branch name is invalid' } });
+    expect(await server.call('POST', `${base}/branches`, { branch: 'locked-2', ref: 'main' }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'You are not allowed to create protected branches on this project.' },
+    });
+  });
+});
+
 describe('protected branch creation', () => {
   it('lets a merger create a protected branch only from a commit of a protected branch (safe_commit_for_new_protected_branch?)', async () => {
     expect((await server.call('POST', `${base}/branches`, { branch: 'stable', ref: 'main' }, maintainer.token)).status).toBe(201);

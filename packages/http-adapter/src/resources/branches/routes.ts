@@ -115,6 +115,10 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             ),
           );
         }
+        // `Branches::ValidateNewService` before `add_branch` and its pre-receive checks: a name GitRefValidator
+        // refuses, or a branch that exists, is refused as such whoever asks (the engine checks again under its lock).
+        if (!isValidNewRefName(name)) throw ApiError.message(400, 'Branch name is invalid');
+        if (branchSha(findRepository(deps.app.state.repositories, project.id)!, name) !== null) throw ApiError.message(400, 'Branch already exists');
         const target = await git.findCommit(ctx.params.ref ?? '');
         if (E.isRight(target)) {
           // `safe_commit_for_new_protected_branch?`, asked of git only for a protected name.
