@@ -111,6 +111,18 @@ describe('branch creation order', () => {
   });
 });
 
+describe('tag creation order', () => {
+  it('refuses an invalid name, then an unknown target, before the protected tag check (Tags::CreateService, Gitaly)', async () => {
+    expect((await server.call('POST', `${projectPath}/protected_tags`, { name: 'pv*', create_access_level: 40 }, maintainer.token)).status).toBe(201);
+    expect(await server.call('POST', `${base}/tags`, { tag_name: 'pv 1', ref: 'main' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Tag name invalid' } });
+    expect(await server.call('POST', `${base}/tags`, { tag_name: 'pv2', ref: 'nope' }, dev.token)).toMatchObject({ status: 400, body: { message: 'Target nope is invalid' } });
+    expect(await server.call('POST', `${base}/tags`, { tag_name: 'pv3', ref: 'main' }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'You are not allowed to create this tag as it is protected.' },
+    });
+  });
+});
+
 describe('protected branch creation', () => {
   it('lets a merger create a protected branch only from a commit of a protected branch (safe_commit_for_new_protected_branch?)', async () => {
     expect((await server.call('POST', `${base}/branches`, { branch: 'stable', ref: 'main' }, maintainer.token)).status).toBe(201);
