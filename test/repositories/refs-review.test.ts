@@ -161,6 +161,19 @@ describe('releases of protected tags', () => {
 });
 
 describe('protected branches', () => {
+  it('searches protected branches as fuzzy_arel_match does (short words match the whole name only)', async () => {
+    for (const name of ['qa', 'qa-*', 'stage-qa', 'hotfix/urgent']) {
+      expect((await server.call('POST', `${projectPath}/protected_branches`, { name }, maintainer.token)).status).toBe(201);
+    }
+    const names = async (search: string) =>
+      ((await server.call('GET', `${projectPath}/protected_branches?search=${encodeURIComponent(search)}`, undefined, maintainer.token)).body as { name: string }[]).map((rule) => rule.name);
+    expect(await names('QA')).toEqual(['qa']);
+    expect(await names('stage')).toEqual(['stage-qa']);
+    expect(await names('fix urg')).toEqual(['hotfix/urgent']);
+    expect(await names('fix nope')).toEqual([]);
+    expect(await names('qa-*')).toEqual(['qa-*']);
+  });
+
   it("answers EE's PATCH …/protected_branches/:name, which sets code_owner_approval_required (default false)", async () => {
     expect((await server.call('POST', `${projectPath}/protected_branches`, { name: 'release/*', push_access_level: 30 }, maintainer.token)).status).toBe(201);
     const patched = await server.call('PATCH', `${projectPath}/protected_branches/release%2F*`, { code_owner_approval_required: true }, maintainer.token);
