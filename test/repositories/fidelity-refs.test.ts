@@ -396,8 +396,9 @@ describe('tree', () => {
     // Gitaly answered no entries for a path outside the repository, as for any path that is no directory.
     const paths = ['..%2Fx', '.%2Fdocs', '..', 'docs%2F..%2F..%2Fx', '%2F..%2F..%2Fetc', '%0A', 'a%0Ab', 'a%0D%0Ab'];
     const refs = ['main%0A', 'main%3AREADME.md', 'main%40%7Bupstream%7D', '%3A%2Fx', '..%2Fx', '-all', 'main%5E%7B%2F%5B%7D'];
-    const files = ['.%2FREADME.md', 'a%0Ab', 'README.md%0A', 'README.md%0D'];
-    const traversals = ['..%2Fx', 'docs%2F..%2FREADME.md'];
+    const files = ['.%2FREADME.md', 'README.md%0D'];
+    // `check_path_traversal!` also refuses a line break (review-repo).
+    const traversals = ['..%2Fx', 'docs%2F..%2FREADME.md', 'a%0Ab', 'README.md%0A'];
     const hostile = [
       ...paths.map(async (path) => expect(await anonymous(`tree?ref=main&path=${path}`), path).toMatchObject({ status: 200, body: [] })),
       ...refs.map(async (ref) => expect(await anonymous(`tree?ref=${ref}`), ref).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })),

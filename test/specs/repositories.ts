@@ -180,6 +180,24 @@ export const repositorySpecs: Record<string, Spec> = {
     when: { type: 'ProtectBranchLegacy', project_id: 1, name: 'main', developers_can_push: true, developers_can_merge: false },
     then: [{ type: 'ProtectedBranchUpdated', data: { project_id: 1, id: 1, push_access_levels: [{ id: 3, access_level: 30 }], merge_access_levels: [{ id: 4, access_level: 40 }] } }],
   },
+  'code owner approval set on a protected branch (EE PATCH)': {
+    given: [...base, branchProtected('main', 40, 40)],
+    as: 4,
+    when: { type: 'SetCodeOwnerApprovalRequired', project_id: 1, name: 'main', code_owner_approval_required: true },
+    then: [{ type: 'ProtectedBranchCodeOwnerApprovalSet', data: { project_id: 1, id: 1, code_owner_approval_required: true } }],
+  },
+  'code owner approval unchanged records nothing': {
+    given: [...base, branchProtected('main', 40, 40)],
+    as: 4,
+    when: { type: 'SetCodeOwnerApprovalRequired', project_id: 1, name: 'main', code_owner_approval_required: false },
+    then: [],
+  },
+  'code owner approval of no exact rule': {
+    given: [...base, branchProtected('release/*', 40, 40)],
+    as: 4,
+    when: { type: 'SetCodeOwnerApprovalRequired', project_id: 1, name: 'release/1', code_owner_approval_required: true },
+    error: notFound(undefined, '404 Not found'),
+  },
   'unprotecting a branch': { given: [...base, branchProtected('main', 40, 40)], as: 4, when: { type: 'UnprotectBranch', project_id: 1, name: 'main' }, then: [{ type: 'ProtectedBranchDeleted', data: { project_id: 1, id: 1 } }] },
   'a merge request with its first version': {
     given: [...base, feature],

@@ -18,4 +18,5 @@ export * from './audit.js';
 export * from './modules/shared/access.js';
 export * from './modules/shared/validation.js';
 export * from './modules/shared/errors.js';
+export * from './modules/shared/pattern.js';
 export * from './modules/access/index.js';

@@ -29,6 +29,7 @@ import type {
   MergeResult,
   Page,
   RawBlob,
+  BlameRange,
   RefChange,
   RefQuery,
   Sha,
@@ -107,6 +108,10 @@ export interface Repository {
   tree(query: TreeQuery): GitResult<Page<TreeEntry>>;
   blob(query: { readonly ref: string; readonly path: string }): GitResult<Blob>;
   rawBlob(id: string): GitResult<RawBlob>;
+  /** Each commit's git trailers, as Gitaly's `trailers: true` gives them (`%(trailers:unfold)`; a repeated key, the last). */
+  trailers(shas: readonly Sha[]): GitResult<ReadonlyMap<Sha, Readonly<Record<string, string>>>>;
+  /** `git blame` of the file at `path` in commit `ref`: consecutive lines of one commit grouped (an empty file: none). */
+  blame(query: { readonly ref: string; readonly path: string }): GitResult<readonly BlameRange[]>;
   /** The commit `ref` names and its archive (`git archive`), held in memory. */
   archive(query: ArchiveQuery): GitResult<{ readonly commit: Sha; readonly content: Buffer }>;
   commitDiff(revision: string, options?: DiffOptions): GitResult<readonly DiffFile[]>;

@@ -6,6 +6,7 @@ import { diffFlags, parseDiffOutput, parseNumstat } from './diff.js';
 import { EMPTY_TREE, asSha } from './objects.js';
 import type {
   ArchiveQuery,
+  BlameRange,
   Blob,
   Commit,
   CommitStats,
@@ -194,6 +195,55 @@ export const rawBlob = async (ctx: RepoContext, id: string): Promise<RawBlob> =>
   const object = /^[0-9a-fA-F]{4,40}$/.test(id) ? await readObject(ctx, id) : null;
   if (!object || object.type !== 'blob') return fail(pathNotFound(id, '404 Blob Not Found'));
   return { id: object.sha, size: object.data.length, content: object.data };
+};
+
+/**
+ * `git blame --porcelain` of a file in a commit (Gitaly's `RawBlame`), grouped as `Gitlab::Blame#groups` groups:
+ * each run of consecutive lines of one commit. Lines are read as UTF-8. A path that is no file there is not found.
+ */
+export const blame = async (ctx: RepoContext, query: { ref: string; path: string }): Promise<BlameRange[]> => {
+  const commit = await requireCommit(ctx, query.ref);
+  const path = query.path.replace(/^\/+/, '');
+  const entry = isRepositoryPath(path) ? await entryAt(ctx, commit.tree_id, path) : null;
+  if (!entry || typeOfMode(entry.mode) !== 'blob') return fail(pathNotFound(path, '404 File Not Found'));
+  const { stdout } = await git(ctx.gitDir, ['blame', '--porcelain', commit.id, '--', path], { env: literal });
+  const runs: { sha: Sha; lines: string[] }[] = [];
+  let current: Sha | null = null;
+  for (const line of stdout.toString('utf8').split('\n')) {
+    if (line.startsWith('\t')) {
+      const last = runs[runs.length - 1];
+      if (current === null) continue;
+      if (last && last.sha === current) last.lines.push(line.slice(1));
+      else runs.push({ sha: current, lines: [line.slice(1)] });
+      continue;
+    }
+    const header = /^([0-9a-f]{40}) \d+ \d+/.exec(line);
+    if (header) current = asSha(header[1]!);
+  }
+  const shas = [...new Set(runs.map((run) => run.sha))];
+  const commits = new Map((await readCommits(ctx, shas)).map((found) => [found.id, found]));
+  return runs.map((run) => ({ commit: commits.get(run.sha)!, lines: run.lines }));
+};
+
+/**
+ * The trailers of each commit, parsed by git (`%(trailers:unfold,separator=%x00)`) and read as Gitaly's trailer
+ * parser reads them: `Key: value` pairs, a repeated key keeping its last value.
+ */
+export const trailers = async (ctx: RepoContext, shas: readonly Sha[]): Promise<Map<Sha, Record<string, string>>> => {
+  const found = new Map<Sha, Record<string, string>>();
+  if (shas.length === 0) return found;
+  const text = await gitText(ctx.gitDir, ['log', '--no-walk=unsorted', '--format=%H%x00%(trailers:unfold,separator=%x00)%x01', ...shas]);
+  for (const record of text.split('\x01')) {
+    const [sha, ...pairs] = record.replace(/^\n/, '').split('\x00');
+    if (!sha || !/^[0-9a-f]{40}$/.test(sha)) continue;
+    const parsed: Record<string, string> = {};
+    for (const pair of pairs) {
+      const colon = pair.indexOf(': ');
+      if (colon > 0) parsed[pair.slice(0, colon)] = pair.slice(colon + 2);
+    }
+    found.set(asSha(sha), parsed);
+  }
+  return found;
 };
 
 /** A file at a ref. */

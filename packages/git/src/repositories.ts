@@ -316,6 +316,8 @@ class GitRepository implements Repository {
   tree: Repository['tree'] = (query) => this.run((ctx) => reads.tree(ctx, query));
   blob: Repository['blob'] = (query) => this.run((ctx) => reads.blob(ctx, query));
   rawBlob: Repository['rawBlob'] = (id) => this.run((ctx) => reads.rawBlob(ctx, id));
+  trailers: Repository['trailers'] = (shas) => this.run((ctx) => reads.trailers(ctx, shas));
+  blame: Repository['blame'] = (query) => this.run((ctx) => reads.blame(ctx, query));
   archive: Repository['archive'] = (query) => this.run((ctx) => reads.archive(ctx, query));
   commitDiff: Repository['commitDiff'] = (revision, options) => this.run((ctx) => reads.commitDiff(ctx, revision, options));
   compare: Repository['compare'] = (query) => this.run((ctx) => reads.compare(ctx, query));

@@ -167,6 +167,13 @@ export interface ArchiveQuery {
 }
 
 /** A blob by its id (`GET …/repository/blobs/:sha`). */
+/** A run of consecutive lines of a file last changed by one commit (`Gitlab::Blame#groups`). */
+export interface BlameRange {
+  readonly commit: Commit;
+  /** The lines' text, without their line ends. */
+  readonly lines: readonly string[];
+}
+
 export interface RawBlob {
   readonly id: Sha;
   readonly size: number;

@@ -27,6 +27,8 @@ import { releaseRoutes } from './releases/routes.js';
 import { branchRoutes } from './branches/routes.js';
 import { protectedRefRoutes } from './protected-refs/routes.js';
 import { commitRoutes } from './commits/routes.js';
+import { commitCommentRoutes } from './commits/comments.js';
+import { commitMergeRequestRoutes } from './commits/merge-requests.js';
 import { fileRoutes } from './files/routes.js';
 import { mergeRequestRoutes } from './merge-requests/routes.js';
 import { environmentRoutes } from './environments/routes.js';
@@ -62,6 +64,8 @@ export const apiResources: readonly ApiResource[] = [
   branchRoutes,
   protectedRefRoutes,
   commitRoutes,
+  commitCommentRoutes,
+  commitMergeRequestRoutes,
   fileRoutes,
   mergeRequestRoutes,
   billableMemberRoutes,

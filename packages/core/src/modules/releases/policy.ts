@@ -14,10 +14,11 @@ export const canRelease = (state: ReleasesView, userId: number | null, project: 
   if (ability === 'read_release') return canReadProject(state, userId, project) && (project.visibility !== 'private' || canOnProject(state, userId, 'read_release', project));
   if (!canOnProject(state, userId, ability, project)) return false;
   if (tag === undefined) return true;
-  // `UserAccess#can_create_tag?`: a protected tag's create levels, else `admin_tag`.
+  // `UserAccess#can_create_tag?`: the create levels of every matching protected tag rule, any of which lets the user
+  // through (`protected_ref_accessible_to?`), else `admin_tag`.
   const repository = findRepository(state.repositories, project.id);
   if (!repository) return false;
   const rules = matchingProtectedTags(repository, tag);
   if (rules.length === 0) return canOnProject(state, userId, 'admin_tag', project);
-  return rules.flatMap((rule) => rule.create_access_levels).every((level) => meetsRefAccessLevel(state, userId, project, level.access_level));
+  return rules.flatMap((rule) => rule.create_access_levels).some((level) => meetsRefAccessLevel(state, userId, project, level.access_level));
 };

@@ -71,6 +71,8 @@ export type RepositoryCommand =
   /** The legacy `PUT …/branches/:branch/protect`: creates, or replaces the levels of, the branch's exact rule. */
   | { readonly type: 'ProtectBranchLegacy'; readonly project_id: number; readonly name: string; readonly developers_can_push: boolean; readonly developers_can_merge: boolean }
   | { readonly type: 'UnprotectBranch'; readonly project_id: number; readonly name: string }
+  /** EE's `PATCH …/protected_branches/:name` (14.7): sets `code_owner_approval_required` of the exact rule. */
+  | { readonly type: 'SetCodeOwnerApprovalRequired'; readonly project_id: number; readonly name: string; readonly code_owner_approval_required: boolean }
   | {
       readonly type: 'CreateMergeRequest';
       readonly project_id: number;

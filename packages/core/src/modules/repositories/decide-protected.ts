@@ -141,3 +141,20 @@ export const decideUnprotectBranch = (issued: IssuedAs<RepositoryCommand, 'Unpro
       return rule ? E.right<DomainError, RepositoryEvent[]>([{ type: 'ProtectedBranchDeleted', data: { project_id: project.id, id: rule.id } }]) : E.left(notFound(undefined, '404 Not found'));
     }),
   );
+
+/**
+ * EE's `PATCH …/protected_branches/:name` (14.7): the exact rule (`find_by!`, "404 Not found") gets the value
+ * (`update_attribute`); the value it already has records nothing.
+ */
+export const decideSetCodeOwnerApprovalRequired = (issued: IssuedAs<RepositoryCommand, 'SetCodeOwnerApprovalRequired'>, state: State): E.Either<DomainError, readonly RepositoryEvent[]> =>
+  pipe(
+    target(state, issued),
+    E.chain(({ project, repository }) => {
+      const rule = findProtectedBranch(repository, issued.command.name);
+      if (!rule) return E.left(notFound(undefined, '404 Not found'));
+      const value = issued.command.code_owner_approval_required;
+      return E.right<DomainError, RepositoryEvent[]>(
+        rule.code_owner_approval_required === value ? [] : [{ type: 'ProtectedBranchCodeOwnerApprovalSet', data: { project_id: project.id, id: rule.id, code_owner_approval_required: value } }],
+      );
+    }),
+  );

@@ -6,7 +6,7 @@ import type { RepositoryCommand } from './commands.js';
 import type { RepositoryEvent } from './events.js';
 import type { RepositoriesView } from './projection.js';
 import { decideChangeDefaultBranch, decideUpdateRefs } from './decide-refs.js';
-import { decideProtectBranch, decideProtectBranchLegacy, decideProtectTag, decideUnprotectBranch, decideUnprotectTag } from './decide-protected.js';
+import { decideProtectBranch, decideProtectBranchLegacy, decideProtectTag, decideSetCodeOwnerApprovalRequired, decideUnprotectBranch, decideUnprotectTag } from './decide-protected.js';
 import { decideApproveMergeRequest, decideCreateMergeRequest, decideDeleteMergeRequest, decideSetMergeRequestSubscription, decideUnapproveMergeRequest, decideMergeMergeRequest, decideUpdateMergeRequest } from './decide-merge-requests.js';
 
 export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either<DomainError, readonly RepositoryEvent[]>>({
@@ -17,6 +17,7 @@ export const decide = decideByType<RepositoryCommand, RepositoriesView, E.Either
   ProtectBranch: decideProtectBranch,
   ProtectBranchLegacy: decideProtectBranchLegacy,
   UnprotectBranch: decideUnprotectBranch,
+  SetCodeOwnerApprovalRequired: decideSetCodeOwnerApprovalRequired,
   CreateMergeRequest: decideCreateMergeRequest,
   UpdateMergeRequest: decideUpdateMergeRequest,
   MergeMergeRequest: decideMergeMergeRequest,

@@ -88,6 +88,8 @@ export const repositoryEvents = defineEvents({
     codec: t.type({ project_id: t.number, id: t.number, push_access_levels: t.array(accessLevel), merge_access_levels: t.array(accessLevel) }),
   },
   ProtectedBranchDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number }) },
+  /** EE's `PATCH …/protected_branches/:name`: the rule's `code_owner_approval_required` changed. */
+  ProtectedBranchCodeOwnerApprovalSet: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, code_owner_approval_required: t.boolean }) },
   MergeRequestCreated: {
     version: 1,
     stream,

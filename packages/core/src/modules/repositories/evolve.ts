@@ -110,6 +110,11 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       raiseLevels(state, [...event.data.push_access_levels, ...event.data.merge_access_levels]);
       return;
     }
+    case 'ProtectedBranchCodeOwnerApprovalSet': {
+      const rule = repositoryOf(state, event.data.project_id)?.protected_branches.find((candidate) => candidate.id === event.data.id);
+      if (rule) rule.code_owner_approval_required = event.data.code_owner_approval_required;
+      return;
+    }
     case 'ProtectedBranchDeleted': {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) repository.protected_branches = repository.protected_branches.filter((rule) => rule.id !== event.data.id);

@@ -28,6 +28,7 @@ export const repositoriesModule = defineModule<
     'ProtectBranch',
     'ProtectBranchLegacy',
     'UnprotectBranch',
+    'SetCodeOwnerApprovalRequired',
     'CreateMergeRequest',
     'UpdateMergeRequest',
     'MergeMergeRequest',

@@ -94,6 +94,7 @@ export const REF_CHECK_MESSAGES = {
   non_web_delete_protected_branch: 'You can only delete protected branches using the web interface.',
   push_protected_branch: 'You are not allowed to push code to protected branches on this project.',
   create_protected_branch: 'You are not allowed to create protected branches on this project.',
+  invalid_commit_create_protected_branch: 'You can only use an existing protected branch ref as the basis of a new protected branch.',
   non_web_create_protected_branch: 'You can only create protected branches using the web interface and API.',
   prohibited_hex_branch_name: 'You cannot create a branch with a 40-character hexadecimal branch name.',
   change_existing_tags: 'You are not allowed to change existing tags on this project.',
@@ -109,6 +110,11 @@ export interface RefMove {
   readonly old_sha: string | null;
   readonly new_sha: string | null;
   readonly forced?: boolean;
+  /**
+   * A branch creation's fact from git: whether the new commit is in a protected branch
+   * (`safe_commit_for_new_protected_branch?`). Absent, the rule is not checked (the decider and the push gateway).
+   */
+  readonly from_protected_branch?: boolean;
 }
 
 const branchCheck = (state: State, userId: number | null, project: Project, repository: Repository, name: string, move: RefMove, via: Via): string | null => {
@@ -124,7 +130,9 @@ const branchCheck = (state: State, userId: number | null, project: Project, repo
   if (creation) {
     if (canPushToBranch(state, userId, project, repository, name)) return null;
     if (!canMergeToBranch(state, userId, project, repository, name)) return REF_CHECK_MESSAGES.create_protected_branch;
-    // A merger may create a protected branch from the web or the API only (the base-commit rule is not kept).
+    // A merger may create a protected branch from a commit already in a protected branch (when the caller knows),
+    // from the web or the API only.
+    if (move.from_protected_branch === false) return REF_CHECK_MESSAGES.invalid_commit_create_protected_branch;
     return via === 'api' ? null : REF_CHECK_MESSAGES.non_web_create_protected_branch;
   }
   if (deletion) {

@@ -115,8 +115,18 @@ export const branchRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             ),
           );
         }
+        // `Branches::ValidateNewService` before `add_branch` and its pre-receive checks: a name GitRefValidator
+        // refuses, or a branch that exists, is refused as such whoever asks (the engine checks again under its lock).
+        if (!isValidNewRefName(name)) throw ApiError.message(400, 'Branch name is invalid');
+        if (branchSha(findRepository(deps.app.state.repositories, project.id)!, name) !== null) throw ApiError.message(400, 'Branch already exists');
         const target = await git.findCommit(ctx.params.ref ?? '');
-        if (E.isRight(target)) precheck(deps, ctx, project, { ref: branchRef(name), old_sha: null, new_sha: target.right.id });
+        if (E.isRight(target)) {
+          // `safe_commit_for_new_protected_branch?`, asked of git only for a protected name.
+          const fromProtected = isProtectedBranch(repository, name)
+            ? (await must(git.refsContaining(target.right.id, 'branch'))).some((ref) => isProtectedBranch(repository, ref.name))
+            : undefined;
+          precheck(deps, ctx, project, { ref: branchRef(name), old_sha: null, new_sha: target.right.id, ...(fromProtected === undefined ? {} : { from_protected_branch: fromProtected }) });
+        }
         const result = await must(git.createBranch({ branch: name, ref: ctx.params.ref ?? '' }, deps.repositories.recorder(project.id, ctx.actor)));
         return created((await present(ctx, project, [result.branch]))[0]);
       },

@@ -10,6 +10,7 @@ export const listParams = schema(
   optional('with_stats', T.Boolean),
   optional('first_parent', T.Boolean),
   optional('order', T.String, { values: ['default', 'topo'], default: 'default' }),
+  optional('trailers', T.Boolean, { default: false }),
   optional('page', T.Integer, { default: 1 }),
   optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
 );

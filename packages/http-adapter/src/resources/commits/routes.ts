@@ -151,8 +151,11 @@ export const commitRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             return { items: page.right.items, total: offset + page.right.items.length + 1 };
           },
           async (commits) => {
-            if (!params.with_stats) return commits.map((commit) => present(ctx, project, commit));
-            return Promise.all(commits.map(async (commit) => ({ ...present(ctx, project, commit), stats: await must(git.commitStats(commit.id)) })));
+            // `trailers=true`: Gitaly's `FindCommits` parses each commit's trailers (`{}` otherwise).
+            const trailers = params.trailers ? await must(git.trailers(commits.map((commit) => commit.id))) : new Map<string, Readonly<Record<string, string>>>();
+            const entity = (commit: Commit) => commitEntity(commit, project, presentContext(deps, ctx), trailers.get(commit.id));
+            if (!params.with_stats) return commits.map(entity);
+            return Promise.all(commits.map(async (commit) => ({ ...entity(commit), stats: await must(git.commitStats(commit.id)) })));
           },
           { excludeTotalHeaders: true },
         );

@@ -13,18 +13,27 @@ export const treeParams = schema(
         optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
       );
 
-/** Create, update (content required) and delete (no content) of one file. */
-export const writeParams = (content: boolean) =>
-  schema(
-    requires('branch', T.String, { allowBlank: false }),
-    requires('commit_message', T.String, { allowBlank: false }),
-    ...(content ? [requires('content', T.String)] : [optional('content', T.String)]),
-    optional('encoding', T.String, { values: ['base64', 'text'], default: 'text' }),
-    optional('author_email', T.String),
-    optional('author_name', T.String),
-    optional('start_branch', T.String),
-    optional('execute_filemode', T.Boolean),
-    optional('last_commit_id', T.String),
-  );
+/**
+ * `simple_file_params` (delete) and `extended_file_params` (create, update: `content` required, `encoding`,
+ * `last_commit_id`, `execute_filemode`). A delete declares no `last_commit_id`, so `declared_params` drops it and
+ * `Files::DeleteService` never compares it.
+ */
+const simpleFileParams = [
+  requires('branch', T.String, { allowBlank: false }),
+  requires('commit_message', T.String, { allowBlank: false }),
+  optional('start_branch', T.String),
+  optional('author_email', T.String),
+  optional('author_name', T.String),
+] as const;
+
+export const extendedFileParams = schema(
+  ...simpleFileParams,
+  requires('content', T.String),
+  optional('encoding', T.String, { values: ['base64', 'text'], default: 'text' }),
+  optional('last_commit_id', T.String),
+  optional('execute_filemode', T.Boolean),
+);
+
+export const deleteFileParams = schema(...simpleFileParams);
 
 export const archiveParams = schema(optional('sha', T.String), optional('format', T.String), optional('path', T.String));

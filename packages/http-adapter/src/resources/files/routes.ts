@@ -8,16 +8,21 @@
 import { createHash } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { canPushToBranch, canRepository, defaultBranchOf, findRepository, forbidden, type Project } from '@forgefold/core';
-import type { Blob, CommitAction } from '@forgefold/git';
+import type { BlameRange, Blob, CommitAction } from '@forgefold/git';
 import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { archiveParams, rawParams, showParams, treeParams, writeParams } from './params.js';
+import { archiveParams, rawParams, showParams, treeParams, extendedFileParams, deleteFileParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
 import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
-/** Grape's `file_path: true` validator: no traversal. */
+/**
+ * The `file_path: true` validator (`API::Validations::Validators::FilePath`): `Gitlab::Utils.check_path_traversal!`
+ * (`.` or `..` alone, a `..` segment between slashes or backslashes, a line break) and `check_allowed_absolute_path!` with no
+ * allowed paths (an absolute path); a NUL cannot reach git either.
+ */
+const TRAVERSAL = /(^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n)/;
 const checkFilePath = (path: string): string => {
-  if (path.split('/').some((part) => part === '..') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
+  if (TRAVERSAL.test(path) || path.startsWith('/') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
   return path;
 };
 
@@ -31,6 +36,22 @@ const blobData = (blob: Blob, ref: string) => ({
   blob_id: blob.blob_id,
   commit_id: blob.commit_id,
   last_commit_id: blob.last_commit_id,
+});
+
+/** `Entities::BlameRange` with its `BlameRangeCommit`. */
+const blameRangeEntity = (range: BlameRange) => ({
+  commit: {
+    id: range.commit.id,
+    parent_ids: range.commit.parent_ids,
+    message: range.commit.message,
+    authored_date: range.commit.authored_date,
+    author_name: range.commit.author_name,
+    author_email: range.commit.author_email,
+    committed_date: range.commit.committed_date,
+    committer_name: range.commit.committer_name,
+    committer_email: range.commit.committer_email,
+  },
+  lines: range.lines,
 });
 
 /** `%XX` for every UTF-8 byte of the characters `keep` does not match. */
@@ -113,7 +134,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             file_path: path,
             ...(action !== 'delete' ? { content: params.content ?? '', encoding: params.encoding === 'base64' ? 'base64' : 'text' } : {}),
             ...(action === 'create' && params.execute_filemode !== undefined && params.execute_filemode !== null ? { execute_filemode: params.execute_filemode } : {}),
-            ...(action !== 'create' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
+            ...(action === 'update' && params.last_commit_id ? { last_commit_id: params.last_commit_id } : {}),
           },
         ],
         ...(params.start_branch ? { start_branch: params.start_branch } : {}),
@@ -146,6 +167,22 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return ok({ ...data, content: blob.content.toString('base64') }, { headers: gitlabHeaders(data) });
       },
     }),
+    // `GET …/files/:file_path/blame` (14.7: no `range`): the file's headers, then `Entities::BlameRange` for each
+    // run of consecutive lines of one commit.
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/files/:file_path/blame',
+      auth: 'optional',
+      before: download,
+      params: showParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'download_code');
+        const ref = ctx.params.ref ?? '';
+        const blob = await readBlob(ctx, project, ref);
+        const ranges = await must(deps.repositories.open(project.id).blame({ ref: blob.commit_id, path: blob.file_path }), '404 File Not Found');
+        return ok(ranges.map(blameRangeEntity), { headers: gitlabHeaders(blobData(blob, ref)) });
+      },
+    }),
     route({
       method: 'GET',
       path: '/projects/:id/repository/files/:file_path/raw',
@@ -168,7 +205,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(true),
+      params: extendedFileParams,
       handler: async (ctx) => created(await write(ctx, 'create', ctx.params)),
     }),
     route({
@@ -176,7 +213,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(true),
+      params: extendedFileParams,
       handler: async (ctx) => ok(await write(ctx, 'update', ctx.params)),
     }),
     route({
@@ -184,7 +221,7 @@ export const fileRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/files/:file_path',
       auth: 'optional',
       before: download,
-      params: writeParams(false),
+      params: deleteFileParams,
       handler: async (ctx) => {
         await write(ctx, 'delete', ctx.params);
         return noContent();

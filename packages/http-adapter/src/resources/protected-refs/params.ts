@@ -6,6 +6,12 @@ export const protectedBranchListParams = schema(requires('name', T.String), opti
 
 export const protectTagParams = schema(optional('search', T.String));
 
+/** EE's `PATCH …/protected_branches/:name` (14.7): `optional_params_ee`, of which it reads `code_owner_approval_required` (default false). */
+export const codeOwnerApprovalParams = schema(
+  optional('unprotect_access_level', T.Integer, { values: [...PROTECTED_REF_ACCESS_LEVELS] }),
+  optional('code_owner_approval_required', T.Boolean, { default: false }),
+);
+
 export const protectBranchParams = schema(
         requires('name', T.String),
         optional('push_access_level', T.Integer, { default: 40, values: [...PROTECTED_REF_ACCESS_LEVELS] }),

@@ -5,9 +5,9 @@
  * validation failures are 422 with full messages.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { findProtectedBranch, findProtectedTag, findRepository, type DomainError, type Project } from '@forgefold/core';
+import { findProtectedBranch, findProtectedTag, findRepository, fuzzyMatches, type DomainError, type Project } from '@forgefold/core';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
-import { protectedBranchListParams, protectTagParams, protectBranchParams } from './params.js';
+import { codeOwnerApprovalParams, protectedBranchListParams, protectTagParams, protectBranchParams } from './params.js';
 import { execute, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { protectedBranchEntity, protectedTagEntity } from './entities.js';
 import { projectOf, requireRepositoryAbility } from '../repositories/shared.js';
@@ -91,8 +91,10 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       before: admin,
       params: protectTagParams,
       handler: (ctx) => {
-        const search = ctx.params.search?.toLowerCase();
-        const rules = repositoryOf(ctx).repository.protected_branches.filter((rule) => !search || rule.name.toLowerCase().includes(search));
+        // `ProtectedBranchesFinder#by_name` (a present `search`): `fuzzy_arel_match(:name, search.downcase)`, so words
+        // under three characters match the whole name only.
+        const search = ctx.params.search ?? '';
+        const rules = repositoryOf(ctx).repository.protected_branches.filter((rule) => search.trim() === '' || fuzzyMatches(rule.name, search));
         return paginate(ctx, arraySource(rules), { map: protectedBranchEntity });
       },
     }),
@@ -129,6 +131,23 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         });
         if (E.isLeft(result)) throw protectFailure(result.left);
         return created(protectedBranchEntity(findProtectedBranch(findRepository(result.right.state.repositories, project.id)!, name)!));
+      },
+    }),
+    // EE's `PATCH` (14.7, `EE::API::ProtectedBranches`): only `code_owner_approval_required` changes, to the value
+    // given or its default, false (`update_attribute(…, declared_params[:code_owner_approval_required])`).
+    route({
+      method: 'PATCH',
+      path: '/projects/:id/protected_branches/:name',
+      auth: 'optional',
+      before: admin,
+      params: codeOwnerApprovalParams,
+      handler: async (ctx) => {
+        const { project, repository } = repositoryOf(ctx);
+        const rule = findProtectedBranch(repository, String(ctx.routeParams['name']));
+        if (!rule) throw ApiError.message(404, NOT_FOUND);
+        const result = await execute(deps, ctx, { type: 'SetCodeOwnerApprovalRequired', project_id: project.id, name: rule.name, code_owner_approval_required: ctx.params.code_owner_approval_required === true });
+        if (E.isLeft(result)) throw ApiError.domain(result.left);
+        return ok(protectedBranchEntity(findProtectedBranch(findRepository(result.right.state.repositories, project.id)!, rule.name)!));
       },
     }),
     route({

@@ -16,8 +16,8 @@ export const commitTitle = (title: string): string => {
 
 export const projectWebUrl = (project: Project, ctx: PresentContext): string => `${ctx.baseUrl}/${project.path_with_namespace}`;
 
-/** `Entities::Commit`. */
-export const commitEntity = (commit: Commit, project: Project, ctx: PresentContext) => ({
+/** `Entities::Commit`; `trailers` are `{}` unless the list was asked for them (`trailers=true`). */
+export const commitEntity = (commit: Commit, project: Project, ctx: PresentContext, trailers: Readonly<Record<string, string>> = {}) => ({
   id: commit.id,
   short_id: commit.short_id,
   created_at: commit.committed_date,
@@ -30,7 +30,7 @@ export const commitEntity = (commit: Commit, project: Project, ctx: PresentConte
   committer_name: commit.committer_name,
   committer_email: commit.committer_email,
   committed_date: commit.committed_date,
-  trailers: {},
+  trailers,
   web_url: `${projectWebUrl(project, ctx)}/-/commit/${commit.id}`,
 });
 

@@ -4,7 +4,8 @@
  * and deleting need `admin_tag`; every failure of create and delete is a 400 with the service's message.
  */
 import { canCreateTag, canRepository, findRepository, forbidden, REF_CHECK_MESSAGES, tagListing, tagRef } from '@forgefold/core';
-import { searchRefNames, sortByVersion, type Tag } from '@forgefold/git';
+import * as E from 'fp-ts/lib/Either.js';
+import { isValidNewRefName, searchRefNames, sortByVersion, type Tag } from '@forgefold/git';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, paginateLoaded, route, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams } from './params.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -99,9 +100,14 @@ export const tagRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (!canRepository(state, viewerId(ctx), project, 'admin_tag')) throw ApiError.domain(forbidden());
         const tagName = ctx.params.tag_name ?? '';
         const ref = ctx.params.ref ?? '';
-        // The pre-receive check a protected tag gets (`TagCheck`), before git is asked.
+        // `Tags::CreateService` validates the name first, Gitaly resolves the target, then the pre-receive check a
+        // protected tag gets (`TagCheck`) runs: here before git is asked (which checks name and target again).
+        if (!isValidNewRefName(tagName)) throw ApiError.message(400, 'Tag name invalid');
         const repository = findRepository(state.repositories, project.id)!;
-        if (!canCreateTag(state, viewerId(ctx), project, repository, tagName)) throw ApiError.message(400, REF_CHECK_MESSAGES.create_protected_tag);
+        if (!canCreateTag(state, viewerId(ctx), project, repository, tagName)) {
+          if (E.isLeft(await deps.repositories.open(project.id).findCommit(ref))) throw ApiError.message(400, `Target ${ref} is invalid`);
+          throw ApiError.message(400, REF_CHECK_MESSAGES.create_protected_tag);
+        }
         const message = ctx.params.message ?? undefined;
         const result = await must(
           deps.repositories.open(project.id).createTag(

@@ -1,0 +1,43 @@
+/**
+ * `GET …/repository/commits/:sha/merge_requests` (lib/api/commits.rb, 14.7): `download_code`, then
+ * `authorize! :read_merge_request`, then the commit ("404 Commit Not Found"); the project's merge requests whose
+ * latest diff holds the commit (`MergeRequestsFinder` with `commit_sha`: 14.7's `by_commit_sha` reads
+ * `latest_merge_request_diff_id`, so neither older versions nor the merge commit count), newest first (the
+ * finder's `id desc`), as `Entities::MergeRequestBasic`.
+ */
+import { currentVersion, mergeRequestsOf } from '@forgefold/core';
+import { arraySource, optional, paginate, route, schema, T, type AnyRouteDef } from '../../http/index.js';
+import { presentContext, type ApiDeps } from '../../app/deps.js';
+import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
+import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
+
+const listParams = schema(optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] }));
+
+export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  const download = requireRepositoryAbility(deps, 'download_code');
+  const read = requireRepositoryAbility(deps, 'read_merge_request');
+  return [
+    route({
+      method: 'GET',
+      path: '/projects/:id/repository/commits/:sha/merge_requests',
+      auth: 'optional',
+      before: (ctx) => download(ctx) ?? read(ctx),
+      params: listParams,
+      handler: async (ctx) => {
+        const project = projectOf(deps, ctx, 'read_merge_request');
+        const git = deps.repositories.open(project.id);
+        const commit = await must(git.findCommit(String(ctx.routeParams['sha'])), '404 Commit Not Found');
+        const candidates = [...mergeRequestsOf(deps.app.state.repositories, project.id)].sort((a, b) => b.id - a.id);
+        const holding = [];
+        for (const mr of candidates) {
+          const version = currentVersion(mr);
+          if (!version) continue;
+          const commits = await must(git.commitsBetween(version.base_commit_sha, version.head_commit_sha));
+          if (commits.items.some((candidate) => candidate.id === commit.id)) holding.push(mr);
+        }
+        const view = presentContext(deps, ctx);
+        return paginate(ctx, arraySource(holding), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });
+      },
+    }),
+  ];
+};
