@@ -128,6 +128,7 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
       const note = tableGet(slice.notes, event.data.note_id);
       if (!note) return;
       Object.assign(note, { body: event.data.body, updated_at: event.data.updated_at });
+      if (event.data.confidential !== undefined) note.confidential = event.data.confidential;
       // `Notes::UpdateService`: the new body's cross-references, as the editor (before `edited_by_id`: the author).
       const threads = tableGet(slice.noteables, note.noteable_key);
       const editor = event.data.edited_by_id === undefined ? note.author_id : event.data.edited_by_id;

@@ -39,4 +39,5 @@ export const listNotesParams = schema(
 
 export const createNoteParams = schema(requires('body', T.String), optional('created_at', T.String), optional('confidential', T.Boolean), optional('merge_request_diff_head_sha', T.String));
 
-export const updateNoteParams = schema(requires('body', T.String), optional('confidential', T.Boolean));
+/** 14.7: `optional :body, allow_blank: false` (a blank body is "body is empty"; none changes nothing) and `confidential`. */
+export const updateNoteParams = schema(optional('body', T.String, { allowBlank: false }), optional('confidential', T.Boolean));

@@ -1,0 +1,78 @@
+/**
+ * The review of the issues, notes, discussions, snippets and epics audit (issue 16, branch `review-threads`): what
+ * `fid-threads` missed, as raw HTTP with exact statuses and bodies. References: lib/api/notes.rb,
+ * lib/api/helpers/notes_helpers.rb and app/policies/note_policy.rb (14.7), lib/api/discussions.rb,
+ * lib/api/project_snippets.rb, ee/lib/api/epics.rb.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, newDataDir, removeDir, start, type Running } from '../repositories/support.js';
+
+let server: Running;
+let dataDir: string;
+let project: { id: number };
+let guest: { id: number; token: string };
+let reporter: { id: number; token: string };
+let dev: { id: number; token: string };
+let outsider: { id: number; token: string };
+
+beforeAll(async () => {
+  dataDir = newDataDir();
+  server = await start(dataDir);
+  project = (await server.call('POST', '/projects', { name: 'Review', visibility: 'public' })).body;
+  guest = await member(server, 'guest', { id: project.id, level: 10 });
+  reporter = await member(server, 'reporter', { id: project.id, level: 20 });
+  dev = await member(server, 'dev', { id: project.id, level: 30 });
+  outsider = await member(server, 'outsider');
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+const bodies = (list: { body: string }[]) => list.map((note) => note.body);
+
+describe('confidential notes (notes.rb `confidential`, NotePolicy `confidential & ~can_read_confidential`)', () => {
+  it('stores and shows `confidential`, and hides the note from whoever may not read confidential notes', async () => {
+    const other = await member(server, 'other', { id: project.id, level: 10 });
+    const issue = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Leak' }, guest.token)).body;
+    const path = `/projects/${project.id}/issues/${issue.iid}`;
+    await server.call('POST', `${path}/notes`, { body: 'public words' }, dev.token);
+    const secret = await server.call('POST', `${path}/notes`, { body: 'secret words', confidential: true }, dev.token);
+    expect(secret).toMatchObject({ status: 201, body: { body: 'secret words', confidential: true, type: null } });
+    const note = `${path}/notes/${secret.body.id}`;
+    // Reporters and above, and the issue's author (a Guest here), read it.
+    for (const token of [reporter.token, guest.token, dev.token]) expect((await server.call('GET', note, undefined, token)).body.confidential).toBe(true);
+    // Another Guest and an outsider do not: "404 Note Not Found", left out of the lists and threads.
+    for (const token of [other.token, outsider.token]) {
+      expect(await server.call('GET', note, undefined, token)).toMatchObject({ status: 404, body: { message: '404 Note Not Found' } });
+      expect(bodies((await server.call('GET', `${path}/notes`, undefined, token)).body)).toEqual(['public words']);
+      expect((await server.call('GET', `${path}/discussions`, undefined, token)).body.map((thread: { notes: { body: string }[] }) => bodies(thread.notes))).toEqual([['public words']]);
+      expect(await server.call('GET', `${path}/discussions/${secret.body.id}`, undefined, token)).toMatchObject({ status: 404 });
+    }
+    expect(bodies((await server.call('GET', `${path}/notes?sort=asc`, undefined, reporter.token)).body)).toEqual(['public words', 'secret words']);
+    const threads = (await server.call('GET', `${path}/discussions`, undefined, reporter.token)).body;
+    const thread = threads.find((each: { notes: { id: number }[] }) => each.notes[0]!.id === secret.body.id);
+    expect(await server.call('GET', `${path}/discussions/${thread.id}`, undefined, other.token)).toMatchObject({ status: 404, body: { message: '404 Discussion Not Found' } });
+    // Replying to it needs to read it (`readable_discussion_notes`).
+    expect(await server.call('POST', `${path}/discussions/${thread.id}/notes`, { body: 'me?' }, other.token)).toMatchObject({ status: 404, body: { message: '404 Discussion Not Found' } });
+    // The discussions API shows the flag too.
+    expect((await server.call('GET', `${path}/discussions/${thread.id}`, undefined, reporter.token)).body.notes[0]).toMatchObject({ confidential: true });
+  });
+
+  it('updates `confidential` and takes `body` as optional, not blank, on PUT …/notes/:note_id', async () => {
+    const issue = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Edits' }, dev.token)).body;
+    const path = `/projects/${project.id}/issues/${issue.iid}/notes`;
+    const secret = (await server.call('POST', path, { body: 'hush', confidential: true }, dev.token)).body;
+    expect((await server.call('GET', `${path}/${secret.id}`, undefined, outsider.token)).status).toBe(404);
+    expect(await server.call('PUT', `${path}/${secret.id}`, { confidential: false }, dev.token)).toMatchObject({ status: 200, body: { body: 'hush', confidential: false } });
+    expect(await server.call('GET', `${path}/${secret.id}`, undefined, outsider.token)).toMatchObject({ status: 200, body: { body: 'hush', confidential: false } });
+    expect(await server.call('PUT', `${path}/${secret.id}`, { body: '' }, dev.token)).toMatchObject({ status: 400, body: { error: 'body is empty' } });
+    const before = server.events.length;
+    expect(await server.call('PUT', `${path}/${secret.id}`, {}, dev.token)).toMatchObject({ status: 200, body: { body: 'hush' } });
+    expect(server.events.length).toBe(before);
+    // Someone who may not read a confidential note may not edit or delete their own either (`prevent :admin_note`).
+    const own = (await server.call('POST', path, { body: 'mine', confidential: true }, outsider.token)).body;
+    expect(await server.call('PUT', `${path}/${own.id}`, { body: 'changed' }, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('DELETE', `${path}/${own.id}`, undefined, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+});
