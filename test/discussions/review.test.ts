@@ -76,3 +76,38 @@ describe('confidential notes (notes.rb `confidential`, NotePolicy `confidential 
     expect(await server.call('DELETE', `${path}/${own.id}`, undefined, outsider.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });
+
+describe('Integer path parameters (Grape `type: Integer`): 400 "<name> is invalid", after the before-filters', () => {
+  it('checks `noteable_id` and `note_id` on the notes routes, `note_id` on the discussions routes', async () => {
+    const issue = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Ids' }, dev.token)).body;
+    const path = `/projects/${project.id}/issues/${issue.iid}`;
+    const invalid = (name: string) => ({ status: 400, body: { error: `${name} is invalid` } });
+    expect(await server.call('GET', `/projects/${project.id}/issues/abc/notes`, undefined, dev.token)).toMatchObject(invalid('noteable_id'));
+    expect(await server.call('POST', `/projects/${project.id}/issues/abc/notes`, { body: 'x' }, dev.token)).toMatchObject(invalid('noteable_id'));
+    expect(await server.call('GET', `${path}/notes/abc`, undefined, dev.token)).toMatchObject(invalid('note_id'));
+    expect(await server.call('PUT', `${path}/notes/abc`, { body: 'x' }, dev.token)).toMatchObject(invalid('note_id'));
+    expect(await server.call('DELETE', `${path}/notes/abc`, undefined, dev.token)).toMatchObject(invalid('note_id'));
+    expect(await server.call('GET', `${path}/discussions/0123/notes/abc`, undefined, dev.token)).toMatchObject(invalid('note_id'));
+    expect(await server.call('PUT', `${path}/discussions/0123/notes/abc`, { body: 'x' }, dev.token)).toMatchObject(invalid('note_id'));
+    expect(await server.call('DELETE', `${path}/discussions/0123/notes/abc`, undefined, dev.token)).toMatchObject(invalid('note_id'));
+    // `authenticate!` comes first; the discussions API takes any `noteable_id` (`[Integer, String]`) and finds none.
+    expect(await server.call('GET', `${path}/notes/abc`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await server.call('GET', `/projects/${project.id}/issues/abc/discussions`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
+  });
+
+  it('checks `snippet_id` after the project is found, and `epic_iid` after the group is found', async () => {
+    const invalid = (name: string) => ({ status: 400, body: { error: `${name} is invalid` } });
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect(await server.call(method, `/projects/${project.id}/snippets/abc`, method === 'PUT' ? { title: 'x' } : undefined, dev.token)).toMatchObject(invalid('snippet_id'));
+      expect(await server.call(method, `/projects/9999/snippets/abc`, method === 'PUT' ? { title: 'x' } : undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    }
+    expect(await server.call('GET', `/projects/${project.id}/snippets/abc/raw`, undefined, dev.token)).toMatchObject(invalid('snippet_id'));
+    const group = (await server.call('POST', '/groups', { name: 'Ids', path: 'ids', visibility: 'public' })).body;
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect(await server.call(method, `/groups/${group.id}/epics/abc`, method === 'PUT' ? { title: 'x' } : undefined)).toMatchObject(invalid('epic_iid'));
+      expect(await server.call(method, `/groups/9999/epics/abc`, method === 'PUT' ? { title: 'x' } : undefined)).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+    }
+    // A well-formed iid that names no epic stays the 403 of `authorize!` on nil.
+    expect(await server.call('GET', `/groups/${group.id}/epics/99`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+});

@@ -26,11 +26,11 @@ import {
   type Position,
   type State,
 } from '@forgefold/core';
-import { checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
+import { checkUnmodifiedSince, created, extend, noContent, ok, paginate, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
 import { findReadableGroup, findReadableProject, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { discussionEntity, noteEntity } from './entities.js';
 import { diffFact } from './diff-position.js';
-import { createNoteParams, editNoteParams, listNotesParams, pageParams, replyParams, resolveParams, startParams, updateNoteParams } from './params.js';
+import { editNoteParams, flatNotesParams, noteIdParams, pageParams, replyParams, resolveParams, startParams } from './params.js';
 
 type Kind = NoteableRef['kind'];
 
@@ -238,6 +238,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'GET',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
+        params: noteIdParams,
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -247,7 +248,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'PUT',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
-        params: editNoteParams,
+        params: extend(noteIdParams, editNoteParams),
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -265,6 +266,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'DELETE',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
+        params: noteIdParams,
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -316,7 +318,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: `${base}/notes`,
-      params: listNotesParams,
+      params: flatNotesParams.list,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -337,6 +339,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: `${base}/notes/:note_id`,
+      params: flatNotesParams.one,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -346,7 +349,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: `${base}/notes`,
-      params: createNoteParams,
+      params: flatNotesParams.create,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -367,7 +370,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: `${base}/notes/:note_id`,
-      params: updateNoteParams,
+      params: flatNotesParams.update,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -388,6 +391,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: `${base}/notes/:note_id`,
+      params: flatNotesParams.one,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;

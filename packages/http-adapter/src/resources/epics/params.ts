@@ -1,5 +1,5 @@
 /** Parameters of the group epics API (ee/lib/api/epics.rb, 14.7), lean. */
-import { atLeastOneOf, optional, requires, schema, T } from '../../http/index.js';
+import { atLeastOneOf, optional, pathParam, requires, schema, T } from '../../http/index.js';
 
 export const listParams = schema(
   optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
@@ -28,7 +28,11 @@ export const createParams = schema(
   optional('confidential', T.Boolean),
 );
 
+/** `requires :epic_iid, type: Integer`: `…/epics/abc` is 400 "epic_iid is invalid". */
+export const epicIidParams = schema(pathParam('epic_iid', T.Integer));
+
 export const updateParams = schema(
+  pathParam('epic_iid', T.Integer),
   optional('title', T.String),
   optional('description', T.String),
   optional('labels', T.CommaSeparatedStrings),

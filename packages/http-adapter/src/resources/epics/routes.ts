@@ -4,7 +4,7 @@ import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, fin
 import { created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, listParams, updateParams } from './params.js';
+import { createParams, epicIidParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
 import { labelsOf } from '../issues/params.js';
 import { inTimestampWindow, sortByTimestamp } from '../issues/filter.js';
@@ -21,6 +21,14 @@ const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<Domai
   if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(forbidden());
   return E.right({ group: group.right, epic });
 };
+
+/** `before { authorize_epics_feature! }`: `user_group` ("404 Group Not Found") before the parameters are checked. */
+const groupFirst =
+  (deps: ApiDeps) =>
+  (ctx: HandlerContext<unknown>): DomainError | undefined => {
+    const group = groupOfRoute(ctx, deps.app.state);
+    return E.isLeft(group) ? group.left : undefined;
+  };
 
 export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
@@ -50,6 +58,8 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     method: 'GET',
     path: '/groups/:id/epics/:epic_iid',
     auth: 'optional',
+    before: groupFirst(deps),
+    params: epicIidParams,
     handler: (ctx) => {
       const found = epicOfRoute(ctx, deps.app.state);
       if (E.isLeft(found)) return found.left;
@@ -78,6 +88,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   commandRoute(deps, {
     method: 'PUT',
     path: '/groups/:id/epics/:epic_iid',
+    before: groupFirst(deps),
     params: updateParams,
     find: epicOfRoute,
     authorize: (ctx, state, { group, epic }) => (canUpdateEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
@@ -100,6 +111,8 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   commandRoute(deps, {
     method: 'DELETE',
     path: '/groups/:id/epics/:epic_iid',
+    before: groupFirst(deps),
+    params: epicIidParams,
     find: epicOfRoute,
     authorize: (ctx, state, { group, epic }) => (canDestroyEpic(state, viewerId(ctx), group, epic) ? null : forbidden()),
     command: (_ctx, { group, epic }) => ({ type: 'DeleteEpic', group_id: group.id, iid: epic.iid }),

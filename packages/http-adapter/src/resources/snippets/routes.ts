@@ -8,7 +8,7 @@ import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbid
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, updateParams } from './params.js';
+import { createParams, snippetIdParams, updateParams } from './params.js';
 import { snippetEntity } from './entities.js';
 
 /** `snippets_for_current_user.find_by(id:)`: a readable snippet, else "404 Snippet Not Found" (`find` says "404 Not found"). */
@@ -70,102 +70,116 @@ const applyActions = (current: readonly SnippetFileInput[], actions: readonly Fi
 
 const current = (snippet: Snippet): SnippetFileInput[] => snippet.files.map((file) => ({ file_path: file.path, content: file.content }));
 
-export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => [
-  listRoute(deps, {
-    path: '/projects/:id/snippets',
-    auth: 'optional',
-    find: projectOfRoute,
-    // `check_snippets_enabled` finds the project first, then the list calls `authenticate!`.
-    authorize: (ctx) => (viewerId(ctx) === null ? unauthorized : null),
-    rows: (ctx, state, project) => snippetsOf(state.snippets, project.id).filter((snippet) => canReadSnippet(state, viewerId(ctx), project, snippet)),
-    present: (snippet, view, project) => snippetEntity(snippet, project, view),
-  }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/snippets/:snippet_id',
-    auth: 'optional',
-    handler: (ctx) => {
-      const found = snippetOfRoute('404 Not found')(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      return ok(snippetEntity(found.right.snippet, found.right.project, presentContext(deps, ctx)));
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/snippets/:snippet_id/raw',
-    auth: 'optional',
-    handler: (ctx) => {
-      const found = snippetOfRoute()(ctx, deps.app.state);
-      if (E.isLeft(found)) return found.left;
-      return { ...ok(null), rawBody: Buffer.from(found.right.snippet.files[0]?.content ?? '', 'utf8'), contentType: 'text/plain; charset=utf-8' };
-    },
-  }),
-  commandRoute(deps, {
-    method: 'POST',
-    path: '/projects/:id/snippets',
-    params: createParams,
-    find: (ctx, state) => {
-      // `given :content do requires :file_name end`: a parameter error, before the project is looked up.
-      if (typeof ctx.params.content === 'string' && ctx.params.content !== '' && ctx.params.file_name === undefined) throw ApiError.error(400, 'file_name is missing');
-      return projectOfRoute(ctx, state);
-    },
-    authorize: (ctx, state, project) => (canCreateSnippet(state, viewerId(ctx), project) ? null : forbidden()),
-    command: (ctx, project) => {
-      const { params } = ctx;
-      const files = params.files
-        ? params.files.filter((file) => file !== null).map((file) => ({ file_path: file.file_path ?? '', content: file.content ?? '' }))
-        : [{ file_path: params.file_name ?? '', content: params.content ?? '' }];
-      return {
-        type: 'CreateSnippet',
-        project_id: project.id,
-        title: params.title ?? '',
-        ...(params.description ? { description: params.description } : {}),
-        visibility: params.visibility,
-        files,
-      };
-    },
-    present: (done, ctx, project) => {
-      const id = (done.events.find((event) => event.type === 'SnippetCreated')!.data as { id: number }).id;
-      return created(snippetEntity(findSnippet(done.state.snippets, project.id, id)!, project, presentContext(deps, ctx, done.state)));
-    },
-  }),
-  commandRoute(deps, {
-    method: 'PUT',
-    path: '/projects/:id/snippets/:snippet_id',
-    params: updateParams,
-    find: snippetOfRoute(),
-    authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
-    command: (ctx, { project, snippet }) => {
-      const { params } = ctx;
-      let files: SnippetFileInput[] | undefined;
-      if (params.files) files = applyActions(current(snippet), params.files);
-      else if (params.content !== undefined && params.content !== null || params.file_name) {
-        // `content`/`file_name` edit a snippet of one file only.
-        if (snippet.files.length > 1) throw ApiError.message(400, { error: 'To update Snippets with multiple files, you must use the `files` parameter' });
-        const only = snippet.files[0];
-        files = [{ file_path: params.file_name ?? only?.path ?? '', content: params.content ?? only?.content ?? '' }];
-      }
-      return {
-        type: 'UpdateSnippet',
-        project_id: project.id,
-        id: snippet.id,
-        ...(params.title ? { title: params.title } : {}),
-        ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
-        ...(params.visibility ? { visibility: params.visibility } : {}),
-        ...(files ? { files } : {}),
-      };
-    },
-    present: (done, ctx, { project, snippet }) => ok(snippetEntity(findSnippet(done.state.snippets, project.id, snippet.id)!, project, presentContext(deps, ctx, done.state))),
-  }),
-  commandRoute(deps, {
-    method: 'DELETE',
-    path: '/projects/:id/snippets/:snippet_id',
-    find: snippetOfRoute(),
-    authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
-    command: (ctx, { project, snippet }) => {
-      checkUnmodifiedSince(ctx.request.headers, snippet.updated_at);
-      return { type: 'DeleteSnippet', project_id: project.id, id: snippet.id };
-    },
-    present: () => noContent(),
-  }),
-];
+export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
+  /** `before { check_snippets_enabled }`: `user_project` ("404 Project Not Found") before the parameters are checked. */
+  const projectFirst = (ctx: HandlerContext<unknown>): DomainError | undefined => {
+    const project = projectOfRoute(ctx, deps.app.state);
+    return E.isLeft(project) ? project.left : undefined;
+  };
+  return [
+    listRoute(deps, {
+      path: '/projects/:id/snippets',
+      auth: 'optional',
+      find: projectOfRoute,
+      // `check_snippets_enabled` finds the project first, then the list calls `authenticate!`.
+      authorize: (ctx) => (viewerId(ctx) === null ? unauthorized : null),
+      rows: (ctx, state, project) => snippetsOf(state.snippets, project.id).filter((snippet) => canReadSnippet(state, viewerId(ctx), project, snippet)),
+      present: (snippet, view, project) => snippetEntity(snippet, project, view),
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/snippets/:snippet_id',
+      auth: 'optional',
+      before: projectFirst,
+      params: snippetIdParams,
+      handler: (ctx) => {
+        const found = snippetOfRoute('404 Not found')(ctx, deps.app.state);
+        if (E.isLeft(found)) return found.left;
+        return ok(snippetEntity(found.right.snippet, found.right.project, presentContext(deps, ctx)));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/projects/:id/snippets/:snippet_id/raw',
+      auth: 'optional',
+      before: projectFirst,
+      params: snippetIdParams,
+      handler: (ctx) => {
+        const found = snippetOfRoute()(ctx, deps.app.state);
+        if (E.isLeft(found)) return found.left;
+        return { ...ok(null), rawBody: Buffer.from(found.right.snippet.files[0]?.content ?? '', 'utf8'), contentType: 'text/plain; charset=utf-8' };
+      },
+    }),
+    commandRoute(deps, {
+      method: 'POST',
+      path: '/projects/:id/snippets',
+      params: createParams,
+      find: (ctx, state) => {
+        // `given :content do requires :file_name end`: a parameter error, before the project is looked up.
+        if (typeof ctx.params.content === 'string' && ctx.params.content !== '' && ctx.params.file_name === undefined) throw ApiError.error(400, 'file_name is missing');
+        return projectOfRoute(ctx, state);
+      },
+      authorize: (ctx, state, project) => (canCreateSnippet(state, viewerId(ctx), project) ? null : forbidden()),
+      command: (ctx, project) => {
+        const { params } = ctx;
+        const files = params.files
+          ? params.files.filter((file) => file !== null).map((file) => ({ file_path: file.file_path ?? '', content: file.content ?? '' }))
+          : [{ file_path: params.file_name ?? '', content: params.content ?? '' }];
+        return {
+          type: 'CreateSnippet',
+          project_id: project.id,
+          title: params.title ?? '',
+          ...(params.description ? { description: params.description } : {}),
+          visibility: params.visibility,
+          files,
+        };
+      },
+      present: (done, ctx, project) => {
+        const id = (done.events.find((event) => event.type === 'SnippetCreated')!.data as { id: number }).id;
+        return created(snippetEntity(findSnippet(done.state.snippets, project.id, id)!, project, presentContext(deps, ctx, done.state)));
+      },
+    }),
+    commandRoute(deps, {
+      method: 'PUT',
+      path: '/projects/:id/snippets/:snippet_id',
+      before: projectFirst,
+      params: updateParams,
+      find: snippetOfRoute(),
+      authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
+      command: (ctx, { project, snippet }) => {
+        const { params } = ctx;
+        let files: SnippetFileInput[] | undefined;
+        if (params.files) files = applyActions(current(snippet), params.files);
+        else if (params.content !== undefined && params.content !== null || params.file_name) {
+          // `content`/`file_name` edit a snippet of one file only.
+          if (snippet.files.length > 1) throw ApiError.message(400, { error: 'To update Snippets with multiple files, you must use the `files` parameter' });
+          const only = snippet.files[0];
+          files = [{ file_path: params.file_name ?? only?.path ?? '', content: params.content ?? only?.content ?? '' }];
+        }
+        return {
+          type: 'UpdateSnippet',
+          project_id: project.id,
+          id: snippet.id,
+          ...(params.title ? { title: params.title } : {}),
+          ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
+          ...(params.visibility ? { visibility: params.visibility } : {}),
+          ...(files ? { files } : {}),
+        };
+      },
+      present: (done, ctx, { project, snippet }) => ok(snippetEntity(findSnippet(done.state.snippets, project.id, snippet.id)!, project, presentContext(deps, ctx, done.state))),
+    }),
+    commandRoute(deps, {
+      method: 'DELETE',
+      path: '/projects/:id/snippets/:snippet_id',
+      before: projectFirst,
+      params: snippetIdParams,
+      find: snippetOfRoute(),
+      authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
+      command: (ctx, { project, snippet }) => {
+        checkUnmodifiedSince(ctx.request.headers, snippet.updated_at);
+        return { type: 'DeleteSnippet', project_id: project.id, id: snippet.id };
+      },
+      present: () => noContent(),
+    }),
+  ];
+};
