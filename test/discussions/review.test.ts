@@ -111,3 +111,29 @@ describe('Integer path parameters (Grape `type: Integer`): 400 "<name> is invali
     expect(await server.call('GET', `/groups/${group.id}/epics/99`)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });
+
+describe('epic dates (ee/lib/api/epics.rb `start_date`/`end_date` as the fixed dates, Epics::UpdateDatesService)', () => {
+  it('stores the fixed dates, shows the one in force, and counts them for at_least_one_of', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Dated', path: 'dated', visibility: 'public' })).body;
+    const base = `/groups/${group.id}/epics`;
+    const epic = await server.call('POST', base, { title: 'Q1', start_date: '2026-01-05', start_date_is_fixed: true, end_date: '2026-03-31' });
+    expect(epic).toMatchObject({
+      status: 201,
+      body: { start_date: '2026-01-05', start_date_is_fixed: true, start_date_fixed: '2026-01-05', end_date: null, due_date: null, due_date_is_fixed: false, due_date_fixed: '2026-03-31' },
+    });
+    const path = `${base}/${epic.body.iid}`;
+    // A date alone is an update (before, the rule did not know the dates: 400).
+    expect(await server.call('PUT', path, { due_date_is_fixed: true })).toMatchObject({ status: 200, body: { end_date: '2026-03-31', due_date: '2026-03-31', due_date_is_fixed: true } });
+    expect(await server.call('PUT', path, { end_date: '2026-04-30' })).toMatchObject({ status: 200, body: { end_date: '2026-04-30', due_date_fixed: '2026-04-30' } });
+    expect(await server.call('PUT', path, { start_date_is_fixed: false })).toMatchObject({ status: 200, body: { start_date: null, start_date_fixed: '2026-01-05' } });
+    expect(await server.call('PUT', path, { start_date: 'soon' })).toMatchObject({ status: 200, body: { start_date_fixed: null } });
+    expect(await server.call('GET', path)).toMatchObject({ status: 200, body: { start_date: null, end_date: '2026-04-30', due_date_is_fixed: true } });
+    expect(await server.call('PUT', path, {})).toMatchObject({
+      status: 400,
+      body: {
+        error:
+          'title, description, start_date_fixed, start_date_is_fixed, due_date_fixed, due_date_is_fixed, labels, add_labels, remove_labels, state_event, confidential are missing, at least one parameter must be provided',
+      },
+    });
+  });
+});

@@ -1,4 +1,4 @@
-/** `EE::API::Entities::Epic` (14.7), lean: no dates, parents or children here. */
+/** `EE::API::Entities::Epic` (14.7), lean: fixed dates only (no milestones), no parents or children here. */
 import { findUser, type Epic, type Group } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
@@ -6,6 +6,7 @@ import { userBasic } from '../users/entities.js';
 export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext) => {
   const author = epic.author_id === null ? undefined : findUser(ctx.state.users, epic.author_id);
   const apiGroup = `${ctx.baseUrl}/api/v4/groups/${group.id}`;
+  const dueDate = epic.due_date_is_fixed === true ? (epic.due_date_fixed ?? null) : null;
   return {
     id: epic.id,
     iid: epic.iid,
@@ -16,15 +17,16 @@ export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext) => {
     description: epic.description,
     confidential: epic.confidential,
     author: author ? userBasic(author, ctx) : null,
-    start_date: null,
-    start_date_is_fixed: false,
-    start_date_fixed: null,
+    // `Epics::UpdateDatesService`: the fixed date when it is in force, else the milestones' and children's (none here).
+    start_date: epic.start_date_is_fixed === true ? (epic.start_date_fixed ?? null) : null,
+    start_date_is_fixed: epic.start_date_is_fixed ?? false,
+    start_date_fixed: epic.start_date_fixed ?? null,
     start_date_from_milestones: null,
     start_date_from_inherited_source: null,
-    end_date: null,
-    due_date: null,
-    due_date_is_fixed: false,
-    due_date_fixed: null,
+    end_date: dueDate,
+    due_date: dueDate,
+    due_date_is_fixed: epic.due_date_is_fixed ?? false,
+    due_date_fixed: epic.due_date_fixed ?? null,
     due_date_from_milestones: null,
     due_date_from_inherited_source: null,
     state: epic.state,

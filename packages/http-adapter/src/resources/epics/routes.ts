@@ -1,7 +1,7 @@
 /** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), delete, by iid. */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, type DomainError, type Epic, type Group, type State } from '@forgefold/core';
-import { created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, type DomainError, type Epic, type EpicDates, type Group, type State } from '@forgefold/core';
+import { created, noContent, ok, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, epicIidParams, listParams, updateParams } from './params.js';
@@ -21,6 +21,20 @@ const epicOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<Domai
   if (!epic || !canReadEpic(state, viewerId(ctx), group.right, epic)) return E.left(forbidden());
   return E.right({ group: group.right, epic });
 };
+
+/** A date parameter (a String cast to a date column: a value that does not parse is no date). */
+const dateOf = (value: string | null): string | null => {
+  const date = value === null ? undefined : T.Date.decode(value);
+  return date && E.isRight(date) ? date.right : null;
+};
+
+/** `start_date` and `end_date` as `start_date_fixed` and `due_date_fixed`, with their `…_is_fixed`, as given. */
+const datesOf = (params: { start_date?: string | null; start_date_is_fixed?: boolean | null; end_date?: string | null; due_date_is_fixed?: boolean | null }): EpicDates => ({
+  ...(params.start_date !== undefined ? { start_date_fixed: dateOf(params.start_date) } : {}),
+  ...(params.start_date_is_fixed !== undefined && params.start_date_is_fixed !== null ? { start_date_is_fixed: params.start_date_is_fixed } : {}),
+  ...(params.end_date !== undefined ? { due_date_fixed: dateOf(params.end_date) } : {}),
+  ...(params.due_date_is_fixed !== undefined && params.due_date_is_fixed !== null ? { due_date_is_fixed: params.due_date_is_fixed } : {}),
+});
 
 /** `before { authorize_epics_feature! }`: `user_group` ("404 Group Not Found") before the parameters are checked. */
 const groupFirst =
@@ -79,6 +93,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       ...(ctx.params.description ? { description: ctx.params.description } : {}),
       ...(ctx.params.labels ? { labels: ctx.params.labels } : {}),
       ...(ctx.params.confidential !== undefined && ctx.params.confidential !== null ? { confidential: ctx.params.confidential } : {}),
+      ...datesOf(ctx.params),
     }),
     present: (done, ctx, group) => {
       const iid = (done.events.find((event) => event.type === 'EpicCreated')!.data as { iid: number }).iid;
@@ -104,6 +119,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(labels ? { labels } : {}),
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+        ...datesOf(params),
       };
     },
     present: (done, ctx, { group, epic }) => ok(epicEntity(findEpic(done.state.epics, group.id, epic.iid)!, group, presentContext(deps, ctx, done.state))),
