@@ -137,3 +137,28 @@ describe('epic dates (ee/lib/api/epics.rb `start_date`/`end_date` as the fixed d
     });
   });
 });
+
+describe('GET /groups/:id/epics across the hierarchy (EpicsFinder#related_groups)', () => {
+  it('includes the readable subgroups’ epics by default, the ancestors’ when asked, each relative to the group asked', async () => {
+    const top = (await server.call('POST', '/groups', { name: 'Tree', path: 'tree', visibility: 'public' })).body;
+    const sub = (await server.call('POST', '/groups', { name: 'Leaf', path: 'leaf', parent_id: top.id, visibility: 'public' })).body;
+    const hidden = (await server.call('POST', '/groups', { name: 'Root', path: 'root', parent_id: top.id, visibility: 'private' })).body;
+    const own = (await server.call('POST', `/groups/${top.id}/epics`, { title: 'Top' })).body;
+    const leaf = (await server.call('POST', `/groups/${sub.id}/epics`, { title: 'Leaf' })).body;
+    const secret = (await server.call('POST', `/groups/${hidden.id}/epics`, { title: 'Hidden' })).body;
+    const titles = async (path: string, token?: string | null) => {
+      const answer = await server.call('GET', path, undefined, token);
+      expect(answer.status).toBe(200);
+      return answer.body.map((epic: { title: string }) => epic.title);
+    };
+    expect(await titles(`/groups/${top.id}/epics`, outsider.token)).toEqual(['Leaf', 'Top']);
+    expect(await titles(`/groups/${top.id}/epics`)).toEqual(['Hidden', 'Leaf', 'Top']);
+    expect(await titles(`/groups/${top.id}/epics?include_descendant_groups=false`, outsider.token)).toEqual(['Top']);
+    expect(await titles(`/groups/${sub.id}/epics`, null)).toEqual(['Leaf']);
+    expect(await titles(`/groups/${sub.id}/epics?include_ancestor_groups=true`, null)).toEqual(['Leaf', 'Top']);
+    const listed = (await server.call('GET', `/groups/${top.id}/epics`, undefined, outsider.token)).body;
+    expect(listed[0]).toMatchObject({ id: leaf.id, group_id: sub.id, references: { short: '&1', relative: 'tree/leaf&1', full: 'tree/leaf&1' }, web_url: expect.stringContaining('/groups/tree/leaf/-/epics/1') });
+    expect(listed[1]).toMatchObject({ id: own.id, references: { relative: '&1' } });
+    expect(secret.group_id).toBe(hidden.id);
+  });
+});

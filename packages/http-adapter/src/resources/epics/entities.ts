@@ -3,7 +3,8 @@ import { findUser, type Epic, type Group } from '@forgefold/core';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 
-export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext) => {
+/** `group`: the epic's own; `from`: the group the request named (`references.relative` is seen from it). */
+export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext, from: Group = group) => {
   const author = epic.author_id === null ? undefined : findUser(ctx.state.users, epic.author_id);
   const apiGroup = `${ctx.baseUrl}/api/v4/groups/${group.id}`;
   const dueDate = epic.due_date_is_fixed === true ? (epic.due_date_fixed ?? null) : null;
@@ -33,7 +34,8 @@ export const epicEntity = (epic: Epic, group: Group, ctx: PresentContext) => {
     web_edit_url: `${ctx.baseUrl}/groups/${group.full_path}/-/epics/${epic.iid}`,
     web_url: `${ctx.baseUrl}/groups/${group.full_path}/-/epics/${epic.iid}`,
     reference: `&${epic.iid}`,
-    references: { short: `&${epic.iid}`, relative: `&${epic.iid}`, full: `${group.full_path}&${epic.iid}` },
+    // `Epic#to_reference(from)`: the full path unless seen from its own group.
+    references: { short: `&${epic.iid}`, relative: from.id === group.id ? `&${epic.iid}` : `${group.full_path}&${epic.iid}`, full: `${group.full_path}&${epic.iid}` },
     created_at: epic.created_at,
     updated_at: epic.updated_at,
     closed_at: epic.closed_at,

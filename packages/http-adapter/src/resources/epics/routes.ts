@@ -1,6 +1,6 @@
 /** Group epics (ee/lib/api/epics.rb, 14.7), lean: create, list, get, update (with `state_event`), delete, by iid. */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, forbidden, type DomainError, type Epic, type EpicDates, type Group, type State } from '@forgefold/core';
+import { canCreateEpic, canDestroyEpic, canReadEpic, canUpdateEpic, epicsOf, findEpic, findGroup, forbidden, selfAndAncestors, selfAndDescendants, type DomainError, type Epic, type EpicDates, type Group, type State } from '@forgefold/core';
 import { created, noContent, ok, route, T, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
@@ -54,19 +54,28 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const { params } = ctx;
       const search = params.search?.toLowerCase();
       const labels = params.labels?.filter((label) => label !== '') ?? [];
-      const list = epicsOf(state.epics, group.id).filter(
-        (epic) =>
-          canReadEpic(state, viewerId(ctx), group, epic) &&
+      // `EpicsFinder#related_groups`: the group with its descendants (the default) and, if asked, its ancestors;
+      // of those, the groups whose epics the caller may read.
+      const related = [
+        ...(params.include_ancestor_groups ? selfAndAncestors(state.groups, group).slice(1).reverse() : []),
+        ...(params.include_descendant_groups === false ? [group] : selfAndDescendants(state.groups, group)),
+      ];
+      const list = related.flatMap((each) =>
+        epicsOf(state.epics, each.id).filter(
+          (epic) =>
+            canReadEpic(state, viewerId(ctx), each, epic) &&
           (params.state === 'all' || epic.state === params.state) &&
           labels.every((label) => epic.labels.includes(label)) &&
           (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
           (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
           (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
-          inTimestampWindow(epic, params),
+            inTimestampWindow(epic, params),
+        ),
       );
       return sortByTimestamp(list, params.order_by === 'updated_at' ? 'updated_at' : 'created_at', params.sort);
     },
-    present: (epic, view, group) => epicEntity(epic, group, view),
+    // Each epic with its own group; `references.relative` from the group asked (`epic_options`' `group: user_group`).
+    present: (epic, view, group) => epicEntity(epic, epic.group_id === group.id ? group : findGroup(view.state.groups, epic.group_id)!, view, group),
   }),
   route({
     method: 'GET',
