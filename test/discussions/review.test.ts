@@ -162,3 +162,19 @@ describe('GET /groups/:id/epics across the hierarchy (EpicsFinder#related_groups
     expect(secret.group_id).toBe(hidden.id);
   });
 });
+
+describe('POST /projects/:id/issues with `iid` (administrators and owners: `set_issue_iid`)', () => {
+  it('takes the iid, continues after it, refuses one in use with 409 "Duplicated issue", and ignores it from others', async () => {
+    const own = (await server.call('POST', '/projects', { name: 'Imported', visibility: 'public' })).body;
+    await server.call('POST', `/projects/${own.id}/members`, { user_id: dev.id, access_level: 30 });
+    const base = `/projects/${own.id}/issues`;
+    expect(await server.call('POST', base, { title: 'Tenth', iid: 10 })).toMatchObject({ status: 201, body: { iid: 10, title: 'Tenth' } });
+    expect(await server.call('POST', base, { title: 'Next' })).toMatchObject({ status: 201, body: { iid: 11 } });
+    expect(await server.call('POST', base, { title: 'Third', iid: 3 })).toMatchObject({ status: 201, body: { iid: 3 } });
+    const before = server.events.length;
+    expect(await server.call('POST', base, { title: 'Again', iid: 10 })).toMatchObject({ status: 409, body: { message: 'Duplicated issue' } });
+    expect(server.events.length).toBe(before);
+    expect(await server.call('POST', base, { title: 'Developer', iid: 50 }, dev.token)).toMatchObject({ status: 201, body: { iid: 12 } });
+    expect(await server.call('POST', base, { title: 'Bad', iid: 'x' })).toMatchObject({ status: 400, body: { error: 'iid is invalid' } });
+  });
+});

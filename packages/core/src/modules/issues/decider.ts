@@ -39,7 +39,10 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
   if (!errors.empty) return errors.toEither([]);
   const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
   const metadata = maySetMetadata(state, actor.userId, project, true);
-  const iid = (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
+  // `iid` (`set_issue_iid`, as `created_at`): one in use is the unique index's `RecordNotUnique`, "Duplicated issue".
+  const given = mayBackdate && command.iid !== undefined && command.iid > 0 ? command.iid : undefined;
+  if (given !== undefined && findIssue(state.issues, project.id, given)) return E.left(conflict('Duplicated issue'));
+  const iid = given ?? (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
   return E.right([
     {
       type: 'IssueCreated',

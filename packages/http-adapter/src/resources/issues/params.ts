@@ -116,7 +116,7 @@ const optionalParams = [
 /** `requires :issue_iid, type: Integer` of the routes on one issue. */
 export const iidParams = schema(pathParam('issue_iid', T.Integer));
 
-export const createParams = schema(requires('title', T.String), optional('created_at', T.DateTime), ...optionalParams);
+export const createParams = schema(requires('title', T.String), optional('created_at', T.DateTime), optional('iid', T.Integer), ...optionalParams);
 
 export const updateParams = schema(
   pathParam('issue_iid', T.Integer),

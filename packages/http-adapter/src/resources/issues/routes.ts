@@ -180,6 +180,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(dueDate ? { due_date: dueDate } : {}),
         ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.created_at ? { created_at: new Date(params.created_at).toISOString() } : {}),
+        ...(params.iid !== undefined && params.iid !== null ? { iid: params.iid } : {}),
       };
     },
     present: (done, ctx, project) =>
