@@ -178,3 +178,13 @@ describe('POST /projects/:id/issues with `iid` (administrators and owners: `set_
     expect(await server.call('POST', base, { title: 'Bad', iid: 'x' })).toMatchObject({ status: 400, body: { error: 'iid is invalid' } });
   });
 });
+
+describe('Entities::ProjectSnippet', () => {
+  it('shows the snippet repository’s SSH URL beside its HTTP one (both are exposed once the repository exists)', async () => {
+    const snippet = await server.call('POST', `/projects/${project.id}/snippets`, { title: 'Urls', visibility: 'public', file_name: 'a.rb', content: 'puts 1' }, dev.token);
+    expect(snippet.status).toBe(201);
+    const host = new URL(server.url).hostname;
+    expect(snippet.body.ssh_url_to_repo).toBe(`git@${host}:root/review/snippets/${snippet.body.id}.git`);
+    expect(snippet.body.http_url_to_repo).toBe(`${server.url}/root/review/snippets/${snippet.body.id}.git`);
+  });
+});
