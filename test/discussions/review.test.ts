@@ -188,3 +188,24 @@ describe('Entities::ProjectSnippet', () => {
     expect(snippet.body.http_url_to_repo).toBe(`${server.url}/root/review/snippets/${snippet.body.id}.git`);
   });
 });
+
+describe('assignee system notes on issues (Issues::CreateService and UpdateService#handle_assignee_changes)', () => {
+  it('writes "assigned to" and "unassigned" on creation and on update, after the common notes and before confidentiality', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const issue = (await server.call('POST', base, { title: 'Owners', assignee_ids: [dev.id, reporter.id] }, dev.token)).body;
+    const path = `${base}/${issue.iid}`;
+    await server.call('PUT', path, { assignee_ids: [reporter.id, guest.id], title: 'Owners!', confidential: true }, dev.token);
+    await server.call('PUT', path, { assignee_ids: [] }, dev.token);
+    await server.call('PUT', path, { assignee_ids: [guest.id, reporter.id] }, dev.token);
+    await server.call('PUT', path, { assignee_ids: [reporter.id, guest.id] }, dev.token);
+    const notes = (await server.call('GET', `${path}/notes?sort=asc`, undefined, dev.token)).body;
+    expect(notes.map((note: { body: string; system: boolean; author: { username: string } }) => [note.body, note.system, note.author.username])).toEqual([
+      ['assigned to @dev and @reporter', true, 'dev'],
+      ['changed title from **Owners** to **Owners{+!+}**', true, 'dev'],
+      ['assigned to @guest and unassigned @dev', true, 'dev'],
+      ['made the issue confidential', true, 'dev'],
+      ['unassigned @reporter and @guest', true, 'dev'],
+      ['assigned to @guest and @reporter', true, 'dev'],
+    ]);
+  });
+});

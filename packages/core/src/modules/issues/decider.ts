@@ -74,12 +74,14 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (!errors.empty) return errors.toEither([]);
   // Without `set_issue_metadata` these are dropped, and so is `confidential` (`Issues::UpdateService#filter_params`).
   const metadata = maySetMetadata(state, actor.userId, project, false);
-  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; previous_assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
   if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
   if (metadata && command.labels !== undefined && !sameMembers(issue.labels, uniq(command.labels))) changes.labels = uniq(command.labels);
-  if (metadata && command.assignee_ids !== undefined && !sameMembers(issue.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.assignee_ids !== undefined && !sameMembers(issue.assignee_ids, command.assignee_ids)) {
+    Object.assign(changes, { assignee_ids: [...command.assignee_ids], previous_assignee_ids: [...issue.assignee_ids] });
+  }
   if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
   if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };

@@ -44,7 +44,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
     case 'IssueUpdated': {
       const issue = issueOf(state, event.data.id);
       if (!issue) return;
-      const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, ...changes } = event.data;
+      const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, previous_assignee_ids: _a, ...changes } = event.data;
       Object.assign(issue, changes, { updated_at });
       return;
     }
