@@ -209,3 +209,32 @@ describe('assignee system notes on issues (Issues::CreateService and UpdateServi
     ]);
   });
 });
+
+describe('EE::API::Entities::Epic (14.7)', () => {
+  it('shows the date sources and web_edit_url to those who administer the epic, `subscribed` on the single epic, no `reference` or `color`', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Shown', path: 'shown', visibility: 'public' })).body;
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: reporter.id, access_level: 20 });
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: guest.id, access_level: 10 });
+    const epic = (await server.call('POST', `/groups/${group.id}/epics`, { title: 'Plan', description: 'cc @outsider' }, reporter.token)).body;
+    const path = `/groups/${group.id}/epics/${epic.iid}`;
+    const adminKeys = ['start_date_is_fixed', 'start_date_fixed', 'start_date_from_inherited_source', 'start_date_from_milestones', 'due_date_is_fixed', 'due_date_fixed', 'due_date_from_inherited_source', 'due_date_from_milestones', 'web_edit_url'];
+    const asReporter = (await server.call('GET', path, undefined, reporter.token)).body;
+    expect(Object.keys(asReporter)).toEqual([
+      'id', 'iid', 'group_id', 'parent_id', 'parent_iid', 'title', 'description', 'confidential', 'author', 'start_date',
+      'start_date_is_fixed', 'start_date_fixed', 'start_date_from_inherited_source', 'start_date_from_milestones', 'end_date', 'due_date',
+      'due_date_is_fixed', 'due_date_fixed', 'due_date_from_inherited_source', 'due_date_from_milestones', 'state', 'web_edit_url', 'web_url',
+      'references', 'created_at', 'updated_at', 'closed_at', 'labels', 'upvotes', 'downvotes', 'subscribed', '_links',
+    ]);
+    expect(asReporter).toMatchObject({ web_edit_url: `/groups/shown/-/epics/${epic.iid}`, subscribed: true });
+    for (const token of [guest.token, null]) {
+      const shown = (await server.call('GET', path, undefined, token)).body;
+      for (const key of [...adminKeys, 'reference', 'color']) expect(shown).not.toHaveProperty(key);
+      expect(shown.subscribed).toBe(false);
+    }
+    // Mentioned, so a participant, so subscribed.
+    expect((await server.call('GET', path, undefined, outsider.token)).body.subscribed).toBe(true);
+    // Lists and writes leave `subscribed` out.
+    expect((await server.call('GET', `/groups/${group.id}/epics`, undefined, reporter.token)).body[0]).not.toHaveProperty('subscribed');
+    expect((await server.call('PUT', path, { title: 'Plan!' }, reporter.token)).body).not.toHaveProperty('subscribed');
+  });
+});

@@ -86,7 +86,8 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     handler: (ctx) => {
       const found = epicOfRoute(ctx, deps.app.state);
       if (E.isLeft(found)) return found.left;
-      return ok(epicEntity(found.right.epic, found.right.group, presentContext(deps, ctx)));
+      // `epic_options.merge(include_subscribed: true)`.
+      return ok(epicEntity(found.right.epic, found.right.group, presentContext(deps, ctx), found.right.group, { subscribed: true }));
     },
   }),
   commandRoute(deps, {
