@@ -238,3 +238,14 @@ describe('EE::API::Entities::Epic (14.7)', () => {
     expect((await server.call('PUT', path, { title: 'Plan!' }, reporter.token)).body).not.toHaveProperty('subscribed');
   });
 });
+
+describe('epic system notes (CommonSystemNotesService; EE Epics::UpdateService#handle_changes)', () => {
+  it('notes the title and the description, not the confidentiality', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Notes', path: 'epic-notes', visibility: 'public' })).body;
+    const epic = (await server.call('POST', `/groups/${group.id}/epics`, { title: 'Plan' })).body;
+    await server.call('PUT', `/groups/${group.id}/epics/${epic.iid}`, { title: 'Plans', description: 'more', confidential: true });
+    await server.call('PUT', `/groups/${group.id}/epics/${epic.iid}`, { confidential: false });
+    const notes = (await server.call('GET', `/groups/${group.id}/epics/${epic.id}/notes?sort=asc`)).body;
+    expect(notes.map((note: { body: string }) => note.body)).toEqual(['changed title from **Plan** to **Plan{+s+}**', 'changed the description']);
+  });
+});

@@ -96,8 +96,8 @@ export const dueDateBody = (date: string | null): string => {
 /**
  * The notes an update writes, in the platform's order: `CommonSystemNotesService` (title, description, discussion
  * lock — `SystemNotes::IssuablesService#discussion_lock` — due date), then `Issues::UpdateService#handle_changes`
- * (assignees, `handle_assignee_changes`; confidentiality). A creation writes the due date's note and then the
- * assignees' (`Issues::CreateService#handle_changes`).
+ * (assignees, `handle_assignee_changes`; confidentiality, issues only). A creation writes the due date's note and
+ * then the assignees' (`Issues::CreateService#handle_changes`).
  */
 export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes, reference: (userId: number) => string | null = () => null): string[] => {
   const bodies: string[] = [];
@@ -106,7 +106,8 @@ export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes, refer
   if (changes.discussion_locked !== undefined) bodies.push(`${changes.discussion_locked ? 'locked' : 'unlocked'} this ${kind}`);
   if (changes.due_date !== undefined) bodies.push(dueDateBody(changes.due_date));
   bodies.push(...usersChangedBody(changes.previous_assignee_ids, changes.assignee_ids, reference));
-  if (changes.confidential !== undefined) bodies.push(changes.confidential ? `made the ${kind} confidential` : `made the ${kind} visible to everyone`);
+  // `Issues::UpdateService#create_confidentiality_note`; EE's `Epics::UpdateService#handle_confidentiality_change` writes none.
+  if (kind === 'issue' && changes.confidential !== undefined) bodies.push(changes.confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
   return bodies;
 };
 
