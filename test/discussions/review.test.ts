@@ -249,3 +249,31 @@ describe('epic system notes (CommonSystemNotesService; EE Epics::UpdateService#h
     expect(notes.map((note: { body: string }) => note.body)).toEqual(['changed title from **Plan** to **Plan{+s+}**', 'changed the description']);
   });
 });
+
+describe('issues_statistics and GET /issues/:id (lib/api/issues.rb)', () => {
+  it('counts what the list would find by state, at the three levels, and shows any issue to an administrator by id', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Counted', path: 'counted', visibility: 'public' })).body;
+    const counted = (await server.call('POST', '/projects', { name: 'Counted', namespace_id: group.id, visibility: 'public' })).body;
+    await server.call('POST', `/projects/${counted.id}/members`, { user_id: dev.id, access_level: 30 });
+    const base = `/projects/${counted.id}/issues`;
+    const one = (await server.call('POST', base, { title: 'One', labels: 'bug' }, dev.token)).body;
+    await server.call('POST', base, { title: 'Two' }, dev.token);
+    await server.call('POST', base, { title: 'Secret', confidential: true }, dev.token);
+    await server.call('PUT', `${base}/${one.iid}`, { state_event: 'close' }, dev.token);
+    const counts = (all: number, closed: number, opened: number) => ({ status: 200, body: { statistics: { counts: { all, closed, opened } } } });
+    expect(await server.call('GET', `/projects/${counted.id}/issues_statistics`, undefined, dev.token)).toMatchObject(counts(3, 1, 2));
+    expect(await server.call('GET', `/projects/${counted.id}/issues_statistics`, undefined, null)).toMatchObject(counts(2, 1, 1));
+    expect(await server.call('GET', `/projects/${counted.id}/issues_statistics?labels=bug`, undefined, dev.token)).toMatchObject(counts(1, 1, 0));
+    expect(await server.call('GET', `/groups/${group.id}/issues_statistics?search=o`, undefined, outsider.token)).toMatchObject(counts(2, 1, 1));
+    expect(await server.call('GET', '/issues_statistics', undefined, dev.token)).toMatchObject({ status: 200, body: { statistics: { counts: { all: expect.any(Number) } } } });
+    expect(await server.call('GET', '/issues_statistics', undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await server.call('GET', `/issues_statistics?scope=all&iids=${one.iid}&search=One`, undefined, null)).toMatchObject(counts(1, 1, 0));
+    expect(await server.call('GET', '/issues_statistics?scope=created-by-me', undefined, dev.token)).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
+    expect(await server.call('GET', `/projects/9999/issues_statistics`)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    // `GET /issues/:id`: administrators only, by the global id.
+    expect(await server.call('GET', `/issues/${one.id}`)).toMatchObject({ status: 200, body: { id: one.id, iid: one.iid, project_id: counted.id, state: 'closed', subscribed: false } });
+    expect(await server.call('GET', `/issues/${one.id}`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await server.call('GET', `/issues/${one.id}`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await server.call('GET', '/issues/99999')).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+});

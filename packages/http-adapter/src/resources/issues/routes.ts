@@ -33,7 +33,7 @@ import {
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
 import { execute, findReadableProject, listableProjects, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, unlinkParams, updateParams, userListParams } from './params.js';
+import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, statsParams, unlinkParams, updateParams, userListParams, userStatsParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
 import { participantsPage } from '../users/entities.js';
@@ -115,6 +115,12 @@ const issueRead = (
     },
   });
 
+/** `issues_statistics`: `Gitlab::IssuablesCountForState` over the finder's issues. */
+const statistics = (issues: readonly Issue[]) => {
+  const opened = issues.filter((issue) => issue.state === 'opened').length;
+  return { statistics: { counts: { all: issues.length, closed: issues.length - opened, opened } } };
+};
+
 export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   // `GET /issues`: `authenticate! unless params[:scope] == 'all'`; the caller's own issues by default.
   listRoute(deps, {
@@ -141,6 +147,57 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         today(deps),
       ),
     present: (issue, view) => presentAnywhere(issue, view),
+  }),
+  // `GET /issues/:id` (admin only): `Issue.find`, any issue by its global id, as its project shows it.
+  route({
+    method: 'GET',
+    path: '/issues/:id',
+    admin: true,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const id = String(ctx.routeParams['id']);
+      const issue = /^\d+$/.test(id) ? findIssueById(state.issues, Number(id)) : undefined;
+      const project = issue && findProject(state.projects, issue.project_id);
+      if (!issue || !project) return RECORD_NOT_FOUND;
+      return ok(issueEntity(issue, project, presentContext(deps, ctx), { subscribed: true }));
+    },
+  }),
+  // `issues_statistics` (lib/api/issues.rb): the counts of what the list would find, by state.
+  route({
+    method: 'GET',
+    path: '/issues_statistics',
+    auth: 'optional',
+    params: userStatsParams,
+    handler: (ctx) => {
+      if (ctx.params.scope !== 'all' && viewerId(ctx) === null) return unauthorized;
+      const state = deps.app.state;
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true)), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/issues_statistics',
+    auth: 'optional',
+    params: statsParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const group = groupOfRoute(ctx, state);
+      if (E.isLeft(group)) return group.left;
+      const projects = selfAndDescendants(state.groups, group.right).flatMap((each) => [...projectsInNamespace(state.projects, each.id)]);
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), projects), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/issues_statistics',
+    auth: 'optional',
+    params: statsParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const project = projectOfRoute(ctx, state);
+      if (E.isLeft(project)) return project.left;
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), [project.right]), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
   }),
   listRoute(deps, {
     path: '/projects/:id/issues',
