@@ -264,7 +264,8 @@ describe('issues_statistics and GET /issues/:id (lib/api/issues.rb)', () => {
     expect(await server.call('GET', `/projects/${counted.id}/issues_statistics`, undefined, dev.token)).toMatchObject(counts(3, 1, 2));
     expect(await server.call('GET', `/projects/${counted.id}/issues_statistics`, undefined, null)).toMatchObject(counts(2, 1, 1));
     expect(await server.call('GET', `/projects/${counted.id}/issues_statistics?labels=bug`, undefined, dev.token)).toMatchObject(counts(1, 1, 0));
-    expect(await server.call('GET', `/groups/${group.id}/issues_statistics?search=o`, undefined, outsider.token)).toMatchObject(counts(2, 1, 1));
+    expect(await server.call('GET', `/groups/${group.id}/issues_statistics`, undefined, outsider.token)).toMatchObject(counts(2, 1, 1));
+    expect(await server.call('GET', `/groups/${group.id}/issues_statistics?search=two`, undefined, outsider.token)).toMatchObject(counts(1, 0, 1));
     expect(await server.call('GET', '/issues_statistics', undefined, dev.token)).toMatchObject({ status: 200, body: { statistics: { counts: { all: expect.any(Number) } } } });
     expect(await server.call('GET', '/issues_statistics', undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect(await server.call('GET', `/issues_statistics?scope=all&iids=${one.iid}&search=One`, undefined, null)).toMatchObject(counts(1, 1, 0));
@@ -275,5 +276,29 @@ describe('issues_statistics and GET /issues/:id (lib/api/issues.rb)', () => {
     expect(await server.call('GET', `/issues/${one.id}`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await server.call('GET', `/issues/${one.id}`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect(await server.call('GET', '/issues/99999')).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+});
+
+describe('search (Issuable.full_search, Gitlab::SQL::Pattern#fuzzy_arel_match)', () => {
+  it('matches every word of three characters or more in one column, a quoted phrase whole, and a shorter query only exactly', async () => {
+    const searched = (await server.call('POST', '/projects', { name: 'Searched', visibility: 'public' })).body;
+    const base = `/projects/${searched.id}/issues`;
+    await server.call('POST', base, { title: 'Crash on start', description: 'about a crash' });
+    await server.call('POST', base, { title: 'on', description: 'Layout' });
+    const titles = async (query: string) => (await server.call('GET', `${base}?${query}`)).body.map((issue: { title: string }) => issue.title);
+    expect(await titles('search=on%20start')).toEqual(['Crash on start']);
+    expect(await titles('search=crash%20about')).toEqual(['Crash on start']);
+    expect(await titles('search=crash%20about&in=title')).toEqual([]);
+    expect(await titles('search=%22on%20start%22')).toEqual(['Crash on start']);
+    expect(await titles('search=cr')).toEqual([]);
+    expect(await titles('search=ON')).toEqual(['on']);
+    const group = (await server.call('POST', '/groups', { name: 'Sought', path: 'sought', visibility: 'public' })).body;
+    await server.call('POST', `/groups/${group.id}/epics`, { title: 'Roadmap for Q1', description: 'planning' });
+    const epics = async (query: string) => (await server.call('GET', `/groups/${group.id}/epics?${query}`)).body.map((epic: { title: string }) => epic.title);
+    expect(await epics('search=q1%20roadmap')).toEqual(['Roadmap for Q1']);
+    expect(await epics('search=ning%20plan')).toEqual(['Roadmap for Q1']);
+    expect(await epics('search=for%20planning')).toEqual([]);
+    expect(await epics('search=roadmap%20planning')).toEqual([]);
+    expect(await epics('search=Q1')).toEqual([]);
   });
 });

@@ -34,9 +34,9 @@ const MIN_CHARS_FOR_PARTIAL_MATCHING = 3;
 /**
  * `Gitlab::SQL::Pattern#fuzzy_arel_match` on a column: the query's words (quoted phrases kept whole) of at least three
  * characters must each occur in the value (ILIKE %word%); with no such word, the whole query must equal the value,
- * case-insensitively (ILIKE without wildcards).
+ * case-insensitively (ILIKE without wildcards). Users' search, and issues' and epics' (`Issuable.full_search`).
  */
-const fuzzyMatches = (value: string, query: string): boolean => {
+export const fuzzyMatches = (value: string, query: string): boolean => {
   const squished = query.trim().replace(/\s+/g, ' ');
   if (squished === '') return false;
   // `REGEX_QUOTED_WORD`: a quoted phrase counts only standing alone, at the start or after a space and at the end or

@@ -7,7 +7,7 @@ import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, epicIidParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
 import { labelsOf } from '../issues/params.js';
-import { inTimestampWindow, sortByTimestamp } from '../issues/filter.js';
+import { fullSearchMatches, inTimestampWindow, sortByTimestamp } from '../issues/filter.js';
 
 /**
  * `user_group.epics.find_by(iid:)` then `authorize!(:read_epic, epic)`: a missing epic (nil, which `NilPolicy`
@@ -52,7 +52,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: groupOfRoute,
     rows: (ctx, state, group) => {
       const { params } = ctx;
-      const search = params.search?.toLowerCase();
+      const search = params.search;
       const labels = params.labels?.filter((label) => label !== '') ?? [];
       // `EpicsFinder#related_groups`: the group with its descendants (the default) and, if asked, its ancestors;
       // of those, the groups whose epics the caller may read.
@@ -66,7 +66,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
             canReadEpic(state, viewerId(ctx), each, epic) &&
           (params.state === 'all' || epic.state === params.state) &&
           labels.every((label) => epic.labels.includes(label)) &&
-          (!search || `${epic.title}\n${epic.description}`.toLowerCase().includes(search)) &&
+          (!search || fullSearchMatches(epic, search)) &&
           (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
           (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
             inTimestampWindow(epic, params),

@@ -2,7 +2,7 @@
  * `IssuesFinder` over a project's issues as `GET /projects/:id/issues` calls it (14.x), for what Forgefold keeps:
  * no milestones, so `milestone=None` keeps every issue and any other milestone none.
  */
-import { findUserByUsername, type Issue, type UsersSlice } from '@forgefold/core';
+import { findUserByUsername, fuzzyMatches, type Issue, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from './params.js';
 
 interface NegatableFilters {
@@ -97,13 +97,17 @@ const excluded = (issue: Issue, not: NegatableFilters, users: UsersSlice): boole
   (typeof not.assignee_id === 'number' && issue.assignee_ids.includes(not.assignee_id)) ||
   (given(not.assignee_username) && not.assignee_username.some((username) => issue.assignee_ids.includes(idOf(users, username))));
 
-/** `in`: `title`, `description`, or both joined with a comma; nothing recognised searches both. */
-const searchedText = (issue: Issue, columns: string | null | undefined): string => {
-  const wanted = (columns ?? '').split(',').map((column) => column.trim());
+/**
+ * `Issuable.full_search(search, matched_columns: in)`: `fuzzy_search` over the columns `in` names (`title`,
+ * `description`, comma-joined; nothing recognised is both), one column's fuzzy match or the other's. Epics search
+ * both (`Epic.search`).
+ */
+export const fullSearchMatches = (row: { readonly title: string; readonly description: string }, search: string, columns?: string | null): boolean => {
+  const wanted = (columns ?? '').split(',');
   const title = wanted.includes('title');
   const description = wanted.includes('description');
-  if (title === description) return `${issue.title}\n${issue.description}`;
-  return title ? issue.title : issue.description;
+  const both = title === description;
+  return ((both || title) && fuzzyMatches(row.title, search)) || ((both || description) && fuzzyMatches(row.description, search));
 };
 
 const DAY = 86_400_000;
@@ -145,14 +149,14 @@ const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: nu
 
 /** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
 export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
-  const search = params.search?.toLowerCase();
+  const search = params.search;
   const rows = issues.filter(
     (issue) =>
       (params.state === 'all' || issue.state === params.state) &&
       matches(issue, params, users) &&
       (!given(params.not) || !excluded(issue, params.not, users)) &&
       scopeMatches(issue, params.scope, viewer) &&
-      (!search || searchedText(issue, params.in).toLowerCase().includes(search)) &&
+      (!search || fullSearchMatches(issue, search, params.in)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
