@@ -302,3 +302,17 @@ describe('search (Issuable.full_search, Gitlab::SQL::Pattern#fuzzy_arel_match)',
     expect(await epics('search=Q1')).toEqual([]);
   });
 });
+
+describe('PUT /projects/:id/issues/:issue_iid with `updated_at` (administrators and owners: `set_issue_updated_at`)', () => {
+  it('dates the update and its system notes for an administrator, and ignores it from a developer', async () => {
+    const base = `/projects/${project.id}/issues`;
+    const issue = (await server.call('POST', base, { title: 'Dated' }, dev.token)).body;
+    const path = `${base}/${issue.iid}`;
+    expect(await server.call('PUT', path, { title: 'Dated!', updated_at: '2025-06-01T12:00:00Z' })).toMatchObject({ status: 200, body: { title: 'Dated!', updated_at: '2025-06-01T12:00:00.000Z' } });
+    const note = (await server.call('GET', `${path}/notes`, undefined, dev.token)).body[0];
+    expect(note).toMatchObject({ system: true, created_at: '2025-06-01T12:00:00.000Z' });
+    const ignored = await server.call('PUT', path, { title: 'Dated?', updated_at: '2025-06-02T12:00:00Z' }, dev.token);
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.updated_at).not.toBe('2025-06-02T12:00:00.000Z');
+  });
+});

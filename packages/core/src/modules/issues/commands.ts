@@ -23,6 +23,8 @@ export type IssueCommand =
       readonly type: 'UpdateIssue';
       readonly project_id: number;
       readonly iid: number;
+      /** Honoured for administrators and project owners (`set_issue_updated_at`), else ignored. */
+      readonly updated_at?: string;
       readonly title?: string;
       readonly description?: string;
       readonly confidential?: boolean;

@@ -86,7 +86,11 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
-  if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
+  // `updated_at` (`set_issue_updated_at`: administrators and owners) dates the update and its system notes
+  // (`system_note_timestamp`).
+  const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const updatedAt = mayBackdate && command.updated_at !== undefined ? command.updated_at : at;
+  if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: updatedAt, ...changes } });
   if (command.state_event === 'close' && issue.state === 'opened') events.push({ type: 'IssueClosed', data: { ...base, closed_by_id: actor.userId, at } });
   if (command.state_event === 'reopen' && issue.state === 'closed') events.push({ type: 'IssueReopened', data: { ...base, at } });
   return E.right(events);

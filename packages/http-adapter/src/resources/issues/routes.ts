@@ -265,6 +265,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(dueDate !== undefined ? { due_date: dueDate } : {}),
         ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+        ...(params.updated_at ? { updated_at: new Date(params.updated_at).toISOString() } : {}),
       };
     },
     present: (done, ctx, { project, issue }) =>
