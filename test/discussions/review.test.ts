@@ -316,3 +316,20 @@ describe('PUT /projects/:id/issues/:issue_iid with `updated_at` (administrators 
     expect(ignored.body.updated_at).not.toBe('2025-06-02T12:00:00.000Z');
   });
 });
+
+describe('epics with created_at and updated_at (administrators and owners: `set_epic_created_at`, `set_epic_updated_at`)', () => {
+  it('honours them from an administrator and ignores them from a reporter', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Backdated', path: 'backdated', visibility: 'public' })).body;
+    await server.call('POST', `/groups/${group.id}/members`, { user_id: reporter.id, access_level: 20 });
+    const base = `/groups/${group.id}/epics`;
+    const old = await server.call('POST', base, { title: 'Old', created_at: '2020-01-02T03:04:05Z' });
+    expect(old).toMatchObject({ status: 201, body: { created_at: '2020-01-02T03:04:05.000Z' } });
+    expect(await server.call('PUT', `${base}/${old.body.iid}`, { title: 'Older', updated_at: '2021-01-02T03:04:05Z' })).toMatchObject({ status: 200, body: { updated_at: '2021-01-02T03:04:05.000Z' } });
+    const mine = await server.call('POST', base, { title: 'Mine', created_at: '2020-01-02T03:04:05Z' }, reporter.token);
+    expect(mine.status).toBe(201);
+    expect(mine.body.created_at).not.toBe('2020-01-02T03:04:05.000Z');
+    const edited = await server.call('PUT', `${base}/${mine.body.iid}`, { title: 'Mine!', updated_at: '2021-01-02T03:04:05Z' }, reporter.token);
+    expect(edited.status).toBe(200);
+    expect(edited.body.updated_at).not.toBe('2021-01-02T03:04:05.000Z');
+  });
+});

@@ -15,6 +15,8 @@ export type EpicCommand =
       readonly type: 'CreateEpic';
       readonly group_id: number;
       readonly title: string;
+      /** Honoured for administrators and the group's owners (`set_epic_created_at`), else ignored. */
+      readonly created_at?: string;
       readonly description?: string;
       readonly confidential?: boolean;
       readonly labels?: readonly string[];
@@ -23,6 +25,8 @@ export type EpicCommand =
       readonly type: 'UpdateEpic';
       readonly group_id: number;
       readonly iid: number;
+      /** Honoured for administrators and the group's owners (`set_epic_updated_at`), else ignored. */
+      readonly updated_at?: string;
       readonly title?: string;
       readonly description?: string;
       readonly confidential?: boolean;

@@ -4,6 +4,8 @@ import { forbidden, notFound, type DomainError } from '../../kernel/domain-error
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { tableGet } from '../../kernel/table.js';
 import { findGroup } from '../groups/queries.js';
+import type { Group } from '../groups/projection.js';
+import { canOnGroup } from '../access/abilities.js';
 import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
 import type { EpicCommand, EpicDates } from './commands.js';
 import type { EpicEvent } from './events.js';
@@ -14,6 +16,9 @@ type Decided = E.Either<DomainError, readonly EpicEvent[]>;
 
 const checkTitle = (title: string | undefined) => new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+
+/** `set_epic_created_at` / `set_epic_updated_at` (EE GroupPolicy): administrators and the group's owners. */
+const mayBackdate = (state: EpicsView, userId: number | null, group: Group): boolean => userId === null || canOnGroup(state, userId, 'admin_group', group);
 
 const DATE_FIELDS = ['start_date_fixed', 'start_date_is_fixed', 'due_date_fixed', 'due_date_is_fixed'] as const;
 
@@ -55,7 +60,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<EpicCommand, 'CreateEpic'
         confidential: command.confidential ?? false,
         labels: uniq(command.labels ?? []),
         author_id: actor.userId,
-        created_at: at,
+        created_at: command.created_at !== undefined && mayBackdate(state, actor.userId, group) ? command.created_at : at,
         ...datesGiven(command),
       },
     },
@@ -78,7 +83,8 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<EpicCommand, 'UpdateEpic'
   Object.assign(changes, datesChanged(command, epic));
   const base = { group_id: group.id, id: epic.id, iid: epic.iid };
   const events: EpicEvent[] = [];
-  if (Object.keys(changes).length > 0) events.push({ type: 'EpicUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
+  const updatedAt = command.updated_at !== undefined && mayBackdate(state, actor.userId, group) ? command.updated_at : at;
+  if (Object.keys(changes).length > 0) events.push({ type: 'EpicUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: updatedAt, ...changes } });
   if (command.state_event === 'close' && epic.state === 'opened') events.push({ type: 'EpicClosed', data: { ...base, closed_by_id: actor.userId, at } });
   if (command.state_event === 'reopen' && epic.state === 'closed') events.push({ type: 'EpicReopened', data: { ...base, at } });
   return E.right(events);

@@ -33,6 +33,7 @@ export const createParams = schema(
   requires('title', T.String),
   optional('description', T.String),
   optional('confidential', T.Boolean),
+  optional('created_at', T.DateTime),
   ...dateParams,
   optional('labels', T.CommaSeparatedStrings),
 );
@@ -45,6 +46,7 @@ export const updateParams = schema(
   optional('title', T.String),
   optional('description', T.String),
   optional('confidential', T.Boolean),
+  optional('updated_at', T.DateTime),
   ...dateParams,
   optional('labels', T.CommaSeparatedStrings),
   optional('add_labels', T.CommaSeparatedStrings),

@@ -104,6 +104,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       ...(ctx.params.labels ? { labels: ctx.params.labels } : {}),
       ...(ctx.params.confidential !== undefined && ctx.params.confidential !== null ? { confidential: ctx.params.confidential } : {}),
       ...datesOf(ctx.params),
+      ...(ctx.params.created_at ? { created_at: new Date(ctx.params.created_at).toISOString() } : {}),
     }),
     present: (done, ctx, group) => {
       const iid = (done.events.find((event) => event.type === 'EpicCreated')!.data as { iid: number }).iid;
@@ -130,6 +131,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(params.confidential !== undefined && params.confidential !== null ? { confidential: params.confidential } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
         ...datesOf(params),
+        ...(params.updated_at ? { updated_at: new Date(params.updated_at).toISOString() } : {}),
       };
     },
     present: (done, ctx, { group, epic }) => ok(epicEntity(findEpic(done.state.epics, group.id, epic.iid)!, group, presentContext(deps, ctx, done.state))),
