@@ -333,3 +333,20 @@ describe('epics with created_at and updated_at (administrators and owners: `set_
     expect(edited.body.updated_at).not.toBe('2021-01-02T03:04:05.000Z');
   });
 });
+
+describe('project snippets of a demoted author (ProjectSnippetPolicy: `is_author` updates; deleting needs Reporter)', () => {
+  it('lets the author update their snippet after losing Reporter, and refuses the deletion', async () => {
+    const writer = await member(server, 'writer', { id: project.id, level: 20 });
+    const base = `/projects/${project.id}/snippets`;
+    const snippet = (await server.call('POST', base, { title: 'Mine', visibility: 'public', file_name: 'a.rb', content: 'puts 1' }, writer.token)).body;
+    expect((await server.call('PUT', `/projects/${project.id}/members/${writer.id}`, { access_level: 10 })).status).toBe(200);
+    expect(await server.call('PUT', `${base}/${snippet.id}`, { title: 'Still mine' }, writer.token)).toMatchObject({ status: 200, body: { title: 'Still mine' } });
+    expect(await server.call('DELETE', `${base}/${snippet.id}`, undefined, writer.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // Out of the project, reading it as anyone may (it is public): the same.
+    expect((await server.call('DELETE', `/projects/${project.id}/members/${writer.id}`)).status).toBe(204);
+    expect(await server.call('PUT', `${base}/${snippet.id}`, { title: 'Mine again' }, writer.token)).toMatchObject({ status: 200, body: { title: 'Mine again' } });
+    expect(await server.call('DELETE', `${base}/${snippet.id}`, undefined, writer.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // Another guest may do neither.
+    expect(await server.call('PUT', `${base}/${snippet.id}`, { title: 'Theirs' }, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+});

@@ -251,6 +251,15 @@ export const snippetSpecs: Record<string, Spec> = {
     then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, files: [{ path: 'a.rb', content: 'puts 2' }] } }],
   },
   'a private snippet is not found by outsiders': { given: [...base, snippetCreated(1, 'private')], as: 5, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: notFound('Snippet') },
+  // ProjectSnippetPolicy: `is_author` enables `update_snippet`; `is_author & ~project.reporter` prevents `admin_snippet`.
+  'a guest author updates their snippet': {
+    given: [...base, snippetCreated(1, 'public', 2)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'New' },
+    then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, title: 'New' } }],
+  },
+  'a guest author does not delete their snippet': { given: [...base, snippetCreated(1, 'public', 2)], as: 2, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: forbidden() },
   'maintainers delete any snippet': { given: [...base, snippetCreated(1)], as: 4, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, then: [{ type: 'SnippetDeleted', data: { project_id: 1, id: 1, at: AT } }] },
 };
 

@@ -9,7 +9,7 @@ import { settingInteger } from '../settings/queries.js';
 import type { SnippetCommand, SnippetFileInput } from './commands.js';
 import type { SnippetEvent } from './events.js';
 import type { SnippetFile, SnippetsView } from './projection.js';
-import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from './queries.js';
+import { canCreateSnippet, canReadSnippet, canUpdateSnippet, canDestroySnippet, findSnippet } from './queries.js';
 
 type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
 
@@ -82,16 +82,16 @@ const decideCreate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'CreateSn
   ]);
 };
 
-const locate = (state: SnippetsView, actorId: number | null, projectId: number, id: number) => {
+const locate = (state: SnippetsView, actorId: number | null, projectId: number, id: number, may: typeof canUpdateSnippet) => {
   const project = findProject(state.projects, projectId);
   const snippet = project ? findSnippet(state.snippets, projectId, id) : undefined;
   if (!project || !snippet || (actorId !== null && !canReadSnippet(state, actorId, project, snippet))) return E.left(notFound(project ? 'Snippet' : 'Project'));
-  if (actorId !== null && !canUpdateSnippet(state, actorId, project, snippet)) return E.left(forbidden());
+  if (actorId !== null && !may(state, actorId, project, snippet)) return E.left(forbidden());
   return E.right({ project, snippet });
 };
 
 const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSnippet'>, state: SnippetsView): Decided => {
-  const located = locate(state, actor.userId, command.project_id, command.id);
+  const located = locate(state, actor.userId, command.project_id, command.id, canUpdateSnippet);
   if (E.isLeft(located)) return located;
   const { snippet } = located.right;
   const errors = checkSnippet(command.title, command.files, state.settings);
@@ -108,7 +108,7 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSn
 };
 
 const decideDelete = ({ command, actor, at }: IssuedAs<SnippetCommand, 'DeleteSnippet'>, state: SnippetsView): Decided => {
-  const located = locate(state, actor.userId, command.project_id, command.id);
+  const located = locate(state, actor.userId, command.project_id, command.id, canDestroySnippet);
   if (E.isLeft(located)) return located;
   return E.right([{ type: 'SnippetDeleted', data: { project_id: command.project_id, id: command.id, at } }]);
 };

@@ -4,7 +4,7 @@
  * kept in the log (the platform keeps them in a repository per snippet).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
+import { canCreateSnippet, canDestroySnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
@@ -174,7 +174,7 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       before: projectFirst,
       params: snippetIdParams,
       find: snippetOfRoute(),
-      authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
+      authorize: (ctx, state, { project, snippet }) => (canDestroySnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
       command: (ctx, { project, snippet }) => {
         checkUnmodifiedSince(ctx.request.headers, snippet.updated_at);
         return { type: 'DeleteSnippet', project_id: project.id, id: snippet.id };
