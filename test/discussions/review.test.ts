@@ -350,3 +350,23 @@ describe('project snippets of a demoted author (ProjectSnippetPolicy: `is_author
     expect(await server.call('PUT', `${base}/${snippet.id}`, { title: 'Theirs' }, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 });
+
+describe('project snippets at a restricted visibility level (Snippets::BaseService#visibility_allowed?)', () => {
+  it('refuses a restricted level to non-administrators with 403 and the model’s message, on create and on a change', async () => {
+    expect((await server.call('PUT', '/application/settings', { restricted_visibility_levels: ['public'] })).status).toBe(200);
+    try {
+      const base = `/projects/${project.id}/snippets`;
+      const refused = { status: 403, body: { message: { error: 'Visibility level public has been restricted by your GitLab administrator' } } };
+      const before = server.events.length;
+      expect(await server.call('POST', base, { title: 'Open', visibility: 'public', file_name: 'a.rb', content: 'x' }, dev.token)).toMatchObject(refused);
+      expect(server.events.length).toBe(before);
+      const own = (await server.call('POST', base, { title: 'Inner', visibility: 'internal', file_name: 'a.rb', content: 'x' }, dev.token)).body;
+      expect(await server.call('PUT', `${base}/${own.id}`, { visibility: 'public' }, dev.token)).toMatchObject(refused);
+      expect((await server.call('PUT', `${base}/${own.id}`, { visibility: 'internal', title: 'Inner!' }, dev.token)).status).toBe(200);
+      // Administrators are not restricted.
+      expect((await server.call('POST', base, { title: 'Admin', visibility: 'public', file_name: 'a.rb', content: 'x' })).status).toBe(201);
+    } finally {
+      await server.call('PUT', '/application/settings', { restricted_visibility_levels: [] });
+    }
+  });
+});

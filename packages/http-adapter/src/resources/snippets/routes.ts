@@ -70,6 +70,12 @@ const applyActions = (current: readonly SnippetFileInput[], actions: readonly Fi
 
 const current = (snippet: Snippet): SnippetFileInput[] => snippet.files.map((file) => ({ file_path: file.path, content: file.content }));
 
+/** `render_api_error!({ error: service_response.message }, 403)`: a refused visibility level. */
+const serviceError = (error: DomainError): DomainError => {
+  if (error._tag === 'Forbidden' && error.message !== undefined) throw ApiError.message(403, { error: error.message });
+  return error;
+};
+
 export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   /** `before { check_snippets_enabled }`: `user_project` ("404 Project Not Found") before the parameters are checked. */
   const projectFirst = (ctx: HandlerContext<unknown>): DomainError | undefined => {
@@ -134,6 +140,7 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           files,
         };
       },
+      error: serviceError,
       present: (done, ctx, project) => {
         const id = (done.events.find((event) => event.type === 'SnippetCreated')!.data as { id: number }).id;
         return created(snippetEntity(findSnippet(done.state.snippets, project.id, id)!, project, presentContext(deps, ctx, done.state)));
@@ -166,6 +173,7 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ...(files ? { files } : {}),
         };
       },
+      error: serviceError,
       present: (done, ctx, { project, snippet }) => ok(snippetEntity(findSnippet(done.state.snippets, project.id, snippet.id)!, project, presentContext(deps, ctx, done.state))),
     }),
     commandRoute(deps, {
