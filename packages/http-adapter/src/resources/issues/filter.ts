@@ -34,7 +34,15 @@ export interface IssueFilters extends NegatableFilters, TimestampFilters {
   readonly confidential?: boolean | null | undefined;
   readonly due_date?: string | null | undefined;
   readonly issue_type?: string | null | undefined;
+  readonly my_reaction_emoji?: string | null | undefined;
 }
+
+/**
+ * `by_my_reaction_emoji` for a signed-in caller (anonymous callers are not filtered): `None` keeps what they have not
+ * reacted to, `Any` or an emoji's name what they have. No one reacts to anything here, so `None` keeps all, the rest none.
+ */
+export const reactionMatches = (filter: string | null | undefined, viewer: number | null): boolean =>
+  filter === undefined || filter === null || viewer === null || filter.toLowerCase() === 'none';
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
 
@@ -158,6 +166,7 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
       scopeMatches(issue, params.scope, viewer) &&
       (!search || fullSearchMatches(issue, search, params.in)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
+      reactionMatches(params.my_reaction_emoji, viewer) &&
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
       dueDateMatches(issue.due_date ?? null, params.due_date, today) &&

@@ -84,7 +84,7 @@ const filterParams = [
   optional('not', T.Hash(schema(...negatableParams))),
 ] as const;
 
-const afterScope = [optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
+const afterScope = [optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
 
 /** `GET /projects/:id/issues`. */
 export const listParams = schema(...filterParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
