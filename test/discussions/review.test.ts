@@ -386,3 +386,17 @@ describe('my_reaction_emoji (IssuableFinder#by_my_reaction_emoji)', () => {
     expect((await server.call('GET', `/groups/${group.id}/epics?my_reaction_emoji=none`)).body).toHaveLength(1);
   });
 });
+
+describe('GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw (SnippetsHelpers#file_content_for)', () => {
+  it('answers a file of the snippet at its branch, 404 Reference or File Not Found otherwise', async () => {
+    const base = `/projects/${project.id}/snippets`;
+    const snippet = (await server.call('POST', base, { title: 'Files', visibility: 'public', files: [{ file_path: 'lib/a.rb', content: 'puts :a' }, { file_path: 'b.rb', content: 'puts :b' }] }, dev.token)).body;
+    const raw = await fetch(`${server.url}/api/v4${base}/${snippet.id}/files/main/lib%2Fa.rb/raw`);
+    expect([raw.status, raw.headers.get('content-type'), await raw.text()]).toEqual([200, 'text/plain; charset=utf-8', 'puts :a']);
+    expect(await server.call('GET', `${base}/${snippet.id}/files/main/b.rb/raw`, undefined, null)).toMatchObject({ status: 200, body: 'puts :b' });
+    expect(await server.call('GET', `${base}/${snippet.id}/files/nope/b.rb/raw`)).toMatchObject({ status: 404, body: { message: '404 Reference Not Found' } });
+    expect(await server.call('GET', `${base}/${snippet.id}/files/main/c.rb/raw`)).toMatchObject({ status: 404, body: { message: '404 File Not Found' } });
+    expect(await server.call('GET', `${base}/abc/files/main/b.rb/raw`)).toMatchObject({ status: 404, body: { message: '404 Snippet Not Found' } });
+    expect(await server.call('GET', `${base}/${snippet.id}/files/main/..%2Fb.rb/raw`)).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } });
+  });
+});

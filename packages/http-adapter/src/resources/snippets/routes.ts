@@ -9,7 +9,7 @@ import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type Any
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, snippetIdParams, updateParams } from './params.js';
-import { snippetEntity } from './entities.js';
+import { snippetEntity, SNIPPET_REF } from './entities.js';
 
 /** `snippets_for_current_user.find_by(id:)`: a readable snippet, else "404 Snippet Not Found" (`find` says "404 Not found"). */
 const snippetOfRoute =
@@ -114,6 +114,26 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const found = snippetOfRoute()(ctx, deps.app.state);
         if (E.isLeft(found)) return found.left;
         return { ...ok(null), rawBody: Buffer.from(found.right.snippet.files[0]?.content ?? '', 'utf8'), contentType: 'text/plain; charset=utf-8' };
+      },
+    }),
+    // `GET …/files/:ref/:file_path/raw` (`file_content_for`): the snippet's one branch holds its files; another ref
+    // is "404 Reference Not Found", a path it does not hold "404 File Not Found".
+    route({
+      method: 'GET',
+      path: '/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw',
+      auth: 'optional',
+      before: projectFirst,
+      // `use :raw_file_params` only: `snippet_id` is not declared, so any text is looked up (and not found).
+      handler: (ctx) => {
+        const path = String(ctx.routeParams['file_path']);
+        if (path.split('/').some((part) => part === '..') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
+        const found = snippetOfRoute()(ctx, deps.app.state);
+        if (E.isLeft(found)) return found.left;
+        const ref = String(ctx.routeParams['ref']);
+        if (ref !== SNIPPET_REF && ref !== 'HEAD' && ref !== `refs/heads/${SNIPPET_REF}`) return notFound('Reference');
+        const file = found.right.snippet.files.find((each) => each.path === path);
+        if (!file) return notFound('File');
+        return { ...ok(null), rawBody: Buffer.from(file.content, 'utf8'), contentType: 'text/plain; charset=utf-8' };
       },
     }),
     commandRoute(deps, {
