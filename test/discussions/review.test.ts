@@ -400,3 +400,15 @@ describe('GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw (Snip
     expect(await server.call('GET', `${base}/${snippet.id}/files/main/..%2Fb.rb/raw`)).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } });
   });
 });
+
+describe('GET /groups/:id/epics?labels=None|Any (IssuableFinder#by_label)', () => {
+  it('takes None and Any as the finder does, not as label names', async () => {
+    const group = (await server.call('POST', '/groups', { name: 'Labelled', path: 'labelled', visibility: 'public' })).body;
+    await server.call('POST', `/groups/${group.id}/epics`, { title: 'Bare' });
+    await server.call('POST', `/groups/${group.id}/epics`, { title: 'Tagged', labels: 'q1' });
+    const titles = async (query: string) => (await server.call('GET', `/groups/${group.id}/epics?${query}`)).body.map((epic: { title: string }) => epic.title);
+    expect(await titles('labels=None')).toEqual(['Bare']);
+    expect(await titles('labels=any')).toEqual(['Tagged']);
+    expect(await titles('labels=q1')).toEqual(['Tagged']);
+  });
+});

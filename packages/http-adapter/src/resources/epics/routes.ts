@@ -7,7 +7,7 @@ import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, epicIidParams, listParams, updateParams } from './params.js';
 import { epicEntity } from './entities.js';
 import { labelsOf } from '../issues/params.js';
-import { fullSearchMatches, inTimestampWindow, reactionMatches, sortByTimestamp } from '../issues/filter.js';
+import { fullSearchMatches, inTimestampWindow, labelsMatch, reactionMatches, sortByTimestamp } from '../issues/filter.js';
 
 /**
  * `user_group.epics.find_by(iid:)` then `authorize!(:read_epic, epic)`: a missing epic (nil, which `NilPolicy`
@@ -65,7 +65,7 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
           (epic) =>
             canReadEpic(state, viewerId(ctx), each, epic) &&
             (params.state === 'all' || epic.state === params.state) &&
-            labels.every((label) => epic.labels.includes(label)) &&
+            labelsMatch(epic, labels) &&
             (!search || fullSearchMatches(epic, search)) &&
             (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
             (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&

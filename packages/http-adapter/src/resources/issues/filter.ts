@@ -69,7 +69,8 @@ export const sortByTimestamp = <A extends Timestamped>(rows: A[], key: 'created_
 /** A username's id; an unknown one matches nobody (the finder answers `none`). */
 const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
 
-const labelsMatch = (issue: Issue, labels: readonly string[]): boolean => {
+/** `by_label`: every label named, or `None` (no label) or `Any` (some label); issues' and epics' alike. */
+export const labelsMatch = (issue: { readonly labels: readonly string[] }, labels: readonly string[]): boolean => {
   const names = labels.filter((label) => label !== '');
   if (names.length === 0) return true;
   const lower = names.map((label) => label.toLowerCase());
