@@ -412,3 +412,21 @@ describe('GET /groups/:id/epics?labels=None|Any (IssuableFinder#by_label)', () =
     expect(await titles('labels=q1')).toEqual(['Tagged']);
   });
 });
+
+describe('project snippet writes: the project before the parameters, then `authenticate!` (project_snippets.rb)', () => {
+  it('answers an anonymous caller 404 for a project it may not see and 401 otherwise, and an unknown project before a parameter error', async () => {
+    const hidden = (await server.call('POST', '/projects', { name: 'Snippets hidden' })).body;
+    const body = { title: 'x', visibility: 'public', file_name: 'a.rb', content: 'x' };
+    const notFound = { status: 404, body: { message: '404 Project Not Found' } };
+    const unauthorized = { status: 401, body: { message: '401 Unauthorized' } };
+    expect(await server.call('POST', `/projects/${hidden.id}/snippets`, body, null)).toMatchObject(notFound);
+    expect(await server.call('PUT', `/projects/${hidden.id}/snippets/1`, { title: 'y' }, null)).toMatchObject(notFound);
+    expect(await server.call('DELETE', `/projects/${hidden.id}/snippets/1`, undefined, null)).toMatchObject(notFound);
+    expect(await server.call('POST', `/projects/${project.id}/snippets`, body, null)).toMatchObject(unauthorized);
+    expect(await server.call('PUT', `/projects/${project.id}/snippets/9999`, { title: 'y' }, null)).toMatchObject(unauthorized);
+    expect(await server.call('DELETE', `/projects/${project.id}/snippets/9999`, undefined, null)).toMatchObject(unauthorized);
+    // `check_snippets_enabled` (a `before` hook) finds the project before `given :content { requires :file_name }`.
+    expect(await server.call('POST', '/projects/9999/snippets', { title: 'x', visibility: 'public', content: 'x' }, dev.token)).toMatchObject(notFound);
+    expect(await server.call('POST', `/projects/${project.id}/snippets`, { title: 'x', visibility: 'public', content: 'x' }, dev.token)).toMatchObject({ status: 400, body: { error: 'file_name is missing' } });
+  });
+});

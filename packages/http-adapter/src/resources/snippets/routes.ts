@@ -23,6 +23,10 @@ const snippetOfRoute =
     return E.right({ project: project.right, snippet });
   };
 
+/** The endpoint's `authenticate!` before its lookup (after the project's `before` hook and the parameters). */
+const signedInSnippet = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, { project: Project; snippet: Snippet }> =>
+  viewerId(ctx) === null ? E.left(unauthorized) : snippetOfRoute()(ctx, state);
+
 type FileAction = { action: string | null; content?: string | null | undefined; file_path?: string | null | undefined; previous_path?: string | null | undefined } | null;
 
 const present = (value: string | null | undefined): value is string => typeof value === 'string' && value.trim() !== '';
@@ -139,10 +143,15 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     commandRoute(deps, {
       method: 'POST',
       path: '/projects/:id/snippets',
+      // `before { check_snippets_enabled }` finds the project, the parameters are checked, then the endpoint's
+      // `authenticate!`: an anonymous caller gets 404 for a project it may not see, 401 otherwise.
+      auth: 'optional',
+      before: projectFirst,
       params: createParams,
       find: (ctx, state) => {
-        // `given :content do requires :file_name end`: a parameter error, before the project is looked up.
+        // `given :content do requires :file_name end`: a parameter error.
         if (typeof ctx.params.content === 'string' && ctx.params.content !== '' && ctx.params.file_name === undefined) throw ApiError.error(400, 'file_name is missing');
+        if (viewerId(ctx) === null) return E.left(unauthorized);
         return projectOfRoute(ctx, state);
       },
       authorize: (ctx, state, project) => (canCreateSnippet(state, viewerId(ctx), project) ? null : forbidden()),
@@ -169,9 +178,10 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     commandRoute(deps, {
       method: 'PUT',
       path: '/projects/:id/snippets/:snippet_id',
+      auth: 'optional',
       before: projectFirst,
       params: updateParams,
-      find: snippetOfRoute(),
+      find: signedInSnippet,
       authorize: (ctx, state, { project, snippet }) => (canUpdateSnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
       command: (ctx, { project, snippet }) => {
         const { params } = ctx;
@@ -199,9 +209,10 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     commandRoute(deps, {
       method: 'DELETE',
       path: '/projects/:id/snippets/:snippet_id',
+      auth: 'optional',
       before: projectFirst,
       params: snippetIdParams,
-      find: snippetOfRoute(),
+      find: signedInSnippet,
       authorize: (ctx, state, { project, snippet }) => (canDestroySnippet(state, viewerId(ctx), project, snippet) ? null : forbidden()),
       command: (ctx, { project, snippet }) => {
         checkUnmodifiedSince(ctx.request.headers, snippet.updated_at);
