@@ -1,7 +1,8 @@
 /**
  * Project snippets (lib/api/project_snippets.rb, 14.7): create (`content` + `file_name`, or `files[]`), list, get,
- * raw content, update (`content`/`file_name` on a one-file snippet, or `files[]` actions), delete. The files are
- * kept in the log (the platform keeps them in a repository per snippet).
+ * raw content (the first file, or one file at the snippet's branch), update (`content`/`file_name` on a one-file
+ * snippet, or `files[]` actions), delete. The files are kept in the log (the platform keeps them in a repository per
+ * snippet), at one branch: no history.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { canCreateSnippet, canDestroySnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
