@@ -430,3 +430,16 @@ describe('project snippet writes: the project before the parameters, then `authe
     expect(await server.call('POST', `/projects/${project.id}/snippets`, { title: 'x', visibility: 'public', content: 'x' }, dev.token)).toMatchObject({ status: 400, body: { error: 'file_name is missing' } });
   });
 });
+
+describe('GET /projects/:id/issues/:issue_iid/time_stats (TimeTrackingEndpoints)', () => {
+  it('answers the issue’s time stats to its readers, "404 Not found" otherwise', async () => {
+    const issue = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Timed' }, dev.token)).body;
+    expect(await server.call('GET', `/projects/${project.id}/issues/${issue.iid}/time_stats`, undefined, null)).toMatchObject({
+      status: 200,
+      body: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    });
+    const secret = (await server.call('POST', `/projects/${project.id}/issues`, { title: 'Timed', confidential: true }, dev.token)).body;
+    expect(await server.call('GET', `/projects/${project.id}/issues/${secret.iid}/time_stats`, undefined, outsider.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await server.call('GET', `/projects/${project.id}/issues/abc/time_stats`)).toMatchObject({ status: 400, body: { error: 'issue_iid is invalid' } });
+  });
+});

@@ -283,6 +283,8 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     },
     present: () => noContent(),
   }),
+  // `TimeTrackingEndpoints#time_stats` (`Entities::IssuableTimeStats`): no time is tracked here, so the entity's zeros.
+  issueRead(deps, '/time_stats', (ctx, { project, issue }) => ok(issueEntity(issue, project, presentContext(deps, ctx)).time_stats)),
   issueRead(deps, '/participants', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
     // `paginate(::Kaminari.paginate_array(issue.participants))`: no user given, so the references are read as the author.
