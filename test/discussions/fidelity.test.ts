@@ -114,7 +114,8 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     expect((await server.call('PUT', path, { due_date: '' }, dev.token)).body.due_date).toBeNull();
     // `CommonSystemNotesService`: a due date set at creation, changed and removed.
     const notes = await server.call('GET', `${path}/notes?sort=asc&activity_filter=only_activity`, undefined, dev.token);
-    expect(notes.body.map((note: { body: string }) => note.body)).toEqual(['changed due date to April 1, 2026', 'changed due date to March 1, 2026', 'removed due date']);
+    // The assignees' note (`handle_assignee_changes`) between them (review-threads).
+    expect(notes.body.map((note: { body: string }) => note.body)).toEqual(['changed due date to April 1, 2026', 'assigned to @dev and @guest', 'changed due date to March 1, 2026', 'removed due date']);
     expect(await server.call('PUT', path, { updated_at: '2020-01-01T00:00:00Z' }, dev.token)).toMatchObject({
       status: 400,
       body: {
@@ -221,7 +222,8 @@ describe('PUT and DELETE /projects/:id/issues/:issue_iid', () => {
     // Paginated (`paginate(::Kaminari.paginate_array(issue.participants))`).
     expect([participants.headers.get('x-total'), participants.headers.get('x-per-page')]).toEqual(['5', '20']);
     expect((await server.call('GET', `${path}/participants?per_page=2&page=3`, undefined, null)).body.map((user: { username: string }) => user.username)).toEqual(['watcher']);
-    expect(participants.body.map((user: { username: string }) => user.username)).toEqual(['dev', 'root', 'outsider', 'guest', 'watcher']);
+    // The guest author wrote the creation's "assigned to @dev" note, so counts among the note authors (review-threads).
+    expect(participants.body.map((user: { username: string }) => user.username)).toEqual(['dev', 'guest', 'root', 'outsider', 'watcher']);
     expect(Object.keys(participants.body[0]).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
     // A mention makes a participant, so a subscriber.
     expect((await server.call('GET', path, undefined, watcher.token)).body.subscribed).toBe(true);

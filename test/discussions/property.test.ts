@@ -29,13 +29,13 @@ const NOTEABLES: readonly NoteableRef[] = [
 ];
 
 type Op =
-  | { kind: 'start'; actor: number; noteable: number; individual: boolean; diff: boolean }
+  | { kind: 'start'; actor: number; noteable: number; individual: boolean; diff: boolean; confidential: boolean }
   | { kind: 'reply'; actor: number; thread: number }
-  | { kind: 'edit'; actor: number; note: number; asAuthor: boolean }
+  | { kind: 'edit'; actor: number; note: number; asAuthor: boolean; confidential: boolean | null }
   | { kind: 'resolveNote'; actor: number; note: number; resolved: boolean }
   | { kind: 'resolveThread'; actor: number; thread: number; resolved: boolean }
   | { kind: 'delete'; actor: number; note: number; asAuthor: boolean }
-  | { kind: 'updateIssue'; actor: number; iid: number; title: boolean; confidential: boolean }
+  | { kind: 'updateIssue'; actor: number; iid: number; title: boolean; confidential: boolean; assign: boolean }
   | { kind: 'deleteIssue'; iid: number }
   | { kind: 'deleteSnippet' }
   | { kind: 'subscribe'; actor: number; iid: number; subscribed: boolean }
@@ -46,15 +46,15 @@ type Op =
 const actor = fc.integer({ min: 1, max: 4 });
 const index = fc.nat(20);
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), actor, noteable: fc.nat(NOTEABLES.length - 1), individual: fc.boolean(), diff: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), actor, noteable: fc.nat(NOTEABLES.length - 1), individual: fc.boolean(), diff: fc.boolean(), confidential: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('reply' as const), actor, thread: index }) },
   // Only a note's author (or a maintainer) may edit or delete it: half the edits and deletions are the author's, so that
   // every mix of runs holds some that are decided (the coverage check below fails otherwise).
-  fc.record({ kind: fc.constant('edit' as const), actor, note: index, asAuthor: fc.boolean() }),
+  fc.record({ kind: fc.constant('edit' as const), actor, note: index, asAuthor: fc.boolean(), confidential: fc.option(fc.boolean()) }),
   fc.record({ kind: fc.constant('resolveNote' as const), actor, note: index, resolved: fc.boolean() }),
   fc.record({ kind: fc.constant('resolveThread' as const), actor, thread: index, resolved: fc.boolean() }),
   fc.record({ kind: fc.constant('delete' as const), actor, note: index, asAuthor: fc.boolean() }),
-  fc.record({ kind: fc.constant('updateIssue' as const), actor, iid: fc.integer({ min: 1, max: 2 }), title: fc.boolean(), confidential: fc.boolean() }),
+  fc.record({ kind: fc.constant('updateIssue' as const), actor, iid: fc.integer({ min: 1, max: 2 }), title: fc.boolean(), confidential: fc.boolean(), assign: fc.boolean() }),
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteIssue' as const), iid: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSnippet' as const) }) },
   fc.record({ kind: fc.constant('subscribe' as const), actor, iid: fc.integer({ min: 1, max: 2 }), subscribed: fc.boolean() }),
@@ -113,7 +113,14 @@ describe('discussions and the log', () => {
             case 'start': {
               noteable = NOTEABLES[step.noteable]!;
               const diff = step.diff && !step.individual ? { position: { base_sha: A, start_sha: A, head_sha: B, old_path: 'f', new_path: 'f', position_type: 'text' as const, old_line: null, new_line: 1 }, line_code: `x_0_1` } : undefined;
-              command = { type: 'StartDiscussion', noteable, body: `b${threads.length} #${1 + (threads.length % 2)} !1`, individual: step.individual, ...(diff ? { diff } : {}) };
+              command = {
+                type: 'StartDiscussion',
+                noteable,
+                body: `b${threads.length} #${1 + (threads.length % 2)} !1`,
+                individual: step.individual,
+                ...(diff ? { diff } : {}),
+                ...(step.individual && step.confidential ? { confidential: true } : {}),
+              };
               break;
             }
             case 'reply': {
@@ -123,7 +130,7 @@ describe('discussions and the log', () => {
             }
             case 'edit': {
               const note = pick(notes, step.note);
-              if (note) command = { type: 'EditNote', noteable: (noteable = note.noteable), note_id: note.id, body: `edited ${step.note} #2 team/app!1` };
+              if (note) command = { type: 'EditNote', noteable: (noteable = note.noteable), note_id: note.id, body: `edited ${step.note} #2 team/app!1`, ...(step.confidential !== null ? { confidential: step.confidential } : {}) };
               if (note && step.asAuthor) actorId = note.author;
               break;
             }
@@ -144,7 +151,7 @@ describe('discussions and the log', () => {
               break;
             }
             case 'updateIssue':
-              command = { type: 'UpdateIssue', project_id: 1, iid: step.iid, ...(step.title ? { title: `T${ops.length}-${step.actor}` } : {}), description: `changed #${3 - step.iid} !1`, confidential: step.confidential };
+              command = { type: 'UpdateIssue', project_id: 1, iid: step.iid, ...(step.title ? { title: `T${ops.length}-${step.actor}` } : {}), description: `changed #${3 - step.iid} !1`, confidential: step.confidential, ...(step.assign ? { assignee_ids: [step.actor] } : {}) };
               break;
             case 'deleteIssue':
               command = { type: 'DeleteIssue', project_id: 1, iid: step.iid };

@@ -99,6 +99,20 @@ export const issueSpecs: Record<string, Spec> = {
     then: [{ type: 'IssueCreated', data: { project_id: 1, id: 1, iid: 1, title: 'Bug', description: '', confidential: false, labels: ['x'], assignee_ids: [], author_id: 2, created_at: AT } }],
   },
   'a blank title is refused': { given: base, as: 2, when: { type: 'CreateIssue', project_id: 1, title: ' ' }, error: validation({ title: ["can't be blank"] }) },
+  // `set_issue_iid`: administrators and owners choose the iid; one in use is "Duplicated issue"; others' is ignored.
+  'an administrator opens an issue at a chosen iid': {
+    given: [...base, issueCreated(1, 1)],
+    as: 1,
+    when: { type: 'CreateIssue', project_id: 1, title: 'Bug', iid: 7 },
+    then: [{ type: 'IssueCreated', data: { project_id: 1, id: 2, iid: 7, title: 'Bug', description: '', confidential: false, labels: [], assignee_ids: [], author_id: 1, created_at: AT } }],
+  },
+  'an iid in use is a conflict': { given: [...base, issueCreated(1, 1)], as: 1, when: { type: 'CreateIssue', project_id: 1, title: 'Bug', iid: 1 }, error: conflict('Duplicated issue') },
+  "a developer's iid is ignored": {
+    given: [...base, issueCreated(1, 1)],
+    as: 3,
+    when: { type: 'CreateIssue', project_id: 1, title: 'Bug', iid: 7 },
+    then: [{ type: 'IssueCreated', data: { project_id: 1, id: 2, iid: 2, title: 'Bug', description: '', confidential: false, labels: [], assignee_ids: [], author_id: 3, created_at: AT } }],
+  },
   'a title change records the previous title and who': {
     given: [...base, issueCreated(1, 1)],
     as: 2,
@@ -237,6 +251,15 @@ export const snippetSpecs: Record<string, Spec> = {
     then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, files: [{ path: 'a.rb', content: 'puts 2' }] } }],
   },
   'a private snippet is not found by outsiders': { given: [...base, snippetCreated(1, 'private')], as: 5, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: notFound('Snippet') },
+  // ProjectSnippetPolicy: `is_author` enables `update_snippet`; `is_author & ~project.reporter` prevents `admin_snippet`.
+  'a guest author updates their snippet': {
+    given: [...base, snippetCreated(1, 'public', 2)],
+    as: 2,
+    at: LATER,
+    when: { type: 'UpdateSnippet', project_id: 1, id: 1, title: 'New' },
+    then: [{ type: 'SnippetUpdated', data: { project_id: 1, id: 1, updated_at: LATER, title: 'New' } }],
+  },
+  'a guest author does not delete their snippet': { given: [...base, snippetCreated(1, 'public', 2)], as: 2, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, error: forbidden() },
   'maintainers delete any snippet': { given: [...base, snippetCreated(1)], as: 4, when: { type: 'DeleteSnippet', project_id: 1, id: 1 }, then: [{ type: 'SnippetDeleted', data: { project_id: 1, id: 1, at: AT } }] },
 };
 
@@ -246,6 +269,13 @@ export const epicSpecs: Record<string, Spec> = {
     as: 3,
     when: { type: 'CreateEpic', group_id: 10, title: 'Epic' },
     then: [epicCreated(1, 1)],
+  },
+  'an epic with fixed dates, then one of them changed and the other given as it is': {
+    given: [...base, { type: 'EpicCreated', data: { group_id: 10, id: 3, iid: 1, title: 'Epic', description: '', confidential: false, labels: [], author_id: 3, created_at: AT, start_date_fixed: '2026-01-05', start_date_is_fixed: true } }],
+    as: 3,
+    at: LATER,
+    when: { type: 'UpdateEpic', group_id: 10, iid: 1, start_date_fixed: '2026-01-05', due_date_fixed: '2026-03-31', due_date_is_fixed: false },
+    then: [{ type: 'EpicUpdated', data: { group_id: 10, id: 3, iid: 1, updated_by_id: 3, updated_at: LATER, due_date_fixed: '2026-03-31' } }],
   },
   'outsiders do not create epics': { given: base, as: 5, when: { type: 'CreateEpic', group_id: 10, title: 'Epic' }, error: forbidden() },
   'closing an epic': {
@@ -278,6 +308,26 @@ export const discussionSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'StartDiscussion', noteable: issueRef, body: 'Hi' },
     then: [started(issueNoteable, note(1, 2, 'Hi'))],
+  },
+  'a confidential note from the notes API': {
+    given: [...base, issueCreated(1, 1)],
+    as: 5,
+    when: { type: 'StartDiscussion', noteable: issueRef, body: 'Psst', individual: true, confidential: true },
+    then: [started(issueNoteable, note(1, 5, 'Psst', { type: null, confidential: true }), true)],
+  },
+  'making a note public records the change alone': {
+    given: [...base, issueCreated(1, 1), started(issueNoteable, note(1, 3, 'Psst', { type: null, confidential: true }), true)],
+    as: 3,
+    at: LATER,
+    when: { type: 'EditNote', noteable: issueRef, note_id: 1, confidential: false },
+    then: [{ type: 'NoteEdited', data: { discussion_id: discussionId(1), note_id: 1, body: 'Psst', updated_at: LATER, edited_by_id: 3, confidential: false } }],
+  },
+  // NotePolicy: `confidential & ~can_read_confidential` prevents `admin_note`, even for the note's author.
+  'a guest does not edit a confidential note, even their own': {
+    given: [...base, issueCreated(1, 1, { author: 4 }), started(issueNoteable, note(1, 2, 'Psst', { type: null, confidential: true }), true)],
+    as: 2,
+    when: { type: 'EditNote', noteable: issueRef, note_id: 1, body: 'Hm' },
+    error: forbidden(),
   },
   'an individual note from the notes API; created_at ignored for non-owners': {
     given: [...base, issueCreated(1, 1)],

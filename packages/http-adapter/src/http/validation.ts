@@ -288,6 +288,11 @@ export interface GroupRule {
   readonly names: readonly string[];
   /** Grape's `message:` option (replaces the rule's own wording). */
   readonly message?: string;
+  /**
+   * Names the rule sees under another name in the request (Grape's `as:` renames a parameter before the group
+   * rules run, so the rule and its message use the new name): rule name → the name a client sends.
+   */
+  readonly sentAs?: Readonly<Record<string, string>>;
 }
 
 export type Decl = ParamDecl<string, unknown> | GroupRule;
@@ -347,6 +352,8 @@ export const mutuallyExclusive = (...names: string[]): GroupRule => ({ kind: 'ru
 /** `mutually_exclusive …, message: '…'`. */
 export const mutuallyExclusiveWith = (message: string, ...names: string[]): GroupRule => ({ kind: 'rule', rule: 'mutually_exclusive', names, message });
 export const atLeastOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'at_least_one_of', names });
+/** `at_least_one_of` over names some of which a client sends under another (`optional :start_date, as: :start_date_fixed`). */
+export const atLeastOneOfSentAs = (sentAs: Readonly<Record<string, string>>, ...names: string[]): GroupRule => ({ kind: 'rule', rule: 'at_least_one_of', names, sentAs });
 export const exactlyOneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'exactly_one_of', names });
 export const allOrNoneOf = (...names: string[]): GroupRule => ({ kind: 'rule', rule: 'all_or_none_of', names });
 
@@ -401,7 +408,8 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
   const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(src, k) && src[k] !== undefined;
   for (const d of decls) {
     if (d.kind === 'rule') {
-      const present = d.names.filter(has);
+      const sentAs = d.sentAs;
+      const present = sentAs ? d.names.filter((name) => has(name) || (sentAs[name] !== undefined && has(sentAs[name]))) : d.names.filter(has);
       switch (d.rule) {
         case 'mutually_exclusive':
           if (present.length > 1) errors.push(ruleFailure(c, present, d.message ?? 'are mutually exclusive', src));

@@ -40,6 +40,8 @@ export const GROUP_ABILITIES = {
   admin_epic: AccessLevel.REPORTER,
   destroy_epic: AccessLevel.OWNER,
   admin_epic_note: AccessLevel.MAINTAINER,
+  /** NotePolicy's `can_read_confidential` on an epic's notes: Reporters and above. */
+  read_confidential_note: AccessLevel.REPORTER,
 } as const;
 
 /** Project abilities and the level each needs (ProjectPolicy). */
@@ -104,6 +106,8 @@ export const PROJECT_ABILITIES = {
   create_note: AccessLevel.GUEST,
   admin_note: AccessLevel.MAINTAINER,
   resolve_note: AccessLevel.DEVELOPER,
+  /** NotePolicy's `can_read_confidential` (14.7): Reporters and above read confidential notes. */
+  read_confidential_note: AccessLevel.REPORTER,
   /** Releases (ProjectPolicy 14.7): Guests read them (without repository details); Developers create, update, delete. */
   read_release: AccessLevel.GUEST,
   create_release: AccessLevel.DEVELOPER,

@@ -51,9 +51,12 @@ export type DiscussionCommand =
       readonly diff?: DiffFact;
       /** A merge request's diff note on one of its commits (`commit_id`). */
       readonly commit_id?: string;
+      /** `confidential` of `POST …/notes` (14.7: any commenter may set it). */
+      readonly confidential?: boolean;
     }
   | { readonly type: 'AddNote'; readonly noteable: NoteableRef; readonly discussion_id: string; readonly body: string; readonly created_at?: string }
-  | { readonly type: 'EditNote'; readonly noteable: NoteableRef; readonly note_id: number; readonly body: string }
+  /** `body` absent: the body stays (`PUT …/notes/:id` declares it optional); `confidential`: 14.7's flat notes API sets it. */
+  | { readonly type: 'EditNote'; readonly noteable: NoteableRef; readonly note_id: number; readonly body?: string; readonly confidential?: boolean }
   | { readonly type: 'ResolveNote'; readonly noteable: NoteableRef; readonly note_id: number; readonly resolved: boolean }
   | { readonly type: 'ResolveDiscussion'; readonly noteable: NoteableRef; readonly discussion_id: string; readonly resolved: boolean }
   | { readonly type: 'DeleteNote'; readonly noteable: NoteableRef; readonly note_id: number };

@@ -9,6 +9,7 @@ import type { DiscussionsView, Note } from './projection.js';
 import {
   canAdminNote,
   canCreateNote,
+  canReadNote,
   canResolveNote,
   discussionIdFor,
   findDiscussionOf,
@@ -121,6 +122,8 @@ const decideStart = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'StartD
     commit_id: diff && noteable.type === 'MergeRequest' ? (command.commit_id ?? null) : null,
     resolved_by_id: null,
     resolved_at: null,
+    // `Notes::CreateService` with `confidential: params[:confidential]` (14.7 lets any commenter set it).
+    ...(command.confidential === true ? { confidential: true } : {}),
   };
   return E.right([{ type: 'DiscussionStarted', data: { discussion_id: discussionIdFor(id), noteable: noteableData(noteable), individual_note: command.individual ?? false, note } }]);
 };
@@ -136,7 +139,9 @@ const decideAdd = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'AddNote'
   if (E.isLeft(located)) return located;
   const noteable = located.right;
   const discussion = findDiscussionOf(state.discussions, noteable.key, command.discussion_id);
-  const notes = discussion ? notesOfDiscussion(state.discussions, discussion) : [];
+  // `readable_discussion_notes`: a thread whose notes the caller may not read (confidential, or a hidden
+  // cross-reference) is not found.
+  const notes = discussion ? notesOfDiscussion(state.discussions, discussion).filter((note) => canReadNote(state, actor.userId, noteable, note)) : [];
   const first = notes[0];
   if (!discussion || !first) return E.left(notFound('Discussion'));
   if (discussion.individual_note && !noteable.replyable) return E.left(badRequest(DISCUSSION_MESSAGES.cannotReply));
@@ -176,10 +181,17 @@ const decideEdit = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'EditNot
   if (E.isLeft(located)) return located;
   const { noteable, note } = located.right;
   if (note.system || (actor.userId !== null && !canAdminNote(state, actor.userId, noteable, note))) return E.left(forbidden());
-  const errors = bodyErrors(command.body);
+  const body = command.body ?? note.body;
+  const errors = bodyErrors(body);
   if (Object.keys(errors).length > 0) return E.left(refused('Failed to save note', errors));
-  if (command.body === note.body) return E.right([]);
-  return E.right([{ type: 'NoteEdited', data: { discussion_id: note.discussion_id, note_id: note.id, body: command.body, updated_at: at, edited_by_id: actor.userId } }]);
+  const confidential = command.confidential !== undefined && command.confidential !== (note.confidential ?? false) ? command.confidential : undefined;
+  if (body === note.body && confidential === undefined) return E.right([]);
+  return E.right([
+    {
+      type: 'NoteEdited',
+      data: { discussion_id: note.discussion_id, note_id: note.id, body, updated_at: at, edited_by_id: actor.userId, ...(confidential !== undefined ? { confidential } : {}) },
+    },
+  ]);
 };
 
 const decideResolveNote = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'ResolveNote'>, state: DiscussionsView): Decided => {

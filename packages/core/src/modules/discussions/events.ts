@@ -34,30 +34,37 @@ const noteable = t.type({
   commit_sha: nullable(t.string),
 });
 
-const note = t.type({
-  id: t.number,
-  type: noteType,
-  body: t.string,
-  author_id: nullable(t.number),
-  created_at: t.string,
-  position: nullable(position),
-  line_code: nullable(t.string),
-  /** DiffNotes on merge requests: the head commit of the position. */
-  commit_id: nullable(t.string),
-  /** A reply to a resolved thread is born resolved. */
-  resolved_by_id: nullable(t.number),
-  resolved_at: nullable(t.string),
-});
+const note = t.intersection([
+  t.type({
+    id: t.number,
+    type: noteType,
+    body: t.string,
+    author_id: nullable(t.number),
+    created_at: t.string,
+    position: nullable(position),
+    line_code: nullable(t.string),
+    /** DiffNotes on merge requests: the head commit of the position. */
+    commit_id: nullable(t.string),
+    /** A reply to a resolved thread is born resolved. */
+    resolved_by_id: nullable(t.number),
+    resolved_at: nullable(t.string),
+  }),
+  /** A confidential note (`confidential: true` on `POST …/notes`); absent: not confidential. */
+  t.partial({ confidential: t.boolean }),
+]);
 
 export const discussionEvents = defineEvents({
   DiscussionStarted: { version: 1, stream, codec: t.type({ discussion_id: t.string, noteable, individual_note: t.boolean, note }) },
   /** A reply; `converted_note_id`: the individual note that became the first note of a thread (`becomes!`). */
   NoteAdded: { version: 1, stream, codec: t.type({ discussion_id: t.string, note, converted_note_id: nullable(t.number) }) },
-  /** `edited_by_id`: who edited (the cross-references of the new body are theirs); absent in logs before it. */
+  /**
+   * `edited_by_id`: who edited (the cross-references of the new body are theirs); absent in logs before it.
+   * `confidential`: the note's new confidentiality, when the edit changed it (14.7's `PUT …/notes/:id`).
+   */
   NoteEdited: {
     version: 1,
     stream,
-    codec: t.intersection([t.type({ discussion_id: t.string, note_id: t.number, body: t.string, updated_at: t.string }), t.partial({ edited_by_id: nullable(t.number) })]),
+    codec: t.intersection([t.type({ discussion_id: t.string, note_id: t.number, body: t.string, updated_at: t.string }), t.partial({ edited_by_id: nullable(t.number), confidential: t.boolean })]),
   },
   NoteDeleted: { version: 1, stream, codec: t.type({ discussion_id: t.string, note_id: t.number, at: t.string }) },
   /** Notes of a thread resolved (all its unresolved resolvable notes, or the one note of `PUT …/notes/:id`). */

@@ -128,6 +128,7 @@ export const evolve = (state: DiscussionsDraft, event: DiscussionEvent): void =>
       const note = tableGet(slice.notes, event.data.note_id);
       if (!note) return;
       Object.assign(note, { body: event.data.body, updated_at: event.data.updated_at });
+      if (event.data.confidential !== undefined) note.confidential = event.data.confidential;
       // `Notes::UpdateService`: the new body's cross-references, as the editor (before `edited_by_id`: the author).
       const threads = tableGet(slice.noteables, note.noteable_key);
       const editor = event.data.edited_by_id === undefined ? note.author_id : event.data.edited_by_id;
@@ -232,6 +233,14 @@ const dropWhere = (slice: Slice, matches: (threads: NoteableThreads) => boolean)
   for (const key of keys) dropNoteable(slice, key);
 };
 
+/** A user as a note names them (`User#to_reference`: `@username`), or null for one who no longer exists. */
+const userReference =
+  (state: DiscussionsDraft) =>
+  (id: number): string | null => {
+    const user = findUser(state.users, id);
+    return user ? `@${user.username}` : null;
+  };
+
 const approvalNote = (state: DiscussionsDraft, data: { project_id: number; iid: number; user_id: number; at: string }, body: string): void => {
   const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
   if (mr) systemNote(state, mergeRequestNoteable(mr), body, data.user_id, data.at);
@@ -252,12 +261,16 @@ export const follows = {
   IssueCreated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueCreated' }>): void => {
     const { data } = event;
     if (data.due_date !== undefined) systemNote(state, issueNoteable(data), dueDateBody(data.due_date), data.author_id, data.created_at);
+    // `Issues::CreateService#handle_changes`: the assignees against none.
+    for (const body of systemNoteBodies('issue', { previous_assignee_ids: [], assignee_ids: data.assignee_ids }, userReference(state))) {
+      systemNote(state, issueNoteable(data), body, data.author_id, data.created_at);
+    }
     crossReference(state, issueNoteable(data), mentionableText(data.title, data.description), data.author_id, data.created_at);
   },
   IssueUpdated: (state: DiscussionsDraft, event: Extract<IssueEvent, { type: 'IssueUpdated' }>): void => {
     const { data } = event;
     const noteable = issueNoteable(data);
-    for (const body of systemNoteBodies('issue', data)) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
+    for (const body of systemNoteBodies('issue', data, userReference(state))) systemNote(state, noteable, body, data.updated_by_id, data.updated_at);
     // `create_new_cross_references!`: when the title or description changed, the current text's references.
     const issue = findIssue(state.issues, data.project_id, data.iid);
     if (issue && (data.title !== undefined || data.description !== undefined)) crossReference(state, noteable, mentionableText(issue.title, issue.description), data.updated_by_id, data.updated_at);
@@ -275,11 +288,7 @@ export const follows = {
     const mr = findMergeRequest(state.repositories, data.project_id, data.iid);
     if (!mr) return;
     const author = data.updated_by_id === undefined ? mr.author_id : data.updated_by_id;
-    const reference = (id: number): string | null => {
-      const user = findUser(state.users, id);
-      return user ? `@${user.username}` : null;
-    };
-    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle, reference)) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
+    for (const body of mergeRequestSystemNoteBodies(data, isDraftTitle, draftlessTitle, userReference(state))) systemNote(state, mergeRequestNoteable(mr), body, author, data.updated_at);
     if (data.title === undefined && data.description === undefined) return;
     crossReference(state, mergeRequestNoteable(mr), mentionableText(mr.title, mr.description), data.updated_by_id === undefined ? mr.author_id : data.updated_by_id, data.updated_at);
   },

@@ -9,6 +9,8 @@
 import { canReadGroup, canReadProject } from '../access/abilities.js';
 import { findGroupByFullPath } from '../groups/queries.js';
 import type { Issue } from '../issues/projection.js';
+import type { Epic } from '../epics/projection.js';
+import type { Group } from '../groups/projection.js';
 import type { MergeRequest } from '../repositories/projection.js';
 import { membersOfSource } from '../members/queries.js';
 import type { Project } from '../projects/projection.js';
@@ -55,16 +57,23 @@ interface Issuable {
 
 /**
  * An issuable's participants' user ids, in the platform's order, as `viewer` sees them (`participants(current_user)`;
- * for nobody, the references are read as the author).
+ * for nobody, the references are read as the author); `reads`: who may read its project (or group).
  */
-const issuableParticipants = (state: DiscussionsView, project: Project, issuable: Issuable, key: string, viewer: number | null): number[] => {
+const participantsOf = (state: DiscussionsView, issuable: Issuable, key: string, viewer: number | null, reads: (userId: number) => boolean): number[] => {
   const notes = notesOfNoteable(state.discussions, key);
   const ids = new Set<number>(issuable.assignee_ids);
   for (const note of notes) if (note.author_id !== null) ids.add(note.author_id);
   if (issuable.author_id !== null) ids.add(issuable.author_id);
   for (const id of mentionedUsers(state, [issuable.title, issuable.description, ...notes.map((note) => note.body)], viewer ?? issuable.author_id)) ids.add(id);
-  return [...ids].filter((id) => findUser(state.users, id) !== undefined && canReadProject(state, id, project));
+  return [...ids].filter((id) => findUser(state.users, id) !== undefined && reads(id));
 };
+
+const issuableParticipants = (state: DiscussionsView, project: Project, issuable: Issuable, key: string, viewer: number | null): number[] =>
+  participantsOf(state, issuable, key, viewer, (id) => canReadProject(state, id, project));
+
+/** An epic's (EE): its author, the authors of its notes and the users its texts mention who may read its group. */
+export const epicParticipants = (state: DiscussionsView, group: Group, epic: Epic, viewer: number | null): number[] =>
+  participantsOf(state, { ...epic, assignee_ids: [] }, noteableKey('Epic', epic.id), viewer, (id) => canReadGroup(state, id, group));
 
 export const issueParticipants = (state: DiscussionsView, project: Project, issue: Issue, viewer: number | null): number[] =>
   issuableParticipants(state, project, issue, noteableKey('Issue', issue.id), viewer);

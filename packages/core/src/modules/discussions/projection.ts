@@ -27,6 +27,8 @@ export interface Note {
   readonly commit_id: string | null;
   readonly resolved_by_id: number | null;
   readonly resolved_at: string | null;
+  /** A confidential note (NotePolicy: only those who may read confidential notes see it); absent: false. */
+  readonly confidential?: boolean;
   /** A cross-reference's mentioner ("mentioned in …"): readers who may not read it do not see the note. */
   readonly mentioner?: NoteableRef;
 }

@@ -22,6 +22,8 @@ export interface Noteable extends NoteableData {
   readonly project: Project | null;
   readonly group: Group | null;
   readonly author_id: number | null;
+  /** An issue's or merge request's assignees (`assignee_or_author?`); none for the other noteables. */
+  readonly assignee_ids: readonly number[];
   /** Individual notes may be replied to (`Noteable::REPLYABLE_TYPES`; EE adds Epic). */
   readonly replyable: boolean;
   /** Only merge requests' threads resolve (`Noteable::RESOLVABLE_TYPES`). */
@@ -41,30 +43,30 @@ export const findNoteable = (state: DiscussionsView, ref: NoteableRef): Noteable
       const project = findProject(state.projects, ref.project_id);
       const issue = project ? findIssue(state.issues, project.id, ref.iid) : undefined;
       if (!project || !issue) return undefined;
-      return { ...base, key: noteableKey('Issue', issue.id), type: 'Issue', id: issue.id, iid: issue.iid, project_id: project.id, project, group: null, author_id: issue.author_id, replyable: true, resolvable: false, locked: issue.discussion_locked === true, readableBy: (userId) => canReadIssue(state, userId, project, issue) };
+      return { ...base, key: noteableKey('Issue', issue.id), type: 'Issue', id: issue.id, iid: issue.iid, project_id: project.id, project, group: null, author_id: issue.author_id, assignee_ids: issue.assignee_ids, replyable: true, resolvable: false, locked: issue.discussion_locked === true, readableBy: (userId) => canReadIssue(state, userId, project, issue) };
     }
     case 'MergeRequest': {
       const project = findProject(state.projects, ref.project_id);
       const mr = project ? findMergeRequest(state.repositories, project.id, ref.iid) : undefined;
       if (!project || !mr) return undefined;
-      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, replyable: true, resolvable: true, locked: mr.discussion_locked === true, readableBy: (userId) => canDownloadCode(state, userId, project) };
+      return { ...base, key: noteableKey('MergeRequest', mr.id), type: 'MergeRequest', id: mr.id, iid: mr.iid, project_id: project.id, project, group: null, author_id: mr.author_id, assignee_ids: mr.assignee_ids, replyable: true, resolvable: true, locked: mr.discussion_locked === true, readableBy: (userId) => canDownloadCode(state, userId, project) };
     }
     case 'Snippet': {
       const project = findProject(state.projects, ref.project_id);
       const snippet = project ? findSnippet(state.snippets, project.id, ref.id) : undefined;
       if (!project || !snippet) return undefined;
-      return { ...base, key: noteableKey('Snippet', snippet.id), type: 'Snippet', id: snippet.id, project_id: project.id, project, group: null, author_id: snippet.author_id, replyable: false, resolvable: false, locked: false, readableBy: (userId) => canReadSnippet(state, userId, project, snippet) };
+      return { ...base, key: noteableKey('Snippet', snippet.id), type: 'Snippet', id: snippet.id, project_id: project.id, project, group: null, author_id: snippet.author_id, assignee_ids: [], replyable: false, resolvable: false, locked: false, readableBy: (userId) => canReadSnippet(state, userId, project, snippet) };
     }
     case 'Epic': {
       const group = findGroup(state.groups, ref.group_id);
       const epic = findEpicById(state.epics, ref.id);
       if (!group || !epic || epic.group_id !== group.id) return undefined;
-      return { ...base, key: noteableKey('Epic', epic.id), type: 'Epic', id: epic.id, iid: null, project_id: null, group_id: group.id, project: null, group, author_id: epic.author_id, replyable: true, resolvable: false, locked: false, readableBy: (userId) => canReadEpic(state, userId, group, epic) };
+      return { ...base, key: noteableKey('Epic', epic.id), type: 'Epic', id: epic.id, iid: null, project_id: null, group_id: group.id, project: null, group, author_id: epic.author_id, assignee_ids: [], replyable: true, resolvable: false, locked: false, readableBy: (userId) => canReadEpic(state, userId, group, epic) };
     }
     case 'Commit': {
       const project = findProject(state.projects, ref.project_id);
       if (!project) return undefined;
-      return { ...base, key: noteableKey('Commit', `${project.id}:${ref.sha}`), type: 'Commit', id: null, project_id: project.id, commit_sha: ref.sha, project, group: null, author_id: null, replyable: false, resolvable: false, locked: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
+      return { ...base, key: noteableKey('Commit', `${project.id}:${ref.sha}`), type: 'Commit', id: null, project_id: project.id, commit_sha: ref.sha, project, group: null, author_id: null, assignee_ids: [], replyable: false, resolvable: false, locked: false, readableBy: (userId) => canDownloadCode(state, userId, project) };
     }
   }
 };
@@ -91,9 +93,29 @@ export const canCreateNote = (state: DiscussionsView, userId: number | null, not
   return noteable.group !== null && canReadGroup(state, userId, noteable.group);
 };
 
+/**
+ * NotePolicy's `can_read_confidential` (14.7): Reporters and above of the noteable's project or group
+ * (administrators too, as they act as owners here), or the author or an assignee of an issue or merge request
+ * (`noteable_assignee_or_author?`; snippets, epics and commits have none).
+ */
+const readsConfidentialNotes = (state: DiscussionsView, userId: number | null, noteable: Noteable): boolean => {
+  if (userId === null) return false;
+  if ((noteable.type === 'Issue' || noteable.type === 'MergeRequest') && (noteable.author_id === userId || noteable.assignee_ids.includes(userId))) return true;
+  if (noteable.project) return canOnProject(state, userId, 'read_confidential_note', noteable.project);
+  return noteable.group !== null && canOnGroup(state, userId, 'read_confidential_note', noteable.group);
+};
+
+/** `confidential & ~can_read_confidential` prevents `read_note`, `admin_note` and `resolve_note`. */
+const confidentialTo = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: { readonly confidential?: boolean | undefined } | null): boolean =>
+  note?.confidential === true && !readsConfidentialNotes(state, userId, noteable);
+
+/** `read_note` of a note of a noteable the caller reads: its cross-reference's mentioner, and its confidentiality. */
+export const canReadNote = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: Note): boolean =>
+  noteVisibleTo(state, userId, note) && !confidentialTo(state, userId, noteable, note);
+
 /** `admin_note`: the note's author (still a reader), Maintainers and administrators; never a system note. */
 export const canAdminNote = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: Note): boolean => {
-  if (userId === null || note.system || !noteable.readableBy(userId) || lockedOut(state, userId, noteable)) return false;
+  if (userId === null || note.system || !noteable.readableBy(userId) || lockedOut(state, userId, noteable) || confidentialTo(state, userId, noteable, note)) return false;
   if (note.author_id === userId || isAdmin(state, userId)) return true;
   if (noteable.project) return canOnProject(state, userId, 'admin_note', noteable.project);
   return noteable.group !== null && canOnGroup(state, userId, 'admin_epic_note', noteable.group);
@@ -101,7 +123,7 @@ export const canAdminNote = (state: DiscussionsView, userId: number | null, note
 
 /** `resolve_note`: the note's author, the noteable's author, Developers and above. */
 export const canResolveNote = (state: DiscussionsView, userId: number | null, noteable: Noteable, note: Note | null): boolean => {
-  if (userId === null || !noteable.readableBy(userId) || lockedOut(state, userId, noteable)) return false;
+  if (userId === null || !noteable.readableBy(userId) || lockedOut(state, userId, noteable) || confidentialTo(state, userId, noteable, note)) return false;
   if (note?.author_id === userId || noteable.author_id === userId || isAdmin(state, userId)) return true;
   return noteable.project !== null && canOnProject(state, userId, 'resolve_note', noteable.project);
 };

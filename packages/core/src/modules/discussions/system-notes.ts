@@ -50,18 +50,26 @@ export const mergeRequestSystemNoteBodies = (
   if (changes.target_branch !== undefined && changes.previous_target_branch !== undefined) {
     bodies.push(`changed target branch from \`${changes.previous_target_branch}\` to \`${changes.target_branch}\``);
   }
-  const users = (before: readonly number[] | undefined, after: readonly number[] | undefined, added: string, removed: string): void => {
-    if (before === undefined || after === undefined) return;
-    const names = (ids: readonly number[]) => ids.map(reference).filter((name): name is string => name !== null);
-    const gained = names(after.filter((id) => !before.includes(id)));
-    const lost = names(before.filter((id) => !after.includes(id)));
-    const parts = [...(gained.length > 0 ? [`${added} ${toSentence(gained)}`] : []), ...(lost.length > 0 ? [`${removed} ${toSentence(lost)}`] : [])];
-    if (parts.length > 0) bodies.push(parts.join(' and '));
-  };
   // `change_issuable_assignees` and `change_issuable_reviewers` (users as `@username`, `to_sentence`).
-  users(changes.previous_assignee_ids, changes.assignee_ids, 'assigned to', 'unassigned');
-  users(changes.previous_reviewer_ids, changes.reviewer_ids, 'requested review from', 'removed review request for');
+  bodies.push(...usersChangedBody(changes.previous_assignee_ids, changes.assignee_ids, reference, 'assigned to', 'unassigned'));
+  bodies.push(...usersChangedBody(changes.previous_reviewer_ids, changes.reviewer_ids, reference, 'requested review from', 'removed review request for'));
   return bodies;
+};
+
+/** "assigned to @a and @b and unassigned @c" (`change_issuable_assignees`), or none when no user changed. */
+const usersChangedBody = (
+  before: readonly number[] | undefined,
+  after: readonly number[] | undefined,
+  reference: (userId: number) => string | null,
+  added = 'assigned to',
+  removed = 'unassigned',
+): string[] => {
+  if (before === undefined || after === undefined) return [];
+  const names = (ids: readonly number[]) => ids.map(reference).filter((name): name is string => name !== null);
+  const gained = names(after.filter((id) => !before.includes(id)));
+  const lost = names(before.filter((id) => !after.includes(id)));
+  const parts = [...(gained.length > 0 ? [`${added} ${toSentence(gained)}`] : []), ...(lost.length > 0 ? [`${removed} ${toSentence(lost)}`] : [])];
+  return parts.length > 0 ? [parts.join(' and ')] : [];
 };
 
 interface Changes {
@@ -72,6 +80,8 @@ interface Changes {
   /** Null when removed. */
   readonly due_date?: string | null;
   readonly discussion_locked?: boolean;
+  readonly assignee_ids?: readonly number[];
+  readonly previous_assignee_ids?: readonly number[];
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -85,16 +95,19 @@ export const dueDateBody = (date: string | null): string => {
 
 /**
  * The notes an update writes, in the platform's order: `CommonSystemNotesService` (title, description, discussion
- * lock — `SystemNotes::IssuablesService#discussion_lock` — due date),
- * then `handle_changes` (confidentiality). A creation with a due date writes the due date's note too.
+ * lock — `SystemNotes::IssuablesService#discussion_lock` — due date), then `Issues::UpdateService#handle_changes`
+ * (assignees, `handle_assignee_changes`; confidentiality, issues only). A creation writes the due date's note and
+ * then the assignees' (`Issues::CreateService#handle_changes`).
  */
-export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes): string[] => {
+export const systemNoteBodies = (kind: 'issue' | 'epic', changes: Changes, reference: (userId: number) => string | null = () => null): string[] => {
   const bodies: string[] = [];
   if (changes.title !== undefined && changes.previous_title !== undefined) bodies.push(titleChangeBody(changes.previous_title, changes.title));
   if (changes.description !== undefined) bodies.push('changed the description');
   if (changes.discussion_locked !== undefined) bodies.push(`${changes.discussion_locked ? 'locked' : 'unlocked'} this ${kind}`);
   if (changes.due_date !== undefined) bodies.push(dueDateBody(changes.due_date));
-  if (changes.confidential !== undefined) bodies.push(changes.confidential ? `made the ${kind} confidential` : `made the ${kind} visible to everyone`);
+  bodies.push(...usersChangedBody(changes.previous_assignee_ids, changes.assignee_ids, reference));
+  // `Issues::UpdateService#create_confidentiality_note`; EE's `Epics::UpdateService#handle_confidentiality_change` writes none.
+  if (kind === 'issue' && changes.confidential !== undefined) bodies.push(changes.confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
   return bodies;
 };
 

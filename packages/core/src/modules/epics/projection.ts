@@ -16,6 +16,11 @@ export interface Epic {
   readonly updated_at: string;
   readonly closed_at: string | null;
   readonly closed_by_id: number | null;
+  /** The fixed dates (`start_date`, `due_date_fixed` as `end_date`) and whether each is in force; absent: none, no. */
+  readonly start_date_fixed?: string | null;
+  readonly start_date_is_fixed?: boolean;
+  readonly due_date_fixed?: string | null;
+  readonly due_date_is_fixed?: boolean;
 }
 
 export interface GroupEpics {

@@ -16,11 +16,15 @@ export type IssueCommand =
       readonly discussion_locked?: boolean;
       /** Honoured for administrators and project owners (`set_issue_created_at`), else ignored. */
       readonly created_at?: string;
+      /** The issue's iid; honoured, as `created_at`, for administrators and project owners (`set_issue_iid`). */
+      readonly iid?: number;
     }
   | {
       readonly type: 'UpdateIssue';
       readonly project_id: number;
       readonly iid: number;
+      /** Honoured for administrators and project owners (`set_issue_updated_at`), else ignored. */
+      readonly updated_at?: string;
       readonly title?: string;
       readonly description?: string;
       readonly confidential?: boolean;

@@ -39,7 +39,10 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
   if (!errors.empty) return errors.toEither([]);
   const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
   const metadata = maySetMetadata(state, actor.userId, project, true);
-  const iid = (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
+  // `iid` (`set_issue_iid`, as `created_at`): one in use is the unique index's `RecordNotUnique`, "Duplicated issue".
+  const given = mayBackdate && command.iid !== undefined && command.iid > 0 ? command.iid : undefined;
+  if (given !== undefined && findIssue(state.issues, project.id, given)) return E.left(conflict('Duplicated issue'));
+  const iid = given ?? (tableGet(state.issues.byProject, project.id)?.last_iid ?? 0) + 1;
   return E.right([
     {
       type: 'IssueCreated',
@@ -71,17 +74,23 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   if (!errors.empty) return errors.toEither([]);
   // Without `set_issue_metadata` these are dropped, and so is `confidential` (`Issues::UpdateService#filter_params`).
   const metadata = maySetMetadata(state, actor.userId, project, false);
-  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
+  const changes: { title?: string; previous_title?: string; description?: string; confidential?: boolean; labels?: string[]; assignee_ids?: number[]; previous_assignee_ids?: number[]; due_date?: string | null; discussion_locked?: boolean } = {};
   if (command.title !== undefined && command.title !== issue.title) Object.assign(changes, { title: command.title, previous_title: issue.title });
   if (command.description !== undefined && command.description !== issue.description) changes.description = command.description;
   if (metadata && command.confidential !== undefined && command.confidential !== issue.confidential) changes.confidential = command.confidential;
   if (metadata && command.labels !== undefined && !sameMembers(issue.labels, uniq(command.labels))) changes.labels = uniq(command.labels);
-  if (metadata && command.assignee_ids !== undefined && !sameMembers(issue.assignee_ids, command.assignee_ids)) changes.assignee_ids = [...command.assignee_ids];
+  if (metadata && command.assignee_ids !== undefined && !sameMembers(issue.assignee_ids, command.assignee_ids)) {
+    Object.assign(changes, { assignee_ids: [...command.assignee_ids], previous_assignee_ids: [...issue.assignee_ids] });
+  }
   if (metadata && command.due_date !== undefined && command.due_date !== (issue.due_date ?? null)) changes.due_date = command.due_date;
   if (metadata && command.discussion_locked !== undefined && command.discussion_locked !== (issue.discussion_locked ?? null)) changes.discussion_locked = command.discussion_locked;
   const base = { project_id: project.id, id: issue.id, iid: issue.iid };
   const events: IssueEvent[] = [];
-  if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: at, ...changes } });
+  // `updated_at` (`set_issue_updated_at`: administrators and owners) dates the update and its system notes
+  // (`system_note_timestamp`).
+  const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const updatedAt = mayBackdate && command.updated_at !== undefined ? command.updated_at : at;
+  if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: updatedAt, ...changes } });
   if (command.state_event === 'close' && issue.state === 'opened') events.push({ type: 'IssueClosed', data: { ...base, closed_by_id: actor.userId, at } });
   if (command.state_event === 'reopen' && issue.state === 'closed') events.push({ type: 'IssueReopened', data: { ...base, at } });
   return E.right(events);

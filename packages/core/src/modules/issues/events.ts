@@ -44,6 +44,8 @@ export const issueEvents = defineEvents({
         confidential: t.boolean,
         labels: t.array(t.string),
         assignee_ids: t.array(t.number),
+        /** The assignees before, beside a change of `assignee_ids` (the "assigned to" note); absent in logs before it. */
+        previous_assignee_ids: t.array(t.number),
         /** Null when the due date was removed. */
         due_date: nullable(t.string),
         discussion_locked: t.boolean,

@@ -59,7 +59,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
     case 'IssueUpdated': {
       const issue = issueOf(state, event.data.id);
       if (!issue) return;
-      const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, ...changes } = event.data;
+      const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, previous_assignee_ids: _a, ...changes } = event.data;
       if (changes.assignee_ids) {
         tableIndexUnder(state.issues.byAssignee, issue.assignee_ids, issue.id, issue.project_id, false);
         tableIndexUnder(state.issues.byAssignee, changes.assignee_ids, issue.id, issue.project_id, true);

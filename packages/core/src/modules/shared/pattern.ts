@@ -1,4 +1,4 @@
-/** `Gitlab::SQL::Pattern`: the platform's fuzzy search on one column (users, protected refs). */
+/** `Gitlab::SQL::Pattern`: the platform's fuzzy search on one column (users, protected refs, issues' and epics' `full_search`). */
 
 /** `Gitlab::SQL::Pattern::MIN_CHARS_FOR_PARTIAL_MATCHING`: shorter words are not matched partially. */
 const MIN_CHARS_FOR_PARTIAL_MATCHING = 3;

@@ -1,15 +1,16 @@
 /** The snippets module's decisions. */
 import * as E from 'fp-ts/lib/Either.js';
-import { forbidden, notFound, type DomainError } from '../../kernel/domain-error.js';
+import { forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { SettingsSlice } from '../settings/projection.js';
-import { settingInteger } from '../settings/queries.js';
+import { restrictedVisibilityMessage, settingInteger, visibilityRestricted } from '../settings/queries.js';
+import { isAdmin } from '../access/abilities.js';
 import type { SnippetCommand, SnippetFileInput } from './commands.js';
 import type { SnippetEvent } from './events.js';
 import type { SnippetFile, SnippetsView } from './projection.js';
-import { canCreateSnippet, canReadSnippet, canUpdateSnippet, findSnippet } from './queries.js';
+import { canCreateSnippet, canReadSnippet, canUpdateSnippet, canDestroySnippet, findSnippet } from './queries.js';
 
 type Decided = E.Either<DomainError, readonly SnippetEvent[]>;
 
@@ -59,10 +60,21 @@ const toFiles = (files: readonly SnippetFileInput[]) => files.map((file) => ({ p
 const sameFiles = (held: readonly SnippetFile[], given: readonly SnippetFileInput[]): boolean =>
   held.length === given.length && held.every((file, index) => file.path === given[index]!.file_path && file.content === given[index]!.content);
 
+/**
+ * `visibility_allowed?` (`Gitlab::VisibilityLevel.allowed_for?`): a restricted level is for administrators only;
+ * `forbidden_visibility_error` answers 403 with the model's full message.
+ */
+const refuseRestricted = (state: SnippetsView, actorId: number | null, visibility: string | undefined): E.Either<DomainError, void> =>
+  visibility !== undefined && actorId !== null && !isAdmin(state, actorId) && visibilityRestricted(state.settings, visibility)
+    ? E.left(forbiddenMessage(`Visibility level ${restrictedVisibilityMessage(visibility)}`))
+    : E.right(undefined);
+
 const decideCreate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'CreateSnippet'>, state: SnippetsView): Decided => {
   const project = findProject(state.projects, command.project_id);
   if (!project) return E.left(notFound('Project'));
   if (actor.userId !== null && !canCreateSnippet(state, actor.userId, project)) return E.left(forbidden());
+  const restricted = refuseRestricted(state, actor.userId, command.visibility);
+  if (E.isLeft(restricted)) return restricted;
   const errors = checkSnippet(command.title, command.files, state.settings);
   if (!errors.empty) return errors.toEither([]);
   return E.right([
@@ -82,18 +94,21 @@ const decideCreate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'CreateSn
   ]);
 };
 
-const locate = (state: SnippetsView, actorId: number | null, projectId: number, id: number) => {
+const locate = (state: SnippetsView, actorId: number | null, projectId: number, id: number, may: typeof canUpdateSnippet) => {
   const project = findProject(state.projects, projectId);
   const snippet = project ? findSnippet(state.snippets, projectId, id) : undefined;
   if (!project || !snippet || (actorId !== null && !canReadSnippet(state, actorId, project, snippet))) return E.left(notFound(project ? 'Snippet' : 'Project'));
-  if (actorId !== null && !canUpdateSnippet(state, actorId, project, snippet)) return E.left(forbidden());
+  if (actorId !== null && !may(state, actorId, project, snippet)) return E.left(forbidden());
   return E.right({ project, snippet });
 };
 
 const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSnippet'>, state: SnippetsView): Decided => {
-  const located = locate(state, actor.userId, command.project_id, command.id);
+  const located = locate(state, actor.userId, command.project_id, command.id, canUpdateSnippet);
   if (E.isLeft(located)) return located;
   const { snippet } = located.right;
+  // `visibility_changed?` and not `visibility_allowed?`.
+  const restricted = refuseRestricted(state, actor.userId, command.visibility !== snippet.visibility ? command.visibility : undefined);
+  if (E.isLeft(restricted)) return restricted;
   const errors = checkSnippet(command.title, command.files, state.settings);
   if (!errors.empty) return errors.toEither([]);
   const changes: { title?: string; description?: string; visibility?: typeof snippet.visibility; files?: { path: string; content: string }[] } = {};
@@ -108,7 +123,7 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<SnippetCommand, 'UpdateSn
 };
 
 const decideDelete = ({ command, actor, at }: IssuedAs<SnippetCommand, 'DeleteSnippet'>, state: SnippetsView): Decided => {
-  const located = locate(state, actor.userId, command.project_id, command.id);
+  const located = locate(state, actor.userId, command.project_id, command.id, canDestroySnippet);
   if (E.isLeft(located)) return located;
   return E.right([{ type: 'SnippetDeleted', data: { project_id: command.project_id, id: command.id, at } }]);
 };

@@ -37,6 +37,13 @@ export const canReadSnippet = (state: AccessView, userId: number | null, project
 /** `create_snippet`: Reporters and above. */
 export const canCreateSnippet = (state: AccessView, userId: number | null, project: Project): boolean => userId !== null && canOnProject(state, userId, 'create_snippet', project);
 
-/** `update_project_snippet` / `admin_project_snippet`: the author (still a Reporter), or Maintainers. */
+/**
+ * `update_snippet` (ProjectSnippetPolicy 14.x): Maintainers and administrators, and the author whatever their role
+ * now, as long as they read the project (`is_author` enables it; only `admin_snippet` asks the author for Reporter).
+ */
 export const canUpdateSnippet = (state: AccessView, userId: number | null, project: Project, snippet: Snippet): boolean =>
+  userId !== null && (canOnProject(state, userId, 'admin_snippet', project) || (snippet.author_id === userId && canReadProject(state, userId, project)));
+
+/** `admin_snippet` (deletion): Maintainers and administrators, and the author while still a Reporter (`is_author & ~project.reporter & ~admin` prevents it). */
+export const canDestroySnippet = (state: AccessView, userId: number | null, project: Project, snippet: Snippet): boolean =>
   userId !== null && (canOnProject(state, userId, 'admin_snippet', project) || (snippet.author_id === userId && canOnProject(state, userId, 'create_snippet', project)));

@@ -54,7 +54,7 @@ export const noteEntity = (note: Note, ctx: PresentContext) => {
     ...(note.type === 'DiffNote' && note.position ? { position: positionEntity(note.position) } : {}),
     resolvable,
     ...(resolvable ? { resolved: note.resolved_at !== null, resolved_by: user(note.resolved_by_id, ctx), resolved_at: note.resolved_at } : {}),
-    confidential: false,
+    confidential: note.confidential ?? false,
     noteable_iid: noteableType === 'Issue' || noteableType === 'MergeRequest' ? (threads?.iid ?? null) : null,
     commands_changes: {},
   };

@@ -1,5 +1,5 @@
 /** Parameters of the discussions and notes APIs (lib/api/discussions.rb, notes.rb, 14.7). */
-import { exactlyOneOf, optional, requires, schema, T } from '../../http/index.js';
+import { exactlyOneOf, extend, optional, pathParam, requires, schema, T } from '../../http/index.js';
 
 const lineRangeEnd = schema(optional('line_code', T.String), optional('type', T.String), optional('old_line', T.Integer), optional('new_line', T.Integer));
 
@@ -39,4 +39,20 @@ export const listNotesParams = schema(
 
 export const createNoteParams = schema(requires('body', T.String), optional('created_at', T.String), optional('confidential', T.Boolean), optional('merge_request_diff_head_sha', T.String));
 
-export const updateNoteParams = schema(requires('body', T.String), optional('confidential', T.Boolean));
+/** 14.7: `optional :body, allow_blank: false` (a blank body is "body is empty"; none changes nothing) and `confidential`. */
+export const updateNoteParams = schema(optional('body', T.String, { allowBlank: false }), optional('confidential', T.Boolean));
+
+/** `requires :note_id, type: Integer` (notes.rb and discussions.rb): `…/notes/abc` is 400 "note_id is invalid". */
+export const noteIdParams = schema(pathParam('note_id', T.Integer));
+
+/** notes.rb: `requires :noteable_id, type: Integer` (discussions.rb takes `[Integer, String]`). */
+const noteableIdParams = schema(pathParam('noteable_id', T.Integer));
+const noteOfNoteableParams = extend(noteableIdParams, noteIdParams);
+
+/** The flat notes routes' parameters, path parameters first (Grape checks in declaration order). */
+export const flatNotesParams = {
+  list: extend(noteableIdParams, listNotesParams),
+  one: noteOfNoteableParams,
+  create: extend(noteableIdParams, createNoteParams),
+  update: extend(noteOfNoteableParams, updateNoteParams),
+} as const;

@@ -14,7 +14,7 @@ import {
   notFound,
   notesOfDiscussion,
   notesOfNoteable,
-  noteVisibleTo,
+  canReadNote,
   threadsOf,
   type DiffFact,
   type Discussion,
@@ -26,11 +26,11 @@ import {
   type Position,
   type State,
 } from '@forgefold/core';
-import { checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
+import { checkUnmodifiedSince, created, extend, noContent, ok, paginate, route, type AnyRouteDef, type OffsetSource } from '../../http/index.js';
 import { findReadableGroup, findReadableProject, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { discussionEntity, noteEntity } from './entities.js';
 import { diffFact } from './diff-position.js';
-import { createNoteParams, editNoteParams, listNotesParams, pageParams, replyParams, resolveParams, startParams, updateNoteParams } from './params.js';
+import { editNoteParams, flatNotesParams, noteIdParams, pageParams, replyParams, resolveParams, startParams } from './params.js';
 
 type Kind = NoteableRef['kind'];
 
@@ -103,16 +103,17 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   /** The notes of a thread the caller may read (`readable_discussion_notes`). */
   const threadNotes = (state: State, noteable: Noteable, discussionId: string, viewer: number | null): Note[] => {
     const discussion = findDiscussionOf(state.discussions, noteable.key, discussionId);
-    return discussion ? notesOfDiscussion(state.discussions, discussion).filter((note) => noteVisibleTo(state, viewer, note)) : [];
+    return discussion ? notesOfDiscussion(state.discussions, discussion).filter((note) => canReadNote(state, viewer, noteable, note)) : [];
   };
 
   /**
-   * The thread as the caller sees it: without the cross-references whose mentioner the caller may not read
-   * (`Note#readable_by?`); null when nothing is left (the platform builds no discussion from no notes).
+   * The thread as the caller sees it: without the cross-references whose mentioner the caller may not read and the
+   * confidential notes they may not read (`Note#readable_by?`); null when nothing is left (the platform builds no
+   * discussion from no notes).
    */
-  const visibleThread = (state: State, discussion: Discussion, viewer: number | null): Discussion | null => {
+  const visibleThread = (state: State, noteable: Noteable, discussion: Discussion, viewer: number | null): Discussion | null => {
     const note_ids = notesOfDiscussion(state.discussions, discussion)
-      .filter((note) => noteVisibleTo(state, viewer, note))
+      .filter((note) => canReadNote(state, viewer, noteable, note))
       .map((note) => note.id);
     if (note_ids.length === discussion.note_ids.length) return discussion;
     return note_ids.length === 0 ? null : { ...discussion, note_ids };
@@ -154,7 +155,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
             count: () => threadsOf(state.discussions, key)?.thread_count ?? 0,
             slice: (offset, limit) =>
               discussionsPage(state.discussions, key, offset, limit)
-                .map((discussion) => visibleThread(state, discussion, viewer))
+                .map((discussion) => visibleThread(state, found.right.noteable, discussion, viewer))
                 .filter((discussion): discussion is Discussion => discussion !== null),
           };
           return paginate(ctx, source, { map: (discussion) => discussionEntity(discussion, view) });
@@ -168,7 +169,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           if (E.isLeft(found)) return found.left;
           const state = deps.app.state;
           const discussion = findDiscussionOf(state.discussions, found.right.noteable.key, String(ctx.routeParams['discussion_id']));
-          const visible = discussion ? visibleThread(state, discussion, viewerId(ctx)) : null;
+          const visible = discussion ? visibleThread(state, found.right.noteable, discussion, viewerId(ctx)) : null;
           if (!visible) return notFound('Discussion');
           return ok(discussionEntity(visible, presentContext(deps, ctx, state)));
         },
@@ -237,6 +238,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'GET',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
+        params: noteIdParams,
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -246,7 +248,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'PUT',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
-        params: editNoteParams,
+        params: extend(noteIdParams, editNoteParams),
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -264,6 +266,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       route({
         method: 'DELETE',
         path: `${base}/discussions/:discussion_id/notes/:note_id`,
+        params: noteIdParams,
         handler: async (ctx) => {
           const found = await findNoteableOf(kind, ctx);
           if (E.isLeft(found)) return found.left;
@@ -298,7 +301,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     const note = findNoteOf(state.discussions, found.noteable.key, integer(ctx.routeParams['note_id']));
     if (!note) return notFound(undefined, '404 Not found');
     // `get_note`: a note the caller may not read (`read_note`) is "404 Note Not Found".
-    if (!noteVisibleTo(state, viewerId(ctx), note)) return notFound('Note');
+    if (!canReadNote(state, viewerId(ctx), found.noteable, note)) return notFound('Note');
     return ok(noteEntity(note, presentContext(deps, ctx, state)));
   };
 
@@ -315,7 +318,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: `${base}/notes`,
-      params: listNotesParams,
+      params: flatNotesParams.list,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -329,13 +332,14 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const view = presentContext(deps, ctx, state);
         // Paginated first, then `notes.select { |note| note.readable_by?(current_user) }`.
         const viewer = viewerId(ctx);
-        const source: OffsetSource<Note> = { count: () => list.length, slice: (offset, limit) => list.slice(offset, offset + limit).filter((note) => noteVisibleTo(state, viewer, note)) };
+        const source: OffsetSource<Note> = { count: () => list.length, slice: (offset, limit) => list.slice(offset, offset + limit).filter((note) => canReadNote(state, viewer, found.right.noteable, note)) };
         return paginate(ctx, source, { map: (note) => noteEntity(note, view) });
       },
     }),
     route({
       method: 'GET',
       path: `${base}/notes/:note_id`,
+      params: flatNotesParams.one,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
@@ -345,12 +349,19 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'POST',
       path: `${base}/notes`,
-      params: createNoteParams,
+      params: flatNotesParams.create,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
         const createdAt = ctx.params.created_at ? isoOrNull(ctx.params.created_at) : null;
-        const result = await run(ctx, { type: 'StartDiscussion', noteable: found.right.ref, body: ctx.params.body ?? '', individual: true, ...(createdAt ? { created_at: createdAt } : {}) });
+        const result = await run(ctx, {
+          type: 'StartDiscussion',
+          noteable: found.right.ref,
+          body: ctx.params.body ?? '',
+          individual: true,
+          ...(createdAt ? { created_at: createdAt } : {}),
+          ...(ctx.params.confidential === true ? { confidential: true } : {}),
+        });
         if (E.isLeft(result)) return result.left;
         const note = findNoteOf(result.right.state.discussions, found.right.noteable.key, createdNoteId(result.right.events))!;
         return created(noteEntity(note, presentContext(deps, ctx, result.right.state)));
@@ -359,12 +370,20 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'PUT',
       path: `${base}/notes/:note_id`,
-      params: updateNoteParams,
+      params: flatNotesParams.update,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;
         const noteId = integer(ctx.routeParams['note_id']);
-        const result = await run(ctx, { type: 'EditNote', noteable: found.right.ref, note_id: noteId, body: ctx.params.body ?? '' });
+        // `update_note`: `{ note: params[:body], confidential: params[:confidential] }.compact`.
+        const { body, confidential } = ctx.params;
+        const result = await run(ctx, {
+          type: 'EditNote',
+          noteable: found.right.ref,
+          note_id: noteId,
+          ...(body !== undefined && body !== null ? { body } : {}),
+          ...(confidential !== undefined && confidential !== null ? { confidential } : {}),
+        });
         if (E.isLeft(result)) return result.left;
         return ok(noteEntity(findNoteOf(result.right.state.discussions, found.right.noteable.key, noteId)!, presentContext(deps, ctx, result.right.state)));
       },
@@ -372,6 +391,7 @@ export const discussionRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'DELETE',
       path: `${base}/notes/:note_id`,
+      params: flatNotesParams.one,
       handler: async (ctx) => {
         const found = await findNoteableOf(kind, ctx);
         if (E.isLeft(found)) return found.left;

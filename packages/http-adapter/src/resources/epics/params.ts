@@ -1,5 +1,5 @@
 /** Parameters of the group epics API (ee/lib/api/epics.rb, 14.7), lean. */
-import { atLeastOneOf, optional, requires, schema, T } from '../../http/index.js';
+import { atLeastOneOfSentAs, optional, pathParam, requires, schema, T } from '../../http/index.js';
 
 export const listParams = schema(
   optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
@@ -21,20 +21,50 @@ export const listParams = schema(
   optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
 );
 
+/** `optional :start_date, as: :start_date_fixed, type: String` and the others: the dates as a client sends them. */
+const dateParams = [
+  optional('start_date', T.String),
+  optional('start_date_is_fixed', T.Boolean),
+  optional('end_date', T.String),
+  optional('due_date_is_fixed', T.Boolean),
+] as const;
+
 export const createParams = schema(
   requires('title', T.String),
   optional('description', T.String),
-  optional('labels', T.CommaSeparatedStrings),
   optional('confidential', T.Boolean),
+  optional('created_at', T.DateTime),
+  ...dateParams,
+  optional('labels', T.CommaSeparatedStrings),
 );
 
+/** `requires :epic_iid, type: Integer`: `…/epics/abc` is 400 "epic_iid is invalid". */
+export const epicIidParams = schema(pathParam('epic_iid', T.Integer));
+
 export const updateParams = schema(
+  pathParam('epic_iid', T.Integer),
   optional('title', T.String),
   optional('description', T.String),
+  optional('confidential', T.Boolean),
+  optional('updated_at', T.DateTime),
+  ...dateParams,
   optional('labels', T.CommaSeparatedStrings),
   optional('add_labels', T.CommaSeparatedStrings),
   optional('remove_labels', T.CommaSeparatedStrings),
-  optional('confidential', T.Boolean),
   optional('state_event', T.String, { values: ['reopen', 'close'] }),
-  atLeastOneOf('title', 'description', 'labels', 'add_labels', 'remove_labels', 'confidential', 'state_event'),
+  // The rule sees the dates under their `as:` names, and says those.
+  atLeastOneOfSentAs(
+    { start_date_fixed: 'start_date', due_date_fixed: 'end_date' },
+    'title',
+    'description',
+    'start_date_fixed',
+    'start_date_is_fixed',
+    'due_date_fixed',
+    'due_date_is_fixed',
+    'labels',
+    'add_labels',
+    'remove_labels',
+    'state_event',
+    'confidential',
+  ),
 );

@@ -2,7 +2,7 @@
  * `IssuesFinder` over a project's issues as `GET /projects/:id/issues` calls it (14.x), for what Forgefold keeps:
  * no milestones, so `milestone=None` keeps every issue and any other milestone none.
  */
-import { findUserByUsername, type Issue, type UsersSlice } from '@forgefold/core';
+import { findUserByUsername, fuzzyMatches, type Issue, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from './params.js';
 
 interface NegatableFilters {
@@ -34,7 +34,15 @@ export interface IssueFilters extends NegatableFilters, TimestampFilters {
   readonly confidential?: boolean | null | undefined;
   readonly due_date?: string | null | undefined;
   readonly issue_type?: string | null | undefined;
+  readonly my_reaction_emoji?: string | null | undefined;
 }
+
+/**
+ * `by_my_reaction_emoji` for a signed-in caller (anonymous callers are not filtered): `None` keeps what they have not
+ * reacted to, `Any` or an emoji's name what they have. No one reacts to anything here, so `None` keeps all, the rest none.
+ */
+export const reactionMatches = (filter: string | null | undefined, viewer: number | null): boolean =>
+  filter === undefined || filter === null || viewer === null || filter.toLowerCase() === 'none';
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
 
@@ -61,7 +69,8 @@ export const sortByTimestamp = <A extends Timestamped>(rows: A[], key: 'created_
 /** A username's id; an unknown one matches nobody (the finder answers `none`). */
 const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
 
-const labelsMatch = (issue: Issue, labels: readonly string[]): boolean => {
+/** `by_label`: every label named, or `None` (no label) or `Any` (some label); issues' and epics' alike. */
+export const labelsMatch = (issue: { readonly labels: readonly string[] }, labels: readonly string[]): boolean => {
   const names = labels.filter((label) => label !== '');
   if (names.length === 0) return true;
   const lower = names.map((label) => label.toLowerCase());
@@ -97,13 +106,17 @@ const excluded = (issue: Issue, not: NegatableFilters, users: UsersSlice): boole
   (typeof not.assignee_id === 'number' && issue.assignee_ids.includes(not.assignee_id)) ||
   (given(not.assignee_username) && not.assignee_username.some((username) => issue.assignee_ids.includes(idOf(users, username))));
 
-/** `in`: `title`, `description`, or both joined with a comma; nothing recognised searches both. */
-const searchedText = (issue: Issue, columns: string | null | undefined): string => {
-  const wanted = (columns ?? '').split(',').map((column) => column.trim());
+/**
+ * `Issuable.full_search(search, matched_columns: in)`: `fuzzy_search` over the columns `in` names (`title`,
+ * `description`, comma-joined; nothing recognised is both), one column's fuzzy match or the other's. Epics search
+ * both (`Epic.search`).
+ */
+export const fullSearchMatches = (row: { readonly title: string; readonly description: string }, search: string, columns?: string | null): boolean => {
+  const wanted = (columns ?? '').split(',');
   const title = wanted.includes('title');
   const description = wanted.includes('description');
-  if (title === description) return `${issue.title}\n${issue.description}`;
-  return title ? issue.title : issue.description;
+  const both = title === description;
+  return ((both || title) && fuzzyMatches(row.title, search)) || ((both || description) && fuzzyMatches(row.description, search));
 };
 
 const DAY = 86_400_000;
@@ -145,15 +158,16 @@ const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: nu
 
 /** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
 export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
-  const search = params.search?.toLowerCase();
+  const search = params.search;
   const rows = issues.filter(
     (issue) =>
       (params.state === 'all' || issue.state === params.state) &&
       matches(issue, params, users) &&
       (!given(params.not) || !excluded(issue, params.not, users)) &&
       scopeMatches(issue, params.scope, viewer) &&
-      (!search || searchedText(issue, params.in).toLowerCase().includes(search)) &&
+      (!search || fullSearchMatches(issue, search, params.in)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
+      reactionMatches(params.my_reaction_emoji, viewer) &&
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
       dueDateMatches(issue.due_date ?? null, params.due_date, today) &&

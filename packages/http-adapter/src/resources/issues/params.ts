@@ -84,7 +84,7 @@ const filterParams = [
   optional('not', T.Hash(schema(...negatableParams))),
 ] as const;
 
-const afterScope = [optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
+const afterScope = [optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
 
 /** `GET /projects/:id/issues`. */
 export const listParams = schema(...filterParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
@@ -98,6 +98,32 @@ export const userListParams = schema(
   optional('scope', T.String, { values: SCOPES, default: 'created_by_me' }),
   ...afterScope,
   optional('non_archived', T.Boolean, { default: true }),
+);
+
+/** `issues_stats_params`: the filters without state, order, due date, type or pages; `scope` as the caller's route declares it. */
+const statsFilterParams = [
+  optional('labels', T.CommaSeparatedStrings),
+  optional('milestone', T.String),
+  optional('iids', T.CommaSeparatedIntegers),
+  optional('search', T.String),
+  optional('in', T.String),
+  ...authorAndAssigneeParams(IntegerNoneAny),
+  optional('created_after', T.DateTime),
+  optional('created_before', T.DateTime),
+  optional('updated_after', T.DateTime),
+  optional('updated_before', T.DateTime),
+  optional('not', T.Hash(schema(...negatableParams))),
+] as const;
+
+/** `GET /projects/:id/issues_statistics` and `GET /groups/:id/issues_statistics`. */
+export const statsParams = schema(...statsFilterParams, optional('scope', T.String, { values: SCOPES }), optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean));
+
+/** `GET /issues_statistics`: `scope` declared again, without the hyphenated forms, `created_by_me` by default. */
+export const userStatsParams = schema(
+  ...statsFilterParams,
+  optional('scope', T.String, { values: ['created_by_me', 'assigned_to_me', 'all'], default: 'created_by_me' }),
+  optional('my_reaction_emoji', T.String),
+  optional('confidential', T.Boolean),
 );
 
 const optionalParams = [
@@ -116,7 +142,7 @@ const optionalParams = [
 /** `requires :issue_iid, type: Integer` of the routes on one issue. */
 export const iidParams = schema(pathParam('issue_iid', T.Integer));
 
-export const createParams = schema(requires('title', T.String), optional('created_at', T.DateTime), ...optionalParams);
+export const createParams = schema(requires('title', T.String), optional('created_at', T.DateTime), optional('iid', T.Integer), ...optionalParams);
 
 export const updateParams = schema(
   pathParam('issue_iid', T.Integer),

@@ -33,8 +33,8 @@ import {
 } from '@forgefold/core';
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { execute, findReadableProject, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
-import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, unlinkParams, updateParams, userListParams } from './params.js';
+import { execute, findReadableProject, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, statsParams, unlinkParams, updateParams, userListParams, userStatsParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
 import { participantsPage } from '../users/entities.js';
@@ -104,6 +104,10 @@ const ownIssues = (state: State, viewer: number | null, scope: string | null | u
   });
 };
 
+/** What `GET /issues` and `/issues_statistics` count from: the caller's own by scope (`ownIssues`), else every readable one. */
+const userIssues = (ctx: Ctx & { params: { scope?: string | null | undefined } }, state: State): Issue[] =>
+  ownIssues(state, viewerId(ctx), ctx.params.scope) ?? readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true));
+
 const presentAnywhere = (issue: Issue, view: PresentContext) => issueEntity(issue, findProject(view.state.projects, issue.project_id)!, view);
 
 const createdIid = (events: readonly { type: string; data: unknown }[]): number => (events.find((event) => event.type === 'IssueCreated')!.data as { iid: number }).iid;
@@ -126,6 +130,12 @@ const issueRead = (
     },
   });
 
+/** `issues_statistics`: `Gitlab::IssuablesCountForState` over the finder's issues. */
+const statistics = (issues: readonly Issue[]) => {
+  const opened = issues.filter((issue) => issue.state === 'opened').length;
+  return { statistics: { counts: { all: issues.length, closed: issues.length - opened, opened } } };
+};
+
 export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   // `GET /issues`: `authenticate! unless params[:scope] == 'all'`; the caller's own issues by default.
   listRoute(deps, {
@@ -135,7 +145,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: nothing,
     authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
     rows: (ctx, state) =>
-      filterIssues(ownIssues(state, viewerId(ctx), ctx.params.scope) ?? readableIssues(state, viewerId(ctx), listableProjects(ctx, state, true)), ctx.params, state.users, viewerId(ctx), today(deps)),
+      filterIssues(userIssues(ctx, state), ctx.params, state.users, viewerId(ctx), today(deps)),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
   // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).
@@ -153,6 +163,57 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         today(deps),
       ),
     present: (issue, view) => presentAnywhere(issue, view),
+  }),
+  // `GET /issues/:id` (admin only): `Issue.find`, any issue by its global id, as its project shows it.
+  route({
+    method: 'GET',
+    path: '/issues/:id',
+    admin: true,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const id = String(ctx.routeParams['id']);
+      const issue = /^\d+$/.test(id) ? findIssueById(state.issues, Number(id)) : undefined;
+      const project = issue && findProject(state.projects, issue.project_id);
+      if (!issue || !project) return RECORD_NOT_FOUND;
+      return ok(issueEntity(issue, project, presentContext(deps, ctx), { subscribed: true }));
+    },
+  }),
+  // `issues_statistics` (lib/api/issues.rb): the counts of what the list would find, by state.
+  route({
+    method: 'GET',
+    path: '/issues_statistics',
+    auth: 'optional',
+    params: userStatsParams,
+    handler: (ctx) => {
+      if (ctx.params.scope !== 'all' && viewerId(ctx) === null) return unauthorized;
+      const state = deps.app.state;
+      return ok(statistics(filterIssues(userIssues(ctx, state), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/issues_statistics',
+    auth: 'optional',
+    params: statsParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const group = groupOfRoute(ctx, state);
+      if (E.isLeft(group)) return group.left;
+      const projects = selfAndDescendants(state.groups, group.right).flatMap((each) => [...projectsInNamespace(state.projects, each.id)]);
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), projects), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/issues_statistics',
+    auth: 'optional',
+    params: statsParams,
+    handler: (ctx) => {
+      const state = deps.app.state;
+      const project = projectOfRoute(ctx, state);
+      if (E.isLeft(project)) return project.left;
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), [project.right]), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+    },
   }),
   listRoute(deps, {
     path: '/projects/:id/issues',
@@ -192,6 +253,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(dueDate ? { due_date: dueDate } : {}),
         ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.created_at ? { created_at: new Date(params.created_at).toISOString() } : {}),
+        ...(params.iid !== undefined && params.iid !== null ? { iid: params.iid } : {}),
       };
     },
     present: (done, ctx, project) =>
@@ -219,6 +281,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
         ...(dueDate !== undefined ? { due_date: dueDate } : {}),
         ...(params.discussion_locked !== undefined && params.discussion_locked !== null ? { discussion_locked: params.discussion_locked } : {}),
         ...(params.state_event ? { state_event: params.state_event as 'close' | 'reopen' } : {}),
+        ...(params.updated_at ? { updated_at: new Date(params.updated_at).toISOString() } : {}),
       };
     },
     present: (done, ctx, { project, issue }) =>
@@ -236,6 +299,8 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     },
     present: () => noContent(),
   }),
+  // `TimeTrackingEndpoints#time_stats` (`Entities::IssuableTimeStats`): no time is tracked here, so the entity's zeros.
+  issueRead(deps, '/time_stats', (ctx, { project, issue }) => ok(issueEntity(issue, project, presentContext(deps, ctx)).time_stats)),
   issueRead(deps, '/participants', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
     // `paginate(::Kaminari.paginate_array(issue.participants))`: no user given, so the references are read as the author.

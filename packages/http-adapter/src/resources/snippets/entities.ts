@@ -20,7 +20,8 @@ export const snippetEntity = (snippet: Snippet, project: Project, ctx: PresentCo
     project_id: snippet.project_id,
     web_url: webUrl,
     raw_url: `${webUrl}/raw`,
-    ssh_url_to_repo: null,
+    // `Gitlab::Shell.url_to_repo` of the snippet's repository (`<project>/snippets/<id>`), as the project's own.
+    ssh_url_to_repo: `git@${new URL(ctx.baseUrl).hostname}:${project.path_with_namespace}/snippets/${snippet.id}.git`,
     http_url_to_repo: `${ctx.baseUrl}/${project.path_with_namespace}/snippets/${snippet.id}.git`,
     file_name: snippet.files[0]?.path ?? null,
     files: snippet.files.map((file) => ({ path: file.path, raw_url: `${webUrl}/raw/${SNIPPET_REF}/${file.path}` })),

@@ -1,5 +1,5 @@
 /** Parameters of the project snippets API (lib/api/project_snippets.rb and helpers/snippets_helpers.rb, 14.7). */
-import { atLeastOneOf, mutuallyExclusive, exactlyOneOf, optional, requires, schema, T } from '../../http/index.js';
+import { atLeastOneOf, mutuallyExclusive, exactlyOneOf, optional, pathParam, requires, schema, T } from '../../http/index.js';
 
 const VISIBILITIES = ['private', 'internal', 'public'] as const;
 
@@ -14,7 +14,11 @@ export const createParams = schema(
   exactlyOneOf('files', 'content'),
 );
 
+/** `requires :snippet_id, type: Integer`: `…/snippets/abc` is 400 "snippet_id is invalid". */
+export const snippetIdParams = schema(pathParam('snippet_id', T.Integer));
+
 export const updateParams = schema(
+  pathParam('snippet_id', T.Integer),
   optional('title', T.String, { allowBlank: false }),
   optional('description', T.String),
   optional('visibility', T.String, { values: VISIBILITIES }),
