@@ -60,17 +60,8 @@ const negatableParams = [
 
 const SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'all'] as const;
 
-/** `issues_params` with `issues_stats_params`, in the platform's order, up to `scope`. */
-const filterParams = [
-  optional('with_labels_details', T.Boolean, { default: false }),
-  optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
-  optional('order_by', T.String, {
-    values: ['created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity'],
-    default: 'created_at',
-  }),
-  optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
-  optional('due_date', T.String, { values: ['0', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''] }),
-  optional('issue_type', T.String, { values: ['issue', 'incident', 'test_case'] }),
+/** `issues_stats_params`: the filters without state, order, due date, type or pages; `scope` as the caller's route declares it. */
+const statsFilterParams = [
   optional('labels', T.CommaSeparatedStrings),
   optional('milestone', T.String),
   optional('iids', T.CommaSeparatedIntegers),
@@ -82,6 +73,20 @@ const filterParams = [
   optional('updated_after', T.DateTime),
   optional('updated_before', T.DateTime),
   optional('not', T.Hash(schema(...negatableParams))),
+] as const;
+
+/** `issues_params` with `issues_stats_params`, in the platform's order, up to `scope`. */
+const filterParams = [
+  optional('with_labels_details', T.Boolean, { default: false }),
+  optional('state', T.String, { values: ['opened', 'closed', 'all'], default: 'all' }),
+  optional('order_by', T.String, {
+    values: ['created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity'],
+    default: 'created_at',
+  }),
+  optional('sort', T.String, { values: ['asc', 'desc'], default: 'desc' }),
+  optional('due_date', T.String, { values: ['0', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''] }),
+  optional('issue_type', T.String, { values: ['issue', 'incident', 'test_case'] }),
+  ...statsFilterParams,
 ] as const;
 
 const afterScope = [optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
@@ -100,20 +105,7 @@ export const userListParams = schema(
   optional('non_archived', T.Boolean, { default: true }),
 );
 
-/** `issues_stats_params`: the filters without state, order, due date, type or pages; `scope` as the caller's route declares it. */
-const statsFilterParams = [
-  optional('labels', T.CommaSeparatedStrings),
-  optional('milestone', T.String),
-  optional('iids', T.CommaSeparatedIntegers),
-  optional('search', T.String),
-  optional('in', T.String),
-  ...authorAndAssigneeParams(IntegerNoneAny),
-  optional('created_after', T.DateTime),
-  optional('created_before', T.DateTime),
-  optional('updated_after', T.DateTime),
-  optional('updated_before', T.DateTime),
-  optional('not', T.Hash(schema(...negatableParams))),
-] as const;
+
 
 /** `GET /projects/:id/issues_statistics` and `GET /groups/:id/issues_statistics`. */
 export const statsParams = schema(...statsFilterParams, optional('scope', T.String, { values: SCOPES }), optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean));
