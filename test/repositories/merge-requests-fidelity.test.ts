@@ -118,6 +118,12 @@ describe('the project list’s filters (MergeRequestsFinder)', () => {
     expect(await list('wip=no')).toEqual([2, 1]);
     expect(await list('search=one')).toEqual([3, 1]);
     expect(await list('search=one&in=title')).toEqual([1]);
+    // `Issuable.full_search` (fuzzy_arel_match): each word of three characters or more, in any order, in one column;
+    // a shorter query only as the whole value.
+    expect(await list('search=one%20add')).toEqual([1]);
+    expect(await list('search=dd')).toEqual([]);
+    expect(await list('search=add%20one')).toEqual([1]);
+    expect(await list('search=%20%20')).toEqual([3, 2, 1]);
     expect(await list('iids=1,3')).toEqual([3, 1]);
     expect(await list('created_before=2000-01-01T00:00:00Z')).toEqual([]);
     expect(await list('created_after=2000-01-01T00:00:00Z')).toEqual([3, 2, 1]);

@@ -112,6 +112,8 @@ const excluded = (issue: Issue, not: NegatableFilters, users: UsersSlice): boole
  * both (`Epic.search`).
  */
 export const fullSearchMatches = (row: { readonly title: string; readonly description: string }, search: string, columns?: string | null): boolean => {
+  // `IssuableFinder#search` is `params[:search].presence`: a blank search is no filter.
+  if (search.trim() === '') return true;
   const wanted = (columns ?? '').split(',');
   const title = wanted.includes('title');
   const description = wanted.includes('description');

@@ -4,7 +4,7 @@
  */
 import { findUserByUsername, isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from '../issues/params.js';
-import { inTimestampWindow, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
+import { fullSearchMatches, inTimestampWindow, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
 
 interface NegatableFilters {
   readonly author_id?: number | null | undefined;
@@ -77,15 +77,6 @@ const excluded = (mr: MergeRequest, not: NegatableFilters, users: UsersSlice): b
   (given(not.reviewer_username) && mr.reviewer_ids.includes(idOf(users, not.reviewer_username))) ||
   (given(not.labels) && not.labels.some((label) => mr.labels.includes(label)));
 
-/** `in`: `title`, `description`, or both joined with a comma; nothing recognised searches both. */
-const searchedText = (mr: MergeRequest, columns: string | null | undefined): string => {
-  const wanted = (columns ?? '').split(',').map((column) => column.trim());
-  const title = wanted.includes('title');
-  const description = wanted.includes('description');
-  if (title === description) return `${mr.title}\n${mr.description}`;
-  return title ? mr.title : mr.description;
-};
-
 /** `by_scope`: `created_by_me` the viewer's, `assigned_to_me` assigned to the viewer (hyphens too), `all` everything. */
 const scopeMatches = (mr: MergeRequest, scope: string | null | undefined, viewer: number | null): boolean => {
   switch (scope?.replace(/-/g, '_')) {
@@ -100,7 +91,7 @@ const scopeMatches = (mr: MergeRequest, scope: string | null | undefined, viewer
 
 /** The filtered merge requests in the finder's order: `created_at` or `updated_at`, ties by id, newest first by default. */
 export const filterMergeRequests = (list: readonly MergeRequest[], params: MergeRequestFilters, users: UsersSlice, viewer: number | null): MergeRequest[] => {
-  const search = params.search?.toLowerCase();
+  const search = params.search;
   const iids = params.iids?.filter((iid): iid is number => iid !== null);
   const rows = list.filter(
     (mr) =>
@@ -114,7 +105,8 @@ export const filterMergeRequests = (list: readonly MergeRequest[], params: Merge
       scopeMatches(mr, params.scope, viewer) &&
       // `by_draft` (`wip`): `yes` the drafts, `no` the others.
       (!given(params.wip) || (params.wip === 'yes') === isDraftTitle(mr.title)) &&
-      (!search || searchedText(mr, params.in).toLowerCase().includes(search)) &&
+      // `Issuable.full_search`, as for issues.
+      (!search || fullSearchMatches(mr, search, params.in)) &&
       inTimestampWindow(mr, params),
   );
   return sortByTimestamp(rows, params.order_by === 'updated_at' ? 'updated_at' : 'created_at', params.sort);
