@@ -61,6 +61,13 @@ const pipelineOfRoute = (ctx: Ctx, state: State): E.Either<DomainError, { projec
   return pipeline ? E.right({ project: project.right, pipeline }) : E.left(RECORD_NOT_FOUND);
 };
 
+/** The route's pipeline (404 first), then `read_pipeline` on its project (403): the order of `authorize! …, pipeline`. */
+const readablePipelineOfRoute = (ctx: Ctx, state: State): E.Either<DomainError, Pipeline> => {
+  const found = pipelineOfRoute(ctx, state);
+  if (E.isLeft(found)) return found;
+  return canReadPipelines(state, viewerId(ctx), found.right.project) ? E.right(found.right.pipeline) : E.left(forbidden());
+};
+
 /** `variables`: an array of `{key, value, variable_type}` hashes (anything else is invalid). */
 const variablesOf = (raw: unknown): PipelineVariable[] => {
   if (raw === undefined || raw === null) return [];
@@ -188,10 +195,8 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: pipelineIdParams,
     handler: (ctx) => {
       const state = deps.app.state;
-      const found = pipelineOfRoute(ctx, state);
-      if (E.isLeft(found)) return found.left;
-      if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
-      return ok(pipelineEntity(found.right.pipeline, presentContext(deps, ctx, state)));
+      const found = readablePipelineOfRoute(ctx, state);
+      return E.isLeft(found) ? found.left : ok(pipelineEntity(found.right, presentContext(deps, ctx, state)));
     },
   }),
   noJobsRoute(deps, 'jobs', jobsParams),
@@ -202,12 +207,9 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     auth: 'optional',
     params: pipelineIdParams,
     handler: (ctx) => {
-      const state = deps.app.state;
-      const found = pipelineOfRoute(ctx, state);
-      if (E.isLeft(found)) return found.left;
       // `authorize! :read_build, pipeline`; `TestReportEntity` of a pipeline without jobs: no suite, all counts 0.
-      if (!canReadPipelines(state, viewerId(ctx), found.right.project)) return forbidden();
-      return ok({ total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, test_suites: [] });
+      const found = readablePipelineOfRoute(ctx, deps.app.state);
+      return E.isLeft(found) ? found.left : ok({ total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, test_suites: [] });
     },
   }),
   route({

@@ -30,6 +30,7 @@ import {
   type ForgefoldCommand,
   type Group,
   type Project,
+  type User,
   type State,
   defaultBranchName,
   type DomainError,
@@ -182,6 +183,19 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         supports: (orderBy) => orderBy === 'id',
       },
     });
+  /** A user's project list (`:user_id` by id or username, else 404 User Not Found) through the projects list. */
+  const userProjectsRoute = (path: string, candidates: (state: State, user: User, ctx: Ctx) => Iterable<Project>) =>
+    route({
+      method: 'GET',
+      path,
+      auth: 'optional',
+      params: userProjectsParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
+        return user ? page(ctx, listed(ctx, state, candidates(state, user, ctx))) : notFound('User');
+      },
+    });
   return [
     route({
       method: 'GET',
@@ -198,34 +212,13 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return page(ctx, listed(ctx, state, listableProjects(ctx, state, !(membership || owned || minAccessLevel))));
       },
     }),
-    route({
-      method: 'GET',
-      path: '/users/:user_id/projects',
-      auth: 'optional',
-      params: userProjectsParams,
-      handler: (ctx) => {
-        // lib/api/projects.rb: the projects of the user's personal namespace that the caller can see; by id or username.
-        const state = deps.app.state;
-        const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
-        if (!user) return notFound('User');
-        return page(ctx, listed(ctx, state, projectsInNamespace(state.projects, user.namespace_id)));
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/users/:user_id/starred_projects',
-      auth: 'optional',
-      params: userProjectsParams,
-      handler: (ctx) => {
-        // StarredProjectsFinder: the projects the user starred (their stars' index), through the projects list's
-        // visibility, filters and order; none unless the caller may read the user's profile (`read_user_profile`).
-        const state = deps.app.state;
-        const user = findUserByIdOrUsername(state.users, ctx.params.user_id);
-        if (!user) return notFound('User');
-        const starred = readsProfile(user, presentContext(deps, ctx, state)) ? projectsStarredBy(state.projects, user.id) : [];
-        return page(ctx, listed(ctx, state, starred));
-      },
-    }),
+    // lib/api/projects.rb: the projects of the user's personal namespace that the caller can see; by id or username.
+    userProjectsRoute('/users/:user_id/projects', (state, user) => projectsInNamespace(state.projects, user.namespace_id)),
+    // StarredProjectsFinder: the projects the user starred (their stars' index), through the projects list's
+    // visibility, filters and order; none unless the caller may read the user's profile (`read_user_profile`).
+    userProjectsRoute('/users/:user_id/starred_projects', (state, user, ctx) =>
+      readsProfile(user, presentContext(deps, ctx, state)) ? projectsStarredBy(state.projects, user.id) : [],
+    ),
     route({
       method: 'GET',
       path: '/groups/:id/projects',
