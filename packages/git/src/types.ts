@@ -166,7 +166,6 @@ export interface ArchiveQuery {
   readonly path?: string;
 }
 
-/** A blob by its id (`GET …/repository/blobs/:sha`). */
 /** A run of consecutive lines of a file last changed by one commit (`Gitlab::Blame#groups`). */
 export interface BlameRange {
   readonly commit: Commit;
@@ -174,6 +173,7 @@ export interface BlameRange {
   readonly lines: readonly string[];
 }
 
+/** A blob by its id (`GET …/repository/blobs/:sha`). */
 export interface RawBlob {
   readonly id: Sha;
   readonly size: number;

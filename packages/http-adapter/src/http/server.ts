@@ -162,7 +162,8 @@ export interface ApiServerOptions {
   /**
    * A request's credentials were accepted and nothing refused it before its route ran: authentication, scopes,
    * sudo, the route's administrator rule and the throttles all let it through (what a token's `last_used_at` and a
-   * user's `last_activity_on` follow). Not called for a refused request, nor for a read the caches answered.
+   * user's `last_activity_on` follow), a read the route cache answers included. Not called for a refused request,
+   * nor for a read the early cache answered (see `earlyCacheable`).
    */
   readonly onAdmitted?: (principal: Principal) => void;
   /**

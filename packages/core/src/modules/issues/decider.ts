@@ -30,6 +30,10 @@ const checkText = (title: string | undefined, description: string | undefined) =
 const maySetMetadata = (state: IssuesView, userId: number | null, project: Project, creating: boolean): boolean =>
   userId === null || canOnProject(state, userId, 'admin_issue', project) || (creating && effectiveProjectAccess(state, userId, project) >= AccessLevel.GUEST);
 
+/** `set_issue_created_at` / `set_issue_updated_at` (and `iid`): administrators and the project's owners. */
+const mayBackdateIn = (state: IssuesView, userId: number | null, project: Project): boolean =>
+  userId === null || isAdmin(state, userId) || canOnProject(state, userId, 'remove_project', project);
+
 const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
 
 const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssue'>, state: IssuesView): Decided => {
@@ -37,7 +41,7 @@ const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssu
   if (!project || (actor.userId !== null && !canCreateIssue(state, actor.userId, project))) return E.left(project ? forbidden() : notFound('Project'));
   const errors = checkText(command.title, command.description);
   if (!errors.empty) return errors.toEither([]);
-  const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const mayBackdate = mayBackdateIn(state, actor.userId, project);
   const metadata = maySetMetadata(state, actor.userId, project, true);
   // `iid` (`set_issue_iid`, as `created_at`): one in use is the unique index's `RecordNotUnique`, "Duplicated issue".
   const given = mayBackdate && command.iid !== undefined && command.iid > 0 ? command.iid : undefined;
@@ -88,7 +92,7 @@ const decideUpdate = ({ command, actor, at }: IssuedAs<IssueCommand, 'UpdateIssu
   const events: IssueEvent[] = [];
   // `updated_at` (`set_issue_updated_at`: administrators and owners) dates the update and its system notes
   // (`system_note_timestamp`).
-  const mayBackdate = actor.userId === null || isAdmin(state, actor.userId) || canOnProject(state, actor.userId, 'remove_project', project);
+  const mayBackdate = mayBackdateIn(state, actor.userId, project);
   const updatedAt = mayBackdate && command.updated_at !== undefined ? command.updated_at : at;
   if (Object.keys(changes).length > 0) events.push({ type: 'IssueUpdated', data: { ...base, updated_by_id: actor.userId, updated_at: updatedAt, ...changes } });
   if (command.state_event === 'close' && issue.state === 'opened') events.push({ type: 'IssueClosed', data: { ...base, closed_by_id: actor.userId, at } });

@@ -32,6 +32,9 @@ export class Errors {
 /** `Date.current` for a timestamp: the UTC calendar day "YYYY-MM-DD". */
 export const dayOf = (timestamp: string): string => timestamp.slice(0, 10);
 
+/** A day in milliseconds. */
+export const DAY_MS = 86_400_000;
+
 /**
  * Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an account's e-mail is saved
  * stripped and lower-cased, whichever path creates or changes it (the users API, SCIM, the CLI).

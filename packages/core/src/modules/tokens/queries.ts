@@ -1,5 +1,6 @@
 import { tableGet, tableValues } from '../../kernel/table.js';
 import type { AccessToken, OAuthToken, TokensSlice } from './projection.js';
+import { DAY_MS } from '../shared/validation.js';
 
 export type TokenMatch = { readonly kind: 'access'; readonly token: AccessToken } | { readonly kind: 'oauth'; readonly token: OAuthToken } | { readonly kind: 'refresh'; readonly token: OAuthToken };
 
@@ -26,7 +27,6 @@ export const isOAuthExpiredAt = (token: OAuthToken, at: string): boolean => Date
 
 export const isTokenActive = (token: AccessToken, day: string): boolean => !token.revoked && !isExpiredOn(token, day);
 
-const DAY_MS = 86_400_000;
 
 /** PersonalAccessTokens::LastUsedService#update? (14.7): never used, or last used a day ago or more. */
 export const tokenUseDue = (token: AccessToken, at: string): boolean =>

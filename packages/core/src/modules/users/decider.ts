@@ -18,7 +18,7 @@ import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import { namespacePathErrors } from '../shared/paths.js';
-import { changesAnything, dayOf, Errors, isEmail, MAX_NAME, normalizedEmail } from '../shared/validation.js';
+import { changesAnything, DAY_MS, dayOf, Errors, isEmail, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -32,7 +32,6 @@ type Emitted = UserEvent | GroupEvent | ProjectEvent | MemberEvent;
 
 /** `User::MINIMUM_INACTIVE_DAYS`: only an account without activity for this long may be deactivated. */
 const MINIMUM_INACTIVE_DAYS = 90;
-const DAY_MS = 86_400_000;
 
 /**
  * The negation of `User#no_recent_activity?`: `last_active_at` (the later of `last_activity_on`, as a day's start, and

@@ -6,7 +6,7 @@
  * match); otherwise it is a plain note. The answer is `Entities::CommitNote`.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
+import { findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
 import { lineCode, parseDiffLines } from '@forgefold/git';
 import { ApiError, arraySource, created, optional, paginate, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -128,7 +128,7 @@ export const commitCommentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         }
         const noteId = (result.right.events[0]!.data as { note: { id: number } }).note.id;
         const state = result.right.state;
-        const note = notesOfNoteable(state.discussions, findNoteable(state, ref)!.key).find((candidate) => candidate.id === noteId)!;
+        const note = findNote(state.discussions, noteId)!;
         return created(commitNoteEntity(note, presentContext(deps, ctx, state)));
       },
     }),

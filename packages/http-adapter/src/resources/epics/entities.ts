@@ -7,7 +7,6 @@ import { canUpdateEpic, epicParticipants, findUser, type Epic, type Group } from
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 
-/** `group`: the epic's own; `from`: the group the request named (`references.relative` is seen from it). */
 /**
  * `group`: the epic's own; `from`: the group the request named (`references.relative` is seen from it);
  * `subscribed`: the single epic's `include_subscribed: true` (`Epic#subscribed?`: participation, as no one

@@ -1,9 +1,9 @@
 /** Invitations of groups and projects by e-mail (lib/api/invitations.rb). */
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, type AnyRouteDef } from '../../http/index.js';
-import { badRequest, forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource, notFound } from '@forgefold/core';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { badRequest, forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource, notFound, type State } from '@forgefold/core';
 import { presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute } from '../../app/routes.js';
-import { dateOf, findSource, mayAdminSource, sourceTypeOf, type SourceKind } from '../members/source.js';
+import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, type SourceKind } from '../members/source.js';
 import { memberEntity } from '../members/entities.js';
 import { invitationEntity } from './entities.js';
 import { emailParams, inviteParams, listParams, updateParams } from './params.js';
@@ -12,6 +12,8 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
   const base = `/${kind}/:id/invitations`;
   const type = sourceTypeOf(kind);
   const find = findSource(kind);
+  /** `authorize_admin_source!`. */
+  const adminOnly = (ctx: HandlerContext<unknown>, state: State, source: FoundSource) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden());
   return [
     commandRoute(deps, {
       method: 'POST',
@@ -19,7 +21,7 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       params: inviteParams,
       find,
       // `authorize_admin_source!` answers before the addresses are looked at.
-      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      authorize: adminOnly,
       command: (ctx, source) => {
         const emails = (ctx.params.email ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
         if (emails.length === 0) throw ApiError.error(400, 'email is empty');
@@ -36,7 +38,7 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       path: base,
       params: listParams,
       find,
-      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      authorize: adminOnly,
       // `retrieve_member_invitations`: `where(invite_email: query)` when the query is present, the address itself.
       rows: (ctx, state, source) => {
         const q = (ctx.params.query ?? '').trim() === '' ? null : (ctx.params.query ?? '').toLowerCase();
@@ -51,7 +53,7 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       find,
       // lib/api/invitations.rb: `authorize_admin_source!`, the invitation (`not_found!`), then `bad_request!` when
       // neither access_level nor expires_at is given.
-      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      authorize: adminOnly,
       command: ({ params }, source) => {
         if (!invitationOf(deps.app.state.members, type, source.id, params.email)) return notFound();
         if ((params.access_level === undefined || params.access_level === null) && params.expires_at === undefined) return badRequest();
@@ -73,7 +75,7 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       params: emailParams,
       find,
       // `authorize_admin_source!`, the invitation, then `destroy_conditionally!(invite)` (If-Unmodified-Since).
-      authorize: (ctx, state, source) => (mayAdminSource(ctx, state, source, today(deps)) ? null : forbidden()),
+      authorize: adminOnly,
       command: (ctx, source) => {
         const invitation = invitationOf(deps.app.state.members, type, source.id, ctx.params.email);
         if (!invitation) return notFound();

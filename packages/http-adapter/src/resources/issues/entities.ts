@@ -9,6 +9,9 @@ const user = (id: number | null, ctx: PresentContext) => {
   return found ? userBasic(found, ctx) : null;
 };
 
+/** `Entities::IssuableTimeStats` where no time is tracked (none is, here). */
+export const NO_TIME_STATS = { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null };
+
 /** Notes written by people (system notes excluded), as `user_notes_count`. */
 export const userNotesCount = (ctx: PresentContext, key: string): number => notesOfNoteable(ctx.state.discussions, key).filter((note) => !note.system).length;
 
@@ -52,7 +55,7 @@ export const issueEntity = (issue: Issue, project: Project, ctx: PresentContext,
     discussion_locked: issue.discussion_locked ?? null,
     issue_type: 'issue',
     web_url: `${projectWebUrl(project, ctx)}/-/issues/${issue.iid}`,
-    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    time_stats: NO_TIME_STATS,
     task_completion_status: { count: 0, completed_count: 0 },
     weight: null,
     blocking_issues_count: blockingIssuesCount(ctx.state.issues, issue),

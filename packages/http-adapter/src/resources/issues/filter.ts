@@ -67,9 +67,9 @@ export const sortByTimestamp = <A extends Timestamped>(rows: A[], key: 'created_
 };
 
 /** A username's id; an unknown one matches nobody (the finder answers `none`). */
-const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
+export const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
 
-/** `by_label`: every label named, or `None` (no label) or `Any` (some label); issues' and epics' alike. */
+/** `by_label`: every label named, or `None` (no label) or `Any` (some label); issues', epics' and merge requests' alike. */
 export const labelsMatch = (issue: { readonly labels: readonly string[] }, labels: readonly string[]): boolean => {
   const names = labels.filter((label) => label !== '');
   if (names.length === 0) return true;

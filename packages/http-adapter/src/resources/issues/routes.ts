@@ -36,7 +36,7 @@ import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '
 import { execute, findReadableProject, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, statsParams, unlinkParams, updateParams, userListParams, userStatsParams } from './params.js';
 import type { PresentContext } from '../context.js';
-import { issueBasicEntity, issueEntity, isSubscribed, relatedIssueEntity } from './entities.js';
+import { issueBasicEntity, issueEntity, isSubscribed, NO_TIME_STATS, relatedIssueEntity } from './entities.js';
 import { participantsPage } from '../users/entities.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
@@ -300,7 +300,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     present: () => noContent(),
   }),
   // `TimeTrackingEndpoints#time_stats` (`Entities::IssuableTimeStats`): no time is tracked here, so the entity's zeros.
-  issueRead(deps, '/time_stats', (ctx, { project, issue }) => ok(issueEntity(issue, project, presentContext(deps, ctx)).time_stats)),
+  issueRead(deps, '/time_stats', () => ok(NO_TIME_STATS)),
   issueRead(deps, '/participants', (ctx, { project, issue }) => {
     const view = presentContext(deps, ctx);
     // `paginate(::Kaminari.paginate_array(issue.participants))`: no user given, so the references are read as the author.

@@ -93,6 +93,9 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
   const type = sourceTypeOf(kind);
   const find = findSource(kind);
   const present = (ctx: Ctx, state?: State) => presentContext(deps, ctx, state);
+  /** One member's entity (the single GET, POST and PUT): `show_seat_info` taken as Ruby would (the route does not declare it). */
+  const presentOne = (ctx: Ctx & { params: { show_seat_info?: unknown } }, state: State, source: FoundSource, member: Member) =>
+    memberEntity(member, present(ctx, state), member.access_level, seatInfo(state, source, member, rubyTruthy(ctx.params.show_seat_info)));
   return [
     route({
       method: 'GET',
@@ -206,7 +209,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const winner = source.group
           ? effectiveGroupMember(state, source.group, userId, day, null, (g) => canReadGroup(state, viewer, g))
           : effectiveProjectMembers(state, source.project, (g) => canReadGroup(state, viewer, g), day).find((m) => m.user_id === userId);
-        return winner ? ok(memberEntity(winner, present(ctx, state), winner.access_level, seatInfo(state, source, winner, rubyTruthy(ctx.params.show_seat_info)))) : RECORD_NOT_FOUND;
+        return winner ? ok(presentOne(ctx, state, source, winner)) : RECORD_NOT_FOUND;
       },
     }),
     route({
@@ -220,7 +223,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const source = found.right;
         const member = directMembership(state.members, source.type, source.id, ctx.params.user_id);
         if (!member || isExpired(member.expires_at, today(deps))) return RECORD_NOT_FOUND;
-        return ok(memberEntity(member, present(ctx, state), member.access_level, seatInfo(state, source, member, rubyTruthy(ctx.params.show_seat_info))));
+        return ok(presentOne(ctx, state, source, member));
       },
     }),
     commandRoute(deps, {
@@ -248,7 +251,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
           return created({ status: 'success' });
         }
         const member = directMembership(done.state.members, type, source.id, Number(String(ctx.params.user_id).trim()))!;
-        return created(memberEntity(member, present(ctx, done.state), member.access_level, seatInfo(done.state, source, member, rubyTruthy(ctx.params.show_seat_info))));
+        return created(presentOne(ctx, done.state, source, member));
       },
     }),
     commandRoute(deps, {
@@ -266,7 +269,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       }),
       present: (done, ctx, source) => {
         const member = directMembership(done.state.members, type, source.id, ctx.params.user_id)!;
-        return ok(memberEntity(member, present(ctx, done.state), member.access_level, seatInfo(done.state, source, member, rubyTruthy(ctx.params.show_seat_info))));
+        return ok(presentOne(ctx, done.state, source, member));
       },
     }),
     commandRoute(deps, {

@@ -3,7 +3,7 @@ import { currentVersion, findUser, headPipelineOf, isDraftTitle, mergeRequestPar
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
 import { projectWebUrl } from '../repositories/entities.js';
-import { userNotesCount } from '../issues/entities.js';
+import { NO_TIME_STATS, userNotesCount } from '../issues/entities.js';
 import { pipelineBasicEntity, pipelineEntity } from '../pipelines/entities.js';
 
 const user = (id: number | null, ctx: PresentContext) => {
@@ -95,7 +95,7 @@ export const mergeRequestBasicEntity = (mr: MergeRequest, project: Project, ctx:
     reference: `${origin !== null && 'project' in origin ? referenceBase(project, origin) : ''}${reference}`,
     references: { short: reference, relative: `${referenceBase(project, origin)}${reference}`, full: `${project.path_with_namespace}${reference}` },
     web_url: `${projectWebUrl(project, ctx)}/-/merge_requests/${mr.iid}`,
-    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    time_stats: NO_TIME_STATS,
     squash: mr.squash,
     task_completion_status: taskCompletionStatus(mr.description),
     has_conflicts: false,

@@ -2,9 +2,9 @@
  * `MergeRequestsFinder` (14.7) over merge requests, for what Forgefold keeps: no milestones, award emoji or label
  * objects, so `milestone=None` and `my_reaction_emoji=None` keep every merge request and any other value none.
  */
-import { findUserByUsername, isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
+import { isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from '../issues/params.js';
-import { fullSearchMatches, inTimestampWindow, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
+import { fullSearchMatches, idOf, inTimestampWindow, labelsMatch, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
 
 interface NegatableFilters {
   readonly author_id?: number | null | undefined;
@@ -35,19 +35,6 @@ export interface MergeRequestFilters extends NegatableFilters, TimestampFilters 
 }
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
-
-/** A username's id; an unknown one matches nobody. */
-const idOf = (users: UsersSlice, username: string): number => findUserByUsername(users, username)?.id ?? -1;
-
-/** `by_label`: every named label; `None` none at all, `Any` at least one (case-insensitive). */
-const labelsMatch = (mr: MergeRequest, labels: readonly string[]): boolean => {
-  const names = labels.filter((label) => label !== '');
-  if (names.length === 0) return true;
-  const lower = names.map((label) => label.toLowerCase());
-  if (lower.includes('none')) return mr.labels.length === 0;
-  if (lower.includes('any')) return mr.labels.length > 0;
-  return names.every((label) => mr.labels.includes(label));
-};
 
 /** A filter on something Forgefold never holds (milestones, reactions): blank or `None` keeps all, anything else none. */
 const noneOnly = (value: string): boolean => value === '' || value.toLowerCase() === 'none';

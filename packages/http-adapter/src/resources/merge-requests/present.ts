@@ -4,7 +4,6 @@ import { branchSha, canMergeMergeRequest, currentVersion, findRepository, type M
 import { diffLimits, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { mergeRequestEntity } from './entities.js';
 
-/** The git facts of the full entity: conflicts of an open merge request, and the size of its current diff. */
 /**
  * The single GET's options: `include_diverged_commits_count` (commits of the target the source lacks),
  * `include_rebase_in_progress` (never: no rebase runs here), and `include_first_contribution` (that route only).
@@ -15,6 +14,7 @@ export interface PresentOptions {
   readonly firstContribution?: boolean;
 }
 
+/** The git facts of the full entity: conflicts of an open merge request, and the size of its current diff. */
 export const presentMergeRequest = async (deps: ApiDeps, ctx: Ctx, project: Project, mr: MergeRequest, from: Project = project, options: PresentOptions = {}) => {
   const git = deps.repositories.open(project.id);
   const state = deps.app.state;

@@ -24,6 +24,7 @@ import {
   issuesClosedByMerge,
   visibleClosingIssues,
   mergeRequestParticipants,
+  forkNetworkRoot,
   mergeRequestsOf,
   mergeRequestsOfUser,
   projectsInNamespace,
@@ -118,18 +119,6 @@ const reviewersAndLabels = (
   return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
 };
 
-/** The root of a project's fork network (`in_fork_network_of?` compares these). */
-const forkRoot = (state: State, project: Project): number => {
-  let current = project;
-  for (const seen = new Set<number>(); current.forked_from_id !== null && !seen.has(current.id); ) {
-    seen.add(current.id);
-    const parent = findProject(state.projects, current.forked_from_id);
-    if (!parent) break;
-    current = parent;
-  }
-  return current.id;
-};
-
 const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list: readonly MergeRequest[]) => filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
 
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
@@ -218,7 +207,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // request between projects, which is not kept here: the source stays the target, as before.
         const target = ctx.params.target_project_id === undefined || ctx.params.target_project_id === null ? undefined : findProject(state.projects, ctx.params.target_project_id);
         if (target && target.id !== project.id && canReadProject(state, viewerId(ctx), target) && canRepository(state, viewerId(ctx), target, 'create_merge_request_in')) {
-          if (forkRoot(state, target) !== forkRoot(state, project)) throw ApiError.message(422, ['Source project is not a fork of the target project']);
+          if (forkNetworkRoot(state.projects, target).id !== forkNetworkRoot(state.projects, project).id) throw ApiError.message(422, ['Source project is not a fork of the target project']);
         }
         const { params } = ctx;
         const repository = findRepository(state.repositories, project.id)!;

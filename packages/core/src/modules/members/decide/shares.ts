@@ -7,7 +7,7 @@ import { findGroup, selfAndAncestors } from '../../groups/queries.js';
 import { dayOf, toSentence } from '../../shared/validation.js';
 import type { MemberEvent } from '../events.js';
 import type { GroupLink, SourceType } from '../projection.js';
-import { linkBetween } from '../queries.js';
+import { linkBetween, projectSharesGrant } from '../queries.js';
 import { administeredGroup, canAdminGroup, canReadGroupFor, requireAdmin, requireGroup, resolveSource, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
 
 export const decideShareGroup = (issued: Command<'ShareGroup'>, state: MembersView): Either<MemberEvent[]> => {
@@ -60,7 +60,7 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
     administeredProject(state, issued),
     E.chain((source): Either<MemberEvent[]> => {
       // lib/api/projects.rb: `allowed_to_share_with_group?` (the namespace's `share_with_group_lock`), before the service.
-      if (isShareLocked(state, source)) return E.left({ _tag: 'BadRequest', message: 'The project sharing with group is disabled' });
+      if (source.project !== undefined && !projectSharesGrant(state, source.project)) return E.left({ _tag: 'BadRequest', message: 'The project sharing with group is disabled' });
       const invited = findGroup(state.groups, command.group_id);
       if (!invited || !canReadGroupFor(state, actorId, invited)) return E.left(notFound(undefined, 'Not Found'));
       // ProjectGroupLink's validations, in their order, as `full_messages.to_sentence` (409).
@@ -72,12 +72,6 @@ export const decideShareProject = (issued: Command<'ShareProject'>, state: Membe
       return E.right([linkCreated(state, 'Project', source.id, invited.id, command.group_access, command.expires_at ?? null, at, actorId)]);
     }),
   );
-};
-
-/** `Project#allowed_to_share_with_group?` refused: the project's group has `share_with_group_lock`. */
-const isShareLocked = (state: MembersView, source: ResolvedSource): boolean => {
-  const project = source.project;
-  return project !== undefined && project.namespace_kind === 'group' && findGroup(state.groups, project.namespace_id)?.share_with_group_lock === true;
 };
 
 /** `ProjectGroupLink#different_group`: the project's own group and its ancestors are refused. */
