@@ -159,6 +159,13 @@ export const projectSpecs: Record<string, Spec> = {
     ],
   },
   'no fork without download_code on the source': { given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user' })], as: 3, when: { type: 'ForkProject', id: 1 }, error: notFound('Project') },
+  // ForkTargetsFinder counts only memberships in force: one that expired yesterday makes no group a target.
+  'no fork into a group by an expired membership': {
+    given: [alice, team, memberAdded(1, { group: 4 }, 2, 40, { expires: '2025-12-31' }), projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })],
+    as: 2,
+    when: { type: 'ForkProject', id: 1, namespace_id: 4 },
+    error: notFound('Target Namespace'),
+  },
   'no fork into a namespace that is not a fork target': {
     given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' })],
     as: 3,

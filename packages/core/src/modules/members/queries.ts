@@ -145,6 +145,16 @@ export const groupAccessLevel = (state: MembershipView, group: Group, userId: nu
 };
 
 /**
+ * The highest of a user's own memberships in a group and its ancestors: no shares, no administrator rule (GroupsFinder's
+ * `groups_with_min_access_level`, ForkTargetsFinder's manageable groups).
+ */
+export const ownGroupAccessLevel = (state: MembershipView, group: Group, userId: number, today?: string): number => {
+  let level = 0;
+  for (const candidate of selfAndAncestors(state.groups, group)) level = Math.max(level, grants(directMembership(state.members, 'Namespace', candidate.id, userId), today));
+  return level;
+};
+
+/**
  * Whether a project's shares grant anything: `Project#allowed_to_share_with_group?`, false while the project's group
  * holds `share_with_group_lock` (ProjectTeam and `project_authorizations` skip the shares then). Every computation of
  * access through a project share asks this: effective access, `/members/all` and the audit's members.

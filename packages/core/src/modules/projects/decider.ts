@@ -10,12 +10,11 @@ import { defaultProjectVisibility, restrictedVisibilityMessage, visibilityRestri
 import { memberAdded } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
-import { findGroup, selfAndAncestors } from '../groups/queries.js';
-import type { Group } from '../groups/projection.js';
-import { directMembership } from '../members/queries.js';
+import { findGroup } from '../groups/queries.js';
+import { ownGroupAccessLevel } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { isProjectPath, PROJECT_PATH_FORMAT_MESSAGE, projectPathReserved, reservedName } from '../shared/paths.js';
-import { changesAnything, Errors, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
+import { changesAnything, dayOf, Errors, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace, projectsLimitOf } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
@@ -162,17 +161,6 @@ const projectCreatedEvents = (
   return [created, ...owner];
 };
 
-/** The highest of a user's own active memberships in a group and its ancestors (no shares, no administrator rule). */
-const ownMembershipLevel = (state: ProjectsView, userId: number | null, group: Group): number => {
-  if (userId === null) return 0;
-  let level = 0;
-  for (const candidate of selfAndAncestors(state.groups, group)) {
-    const member = directMembership(state.members, 'Namespace', candidate.id, userId);
-    if (member && member.state === 'active' && member.user_id !== null) level = Math.max(level, member.access_level);
-  }
-  return level;
-};
-
 const leastVisible = (...levels: readonly Visibility[]): Visibility => levels.reduce((a, b) => (visibilityRank(b) < visibilityRank(a) ? b : a));
 
 /**
@@ -200,7 +188,7 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
     // `manageable_groups(include_groups_with_developer_maintainer_access: true)`: Maintainer (whatever the group's
     // `project_creation_level`), or Developer where developers create projects, by the actor's own memberships in the
     // group or above it (`owned_or_maintainers_groups`, `developer_groups` and the groups below them), not by shares.
-    const access = group ? ownMembershipLevel(state, actorId, group) : 0;
+    const access = group && actorId !== null ? ownGroupAccessLevel(state, group, actorId, dayOf(at)) : 0;
     const target = group ? access >= AccessLevel.MAINTAINER || (access >= AccessLevel.DEVELOPER && (group.project_creation_level ?? 2) === 2) : owner!.id === actorId;
     if (!admin && !target) return E.left(notFound('Target Namespace'));
     // Projects::CreateService's `allowed_namespace?` (`create_projects`), a model error the route answers with 409.

@@ -1,7 +1,7 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { AccessLevel, canOnGroup, canReadGroup, canReadProject, directMembership, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, hasMembershipBelow, isAdmin, listGroups, selfAndAncestors, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
+import { AccessLevel, canOnGroup, canReadGroup, canReadProject, directMembership, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -37,7 +37,7 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
     // GroupsFinder: `owned_groups` (direct Owner memberships), `groups_with_min_access_level` (direct memberships at
     // the level, with the groups below them); shares count for neither.
     if (params.owned && (userId === null || directLevel(state, group, userId) < AccessLevel.OWNER)) continue;
-    if (params.min_access_level && (userId === null || inheritedDirectLevel(state, group, userId) < params.min_access_level)) continue;
+    if (params.min_access_level && (userId === null || ownGroupAccessLevel(state, group, userId) < params.min_access_level)) continue;
     if (params.top_level_only && group.parent_id !== null) continue;
     if (params.skip_groups?.includes(group.id)) continue;
     // `groups.search(search, include_parents: true)`: the routes' full path and full name.
@@ -55,13 +55,6 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
 const directLevel = (state: State, group: Group, userId: number): number => {
   const member = directMembership(state.members, 'Namespace', group.id, userId);
   return member && member.state === 'active' ? member.access_level : 0;
-};
-
-/** The highest of the user's own memberships in the group and above it. */
-const inheritedDirectLevel = (state: State, group: Group, userId: number): number => {
-  let level = 0;
-  for (const candidate of selfAndAncestors(state.groups, group)) level = Math.max(level, directLevel(state, candidate, userId));
-  return level;
 };
 
 /**
