@@ -398,6 +398,10 @@ describe('GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw (Snip
     expect(await server.call('GET', `${base}/${snippet.id}/files/main/c.rb/raw`)).toMatchObject({ status: 404, body: { message: '404 File Not Found' } });
     expect(await server.call('GET', `${base}/abc/files/main/b.rb/raw`)).toMatchObject({ status: 404, body: { message: '404 Snippet Not Found' } });
     expect(await server.call('GET', `${base}/${snippet.id}/files/main/..%2Fb.rb/raw`)).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } });
+    // The files API's validator: an absolute path and a backslash traversal are refused too.
+    for (const path of ['%2Fb.rb', '..%5Cb.rb']) {
+      expect(await server.call('GET', `${base}/${snippet.id}/files/main/${path}/raw`)).toMatchObject({ status: 400, body: { error: 'file_path should be a valid file path' } });
+    }
   });
 });
 

@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
 import { lineCode, parseDiffLines } from '@forgefold/git';
-import { ApiError, arraySource, created, optional, paginate, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, created, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
@@ -18,7 +18,6 @@ const COMMIT_NOT_FOUND = '404 Commit Not Found';
 /** `Gitlab::Git::BLANK_SHA`: the base of a root commit's diff. */
 const BLANK_SHA = '0'.repeat(40);
 
-const listParams = schema(optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] }));
 
 /** `note` required; `line` and `line_type` belong to `given :path` (checked in the handler, only with a path). */
 const createParams = schema(requires('note', T.String), optional('path', T.String), optional('line', T.String), optional('line_type', T.String));
@@ -59,7 +58,7 @@ export const commitCommentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/commits/:sha/comments',
       auth: 'optional',
       before: download,
-      params: listParams,
+      params: paginationParams,
       handler: async (ctx) => {
         const { ref } = await commitRef(ctx);
         const state = deps.app.state;

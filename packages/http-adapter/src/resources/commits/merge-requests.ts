@@ -6,12 +6,11 @@
  * finder's `id desc`), as `Entities::MergeRequestBasic`.
  */
 import { currentVersion, mergeRequestsOf } from '@forgefold/core';
-import { arraySource, optional, paginate, route, schema, T, type AnyRouteDef } from '../../http/index.js';
+import { arraySource, paginate, paginationParams, route, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, type ApiDeps } from '../../app/deps.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
-const listParams = schema(optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] }));
 
 export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const download = requireRepositoryAbility(deps, 'download_code');
@@ -22,7 +21,7 @@ export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/repository/commits/:sha/merge_requests',
       auth: 'optional',
       before: (ctx) => download(ctx) ?? read(ctx),
-      params: listParams,
+      params: paginationParams,
       handler: async (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const git = deps.repositories.open(project.id);
@@ -32,8 +31,11 @@ export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         for (const mr of candidates) {
           const version = currentVersion(mr);
           if (!version) continue;
-          const commits = await must(git.commitsBetween(version.base_commit_sha, version.head_commit_sha));
-          if (commits.items.some((candidate) => candidate.id === commit.id)) holding.push(mr);
+          // In the diff's commits (`base..head`): reachable from its head and not from its base; two ancestry
+          // checks, not a listing of the diff's commits.
+          if (!(await must(git.isAncestor(commit.id, version.head_commit_sha)))) continue;
+          if (version.base_commit_sha !== null && (await must(git.isAncestor(commit.id, version.base_commit_sha)))) continue;
+          holding.push(mr);
         }
         const view = presentContext(deps, ctx);
         return paginate(ctx, arraySource(holding), { map: (mr) => mergeRequestBasicEntity(mr, project, view) });

@@ -13,18 +13,7 @@ import { ApiError, created, noContent, ok, paginateLoaded, route, withStatus, ty
 import { archiveParams, rawParams, showParams, treeParams, extendedFileParams, deleteFileParams } from './params.js';
 import { viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { treeEntity } from '../repositories/entities.js';
-import { gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
-
-/**
- * The `file_path: true` validator (`API::Validations::Validators::FilePath`): `Gitlab::Utils.check_path_traversal!`
- * (`.` or `..` alone, a `..` segment between slashes or backslashes, a line break) and `check_allowed_absolute_path!` with no
- * allowed paths (an absolute path); a NUL cannot reach git either.
- */
-const TRAVERSAL = /(^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n)/;
-const checkFilePath = (path: string): string => {
-  if (TRAVERSAL.test(path) || path.startsWith('/') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
-  return path;
-};
+import { checkFilePath, gitFailure, must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 const blobData = (blob: Blob, ref: string) => ({
   file_name: blob.file_name,

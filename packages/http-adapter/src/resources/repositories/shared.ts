@@ -80,3 +80,14 @@ export const must = async <A>(result: GitResult<A>, notFoundText?: string): Prom
   if (E.isLeft(answer)) throw gitFailure(answer.left, notFoundText);
   return answer.right;
 };
+
+/**
+ * The `file_path: true` validator (`API::Validations::Validators::FilePath`): `Gitlab::Utils.check_path_traversal!`
+ * (`.` or `..` alone, a `..` segment between slashes or backslashes, a line break) and `check_allowed_absolute_path!` with no
+ * allowed paths (an absolute path); a NUL cannot reach git either.
+ */
+const TRAVERSAL = /(^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n)/;
+export const checkFilePath = (path: string): string => {
+  if (TRAVERSAL.test(path) || path.startsWith('/') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
+  return path;
+};

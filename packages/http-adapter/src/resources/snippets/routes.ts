@@ -7,6 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { canCreateSnippet, canDestroySnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import { checkFilePath } from '../repositories/shared.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { createParams, snippetIdParams, updateParams } from './params.js';
@@ -131,7 +132,7 @@ export const snippetRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       // `use :raw_file_params` only: `snippet_id` is not declared, so any text is looked up (and not found).
       handler: (ctx) => {
         const path = String(ctx.routeParams['file_path']);
-        if (path.split('/').some((part) => part === '..') || path.includes('\0')) throw ApiError.error(400, 'file_path should be a valid file path');
+        checkFilePath(path);
         const found = snippetOfRoute()(ctx, deps.app.state);
         if (E.isLeft(found)) return found.left;
         const ref = String(ctx.routeParams['ref']);
