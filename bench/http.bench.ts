@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import { envInt, fdatasyncLatency, loader, processCpuMs, Report, httpLoad, startForgefoldProcess, startServerProcess, stopServerProcess } from './lib.js';
 
 const DURATION = envInt('BENCH_HTTP_SECONDS', 5);
+/** `BENCH_HTTP_WRITES=only` skips the read cases (a quicker loop while working on writes). */
+const WRITES_ONLY = process.env['BENCH_HTTP_WRITES'] === 'only';
 const TOKEN = 'glpat-bench-root-token-0000';
 
 const BARE_SERVER = `
@@ -121,36 +123,38 @@ export default async function httpBench(): Promise<void> {
       }
     };
     const report = new Report(`HTTP (${loader}, ${DURATION} s per case)`);
-    const answer = await recordAnswer(`${forgefold.url}/api/v4/projects?per_page=20`, { 'PRIVATE-TOKEN': TOKEN });
-    const sameAnswer = await startServerProcess(['-e', SAME_ANSWER_SERVER], { BENCH_ANSWER: JSON.stringify(answer) });
-    try {
-      // The reads' warm-up: the first seconds of cached GETs compile their hot path (measured: ~160 functions
-      // optimised over the first ~6 s at 10 connections, none after), which the 10-connection case would carry.
-      await warmUp(bare.child, () => ({ url: `${bare.url}/`, connections: 10 }));
-      await warmUp(sameAnswer.child, () => ({ url: `${sameAnswer.url}/`, connections: 10 }));
-      await warmUp(forgefold.child, () => ({ url: `${forgefold.url}/api/v4/projects?per_page=20`, connections: 10, headers: { 'PRIVATE-TOKEN': TOKEN } }));
-      for (const connections of [10, 100]) {
-        const baseline = await measured(bare.child, { url: `${bare.url}/`, connections }, loader);
-        const same = await measured(sameAnswer.child, { url: `${sameAnswer.url}/`, connections }, loader);
-        const projects = await measured(forgefold.child, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } }, loader);
-        const cpu = (result: typeof baseline) => `server CPU ${(result.cpuPerRequest * 1000).toFixed(0)} µs per request`;
-        report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms; ${cpu(baseline)}` });
-        report.add(`bare GET of the same answer, ${connections} conns`, same.rps, 'ops/s', {
-          baseline: `bare GET, ${connections} conns`,
-          note: `${answer.headers.length / 2 + 1} headers and ${Buffer.from(answer.body, 'base64').length} bytes of body; p50 ${same.p50} ms, p99 ${same.p99} ms; ${cpu(same)}`,
-        });
-        report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
-          baseline: `bare GET, ${connections} conns`,
-          target: { ratio: 0.5, text: '≥ 0.5x' },
-          note: `p50 ${projects.p50} ms, p99 ${projects.p99} ms; ${cpu(projects)}`,
-        });
-        report.add(`GET /projects?per_page=20 against the same answer served bare, ${connections} conns`, projects.rps, 'ops/s', {
-          baseline: `bare GET of the same answer, ${connections} conns`,
-          note: 'what the server costs beyond the bytes it answers',
-        });
+    if (!WRITES_ONLY) {
+      const answer = await recordAnswer(`${forgefold.url}/api/v4/projects?per_page=20`, { 'PRIVATE-TOKEN': TOKEN });
+      const sameAnswer = await startServerProcess(['-e', SAME_ANSWER_SERVER], { BENCH_ANSWER: JSON.stringify(answer) });
+      try {
+        // The reads' warm-up: the first seconds of cached GETs compile their hot path (measured: ~160 functions
+        // optimised over the first ~6 s at 10 connections, none after), which the 10-connection case would carry.
+        await warmUp(bare.child, () => ({ url: `${bare.url}/`, connections: 10 }));
+        await warmUp(sameAnswer.child, () => ({ url: `${sameAnswer.url}/`, connections: 10 }));
+        await warmUp(forgefold.child, () => ({ url: `${forgefold.url}/api/v4/projects?per_page=20`, connections: 10, headers: { 'PRIVATE-TOKEN': TOKEN } }));
+        for (const connections of [10, 100]) {
+          const baseline = await measured(bare.child, { url: `${bare.url}/`, connections }, loader);
+          const same = await measured(sameAnswer.child, { url: `${sameAnswer.url}/`, connections }, loader);
+          const projects = await measured(forgefold.child, { url: `${forgefold.url}/api/v4/projects?per_page=20`, connections, headers: { 'PRIVATE-TOKEN': TOKEN } }, loader);
+          const cpu = (result: typeof baseline) => `server CPU ${(result.cpuPerRequest * 1000).toFixed(0)} µs per request`;
+          report.add(`bare GET, ${connections} conns`, baseline.rps, 'ops/s', { note: `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms; ${cpu(baseline)}` });
+          report.add(`bare GET of the same answer, ${connections} conns`, same.rps, 'ops/s', {
+            baseline: `bare GET, ${connections} conns`,
+            note: `${answer.headers.length / 2 + 1} headers and ${Buffer.from(answer.body, 'base64').length} bytes of body; p50 ${same.p50} ms, p99 ${same.p99} ms; ${cpu(same)}`,
+          });
+          report.add(`GET /projects?per_page=20, ${connections} conns`, projects.rps, 'ops/s', {
+            baseline: `bare GET, ${connections} conns`,
+            target: { ratio: 0.5, text: '≥ 0.5x' },
+            note: `p50 ${projects.p50} ms, p99 ${projects.p99} ms; ${cpu(projects)}`,
+          });
+          report.add(`GET /projects?per_page=20 against the same answer served bare, ${connections} conns`, projects.rps, 'ops/s', {
+            baseline: `bare GET of the same answer, ${connections} conns`,
+            note: 'what the server costs beyond the bytes it answers',
+          });
+        }
+      } finally {
+        await stopServerProcess(sameAnswer.child);
       }
-    } finally {
-      await stopServerProcess(sameAnswer.child);
     }
     const body = JSON.stringify({ name: 'Group 000000', path: 'group-000000' });
     const groupWrites = (prefix: string) => ({
