@@ -93,6 +93,19 @@ describe("a pipeline's jobs, bridges and variables (lib/api/ci/pipelines.rb)", (
     expect(await api(server, 'GET', `${P}/999/test_report`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 
+  it('test_report_summary: the empty summary of a pipeline without jobs (TestReportSummaryEntity), its keys in order; 404s; 400 for an id that is no integer', async () => {
+    const P = `/projects/${project.id}/pipelines`;
+    const summary = await api(server, 'GET', `${P}/${pipeline.id}/test_report_summary`, undefined, guest.token);
+    expect(summary.status).toBe(200);
+    expect(summary.text).toBe('{"total":{"time":0,"count":0,"success":0,"failed":0,"skipped":0,"error":0,"suite_error":null},"test_suites":[]}');
+    expect(await api(server, 'GET', `${P}/999/test_report_summary`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await api(server, 'GET', `${P}/abc/test_report_summary`, undefined, guest.token)).toMatchObject({ status: 400, body: { error: 'pipeline_id is invalid' } });
+    // The spec's unauthorized user: a stranger to the private project.
+    const stranger = await member(server, 'summary-stranger');
+    expect(await api(server, 'GET', `${P}/${pipeline.id}/test_report_summary`, undefined, stranger.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await api(server, 'GET', `${P}/${pipeline.id}/test_report_summary`, undefined, null)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+  });
+
   it("variables: read by Maintainers and by the Developer the pipeline runs as (read_pipeline_variable); 403 for others", async () => {
     const P = `/projects/${project.id}`;
     const other = await member(server, 'other-dev', { id: project.id, level: 30 });

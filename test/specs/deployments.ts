@@ -2,7 +2,7 @@
  * Decider specs of the deployments module: environments (create, update, stop, delete), deployments (create with the
  * environment found or created, git facts, idempotent success; status updates through the machine).
  */
-import { forbidden, notFound, validation, type ForgefoldEvent } from '@forgefold/core';
+import { badRequest, forbidden, notFound, unauthorized, validation, type ForgefoldEvent } from '@forgefold/core';
 import { AT, memberAdded, projectCreated, userCreated, type Spec } from './spec.js';
 
 const A = 'a'.repeat(40);
@@ -15,6 +15,11 @@ const rep = userCreated(3, 'rep');
 const base: ForgefoldEvent[] = [root, dev, rep, projectCreated(1, 'app', 101, { kind: 'user' }), memberAdded(1, { project: 1 }, 2, 30), memberAdded(2, { project: 1 }, 3, 20)];
 
 const production: ForgefoldEvent = { type: 'EnvironmentCreated', data: { project_id: 1, id: 1, name: 'production', slug: 'production', external_url: null, created_at: AT } };
+/** A stopped environment created at `at`. */
+const review = (id: number, name: string, at: string): ForgefoldEvent[] => [
+  { type: 'EnvironmentCreated', data: { project_id: 1, id, name, slug: name.replace('/', '-'), external_url: null, created_at: at } },
+  { type: 'EnvironmentStopped', data: { project_id: 1, id, at } },
+];
 const deployed = (id: number, status: 'running' | 'success' | 'failed' | 'canceled', extra: object = {}): ForgefoldEvent => ({
   type: 'DeploymentCreated',
   data: { project_id: 1, id, iid: id, environment_id: 1, ref: 'main', tag: false, sha: A, status, user_id: 2, created_at: AT, ...extra },
@@ -69,6 +74,29 @@ export const deploymentSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'DeleteEnvironment', project_id: 1, environment_id: 1 },
     then: [{ type: 'EnvironmentDeleted', data: { project_id: 1, id: 1 } }],
+  },
+  'a review apps clean-up schedules the old stopped review apps, oldest first, a week on': {
+    given: [...base, ...review(1, 'review/b', '2026-01-01T00:01:00.000Z'), ...review(2, 'review/a', AT), ...review(3, 'staging/c', AT), ...review(4, 'review/new', LATER)],
+    as: 2,
+    at: LATER,
+    when: { type: 'ScheduleReviewAppsDeletion', project_id: 1, before: '2026-01-01T12:00:00.000Z', limit: 100 },
+    then: [
+      { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 2, auto_delete_at: '2026-01-09T00:00:00.000Z' } },
+      { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 1, auto_delete_at: '2026-01-09T00:00:00.000Z' } },
+    ],
+    outcome: { environment_ids: [2, 1] },
+  },
+  'a review apps clean-up leaves out the scheduled ones, and finding none is a bad request': {
+    given: [...base, ...review(1, 'review/b', AT), { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 1, auto_delete_at: LATER } }],
+    as: 2,
+    when: { type: 'ScheduleReviewAppsDeletion', project_id: 1, before: LATER, limit: null },
+    error: badRequest(),
+  },
+  'a reporter schedules no deletion (401, the service\'s refusal)': {
+    given: [...base, ...review(1, 'review/b', AT)],
+    as: 3,
+    when: { type: 'ScheduleReviewAppsDeletion', project_id: 1, before: LATER, limit: 100 },
+    error: unauthorized,
   },
   'a first deployment creates its environment': {
     given: base,

@@ -40,6 +40,25 @@ describe('module processes', () => {
     expect(process.due(stateOf([...given, ...eventsOf(decision.right)]), '2026-01-01T01:03:00.000Z')).toBe(false);
   });
 
+  it('environment clean-up is due once a stopped environment is past its auto_delete_at, and its run leaves nothing due', () => {
+    const process = forgefoldProcesses.find((candidate) => candidate.name === 'auto-delete-environments')!;
+    const created = (id: number, name: string) => ({ type: 'EnvironmentCreated', data: { project_id: 1, id, name, slug: name.replace('/', '-'), external_url: null, created_at: '2026-01-01T00:00:00.000Z' } });
+    const stopped = (id: number) => ({ type: 'EnvironmentStopped', data: { project_id: 1, id, at: '2026-01-01T00:00:00.000Z' } });
+    const scheduled = (id: number) => ({ type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id, auto_delete_at: '2026-01-08T00:00:00.000Z' } });
+    const given = [userCreated(1, 'alice'), projectCreated(1, 'app', 101, { kind: 'user' }), created(1, 'review/a'), created(2, 'review/b'), stopped(1), scheduled(1), scheduled(2)];
+    const state = stateOf(given);
+    // `auto_delete_at < now`, of stopped environments only (review/b is available).
+    expect(process.due(state, '2026-01-08T00:00:00.000Z')).toBe(false);
+    expect(process.due(state, '2026-01-08T00:00:00.001Z')).toBe(true);
+    const decision = forgefold.decider.decide({ command: process.command, actor: { userId: null, origin: 'system' }, at: '2026-01-08T00:00:00.001Z' }, state);
+    if (E.isLeft(decision)) throw new Error('clean-up refused');
+    expect(eventsOf(decision.right)).toEqual([{ type: 'EnvironmentDeleted', data: { project_id: 1, id: 1 } }]);
+    const after = stateOf([...given, ...eventsOf(decision.right)]);
+    expect(process.due(after, '2026-01-08T00:00:00.001Z')).toBe(false);
+    // The available one, stopped later, falls due then.
+    expect(process.due(stateOf([...given, ...eventsOf(decision.right), stopped(2)]), '2026-01-09T00:00:00.000Z')).toBe(true);
+  });
+
   it('a host runs them from a scheduler the test drives', () => {
     const { scheduler, tick } = manualScheduler();
     const ran: string[] = [];
@@ -48,7 +67,7 @@ describe('module processes', () => {
     expect(ran).toEqual([]);
     tick(120_001);
     const names = forgefoldProcesses.map((process) => process.name);
-    expect(names).toEqual(['expire-memberships', 'run-pipeline-schedules']);
+    expect(names).toEqual(['expire-memberships', 'auto-delete-environments', 'run-pipeline-schedules']);
     expect(ran).toEqual([...names, ...names, ...names]);
     stop();
     tick(60_000);

@@ -212,7 +212,7 @@ export interface ThreadEntry {
   readonly origin: string;
 }
 
-const DEPLOYMENT_EVENT_TYPES = new Set(['DeploymentCreated', 'DeploymentStatusChanged', 'EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentStopped', 'EnvironmentStarted', 'EnvironmentDeleted']);
+const DEPLOYMENT_EVENT_TYPES = new Set(['DeploymentCreated', 'DeploymentStatusChanged', 'EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentStopped', 'EnvironmentStarted', 'EnvironmentDeleted', 'EnvironmentDeletionScheduled']);
 
 interface DeploymentFacts {
   readonly iid: number;

@@ -11,6 +11,13 @@ export type DeploymentCommand =
   | { readonly type: 'UpdateEnvironment'; readonly project_id: number; readonly environment_id: number; readonly name?: string; readonly external_url?: string | null }
   | { readonly type: 'StopEnvironment'; readonly project_id: number; readonly environment_id: number }
   | { readonly type: 'DeleteEnvironment'; readonly project_id: number; readonly environment_id: number }
+  /**
+   * `Environments::ScheduleToDeleteReviewAppsService` without its dry run: the project's stopped review apps created
+   * before `before` (null matches none), oldest first, at most `limit` (null: no limit), scheduled for deletion.
+   */
+  | { readonly type: 'ScheduleReviewAppsDeletion'; readonly project_id: number; readonly before: string | null; readonly limit: number | null }
+  /** `Environments::AutoDeleteCronWorker` (the system): deletes the stopped environments whose `auto_delete_at` has passed. */
+  | { readonly type: 'DeleteAutoDeletableEnvironments' }
   | {
       readonly type: 'CreateDeployment';
       readonly project_id: number;

@@ -3,17 +3,17 @@
  * `Deployment#update_status`; reference §3).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { forbidden, notFound, validation, type DomainError } from '../../kernel/domain-error.js';
+import { badRequest, forbidden, notFound, unauthorized, validation, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, withOutcome, type Decision, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
 import { addressableUrlError } from '../shared/url-blocker.js';
-import { changesAnything, Errors, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, DAY_MS, Errors, MAX_NAME } from '../shared/validation.js';
 import type { DeploymentCommand } from './commands.js';
 import type { DeploymentEvent } from './events.js';
 import type { DeploymentsView, Environment } from './projection.js';
-import { canReadDeployments, findDeployment, findEnvironment, findEnvironmentByName, lastDeployment, projectDeployments } from './queries.js';
+import { autoDeletableEnvironments, canReadDeployments, findDeployment, findEnvironment, findEnvironmentByName, lastDeployment, projectDeployments, stoppedReviewApps } from './queries.js';
 import { environmentSlug } from './slug.js';
 import { transition } from './status.js';
 
@@ -154,6 +154,36 @@ const decideDeleteEnvironment = (issued: Issued<Command<'DeleteEnvironment'>>, s
   return E.right([{ type: 'EnvironmentDeleted', data: { project_id: environment.right.project_id, id: environment.right.id } }]);
 };
 
+/** What a review apps clean-up scheduled: the environments, oldest first. */
+export interface ReviewAppsOutcome {
+  readonly environment_ids: readonly number[];
+}
+
+/** `Environment.schedule_to_delete`'s default: a week from now. */
+const AUTO_DELETE_AFTER_MS = 7 * DAY_MS;
+
+/**
+ * `Environments::ScheduleToDeleteReviewAppsService#execute` when not a dry run (the route answers a dry run from the
+ * same query, and the service's refusals with their bodies; these checks stand for a state that changed between).
+ * Every stopped environment may be destroyed by whoever may destroy the project's, so none is unprocessable.
+ */
+const decideScheduleReviewAppsDeletion = (issued: Issued<Command<'ScheduleReviewAppsDeletion'>>, state: State): Decided => {
+  const project = locateReadableProject(state, issued);
+  if (E.isLeft(project)) return project;
+  if (E.isLeft(authorizeProject(state, issued.actor.userId, 'destroy_environment', project.right, null))) return E.left(unauthorized);
+  const environments = stoppedReviewApps(state.deployments, project.right.id, issued.command.before, issued.command.limit);
+  if (environments.length === 0) return E.left(badRequest());
+  const auto_delete_at = new Date(Date.parse(issued.at) + AUTO_DELETE_AFTER_MS).toISOString();
+  const events: DeploymentEvent[] = environments.map((environment) => ({ type: 'EnvironmentDeletionScheduled', data: { project_id: project.right.id, id: environment.id, auto_delete_at } }));
+  return E.right(withOutcome(events, { environment_ids: environments.map((environment) => environment.id) } satisfies ReviewAppsOutcome));
+};
+
+/** `Environments::AutoDeleteCronWorker`: each `auto_deletable` environment is destroyed (its deployments with it). */
+const decideDeleteAutoDeletable = (issued: Issued<Command<'DeleteAutoDeletableEnvironments'>>, state: State): Decided => {
+  if (issued.actor.userId !== null) return E.left(forbidden());
+  return E.right(autoDeletableEnvironments(state.deployments, issued.at).map((environment) => ({ type: 'EnvironmentDeleted', data: { project_id: environment.project_id, id: environment.id } })));
+};
+
 /**
  * `Deployments::CreateService`: the environment is found or created by name; a request equal to the environment's
  * last successful deployment (ref, tag, sha, status) returns it (no events); otherwise a new deployment starts as
@@ -221,6 +251,8 @@ export const decide = decideByType<DeploymentCommand, State, Decided>({
   UpdateEnvironment: decideUpdateEnvironment,
   StopEnvironment: decideStopEnvironment,
   DeleteEnvironment: decideDeleteEnvironment,
+  ScheduleReviewAppsDeletion: decideScheduleReviewAppsDeletion,
+  DeleteAutoDeletableEnvironments: decideDeleteAutoDeletable,
   CreateDeployment: decideCreateDeployment,
   UpdateDeploymentStatus: decideUpdateDeploymentStatus,
 });

@@ -27,6 +27,11 @@ export const deploymentEvents = defineEvents({
   /** A successful deployment to a stopped environment starts it again (`UpdateEnvironmentService`: `start`). */
   EnvironmentStarted: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, at: t.string }) },
   EnvironmentDeleted: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number }) },
+  /**
+   * `DELETE …/environments/review_apps` (`Environment.schedule_to_delete`): a stopped review app is to be deleted at
+   * `auto_delete_at` (a week on); `Environments::AutoDeleteCronWorker` deletes it then if it is still stopped.
+   */
+  EnvironmentDeletionScheduled: { version: 1, stream, codec: t.type({ project_id: t.number, id: t.number, auto_delete_at: t.string }) },
   DeploymentCreated: {
     version: 1,
     stream,

@@ -43,6 +43,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
         deployments: emptyTable<number>(),
         deployment_count: 0,
         last_success_id: null,
+        auto_delete_at: null,
       });
       tableSet(projectOf(state, project_id).environments, event.data.name, id);
       if (id > state.deployments.sequences.environment) state.deployments.sequences.environment = id;
@@ -84,6 +85,15 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       }
       tableDelete(project.environments, environment.name);
       tableDelete(state.deployments.environments, event.data.id);
+      tableDelete(state.deployments.scheduledDeletions, event.data.id);
+      return;
+    }
+    case 'EnvironmentDeletionScheduled': {
+      const environment = environmentOf(state, event.data.id);
+      if (!environment) return;
+      // `update_all`: the column alone, `updated_at` untouched.
+      environment.auto_delete_at = event.data.auto_delete_at;
+      tableSet(state.deployments.scheduledDeletions, event.data.id, event.data.auto_delete_at);
       return;
     }
     case 'DeploymentCreated': {
@@ -124,7 +134,10 @@ const onProjectDeleted = (state: DeploymentsDraft, event: Extract<ProjectEvent, 
   const project = tableGet(state.deployments.byProject, event.data.id);
   if (!project) return;
   for (const id of [...tableValues(project.deployments)]) tableDelete(state.deployments.deployments, id);
-  for (const id of [...tableValues(project.environments)]) tableDelete(state.deployments.environments, id);
+  for (const id of [...tableValues(project.environments)]) {
+    tableDelete(state.deployments.environments, id);
+    tableDelete(state.deployments.scheduledDeletions, id);
+  }
   tableDelete(state.deployments.byProject, event.data.id);
 };
 

@@ -4,4 +4,4 @@ export * from './projection.js';
 export * from './queries.js';
 export * from './status.js';
 export { environmentSlug } from './slug.js';
-export type { DeploymentOutcome } from './decider.js';
+export type { DeploymentOutcome, ReviewAppsOutcome } from './decider.js';

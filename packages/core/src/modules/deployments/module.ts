@@ -5,6 +5,7 @@ import { decide } from './decider.js';
 import { evolve, follows, type DeploymentsDraft, type DeploymentsFollowed } from './evolve.js';
 import { deploymentEvents } from './events.js';
 import { initialDeployments, type DeploymentsSlice, type DeploymentsView } from './projection.js';
+import { anyAutoDeletable } from './queries.js';
 
 export const deploymentsModule = defineModule<
   'deployments',
@@ -16,11 +17,29 @@ export const deploymentsModule = defineModule<
   DeploymentsFollowed
 >({
   name: 'deployments',
-  version: 1,
+  version: 2,
   initial: () => ({ deployments: initialDeployments() }),
   events: deploymentEvents,
-  commands: ['CreateEnvironment', 'UpdateEnvironment', 'StopEnvironment', 'DeleteEnvironment', 'CreateDeployment', 'UpdateDeploymentStatus'],
+  commands: [
+    'CreateEnvironment',
+    'UpdateEnvironment',
+    'StopEnvironment',
+    'DeleteEnvironment',
+    'ScheduleReviewAppsDeletion',
+    'DeleteAutoDeletableEnvironments',
+    'CreateDeployment',
+    'UpdateDeploymentStatus',
+  ],
   decide,
   evolve,
   follows,
+  processes: [
+    {
+      // Environments::AutoDeleteCronWorker: due once a scheduled environment's `auto_delete_at` has passed while stopped.
+      name: 'auto-delete-environments',
+      due: (state, now) => anyAutoDeletable(state.deployments, now),
+      command: { type: 'DeleteAutoDeletableEnvironments' },
+      reads: (state) => state.deployments,
+    },
+  ],
 });

@@ -23,6 +23,8 @@ export interface Environment {
   readonly deployment_count: number;
   /** `last_deployment`: the latest successful deployment, or null. */
   readonly last_success_id: number | null;
+  /** When a review apps clean-up scheduled it for deletion (kept when it starts again, as the platform's column is). */
+  readonly auto_delete_at: string | null;
 }
 
 export interface Deployment {
@@ -57,6 +59,8 @@ export interface DeploymentsSlice {
   readonly environments: Table<Environment>;
   readonly deployments: Table<Deployment>;
   readonly sequences: { readonly environment: number; readonly deployment: number };
+  /** Environment id → `auto_delete_at`, for the environments scheduled for deletion (what the clean-up process reads). */
+  readonly scheduledDeletions: Table<string>;
 }
 
 /** What the module's decisions read: memberships (abilities) and its slice. */
@@ -67,4 +71,5 @@ export const initialDeployments = (): DeploymentsSlice => ({
   environments: emptyTable(),
   deployments: emptyTable(),
   sequences: { environment: 0, deployment: 0 },
+  scheduledDeletions: emptyTable(),
 });

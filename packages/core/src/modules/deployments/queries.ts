@@ -1,5 +1,5 @@
 /** Reads of the deployments slice. */
-import { tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
+import { tableEntries, tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
 import { canOnVisibleProject, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
@@ -30,6 +30,47 @@ export const environmentsOf = (slice: DeploymentsSlice, projectId: number): Envi
   for (const id of tableValues(project.environments)) {
     const environment = tableGet(slice.environments, id);
     if (environment) out.push(environment);
+  }
+  return out.sort((a, b) => a.id - b.id);
+};
+
+/** `Environment#set_environment_type`: the folder of a name with a `/` (`review/app-1` → `review`), else none. */
+export const environmentType = (name: string): string | null => {
+  const names = name.split('/');
+  return names.length > 1 ? names[0]! : null;
+};
+
+/**
+ * `project.environments.not_scheduled_for_deletion.stopped_review_apps(before, limit)`: stopped environments of the
+ * `review` folder not yet scheduled for deletion, created before `before` (null matches none, as `created_at < NULL`
+ * does), oldest first (then by id), at most `limit` (null: no limit).
+ */
+export const stoppedReviewApps = (slice: DeploymentsSlice, projectId: number, before: string | null, limit: number | null): Environment[] => {
+  if (before === null) return [];
+  const cutoff = Date.parse(before);
+  const found = environmentsOf(slice, projectId).filter(
+    (environment) => environment.state === 'stopped' && environment.auto_delete_at === null && environmentType(environment.name) === 'review' && Date.parse(environment.created_at) < cutoff,
+  );
+  found.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+  return limit === null ? found : found.slice(0, limit);
+};
+
+/** Whether any environment is `auto_deletable` at `now` (the clean-up process's due check: no list built). */
+export const anyAutoDeletable = (slice: DeploymentsSlice, now: string): boolean => {
+  const at = Date.parse(now);
+  for (const [id, auto_delete_at] of tableEntries(slice.scheduledDeletions)) {
+    if (Date.parse(auto_delete_at) < at && tableGet(slice.environments, Number(id))?.state === 'stopped') return true;
+  }
+  return false;
+};
+
+/** `Environment.auto_deletable`: stopped environments whose `auto_delete_at` is before `now`, by id. */
+export const autoDeletableEnvironments = (slice: DeploymentsSlice, now: string): Environment[] => {
+  const at = Date.parse(now);
+  const out: Environment[] = [];
+  for (const [id, auto_delete_at] of tableEntries(slice.scheduledDeletions)) {
+    const environment = tableGet(slice.environments, Number(id));
+    if (environment?.state === 'stopped' && Date.parse(auto_delete_at) < at) out.push(environment);
   }
   return out.sort((a, b) => a.id - b.id);
 };

@@ -15,3 +15,13 @@ export const updateParams = schema(pathParam('environment_id', T.Integer), optio
 
 export const environmentIdParams = schema(pathParam('environment_id', T.Integer));
 
+/**
+ * `DELETE …/environments/review_apps`: `before` (Time; its default, 30 days ago, is the route's), `limit` (1..1000,
+ * default 100), `dry_run` (default true). A blank value is nil, which no default replaces.
+ */
+export const reviewAppsParams = schema(
+  optional('before', T.DateTime),
+  optional('limit', T.Integer, { values: (limit: number) => limit >= 1 && limit <= 1000, default: 100 }),
+  optional('dry_run', T.Boolean, { default: true }),
+);
+

@@ -1,15 +1,31 @@
 /**
  * Environments (lib/api/environments.rb, 14.7): list (`name` or `search`, `states`), create, get (with
- * `last_deployment`), update (`external_url`, the deprecated rename), stop, delete (stopped ones only). Every route
+ * `last_deployment`), update (`external_url`, the deprecated rename), stop, delete (stopped ones only), and the
+ * stopped review apps' clean-up (`DELETE …/review_apps`, scheduled deletion a week on). Every route
  * authenticates first; the project is looked up after parameter validation (reference §0.2).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canOnProject, canReadDeployments, environmentsOf, findEnvironment, forbidden, notFound, type DomainError, type Environment, type Project, type State } from '@forgefold/core';
-import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
+import {
+  canOnProject,
+  canReadDeployments,
+  DAY_MS,
+  environmentsOf,
+  findEnvironment,
+  forbidden,
+  notFound,
+  stoppedReviewApps,
+  type DomainError,
+  type Environment,
+  type Project,
+  type ReviewAppsOutcome,
+  type State,
+} from '@forgefold/core';
+import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
+import { environmentBasicEntity } from '../deployments/entities.js';
 import { environmentEntity } from './entities.js';
-import { createParams, environmentIdParams, listParams, SLUG_GIVEN, updateParams } from './params.js';
+import { createParams, environmentIdParams, listParams, reviewAppsParams, SLUG_GIVEN, updateParams } from './params.js';
 
 const RECORD_NOT_FOUND = '404 Not found';
 
@@ -38,6 +54,14 @@ const presentEnvironment = (deps: ApiDeps, ctx: HandlerContext<unknown>, state: 
   const body = environmentEntity(environment, presentContext(deps, ctx, state));
   return status === 201 ? created(body) : ok(body);
 };
+
+const NO_DESTROY_PERMISSION = 'You do not have permission to destroy environments in this project';
+const NOTHING_SCHEDULED = 'Failed to authorize deletions for some or all of the environments. Ask someone with more permissions to delete the environments.';
+
+/** The answer of `DELETE …/review_apps`: `Entities::EnvironmentBasic` of what was (or would be) scheduled, and of what could not be. */
+const reviewAppsBody = (scheduled: readonly Environment[]) => ({ scheduled_entries: scheduled.map(environmentBasicEntity), unprocessable_entries: [] });
+
+const reviewAppsRefusal = (status: 400 | 401, message: string) => withStatus(status, { message: { ...reviewAppsBody([]), message } });
 
 export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
@@ -87,6 +111,33 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       },
       present: (done, ctx, project) => presentEnvironment(deps, ctx, done.state, project.id, ctx.params.environment_id, 200),
     }),
+  // Declared before `:environment_id`, which would take `review_apps` for an id (400 "environment_id is invalid").
+  route({
+    method: 'DELETE',
+    path: '/projects/:id/environments/review_apps',
+    params: reviewAppsParams,
+    handler: async (ctx) => {
+      const state = deps.app.state;
+      const project = projectOfRoute(ctx, state);
+      if (E.isLeft(project)) return project.left;
+      const refused = mayRead(ctx, state, project.right);
+      if (refused) return refused;
+      const { before: given, limit, dry_run } = ctx.params;
+      const before = given === undefined ? new Date(Date.parse(deps.clock.now()) - 30 * DAY_MS).toISOString() : given;
+      // `ScheduleToDeleteReviewAppsService`: refusals render `{scheduled_entries, unprocessable_entries, message}`
+      // under `message` (`render_api_error!`), with the service's status.
+      if (!canOnProject(state, viewerId(ctx), 'destroy_environment', project.right)) return reviewAppsRefusal(401, NO_DESTROY_PERMISSION);
+      const environments = stoppedReviewApps(state.deployments, project.right.id, before, limit);
+      // Whoever may destroy the project's environments may destroy each stopped one: none is unprocessable.
+      if (environments.length === 0) return reviewAppsRefusal(400, NOTHING_SCHEDULED);
+      // `dry_run` nil is a dry run too (`dry_run?`).
+      if (dry_run !== false) return ok(reviewAppsBody(environments));
+      const result = await deps.app.execute(ctx.actor, { type: 'ScheduleReviewAppsDeletion', project_id: project.right.id, before, limit });
+      if (E.isLeft(result)) return result.left;
+      const { environment_ids } = result.right.outcome as ReviewAppsOutcome;
+      return ok(reviewAppsBody(environment_ids.map((id) => findEnvironment(result.right.state.deployments, project.right.id, id)!)));
+    },
+  }),
   commandRoute(deps, {
     method: 'DELETE',
     path: '/projects/:id/environments/:environment_id',

@@ -55,3 +55,14 @@ export const pipelineEntity = (pipeline: Pipeline, ctx: PresentContext) => {
     detailed_status: detailedStatus(pipeline, ctx),
   };
 };
+
+/**
+ * `TestReportSummaryEntity` of `pipeline.test_report_summary` (`Gitlab::Ci::Reports::TestReportSummary` over the
+ * pipeline's latest builds' `Ci::BuildReportResult`s): `total` is `TestSuiteSummary#to_h` of all results (sums of
+ * none are 0, `suite_error` the first one given, none), `test_suites` one `TestSuiteSummaryEntity` per tests name.
+ * No job ever runs here, so no build has report results: all counts 0 and no suite.
+ */
+export const emptyTestReportSummaryEntity = () => ({
+  total: { time: 0, count: 0, success: 0, failed: 0, skipped: 0, error: 0, suite_error: null },
+  test_suites: [],
+});

@@ -27,7 +27,7 @@ import {
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef, type Schema } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
-import { pipelineBasicEntity, pipelineEntity } from './entities.js';
+import { emptyTestReportSummaryEntity, pipelineBasicEntity, pipelineEntity } from './entities.js';
 import { bridgesParams, createParams, jobsParams, latestParams, listParams, pipelineIdParams } from './params.js';
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
@@ -210,6 +210,17 @@ export const pipelineRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       // `authorize! :read_build, pipeline`; `TestReportEntity` of a pipeline without jobs: no suite, all counts 0.
       const found = readablePipelineOfRoute(ctx, deps.app.state);
       return E.isLeft(found) ? found.left : ok({ total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, test_suites: [] });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/test_report_summary',
+    auth: 'optional',
+    params: pipelineIdParams,
+    handler: (ctx) => {
+      // `authorize! :read_build, pipeline`, as the test report.
+      const found = readablePipelineOfRoute(ctx, deps.app.state);
+      return E.isLeft(found) ? found.left : ok(emptyTestReportSummaryEntity());
     },
   }),
   route({
