@@ -98,6 +98,27 @@ export const deploymentSpecs: Record<string, Spec> = {
     when: { type: 'ScheduleReviewAppsDeletion', project_id: 1, before: LATER, limit: 100 },
     error: unauthorized,
   },
+  'the clean-up process deletes the scheduled stopped environments past their date, not the started or not yet due': {
+    given: [
+      ...base,
+      ...review(1, 'review/due', AT),
+      { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 1, auto_delete_at: AT } },
+      ...review(2, 'review/started', AT),
+      { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 2, auto_delete_at: AT } },
+      { type: 'EnvironmentStarted', data: { project_id: 1, id: 2, at: AT } },
+      ...review(3, 'review/later', AT),
+      { type: 'EnvironmentDeletionScheduled', data: { project_id: 1, id: 3, auto_delete_at: '2026-01-09T00:00:00.000Z' } },
+    ],
+    at: LATER,
+    when: { type: 'DeleteAutoDeletableEnvironments' },
+    then: [{ type: 'EnvironmentDeleted', data: { project_id: 1, id: 1 } }],
+  },
+  'only the system runs the clean-up process': {
+    given: base,
+    as: 1,
+    when: { type: 'DeleteAutoDeletableEnvironments' },
+    error: forbidden(),
+  },
   'a first deployment creates its environment': {
     given: base,
     as: 2,
