@@ -1,7 +1,7 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { AccessLevel, canOnGroup, canReadGroup, canReadProject, directMembership, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
+import { AccessLevel, canOnGroup, canReadGroup, directMembership, findGroup, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -70,13 +70,7 @@ const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
 });
 
 export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
-  const detail = (ctx: Ctx, state: State, group: Group) => {
-    const viewer = ctx.principal?.userId ?? null;
-    return groupDetailEntity(group, presentContext(deps, ctx, state), (projectId) => {
-      const project = findProject(state.projects, projectId);
-      return project !== undefined && canReadProject(state, viewer, project);
-    });
-  };
+  const detail = (ctx: Ctx, state: State, group: Group) => groupDetailEntity(group, presentContext(deps, ctx, state));
   return [
     route({
       method: 'GET',
