@@ -19,7 +19,7 @@ import {
   projectsSharedWithGroup,
   linksOfSource,
   forksOf,
-  selfAndDescendants,
+  projectsInGroupTree,
   listProjects,
   notFound,
   projectAccessLevel,
@@ -223,8 +223,8 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
         const candidates = new Map<number, Project>();
-        const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
-        for (const group of groups) for (const project of projectsInNamespace(state.projects, group.id)) candidates.set(project.id, project);
+        const own = ctx.params.include_subgroups ? projectsInGroupTree(state, found.right) : projectsInNamespace(state.projects, found.right.id);
+        for (const project of own) candidates.set(project.id, project);
         if (ctx.params.with_shared) for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
