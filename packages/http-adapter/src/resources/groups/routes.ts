@@ -111,10 +111,7 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (typeof params.membership_lock === 'boolean') command.membership_lock = params.membership_lock;
         if (typeof params.default_branch_protection === 'number') command.default_branch_protection = params.default_branch_protection;
         if (typeof params.share_with_group_lock === 'boolean') command.share_with_group_lock = params.share_with_group_lock;
-        const levels = creationLevels(params);
-        if (levels.project_creation_level !== undefined) command.project_creation_level = levels.project_creation_level;
-        if (levels.subgroup_creation_level !== undefined) command.subgroup_creation_level = levels.subgroup_creation_level;
-        return command;
+        return Object.assign(command, creationLevels(params));
       },
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
     }),
