@@ -71,6 +71,25 @@ const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
 
 export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const detail = (ctx: Ctx, state: State, group: Group) => groupDetailEntity(group, presentContext(deps, ctx, state));
+  /** A list of the groups below a visible group: those the caller sees, whether or not they belong to them (`all_available`). */
+  const groupsBelowRoute = (path: string, below: (state: State, parent: Group) => Group[]) =>
+    route({
+      method: 'GET',
+      path,
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          groupOfRoute(ctx, state),
+          E.map((parent) => {
+            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, below(state, parent));
+            const present = presentContext(deps, ctx);
+            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
+          }),
+        );
+      },
+    });
   return [
     route({
       method: 'GET',
@@ -175,43 +194,8 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       // The platform deletes groups in the background and answers 202 Accepted.
       present: () => withStatus(202, { message: '202 Accepted' }),
     }),
-    route({
-      method: 'GET',
-      path: '/groups/:id/descendant_groups',
-      auth: 'optional',
-      params: listParams,
-      handler: (ctx) => {
-        const state = deps.app.state;
-        return pipe(
-          groupOfRoute(ctx, state),
-          E.map((parent) => {
-            // `include_parent_descendants`: every group below, at any depth, that the caller can see.
-            const descendants = selfAndDescendants(state.groups, parent).slice(1);
-            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, descendants);
-            const present = presentContext(deps, ctx);
-            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
-          }),
-        );
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/groups/:id/subgroups',
-      auth: 'optional',
-      params: listParams,
-      handler: (ctx) => {
-        const state = deps.app.state;
-        return pipe(
-          groupOfRoute(ctx, state),
-          E.map((parent) => {
-            const children = parent.children.map((id) => findGroup(state.groups, id)).filter((group): group is Group => group !== undefined);
-            // Subgroups of a visible group are listed whether or not the caller belongs to them.
-            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, children);
-            const present = presentContext(deps, ctx);
-            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
-          }),
-        );
-      },
-    }),
+    // `include_parent_descendants`: every group below, at any depth, that the caller can see.
+    groupsBelowRoute('/groups/:id/descendant_groups', (state, parent) => selfAndDescendants(state.groups, parent).slice(1)),
+    groupsBelowRoute('/groups/:id/subgroups', (state, parent) => parent.children.map((id) => findGroup(state.groups, id)).filter((group): group is Group => group !== undefined)),
   ];
 };
