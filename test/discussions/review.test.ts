@@ -371,22 +371,6 @@ describe('project snippets at a restricted visibility level (Snippets::BaseServi
   });
 });
 
-describe('my_reaction_emoji (IssuableFinder#by_my_reaction_emoji)', () => {
-  it('keeps everything for None and nothing for Any or a name (no one reacts here), and leaves anonymous callers unfiltered', async () => {
-    const base = `/projects/${project.id}/issues`;
-    const all = (await server.call('GET', base, undefined, dev.token)).body.length;
-    expect(all).toBeGreaterThan(0);
-    expect((await server.call('GET', `${base}?my_reaction_emoji=None`, undefined, dev.token)).body).toHaveLength(all);
-    expect((await server.call('GET', `${base}?my_reaction_emoji=Any`, undefined, dev.token)).body).toEqual([]);
-    expect((await server.call('GET', `${base}?my_reaction_emoji=thumbsup`, undefined, dev.token)).body).toEqual([]);
-    expect((await server.call('GET', `${base}?my_reaction_emoji=thumbsup`, undefined, null)).body.length).toBeGreaterThan(0);
-    const group = (await server.call('POST', '/groups', { name: 'Reacted', path: 'reacted', visibility: 'public' })).body;
-    await server.call('POST', `/groups/${group.id}/epics`, { title: 'E' });
-    expect((await server.call('GET', `/groups/${group.id}/epics?my_reaction_emoji=thumbsup`)).body).toEqual([]);
-    expect((await server.call('GET', `/groups/${group.id}/epics?my_reaction_emoji=none`)).body).toHaveLength(1);
-  });
-});
-
 describe('GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw (SnippetsHelpers#file_content_for)', () => {
   it('answers a file of the snippet at its branch, 404 Reference or File Not Found otherwise', async () => {
     const base = `/projects/${project.id}/snippets`;

@@ -80,6 +80,50 @@ export const geoSpecs: Record<string, Spec> = {
       minimum_reverification_interval: ['must be greater than or equal to 1'],
     }),
   },
+  // A primary's: a secondary's save parses its url (Ruby's `URI`) for the OAuth callback before validating, and ends
+  // in a 500 on what that cannot parse; Forgefold answers the validator's messages for both.
+  'URLs are checked by the shared addressable_url rule (UrlBlocker reasons), so one without a scheme is blocked': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { primary: true, name: HERE, url: 's7.example.com', internal_url: 'https://in valid.example.com' }, current_node_name: HERE },
+    error: validation({ url: ['is blocked: Only allowed schemes are http, https'], internal_url: ['is blocked: URI is invalid'] }),
+  },
+  'a hostname that starts with neither a letter nor a digit is blocked': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { primary: true, name: HERE, url: 'https://-primary.example.com' }, current_node_name: HERE },
+    error: validation({ url: ['is blocked: Hostname or IP address invalid'] }),
+  },
+  'trailing whitespace: the slash goes after it, and the host is then invalid': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { primary: true, name: HERE, url: 'https://primary.example.com ' }, current_node_name: HERE },
+    error: validation({ url: ['is blocked: URI is invalid'] }),
+  },
+  'the validator keeps the URLs stripped (strip_value!), with their slash': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { primary: true, name: HERE, url: ' https://primary.example.com', internal_url: '\thttps://primary.internal/' }, current_node_name: HERE },
+    then: [created(node(1, HERE, HERE, { primary: true, internal_url: 'https://primary.internal/' }))],
+  },
+  'an internal_url equal to the url once stripped is kept as nil': {
+    given: [root, primary],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { name: 'osaka', url: 'https://osaka.example.com/', internal_url: ' https://osaka.example.com' }, current_node_name: HERE },
+    then: [created(node(2, 'osaka', 'https://osaka.example.com/'))],
+  },
+  'a secondary needs a host in its url (its OAuth callback is built from it); its internal_url does not': {
+    given: [root, primary],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { name: 'osaka', url: 'http:///', internal_url: 'http:///' }, current_node_name: HERE },
+    error: validation({ url: ['must be a valid URL'] }),
+  },
+  'a hostless primary url passes addressable_url': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateGeoNode', attributes: { primary: true, name: HERE, url: 'http:///' }, current_node_name: HERE },
+    then: [created(node(1, HERE, 'http:///', { primary: true }))],
+  },
   'a second primary, a disabled primary': {
     given: [root, primary],
     as: 1,

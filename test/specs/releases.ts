@@ -153,6 +153,37 @@ export const releaseSpecs: Record<string, Spec> = {
     when: { type: 'CreateReleaseLink', project_id: 1, tag: 'v1.0', name: 'binary', url: 'https://example.com/app' },
     error: validation({ url: ['has already been taken'], name: ['has already been taken'] }),
   },
+  // `addressable_url: { schemes: %w(http https ftp) }`: the shared URL rule (UrlBlocker's reasons after `is blocked: `).
+  'a link URL without a scheme is blocked, not "must be a valid URL"': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'CreateReleaseLink', project_id: 1, tag: 'v1.0', name: 'docs', url: 'example.com/docs' },
+    error: validation({ url: ['is blocked: Only allowed schemes are http, https, ftp'] }),
+  },
+  'a link URL that does not parse is blocked: URI is invalid': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'CreateReleaseLink', project_id: 1, tag: 'v1.0', name: 'docs', url: 'https://exa mple.com/docs' },
+    error: validation({ url: ['is blocked: URI is invalid'] }),
+  },
+  'a blank link URL gets presence’s message and the validator’s': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, url: ' ' },
+    error: validation({ url: ["can't be blank", 'must be a valid URL'] }),
+  },
+  'a link URL is kept stripped (strip_value!), and ftp is allowed': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'CreateReleaseLink', project_id: 1, tag: 'v1.0', name: 'docs', url: ' ftp://example.com/docs\n' },
+    then: [{ type: 'ReleaseLinkCreated', data: { project_id: 1, release_id: 1, id: 2, name: 'docs', url: 'ftp://example.com/docs', filepath: null, link_type: 'other', created_at: AT } }],
+  },
+  'a blank asset link URL in a new release': {
+    given: base,
+    as: 2,
+    when: create({ links: [{ name: 'x', url: '' }] }),
+    error: { _tag: 'BadRequest', message: "Validation failed: Links url can't be blank, Links url must be a valid URL" },
+  },
   'links of a missing release are "404 Not found"': {
     given: base,
     as: 2,

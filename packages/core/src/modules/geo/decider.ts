@@ -10,6 +10,7 @@ import { authorizeAdmin, type AccessView } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
 import { findUserByNamespace } from '../users/queries.js';
 import { Errors, exceedsLength, MAX_NAME, tooLong } from '../shared/validation.js';
+import { addressableUrlError, parseAddressable } from '../shared/url-blocker.js';
 import type { GeoCommand, GeoNodeAttributes } from './commands.js';
 import type { GeoEvent } from './events.js';
 import { GEO_NODE_DEFAULTS, type GeoNode, type GeoSlice } from './projection.js';
@@ -25,30 +26,31 @@ export const withEndingSlash = (value: string): string => (value.trim() === '' |
 /** `strip_attributes`: surrounding whitespace goes, and a blank value becomes nil. */
 const strip = (value: string): string => value.trim();
 
-/** `AddressableUrlValidator` with its defaults (http and https only); null when valid. */
-const urlProblem = (value: string): string | null => {
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return 'must be a valid URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'is blocked: Only allowed schemes are http, https';
-  return parsed.hostname === '' ? 'must be a valid URL' : null;
-};
+/**
+ * `url=` then `AddressableUrlValidator#strip_value!`, which writes the stripped value back through `url=`: the slash
+ * is added, surrounding whitespace goes, and the slash is added again where stripping took it off the end.
+ */
+const nodeUrl = (value: string): string => withEndingSlash(withEndingSlash(value).trim());
+
+/**
+ * Whether a URL has no host (`http:///`, `http:x`). `addressable_url` passes it, but a secondary's save builds its
+ * OAuth callback URL from the host first (`update_oauth_application!`), which fails without one (a 500 there); it is
+ * refused as "must be a valid URL" instead.
+ */
+const hostless = (value: string): boolean => !parseAddressable(value.trim())?.hostname;
 
 /** Applies the attributes given (absent ones keep their values) as the model's writers do. */
 const assign = (base: Mutable<GeoNode>, attributes: GeoNodeAttributes & { readonly primary?: boolean | null }): Mutable<GeoNode> => {
   const node = { ...base };
   if (attributes.primary !== undefined && attributes.primary !== null) node.primary = attributes.primary;
   if (attributes.enabled !== undefined && attributes.enabled !== null) node.enabled = attributes.enabled;
-  if (attributes.url !== undefined) node.url = withEndingSlash(attributes.url ?? '');
+  if (attributes.url !== undefined) node.url = nodeUrl(attributes.url ?? '');
   if (attributes.name !== undefined) node.name = strip(attributes.name ?? '');
   // The name reader adds the slash when the name is the url without it (names taken from the external URL).
   if (node.name !== '' && withEndingSlash(node.name) === node.url) node.name = node.url;
   if (attributes.internal_url !== undefined) {
-    const internal = attributes.internal_url ?? '';
-    node.internal_url = internal.trim() === '' || withEndingSlash(internal) === node.url ? null : withEndingSlash(internal);
+    const internal = nodeUrl(attributes.internal_url ?? '');
+    node.internal_url = internal === '' || internal === node.url ? null : internal;
   }
   for (const field of ['files_max_capacity', 'repos_max_capacity', 'verification_max_capacity', 'container_repositories_max_capacity', 'minimum_reverification_interval'] as const) {
     const value = attributes[field];
@@ -68,15 +70,13 @@ const validate = (state: GeoView, node: GeoNode, currentNodeName: string): E.Eit
   errors.check(node.name !== '', 'name', "can't be blank");
   errors.check(node.name === '' || !others.some((other) => other.name.toLowerCase() === node.name.toLowerCase()), 'name', 'has already been taken');
   errors.check(!exceedsLength(node.name, MAX_NAME), 'name', tooLong(MAX_NAME));
-  if (node.url.trim() === '') errors.add('url', "can't be blank").add('url', 'must be a valid URL');
-  else {
-    const problem = urlProblem(node.url);
-    if (problem) errors.add('url', problem);
-  }
-  if (node.internal_url !== null) {
-    const problem = urlProblem(node.internal_url);
-    if (problem) errors.add('internal_url', problem);
-  }
+  // `validates :url, presence: true, addressable_url: true` (http and https): a blank url gets both messages.
+  errors.check(node.url.trim() !== '', 'url', "can't be blank");
+  const urlProblem = addressableUrlError(node.url) ?? (node.primary || !hostless(node.url) ? null : 'must be a valid URL');
+  if (urlProblem) errors.add('url', urlProblem);
+  // `validates :internal_url, addressable_url: true, allow_blank: true` (a blank one is kept as nil).
+  const internalProblem = node.internal_url === null ? null : addressableUrlError(node.internal_url);
+  if (internalProblem) errors.add('internal_url', internalProblem);
   if (node.primary) {
     errors.check(!others.some((other) => other.primary), 'primary', 'node already exists');
     errors.check(node.enabled, 'enabled', 'Geo primary node cannot be disabled');

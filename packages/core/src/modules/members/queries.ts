@@ -115,6 +115,15 @@ export function* linksOfInvitedGroup(members: MembersSlice, groupId: number): Ge
   }
 }
 
+/** `group.shared_projects`: the projects shared with a group (the project group links inviting it), in link order. */
+export function* projectsSharedWithGroup(state: { readonly members: MembersSlice; readonly projects: MembershipView['projects'] }, groupId: number): Generator<Project> {
+  for (const link of linksOfInvitedGroup(state.members, groupId)) {
+    if (link.source_type !== 'Project') continue;
+    const project = findProject(state.projects, link.source_id);
+    if (project) yield project;
+  }
+}
+
 export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: number, groupId: number): GroupLink | undefined => {
   const id = tableGet(tableGet(members.linksBySource, sourceKey(type, sourceId)) ?? {}, groupId);
   return id === undefined ? undefined : findLink(members, id);

@@ -9,6 +9,7 @@ import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
 import { changesAnything } from '../shared/validation.js';
+import { addressableUrlError } from '../shared/url-blocker.js';
 import { tagRef } from '../repositories/projection.js';
 import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
 import type { ReleaseEvent, ReleaseLinkData } from './events.js';
@@ -43,23 +44,17 @@ const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
 /** `Releases::Link::FILEPATH_REGEX`. */
 const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z_.-]+$/;
 
-/** `addressable_url` with `schemes: %w(http https ftp)`. */
-const urlProblem = (value: string): string | null => {
-  if (value.trim() === '') return "can't be blank";
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be a valid URL';
-  }
-  return ['http:', 'https:', 'ftp:'].includes(url.protocol) ? null : 'is blocked: Only allowed schemes are http, https, ftp';
-};
+/** `addressable_url: { schemes: %w(http https ftp) }` on a link's `url`. */
+const LINK_URL_SCHEMES = ['http', 'https', 'ftp'] as const;
 
 /** A link's validation errors (`Releases::Link`), against its release's other links. */
 const linkErrors = (link: { name: string; url: string; filepath: string | null; link_type: string }, others: readonly { name: string; url: string; filepath: string | null }[]): Record<string, string[]> => {
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-  const urlIssue = urlProblem(link.url);
+  // `validates :url, presence: true, addressable_url: …, uniqueness: …`, in that order: a blank url gets both of
+  // the first two messages.
+  if (link.url.trim() === '') add('url', "can't be blank");
+  const urlIssue = addressableUrlError(link.url, LINK_URL_SCHEMES);
   if (urlIssue) add('url', urlIssue);
   else if (others.some((other) => other.url === link.url)) add('url', 'has already been taken');
   if ([...link.url].length > 2048) add('url', 'is too long (maximum is 2048 characters)');
@@ -98,7 +93,10 @@ const locate = (state: State, issued: Issued<{ readonly project_id: number }>): 
   return project ? E.right(project) : E.left(notFound('Project'));
 };
 
-const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: input.url, filepath: input.filepath || null, link_type: input.link_type ?? 'other' });
+/** `AddressableUrlValidator#strip_value!`: the url is kept without its surrounding whitespace. */
+const strippedUrl = (url: string): string => url.trim();
+
+const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: strippedUrl(input.url), filepath: input.filepath || null, link_type: input.link_type ?? 'other' });
 
 const decideCreate = (issued: IssuedAs<ReleaseCommand, 'CreateRelease'>, state: State): Decided => {
   const { command, actor, at } = issued;
@@ -207,7 +205,7 @@ const decideUpdateLink = (issued: IssuedAs<ReleaseCommand, 'UpdateReleaseLink'>,
   const { name, url, filepath, link_type } = issued.command;
   const changes = {
     ...(name !== undefined ? { name } : {}),
-    ...(url !== undefined ? { url } : {}),
+    ...(url !== undefined ? { url: strippedUrl(url) } : {}),
     ...(filepath !== undefined ? { filepath: filepath || null } : {}),
     ...(link_type !== undefined ? { link_type } : {}),
   };

@@ -138,5 +138,8 @@ const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]
 /** `MergeRequest.draft?(title)` (`work_in_progress?`). */
 export const isDraftTitle = (title: string): boolean => DRAFT_PREFIX.test(title);
 
+/** Every draft prefix in a row and the spaces after them: `DRAFT_PREFIX` repeated. */
+const DRAFT_PREFIXES = new RegExp(`${DRAFT_PREFIX.source}+\\s*`, DRAFT_PREFIX.flags);
+
 /** `MergeRequest.draftless_title`: the title without its draft prefixes (`DRAFT_REGEX` takes them all and the spaces after). */
-export const draftlessTitle = (title: string): string => title.replace(/^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)+\s*/i, '');
+export const draftlessTitle = (title: string): string => title.replace(DRAFT_PREFIXES, '');

@@ -1,7 +1,7 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { AccessLevel, canOnGroup, canReadGroup, canReadProject, directMembership, findGroup, findProject, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
+import { AccessLevel, canOnGroup, canReadGroup, directMembership, findGroup, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -70,13 +70,26 @@ const afterIdInOrder = (groups: readonly Group[]): KeysetSource<Group> => ({
 });
 
 export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
-  const detail = (ctx: Ctx, state: State, group: Group) => {
-    const viewer = ctx.principal?.userId ?? null;
-    return groupDetailEntity(group, presentContext(deps, ctx, state), (projectId) => {
-      const project = findProject(state.projects, projectId);
-      return project !== undefined && canReadProject(state, viewer, project);
+  const detail = (ctx: Ctx, state: State, group: Group) => groupDetailEntity(group, presentContext(deps, ctx, state));
+  /** A list of the groups below a visible group: those the caller sees, whether or not they belong to them (`all_available`). */
+  const groupsBelowRoute = (path: string, below: (state: State, parent: Group) => Group[]) =>
+    route({
+      method: 'GET',
+      path,
+      auth: 'optional',
+      params: listParams,
+      handler: (ctx) => {
+        const state = deps.app.state;
+        return pipe(
+          groupOfRoute(ctx, state),
+          E.map((parent) => {
+            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, below(state, parent));
+            const present = presentContext(deps, ctx);
+            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
+          }),
+        );
+      },
     });
-  };
   return [
     route({
       method: 'GET',
@@ -117,10 +130,7 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (typeof params.membership_lock === 'boolean') command.membership_lock = params.membership_lock;
         if (typeof params.default_branch_protection === 'number') command.default_branch_protection = params.default_branch_protection;
         if (typeof params.share_with_group_lock === 'boolean') command.share_with_group_lock = params.share_with_group_lock;
-        const levels = creationLevels(params);
-        if (levels.project_creation_level !== undefined) command.project_creation_level = levels.project_creation_level;
-        if (levels.subgroup_creation_level !== undefined) command.subgroup_creation_level = levels.subgroup_creation_level;
-        return command;
+        return Object.assign(command, creationLevels(params));
       },
       present: (done, ctx) => created(detail(ctx, done.state, findGroup(done.state.groups, createdId(done, 'GroupCreated'))!)),
     }),
@@ -184,43 +194,8 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       // The platform deletes groups in the background and answers 202 Accepted.
       present: () => withStatus(202, { message: '202 Accepted' }),
     }),
-    route({
-      method: 'GET',
-      path: '/groups/:id/descendant_groups',
-      auth: 'optional',
-      params: listParams,
-      handler: (ctx) => {
-        const state = deps.app.state;
-        return pipe(
-          groupOfRoute(ctx, state),
-          E.map((parent) => {
-            // `include_parent_descendants`: every group below, at any depth, that the caller can see.
-            const descendants = selfAndDescendants(state.groups, parent).slice(1);
-            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, descendants);
-            const present = presentContext(deps, ctx);
-            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
-          }),
-        );
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/groups/:id/subgroups',
-      auth: 'optional',
-      params: listParams,
-      handler: (ctx) => {
-        const state = deps.app.state;
-        return pipe(
-          groupOfRoute(ctx, state),
-          E.map((parent) => {
-            const children = parent.children.map((id) => findGroup(state.groups, id)).filter((group): group is Group => group !== undefined);
-            // Subgroups of a visible group are listed whether or not the caller belongs to them.
-            const groups = visibleGroups(state, ctx, { ...ctx.params, all_available: true }, children);
-            const present = presentContext(deps, ctx);
-            return paginate(ctx, arraySource(groups), { map: (group) => groupEntity(group, present) });
-          }),
-        );
-      },
-    }),
+    // `include_parent_descendants`: every group below, at any depth, that the caller can see.
+    groupsBelowRoute('/groups/:id/descendant_groups', (state, parent) => selfAndDescendants(state.groups, parent).slice(1)),
+    groupsBelowRoute('/groups/:id/subgroups', (state, parent) => parent.children.map((id) => findGroup(state.groups, id)).filter((group): group is Group => group !== undefined)),
   ];
 };

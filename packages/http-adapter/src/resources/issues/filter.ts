@@ -38,8 +38,10 @@ export interface IssueFilters extends NegatableFilters, TimestampFilters {
 }
 
 /**
- * `by_my_reaction_emoji` for a signed-in caller (anonymous callers are not filtered): `None` keeps what they have not
- * reacted to, `Any` or an emoji's name what they have. No one reacts to anything here, so `None` keeps all, the rest none.
+ * `IssuableFinder#by_my_reaction_emoji`, one rule for the issue, merge request and epic lists: a signed-in caller's
+ * `None` keeps what they have not awarded any emoji to, `Any` what they have awarded one to, any other value (blank
+ * included: the finder tests the param, not its presence) what they have awarded that emoji to; for an anonymous caller
+ * the param is ignored. No one awards emoji here, so for a signed-in caller `None` keeps all and every other value none.
  */
 export const reactionMatches = (filter: string | null | undefined, viewer: number | null): boolean =>
   filter === undefined || filter === null || viewer === null || filter.toLowerCase() === 'none';

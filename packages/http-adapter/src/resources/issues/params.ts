@@ -89,7 +89,10 @@ const filterParams = [
   ...statsFilterParams,
 ] as const;
 
-const afterScope = [optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean), optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
+/** What the lists and the statistics declare after `scope`. */
+const reactionAndConfidential = [optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean)] as const;
+
+const afterScope = [...reactionAndConfidential, optional('page', T.Integer, { default: 1 }), optional('per_page', T.Integer, { default: 20, exceptValues: [0] })] as const;
 
 /** `GET /projects/:id/issues`. */
 export const listParams = schema(...filterParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
@@ -105,17 +108,14 @@ export const userListParams = schema(
   optional('non_archived', T.Boolean, { default: true }),
 );
 
-
-
 /** `GET /projects/:id/issues_statistics` and `GET /groups/:id/issues_statistics`. */
-export const statsParams = schema(...statsFilterParams, optional('scope', T.String, { values: SCOPES }), optional('my_reaction_emoji', T.String), optional('confidential', T.Boolean));
+export const statsParams = schema(...statsFilterParams, optional('scope', T.String, { values: SCOPES }), ...reactionAndConfidential);
 
 /** `GET /issues_statistics`: `scope` declared again, without the hyphenated forms, `created_by_me` by default. */
 export const userStatsParams = schema(
   ...statsFilterParams,
   optional('scope', T.String, { values: ['created_by_me', 'assigned_to_me', 'all'], default: 'created_by_me' }),
-  optional('my_reaction_emoji', T.String),
-  optional('confidential', T.Boolean),
+  ...reactionAndConfidential,
 );
 
 const optionalParams = [

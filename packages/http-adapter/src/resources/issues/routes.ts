@@ -23,8 +23,7 @@ import {
   issuesOf,
   issuesOfUser,
   notFound,
-  projectsInNamespace,
-  selfAndDescendants,
+  projectsInGroupTree,
   unauthorized,
   type DomainError,
   type Issue,
@@ -156,7 +155,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: groupOfRoute,
     rows: (ctx, state, group) =>
       filterIssues(
-        readableIssues(state, viewerId(ctx), selfAndDescendants(state.groups, group).flatMap((each) => [...projectsInNamespace(state.projects, each.id)])),
+        readableIssues(state, viewerId(ctx), projectsInGroupTree(state, group)),
         ctx.params,
         state.users,
         viewerId(ctx),
@@ -199,8 +198,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const state = deps.app.state;
       const group = groupOfRoute(ctx, state);
       if (E.isLeft(group)) return group.left;
-      const projects = selfAndDescendants(state.groups, group.right).flatMap((each) => [...projectsInNamespace(state.projects, each.id)]);
-      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), projects), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), projectsInGroupTree(state, group.right)), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
     },
   }),
   route({

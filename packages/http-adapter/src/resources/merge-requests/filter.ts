@@ -1,10 +1,11 @@
 /**
  * `MergeRequestsFinder` (14.7) over merge requests, for what Forgefold keeps: no milestones, award emoji or label
- * objects, so `milestone=None` and `my_reaction_emoji=None` keep every merge request and any other value none.
+ * objects, so `milestone=None` keeps every merge request and any other value none; `my_reaction_emoji` is the issues'
+ * rule (`reactionMatches`).
  */
 import { isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from '../issues/params.js';
-import { fullSearchMatches, idOf, inTimestampWindow, labelsMatch, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
+import { fullSearchMatches, idOf, inTimestampWindow, labelsMatch, reactionMatches, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
 
 interface NegatableFilters {
   readonly author_id?: number | null | undefined;
@@ -36,7 +37,7 @@ export interface MergeRequestFilters extends NegatableFilters, TimestampFilters 
 
 const given = <A>(value: A | null | undefined): value is A => value !== undefined && value !== null;
 
-/** A filter on something Forgefold never holds (milestones, reactions): blank or `None` keeps all, anything else none. */
+/** A filter on milestones, which Forgefold never holds: blank or `None` keeps all, anything else none. */
 const noneOnly = (value: string): boolean => value === '' || value.toLowerCase() === 'none';
 
 /** `integer_none_any` over a list of user ids: `None` empty, `Any` not empty, an id among them. */
@@ -51,8 +52,7 @@ const matches = (mr: MergeRequest, filters: NegatableFilters, users: UsersSlice)
   // `by_reviewer`: a username matches like an id (`None`/`Any` are the documented values of the id only).
   (!given(filters.reviewer_username) || mr.reviewer_ids.includes(idOf(users, filters.reviewer_username))) &&
   (!given(filters.labels) || labelsMatch(mr, filters.labels)) &&
-  (!given(filters.milestone) || noneOnly(filters.milestone)) &&
-  (!given(filters.my_reaction_emoji) || noneOnly(filters.my_reaction_emoji));
+  (!given(filters.milestone) || noneOnly(filters.milestone));
 
 /** `not[…]`: leaves out what has any of the labels, that author, any of those assignees or reviewers. */
 const excluded = (mr: MergeRequest, not: NegatableFilters, users: UsersSlice): boolean =>
@@ -90,6 +90,7 @@ export const filterMergeRequests = (list: readonly MergeRequest[], params: Merge
       matches(mr, params, users) &&
       (!given(params.not) || !excluded(mr, params.not, users)) &&
       scopeMatches(mr, params.scope, viewer) &&
+      reactionMatches(params.my_reaction_emoji, viewer) &&
       // `by_draft` (`wip`): `yes` the drafts, `no` the others.
       (!given(params.wip) || (params.wip === 'yes') === isDraftTitle(mr.title)) &&
       // `Issuable.full_search`, as for issues.

@@ -27,8 +27,7 @@ import {
   forkNetworkRoot,
   mergeRequestsOf,
   mergeRequestsOfUser,
-  projectsInNamespace,
-  selfAndDescendants,
+  projectsInGroupTree,
   unauthorized,
   type DomainError,
   type MergeRequest,
@@ -190,7 +189,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: groupListParams,
       find: groupOfRoute,
       rows: (ctx, state, group) =>
-        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), selfAndDescendants(state.groups, group).flatMap((each) => [...projectsInNamespace(state.projects, each.id)]))),
+        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), projectsInGroupTree(state, group))),
       present: (mr, view, group, ctx) => listEntity(mr, view, ctx.params, { group }),
     }),
     route({

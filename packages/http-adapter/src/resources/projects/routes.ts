@@ -16,10 +16,10 @@ import {
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
-  linksOfInvitedGroup,
+  projectsSharedWithGroup,
   linksOfSource,
   forksOf,
-  selfAndDescendants,
+  projectsInGroupTree,
   listProjects,
   notFound,
   projectAccessLevel,
@@ -96,15 +96,6 @@ const listed = (ctx: HandlerContext<ParamsOfSchema<typeof listParams>>, state: S
   }
   if (params.sort === 'desc') projects.reverse();
   return projects;
-};
-
-/** `group.shared_projects`: the projects shared with the group (project group links inviting it). */
-const addSharedProjects = (state: State, group: Group, into: Map<number, Project>): void => {
-  for (const link of linksOfInvitedGroup(state.members, group.id)) {
-    if (link.source_type !== 'Project') continue;
-    const project = findProject(state.projects, link.source_id);
-    if (project) into.set(project.id, project);
-  }
 };
 
 /** A namespace (group or personal) by id or full path, when the caller may read it; undefined otherwise. */
@@ -232,9 +223,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
         const candidates = new Map<number, Project>();
-        const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
-        for (const group of groups) for (const project of projectsInNamespace(state.projects, group.id)) candidates.set(project.id, project);
-        if (ctx.params.with_shared) addSharedProjects(state, found.right, candidates);
+        const own = ctx.params.include_subgroups ? projectsInGroupTree(state, found.right) : projectsInNamespace(state.projects, found.right.id);
+        for (const project of own) candidates.set(project.id, project);
+        if (ctx.params.with_shared) for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
     }),
@@ -249,7 +240,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
         const candidates = new Map<number, Project>();
-        addSharedProjects(state, found.right, candidates);
+        for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
     }),
@@ -271,15 +262,7 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           ),
         ),
       command: (_ctx, { group, project }) => ({ type: 'TransferProject', id: project.id, namespace_id: group.id }),
-      present: (done, ctx, { group }) => {
-        const viewer = ctx.principal?.userId ?? null;
-        return created(
-          groupDetailEntity(findGroup(done.state.groups, group.id)!, presentContext(deps, ctx, done.state), (projectId) => {
-            const project = findProject(done.state.projects, projectId);
-            return project !== undefined && canReadProject(done.state, viewer, project);
-          }),
-        );
-      },
+      present: (done, ctx, { group }) => created(groupDetailEntity(findGroup(done.state.groups, group.id)!, presentContext(deps, ctx, done.state))),
     }),
     route({
       method: 'GET',

@@ -1,9 +1,9 @@
 /** Shares: a group or a project shared with a group (`POST /groups/:id/share`, `POST /projects/:id/share`) and their end. */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { canReadProject, findGroup, findProject, forbidden, linkBetween, notFound } from '@forgefold/core';
+import { findGroup, forbidden, linkBetween, notFound } from '@forgefold/core';
 import { checkUnmodifiedSince, created, noContent, type AnyRouteDef } from '../../http/index.js';
-import { findReadableGroup, presentContext, today, viewerId, type ApiDeps } from '../../app/deps.js';
+import { findReadableGroup, presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { mayAdminSource } from '../members/source.js';
 import { commandRoute, groupOfRoute, projectOfRoute } from '../../app/routes.js';
 import { groupDetailEntity } from '../groups/entities.js';
@@ -29,11 +29,7 @@ export const shareRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     command: ({ params }, { shared, invited }) => ({ type: 'ShareGroup', group_id: shared.id, shared_with_group_id: invited.id, group_access: params.group_access, expires_at: params.expires_at ?? null }),
     present: (done, ctx, { shared }) => {
       const view = presentContext(deps, ctx, done.state);
-      const viewer = viewerId(ctx);
-      const detail = groupDetailEntity(findGroup(done.state.groups, shared.id)!, view, (projectId) => {
-        const project = findProject(done.state.projects, projectId);
-        return project !== undefined && canReadProject(done.state, viewer, project);
-      });
+      const detail = groupDetailEntity(findGroup(done.state.groups, shared.id)!, view);
       return created({ ...detail, shared_with_groups: sharedWithGroupsEntity(shared.id, view) });
     },
   }),
