@@ -1,5 +1,5 @@
 /** The platform's Group and GroupDetail entities. */
-import { findProject, groupBranchProtection, isLdapSynced, ldapLinksOf, linksOfInvitedGroup, projectsInNamespace, type Group } from '@forgefold/core';
+import { findProject, groupBranchProtection, groupProjectCandidates, isLdapSynced, ldapLinksOf, linksOfInvitedGroup, type Group } from '@forgefold/core';
 import { ldapGroupLinkEntity } from '../ldap/entities.js';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
@@ -50,15 +50,17 @@ const newestProjects = (ids: number[], ctx: PresentContext): ReturnType<typeof p
   return entities;
 };
 
+/** `visibleProjects`: whether `ctx.viewerId` reads a project (`canReadProject`; the own projects are its candidates). */
 export const groupDetailEntity = (group: Group, ctx: PresentContext, visibleProjects: (projectId: number) => boolean) => {
   // The Group entity extended in place, in the same field order, rather than spread into a new object: the spread
   // of its 27 fields was ~7 KB of allocation per POST /groups (measured with the server's allocation profile).
   const entity: ReturnType<typeof groupEntity> & { new_user_signups_cap?: number | null } = groupEntity(group, ctx);
   if (group.parent_id === null) entity.new_user_signups_cap = group.new_user_signups_cap;
   // GroupProjectsFinder (`only_owned`, then `only_shared`): the visible projects, newest first (ProjectsFinder's
-  // `projects_order_id_desc`), at most GROUP_DETAIL_PROJECTS_LIMIT of each.
+  // `projects_order_id_desc`), at most GROUP_DETAIL_PROJECTS_LIMIT of each. The own projects start from what the
+  // viewer may see (`groupProjectCandidates`), not from every project of the group.
   const ownIds: number[] = [];
-  for (const project of projectsInNamespace(ctx.state.projects, group.id)) if (visibleProjects(project.id)) ownIds.push(project.id);
+  for (const project of groupProjectCandidates(ctx.state, ctx.viewerId, [group])) if (visibleProjects(project.id)) ownIds.push(project.id);
   const sharedIds: number[] = [];
   for (const link of linksOfInvitedGroup(ctx.state.members, group.id)) if (link.source_type === 'Project' && visibleProjects(link.source_id)) sharedIds.push(link.source_id);
   // In GroupDetail's order: `prevent_sharing_groups_outside_hierarchy` only on a top-level group (`group.root?`).

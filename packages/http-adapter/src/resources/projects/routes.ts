@@ -19,6 +19,7 @@ import {
   linksOfInvitedGroup,
   linksOfSource,
   forksOf,
+  groupProjectCandidates,
   selfAndDescendants,
   listProjects,
   notFound,
@@ -37,7 +38,7 @@ import {
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
-import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupDetailEntity, publicGroupDetailsEntity } from '../groups/entities.js';
 import { readsProfile } from '../users/entities.js';
@@ -231,9 +232,12 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const state = deps.app.state;
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
+        // Per group, every project when the caller reads them all through the group, else those it may see by
+        // visibility and those its own memberships open (`groupProjectCandidates`): what the caller can see, not the
+        // size of the group; `listed` then filters them as it would filter every project of the groups.
         const candidates = new Map<number, Project>();
         const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
-        for (const group of groups) for (const project of projectsInNamespace(state.projects, group.id)) candidates.set(project.id, project);
+        for (const project of groupProjectCandidates(state, viewerId(ctx), groups)) candidates.set(project.id, project);
         if (ctx.params.with_shared) addSharedProjects(state, found.right, candidates);
         return groupProjectsPage(ctx, state, candidates);
       },
