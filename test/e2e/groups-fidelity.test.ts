@@ -213,6 +213,42 @@ describe('the projects of a group', () => {
     void nested;
   });
 
+  it('GET /groups/:id/projects and GroupDetail: an outsider of the group sees its public and internal projects and the private ones its own memberships and shares open', async () => {
+    const lab = await createGroup(server, alice, 'Lab', undefined, 'public');
+    const wing = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Wing', path: 'wing', parent_id: lab.id, visibility: 'public' } });
+    const mk = async (name: string, namespaceId: number, visibility: string) => {
+      const created = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name, namespace_id: namespaceId, visibility } });
+      expect(created.status).toBe(201);
+      return created.body.id as number;
+    };
+    const open = await mk('Open', lab.id, 'public');
+    const inside = await mk('Inside', lab.id, 'internal');
+    const joined = await mk('Joined', lab.id, 'private');
+    const viaShare = await mk('ViaShare', lab.id, 'private');
+    const closed = await mk('Closed', lab.id, 'private');
+    const deep = await mk('Deep', wing.body.id, 'private');
+    // Bob: a project membership in Lab, and a member of a group a Lab project (and a Wing one) is shared with.
+    expect((await server.request('POST', `/api/v4/projects/${joined}/members`, { token: alice.token, body: { user_id: bob.id, access_level: 20 } })).status).toBe(201);
+    const club = await createGroup(server, alice, 'Club', undefined, 'private');
+    await addMember(club.id, bob, 10);
+    for (const id of [viaShare, deep]) expect((await server.request('POST', `/api/v4/projects/${id}/share`, { token: alice.token, body: { group_id: club.id, group_access: 20 } })).status).toBe(201);
+    const ids = async (query: string, token: string | null) => {
+      const response = await server.request('GET', `/api/v4/groups/${lab.id}/projects${query}`, { token });
+      expect(response.status).toBe(200);
+      return response.body.map((p: { id: number }) => p.id);
+    };
+    expect(await ids('?order_by=id&sort=asc', null)).toEqual([open]);
+    expect(await ids('?order_by=id&sort=asc', carol.token)).toEqual([open, inside]);
+    expect(await ids('?order_by=id&sort=asc', bob.token)).toEqual([open, inside, joined, viaShare]);
+    expect(await ids('?order_by=id&sort=asc&include_subgroups=true', bob.token)).toEqual([open, inside, joined, viaShare, deep]);
+    expect(await ids('?order_by=id&sort=asc&include_subgroups=true', alice.token)).toEqual([open, inside, joined, viaShare, closed, deep]);
+    expect(await ids('?order_by=id&sort=asc&include_subgroups=true', server.rootToken)).toEqual([open, inside, joined, viaShare, closed, deep]);
+    const detail = async (token: string | null) => (await server.request('GET', `/api/v4/groups/${lab.id}`, { token })).body.projects.map((p: { id: number }) => p.id);
+    expect(await detail(bob.token)).toEqual([viaShare, joined, inside, open]);
+    expect(await detail(null)).toEqual([open]);
+    expect(await detail(alice.token)).toEqual([closed, viaShare, joined, inside, open]);
+  });
+
   it('POST /groups/:id/projects/:project_id: administrators move a project into the group', async () => {
     const target = await createGroup(server, alice, 'Dock');
     const project = await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'Boat' } });

@@ -13,7 +13,7 @@ import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
-import { findProject, projectsInNamespace } from '../projects/queries.js';
+import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
 import { groupAccessLevel, groupOfSource, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
 
@@ -322,6 +322,69 @@ export const groupCandidates = (state: AccessView, userId: number | null, visibl
 export const projectCandidates = (state: AccessView, userId: number | null, visibleToAll: boolean): Project[] => {
   const ids = userId === null ? new Set<number>() : reachableThroughMemberships(state, userId).projects;
   if (visibleToAll) for (const id of idsVisibleToAll(state.projects, seesInternal(state, userId))) ids.add(id);
+  const projects: Project[] = [];
+  for (const id of ascending(ids)) {
+    const project = findProject(state.projects, id);
+    if (project) projects.push(project);
+  }
+  return projects;
+};
+
+/**
+ * Whether a user reads every project of a group through the group itself: an administrator, or anyone with access
+ * to the group (their own memberships in it or above it, the shares into it or above it: `groupAccessLevel`), which
+ * `projectAccessLevel` grants on each of its projects.
+ */
+export const readsEveryProjectOf = (state: AccessView, userId: number | null, group: Group): boolean =>
+  userId !== null && (isAdmin(state, userId) || groupAccessLevel(state, group, userId) > 0);
+
+/**
+ * The projects a user's own project memberships and the project shares with the groups they are a direct member of
+ * open, by the group namespace they sit in (namespace id → project ids): what `projectAccessLevel` grants on a group
+ * project besides the access to its group. Found from the user's membership index, so the cost is that of their
+ * memberships and of their groups' project shares.
+ */
+const projectsReachedByNamespace = (state: AccessView, userId: number): Map<number, number[]> => {
+  const byNamespace = new Map<number, number[]>();
+  const add = (projectId: number): void => {
+    const project = findProject(state.projects, projectId);
+    if (!project || project.namespace_kind !== 'group') return;
+    const ids = byNamespace.get(project.namespace_id);
+    if (ids) ids.push(project.id);
+    else byNamespace.set(project.namespace_id, [project.id]);
+  };
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.source_type === 'Project') {
+      add(member.source_id);
+      continue;
+    }
+    for (const link of linksOfInvitedGroup(state.members, member.source_id)) if (link.source_type === 'Project') add(link.source_id);
+  }
+  return byNamespace;
+};
+
+/**
+ * Projects of some groups (each group's own, not its subgroups') that may pass `canReadProject` for a user (null:
+ * anonymous), in id order: every project of a group whose projects the user reads all (`readsEveryProjectOf`);
+ * otherwise the group's public projects, its internal ones when the user `seesInternal`, and those the user's
+ * project memberships and their groups' project shares open. A superset of the readable ones: callers filter them
+ * exactly as they would filter every project of the groups, and the list costs what the caller can see (and their
+ * memberships), not the size of the groups (`GET /groups/:id/projects`, GroupDetail's `projects`).
+ */
+export const groupProjectCandidates = (state: AccessView, userId: number | null, groups: Iterable<Group>): Project[] => {
+  const ids = new Set<number>();
+  const internal = seesInternal(state, userId);
+  let reached: Map<number, number[]> | undefined;
+  for (const group of groups) {
+    if (readsEveryProjectOf(state, userId, group)) {
+      for (const project of projectsInNamespace(state.projects, group.id)) ids.add(project.id);
+      continue;
+    }
+    for (const id of idsVisibleInNamespace(state.projects, group.id, internal)) ids.add(id);
+    if (userId === null) continue;
+    reached ??= projectsReachedByNamespace(state, userId);
+    for (const id of reached.get(group.id) ?? []) ids.add(id);
+  }
   const projects: Project[] = [];
   for (const id of ascending(ids)) {
     const project = findProject(state.projects, id);

@@ -1,5 +1,5 @@
 /** The projects module's evolve, and the group renames it follows to keep full paths current. */
-import { emptyTable, tableDelete, tableEntries, tableGet, tableKeys, tableSet, tableSetIn, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableEntries, tableGet, tableIndexUnder, tableKeys, tableSet, tableSetIn, tableValues } from '../../kernel/table.js';
 import type { Draft } from 'immer';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
@@ -8,7 +8,7 @@ import { findGroup } from '../groups/queries.js';
 import type { Group, GroupsSlice } from '../groups/projection.js';
 import type { UserEvent } from '../users/events.js';
 import type { UsersSlice } from '../users/projection.js';
-import { placeByVisibility } from '../shared/access.js';
+import { placeByVisibility, type Visibility } from '../shared/access.js';
 import type { ProjectEvent } from './events.js';
 import type { Project, ProjectsSlice } from './projection.js';
 
@@ -23,6 +23,16 @@ const namespaceNames = (state: ProjectsDraft, kind: 'group' | 'user', namespaceI
   const owner = ownerId === undefined ? undefined : tableGet(state.users.byId, ownerId);
   if (owner) return { path: owner.username, name: owner.name };
   return { path: '', name: '' };
+};
+
+/**
+ * Lists a project in (or takes it off) its namespace's set for its visibility (`publicByNamespace`,
+ * `internalByNamespace`; a private project is in neither). Called wherever `placeByVisibility` moves it, and on a
+ * transfer.
+ */
+const placeInNamespace = (projects: ProjectsDraft['projects'], id: number, namespaceId: number, visibility: Visibility, listed: boolean): void => {
+  if (visibility === 'public') tableIndexUnder(projects.publicByNamespace, [namespaceId], id, 1, listed);
+  if (visibility === 'internal') tableIndexUnder(projects.internalByNamespace, [namespaceId], id, 1, listed);
 };
 
 export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
@@ -52,6 +62,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       }
       tableSet(inNamespace, data.id, data.id);
       placeByVisibility(projects, data.id, null, data.visibility);
+      placeInNamespace(projects, data.id, data.namespace_id, data.visibility, true);
       projects.count += 1;
       advance(state, 'project', data.id);
       return;
@@ -60,7 +71,11 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       const project = tableGet(projects.byId, event.data.id);
       if (!project) return;
       const before = project.path_with_namespace;
-      if (event.data.visibility !== undefined) placeByVisibility(projects, project.id, project.visibility, event.data.visibility);
+      if (event.data.visibility !== undefined && event.data.visibility !== project.visibility) {
+        placeByVisibility(projects, project.id, project.visibility, event.data.visibility);
+        placeInNamespace(projects, project.id, project.namespace_id, project.visibility, false);
+        placeInNamespace(projects, project.id, project.namespace_id, event.data.visibility, true);
+      }
       Object.assign(project, event.data);
       project.last_activity_at = event.data.updated_at;
       const namespacePath = before.slice(0, before.lastIndexOf('/'));
@@ -84,6 +99,8 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
         to = tableGet(projects.byNamespace, event.data.namespace_id)!;
       }
       tableSet(to, project.id, project.id);
+      placeInNamespace(projects, project.id, project.namespace_id, project.visibility, false);
+      placeInNamespace(projects, project.id, event.data.namespace_id, project.visibility, true);
       const namespace = namespaceNames(state, event.data.namespace_kind, event.data.namespace_id);
       tableDelete(projects.byFullPath, project.path_with_namespace.toLowerCase());
       project.namespace_id = event.data.namespace_id;
@@ -103,6 +120,7 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
       const inNamespace = tableGet(projects.byNamespace, project.namespace_id);
       if (inNamespace) tableDelete(inNamespace, project.id);
       placeByVisibility(projects, project.id, project.visibility, null);
+      placeInNamespace(projects, project.id, project.namespace_id, project.visibility, false);
       projects.count -= 1;
       // The fork network loses the project: its source counts one fork less, its forks are forks of nothing.
       const source = project.forked_from_id === null ? undefined : tableGet(projects.byId, project.forked_from_id);

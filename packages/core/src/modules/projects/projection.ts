@@ -45,6 +45,13 @@ export interface ProjectsSlice {
   /** Ids of the public and of the internal projects (id → 1), kept by evolve (see GroupsSlice.publicIds). */
   readonly publicIds: Table<1>;
   readonly internalIds: Table<1>;
+  /**
+   * Namespace id → id → 1: the ids of each namespace's public and of its internal projects, kept by evolve with
+   * `publicIds`/`internalIds` (creation, visibility change, transfer, deletion), so that a group's project list
+   * starts from what the caller may see by visibility instead of every project of the group.
+   */
+  readonly publicByNamespace: Table<Table<1>>;
+  readonly internalByNamespace: Table<Table<1>>;
   /** Source project id → fork id → fork id: the direct forks of each project (`GET /projects/:id/forks`). */
   readonly forksOf: Table<Table<number>>;
   /**
@@ -65,4 +72,4 @@ export interface Star {
   readonly at: string;
 }
 
-export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable(), forksOf: emptyTable(), starrers: emptyTable(), starred: emptyTable(), starSerial: 0 });
+export const initialProjects = (): ProjectsSlice => ({ byId: emptyTable(), byFullPath: emptyTable(), byNamespace: emptyTable(), count: 0, publicIds: emptyTable(), internalIds: emptyTable(), publicByNamespace: emptyTable(), internalByNamespace: emptyTable(), forksOf: emptyTable(), starrers: emptyTable(), starred: emptyTable(), starSerial: 0 });

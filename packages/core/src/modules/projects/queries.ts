@@ -1,4 +1,4 @@
-import { tableEntries, tableGet, tableValues, tableKeys } from '../../kernel/table.js';
+import { tableEntries, tableGet, tableIds, tableValues, tableKeys } from '../../kernel/table.js';
 import type { Group, GroupsSlice } from '../groups/projection.js';
 import { selfAndDescendants } from '../groups/queries.js';
 import type { Project, ProjectsSlice, Star } from './projection.js';
@@ -28,6 +28,17 @@ export function* projectsInNamespace(projects: ProjectsSlice, namespaceId: numbe
 /** The projects of a group and of every group below it (`include_subgroups`), group by group from the top. */
 export function* projectsInGroupTree(state: { readonly groups: GroupsSlice; readonly projects: ProjectsSlice }, group: Group): Generator<Project> {
   for (const each of selfAndDescendants(state.groups, group)) yield* projectsInNamespace(state.projects, each.id);
+}
+
+/**
+ * Ids of the projects of a namespace that every caller sees by visibility alone: its public ones, and for a caller
+ * who sees internal projects its internal ones too (ascending within each set; the per-namespace index kept by evolve).
+ */
+export function* idsVisibleInNamespace(projects: ProjectsSlice, namespaceId: number, withInternal: boolean): Generator<number> {
+  const publicIds = tableGet(projects.publicByNamespace, namespaceId);
+  if (publicIds) yield* tableIds(publicIds);
+  const internalIds = withInternal ? tableGet(projects.internalByNamespace, namespaceId) : undefined;
+  if (internalIds) yield* tableIds(internalIds);
 }
 
 /** The direct forks of a project, in id order (the forks index: no scan of every project). */

@@ -1,5 +1,5 @@
 /** The platform's Group and GroupDetail entities. */
-import { canReadProject, groupBranchProtection, isLdapSynced, ldapLinksOf, projectsInNamespace, projectsSharedWithGroup, type Group, type Project } from '@forgefold/core';
+import { canReadProject, groupBranchProtection, groupProjectCandidates, isLdapSynced, ldapLinksOf, projectsSharedWithGroup, type Group, type Project } from '@forgefold/core';
 import { ldapGroupLinkEntity } from '../ldap/entities.js';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
@@ -60,8 +60,9 @@ export const groupDetailEntity = (group: Group, ctx: PresentContext) => {
     { shared_with_groups: sharedWithGroupsEntity(group.id, ctx) },
     group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {},
     {
-      // GroupProjectsFinder (`only_owned`, then `only_shared`), at most GROUP_DETAIL_PROJECTS_LIMIT of each.
-      projects: newestProjects(projectsInNamespace(ctx.state.projects, group.id), ctx),
+      // GroupProjectsFinder (`only_owned`, then `only_shared`), at most GROUP_DETAIL_PROJECTS_LIMIT of each. The own
+      // projects start from what the viewer may see (`groupProjectCandidates`), not from every project of the group.
+      projects: newestProjects(groupProjectCandidates(ctx.state, ctx.viewerId, [group]), ctx),
       shared_projects: newestProjects(projectsSharedWithGroup(ctx.state, group.id), ctx),
       // EE GroupDetail
       membership_lock: group.membership_lock,

@@ -19,7 +19,8 @@ import {
   projectsSharedWithGroup,
   linksOfSource,
   forksOf,
-  projectsInGroupTree,
+  groupProjectCandidates,
+  selfAndDescendants,
   listProjects,
   notFound,
   projectAccessLevel,
@@ -37,7 +38,7 @@ import {
 } from '@forgefold/core';
 import { isValidNewRefName } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, sortedArrayKeysetSource, withStatus, type HandlerContext, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
-import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { createdId, findReadableProject, findUserOr404, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute, nothing, projectOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupDetailEntity, publicGroupDetailsEntity } from '../groups/entities.js';
 import { readsProfile } from '../users/entities.js';
@@ -222,9 +223,12 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const state = deps.app.state;
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
+        // Per group, every project when the caller reads them all through the group, else those it may see by
+        // visibility and those its own memberships open (`groupProjectCandidates`): what the caller can see, not the
+        // size of the group; `listed` then filters them as it would filter every project of the groups.
         const candidates = new Map<number, Project>();
-        const own = ctx.params.include_subgroups ? projectsInGroupTree(state, found.right) : projectsInNamespace(state.projects, found.right.id);
-        for (const project of own) candidates.set(project.id, project);
+        const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
+        for (const project of groupProjectCandidates(state, viewerId(ctx), groups)) candidates.set(project.id, project);
         if (ctx.params.with_shared) for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
