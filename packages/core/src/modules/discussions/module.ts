@@ -8,7 +8,7 @@ import { initialDiscussions, type DiscussionsSlice, type DiscussionsView } from 
 
 export const discussionsModule = defineModule<'discussions', { readonly discussions: DiscussionsSlice }, DiscussionsView, DiscussionsDraft, DiscussionCommand, typeof discussionEvents, DiscussionsFollowed>({
   name: 'discussions',
-  version: 4,
+  version: 5,
   initial: () => ({ discussions: initialDiscussions() }),
   events: discussionEvents,
   commands: ['StartDiscussion', 'AddNote', 'EditNote', 'ResolveNote', 'ResolveDiscussion', 'DeleteNote'],

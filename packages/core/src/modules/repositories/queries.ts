@@ -132,14 +132,17 @@ export const openMergeRequestsFrom = (repositories: RepositoriesSlice, projectId
 
 export const currentVersion = (mergeRequest: MergeRequest): MergeRequest['versions'][number] | undefined => mergeRequest.versions[mergeRequest.versions.length - 1];
 
-/** `MergeRequest::DRAFT_REGEX` (with the WIP forms 14.x still reads): a draft title's prefix. */
-const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s|\[wip\]|wip:|wip\s)/i;
+/**
+ * `MergeRequest::DRAFT_REGEX` of 14.x: `\A*#{Regexp.union(Gitlab::Regex.merge_request_wip, merge_request_draft)}+\s*`,
+ * case-insensitive.
+ * Its `\A*` anchors nothing, so `[WIP]` and `WIP:` count anywhere in the title; the draft forms only at its start
+ * (`merge_request_draft` has its own `\A`); a bare `WIP` or `Draft` only as the whole title. No leading spaces, and no
+ * `Draft ` or `WIP ` without their colon (older versions' forms).
+ */
+const DRAFT_REGEX = /(?:\[wip\]\s*|wip:\s*|^wip$|^(?:\[draft\]|\(draft\)|draft:|draft\s-\s|draft$))+\s*/i;
 
-/** `MergeRequest.draft?(title)` (`work_in_progress?`). */
-export const isDraftTitle = (title: string): boolean => DRAFT_PREFIX.test(title);
+/** `MergeRequest.draft?(title)` (`work_in_progress?`: `title =~ DRAFT_REGEX`). */
+export const isDraftTitle = (title: string): boolean => DRAFT_REGEX.test(title);
 
-/** Every draft prefix in a row and the spaces after them: `DRAFT_PREFIX` repeated. */
-const DRAFT_PREFIXES = new RegExp(`${DRAFT_PREFIX.source}+\\s*`, DRAFT_PREFIX.flags);
-
-/** `MergeRequest.draftless_title`: the title without its draft prefixes (`DRAFT_REGEX` takes them all and the spaces after). */
-export const draftlessTitle = (title: string): string => title.replace(DRAFT_PREFIXES, '');
+/** `MergeRequest.draftless_title` (`wipless_title`): the title without the first run `DRAFT_REGEX` matches (`sub`). */
+export const draftlessTitle = (title: string): string => title.replace(DRAFT_REGEX, '');
