@@ -117,7 +117,7 @@ describe('the group lists of issues and merge requests', () => {
 
       const groupIssues = await list(`/groups/${lab.id}/issues?per_page=100&state=all`, caller.token);
       expect(groupIssues.status).toBe(200);
-      expect(groupIssues.body).toEqual(newestFirst(issues));
+      expect({ caller: caller.name, issues: groupIssues.body }).toEqual({ caller: caller.name, issues: newestFirst(issues) });
       expect(groupIssues.body.length).toBeGreaterThan(0);
       // Another order, and a page of it.
       const byUpdate = await list(`/groups/${lab.id}/issues?per_page=100&state=all&order_by=updated_at&sort=asc`, caller.token);
@@ -128,12 +128,12 @@ describe('the group lists of issues and merge requests', () => {
       const statistics = await server.call('GET', `/groups/${lab.id}/issues_statistics`, undefined, caller.token);
       expect(statistics.status).toBe(200);
       const opened = issues.filter((row) => row.state === 'opened').length;
-      expect(statistics.body).toEqual({ statistics: { counts: { all: issues.length, closed: issues.length - opened, opened } } });
+      expect({ caller: caller.name, ...statistics.body }).toEqual({ caller: caller.name, statistics: { counts: { all: issues.length, closed: issues.length - opened, opened } } });
 
       const groupMergeRequests = await list(`/groups/${lab.id}/merge_requests?per_page=100&state=all`, caller.token);
       expect(groupMergeRequests.status).toBe(200);
       // The references are relative to the group here, to the project in the per-project list.
-      expect(withoutReferences(groupMergeRequests.body)).toEqual(withoutReferences(newestFirst(mergeRequests)));
+      expect({ caller: caller.name, mergeRequests: withoutReferences(groupMergeRequests.body) }).toEqual({ caller: caller.name, mergeRequests: withoutReferences(newestFirst(mergeRequests)) });
       expect(groupMergeRequests.body.length).toBeGreaterThan(0);
     }
     // A project outside the tree is in none of them.
