@@ -10,10 +10,12 @@ import {
   findGroupByIdOrPath,
   findProjectByIdOrPath,
   findUser,
+  groupProjectCandidates,
   isAdmin,
   listProjects,
   notFound,
   projectCandidates,
+  selfAndDescendants,
   unauthorized,
   type Application,
   type Clock,
@@ -90,6 +92,15 @@ export const listableProjects = (ctx: Ctx, state: State, visibleToAll: boolean):
   if (principal !== null && (principal.isAdmin || isAdmin(state, principal.userId))) return listProjects(state.projects);
   return projectCandidates(state, principal?.userId ?? null, visibleToAll);
 };
+
+/**
+ * The projects a group list of issues or merge requests starts from (the group's and every subgroup's, as the finders'
+ * `include_subgroups: true`): per group, every project when the caller reads them all through the group, else those
+ * it may see by visibility and those its own memberships open (`groupProjectCandidates`), in id order. A superset of
+ * the readable ones, which the lists filter as they would filter every project of the subtree; what the caller can
+ * see, not the size of the subtree (issue 16, "Scale of reads").
+ */
+export const groupTreeProjects = (ctx: Ctx, state: State, group: Group): Project[] => groupProjectCandidates(state, viewerId(ctx), selfAndDescendants(state.groups, group));
 
 /**
  * The index a user list's scope reads (`GET /issues`, `GET /merge_requests`): `created_by_me` (their default) the

@@ -1,6 +1,4 @@
 import { tableEntries, tableGet, tableIds, tableValues, tableKeys } from '../../kernel/table.js';
-import type { Group, GroupsSlice } from '../groups/projection.js';
-import { selfAndDescendants } from '../groups/queries.js';
 import type { Project, ProjectsSlice, Star } from './projection.js';
 
 export const findProject = (projects: ProjectsSlice, id: number): Project | undefined => tableGet(projects.byId, id);
@@ -23,11 +21,6 @@ export function* projectsInNamespace(projects: ProjectsSlice, namespaceId: numbe
     const project = findProject(projects, Number(id));
     if (project) yield project;
   }
-}
-
-/** The projects of a group and of every group below it (`include_subgroups`), group by group from the top. */
-export function* projectsInGroupTree(state: { readonly groups: GroupsSlice; readonly projects: ProjectsSlice }, group: Group): Generator<Project> {
-  for (const each of selfAndDescendants(state.groups, group)) yield* projectsInNamespace(state.projects, each.id);
 }
 
 /**

@@ -23,7 +23,6 @@ import {
   issuesOf,
   issuesOfUser,
   notFound,
-  projectsInGroupTree,
   unauthorized,
   type DomainError,
   type Issue,
@@ -32,7 +31,7 @@ import {
 } from '@forgefold/core';
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { execute, findReadableProject, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { execute, findReadableProject, groupTreeProjects, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, statsParams, unlinkParams, updateParams, userListParams, userStatsParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, NO_TIME_STATS, relatedIssueEntity } from './entities.js';
@@ -147,7 +146,9 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       filterIssues(userIssues(ctx, state), ctx.params, state.users, viewerId(ctx), today(deps)),
     present: (issue, view) => presentAnywhere(issue, view),
   }),
-  // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`).
+  // `GET /groups/:id/issues`: the group's and its subgroups' projects (`include_subgroups: true`), from what the caller
+  // may see (`groupTreeProjects`); the rows are sorted by values that end on the issue id, so the projects' order is not
+  // seen.
   listRoute(deps, {
     path: '/groups/:id/issues',
     auth: 'optional',
@@ -155,7 +156,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: groupOfRoute,
     rows: (ctx, state, group) =>
       filterIssues(
-        readableIssues(state, viewerId(ctx), projectsInGroupTree(state, group)),
+        readableIssues(state, viewerId(ctx), groupTreeProjects(ctx, state, group)),
         ctx.params,
         state.users,
         viewerId(ctx),
@@ -198,7 +199,7 @@ export const issueRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const state = deps.app.state;
       const group = groupOfRoute(ctx, state);
       if (E.isLeft(group)) return group.left;
-      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), projectsInGroupTree(state, group.right)), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
+      return ok(statistics(filterIssues(readableIssues(state, viewerId(ctx), groupTreeProjects(ctx, state, group.right)), { ...ctx.params, state: 'all' }, state.users, viewerId(ctx), today(deps))));
     },
   }),
   route({

@@ -27,7 +27,6 @@ import {
   forkNetworkRoot,
   mergeRequestsOf,
   mergeRequestsOfUser,
-  projectsInGroupTree,
   unauthorized,
   type DomainError,
   type MergeRequest,
@@ -37,7 +36,7 @@ import {
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
-import { diffLimits, execute, listableProjects, ownScope, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, execute, groupTreeProjects, listableProjects, ownScope, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
@@ -182,14 +181,16 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       rows: (ctx, state) => filtered(ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
       present: (mr, view, _found, ctx) => listEntity(mr, view, ctx.params, null),
     }),
-    // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`).
+    // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`), from what
+    // the caller may see (`groupTreeProjects`); the rows are sorted by a timestamp, ties by id, so the projects' order
+    // is not seen.
     listRoute(deps, {
       path: '/groups/:id/merge_requests',
       auth: 'optional',
       params: groupListParams,
       find: groupOfRoute,
       rows: (ctx, state, group) =>
-        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), projectsInGroupTree(state, group))),
+        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), groupTreeProjects(ctx, state, group))),
       present: (mr, view, group, ctx) => listEntity(mr, view, ctx.params, { group }),
     }),
     route({
