@@ -25,7 +25,7 @@ import {
   type State,
 } from '@forgefold/core';
 import { makeApp, system, userCommand } from './fixtures.js';
-import { applySteps, groupProjectStep, groupStep, memberStep, shareProjectStep, step, USERS } from './random-access.js';
+import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
 const ADMIN = 6;
@@ -34,18 +34,7 @@ const EXTERNAL_OUTSIDER = 8;
 /** Anonymous, the users of the steps (user 5 is external), the administrator, the outsiders, an unknown id. */
 const CALLERS = [null, ...USERS, ADMIN, OUTSIDER, EXTERNAL_OUTSIDER, 99];
 
-/**
- * A few groups and group projects first (`step` alone makes about one group per sequence), then the steps with more
- * group projects, memberships and project shares than `step` draws alone: what opens a private project of a group to
- * a caller without access to the group.
- */
-const sequences = fc
-  .tuple(
-    fc.array(groupStep, { minLength: 2, maxLength: 6 }),
-    fc.array(groupProjectStep, { minLength: 2, maxLength: 8 }),
-    fc.array(fc.oneof({ arbitrary: step, weight: 3 }, { arbitrary: groupProjectStep, weight: 1 }, { arbitrary: memberStep, weight: 2 }, { arbitrary: shareProjectStep, weight: 2 }), { minLength: 10, maxLength: 40 }),
-  )
-  .map(([groups, projects, rest]) => [...groups, ...projects, ...rest]);
+const sequences = accessSequences();
 
 const ids = (items: Iterable<{ id: number }>): number[] => [...items].map((item) => item.id);
 

@@ -19,13 +19,15 @@ export const groupProjectStep = fc.record({ kind: fc.constant('project' as const
 export const memberStep = fc.record({ kind: fc.constant('member' as const), user: fc.constantFrom(...USERS), target: fc.nat(9), level: fc.constantFrom(...LEVELS), project: fc.boolean() });
 /** A project shared with a group. */
 export const shareProjectStep = fc.record({ kind: fc.constant('shareProject' as const), project: fc.nat(9), invited: fc.nat(9), level: fc.constantFrom(10, 20, 30, 40) });
+/** A group shared with another group. */
+export const shareGroupStep = fc.record({ kind: fc.constant('shareGroup' as const), shared: fc.nat(9), invited: fc.nat(9), level: fc.constantFrom(...LEVELS) });
 
 export const step = fc.oneof(
   groupStep,
   fc.record({ kind: fc.constant('project' as const), group: fc.nat(9), visibility: fc.constantFrom(...VISIBILITIES), personal: fc.constantFrom(...USERS, 0) }),
   memberStep,
   fc.record({ kind: fc.constant('unmember' as const), user: fc.constantFrom(...USERS), target: fc.nat(9), project: fc.boolean() }),
-  fc.record({ kind: fc.constant('shareGroup' as const), shared: fc.nat(9), invited: fc.nat(9), level: fc.constantFrom(...LEVELS) }),
+  shareGroupStep,
   shareProjectStep,
   fc.record({ kind: fc.constant('visibility' as const), target: fc.nat(9), project: fc.boolean(), visibility: fc.constantFrom(...VISIBILITIES) }),
   fc.record({ kind: fc.constant('transferGroup' as const), group: fc.nat(9), parent: fc.nat(9) }),
@@ -37,6 +39,29 @@ export const step = fc.oneof(
 );
 
 export type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
+
+/**
+ * The sequences the property tests draw: 2–6 groups and 2–8 group projects first (`step` alone makes about one group
+ * per sequence and puts five in six projects into personal namespaces, so shares and group memberships would rarely
+ * matter), then the steps with more group projects, memberships and project and group shares than `step` draws alone.
+ */
+export const accessSequences = (maxSteps = 40): fc.Arbitrary<Step[]> =>
+  fc
+    .tuple(
+      fc.array(groupStep, { minLength: 2, maxLength: 6 }),
+      fc.array(groupProjectStep, { minLength: 2, maxLength: 8 }),
+      fc.array(
+        fc.oneof(
+          { arbitrary: step, weight: 3 },
+          { arbitrary: groupProjectStep, weight: 1 },
+          { arbitrary: memberStep, weight: 2 },
+          { arbitrary: shareProjectStep, weight: 2 },
+          { arbitrary: shareGroupStep, weight: 1 },
+        ),
+        { minLength: 10, maxLength: maxSteps },
+      ),
+    )
+    .map(([groups, projects, rest]): Step[] => [...groups, ...projects, ...rest]);
 
 /** Runs the steps as the system (a refused command is passed over: the sequences are random). */
 export const applySteps = async (app: Application<ForgefoldCommand, State>, steps: readonly Step[]): Promise<void> => {

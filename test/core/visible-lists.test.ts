@@ -3,7 +3,8 @@
  * from the user's memberships and the public/internal id sets kept by evolve, instead of every group and project.
  * Over random command sequences (hierarchies, memberships, shares, visibility changes, transfers, deletions, blocked
  * users, share locks), the candidates filtered as the routes filter them equal every group/project filtered the same way, and the
- * id sets equal a scan, live and after a replay of the log.
+ * id sets equal a scan, live and after a replay of the log. The sequences start with a few groups and group projects
+ * and draw more memberships and shares (`accessSequences`), so the shares the candidates must follow occur.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -25,7 +26,7 @@ import {
   type State,
 } from '@forgefold/core';
 import { makeApp, system, userCommand } from './fixtures.js';
-import { applySteps, step, USERS } from './random-access.js';
+import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** What `GET /groups` keeps of a candidate for a non-administrator (see resources/groups/routes.ts). */
 const listsGroup = (state: State, userId: number | null, allAvailable: boolean, group: Group): boolean =>
@@ -58,7 +59,7 @@ const indexedSets = (state: State) => ({
 describe('the lists of a non-administrator', () => {
   it('equal a filter over every group and project, whatever happened before', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 50 }), async (steps) => {
+      fc.asyncProperty(accessSequences(), async (steps) => {
         const { app, store } = await makeApp();
         for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
         await applySteps(app, steps);

@@ -99,7 +99,8 @@ describe('application settings: model validations the platform has', () => {
   it('external_authorization_service_url is checked only while the service is enabled', async () => {
     expect(await putForm('external_authorization_service_url=not a url')).toMatchObject({ status: 200, body: { external_authorization_service_url: 'not a url' } });
     await refused('external_authorization_service_enabled=true&external_authorization_service_default_label=L', {
-      message: { external_authorization_service_url: ['must be a valid URL'] },
+      // addressable_url: a value without a scheme goes to UrlBlocker, whose reason follows "is blocked: ".
+      message: { external_authorization_service_url: ['is blocked: Only allowed schemes are http, https'] },
     });
     await putForm('external_authorization_service_url=');
   });

@@ -54,6 +54,43 @@ export const settingSpecs: Record<string, Spec> = {
   'mirror capacity threshold within capacity': invalid({ mirror_capacity_threshold: 200 }, { mirror_capacity_threshold: ["Project's mirror capacity threshold can't be higher than it's maximum capacity"] }),
   'URLs with http or https': invalid({ home_page_url: 'javascript:alert(1)' }, { home_page_url: ['is blocked: Only allowed schemes are http, https'] }),
   'a spam check endpoint over grpc or tls': invalid({ spam_check_endpoint_enabled: true, spam_check_endpoint_url: 'https://x', spam_check_api_key: 'k' }, { spam_check_endpoint_url: ['is blocked: Only allowed schemes are tls, grpc'] }),
+  // `addressable_url` (14.7's ApplicationSetting): the shared rule, so UrlBlocker's reasons follow "is blocked: ".
+  'a URL setting without a scheme is blocked, not "must be a valid URL"': invalid({ home_page_url: 'example.com' }, { home_page_url: ['is blocked: Only allowed schemes are http, https'] }),
+  'a URL setting that does not parse is blocked: URI is invalid': invalid({ after_sign_out_path: 'http://exa mple.com/' }, { after_sign_out_path: ['is blocked: URI is invalid'] }),
+  'a URL setting whose host starts with neither a letter nor a digit is blocked': invalid({ help_page_support_url: 'http://-help.example.com' }, { help_page_support_url: ['is blocked: Hostname or IP address invalid'] }),
+  'the pipeline validation service URL follows the same rule': invalid({ external_pipeline_validation_service_url: 'validate.example.com' }, { external_pipeline_validation_service_url: ['is blocked: Only allowed schemes are http, https'] }),
+  'a URL setting is kept stripped': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { help_page_documentation_base_url: '  https://docs.example.com  ', external_authorization_service_url: ' https://auth.example.com ' } },
+    // The authorization service URL is checked (and stripped) only while the service is enabled.
+    then: [
+      changed([
+        { field: 'external_authorization_service_url', old: null, new: ' https://auth.example.com ' },
+        { field: 'help_page_documentation_base_url', old: null, new: 'https://docs.example.com' },
+      ]),
+    ],
+  },
+  'the authorization service URL, while enabled, follows the same rule': invalid(
+    { external_authorization_service_enabled: true, external_authorization_service_default_label: 'L', external_authorization_service_url: 'not a url' },
+    { external_authorization_service_url: ['is blocked: Only allowed schemes are http, https'] },
+  ),
+  'a spam check endpoint whose host starts with neither a letter nor a digit is blocked': invalid({ spam_check_endpoint_url: 'grpc://-spam.example.com' }, { spam_check_endpoint_url: ['is blocked: Hostname or IP address invalid'] }),
+  'a blank Gitpod URL while enabled: both presence and addressable_url': invalid({ gitpod_enabled: true, gitpod_url: '' }, { gitpod_url: ["can't be blank", 'must be a valid URL'] }),
+  'a Gitpod URL without a scheme is blocked': invalid({ gitpod_enabled: true, gitpod_url: 'gitpod.example.com' }, { gitpod_url: ['is blocked: Only allowed schemes are http, https'] }),
+  'a Gitpod URL is kept stripped': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { gitpod_enabled: true, gitpod_url: ' https://gitpod.example.com/ ' } },
+    then: [
+      changed([
+        { field: 'gitpod_enabled', old: false, new: true },
+        { field: 'gitpod_url', old: 'https://gitpod.io/', new: 'https://gitpod.example.com/' },
+      ]),
+    ],
+  },
+  // `validate_kroki_url`: UrlBlocker.validate! itself, its reason after "is not valid. ".
+  'a diagram renderer URL whose host starts with neither a letter nor a digit': invalid({ diagramrender_enabled: true, diagramrender_url: 'http://-kroki.example.com' }, { diagramrender_url: ['is not valid. Hostname or IP address invalid'] }),
   'the projects limit is not validated': {
     given: [root],
     as: 1,

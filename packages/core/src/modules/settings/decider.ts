@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { isAdmin, type AccessView } from '../access/abilities.js';
+import { addressableUrlError, urlBlockedReason } from '../shared/url-blocker.js';
 import { Errors, isEmail, tooLong } from '../shared/validation.js';
 import type { SettingsCommand } from './commands.js';
 import type { SettingsEvent } from './events.js';
@@ -20,30 +21,68 @@ const blank = (value: SettingValue | undefined): boolean =>
 /** Storage names the instance has (`Gitlab.config.repositories.storages`). */
 const STORAGES = ['default'];
 
-/** Always checked; `external_authorization_service_url` only while the service is enabled (its `if:`). */
+/** `addressable_url: true, allow_blank: true`, always checked (reference §2.5; `app/models/application_setting.rb`). */
 const URL_FIELDS = ['after_sign_out_path', 'home_page_url', 'help_page_support_url', 'help_page_documentation_base_url', 'external_pipeline_validation_service_url'] as const;
 
-/** UrlBlocker's reason for refusing a URL (`validate!` with these schemes), or null when it passes. */
-const blockedReason = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
-  if (scheme === undefined || !schemes.includes(scheme)) return `Only allowed schemes are ${schemes.join(', ')}`;
-  try {
-    new URL(value.trim());
-    return null;
-  } catch {
-    return 'URI is invalid';
-  }
+/**
+ * Every setting the model validates with `addressable_url`: its schemes, whether a blank value is allowed, and the
+ * flag its `if:` names. `external_authorization_service_url` only while the service is enabled; `gitpod_url` only
+ * while Gitpod is, and without `allow_blank` (so a blank one is also "must be a valid URL").
+ */
+interface AddressableUrlSetting {
+  readonly field: keyof ApplicationSettings;
+  readonly schemes?: readonly string[];
+  readonly allowBlank: boolean;
+  readonly when?: keyof ApplicationSettings;
+}
+const ADDRESSABLE_URLS: readonly AddressableUrlSetting[] = [
+  ...URL_FIELDS.map((field) => ({ field, allowBlank: true })),
+  { field: 'external_authorization_service_url', allowBlank: true, when: 'external_authorization_service_enabled' },
+  { field: 'spam_check_endpoint_url', schemes: ['tls', 'grpc'], allowBlank: true },
+  { field: 'gitpod_url', allowBlank: false, when: 'gitpod_enabled' },
+];
+const ADDRESSABLE_BY_FIELD = new Map<string, AddressableUrlSetting>(ADDRESSABLE_URLS.map((rule) => [rule.field, rule]));
+
+const checked = (values: ApplicationSettings, rule: AddressableUrlSetting): boolean => rule.when === undefined || values[rule.when] === true;
+
+/** The shared `addressable_url` rule on one setting, when its `if:` holds (and, with `allow_blank`, when not blank). */
+const checkAddressableUrl = (errors: Errors, values: ApplicationSettings, field: keyof ApplicationSettings): void => {
+  const rule = ADDRESSABLE_BY_FIELD.get(field)!;
+  if (!checked(values, rule)) return;
+  const value = values[field];
+  const url = typeof value === 'string' ? value : null;
+  if (rule.allowBlank && (url === null || url.trim() === '')) return;
+  const problem = addressableUrlError(url, rule.schemes);
+  if (problem) errors.add(field, problem);
 };
 
-/** `addressable_url`: a parseable URL (else "must be a valid URL", as decided), then UrlBlocker's scheme check. */
-const urlProblem = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
+/**
+ * `AddressableUrlValidator#strip_value!`: a URL the validator checks is kept without its surrounding whitespace
+ * (it writes the stripped value back to the record before saving). Returns the fields it changed.
+ */
+const stripAddressableUrls = (values: Record<string, SettingValue>): string[] => {
+  const stripped: string[] = [];
+  for (const rule of ADDRESSABLE_URLS) {
+    const value = values[rule.field];
+    if (!checked(values as ApplicationSettings, rule) || typeof value !== 'string' || value.trim() === '' || value.trim() === value) continue;
+    values[rule.field] = value.trim();
+    stripped.push(rule.field);
+  }
+  return stripped;
+};
+
+/**
+ * `asset_proxy_url`'s `url: true` (a plain URL check, not `addressable_url`): a URL WHATWG's parser reads
+ * (else "must be a valid URL"), with the scheme http or https.
+ */
+const plainUrlProblem = (value: string): string | null => {
   try {
     new URL(value);
   } catch {
     return 'must be a valid URL';
   }
-  const reason = blockedReason(value, schemes);
-  return reason === null ? null : `is blocked: ${reason}`;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
+  return scheme === 'http' || scheme === 'https' ? null : 'is blocked: Only allowed schemes are http, https';
 };
 
 interface Numeric {
@@ -131,11 +170,7 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
 
   const abuse = text(values, 'abuse_notification_email');
   if (abuse && !isEmail(abuse)) errors.add('abuse_notification_email', 'is invalid');
-  for (const field of URL_FIELDS) {
-    const url = text(values, field);
-    const problem = url && url.trim() !== '' ? urlProblem(url) : null;
-    if (problem) errors.add(field, problem);
-  }
+  for (const field of URL_FIELDS) checkAddressableUrl(errors, values, field);
   errors.maxLength('help_page_documentation_base_url', text(values, 'help_page_documentation_base_url'), 255);
 
   if (on('spamfilter_enabled')) requirePresent('spamfilter_api_key');
@@ -149,15 +184,13 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     requirePresent('diagramrender_url');
     // validate_kroki_url: the blocker's reason after "is not valid."; without any URL, the settings page's hint.
     const kroki = text(values, 'diagramrender_url');
-    const reason = kroki === null ? null : blockedReason(kroki);
+    const reason = kroki === null ? null : urlBlockedReason(kroki);
     if (kroki === null) errors.add('diagramrender_url', 'must be a valid relative or absolute URL. Please check your Kroki URL setting in Admin Area > Settings > General > Kroki');
     else if (reason) errors.add('diagramrender_url', `is not valid. ${reason}`);
   }
   if (on('gitpod_enabled')) {
     requirePresent('gitpod_url');
-    const url = text(values, 'gitpod_url');
-    const problem = url && url.trim() !== '' ? urlProblem(url) : null;
-    if (problem) errors.add('gitpod_url', problem);
+    checkAddressableUrl(errors, values, 'gitpod_url');
   }
   if (on('mailer_events_enabled')) {
     requirePresent('mailer_signing_key');
@@ -171,7 +204,7 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   if (on('asset_proxy_enabled')) {
     requirePresent('asset_proxy_url');
     const url = text(values, 'asset_proxy_url');
-    const problem = url && url.trim() !== '' ? urlProblem(url) : null;
+    const problem = url && url.trim() !== '' ? plainUrlProblem(url) : null;
     if (problem) errors.add('asset_proxy_url', problem);
     requirePresent('asset_proxy_secret_key');
   }
@@ -179,11 +212,7 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     requirePresent('spam_check_endpoint_url');
     requirePresent('spam_check_api_key');
   }
-  const spamUrl = text(values, 'spam_check_endpoint_url');
-  if (spamUrl && spamUrl.trim() !== '') {
-    const problem = urlProblem(spamUrl, ['tls', 'grpc']);
-    if (problem) errors.add('spam_check_endpoint_url', problem);
-  }
+  checkAddressableUrl(errors, values, 'spam_check_endpoint_url');
   errors.maxLength('spam_check_api_key', text(values, 'spam_check_api_key'), 2000);
   if (on('cloudk8s_integration_enabled')) {
     const account = text(values, 'cloudk8s_account_id') ?? '';
@@ -200,9 +229,7 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   if (on('enforce_terms') && !present('terms')) errors.add('base', 'You need to set terms to be enforced');
   if (on('external_authorization_service_enabled')) {
     requirePresent('external_authorization_service_default_label');
-    const url = text(values, 'external_authorization_service_url');
-    const problem = url && url.trim() !== '' ? urlProblem(url) : null;
-    if (problem) errors.add('external_authorization_service_url', problem);
+    checkAddressableUrl(errors, values, 'external_authorization_service_url');
     numeric(errors, values, 'external_authorization_service_timeout', { gt: 0, lte: 10 });
   }
   if (present('external_auth_client_cert')) {
@@ -343,13 +370,15 @@ export const decide = (issued: Issued<SettingsCommand>, state: SettingsView): E.
   const current = state.settings.values;
   const next: Record<string, SettingValue> = { ...current };
   for (const [field, value] of Object.entries(command.changes)) if (isSettingName(field)) next[field] = value;
+  const stripped = stripAddressableUrls(next);
   const errors = validateSettings(next as ApplicationSettings);
   if (!errors.empty) return errors.toEither([]);
-  // In the field table's order, whatever order the request named them in.
-  const changes = Object.entries(command.changes)
-    .filter(([field, value]) => isSettingName(field) && !same(current[field], value))
-    .sort(([a], [b]) => ORDER.get(a)! - ORDER.get(b)!)
-    .map(([field, value]) => ({ field, old: recorded(field, current[field as keyof ApplicationSettings]), new: recorded(field, value) }));
+  // In the field table's order, whatever order the request named them in; a URL as the validator kept it.
+  const fields = new Set([...Object.keys(command.changes).filter(isSettingName), ...stripped]);
+  const changes = [...fields]
+    .filter((field) => !same(current[field as keyof ApplicationSettings], next[field]!))
+    .sort((a, b) => ORDER.get(a)! - ORDER.get(b)!)
+    .map((field) => ({ field, old: recorded(field, current[field as keyof ApplicationSettings]), new: recorded(field, next[field]!) }));
   // Re-sending a write-only secret is a change the event cannot show by value; its presence is what it records.
   return E.right(changes.length === 0 ? [] : [{ type: 'SettingsChanged', data: { changes, actor_id: actor.userId, at } }]);
 };
