@@ -60,6 +60,17 @@ describe('DELETE /projects/:id/environments/review_apps', () => {
     expect(await reviewApps(`?before=${encodeURIComponent('2026-03-01T00:00:00Z')}`)).toMatchObject({ status: 200, body: { scheduled_entries: basic('review/first', 'review/second', 'review/new') } });
   });
 
+  it("the entries are 14.7's Entities::Environment (with project and state, as the list rows), not EnvironmentBasic", async () => {
+    // 14.x's lib/api/environments.rb: `Entities::Environment.represent(result.scheduled_entries)`; EnvironmentBasic
+    // came with 15.x's API documentation rework (and its `basic_environments` schema check in the request spec).
+    const rows = (await api(server, 'GET', P(), undefined, developer.token)).body as { name: string }[];
+    const row = (name: string) => rows.find((each) => each.name === name);
+    const dry = await reviewApps('');
+    expect(dry.status).toBe(200);
+    expect(dry.text).toBe(JSON.stringify({ scheduled_entries: [row('review/first'), row('review/second')], unprocessable_entries: [] }));
+    expect(dry.body.scheduled_entries[0]).toMatchObject({ ...env['review/first'], project: { id: project.id }, state: 'stopped' });
+  });
+
   it('refuses bad parameters (400), strangers (404), the anonymous (401), Guests (403, read_environment) and Reporters (401, the service)', async () => {
     expect(await reviewApps('?limit=0')).toMatchObject({ status: 400, body: { error: 'limit does not have a valid value' } });
     expect(await reviewApps('?limit=1001')).toMatchObject({ status: 400, body: { error: 'limit does not have a valid value' } });
