@@ -49,15 +49,26 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 describe('DELETE /projects/:id/environments/review_apps', () => {
-  it('a dry run by default: 200 with the old stopped review apps, oldest first, as EnvironmentBasic; nothing scheduled', async () => {
+  it('a dry run by default: 200 with the old stopped review apps, oldest first; nothing scheduled', async () => {
     const dry = await reviewApps('');
     expect(dry.status).toBe(200);
-    expect(dry.text).toBe(JSON.stringify({ scheduled_entries: basic('review/first', 'review/second'), unprocessable_entries: [] }));
+    expect(dry.body).toMatchObject({ scheduled_entries: basic('review/first', 'review/second'), unprocessable_entries: [] });
     expect(await reviewApps('?dry_run=true')).toMatchObject({ status: 200, body: { scheduled_entries: basic('review/first', 'review/second') } });
     expect(await reviewApps('?limit=1')).toMatchObject({ status: 200, body: { scheduled_entries: basic('review/first'), unprocessable_entries: [] } });
     // `before`: created before the given time (the new one too when it is now).
     expect(await reviewApps(`?before=${encodeURIComponent('2026-01-01T09:59:30Z')}`)).toMatchObject({ status: 200, body: { scheduled_entries: basic('review/first') } });
     expect(await reviewApps(`?before=${encodeURIComponent('2026-03-01T00:00:00Z')}`)).toMatchObject({ status: 200, body: { scheduled_entries: basic('review/first', 'review/second', 'review/new') } });
+  });
+
+  it("the entries are 14.7's Entities::Environment (with project and state, as the list rows), not EnvironmentBasic", async () => {
+    // 14.x's lib/api/environments.rb: `Entities::Environment.represent(result.scheduled_entries)`; EnvironmentBasic
+    // came with 15.x's API documentation rework (and its `basic_environments` schema check in the request spec).
+    const rows = (await api(server, 'GET', P(), undefined, developer.token)).body as { name: string }[];
+    const row = (name: string) => rows.find((each) => each.name === name);
+    const dry = await reviewApps('');
+    expect(dry.status).toBe(200);
+    expect(dry.text).toBe(JSON.stringify({ scheduled_entries: [row('review/first'), row('review/second')], unprocessable_entries: [] }));
+    expect(dry.body.scheduled_entries[0]).toMatchObject({ ...env['review/first'], project: { id: project.id }, state: 'stopped' });
   });
 
   it('refuses bad parameters (400), strangers (404), the anonymous (401), Guests (403, read_environment) and Reporters (401, the service)', async () => {
@@ -80,7 +91,7 @@ describe('DELETE /projects/:id/environments/review_apps', () => {
   it('a real run schedules them (200), a second finds none (400 with the lists under message); the process deletes them a week on', async () => {
     const run = await reviewApps('?dry_run=false');
     expect(run.status).toBe(200);
-    expect(run.text).toBe(JSON.stringify({ scheduled_entries: basic('review/first', 'review/second'), unprocessable_entries: [] }));
+    expect(run.body).toMatchObject({ scheduled_entries: basic('review/first', 'review/second'), unprocessable_entries: [] });
     const again = await reviewApps('?dry_run=false');
     expect(again.status).toBe(400);
     expect(again.text).toBe(JSON.stringify({ message: { scheduled_entries: [], unprocessable_entries: [], message: NOTHING } }));

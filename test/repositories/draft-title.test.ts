@@ -28,6 +28,11 @@ const TABLE: readonly (readonly [string, boolean, string])[] = [
   ['x WIP', false, 'x WIP'],
   ['[draft]   spaced', true, 'spaced'],
   ['Ready', false, 'Ready'],
+  // Ruby's `\\s` is ASCII whitespace alone: a no-break or em space after the prefix stays.
+  ['WIP:\u00a0foo', true, '\u00a0foo'],
+  ['Draft:\u2003x', true, '\u2003x'],
+  ['Draft:\u00a0\u00a0WIP: y', true, '\u00a0\u00a0WIP: y'],
+  ['[WIP]\u00a0x', true, '\u00a0x'],
 ];
 
 const RUBY = `

@@ -8,7 +8,8 @@ import { initialDiscussions, type DiscussionsSlice, type DiscussionsView } from 
 
 export const discussionsModule = defineModule<'discussions', { readonly discussions: DiscussionsSlice }, DiscussionsView, DiscussionsDraft, DiscussionCommand, typeof discussionEvents, DiscussionsFollowed>({
   name: 'discussions',
-  version: 5,
+  // 5: draft titles as 14.x's DRAFT_REGEX; 6: its whitespace is ASCII only (the system notes read titles when folded).
+  version: 6,
   initial: () => ({ discussions: initialDiscussions() }),
   events: discussionEvents,
   commands: ['StartDiscussion', 'AddNote', 'EditNote', 'ResolveNote', 'ResolveDiscussion', 'DeleteNote'],

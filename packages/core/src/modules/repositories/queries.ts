@@ -137,9 +137,10 @@ export const currentVersion = (mergeRequest: MergeRequest): MergeRequest['versio
  * case-insensitive.
  * Its `\A*` anchors nothing, so `[WIP]` and `WIP:` count anywhere in the title; the draft forms only at its start
  * (`merge_request_draft` has its own `\A`); a bare `WIP` or `Draft` only as the whole title. No leading spaces, and no
- * `Draft ` or `WIP ` without their colon (older versions' forms).
+ * `Draft ` or `WIP ` without their colon (older versions' forms). Ruby's `\s` is ASCII whitespace alone
+ * (`[ \t\n\v\f\r]`), unlike JavaScript's, which also takes no-break and other Unicode spaces: spelled out.
  */
-const DRAFT_REGEX = /(?:\[wip\]\s*|wip:\s*|^wip$|^(?:\[draft\]|\(draft\)|draft:|draft\s-\s|draft$))+\s*/i;
+const DRAFT_REGEX = /(?:\[wip\][ \t\n\v\f\r]*|wip:[ \t\n\v\f\r]*|^wip$|^(?:\[draft\]|\(draft\)|draft:|draft[ \t\n\v\f\r]-[ \t\n\v\f\r]|draft$))+[ \t\n\v\f\r]*/i;
 
 /** `MergeRequest.draft?(title)` (`work_in_progress?`: `title =~ DRAFT_REGEX`). */
 export const isDraftTitle = (title: string): boolean => DRAFT_REGEX.test(title);

@@ -23,7 +23,7 @@ import {
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, withStatus, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
-import { environmentBasicEntity } from '../deployments/entities.js';
+import type { PresentContext } from '../context.js';
 import { environmentEntity } from './entities.js';
 import { createParams, environmentIdParams, listParams, reviewAppsParams, SLUG_GIVEN, updateParams } from './params.js';
 
@@ -58,10 +58,18 @@ const presentEnvironment = (deps: ApiDeps, ctx: HandlerContext<unknown>, state: 
 const NO_DESTROY_PERMISSION = 'You do not have permission to destroy environments in this project';
 const NOTHING_SCHEDULED = 'Failed to authorize deletions for some or all of the environments. Ask someone with more permissions to delete the environments.';
 
-/** The answer of `DELETE …/review_apps`: `Entities::EnvironmentBasic` of what was (or would be) scheduled, and of what could not be. */
-const reviewAppsBody = (scheduled: readonly Environment[]) => ({ scheduled_entries: scheduled.map(environmentBasicEntity), unprocessable_entries: [] });
+/**
+ * The answer of `DELETE …/review_apps`: 14.x's `Entities::Environment.represent` of what was (or would be) scheduled,
+ * and of what could not be: each as a list row (`project`, `state`); `represent` is given no options, so no
+ * `last_deployment` and none of the fields that need the current user. (`EnvironmentBasic` is 15.x's.)
+ */
+const reviewAppsBody = (scheduled: readonly Environment[], ctx: PresentContext) => ({
+  scheduled_entries: scheduled.map((environment) => environmentEntity(environment, ctx)),
+  unprocessable_entries: [],
+});
 
-const reviewAppsRefusal = (status: 400 | 401, message: string) => withStatus(status, { message: { ...reviewAppsBody([]), message } });
+/** A refusal: nothing scheduled, nothing unprocessable (no protected environments here), the text under `message`. */
+const reviewAppsRefusal = (status: 400 | 401, message: string) => withStatus(status, { message: { scheduled_entries: [], unprocessable_entries: [], message } });
 
 export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
   listRoute(deps, {
@@ -131,11 +139,12 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       // Whoever may destroy the project's environments may destroy each stopped one: none is unprocessable.
       if (environments.length === 0) return reviewAppsRefusal(400, NOTHING_SCHEDULED);
       // `dry_run` nil is a dry run too (`dry_run?`).
-      if (dry_run !== false) return ok(reviewAppsBody(environments));
+      if (dry_run !== false) return ok(reviewAppsBody(environments, presentContext(deps, ctx, state)));
       const result = await deps.app.execute(ctx.actor, { type: 'ScheduleReviewAppsDeletion', project_id: project.right.id, before, limit });
       if (E.isLeft(result)) return result.left;
       const { environment_ids } = result.right.outcome as ReviewAppsOutcome;
-      return ok(reviewAppsBody(environment_ids.map((id) => findEnvironment(result.right.state.deployments, project.right.id, id)!)));
+      const done = result.right.state;
+      return ok(reviewAppsBody(environment_ids.map((id) => findEnvironment(done.deployments, project.right.id, id)!), presentContext(deps, ctx, done)));
     },
   }),
   commandRoute(deps, {
