@@ -113,3 +113,45 @@ describe('access through shares', () => {
     expect((await server.request('GET', `/api/v4/groups/${open.id}/members/all/${erin.id}`, { token: erin.token })).body).toMatchObject({ access_level: 30 });
   });
 });
+
+describe('access through a project share for the invited group\'s ancestors and shares (ProjectAuthorizations)', () => {
+  it('a member of the invited group\'s parent, and of a group shared into the invited group, reach the project at min(access, group_access)', async () => {
+    const owner = await createPerson(server, 'sa-owner');
+    const lead = await createPerson(server, 'sa-lead');
+    const upper = await createPerson(server, 'sa-upper');
+    const outside = await createPerson(server, 'sa-outside');
+    const home = await createGroup(server, owner, 'SAHome');
+    const project = await createProject(server, owner, 'SAShared', home.id);
+    const parent = await createGroup(server, lead, 'SAParent', undefined, 'internal');
+    const team = await createGroup(server, lead, 'SATeam', parent.id, 'internal');
+    const x = await createGroup(server, lead, 'SAX');
+    expect((await server.request('POST', `/api/v4/groups/${parent.id}/members`, { token: lead.token, body: { user_id: upper.id, access_level: 40 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${x.id}/members`, { token: lead.token, body: { user_id: outside.id, access_level: 40 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${team.id}/share`, { token: lead.token, body: { group_id: x.id, group_access: 30 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 20 } })).status).toBe(201);
+    for (const person of [upper, outside]) {
+      // Reads the private project, acts as a Reporter (a project snippet), not as a Developer or a Maintainer.
+      expect((await server.request('GET', `/api/v4/projects/${project.id}`, { token: person.token })).status).toBe(200);
+      const listed = await server.request('GET', '/api/v4/projects?membership=true', { token: person.token });
+      expect(listed.body.map((p: { id: number }) => p.id)).toContain(project.id);
+      expect((await server.request('POST', `/api/v4/projects/${project.id}/snippets`, { token: person.token, body: { title: 's', file_name: 's.txt', content: 'x', visibility: 'private' } })).status).toBe(201);
+      expect((await server.request('PUT', `/api/v4/projects/${project.id}`, { token: person.token, body: { description: 'x' } })).status).toBe(403);
+    }
+    // /members/all lists the invited group and its ancestors (MembersFinder#project_invited_groups), capped here.
+    expect(await server.request('GET', `/api/v4/projects/${project.id}/members/all/${upper.id}`, { token: owner.token })).toMatchObject({ status: 200, body: { username: 'sa-upper', access_level: 20 } });
+    const all = await server.request('GET', `/api/v4/projects/${project.id}/members/all`, { token: owner.token });
+    expect(all.body.map((m: { username: string; access_level: number }) => [m.username, m.access_level])).toEqual([
+      ['sa-owner', 50],
+      ['sa-lead', 20],
+      ['sa-upper', 20],
+    ]);
+    // Groups shared into the invited group are not listed (only `base_and_ancestors` of the invited groups).
+    expect((await server.request('GET', `/api/v4/projects/${project.id}/members/all/${outside.id}`, { token: owner.token })).status).toBe(404);
+    const audit = await server.request('GET', `/api/v4/audit/projects/${project.id}/members?at=2026-05-01T00:00:00Z`);
+    expect(audit.body.filter((m: { username: string }) => m.username === 'sa-upper')).toMatchObject([{ access_level: 20 }]);
+    // Both hold a project authorization now (`User.without_projects`, asked by an administrator).
+    const without = await server.request('GET', '/api/v4/users?without_projects=true&per_page=100');
+    expect(without.body.map((u: { id: number }) => u.id)).not.toContain(upper.id);
+    expect(without.body.map((u: { id: number }) => u.id)).not.toContain(outside.id);
+  });
+});

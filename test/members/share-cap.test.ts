@@ -60,9 +60,11 @@ const projectChains = (state: State, project: Project, userId: number): Chain[] 
   const chains: Chain[] = [];
   const direct = directMembership(state.members, 'Project', project.id, userId)?.access_level ?? 0;
   if (direct > 0) chains.push({ value: direct, cap: null });
+  // Through a project share: every chain into the invited group (its ancestors, the groups shared into it or into
+  // them: `Gitlab::ProjectAuthorizations`), then capped at the share's level.
   for (const link of linksOfSource(state.members, 'Project', project.id)) {
-    const invited = own(state, link.group_id, userId);
-    if (invited > 0) chains.push({ value: Math.min(invited, link.group_access), cap: link.group_access });
+    const invited = findGroup(state.groups, link.group_id);
+    for (const chain of invited ? groupChains(state, invited, userId) : []) chains.push({ value: Math.min(chain.value, link.group_access), cap: link.group_access });
   }
   const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
   if (group) chains.push(...groupChains(state, group, userId));
@@ -137,11 +139,14 @@ describe('access through shares', () => {
             const level = projectAccessLevel(state, project, userId);
             expect(level).toBe(best(chains));
             for (const chain of chains) if (chain.cap !== null) expect(chain.value).toBeLessThanOrEqual(chain.cap);
-            // /members/all lists the project, its group chain's members and the project's own shares (capped).
+            // /members/all lists the project, its group chain's members and the members of the groups the project is
+            // shared with and of their ancestors (capped), not those of groups shared into them.
             const row = effectiveProjectMembers(state, project, () => true).find((m) => m.user_id === userId);
             const listed = [
               directMembership(state.members, 'Project', project.id, userId)?.access_level ?? 0,
-              ...[...linksOfSource(state.members, 'Project', project.id)].map((link) => Math.min(own(state, link.group_id, userId), link.group_access)),
+              ...[...linksOfSource(state.members, 'Project', project.id)].flatMap((link) =>
+                selfAndAncestors(state.groups, findGroup(state.groups, link.group_id)!).map((g) => Math.min(own(state, g.id, userId), link.group_access)),
+              ),
               ...(project.namespace_kind === 'group' ? selfAndAncestors(state.groups, findGroup(state.groups, project.namespace_id)!).map((g) => own(state, g.id, userId)) : []),
             ];
             expect(row?.access_level ?? 0).toBe(Math.max(...listed));

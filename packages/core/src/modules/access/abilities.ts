@@ -11,7 +11,7 @@ import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup } from '../groups/queries.js';
+import { findGroup, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
@@ -244,8 +244,8 @@ export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Eit
 /**
  * What a user's memberships can open to them, found from the user's membership index (kept by evolve) instead of
  * a scan of every group: the groups in which, below which or above which they hold a membership, the groups below
- * the groups their groups are shared into, and the projects of all those subtrees and those shared into their
- * groups, and the projects of their personal namespace. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
+ * the groups their groups are shared into, and the projects of all those subtrees and those shared with any group of
+ * them, and the projects of their personal namespace. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
  */
 const reachableThroughMemberships = (state: AccessView, userId: number): { groups: Set<number>; projects: Set<number> } => {
   const groups = new Set<number>();
@@ -260,6 +260,8 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
       expanded.add(group.id);
       groups.add(group.id);
       for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
+      // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`).
+      for (const link of linksOfInvitedGroup(state.members, group.id)) if (link.source_type === 'Project') projects.add(link.source_id);
       for (const childId of group.children) {
         const child = findGroup(state.groups, childId);
         if (child && !expanded.has(child.id)) queue.push(child);
@@ -288,10 +290,7 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
     expand(group);
     climb(group);
     for (const link of linksOfInvitedGroup(state.members, group.id)) {
-      if (link.source_type === 'Project') {
-        projects.add(link.source_id);
-        continue;
-      }
+      if (link.source_type !== 'Namespace') continue;
       const shared = findGroup(state.groups, link.source_id);
       if (shared) expand(shared);
     }
@@ -339,10 +338,11 @@ export const readsEveryProjectOf = (state: AccessView, userId: number | null, gr
   userId !== null && (isAdmin(state, userId) || groupAccessLevel(state, group, userId) > 0);
 
 /**
- * The projects a user's own project memberships and the project shares with the groups they are a direct member of
- * open, by the group namespace they sit in (namespace id → project ids): what `projectAccessLevel` grants on a group
- * project besides the access to its group. Found from the user's membership index, so the cost is that of their
- * memberships and of their groups' project shares.
+ * The projects a user's own project memberships and the project shares open, by the group namespace they sit in
+ * (namespace id → project ids): what `projectAccessLevel` grants on a group project besides the access to its group.
+ * A share counts for every group the user has access to, so the walk is that of `reachableThroughMemberships`: the
+ * subtrees of their groups and of the groups those are shared into, each once. Found from the user's membership
+ * index, so the cost is that of their memberships and of what they open.
  */
 const projectsReachedByNamespace = (state: AccessView, userId: number): Map<number, number[]> => {
   const byNamespace = new Map<number, number[]>();
@@ -353,12 +353,28 @@ const projectsReachedByNamespace = (state: AccessView, userId: number): Map<numb
     if (ids) ids.push(project.id);
     else byNamespace.set(project.namespace_id, [project.id]);
   };
+  const walked = new Set<number>();
+  const walk = (start: Group): void => {
+    if (walked.has(start.id)) return;
+    for (const group of selfAndDescendants(state.groups, start)) {
+      if (walked.has(group.id)) continue;
+      walked.add(group.id);
+      for (const link of linksOfInvitedGroup(state.members, group.id)) if (link.source_type === 'Project') add(link.source_id);
+    }
+  };
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.source_type === 'Project') {
       add(member.source_id);
       continue;
     }
-    for (const link of linksOfInvitedGroup(state.members, member.source_id)) if (link.source_type === 'Project') add(link.source_id);
+    const group = findGroup(state.groups, member.source_id);
+    if (!group) continue;
+    walk(group);
+    for (const link of linksOfInvitedGroup(state.members, group.id)) {
+      if (link.source_type !== 'Namespace') continue;
+      const shared = findGroup(state.groups, link.source_id);
+      if (shared) walk(shared);
+    }
   }
   return byNamespace;
 };

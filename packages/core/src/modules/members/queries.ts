@@ -176,12 +176,25 @@ function* grantingProjectLinks(state: MembershipView, project: Project): Generat
   if (projectSharesGrant(state, project)) yield* linksOfSource(state.members, 'Project', project.id);
 }
 
+/** Access through a project's shares: the user's access to each invited group (`groupAccessLevel`), capped at `group_access`. */
+const viaProjectLinks = (state: MembershipView, project: Project, userId: number, today?: string): number => {
+  let level = 0;
+  for (const link of linksOfSource(state.members, 'Project', project.id)) {
+    if (isExpired(link.expires_at, today)) continue;
+    const invited = findGroup(state.groups, link.group_id);
+    if (invited) level = Math.max(level, Math.min(groupAccessLevel(state, invited, userId, today), link.group_access));
+  }
+  return level;
+};
+
 /** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
 export const projectAccessLevel = (state: MembershipView, project: Project, userId: number, today?: string): number => {
   let level = grants(directMembership(state.members, 'Project', project.id, userId), today);
   const group = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
   // ProjectTeam#max_member_access_for_user_ids: shares count while `allowed_to_share_with_group?` (no lock on the group).
-  if (projectSharesGrant(state, project)) level = Math.max(level, viaLinks(state, 'Project', project.id, userId, today));
+  // `Gitlab::ProjectAuthorizations` joins a project's group links to every group the user reaches (their groups, the
+  // groups those are shared into, and the subgroups of both): whoever has access to the invited group, capped.
+  if (projectSharesGrant(state, project)) level = Math.max(level, viaProjectLinks(state, project, userId, today));
   if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
   return level;
 };
@@ -337,7 +350,22 @@ export function* userIdsFrom(table: Table<number> | undefined, offset: number): 
   if (table) yield* tableIdsFrom(table, offset);
 }
 
-/** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups (capped). */
+/**
+ * The groups whose members a project's `/members/all` lists through its shares, with the cap of the share:
+ * `MembersFinder#project_invited_groups`, the invited groups and their ancestors (`base_and_ancestors`), each kept
+ * when the viewer can see it (`public_or_visible_to_user`), through live shares that grant (see `projectSharesGrant`).
+ * The rows are capped at the share's `group_access`, as `projectAccessLevel` grants them.
+ */
+function* listedShareGroups(state: MembershipView, project: Project, canSeeGroup: (group: Group) => boolean, today?: string): Generator<{ groupId: number; cap: number }> {
+  for (const link of grantingProjectLinks(state, project)) {
+    if (isExpired(link.expires_at, today)) continue;
+    const invited = findGroup(state.groups, link.group_id);
+    if (!invited) continue;
+    for (const group of selfAndAncestors(state.groups, invited)) if (canSeeGroup(group)) yield { groupId: group.id, cap: link.group_access };
+  }
+}
+
+/** Candidate rows of a user for a project's `/members/all`: the project, its group chain, and visible shared groups and their ancestors (capped). */
 export const effectiveProjectCandidates = (state: MembershipView, project: Project, userId: number, canSeeGroup: (group: Group) => boolean, today?: string): Member[] => {
   const rows: Member[] = [];
   const direct = directMembership(state.members, 'Project', project.id, userId);
@@ -349,11 +377,9 @@ export const effectiveProjectCandidates = (state: MembershipView, project: Proje
       if (member) rows.push(member);
     }
   }
-  for (const link of grantingProjectLinks(state, project)) {
-    const invited = findGroup(state.groups, link.group_id);
-    if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
-    const member = directMembership(state.members, 'Namespace', link.group_id, userId);
-    if (member) rows.push(cappedAt(member, link.group_access));
+  for (const { groupId, cap } of listedShareGroups(state, project, canSeeGroup, today)) {
+    const member = directMembership(state.members, 'Namespace', groupId, userId);
+    if (member) rows.push(cappedAt(member, cap));
   }
   return rows;
 };
@@ -366,10 +392,7 @@ export const effectiveProjectMembers = (state: MembershipView, project: Project,
     const group = findGroup(state.groups, project.namespace_id);
     if (group) for (const g of selfAndAncestors(state.groups, group)) sources.push({ type: 'Namespace', id: g.id });
   }
-  for (const link of grantingProjectLinks(state, project)) {
-    const invited = findGroup(state.groups, link.group_id);
-    if (invited && canSeeGroup(invited) && !isExpired(link.expires_at, today)) sources.push({ type: 'Namespace', id: link.group_id });
-  }
+  for (const { groupId } of listedShareGroups(state, project, canSeeGroup, today)) sources.push({ type: 'Namespace', id: groupId });
   for (const source of sources) for (const member of membersOfSource(state.members, source.type, source.id)) if (member.user_id !== null) userIds.add(member.user_id);
   const out: Member[] = [];
   for (const userId of [...userIds].sort((a, b) => a - b)) {
@@ -401,10 +424,8 @@ export const projectMembersPage = (
   const inIndex = (userId: number): boolean => index !== undefined && tableGet(index, userId) !== undefined;
   const extra = new Set<number>();
   for (const member of membersOfSource(state.members, 'Project', project.id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
-  for (const link of grantingProjectLinks(state, project)) {
-    const invited = findGroup(state.groups, link.group_id);
-    if (!invited || !canSeeGroup(invited) || isExpired(link.expires_at, today)) continue;
-    for (const member of membersOfSource(state.members, 'Namespace', link.group_id)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
+  for (const { groupId } of listedShareGroups(state, project, canSeeGroup, today)) {
+    for (const member of membersOfSource(state.members, 'Namespace', groupId)) if (listable(member) && !inIndex(member.user_id!)) extra.add(member.user_id!);
   }
   const extras = [...extra].sort((a, b) => a - b);
   const indexCount = group ? effectiveCount(state.members, group.id) : 0;
@@ -603,12 +624,18 @@ export const accessRequestsOfUser = (state: MembershipView, userId: number): Acc
 };
 
 
-const hasProjects = (state: MembershipView, group: Group): boolean => selfAndDescendants(state.groups, group).some((candidate) => !projectsInNamespace(state.projects, candidate.id).next().done);
+/** Whether access to a group opens a project: one in its subtree, or one shared (live share) with a group of its subtree. */
+const hasProjects = (state: MembershipView, group: Group, today?: string): boolean =>
+  selfAndDescendants(state.groups, group).some(
+    (candidate) =>
+      !projectsInNamespace(state.projects, candidate.id).next().done ||
+      [...linksOfInvitedGroup(state.members, candidate.id)].some((link) => link.source_type === 'Project' && !isExpired(link.expires_at, today) && findProject(state.projects, link.source_id) !== undefined),
+  );
 
 /**
  * Whether a user holds a project authorization (`project_authorizations`, what `User.without_projects` tests): a
  * project in their personal namespace, an active direct project membership, a group membership where the group or a
- * subgroup holds a project, or a share of such a group (or of a project) with a group they belong to.
+ * subgroup holds a project or is shared a project, or a share of such a group with a group they belong to.
  */
 export const hasProjectAccess = (state: MembershipView, user: { readonly id: number; readonly namespace_id: number }, today?: string): boolean => {
   if (!projectsInNamespace(state.projects, user.namespace_id).next().done) return true;
@@ -620,15 +647,11 @@ export const hasProjectAccess = (state: MembershipView, user: { readonly id: num
     }
     const group = findGroup(state.groups, member.source_id);
     if (!group) continue;
-    if (hasProjects(state, group)) return true;
+    if (hasProjects(state, group, today)) return true;
     for (const link of linksOfInvitedGroup(state.members, group.id)) {
-      if (isExpired(link.expires_at, today)) continue;
-      if (link.source_type === 'Project') {
-        if (findProject(state.projects, link.source_id)) return true;
-        continue;
-      }
+      if (isExpired(link.expires_at, today) || link.source_type !== 'Namespace') continue;
       const shared = findGroup(state.groups, link.source_id);
-      if (shared && hasProjects(state, shared)) return true;
+      if (shared && hasProjects(state, shared, today)) return true;
     }
   }
   return false;
