@@ -34,9 +34,20 @@ import { createParams, deploymentIdParams, listParams, mergeRequestsParams, upda
 
 const RECORD_NOT_FOUND = '404 Not found';
 
-/** `authorize! :read_deployment, user_project` (public and internal projects' readers too). */
-const mayRead = (ctx: HandlerContext<unknown>, state: State, project: Project): DomainError | null =>
+/**
+ * `authorize! :read_deployment, user_project` (`:read_environment`, the same level: public and internal projects'
+ * readers too), for the deployments and environments routes.
+ */
+export const mayReadDeployments = (ctx: HandlerContext<unknown>, state: State, project: Project): DomainError | null =>
   canReadDeployments(state, viewerId(ctx), project) ? null : forbidden();
+
+/** `user_project` then the read check (`mayReadDeployments`). */
+export const deploymentsProjectOfRoute = (ctx: HandlerContext<unknown>, state: State): E.Either<DomainError, Project> => {
+  const project = projectOfRoute(ctx, state);
+  if (E.isLeft(project)) return project;
+  const refused = mayReadDeployments(ctx, state, project.right);
+  return refused ? E.left(refused) : project;
+};
 
 type ListParams = typeof listParams._A;
 
@@ -111,10 +122,8 @@ const commitExists = async (deps: ApiDeps, projectId: number, revision: string):
 
 export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const deploymentOfRoute = (ctx: HandlerContext<{ deployment_id: number }>, state: State): E.Either<DomainError, { project: Project; deployment: Deployment }> => {
-    const project = projectOfRoute(ctx, state);
+    const project = deploymentsProjectOfRoute(ctx, state);
     if (E.isLeft(project)) return project;
-    const refused = mayRead(ctx, state, project.right);
-    if (refused) return E.left(refused);
     const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
     return deployment ? E.right({ project: project.right, deployment }) : E.left(notFound(undefined, RECORD_NOT_FOUND));
   };
@@ -124,7 +133,7 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       path: '/projects/:id/deployments',
       params: listParams,
       find: projectOfRoute,
-      authorize: mayRead,
+      authorize: mayReadDeployments,
       rows: (ctx, state, project) => deploymentRows(state, project, ctx.params),
       present: (deployment, view) => deploymentEntity(deployment, findEnvironment(view.state.deployments, deployment.project_id, deployment.environment_id), view),
     }),
@@ -179,10 +188,8 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: mergeRequestsParams,
       handler: async (ctx) => {
         const state = deps.app.state;
-        const project = projectOfRoute(ctx, state);
+        const project = deploymentsProjectOfRoute(ctx, state);
         if (E.isLeft(project)) return project.left;
-        const refused = mayRead(ctx, state, project.right);
-        if (refused) return refused;
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
         const list = deployment ? await deployedMergeRequests(deps, state, project.right, deployment) : [];

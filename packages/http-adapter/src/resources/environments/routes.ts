@@ -7,7 +7,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   canOnProject,
-  canReadDeployments,
   DAY_MS,
   environmentsOf,
   findEnvironment,
@@ -24,21 +23,16 @@ import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, withStat
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import type { PresentContext } from '../context.js';
+import { deploymentsProjectOfRoute, mayReadDeployments } from '../deployments/routes.js';
 import { environmentEntity } from './entities.js';
 import { createParams, environmentIdParams, listParams, reviewAppsParams, SLUG_GIVEN, updateParams } from './params.js';
 
 const RECORD_NOT_FOUND = '404 Not found';
 
-/** `authorize! :read_environment, user_project` (public and internal projects' readers too). */
-const mayRead = (ctx: HandlerContext<unknown>, state: State, project: Project): DomainError | null =>
-  canReadDeployments(state, viewerId(ctx), project) ? null : forbidden();
-
 /** `user_project` then `environments.find(:environment_id)`, after the read check. */
 const environmentOfRoute = (ctx: HandlerContext<{ environment_id: number }>, state: State): E.Either<DomainError, { project: Project; environment: Environment }> => {
-  const project = projectOfRoute(ctx, state);
+  const project = deploymentsProjectOfRoute(ctx, state);
   if (E.isLeft(project)) return project;
-  const refused = mayRead(ctx, state, project.right);
-  if (refused) return E.left(refused);
   const environment = findEnvironment(state.deployments, project.right.id, ctx.params.environment_id);
   return environment ? E.right({ project: project.right, environment }) : E.left(notFound(undefined, RECORD_NOT_FOUND));
 };
@@ -76,7 +70,7 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/projects/:id/environments',
     params: listParams,
     find: projectOfRoute,
-    authorize: mayRead,
+    authorize: mayReadDeployments,
     rows: (ctx, state, project) => {
       const { name, search, states } = ctx.params;
       // `for_name_like`: a case-insensitive prefix (`LOWER(name) LIKE LOWER(?) || '%'`).
@@ -126,10 +120,8 @@ export const environmentRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     params: reviewAppsParams,
     handler: async (ctx) => {
       const state = deps.app.state;
-      const project = projectOfRoute(ctx, state);
+      const project = deploymentsProjectOfRoute(ctx, state);
       if (E.isLeft(project)) return project.left;
-      const refused = mayRead(ctx, state, project.right);
-      if (refused) return refused;
       const { before: given, limit, dry_run } = ctx.params;
       const before = given === undefined ? new Date(Date.parse(deps.clock.now()) - 30 * DAY_MS).toISOString() : given;
       // `ScheduleToDeleteReviewAppsService`: refusals render `{scheduled_entries, unprocessable_entries, message}`
