@@ -216,8 +216,14 @@ describe('GET /users/:user_id/starred_projects and starred=true', () => {
     expect(anonymous.status).toBe(200);
     expect(ids(anonymous.body)).toEqual(ids(unfiltered.body));
     expect(anonymous.headers.get('x-total')).toBe(unfiltered.headers.get('x-total'));
-    // The forks and group lists take the filter too.
-    expect((await server.request('GET', `/api/v4/projects/${pub}/forks?starred=true`, { token: erin.token })).body).toEqual([]);
+    // The forks list takes the filter too: a fork shows only once the caller stars it.
+    const fork = await server.request('POST', `/api/v4/projects/${pub}/fork`, { token: bob.token, body: { path: 'starred-fork' } });
+    expect(fork.status).toBe(201);
+    const forks = () => server.request('GET', `/api/v4/projects/${pub}/forks?starred=true`, { token: erin.token }).then((r) => ids(r.body));
+    expect(await forks()).toEqual([]);
+    expect((await star(erin, fork.body.id)).status).toBe(201);
+    expect(await forks()).toEqual([fork.body.id]);
+    expect((await star(erin, fork.body.id, 'unstar')).status).toBe(201);
   });
 
   it('a project that turns private stays starred but leaves the lists of those who cannot read it', async () => {
