@@ -15,7 +15,7 @@ import { findGroup, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
-import { groupAccessLevel, groupOfSource, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
+import { groupAccessLevel, groupOfSource, projectsSharedWithGroup, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
 
 /** What the abilities read. */
 export type AccessView = MembershipView;
@@ -261,7 +261,7 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
       groups.add(group.id);
       for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
       // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`).
-      for (const link of linksOfInvitedGroup(state.members, group.id)) if (link.source_type === 'Project') projects.add(link.source_id);
+      for (const project of projectsSharedWithGroup(state, group.id)) projects.add(project.id);
       for (const childId of group.children) {
         const child = findGroup(state.groups, childId);
         if (child && !expanded.has(child.id)) queue.push(child);
@@ -330,14 +330,6 @@ export const projectCandidates = (state: AccessView, userId: number | null, visi
 };
 
 /**
- * Whether a user reads every project of a group through the group itself: an administrator, or anyone with access
- * to the group (their own memberships in it or above it, the shares into it or above it: `groupAccessLevel`), which
- * `projectAccessLevel` grants on each of its projects.
- */
-export const readsEveryProjectOf = (state: AccessView, userId: number | null, group: Group): boolean =>
-  userId !== null && (isAdmin(state, userId) || groupAccessLevel(state, group, userId) > 0);
-
-/**
  * The projects a user's own project memberships and the project shares open, by the group namespace they sit in
  * (namespace id → project ids): what `projectAccessLevel` grants on a group project besides the access to its group.
  * A share counts for every group the user has access to, so the walk is that of `reachableThroughMemberships`: the
@@ -359,7 +351,7 @@ const projectsReachedByNamespace = (state: AccessView, userId: number): Map<numb
     for (const group of selfAndDescendants(state.groups, start)) {
       if (walked.has(group.id)) continue;
       walked.add(group.id);
-      for (const link of linksOfInvitedGroup(state.members, group.id)) if (link.source_type === 'Project') add(link.source_id);
+      for (const project of projectsSharedWithGroup(state, group.id)) add(project.id);
     }
   };
   for (const member of membershipsOfUser(state.members, userId)) {
@@ -381,7 +373,8 @@ const projectsReachedByNamespace = (state: AccessView, userId: number): Map<numb
 
 /**
  * Projects of some groups (each group's own, not its subgroups') that may pass `canReadProject` for a user (null:
- * anonymous), in id order: every project of a group whose projects the user reads all (`readsEveryProjectOf`);
+ * anonymous), in id order: every project of a group whose projects the user reads all (any effective access to the
+ * group, which `projectAccessLevel` grants on each of its projects; administrators included);
  * otherwise the group's public projects, its internal ones when the user `seesInternal`, and those the user's
  * project memberships and their groups' project shares open. A superset of the readable ones: callers filter them
  * exactly as they would filter every project of the groups, and the list costs what the caller can see (and their
@@ -392,7 +385,7 @@ export const groupProjectCandidates = (state: AccessView, userId: number | null,
   const internal = seesInternal(state, userId);
   let reached: Map<number, number[]> | undefined;
   for (const group of groups) {
-    if (readsEveryProjectOf(state, userId, group)) {
+    if (effectiveGroupAccess(state, userId, group) > 0) {
       for (const project of projectsInNamespace(state.projects, group.id)) ids.add(project.id);
       continue;
     }

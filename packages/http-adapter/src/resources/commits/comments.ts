@@ -6,7 +6,7 @@
  * match); otherwise it is a plain note. The answer is `Entities::CommitNote`.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
+import { BLANK_SHA, findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
 import { lineCode, parseDiffLines } from '@forgefold/git';
 import { ApiError, arraySource, created, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -15,9 +15,6 @@ import { userBasic } from '../users/entities.js';
 import { must, projectOf, requireRepositoryAbility } from '../repositories/shared.js';
 
 const COMMIT_NOT_FOUND = '404 Commit Not Found';
-/** `Gitlab::Git::BLANK_SHA`: the base of a root commit's diff. */
-const BLANK_SHA = '0'.repeat(40);
-
 
 /** `note` required; `line` and `line_type` belong to `given :path` (checked in the handler, only with a path). */
 const createParams = schema(requires('note', T.String), optional('path', T.String), optional('line', T.String), optional('line_type', T.String));

@@ -6,6 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  BLANK_SHA,
   canDownloadCode,
   discussionsPage,
   findDiscussionOf,
@@ -33,9 +34,6 @@ import { diffFact } from './diff-position.js';
 import { editNoteParams, flatNotesParams, noteIdParams, pageParams, replyParams, resolveParams, startParams } from './params.js';
 
 type Kind = NoteableRef['kind'];
-
-/** `Gitlab::Git::BLANK_SHA`. */
-const BLANK_SHA = '0'.repeat(40);
 
 interface NoteableRoute {
   readonly kind: Kind;
