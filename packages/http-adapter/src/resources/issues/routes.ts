@@ -98,7 +98,8 @@ const ownIssues = (state: State, viewer: number | null, scope: string | null | u
   if (by === null || viewer === null) return null;
   return issuesOfUser(state.issues, viewer, by).filter((issue) => {
     const project = findProject(state.projects, issue.project_id);
-    return project !== undefined && canReadProject(state, viewer, project) && canReadIssue(state, viewer, project, issue);
+    // `canReadIssue` starts with `canReadProject`.
+    return project !== undefined && canReadIssue(state, viewer, project, issue);
   });
 };
 
