@@ -25,7 +25,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { letterUser, makeApp, system, userCommand } from './fixtures.js';
+import { letterUser, makeApp, system } from './fixtures.js';
 import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** What `GET /groups` keeps of a candidate for a non-administrator (see resources/groups/routes.ts). */

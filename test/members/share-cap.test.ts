@@ -24,7 +24,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { as, letterUser, makeApp, system, userCommand } from '../core/fixtures.js';
+import { as, letterUser, makeApp, system } from '../core/fixtures.js';
 
 const USERS = [1, 2, 3, 4, 5];
 const LEVELS = [10, 20, 30, 40, 50];
