@@ -235,6 +235,18 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'UpdateGroup', id: 3, path: 'help', description: 'd' },
     then: [{ type: 'GroupUpdated', data: { path: 'help', description: 'd', id: 3, updated_at: AT } }],
   },
+  'a group an old log holds under a path of an older format keeps its updates that name the same path': {
+    given: [alice, groupCreated(3, 'old.', { by: 1 }), owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'old.', description: 'd' },
+    then: [{ type: 'GroupUpdated', data: { path: 'old.', description: 'd', id: 3, updated_at: AT } }],
+  },
+  'a renamed group may not take a path of the wrong format': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'team.' },
+    error: validation({ path: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."] }),
+  },
   'a subgroup under a parent an old log holds under a reserved path': {
     given: [groupCreated(3, 'help')],
     when: { type: 'CreateGroup', name: 'Sub', path: 'sub', parent_id: 3 },

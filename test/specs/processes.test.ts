@@ -1,7 +1,7 @@
 /** The modules' processes: when each is due, and that running its command leaves nothing due (membership expiry). */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { eventsOf, forgefold, forgefoldProcesses } from '@forgefold/core';
+import { eventsOf, findEnvironment, forgefold, forgefoldProcesses, tableKeys } from '@forgefold/core';
 import { manualScheduler } from '../support/scheduler.js';
 import { groupCreated, memberAdded, projectCreated, stateOf, userCreated } from './spec.js';
 
@@ -57,6 +57,27 @@ describe('module processes', () => {
     expect(process.due(after, '2026-01-08T00:00:00.001Z')).toBe(false);
     // The available one, stopped later, falls due then.
     expect(process.due(stateOf([...given, ...eventsOf(decision.right), stopped(2)]), '2026-01-09T00:00:00.000Z')).toBe(true);
+  });
+
+  it('an environment started again leaves the clean-up index (its auto_delete_at stays) and is back in it once stopped again', () => {
+    const process = forgefoldProcesses.find((candidate) => candidate.name === 'auto-delete-environments')!;
+    const event = (type: string, data: object) => ({ type, data: { project_id: 1, ...data } });
+    const given = [
+      userCreated(1, 'alice'),
+      projectCreated(1, 'app', 101, { kind: 'user' }),
+      event('EnvironmentCreated', { id: 1, name: 'review/a', slug: 'review-a', external_url: null, created_at: '2026-01-01T00:00:00.000Z' }),
+      event('EnvironmentStopped', { id: 1, at: '2026-01-01T00:00:00.000Z' }),
+      event('EnvironmentDeletionScheduled', { id: 1, auto_delete_at: '2026-01-08T00:00:00.000Z' }),
+      event('EnvironmentStarted', { id: 1, at: '2026-01-02T00:00:00.000Z' }),
+    ];
+    const started = stateOf(given);
+    expect([...tableKeys(started.deployments.scheduledDeletions)]).toEqual([]);
+    expect(findEnvironment(started.deployments, 1, 1)?.auto_delete_at).toBe('2026-01-08T00:00:00.000Z');
+    expect(process.due(started, '2026-01-09T00:00:00.000Z')).toBe(false);
+    // `auto_deletable` is `stopped.where('auto_delete_at < ?', now)`: the column kept, a second stop makes it due again.
+    const stoppedAgain = stateOf([...given, event('EnvironmentStopped', { id: 1, at: '2026-01-03T00:00:00.000Z' })]);
+    expect([...tableKeys(stoppedAgain.deployments.scheduledDeletions)]).toEqual(['1']);
+    expect(process.due(stoppedAgain, '2026-01-09T00:00:00.000Z')).toBe(true);
   });
 
   it('a host runs them from a scheduler the test drives', () => {

@@ -9,7 +9,7 @@ import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
-import { addressableUrlError, parseAddressable } from '../shared/url-blocker.js';
+import { checkAddressableUrl } from '../shared/url-blocker.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
 import type { ClusterEvent } from './events.js';
@@ -50,9 +50,9 @@ const isLocalNetwork = (host: string): boolean =>
  * then, local requests not being allowed (the default setting), localhost and the local network.
  */
 const apiUrlError = (value: string): string | null => {
-  const problem = addressableUrlError(value);
-  if (problem) return problem;
-  const host = (parseAddressable(value.trim())?.hostname ?? '').toLowerCase();
+  const checked = checkAddressableUrl(value);
+  if (checked.error !== null) return checked.error;
+  const host = (checked.url.hostname ?? '').toLowerCase();
   const bracketed = host.includes(':') ? `[${host}]` : host;
   if (isLocalhost(bracketed)) return CLUSTER_MESSAGES.localhost;
   if (isLocalNetwork(bracketed)) return CLUSTER_MESSAGES.local_network;

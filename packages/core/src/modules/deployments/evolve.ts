@@ -32,6 +32,12 @@ const recomputeLastSuccess = (state: DeploymentsDraft, environment: Draft<Enviro
   environment.last_success_id = null;
 };
 
+/** Keeps `scheduledDeletions` to the stopped environments with an `auto_delete_at`. */
+const indexScheduled = (state: DeploymentsDraft, environment: Draft<Environment>): void => {
+  if (environment.state === 'stopped' && environment.auto_delete_at !== null) tableSet(state.deployments.scheduledDeletions, environment.id, 1);
+  else tableDelete(state.deployments.scheduledDeletions, environment.id);
+};
+
 export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void => {
   switch (event.type) {
     case 'EnvironmentCreated': {
@@ -68,6 +74,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       if (!environment) return;
       environment.state = event.type === 'EnvironmentStopped' ? 'stopped' : 'available';
       environment.updated_at = event.data.at;
+      indexScheduled(state, environment);
       return;
     }
     case 'EnvironmentDeleted': {
@@ -93,7 +100,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       if (!environment) return;
       // `update_all`: the column alone, `updated_at` untouched.
       environment.auto_delete_at = event.data.auto_delete_at;
-      tableSet(state.deployments.scheduledDeletions, event.data.id, event.data.auto_delete_at);
+      indexScheduled(state, environment);
       return;
     }
     case 'DeploymentCreated': {

@@ -17,7 +17,8 @@ export const deploymentsModule = defineModule<
   DeploymentsFollowed
 >({
   name: 'deployments',
-  version: 2,
+  // 3: `scheduledDeletions` holds ids of the stopped scheduled environments (the date is the environment's).
+  version: 3,
   initial: () => ({ deployments: initialDeployments() }),
   events: deploymentEvents,
   commands: [

@@ -59,8 +59,11 @@ export interface DeploymentsSlice {
   readonly environments: Table<Environment>;
   readonly deployments: Table<Deployment>;
   readonly sequences: { readonly environment: number; readonly deployment: number };
-  /** Environment id → `auto_delete_at`, for the environments scheduled for deletion (what the clean-up process reads). */
-  readonly scheduledDeletions: Table<string>;
+  /**
+   * Environment id → 1: the stopped environments with an `auto_delete_at` (the clean-up process reads these, and
+   * their date from the environment). One started again leaves it (its `auto_delete_at` stays) and is back once stopped.
+   */
+  readonly scheduledDeletions: Table<1>;
 }
 
 /** What the module's decisions read: memberships (abilities) and its slice. */

@@ -1,5 +1,5 @@
 /** Reads of the deployments slice. */
-import { tableEntries, tableGet, tableIdsFrom, tableValues } from '../../kernel/table.js';
+import { tableGet, tableIds, tableIdsFrom, tableValues } from '../../kernel/table.js';
 import { canOnVisibleProject, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
@@ -55,25 +55,24 @@ export const stoppedReviewApps = (slice: DeploymentsSlice, projectId: number, be
   return limit === null ? found : found.slice(0, limit);
 };
 
-/** Whether any environment is `auto_deletable` at `now` (the clean-up process's due check: no list built). */
-export const anyAutoDeletable = (slice: DeploymentsSlice, now: string): boolean => {
+/** `Environment.auto_deletable`'s condition (`stopped.where('auto_delete_at < ?', now)`), `now` in milliseconds. */
+const isAutoDeletable = (environment: Environment, now: number): boolean =>
+  environment.state === 'stopped' && environment.auto_delete_at !== null && Date.parse(environment.auto_delete_at) < now;
+
+/** The `auto_deletable` environments at `now`, in the index's order (only the stopped scheduled ones are looked at). */
+function* autoDeletable(slice: DeploymentsSlice, now: string): Generator<Environment> {
   const at = Date.parse(now);
-  for (const [id, auto_delete_at] of tableEntries(slice.scheduledDeletions)) {
-    if (Date.parse(auto_delete_at) < at && tableGet(slice.environments, Number(id))?.state === 'stopped') return true;
+  for (const id of tableIds(slice.scheduledDeletions)) {
+    const environment = tableGet(slice.environments, id);
+    if (environment && isAutoDeletable(environment, at)) yield environment;
   }
-  return false;
-};
+}
+
+/** Whether any environment is `auto_deletable` at `now` (the clean-up process's due check: no list built). */
+export const anyAutoDeletable = (slice: DeploymentsSlice, now: string): boolean => !autoDeletable(slice, now).next().done;
 
 /** `Environment.auto_deletable`: stopped environments whose `auto_delete_at` is before `now`, by id. */
-export const autoDeletableEnvironments = (slice: DeploymentsSlice, now: string): Environment[] => {
-  const at = Date.parse(now);
-  const out: Environment[] = [];
-  for (const [id, auto_delete_at] of tableEntries(slice.scheduledDeletions)) {
-    const environment = tableGet(slice.environments, Number(id));
-    if (environment?.state === 'stopped' && Date.parse(auto_delete_at) < at) out.push(environment);
-  }
-  return out.sort((a, b) => a.id - b.id);
-};
+export const autoDeletableEnvironments = (slice: DeploymentsSlice, now: string): Environment[] => [...autoDeletable(slice, now)].sort((a, b) => a.id - b.id);
 
 export const findDeployment = (slice: DeploymentsSlice, projectId: number, id: number): Deployment | undefined => {
   const deployment = tableGet(slice.deployments, id);

@@ -10,7 +10,7 @@ import { authorizeAdmin, type AccessView } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
 import { findUserByNamespace } from '../users/queries.js';
 import { Errors, exceedsLength, MAX_NAME, tooLong } from '../shared/validation.js';
-import { addressableUrlError, parseAddressable } from '../shared/url-blocker.js';
+import { addressableUrlError, checkAddressableUrl } from '../shared/url-blocker.js';
 import type { GeoCommand, GeoNodeAttributes } from './commands.js';
 import type { GeoEvent } from './events.js';
 import { GEO_NODE_DEFAULTS, type GeoNode, type GeoSlice } from './projection.js';
@@ -31,13 +31,6 @@ const strip = (value: string): string => value.trim();
  * is added, surrounding whitespace goes, and the slash is added again where stripping took it off the end.
  */
 const nodeUrl = (value: string): string => withEndingSlash(withEndingSlash(value).trim());
-
-/**
- * Whether a URL has no host (`http:///`, `http:x`). `addressable_url` passes it, but a secondary's save builds its
- * OAuth callback URL from the host first (`update_oauth_application!`), which fails without one (a 500 there); it is
- * refused as "must be a valid URL" instead.
- */
-const hostless = (value: string): boolean => !parseAddressable(value.trim())?.hostname;
 
 /** Applies the attributes given (absent ones keep their values) as the model's writers do. */
 const assign = (base: Mutable<GeoNode>, attributes: GeoNodeAttributes & { readonly primary?: boolean | null }): Mutable<GeoNode> => {
@@ -72,7 +65,11 @@ const validate = (state: GeoView, node: GeoNode, currentNodeName: string): E.Eit
   errors.check(!exceedsLength(node.name, MAX_NAME), 'name', tooLong(MAX_NAME));
   // `validates :url, presence: true, addressable_url: true` (http and https): a blank url gets both messages.
   errors.check(node.url.trim() !== '', 'url', "can't be blank");
-  const urlProblem = addressableUrlError(node.url) ?? (node.primary || !hostless(node.url) ? null : 'must be a valid URL');
+  // A URL without a host (`http:///`, `http:x`) passes `addressable_url`, but a secondary's save builds its OAuth
+  // callback URL from the host first (`update_oauth_application!`), which fails without one (a 500 there): it is
+  // refused as "must be a valid URL" instead.
+  const url = checkAddressableUrl(node.url);
+  const urlProblem = url.error ?? (node.primary || url.url.hostname ? null : 'must be a valid URL');
   if (urlProblem) errors.add('url', urlProblem);
   // `validates :internal_url, addressable_url: true, allow_blank: true` (a blank one is kept as nil).
   const internalProblem = node.internal_url === null ? null : addressableUrlError(node.internal_url);

@@ -16,7 +16,7 @@ import { projectVisibilityLowered } from '../projects/builders.js';
 import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.js';
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { NAMESPACE_FORMAT_MESSAGE, NAMESPACE_PATH_TOO_SHORT, namespacePathReserved, namespacePathTooShort, reservedName } from '../shared/paths.js';
+import { namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
 import { changesAnything, Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
 import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
@@ -78,15 +78,12 @@ const validateGroup = (
   if (fields.path !== undefined) {
     errors.maxLength('path', fields.path, MAX_NAME);
     const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
-    const tooShort = fields.path !== self?.path && namespacePathTooShort(fields.path);
     if (fields.path === '') errors.add('path', "can't be blank");
-    else if (!isNamespacePath(fields.path)) errors.add('path', NAMESPACE_FORMAT_MESSAGE).check(!tooShort, 'path', NAMESPACE_PATH_TOO_SHORT);
-    else {
-      // NamespacePathValidator on the full path (`build_full_path`): TOP_LEVEL_ROUTES at the top, the project route
-      // words below (the format passed above). Checked when the path changes, so that a group an old log holds keeps
-      // its other updates.
-      if (fields.path !== self?.path && namespacePathReserved(fullPath)) errors.add('path', reservedName(fields.path));
-      errors.check(!tooShort, 'path', NAMESPACE_PATH_TOO_SHORT);
+    // NamespacePathValidator on the full path (`build_full_path`): the format, then TOP_LEVEL_ROUTES at the top and the
+    // project route words below, then the minimum length. Checked when the path changes (as a username's), so that a group an old log holds
+    // under an older rule keeps its other updates, whether or not they name its path.
+    if (fields.path !== self?.path) for (const message of namespacePathErrors(fields.path, fullPath)) errors.add('path', message);
+    if (isNamespacePath(fields.path)) {
       // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).
       const holder = findGroupByFullPath(state.groups, fullPath);
       // Read past the batch's draft: a group creation never writes the users' table (see `usernameTaken`).

@@ -274,9 +274,9 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),
         E.map((project): Emitted[] => {
           const { type: _type, ...given } = command;
-          // `request_access_enabled` is absent (true) on projects that never changed it: the value held is no change.
+          // The value held is no change, and stays out of the event.
           const { request_access_enabled, ...rest } = given;
-          const changes = request_access_enabled === undefined || request_access_enabled === (project.request_access_enabled ?? true) ? rest : given;
+          const changes = request_access_enabled === undefined || request_access_enabled === project.request_access_enabled ? rest : given;
           return changesAnything(project, changes) ? [{ type: 'ProjectUpdated', data: { ...changes, id: project.id, updated_at: at } }] : [];
         }),
       );

@@ -39,11 +39,13 @@ export const evolve = (state: ProjectsDraft, event: ProjectEvent): void => {
   const projects = state.projects;
   switch (event.type) {
     case 'ProjectCreated': {
-      const { creator_id, ...data } = event.data;
+      const { creator_id, request_access_enabled, ...data } = event.data;
       const namespace = namespaceNames(state, data.namespace_kind, data.namespace_id);
       const project: Project = {
         ...data,
         creator_id,
+        // Recorded only when off (absent: on, the default).
+        request_access_enabled: request_access_enabled ?? true,
         path_with_namespace: `${namespace.path}/${data.path}`,
         name_with_namespace: `${namespace.name} / ${data.name}`,
         updated_at: data.created_at,

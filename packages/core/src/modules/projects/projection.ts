@@ -27,10 +27,10 @@ export interface Project {
   /** How merge requests merge (`merge_method`): a merge commit always, a merge commit only when fast-forward is possible, or fast-forward only. */
   readonly merge_method: MergeMethod;
   /**
-   * Whether users may ask to join (`request_access_enabled`, changed by `PUT /projects/:id`). Absent means true (the
-   * default), so projects folded before it existed keep their shape.
+   * Whether users may ask to join (`request_access_enabled`, changed by `PUT /projects/:id`). Evolve stores true (the
+   * default) when ProjectCreated lacks it: the decider records it only when off, and older logs never do.
    */
-  readonly request_access_enabled?: boolean;
+  readonly request_access_enabled: boolean;
 }
 
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';

@@ -45,7 +45,10 @@ const ADDRESSABLE_BY_FIELD = new Map<string, AddressableUrlSetting>(ADDRESSABLE_
 
 const checked = (values: ApplicationSettings, rule: AddressableUrlSetting): boolean => rule.when === undefined || values[rule.when] === true;
 
-/** The shared `addressable_url` rule on one setting, when its `if:` holds (and, with `allow_blank`, when not blank). */
+/**
+ * The shared `addressable_url` rule on one setting, when its `if:` holds (the rule's `when`, the one place it is
+ * checked: callers call this unconditionally) and, with `allow_blank`, when not blank.
+ */
 const checkAddressableUrl = (errors: Errors, values: ApplicationSettings, field: keyof ApplicationSettings): void => {
   const rule = ADDRESSABLE_BY_FIELD.get(field)!;
   if (!checked(values, rule)) return;
@@ -188,10 +191,9 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
     if (kroki === null) errors.add('diagramrender_url', 'must be a valid relative or absolute URL. Please check your Kroki URL setting in Admin Area > Settings > General > Kroki');
     else if (reason) errors.add('diagramrender_url', `is not valid. ${reason}`);
   }
-  if (on('gitpod_enabled')) {
-    requirePresent('gitpod_url');
-    checkAddressableUrl(errors, values, 'gitpod_url');
-  }
+  if (on('gitpod_enabled')) requirePresent('gitpod_url');
+  // Its `if: :gitpod_enabled` is the rule's `when` (ADDRESSABLE_URLS), as below for the external authorization URL.
+  checkAddressableUrl(errors, values, 'gitpod_url');
   if (on('mailer_events_enabled')) {
     requirePresent('mailer_signing_key');
     errors.maxLength('mailer_signing_key', text(values, 'mailer_signing_key'), 255);
@@ -227,11 +229,9 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   }
   if (on('domain_denylist_enabled') && !present('domain_denylist')) errors.add('domain_denylist', 'Domain denylist cannot be empty if denylist is enabled.');
   if (on('enforce_terms') && !present('terms')) errors.add('base', 'You need to set terms to be enforced');
-  if (on('external_authorization_service_enabled')) {
-    requirePresent('external_authorization_service_default_label');
-    checkAddressableUrl(errors, values, 'external_authorization_service_url');
-    numeric(errors, values, 'external_authorization_service_timeout', { gt: 0, lte: 10 });
-  }
+  if (on('external_authorization_service_enabled')) requirePresent('external_authorization_service_default_label');
+  checkAddressableUrl(errors, values, 'external_authorization_service_url');
+  if (on('external_authorization_service_enabled')) numeric(errors, values, 'external_authorization_service_timeout', { gt: 0, lte: 10 });
   if (present('external_auth_client_cert')) {
     requirePresent('external_auth_client_key');
     checkClientCertificate(errors, values);

@@ -21,7 +21,7 @@ export interface ParsedUrl {
 }
 
 /** `Addressable::URI.parse`, or null where it raises `InvalidURIError`. */
-export const parseAddressable = (value: string): ParsedUrl | null => {
+const parseAddressable = (value: string): ParsedUrl | null => {
   if (/[\r\n]/.test(value)) return null;
   const parts = URI_PARTS.exec(value);
   if (!parts) return null;
@@ -37,9 +37,8 @@ export const parseAddressable = (value: string): ParsedUrl | null => {
   return { scheme, hostname: host.replace(/^\[|\]$/g, '') };
 };
 
-/** `UrlBlocker.validate!`'s reason for refusing a URL with these schemes, or null when it passes. */
-export const urlBlockedReason = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => {
-  const parsed = parseAddressable(value);
+/** `UrlBlocker.validate!`'s reason for refusing a parsed URL (null: unparsable) with these schemes, or null when it passes. */
+const blockedReason = (parsed: ParsedUrl | null, schemes: readonly string[]): string | null => {
   if (!parsed) return 'URI is invalid';
   if (parsed.scheme === undefined || !schemes.includes(parsed.scheme)) return `Only allowed schemes are ${schemes.join(', ')}`;
   const host = parsed.hostname ?? '';
@@ -47,9 +46,22 @@ export const urlBlockedReason = (value: string, schemes: readonly string[] = ['h
   return null;
 };
 
-/** `addressable_url` (and `public_url`, before its local-address checks): the message for a value, or null. */
-export const addressableUrlError = (value: string | null | undefined, schemes: readonly string[] = ['http', 'https']): string | null => {
-  if (value === null || value === undefined || value.trim() === '') return 'must be a valid URL';
-  const reason = urlBlockedReason(value.trim(), schemes);
-  return reason === null ? null : `is blocked: ${reason}`;
+/** `UrlBlocker.validate!`'s reason for refusing a URL with these schemes, or null when it passes. */
+export const urlBlockedReason = (value: string, schemes: readonly string[] = ['http', 'https']): string | null => blockedReason(parseAddressable(value), schemes);
+
+/** What `addressable_url` makes of a value: the URL it passes (parsed, stripped), or its message. */
+export type AddressableUrl = { readonly url: ParsedUrl; readonly error: null } | { readonly url: null; readonly error: string };
+
+/**
+ * `addressable_url` (and `public_url`, before its local-address checks), parsing the value once: callers that read
+ * the host further (`public_url`'s local addresses, a Geo node's host) take it from `url`.
+ */
+export const checkAddressableUrl = (value: string | null | undefined, schemes: readonly string[] = ['http', 'https']): AddressableUrl => {
+  if (value === null || value === undefined || value.trim() === '') return { url: null, error: 'must be a valid URL' };
+  const parsed = parseAddressable(value.trim());
+  const reason = blockedReason(parsed, schemes);
+  return reason === null && parsed ? { url: parsed, error: null } : { url: null, error: `is blocked: ${reason}` };
 };
+
+/** `addressable_url`'s message for a value, or null. */
+export const addressableUrlError = (value: string | null | undefined, schemes: readonly string[] = ['http', 'https']): string | null => checkAddressableUrl(value, schemes).error;

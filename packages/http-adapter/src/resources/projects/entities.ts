@@ -72,7 +72,7 @@ const projectFields = (project: Project, ctx: PresentContext) => {
     creator_id: project.creator_id,
     archived: false,
     empty_repo: defaultBranch === null,
-    request_access_enabled: project.request_access_enabled ?? true,
+    request_access_enabled: project.request_access_enabled,
     merge_method: project.merge_method,
     shared_with_groups: sharedWithGroups(project, ctx),
   };

@@ -36,7 +36,7 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
       // administrator always has (a group's Owner level; ProjectPolicy prevents `admin`).
       const readable = source.group ? canReadGroup(state, actorId, source.group) : canReadProject(state, actorId, source.project);
       if (!readable) return E.left(notFound(source.group ? 'Group' : 'Project'));
-      const enabled = source.group ? source.group.request_access_enabled : (source.project.request_access_enabled ?? true);
+      const enabled = source.group ? source.group.request_access_enabled : source.project.request_access_enabled;
       const access = source.group ? groupAccessLevel(state, source.group, actorId, today) : projectAccessLevel(state, source.project, actorId, today);
       if (!enabled || access > 0 || isAdmin(state, actorId) || !visibleByVisibility(state, actorId, source.group ?? source.project)) return E.left(forbidden());
       // A second request fails the Member model's uniqueness (a 400, as the platform's `render_validation_error!`).

@@ -4,7 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { withOutcome, type Decision } from '../../../kernel/decider.js';
 import { notFound, validation } from '../../../kernel/domain-error.js';
 import { findUserByEmail } from '../../users/queries.js';
-import { dayOf, exceedsLength, isEmail, MAX_NAME, tooLong } from '../../shared/validation.js';
+import { dayOf, exceedsLength, isEmail, MAX_NAME, normalizedEmail, tooLong } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import { directMembership, invitationOf } from '../queries.js';
@@ -34,14 +34,18 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
   const failures: Record<string, string> = {};
   const seen = new Set<string>();
   // `params[:email].split(',').uniq`, counted before any address is looked at: nothing is invited past the limit.
-  if (new Set(command.emails.map((e) => e.trim().toLowerCase()).filter((e) => e !== '')).size > INVITE_LIMIT) {
+  // An address counts once whatever its case or surrounding blanks (the key is `normalizedEmail`); the invitation keeps
+  // the address as given, blanks taken off.
+  const keys = command.emails.map(normalizedEmail);
+  if (new Set(keys.filter((key) => key !== '')).size > INVITE_LIMIT) {
     return { events: [], failures: {}, error: `Too many users specified (limit is ${INVITE_LIMIT})` };
   }
   let offset = 0;
-  for (const raw of command.emails) {
+  for (const [index, raw] of command.emails.entries()) {
+    const key = keys[index]!;
+    if (key === '' || seen.has(key)) continue;
+    seen.add(key);
     const email = raw.trim();
-    if (email === '' || seen.has(email.toLowerCase())) continue;
-    seen.add(email.toLowerCase());
     if (!isEmail(email)) {
       failures[email] = 'Invite email is invalid';
       continue;
