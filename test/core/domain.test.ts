@@ -46,12 +46,12 @@ describe('identity and namespaces', () => {
   it('renaming a group moves the full paths of its subgroups and projects', async () => {
     const { app, ok } = await makeApp();
     await ok(system, userCommand('alice'));
-    await ok(as(1), { type: 'CreateGroup', name: 'A', path: 'a' });
-    await ok(as(1), { type: 'CreateGroup', name: 'B', path: 'b', parent_id: 2 });
+    await ok(as(1), { type: 'CreateGroup', name: 'A', path: 'aa' });
+    await ok(as(1), { type: 'CreateGroup', name: 'B', path: 'bb', parent_id: 2 });
     await ok(as(1), { type: 'CreateProject', path: 'p', namespace_id: 3 });
-    await ok(as(1), { type: 'UpdateGroup', id: 2, path: 'z', name: 'Z' });
-    expect(findProjectByFullPath(app.state.projects, 'z/b/p')?.name_with_namespace).toBe('Z / B / p');
-    expect(findGroupByFullPath(app.state.groups, 'a/b')).toBeUndefined();
+    await ok(as(1), { type: 'UpdateGroup', id: 2, path: 'zz', name: 'Z' });
+    expect(findProjectByFullPath(app.state.projects, 'zz/bb/p')?.name_with_namespace).toBe('Z / B / p');
+    expect(findGroupByFullPath(app.state.groups, 'aa/bb')).toBeUndefined();
   });
 
   it('a membership added ends a pending access request, in its own batch as after it', async () => {
@@ -59,10 +59,10 @@ describe('identity and namespaces', () => {
     await ok(system, userCommand('alice'));
     await ok(system, userCommand('bob'));
     await ok(system, userCommand('carol'));
-    await ok(as(1), { type: 'CreateGroup', name: 'G', path: 'g', visibility: 'public' });
-    await ok(as(1), { type: 'CreateGroup', name: 'H', path: 'h', visibility: 'public' });
-    const group = findGroupByFullPath(app.state.groups, 'g')!;
-    const other = findGroupByFullPath(app.state.groups, 'h')!;
+    await ok(as(1), { type: 'CreateGroup', name: 'G', path: 'gg', visibility: 'public' });
+    await ok(as(1), { type: 'CreateGroup', name: 'H', path: 'hh', visibility: 'public' });
+    const group = findGroupByFullPath(app.state.groups, 'gg')!;
+    const other = findGroupByFullPath(app.state.groups, 'hh')!;
     await ok(as(2), { type: 'RequestAccess', source_type: 'Namespace', source_id: group.id });
     // One batch: carol's request is folded into the draft before her membership is.
     await Promise.all([
@@ -101,7 +101,7 @@ describe('identity and namespaces', () => {
     expect(canReadGroup(app.state, 1, secret)).toBe(true);
     const taken = await run(as(2), { type: 'CreateGroup', name: 'Secret', path: 'secret' });
     expect(taken).toEqual(E.left({ _tag: 'BadRequest', message: 'Failed to save group {:path=>["has already been taken"]}' }));
-    expect(E.isLeft(await run(as(2), { type: 'CreateUser', username: 'x', name: 'x', email: 'x@example.com', password_digest: null }))).toBe(true);
+    expect(E.isLeft(await run(as(2), { type: 'CreateUser', username: 'xx', name: 'x', email: 'x@example.com', password_digest: null }))).toBe(true);
     const dup = await run(system, userCommand('ALICE', { email: 'other@example.com' }));
     expect(dup).toEqual(E.left({ _tag: 'Conflict', message: 'Username has already been taken' }));
   });
@@ -109,8 +109,8 @@ describe('identity and namespaces', () => {
   it('deleting a group deletes its subtree and ends every membership in it with explicit events', async () => {
     const { app, ok } = await makeApp();
     await ok(system, userCommand('alice'));
-    await ok(as(1), { type: 'CreateGroup', name: 'A', path: 'a' });
-    await ok(as(1), { type: 'CreateGroup', name: 'B', path: 'b', parent_id: 2 });
+    await ok(as(1), { type: 'CreateGroup', name: 'A', path: 'aa' });
+    await ok(as(1), { type: 'CreateGroup', name: 'B', path: 'bb', parent_id: 2 });
     await ok(as(1), { type: 'CreateProject', path: 'p', namespace_id: 3 });
     const result = await ok(as(1), { type: 'DeleteGroup', id: 2 });
     expect(result.events.map((e) => e.type)).toEqual(['ProjectDeleted', 'MemberRemoved', 'GroupDeleted', 'MemberRemoved', 'GroupDeleted']);
@@ -121,13 +121,13 @@ describe('identity and namespaces', () => {
 
 /** Random command sequences over a small universe of names, so that collisions and denials happen often. */
 const commandArb: fc.Arbitrary<{ actor: number | null; command: ForgefoldCommand }> = fc.oneof(
-  fc.record({ actor: fc.constant(null), command: fc.constantFrom(...['a', 'b', 'c', 'd'].map((u) => userCommand(u))) }),
+  fc.record({ actor: fc.constant(null), command: fc.constantFrom(...['aa', 'bb', 'cc', 'dd'].map((u) => userCommand(u))) }),
   fc.record({
     actor: fc.integer({ min: 1, max: 4 }),
-    command: fc.record({ type: fc.constant('CreateGroup' as const), name: fc.constantFrom('G', 'H'), path: fc.constantFrom('g', 'h', 'k'), parent_id: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }) }),
+    command: fc.record({ type: fc.constant('CreateGroup' as const), name: fc.constantFrom('G', 'H'), path: fc.constantFrom('gg', 'hh', 'kk'), parent_id: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }) }),
   }),
   fc.record({ actor: fc.integer({ min: 1, max: 4 }), command: fc.record({ type: fc.constant('CreateProject' as const), path: fc.constantFrom('p', 'q'), namespace_id: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }) }) }),
-  fc.record({ actor: fc.integer({ min: 1, max: 4 }), command: fc.record({ type: fc.constant('UpdateGroup' as const), id: fc.integer({ min: 1, max: 12 }), path: fc.constantFrom('g', 'x', 'y') }) }),
+  fc.record({ actor: fc.integer({ min: 1, max: 4 }), command: fc.record({ type: fc.constant('UpdateGroup' as const), id: fc.integer({ min: 1, max: 12 }), path: fc.constantFrom('gg', 'xx', 'yy') }) }),
   fc.record({ actor: fc.integer({ min: 1, max: 4 }), command: fc.record({ type: fc.constant('DeleteGroup' as const), id: fc.integer({ min: 1, max: 12 }) }) }),
   fc.record({ actor: fc.integer({ min: 1, max: 4 }), command: fc.record({ type: fc.constant('DeleteProject' as const), id: fc.integer({ min: 1, max: 6 }) }) }),
   fc.record({ actor: fc.constant(null), command: fc.record({ type: fc.constant('DeleteUser' as const), id: fc.integer({ min: 1, max: 4 }) }) }),

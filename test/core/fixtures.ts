@@ -46,3 +46,10 @@ export const userCommand = (username: string, extra: Partial<Extract<ForgefoldCo
   password_digest: null,
   ...extra,
 });
+
+/**
+ * A user of the property tests' small worlds, named by a letter: the username is the letter twice (a namespace path
+ * has at least two characters), the e-mail the letter's own (`a@example.com`, which invitations may name).
+ */
+export const letterUser = (letter: string, extra: Partial<Extract<ForgefoldCommand, { type: 'CreateUser' }>> = {}): ForgefoldCommand =>
+  userCommand(letter.repeat(2), { email: `${letter}@example.com`, ...extra });

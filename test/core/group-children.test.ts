@@ -24,9 +24,9 @@ describe('a group\'s children', () => {
   it('start shared and empty, and a first child (created or transferred in) is the parent\'s alone, live, replayed and after a snapshot', async () => {
     const { app, store, ok } = await makeApp();
     await ok(system, userCommand('alice'));
-    for (const path of ['a', 'b', 'c', 'd']) await ok(as(1), { type: 'CreateGroup', name: path, path });
+    for (const path of ['aa', 'bb', 'cc', 'dd']) await ok(as(1), { type: 'CreateGroup', name: path, path });
     const id = (state: State, path: string) => [...listGroups(state.groups)].find((group) => group.path === path)!.id;
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((path) => id(app.state, path)) as [number, number, number, number];
+    const [a, b, c, d] = ['aa', 'bb', 'cc', 'dd'].map((path) => id(app.state, path)) as [number, number, number, number];
     expect(findGroup(app.state.groups, a)!.children).toBe(findGroup(app.state.groups, b)!.children);
     expect(Object.isFrozen(findGroup(app.state.groups, a)!.children)).toBe(true);
     // A snapshot as the stores keep it (encoded and decoded), then a tail that gives groups their first children.
@@ -36,7 +36,7 @@ describe('a group\'s children', () => {
     await ok(as(1), { type: 'CreateGroup', name: 'a1', path: 'a1', parent_id: a });
     await ok(as(1), { type: 'CreateGroup', name: 'a2', path: 'a2', parent_id: a });
     await ok(as(1), { type: 'TransferGroup', id: c, parent_id: b });
-    const expected = { a: [id(app.state, 'a1'), id(app.state, 'a2')], b: [c], c: [], d: [], a1: [], a2: [] };
+    const expected = { aa: [id(app.state, 'a1'), id(app.state, 'a2')], bb: [c], cc: [], dd: [], a1: [], a2: [] };
     expect(childrenOf(app.state)).toEqual(expected);
     const start = (fromSnapshot: boolean) =>
       Application.start<ForgefoldCommand, State>({ ...forgefold, store, ...(fromSnapshot ? { snapshots } : {}), clock: { now: () => '' }, ids: { eventId: () => '' } });

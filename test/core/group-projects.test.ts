@@ -24,7 +24,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { makeApp, system, userCommand } from './fixtures.js';
+import { letterUser, makeApp, system, userCommand } from './fixtures.js';
 import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
@@ -60,9 +60,9 @@ describe("a group's project list (GET /groups/:id/projects, GroupDetail's projec
   it('starts from candidates that, filtered, equal a filter over every project of the group, whatever happened before', async () => {
     await fc.assert(
       fc.asyncProperty(sequences, async (drawn) => {
-        const { app, store } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd']) await app.execute(system, userCommand(name));
-        await app.execute(system, userCommand('e', { external: true }));
+        const { app, store, ok } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd']) await ok(system, letterUser(name));
+        await ok(system, letterUser('e', { external: true }));
         await app.execute(system, userCommand('root', { is_admin: true }));
         await app.execute(system, userCommand('stranger'));
         await app.execute(system, userCommand('visitor', { external: true }));

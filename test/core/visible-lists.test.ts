@@ -25,7 +25,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { makeApp, system, userCommand } from './fixtures.js';
+import { letterUser, makeApp, system } from './fixtures.js';
 import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** What `GET /groups` keeps of a candidate for a non-administrator (see resources/groups/routes.ts). */
@@ -60,8 +60,8 @@ describe('the lists of a non-administrator', () => {
   it('equal a filter over every group and project, whatever happened before', async () => {
     await fc.assert(
       fc.asyncProperty(accessSequences(), async (steps) => {
-        const { app, store } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
+        const { app, store, ok } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd', 'e']) await ok(system, letterUser(name));
         await applySteps(app, steps);
         const state = app.state;
         const everyGroup: Group[] = [...listGroups(state.groups)];

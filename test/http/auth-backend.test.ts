@@ -33,7 +33,7 @@ describe('forgefoldAuthBackend', () => {
     expect(check('bob-token')).toMatchObject({ kind: 'ok', userId: 2 });
     // Kept: the same answer (the very object) after a write that touched neither slice.
     const first = memo.authenticate('bob-token', 'PRIVATE-TOKEN');
-    await must({ type: 'CreateGroup', name: 'G', path: 'g' }, as(2));
+    await must({ type: 'CreateGroup', name: 'G', path: 'gg' }, as(2));
     expect(memo.authenticate('bob-token', 'PRIVATE-TOKEN')).toBe(first);
     expect(fresh.authenticate('bob-token', 'PRIVATE-TOKEN')).toEqual(first);
     // Another token in between, and back.

@@ -31,7 +31,7 @@ import {
   type State,
   type Table,
 } from '@forgefold/core';
-import { as, system, userCommand } from '../core/fixtures.js';
+import { as, letterUser, system, userCommand } from '../core/fixtures.js';
 
 const start = (copyOnWrite: boolean, freeze: boolean) => {
   let n = 0;
@@ -59,7 +59,7 @@ const src = fc.oneof(fc.record({ source_type: fc.constant('Namespace' as const),
 const level = fc.constantFrom(5, 10, 20, 30, 40, 50);
 const user = fc.integer({ min: 1, max: 5 });
 const actor = fc.integer({ min: 1, max: 6 });
-const path = fc.constantFrom('g', 'h', 'k', 'm');
+const path = fc.constantFrom('gg', 'hh', 'kk', 'mm');
 
 /** Group creations and memberships (the copy-on-write path) among commands that fold under immer. */
 const stepArb: fc.Arbitrary<{ actor: number | null; command: ForgefoldCommand }> = fc.oneof(
@@ -98,7 +98,7 @@ describe('copy-on-write folding of a batch', () => {
         const copying = await start(true, freeze);
         const drafting = await start(false, freeze);
         for (const app of [copying, drafting]) {
-          for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
+          for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, letterUser(name));
           await app.execute(system, userCommand('boss', { is_admin: true }));
         }
         for (const batch of batches) {
@@ -127,7 +127,7 @@ describe('copy-on-write folding of a batch', () => {
 
   it('shares with the state before what the batch did not write', async () => {
     const app = await start(true, true);
-    await app.execute(system, userCommand('a'));
+    await app.execute(system, userCommand('alice'));
     await app.execute(as(1), { type: 'CreateGroup', name: 'First', path: 'first' });
     const before = app.state;
     await Promise.all([1, 2, 3].map((i) => app.execute(as(1), { type: 'CreateGroup', name: `G${i}`, path: `g${i}` })));

@@ -42,7 +42,7 @@ import {
   InMemorySnapshotStore,
   type Table,
 } from '@forgefold/core';
-import { as, makeApp, system, userCommand } from '../core/fixtures.js';
+import { as, letterUser, makeApp, system, userCommand } from '../core/fixtures.js';
 
 const replay = async (store: EventStore) =>
   (await Application.start<ForgefoldCommand, State>({ ...forgefold, store, clock: { now: () => '' }, ids: { eventId: () => '' } })).state;
@@ -359,8 +359,8 @@ const user = fc.integer({ min: 1, max: 5 });
 const actor = fc.integer({ min: 1, max: 8 });
 
 const memberCommandArb: fc.Arbitrary<{ actor: number | null; command: ForgefoldCommand }> = fc.oneof(
-  fc.record({ actor: fc.constant(null), command: fc.constantFrom(userCommand('z', { email: 'inv@example.com' })) }),
-  fc.record({ actor, command: fc.record({ type: fc.constant('CreateGroup' as const), name: fc.constantFrom('G', 'H'), path: fc.constantFrom('g', 'h', 'k'), parent_id: fc.option(gid, { nil: undefined }) }) }),
+  fc.record({ actor: fc.constant(null), command: fc.constantFrom(userCommand('zz', { email: 'inv@example.com' })) }),
+  fc.record({ actor, command: fc.record({ type: fc.constant('CreateGroup' as const), name: fc.constantFrom('G', 'H'), path: fc.constantFrom('gg', 'hh', 'kk'), parent_id: fc.option(gid, { nil: undefined }) }) }),
   fc.record({ actor, command: fc.record({ type: fc.constant('CreateProject' as const), path: fc.constantFrom('p', 'q'), namespace_id: gid }) }),
   { weight: 10, arbitrary: fc.record({ actor, command: fc.tuple(src, user, level).map(([s, u, l]) => ({ type: 'AddMember' as const, ...s, user_id: u, access_level: l })) }) },
   { weight: 2, arbitrary: fc.record({ actor, command: fc.tuple(gid, gid, level).map(([g, w, l]) => ({ type: 'ShareGroup' as const, group_id: g, shared_with_group_id: w, group_access: l })) }) },
@@ -434,12 +434,12 @@ describe('membership properties', () => {
   it('replay equals live; top-level groups keep an owner; effective access, /members/all and billable match their definitions', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(memberCommandArb, { minLength: 20, maxLength: 60 }), async (steps) => {
-        const { app, store, advance } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd', 'e']) await app.execute(system, userCommand(name));
+        const { app, store, advance, ok } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd', 'e']) await ok(system, letterUser(name));
         await app.execute(system, userCommand('boss', { is_admin: true }));
-        await app.execute(as(1), { type: 'CreateGroup', name: 'R', path: 'r' });
-        await app.execute(as(2), { type: 'CreateGroup', name: 'T', path: 't' });
-        await app.execute(as(1), { type: 'CreateGroup', name: 'C', path: 'c', parent_id: 7 });
+        await app.execute(as(1), { type: 'CreateGroup', name: 'R', path: 'rr' });
+        await app.execute(as(2), { type: 'CreateGroup', name: 'T', path: 'tt' });
+        await app.execute(as(1), { type: 'CreateGroup', name: 'C', path: 'cc', parent_id: 7 });
         await app.execute(as(1), { type: 'CreateProject', path: 'p', namespace_id: 9 });
         await app.execute(as(2), { type: 'CreateProject', path: 'p', namespace_id: 8 });
         for (const [index, { actor, command }] of steps.entries()) {

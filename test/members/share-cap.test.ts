@@ -24,7 +24,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { as, makeApp, system, userCommand } from '../core/fixtures.js';
+import { as, letterUser, makeApp, system } from '../core/fixtures.js';
 
 const USERS = [1, 2, 3, 4, 5];
 const LEVELS = [10, 20, 30, 40, 50];
@@ -89,8 +89,8 @@ describe('access through shares', () => {
   it('never exceeds the smallest group_access on its chain; /members/all and the deciders use the capped level', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), async (steps) => {
-        const { app } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await app.execute(system, userCommand(name));
+        const { app, ok } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await ok(system, letterUser(name));
         const groups = (): Group[] => [...listGroups(app.state.groups)];
         const projects = (): Project[] => [...listProjects(app.state.projects)];
         const pick = <T>(items: readonly T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);

@@ -188,6 +188,31 @@ export const groupSpecs: Record<string, Spec> = {
     when: { type: 'CreateGroup', name: 'X', path: 'admin.git' },
     error: { _tag: 'BadRequest', message: `Failed to save group {:path=>["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."]}` },
   },
+  // Namespace's `validates :path, length: { minimum: 2 }, if: :path_changed?`, after NamespacePathValidator.
+  'a one-character path is too short, for a subgroup too; a bad one has both messages': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'S', path: 's', parent_id: 3 },
+    error: { _tag: 'BadRequest', message: 'Failed to save group {:path=>["is too short (minimum is 2 characters)"]}' },
+  },
+  'a one-character path that breaks the format has both messages': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'S', path: '.' },
+    error: { _tag: 'BadRequest', message: `Failed to save group {:path=>["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.", "is too short (minimum is 2 characters)"]}` },
+  },
+  'a renamed group may not take a one-character path': {
+    given: [alice, team, owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'x' },
+    error: validation({ path: ['is too short (minimum is 2 characters)'] }),
+  },
+  'a group an old log holds under a one-character path keeps its other updates': {
+    given: [alice, groupCreated(3, 'x', { by: 1 }), owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, path: 'x', description: 'd' },
+    then: [{ type: 'GroupUpdated', data: { path: 'x', description: 'd', id: 3, updated_at: AT } }],
+  },
   'a subgroup may take a top-level word': {
     given: [team],
     when: { type: 'CreateGroup', name: 'Admin', path: 'admin', parent_id: 3 },

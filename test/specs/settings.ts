@@ -128,9 +128,9 @@ export const settingEffectSpecs: Record<string, Spec> = {
   'a new group takes the default group visibility and project creation level': {
     given: [root, changed([{ field: 'default_group_visibility', old: 'private', new: 'public' }, { field: 'default_project_creation', old: 2, new: 1 }])],
     as: 1,
-    when: { type: 'CreateGroup', name: 'G', path: 'g' },
+    when: { type: 'CreateGroup', name: 'G', path: 'gg' },
     then: [
-      { type: 'GroupCreated', data: { id: 102, name: 'G', path: 'g', parent_id: null, visibility: 'public', description: '', request_access_enabled: true, project_creation_level: 1, created_at: AT, created_by_id: 1 } },
+      { type: 'GroupCreated', data: { id: 102, name: 'G', path: 'gg', parent_id: null, visibility: 'public', description: '', request_access_enabled: true, project_creation_level: 1, created_at: AT, created_by_id: 1 } },
       { type: 'MemberAdded', data: { id: 1, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
     ],
   },

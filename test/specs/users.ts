@@ -185,4 +185,23 @@ export const userSpecs: Record<string, Spec> = {
     when: { type: 'UpdateUser', id: 2, username: 'help', name: 'H' },
     then: [{ type: 'UserUpdated', data: { id: 2, name: 'H', username: 'help', updated_at: AT } }],
   },
+  // Namespace's `validates :path, length: { minimum: 2 }, if: :path_changed?`, moved onto username (set_username_errors).
+  'a one-character username is too short': {
+    given: [root],
+    as: 1,
+    when: { type: 'CreateUser', username: 'b', name: 'B', email: 'b@example.com', password_digest: null },
+    error: validation({ username: ['is too short (minimum is 2 characters)'] }),
+  },
+  'a renamed account may not take a one-character username; a bad one has both messages': {
+    given: [root, alice],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, username: '-' },
+    error: validation({ username: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.", 'is too short (minimum is 2 characters)'] }),
+  },
+  'an account an old log holds under a one-character username keeps its other updates': {
+    given: [root, userCreated(2, 'h')],
+    as: 1,
+    when: { type: 'UpdateUser', id: 2, username: 'h', name: 'Harry' },
+    then: [{ type: 'UserUpdated', data: { id: 2, name: 'Harry', username: 'h', updated_at: AT } }],
+  },
 };

@@ -80,8 +80,8 @@ const validateGroup = (
     const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
     if (fields.path === '') errors.add('path', "can't be blank");
     // NamespacePathValidator on the full path (`build_full_path`): the format, then TOP_LEVEL_ROUTES at the top and the
-    // project route words below. Checked when the path changes (as a username's), so that a group an old log holds
-    // under an older rule keeps its other updates, whether or not they name its path.
+    // project route words below; then the minimum length. Checked when the path changes (as a username's), so that a
+    // group an old log holds under an older rule keeps its other updates, whether or not they name its path.
     if (fields.path !== self?.path) for (const message of namespacePathErrors(fields.path, fullPath)) errors.add('path', message);
     if (isNamespacePath(fields.path)) {
       // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).

@@ -162,6 +162,16 @@ export const projectPathReserved = (namespaceFullPath: string, path: string): bo
  */
 export const namespacePathErrors = (path: string, fullPath: string): string[] => {
   if (path === '') return [];
-  if (!isNamespacePath(path)) return [NAMESPACE_FORMAT_MESSAGE];
-  return namespacePathReserved(fullPath) ? [reservedName(path)] : [];
+  const errors = !isNamespacePath(path) ? [NAMESPACE_FORMAT_MESSAGE] : namespacePathReserved(fullPath) ? [reservedName(path)] : [];
+  return namespacePathTooShort(path) ? [...errors, NAMESPACE_PATH_TOO_SHORT] : errors;
 };
+
+/**
+ * `validates :path, length: { minimum: 2 }, if: :path_changed?` (Namespace, after NamespacePathValidator): a group's
+ * new path or a user's new username of one character. Only a path that changes is checked, so that the one-character
+ * names made before the rule (and kept in old logs) keep their other updates. A blank path has "can't be blank" alone.
+ */
+export const namespacePathTooShort = (path: string): boolean => path !== '' && [...path].length < 2;
+
+/** ActiveModel's message for `length: { minimum: 2 }`. */
+export const NAMESPACE_PATH_TOO_SHORT = 'is too short (minimum is 2 characters)';
