@@ -11,7 +11,7 @@ import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup } from '../groups/queries.js';
+import { findGroup, selfAndAncestors } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
@@ -159,7 +159,38 @@ export const canReadGroup = (state: AccessView, userId: number | null, group: Gr
   if (visibleByVisibility(state, userId, group)) return true;
   if (userId === null) return false;
   if (isAdmin(state, userId)) return true;
-  return groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId);
+  return hasAccessInOrBelow(state, group, userId);
+};
+
+/**
+ * What opens a group to a user besides its visibility: access to it (GroupPolicy `guest`), or a membership or a
+ * project authorization below it (`has_projects`). GroupsFinder's own groups are the same set: the ancestors of
+ * `authorized_groups` (their groups and the namespaces of their authorized projects) and the groups below theirs.
+ */
+export const hasAccessInOrBelow = (state: AccessView, group: Group, userId: number): boolean =>
+  groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId) || readsSharedProjectBelow(state, group, userId);
+
+/**
+ * GroupPolicy's `has_projects` for the projects a user reaches through project shares: `group_projects_for` takes the
+ * projects of the group and its subgroups `public_or_visible_to_user`, that is those the user holds a project
+ * authorization for, and a share into any of them is one (`Gitlab::ProjectAuthorizations`). Memberships below the
+ * group are `hasMembershipBelow`'s; the shares are found from the groups `walkMemberships` reaches.
+ */
+const readsSharedProjectBelow = (state: AccessView, group: Group, userId: number): boolean => {
+  let found = false;
+  walkMemberships(state, userId, {
+    reached: (reachedGroup) => {
+      if (found) return;
+      for (const project of projectsSharedWithGroup(state, reachedGroup.id)) {
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home && selfAndAncestors(state.groups, home).some((g) => g.id === group.id) && projectAccessLevel(state, project, userId) > 0) {
+          found = true;
+          return;
+        }
+      }
+    },
+  });
+  return found;
 };
 
 /** `read_project`. */
@@ -317,8 +348,13 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
     reached: (group) => {
       groups.add(group.id);
       for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
-      // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`).
-      for (const project of projectsSharedWithGroup(state, group.id)) projects.add(project.id);
+      // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`),
+      // and with them the groups above them (`readsSharedProjectBelow`).
+      for (const project of projectsSharedWithGroup(state, group.id)) {
+        projects.add(project.id);
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home) climb(home);
+      }
     },
   });
   return { groups, projects };
