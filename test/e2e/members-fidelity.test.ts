@@ -155,3 +155,35 @@ describe('access through a project share for the invited group\'s ancestors and 
     expect(without.body.map((u: { id: number }) => u.id)).not.toContain(outside.id);
   });
 });
+
+describe('a project share opens the private groups above the project (GroupPolicy `has_projects`)', () => {
+  it('those the share reaches read the project\'s private group and its ancestors, and find them in GET /groups', async () => {
+    const owner = await createPerson(server, 'hp-owner');
+    const member = await createPerson(server, 'hp-member');
+    const upper = await createPerson(server, 'hp-upper');
+    const stranger = await createPerson(server, 'hp-stranger');
+    const root = await createGroup(server, owner, 'HPRoot');
+    const home = await createGroup(server, owner, 'HPHome', root.id);
+    const sibling = await createGroup(server, owner, 'HPSibling', root.id);
+    const project = await createProject(server, owner, 'HPShared', home.id);
+    const parent = await createGroup(server, owner, 'HPParent');
+    const team = await createGroup(server, owner, 'HPTeam', parent.id);
+    expect((await server.request('POST', `/api/v4/groups/${team.id}/members`, { token: owner.token, body: { user_id: member.id, access_level: 30 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${parent.id}/members`, { token: owner.token, body: { user_id: upper.id, access_level: 30 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 10 } })).status).toBe(201);
+    for (const person of [member, upper]) {
+      // `group_projects_for` (owned projects of the group and its subgroups, `public_or_visible_to_user`): the shared
+      // project is a project authorization, so the group holding it and the groups above it are readable.
+      expect((await server.request('GET', `/api/v4/groups/${home.id}`, { token: person.token })).status).toBe(200);
+      expect((await server.request('GET', `/api/v4/groups/${root.id}`, { token: person.token })).status).toBe(200);
+      expect((await server.request('GET', `/api/v4/groups/${sibling.id}`, { token: person.token })).status).toBe(404);
+      // GroupsFinder: `authorized_groups` (the namespaces of authorized projects) and their ancestors.
+      const listed = (await server.request('GET', '/api/v4/groups?per_page=100', { token: person.token })).body.map((g: { id: number }) => g.id);
+      expect(listed).toEqual(expect.arrayContaining([root.id, home.id]));
+      expect(listed).not.toContain(sibling.id);
+      // Reading the group is not acting in it.
+      expect((await server.request('PUT', `/api/v4/groups/${home.id}`, { token: person.token, body: { description: 'x' } })).status).toBe(403);
+    }
+    expect((await server.request('GET', `/api/v4/groups/${home.id}`, { token: stranger.token })).status).toBe(404);
+  });
+});

@@ -105,6 +105,36 @@ describe('limits and bots', () => {
     expect(await server.request('DELETE', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect((await server.request('GET', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).body.access_level).toBe(30);
   });
+
+  it('a token\'s bot holds one membership (Member `validates :user_id, uniqueness:, if: :project_bot?`), group tokens\' bots included; it may leave its own', async () => {
+    const home = await createGroup(server, alice, 'BotOne');
+    const other = await createProject(server, alice, 'BotOther', home.id);
+    const groupToken = await server.request('POST', `/api/v4/groups/${home.id}/access_tokens`, { ...as(alice), body: { name: 'gbot', scopes: ['api'], access_level: 30 } });
+    expect(groupToken.status).toBe(201);
+    const groupBot = groupToken.body.user_id as number;
+    const projectMembers = `/api/v4/projects/${other.id}/members`;
+    expect(await server.request('POST', projectMembers, { ...as(alice), body: { user_id: groupBot, access_level: 30 } })).toMatchObject({
+      status: 400,
+      body: { message: { user_id: ['project bots cannot be added to other groups / projects'] } },
+    });
+    // The comma list: refused elsewhere; its own membership is one the owner may not update, left as it is.
+    const bots = await server.request('POST', projectMembers, { ...as(alice), body: { user_id: `${groupBot}`, access_level: 30 } });
+    expect(bots.status).toBe(400);
+    const again = await server.request('POST', `/api/v4/groups/${home.id}/members`, { ...as(alice), body: { user_id: `${groupBot},${bob.id}`, access_level: 10 } });
+    expect(again).toMatchObject({ status: 201, body: { status: 'success' } });
+    expect((await server.request('GET', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).body.access_level).toBe(30);
+    expect((await server.request('GET', projectMembers, as(alice))).body.map((m: { id: number }) => m.id)).not.toContain(groupBot);
+    // The validation is the model's, so an invitation to the bot's address is refused the same way.
+    const email = (await server.request('GET', `/api/v4/users/${groupBot}`)).body.email as string;
+    expect(await server.request('POST', `/api/v4/projects/${other.id}/invitations`, { ...as(alice), body: { email, access_level: 30 } })).toMatchObject({
+      status: 201,
+      body: { status: 'error', message: { [email]: 'User project bots cannot be added to other groups / projects' } },
+    });
+    expect((await server.request('GET', projectMembers, as(alice))).body.map((m: { id: number }) => m.id)).not.toContain(groupBot);
+    // `target_is_self` enables `destroy_*_member` for the bot itself.
+    expect((await server.request('DELETE', `/api/v4/groups/${home.id}/members/${groupBot}`, { token: groupToken.body.token as string })).status).toBe(204);
+    expect((await server.request('GET', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).status).toBe(404);
+  });
 });
 
 describe('access requests', () => {

@@ -11,7 +11,7 @@ import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup, selfAndDescendants } from '../groups/queries.js';
+import { findGroup, selfAndAncestors } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
@@ -159,7 +159,38 @@ export const canReadGroup = (state: AccessView, userId: number | null, group: Gr
   if (visibleByVisibility(state, userId, group)) return true;
   if (userId === null) return false;
   if (isAdmin(state, userId)) return true;
-  return groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId);
+  return hasAccessInOrBelow(state, group, userId);
+};
+
+/**
+ * What opens a group to a user besides its visibility: access to it (GroupPolicy `guest`), or a membership or a
+ * project authorization below it (`has_projects`). GroupsFinder's own groups are the same set: the ancestors of
+ * `authorized_groups` (their groups and the namespaces of their authorized projects) and the groups below theirs.
+ */
+export const hasAccessInOrBelow = (state: AccessView, group: Group, userId: number): boolean =>
+  groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId) || readsSharedProjectBelow(state, group, userId);
+
+/**
+ * GroupPolicy's `has_projects` for the projects a user reaches through project shares: `group_projects_for` takes the
+ * projects of the group and its subgroups `public_or_visible_to_user`, that is those the user holds a project
+ * authorization for, and a share into any of them is one (`Gitlab::ProjectAuthorizations`). Memberships below the
+ * group are `hasMembershipBelow`'s; the shares are found from the groups `walkMemberships` reaches.
+ */
+const readsSharedProjectBelow = (state: AccessView, group: Group, userId: number): boolean => {
+  let found = false;
+  walkMemberships(state, userId, {
+    reached: (reachedGroup) => {
+      if (found) return;
+      for (const project of projectsSharedWithGroup(state, reachedGroup.id)) {
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home && selfAndAncestors(state.groups, home).some((g) => g.id === group.id) && projectAccessLevel(state, project, userId) > 0) {
+          found = true;
+          return;
+        }
+      }
+    },
+  });
+  return found;
 };
 
 /** `read_project`. */
@@ -241,33 +272,62 @@ export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Eit
 // ---------------------------------------------------------------------------------------------------------------
 // Candidates of a non-administrator's lists
 
+/** What `walkMemberships` reports: each project membership's project, each group membership's group, each reached group. */
+type MembershipVisitor = {
+  readonly project?: (projectId: number) => void;
+  readonly memberGroup?: (group: Group) => void;
+  readonly reached: (group: Group) => void;
+};
+
 /**
- * What a user's memberships can open to them, found from the user's membership index (kept by evolve) instead of
- * a scan of every group: the groups in which, below which or above which they hold a membership, the groups below
- * the groups their groups are shared into, and the projects of all those subtrees and those shared with any group of
- * them, and the projects of their personal namespace. Each group's subtree is walked once, so the cost is that of the memberships and of what they open.
+ * The walk of a user's memberships, found from their membership index (kept by evolve) instead of a scan of every
+ * group: `project` for the project of each project membership, `memberGroup` for the group of each group membership,
+ * and `reached` once for each group of the subtrees of their groups and of the groups those are shared into (whoever
+ * has access to a group has it in its subgroups, and `Gitlab::ProjectAuthorizations` joins a group's shares to every
+ * group the user reaches). Each subtree is walked once, so the cost is that of the memberships and of what they open.
+ */
+const walkMemberships = (state: AccessView, userId: number, visit: MembershipVisitor): void => {
+  const walked = new Set<number>();
+  // Every walk covers a whole subtree, so a group already walked has its subgroups walked too.
+  const walk = (start: Group): void => {
+    const queue: Group[] = [start];
+    for (let i = 0; i < queue.length; i++) {
+      const group = queue[i]!;
+      if (walked.has(group.id)) continue;
+      walked.add(group.id);
+      visit.reached(group);
+      for (const childId of group.children) {
+        const child = findGroup(state.groups, childId);
+        if (child && !walked.has(child.id)) queue.push(child);
+      }
+    }
+  };
+  for (const member of membershipsOfUser(state.members, userId)) {
+    if (member.source_type === 'Project') {
+      visit.project?.(member.source_id);
+      continue;
+    }
+    const group = findGroup(state.groups, member.source_id);
+    if (!group) continue;
+    walk(group);
+    visit.memberGroup?.(group);
+    for (const link of linksOfInvitedGroup(state.members, group.id)) {
+      if (link.source_type !== 'Namespace') continue;
+      const shared = findGroup(state.groups, link.source_id);
+      if (shared) walk(shared);
+    }
+  }
+};
+
+/**
+ * What a user's memberships can open to them (`walkMemberships`): the groups in which, below which or above which
+ * they hold a membership, the groups below the groups their groups are shared into, and the projects of all those
+ * subtrees and those shared with any group of them, and the projects of their personal namespace.
  */
 const reachableThroughMemberships = (state: AccessView, userId: number): { groups: Set<number>; projects: Set<number> } => {
   const groups = new Set<number>();
   const projects = new Set<number>();
-  const expanded = new Set<number>();
   const climbed = new Set<number>();
-  const expand = (start: Group): void => {
-    const queue: Group[] = [start];
-    for (let i = 0; i < queue.length; i++) {
-      const group = queue[i]!;
-      if (expanded.has(group.id)) continue;
-      expanded.add(group.id);
-      groups.add(group.id);
-      for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
-      // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`).
-      for (const project of projectsSharedWithGroup(state, group.id)) projects.add(project.id);
-      for (const childId of group.children) {
-        const child = findGroup(state.groups, childId);
-        if (child && !expanded.has(child.id)) queue.push(child);
-      }
-    }
-  };
   const climb = (start: Group): void => {
     for (let group: Group | undefined = start; group && !climbed.has(group.id); group = group.parent_id === null ? undefined : findGroup(state.groups, group.parent_id)) {
       climbed.add(group.id);
@@ -278,23 +338,25 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
   // without a membership (a project transferred there has none).
   const own = findUser(state.users, userId);
   if (own) for (const project of projectsInNamespace(state.projects, own.namespace_id)) projects.add(project.id);
-  for (const member of membershipsOfUser(state.members, userId)) {
-    if (member.source_type === 'Project') {
-      projects.add(member.source_id);
-      const group = groupOfSource(state, 'Project', member.source_id);
+  walkMemberships(state, userId, {
+    project: (projectId) => {
+      projects.add(projectId);
+      const group = groupOfSource(state, 'Project', projectId);
       if (group) climb(group);
-      continue;
-    }
-    const group = findGroup(state.groups, member.source_id);
-    if (!group) continue;
-    expand(group);
-    climb(group);
-    for (const link of linksOfInvitedGroup(state.members, group.id)) {
-      if (link.source_type !== 'Namespace') continue;
-      const shared = findGroup(state.groups, link.source_id);
-      if (shared) expand(shared);
-    }
-  }
+    },
+    memberGroup: climb,
+    reached: (group) => {
+      groups.add(group.id);
+      for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
+      // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`),
+      // and with them the groups above them (`readsSharedProjectBelow`).
+      for (const project of projectsSharedWithGroup(state, group.id)) {
+        projects.add(project.id);
+        const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
+        if (home) climb(home);
+      }
+    },
+  });
   return { groups, projects };
 };
 
@@ -332,9 +394,7 @@ export const projectCandidates = (state: AccessView, userId: number | null, visi
 /**
  * The projects a user's own project memberships and the project shares open, by the group namespace they sit in
  * (namespace id → project ids): what `projectAccessLevel` grants on a group project besides the access to its group.
- * A share counts for every group the user has access to, so the walk is that of `reachableThroughMemberships`: the
- * subtrees of their groups and of the groups those are shared into, each once. Found from the user's membership
- * index, so the cost is that of their memberships and of what they open.
+ * A share counts for every group the user has access to: the groups `walkMemberships` reaches.
  */
 const projectsReachedByNamespace = (state: AccessView, userId: number): Map<number, number[]> => {
   const byNamespace = new Map<number, number[]>();
@@ -345,29 +405,12 @@ const projectsReachedByNamespace = (state: AccessView, userId: number): Map<numb
     if (ids) ids.push(project.id);
     else byNamespace.set(project.namespace_id, [project.id]);
   };
-  const walked = new Set<number>();
-  const walk = (start: Group): void => {
-    if (walked.has(start.id)) return;
-    for (const group of selfAndDescendants(state.groups, start)) {
-      if (walked.has(group.id)) continue;
-      walked.add(group.id);
+  walkMemberships(state, userId, {
+    project: add,
+    reached: (group) => {
       for (const project of projectsSharedWithGroup(state, group.id)) add(project.id);
-    }
-  };
-  for (const member of membershipsOfUser(state.members, userId)) {
-    if (member.source_type === 'Project') {
-      add(member.source_id);
-      continue;
-    }
-    const group = findGroup(state.groups, member.source_id);
-    if (!group) continue;
-    walk(group);
-    for (const link of linksOfInvitedGroup(state.members, group.id)) {
-      if (link.source_type !== 'Namespace') continue;
-      const shared = findGroup(state.groups, link.source_id);
-      if (shared) walk(shared);
-    }
-  }
+    },
+  });
   return byNamespace;
 };
 

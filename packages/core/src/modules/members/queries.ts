@@ -129,13 +129,21 @@ export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: n
   return id === undefined ? undefined : findLink(members, id);
 };
 
-/** Access through a share: the member's level in the invited group, capped at the share's `group_access`. */
+/**
+ * Access through the shares into a source: the user's level in each invited group, capped at the share's
+ * `group_access` (expired shares skipped). A group share counts the invited group's direct members only (the
+ * platform's `members_from_self_and_ancestor_group_shares` joins `group_group_links` to the invited group's own
+ * members); a project share counts whoever has access to the invited group (`groupAccessLevel`: its ancestors'
+ * members, the groups shared into it), as `Gitlab::ProjectAuthorizations` joins a project's links to every group the
+ * user reaches. Callers ask `projectSharesGrant` first for a project.
+ */
 const viaLinks = (state: MembershipView, type: SourceType, sourceId: number, userId: number, today?: string): number => {
   let level = 0;
   for (const link of linksOfSource(state.members, type, sourceId)) {
     if (isExpired(link.expires_at, today)) continue;
-    const own = grants(directMembership(state.members, 'Namespace', link.group_id, userId), today);
-    level = Math.max(level, Math.min(own, link.group_access));
+    const invited = type === 'Namespace' ? undefined : findGroup(state.groups, link.group_id);
+    const inInvited = type === 'Namespace' ? grants(directMembership(state.members, 'Namespace', link.group_id, userId), today) : invited ? groupAccessLevel(state, invited, userId, today) : 0;
+    level = Math.max(level, Math.min(inInvited, link.group_access));
   }
   return level;
 };
@@ -176,17 +184,6 @@ function* grantingProjectLinks(state: MembershipView, project: Project): Generat
   if (projectSharesGrant(state, project)) yield* linksOfSource(state.members, 'Project', project.id);
 }
 
-/** Access through a project's shares: the user's access to each invited group (`groupAccessLevel`), capped at `group_access`. */
-const viaProjectLinks = (state: MembershipView, project: Project, userId: number, today?: string): number => {
-  let level = 0;
-  for (const link of linksOfSource(state.members, 'Project', project.id)) {
-    if (isExpired(link.expires_at, today)) continue;
-    const invited = findGroup(state.groups, link.group_id);
-    if (invited) level = Math.max(level, Math.min(groupAccessLevel(state, invited, userId, today), link.group_access));
-  }
-  return level;
-};
-
 /** A user's effective access to a project: its direct membership, its shares, or the access to its group. */
 export const projectAccessLevel = (state: MembershipView, project: Project, userId: number, today?: string): number => {
   let level = grants(directMembership(state.members, 'Project', project.id, userId), today);
@@ -194,7 +191,7 @@ export const projectAccessLevel = (state: MembershipView, project: Project, user
   // ProjectTeam#max_member_access_for_user_ids: shares count while `allowed_to_share_with_group?` (no lock on the group).
   // `Gitlab::ProjectAuthorizations` joins a project's group links to every group the user reaches (their groups, the
   // groups those are shared into, and the subgroups of both): whoever has access to the invited group, capped.
-  if (projectSharesGrant(state, project)) level = Math.max(level, viaProjectLinks(state, project, userId, today));
+  if (projectSharesGrant(state, project)) level = Math.max(level, viaLinks(state, 'Project', project.id, userId, today));
   if (group) level = Math.max(level, groupAccessLevel(state, group, userId, today));
   return level;
 };

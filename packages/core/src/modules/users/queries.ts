@@ -67,3 +67,10 @@ export const findUserByIdentity = (users: UsersSlice, provider: string, externUi
  */
 export const projectsLimitOf = (user: User): number => (user.external === true ? 0 : (user.projects_limit ?? 100000));
 export const canCreateGroupOf = (user: User): boolean => user.bot === null && user.external !== true && (user.can_create_group ?? true);
+
+/**
+ * `User#project_bot?`: the bot of a project or of a group access token. The platform has one user type for both
+ * (`project_bot`; `ResourceAccessTokens::CreateService` and `HasUserType` know no group bot); we keep which resource
+ * minted it, so every rule that asks `project_bot?` counts both kinds.
+ */
+export const isProjectBot = (user: User | undefined): boolean => user?.bot === 'project_bot' || user?.bot === 'group_bot';

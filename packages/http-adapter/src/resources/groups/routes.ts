@@ -1,7 +1,7 @@
 /** Groups: list, create (subgroups with parent_id), show, update, delete, subgroups (lib/api/groups.rb). */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { AccessLevel, canOnGroup, canReadGroup, directMembership, findGroup, forbidden, groupAccessLevel, groupCandidates, ownGroupAccessLevel, hasMembershipBelow, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
+import { AccessLevel, canOnGroup, canReadGroup, directMembership, findGroup, forbidden, groupCandidates, hasAccessInOrBelow, ownGroupAccessLevel, isAdmin, listGroups, selfAndDescendants, type ForgefoldCommand, type Group, type State } from '@forgefold/core';
 import { arraySource, checkUnmodifiedSince, created, ok, paginate, route, withStatus, type KeysetSource, type ParamsOfSchema, type AnyRouteDef } from '../../http/index.js';
 import { createdId, findReadableGroup, presentContext, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { commandRoute, groupOfRoute } from '../../app/routes.js';
@@ -33,7 +33,7 @@ const visibleGroups = (state: State, ctx: Ctx, params: ListParams, candidates: I
   const result: Group[] = [];
   for (const group of candidates) {
     if (!canReadGroup(state, userId, group)) continue;
-    if (userId !== null && !allAvailable && groupAccessLevel(state, group, userId) === 0 && !hasMembershipBelow(state, group, userId)) continue;
+    if (userId !== null && !allAvailable && !hasAccessInOrBelow(state, group, userId)) continue;
     // GroupsFinder: `owned_groups` (direct Owner memberships), `groups_with_min_access_level` (direct memberships at
     // the level, with the groups below them); shares count for neither.
     if (params.owned && (userId === null || directLevel(state, group, userId) < AccessLevel.OWNER)) continue;

@@ -6,7 +6,7 @@ import { conflict, forbidden, notFound, validation } from '../../../kernel/domai
 import type { Group } from '../../groups/projection.js';
 import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
-import { findUser, findUserByIdOrUsername } from '../../users/queries.js';
+import { findUser, findUserByIdOrUsername, isProjectBot } from '../../users/queries.js';
 import { dayOf } from '../../shared/validation.js';
 import { memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
@@ -49,6 +49,13 @@ export const memberChangeEvents = (member: Member, level: number, expiresAt: str
   return events;
 };
 
+/**
+ * The member policies' `project_bot` condition: `update_*_member` and `destroy_*_member` are enabled only for
+ * `~project_bot & can?(:admin_*_member)`, so a token's bot's membership goes with its token, never through the members
+ * API; only `target_is_self` still enables `destroy_*_member` (the bot leaving with its own token).
+ */
+const isBotMembership = (state: MembersView, member: Member): boolean => member.user_id !== null && isProjectBot(findUser(state.users, member.user_id));
+
 const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
@@ -64,8 +71,10 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     if (!user || seen.has(user.id)) continue;
     seen.add(user.id);
     const existing = directMembership(state.members, source.type, source.id, user.id);
+    // `Member.add_user` returns a member the actor may not update as it is (the system, no actor, may), and the
+    // service counts it a success.
+    if (existing && actor.userId !== null && isBotMembership(state, existing)) continue;
     const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
-    if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
     if (!errors.empty) {
       const messages = fullMessages(validation(Object.fromEntries([...errorEntries(errors)])));
       failures.push(`${user.username}: ${messages.join(', ')}`);
@@ -115,7 +124,6 @@ export const decideAddMember = (issued: Command<'AddMember'>, state: MembersView
       if (directMembership(state.members, source.type, source.id, user.id)) return E.left(conflict('Member already exists'));
       if (isMembershipLocked(state, source)) return E.left(MEMBERSHIP_LOCKED);
       const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
-      if (user.bot === 'project_bot') errors.add('user_id', 'project bots cannot be added to other groups / projects');
       return pipe(
         toEither(errors),
         E.map((): MemberEvent[] => [
@@ -135,16 +143,6 @@ export const decideAddMembers = (issued: Command<'AddMembers'>, state: MembersVi
     }),
   );
 
-/**
- * A resource token's bot: the member policies enable `update_*_member` and `destroy_*_member` only for `~project_bot`
- * (group access tokens' bots are `project_bot` users on the platform too), so a bot's membership goes with its token,
- * never through the members API.
- */
-const isProjectBot = (state: MembersView, member: Member): boolean => {
-  const bot = member.user_id === null ? null : (findUser(state.users, member.user_id)?.bot ?? null);
-  return bot === 'project_bot' || bot === 'group_bot';
-};
-
 export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: MembersView): Either<MemberEvent[]> => {
   const { command, at } = issued;
   const today = dayOf(at);
@@ -154,7 +152,7 @@ export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: Membe
       pipe(
         requireDirectMember(state, source, command.user_id),
         E.chainFirst((member) =>
-          isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isProjectBot(state, member) ? E.left(forbidden()) : E.right(undefined),
+          isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member) ? E.left(forbidden()) : E.right(undefined),
         ),
         E.chainFirst(() => toEither(validateMembership(state, source, command.user_id, command.access_level, command.expires_at, today))),
         E.map((member) => memberChangeEvents(member, command.access_level, command.expires_at, at)),
@@ -175,7 +173,7 @@ export const decideRemoveMember = (issued: Command<'RemoveMember'>, state: Membe
           const self = actorId !== null && member.user_id === actorId;
           if (!self && !mayAdmin(state, actorId, source, dayOf(at))) return E.left(forbidden());
           if (isLastOwner(state, member) || isPersonalProjectOwner(state, member)) return E.left(forbidden());
-          if (isProjectBot(state, member)) return E.left(forbidden());
+          if (!self && isBotMembership(state, member)) return E.left(forbidden());
           return E.right(undefined);
         }),
         E.map((member): MemberEvent[] => [removed(member, at), ...(source.group && !command.skip_subresources ? subresourceRemovals(state, source.group, member, at) : [])]),
