@@ -102,6 +102,6 @@ export const gitbeakerAsRoot = (): (() => InstanceType<typeof Gitlab>) => {
 };
 
 /** Every (user, record) pair an index kept as a table of tables holds (e.g. the author and assignee indexes). */
-export function* indexPairs(index: Table<Table<number>>): Generator<[number, number]> {
+export function* indexPairs(index: Table<Table<unknown>>): Generator<[number, number]> {
   for (const [user, ids] of tableEntries(index)) for (const id of tableIds(ids)) yield [Number(user), id];
 }

@@ -1,5 +1,6 @@
 /** Reads of the repositories slice. */
-import { tableEntries, tableGet, tableIds, tableValues } from '../../kernel/table.js';
+import { tableEntries, tableGet, tableValues } from '../../kernel/table.js';
+import { idsOwnedBy, type OwnerRole } from '../shared/owners.js';
 import {
   BRANCH_PREFIX,
   TAG_PREFIX,
@@ -115,11 +116,9 @@ export const mergeRequestsOf = (repositories: RepositoriesSlice, projectId: numb
 };
 
 /** The merge requests `userId` authored (`by: 'author'`) or is assigned (`'assignee'`), from the indexes: O(theirs). */
-export const mergeRequestsOfUser = (repositories: RepositoriesSlice, userId: number, by: 'author' | 'assignee'): MergeRequest[] => {
-  const ids = tableGet(by === 'author' ? repositories.byAuthor : repositories.byAssignee, userId);
-  if (!ids) return [];
+export const mergeRequestsOfUser = (repositories: RepositoriesSlice, userId: number, by: OwnerRole): MergeRequest[] => {
   const out: MergeRequest[] = [];
-  for (const id of tableIds(ids)) {
+  for (const id of idsOwnedBy(repositories, userId, by)) {
     const mergeRequest = tableGet(repositories.mergeRequests, id);
     if (mergeRequest) out.push(mergeRequest);
   }
