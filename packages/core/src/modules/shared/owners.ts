@@ -20,6 +20,10 @@ export interface OwnerIndexes {
   readonly byAssignee: Table<Table<1>>;
 }
 
+/** Whether `record` is `userId`'s as `role`: the rule the indexes hold, for lists filtered without them. */
+export const isOwnedBy = (record: Omit<Owned, 'id'>, role: OwnerRole, userId: number): boolean =>
+  role === 'author' ? record.author_id === userId : record.assignee_ids.includes(userId);
+
 /** A record's entries in both indexes, made (`listed`) or removed. Called from evolve. */
 export const indexOwners = (indexes: OwnerIndexes, record: Owned, listed: boolean): void => {
   if (record.author_id !== null) tableIndexUnder(indexes.byAuthor, [record.author_id], record.id, 1, listed);
