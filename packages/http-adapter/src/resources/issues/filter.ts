@@ -172,6 +172,8 @@ export const scopeMatches = (row: Parameters<typeof isOwnedBy>[0], scope: string
 
 /** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
 export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
+  // The same answer for every row (see `reactionMatches`).
+  if (!reactionMatches(params.my_reaction_emoji, viewer)) return [];
   const search = params.search;
   const rows = issues.filter(
     (issue) =>
@@ -181,7 +183,6 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
       scopeMatches(issue, params.scope, viewer) &&
       (!search || fullSearchMatches(issue, search, params.in)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
-      reactionMatches(params.my_reaction_emoji, viewer) &&
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
       dueDateMatches(issue.due_date ?? null, params.due_date, today) &&

@@ -66,6 +66,8 @@ const excluded = (mr: MergeRequest, not: NegatableFilters, users: UsersSlice): b
 
 /** The filtered merge requests in the finder's order: `created_at` or `updated_at`, ties by id, newest first by default. */
 export const filterMergeRequests = (list: readonly MergeRequest[], params: MergeRequestFilters, users: UsersSlice, viewer: number | null): MergeRequest[] => {
+  // The same answer for every row (see `reactionMatches`).
+  if (!reactionMatches(params.my_reaction_emoji, viewer)) return [];
   const search = params.search;
   const iids = params.iids?.filter((iid): iid is number => iid !== null);
   const rows = list.filter(
@@ -78,7 +80,6 @@ export const filterMergeRequests = (list: readonly MergeRequest[], params: Merge
       matches(mr, params, users) &&
       (!given(params.not) || !excluded(mr, params.not, users)) &&
       scopeMatches(mr, params.scope, viewer) &&
-      reactionMatches(params.my_reaction_emoji, viewer) &&
       // `by_draft` (`wip`): `yes` the drafts, `no` the others.
       (!given(params.wip) || (params.wip === 'yes') === isDraftTitle(mr.title)) &&
       // `Issuable.full_search`, as for issues.
