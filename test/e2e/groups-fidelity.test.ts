@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
-import { createGroup, createPerson, type Person } from '../members/support.js';
+import { createGroup, createPerson, createProject, type Person } from '../members/support.js';
 
 let server: TestServer;
 let alice: Person, bob: Person, carol: Person;
@@ -24,6 +24,9 @@ afterAll(async () => {
 const addMember = async (groupId: number, user: Person, level: number) => {
   expect((await server.request('POST', `/api/v4/groups/${groupId}/members`, { body: { user_id: user.id, access_level: level } })).status).toBe(201);
 };
+
+/** A project's id, made by `owner` (Alice by default) in `namespaceId`. */
+const mk = async (name: string, namespaceId: number, visibility: string, owner = alice): Promise<number> => (await createProject(server, owner, name, namespaceId, visibility)).id;
 
 /** A request that must be refused with exactly this answer and record nothing. */
 const refused = async (method: string, path: string, token: string | null, body: unknown, status: number, answer: unknown) => {
@@ -168,16 +171,11 @@ describe('the projects of a group', () => {
   it('GET /groups/:id/projects: own, shared (with_shared) and subgroups’ (include_subgroups) projects the caller sees', async () => {
     const home = await createGroup(server, alice, 'Shelf', undefined, 'public');
     const sub = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Inner', path: 'inner', parent_id: home.id, visibility: 'public' } });
-    const mk = async (name: string, namespaceId: number, visibility: string, token = alice.token) => {
-      const created = await server.request('POST', '/api/v4/projects', { token, body: { name, namespace_id: namespaceId, visibility } });
-      expect(created.status).toBe(201);
-      return created.body.id as number;
-    };
     const own = await mk('Own', home.id, 'public');
     const secret = await mk('Secret', home.id, 'private');
     const nested = await mk('Nested', sub.body.id, 'public');
     const elsewhere = await createGroup(server, carol, 'Elsewhere', undefined, 'public');
-    const shared = await mk('Shared', elsewhere.id, 'public', carol.token);
+    const shared = await mk('Shared', elsewhere.id, 'public', carol);
     expect((await server.request('POST', `/api/v4/projects/${shared}/share`, { token: carol.token, body: { group_id: home.id, group_access: 30 } })).status).toBe(201);
 
     const ids = async (query: string, token: string | null = alice.token) => {
@@ -216,11 +214,6 @@ describe('the projects of a group', () => {
   it('GET /groups/:id/projects and GroupDetail: an outsider of the group sees its public and internal projects and the private ones its own memberships and shares open', async () => {
     const lab = await createGroup(server, alice, 'Lab', undefined, 'public');
     const wing = await server.request('POST', '/api/v4/groups', { token: alice.token, body: { name: 'Wing', path: 'wing', parent_id: lab.id, visibility: 'public' } });
-    const mk = async (name: string, namespaceId: number, visibility: string) => {
-      const created = await server.request('POST', '/api/v4/projects', { token: alice.token, body: { name, namespace_id: namespaceId, visibility } });
-      expect(created.status).toBe(201);
-      return created.body.id as number;
-    };
     const open = await mk('Open', lab.id, 'public');
     const inside = await mk('Inside', lab.id, 'internal');
     const joined = await mk('Joined', lab.id, 'private');

@@ -21,8 +21,9 @@ export const createGroup = async (server: TestServer, owner: Person | null, name
   return r.body;
 };
 
-export const createProject = async (server: TestServer, owner: Person | null, name: string, namespaceId: number): Promise<{ id: number; path_with_namespace: string }> => {
-  const r = await server.request('POST', '/api/v4/projects', { token: owner?.token ?? server.rootToken, body: { name, path: name.toLowerCase(), namespace_id: namespaceId } });
+/** A project in `namespaceId`, of `visibility` when given (else the platform's default). */
+export const createProject = async (server: TestServer, owner: Person | null, name: string, namespaceId: number, visibility?: string): Promise<{ id: number; path_with_namespace: string }> => {
+  const r = await server.request('POST', '/api/v4/projects', { token: owner?.token ?? server.rootToken, body: { name, path: name.toLowerCase(), namespace_id: namespaceId, ...(visibility ? { visibility } : {}) } });
   if (r.status !== 201) throw new Error(`create project ${name}: ${r.status} ${r.text}`);
   return r.body;
 };

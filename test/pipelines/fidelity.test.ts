@@ -61,6 +61,17 @@ describe('GET /pipelines/latest (lib/api/ci/pipelines.rb: `user_project.latest_p
     expect(await api(server, 'GET', `${P}/pipelines/latest?ref=feature`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
   });
 
+  it('reads a branch from the state and any other revision from git: an annotated tag, a name that is a tag and a branch', async () => {
+    const P = `/projects/${project.id}`;
+    expect((await api(server, 'POST', `${P}/repository/tags`, { tag_name: 'v-latest', ref: 'main', message: 'annotated' })).status).toBe(201);
+    const tagged = (await api(server, 'POST', `${P}/pipeline`, { ref: 'v-latest' }, dev.token)).body;
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=v-latest`, undefined, dev.token)).toMatchObject({ status: 200, body: { id: tagged.id, ref: 'v-latest', tag: true } });
+    // A branch of the tag's name one commit ahead: git's revision lookup takes the tag first, whose commit has the pipeline.
+    await api(server, 'POST', `${P}/repository/branches`, { branch: 'v-latest', ref: 'main' });
+    await api(server, 'POST', `${P}/repository/commits`, { branch: 'v-latest', commit_message: 'ahead', actions: [{ action: 'create', file_path: 'ahead.txt', content: 'x' }] });
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=v-latest`, undefined, dev.token)).toMatchObject({ status: 200, body: { id: tagged.id } });
+  });
+
   it('is read as the pipelines are: 404 for a private project to a stranger, 200 anonymously on a public one', async () => {
     const stranger = await member(server, 'latest-stranger');
     expect(await api(server, 'GET', `/projects/${project.id}/pipelines/latest`, undefined, stranger.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });

@@ -242,6 +242,17 @@ describe('commit comments', () => {
       [true, null],
     ]);
     expect((await server.call('GET', `${base}/commits/unknown/comments`)).body).toEqual({ message: '404 Commit Not Found' });
+
+    // `line` is coerced as every `type: Integer` parameter: Ruby's `Integer(s, 10)` (spaces, a sign, underscores
+    // between digits); blank or null is nil, which `requires` lets through (the key is present), and no line matches.
+    expect(await server.call('POST', comments, { note: 'Underscored', path: 'lines.txt', line: '0_2' }, dev.token)).toMatchObject({ status: 201, body: { line: 2, line_type: 'new' } });
+    expect(await server.call('POST', comments, { note: 'Blank', path: 'lines.txt', line: '' }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null } });
+    expect(await server.call('POST', comments, { note: 'Null', path: 'lines.txt', line: null }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null } });
+    for (const line of ['two', '2.0', 2.5, true]) {
+      expect(await server.call('POST', comments, { note: 'x', path: 'lines.txt', line }, dev.token)).toMatchObject({ status: 400, body: { error: 'line is invalid' } });
+    }
+    // Without a path, `line` is not read (Grape skips a `given` block whose parameter is absent).
+    expect(await server.call('POST', comments, { note: 'No path', line: 'two' }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null } });
   });
 });
 

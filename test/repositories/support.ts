@@ -17,6 +17,8 @@ export interface Running extends RunningForgefold {
   /** Every event committed since start, in order. */
   readonly events: RecordedEvent[];
   call(method: string, path: string, body?: unknown, token?: string | null): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The clock's latest reading (what it last handed the server), to bound the times a request records. */
+  lastClockReading(): string;
 }
 
 export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'forgefold-repo-'));
@@ -24,11 +26,18 @@ export const removeDir = (dir: string): void => rmSync(dir, { recursive: true, f
 
 export const start = async (dataDir: string, options: { now?: () => string } = {}): Promise<Running> => {
   let tick = Date.parse('2026-02-01T10:00:00.000Z');
+  const now = options.now ?? (() => new Date((tick += 1_000)).toISOString());
+  let last = new Date(tick).toISOString();
   const server = await startForgefold(
     { port: 0, host: '127.0.0.1', dataDir, rootToken: ROOT_TOKEN, synchronous: 'NORMAL', impersonationEnabled: true, snapshotEvery: 0, accessLog: false },
     {
       // A clock that moves a second per reading: commits made through the API get distinct, ordered dates.
-      clock: { now: options.now ?? (() => new Date((tick += 1_000)).toISOString()) },
+      clock: {
+        now: () => {
+          last = now();
+          return last;
+        },
+      },
       say: () => undefined,
       freezeState: true,
       log: process.env['FORGEFOLD_TEST_LOG'] ? (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`) : () => undefined,
@@ -51,7 +60,7 @@ export const start = async (dataDir: string, options: { now?: () => string } = {
     }
     return { status: response.status, body: parsed, headers: response.headers };
   };
-  return { ...server, dataDir, events, call };
+  return { ...server, dataDir, events, call, lastClockReading: () => last };
 };
 
 /**
@@ -102,6 +111,6 @@ export const gitbeakerAsRoot = (): (() => InstanceType<typeof Gitlab>) => {
 };
 
 /** Every (user, record) pair an index kept as a table of tables holds (e.g. the author and assignee indexes). */
-export function* indexPairs(index: Table<Table<number>>): Generator<[number, number]> {
+export function* indexPairs(index: Table<Table<unknown>>): Generator<[number, number]> {
   for (const [user, ids] of tableEntries(index)) for (const id of tableIds(ids)) yield [Number(user), id];
 }

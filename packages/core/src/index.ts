@@ -19,4 +19,5 @@ export * from './modules/shared/access.js';
 export * from './modules/shared/validation.js';
 export * from './modules/shared/errors.js';
 export * from './modules/shared/pattern.js';
+export { isOwnedBy, type OwnerRole } from './modules/shared/owners.js';
 export * from './modules/access/index.js';

@@ -103,16 +103,6 @@ export const listableProjects = (ctx: Ctx, state: State, visibleToAll: boolean):
 export const groupTreeProjects = (ctx: Ctx, state: State, group: Group): Project[] => groupProjectCandidates(state, viewerId(ctx), selfAndDescendants(state.groups, group));
 
 /**
- * The index a user list's scope reads (`GET /issues`, `GET /merge_requests`): `created_by_me` (their default) the
- * author's, `assigned_to_me` the assignee's (hyphens too); null for `all` or an anonymous caller.
- */
-export const ownScope = (scope: string | null | undefined, viewer: number | null): 'author' | 'assignee' | null => {
-  if (viewer === null) return null;
-  const by = scope?.replace(/-/g, '_');
-  return by === 'created_by_me' ? 'author' : by === 'assigned_to_me' ? 'assignee' : null;
-};
-
-/**
  * `find_group!`: by id or full path; a group the caller cannot read is "404 Group Not Found" (not 403),
  * or 401 for an anonymous caller on routes that authenticate non-public access.
  */

@@ -1,7 +1,8 @@
 /** The issues module's evolve; a deleted project takes its issues along. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableIndexUnder, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
+import { indexOwners, reindexAssignees } from '../shared/owners.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { IssueEvent } from './events.js';
 import type { Issue, IssuesSlice } from './projection.js';
@@ -26,17 +27,11 @@ const unlinkAll = (state: IssuesDraft, issueId: number): void => {
   for (const linkId of [...(issueOf(state, issueId)?.link_ids ?? [])]) unlink(state, linkId);
 };
 
-/** An issue's entries in the author and assignee indexes, made or removed. */
-const indexIssue = (state: IssuesDraft, issue: Pick<Issue, 'id' | 'project_id' | 'author_id' | 'assignee_ids'>, listed: boolean): void => {
-  if (issue.author_id !== null) tableIndexUnder(state.issues.byAuthor, [issue.author_id], issue.id, issue.project_id, listed);
-  tableIndexUnder(state.issues.byAssignee, issue.assignee_ids, issue.id, issue.project_id, listed);
-};
-
 /** A deleted issue (alone or with its project) leaves its links and the indexes. */
 const removeIssue = (state: IssuesDraft, id: number): void => {
   unlinkAll(state, id);
   const issue = issueOf(state, id);
-  if (issue) indexIssue(state, issue, false);
+  if (issue) indexOwners(state.issues, issue, false);
   tableDelete(state.issues.byId, id);
 };
 
@@ -51,7 +46,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
         project = tableGet(state.issues.byProject, data.project_id)!;
       }
       tableSet(project.byIid, data.iid, data.id);
-      indexIssue(state, data, true);
+      indexOwners(state.issues, data, true);
       if (data.iid > project.last_iid) project.last_iid = data.iid;
       if (data.id > state.issues.sequence) state.issues.sequence = data.id;
       return;
@@ -60,10 +55,7 @@ export const evolve = (state: IssuesDraft, event: IssueEvent): void => {
       const issue = issueOf(state, event.data.id);
       if (!issue) return;
       const { project_id: _p, id: _i, iid: _n, updated_at, updated_by_id: _u, previous_title: _t, previous_assignee_ids: _a, ...changes } = event.data;
-      if (changes.assignee_ids) {
-        tableIndexUnder(state.issues.byAssignee, issue.assignee_ids, issue.id, issue.project_id, false);
-        tableIndexUnder(state.issues.byAssignee, changes.assignee_ids, issue.id, issue.project_id, true);
-      }
+      if (changes.assignee_ids) reindexAssignees(state.issues, issue.id, issue.assignee_ids, changes.assignee_ids);
       Object.assign(issue, changes, { updated_at });
       return;
     }

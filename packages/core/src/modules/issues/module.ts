@@ -8,8 +8,9 @@ import { initialIssues, type IssuesSlice, type IssuesView } from './projection.j
 
 export const issuesModule = defineModule<'issues', { readonly issues: IssuesSlice }, IssuesView, IssuesDraft, IssueCommand, typeof issueEvents, IssuesFollowed>({
   name: 'issues',
-  // 2: issue links (older snapshots have no `links` slice, and replay from the log); 3: the author and assignee indexes.
-  version: 3,
+  // 2: issue links (older snapshots have no `links` slice, and replay from the log); 3: the author and assignee indexes;
+  // 4: those indexes hold sets of ids (they held each issue's project id, never read).
+  version: 4,
   initial: () => ({ issues: initialIssues() }),
   events: issueEvents,
   commands: ['CreateIssue', 'UpdateIssue', 'DeleteIssue', 'SetIssueSubscription', 'CreateIssueLink', 'DestroyIssueLink'],

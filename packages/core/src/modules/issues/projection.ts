@@ -1,6 +1,7 @@
 /** The issues projection: every project's issues, by id and by the project's iid. */
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { MembershipView } from '../members/projection.js';
+import type { OwnerIndexes } from '../shared/owners.js';
 
 export type IssueState = 'opened' | 'closed';
 
@@ -51,16 +52,14 @@ export interface ProjectIssues {
   readonly last_iid: number;
 }
 
-export interface IssuesSlice {
+/**
+ * `byAuthor` and `byAssignee` (`OwnerIndexes`): user id → the set of their issue ids. `GET /issues`
+ * (`scope=created_by_me`, its default, or `assigned_to_me`) reads the caller's own, not every issue of every project
+ * the caller can see.
+ */
+export interface IssuesSlice extends OwnerIndexes {
   readonly byId: Table<Issue>;
   readonly byProject: Table<ProjectIssues>;
-  /**
-   * Author id → issue id → its project id: `GET /issues` (`scope=created_by_me`, its default) reads the caller's own,
-   * not every issue of every project the caller can see.
-   */
-  readonly byAuthor: Table<Table<number>>;
-  /** Assignee id → issue id → its project id (`scope=assigned_to_me`). */
-  readonly byAssignee: Table<Table<number>>;
   readonly sequence: number;
   /** Links between issues, by id. */
   readonly links: Table<IssueLink>;

@@ -1,5 +1,6 @@
 /** Reads over the issues projection, and who may see and change an issue (`IssuePolicy`). */
-import { tableGet, tableIds, tableValues } from '../../kernel/table.js';
+import { tableGet, tableValues } from '../../kernel/table.js';
+import { idsOwnedBy, type OwnerRole } from '../shared/owners.js';
 import { canOnProject, canReadProject, isAdmin, type AccessView } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { projectReferenceBase } from '../projects/queries.js';
@@ -11,11 +12,9 @@ export const findIssue = (issues: IssuesSlice, projectId: number, iid: number): 
 };
 
 /** The issues `userId` authored (`by: 'author'`) or is assigned (`'assignee'`), from the indexes: O(theirs). */
-export const issuesOfUser = (issues: IssuesSlice, userId: number, by: 'author' | 'assignee'): Issue[] => {
-  const ids = tableGet(by === 'author' ? issues.byAuthor : issues.byAssignee, userId);
-  if (!ids) return [];
+export const issuesOfUser = (issues: IssuesSlice, userId: number, by: OwnerRole): Issue[] => {
   const out: Issue[] = [];
-  for (const id of tableIds(ids)) {
+  for (const id of idsOwnedBy(issues, userId, by)) {
     const issue = tableGet(issues.byId, id);
     if (issue) out.push(issue);
   }

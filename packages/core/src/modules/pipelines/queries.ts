@@ -80,11 +80,14 @@ export const canReadPipelineVariables = (state: Pick<PipelinesView, keyof Access
  * `MergeRequest#head_pipeline`: the newest branch pipeline of the source branch at the merge request's head sha
  * (`UpdateHeadPipelineForMergeRequestWorker` points it at each such pipeline as it is created); none without a head.
  */
-export const headPipelineOf = (pipelines: PipelinesSlice, projectId: number, branch: string, sha: string | null): Pipeline | null => {
-  if (sha === null) return null;
-  let head: Pipeline | null = null;
+export const headPipelineOf = (pipelines: PipelinesSlice, projectId: number, branch: string, sha: string | null): Pipeline | null =>
+  sha === null ? null : newestPipelineAt(pipelines, projectId, branch, sha, (pipeline) => !pipeline.tag);
+
+/** The newest pipeline of `ref` at `sha` that `admits` keeps (`newest_first(ref:, sha:)` over a scope), or null. */
+export const newestPipelineAt = (pipelines: PipelinesSlice, projectId: number, ref: string, sha: string, admits: (pipeline: Pipeline) => boolean): Pipeline | null => {
+  let newest: Pipeline | null = null;
   for (const pipeline of pipelinesOfProject(pipelines, projectId)) {
-    if (!pipeline.tag && pipeline.ref === branch && pipeline.sha === sha && (head === null || pipeline.id > head.id)) head = pipeline;
+    if (pipeline.ref === ref && pipeline.sha === sha && admits(pipeline) && (newest === null || pipeline.id > newest.id)) newest = pipeline;
   }
-  return head;
+  return newest;
 };

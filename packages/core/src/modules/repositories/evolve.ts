@@ -1,7 +1,8 @@
 /** The repositories module's evolve: refs, protected refs and merge requests, from the module's own events. */
 import type { Draft } from 'immer';
-import { emptyTable, tableDelete, tableGet, tableIndexUnder, tableSet, tableValues } from '../../kernel/table.js';
+import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
+import { indexOwners, reindexAssignees } from '../shared/owners.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { RepositoryEvent } from './events.js';
 import { branchRef, tagRef, type MergeRequest, type RefAccessLevel, type RepositoriesSlice, type Repository } from './projection.js';
@@ -32,12 +33,6 @@ const mergeRequestOf = (state: MutableState, projectId: number, iid: number): Dr
   const repository = repositoryOf(state, projectId);
   const id = repository ? tableGet(repository.merge_requests, iid) : undefined;
   return id === undefined ? undefined : tableGet(state.repositories.mergeRequests, id);
-};
-
-/** A merge request's entries in the author and assignee indexes, made or removed. */
-const indexMergeRequest = (state: MutableState, mr: Pick<MergeRequest, 'id' | 'project_id' | 'author_id' | 'assignee_ids'>, listed: boolean): void => {
-  if (mr.author_id !== null) tableIndexUnder(state.repositories.byAuthor, [mr.author_id], mr.id, mr.project_id, listed);
-  tableIndexUnder(state.repositories.byAssignee, mr.assignee_ids, mr.id, mr.project_id, listed);
 };
 
 export const evolve = (state: MutableState, event: RepositoryEvent): void => {
@@ -139,7 +134,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
         versions: [],
       });
       tableSet(repository.merge_requests, iid, id);
-      indexMergeRequest(state, event.data, true);
+      indexOwners(state.repositories, event.data, true);
       if (iid > repository.merge_request_iid) repository.merge_request_iid = iid;
       raise(state, 'merge_request', id);
       return;
@@ -149,10 +144,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const { project_id, iid, updated_at, updated_by_id: _updater, previous_title: _title, previous_target_branch: _target, previous_assignee_ids: _assignees, previous_reviewer_ids: _reviewers, ...changes } = event.data;
       const mr = mergeRequestOf(state, project_id, iid);
       if (!mr) return;
-      if (changes.assignee_ids) {
-        tableIndexUnder(state.repositories.byAssignee, mr.assignee_ids, mr.id, mr.project_id, false);
-        tableIndexUnder(state.repositories.byAssignee, changes.assignee_ids, mr.id, mr.project_id, true);
-      }
+      if (changes.assignee_ids) reindexAssignees(state.repositories, mr.id, mr.assignee_ids, changes.assignee_ids);
       Object.assign(mr, changes);
       mr.updated_at = updated_at;
       return;
@@ -204,7 +196,7 @@ export const evolve = (state: MutableState, event: RepositoryEvent): void => {
       const repository = repositoryOf(state, event.data.project_id);
       if (repository) tableDelete(repository.merge_requests, event.data.iid);
       const mr = tableGet(state.repositories.mergeRequests, event.data.id);
-      if (mr) indexMergeRequest(state, mr, false);
+      if (mr) indexOwners(state.repositories, mr, false);
       tableDelete(state.repositories.mergeRequests, event.data.id);
       return;
     }
@@ -246,7 +238,7 @@ const onProjectDeleted = (state: MutableState, event: Extract<ProjectEvent, { ty
   if (!repository) return;
   for (const id of tableValues(repository.merge_requests)) {
     const mr = tableGet(state.repositories.mergeRequests, id);
-    if (mr) indexMergeRequest(state, mr, false);
+    if (mr) indexOwners(state.repositories, mr, false);
     tableDelete(state.repositories.mergeRequests, id);
   }
   tableDelete(state.repositories.byProject, event.data.id);

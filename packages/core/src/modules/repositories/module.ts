@@ -16,8 +16,9 @@ export const repositoriesModule = defineModule<
   RepositoriesFollowed
 >({
   name: 'repositories',
-  // 3: the merge requests' author and assignee indexes (older snapshots replay from the log).
-  version: 3,
+  // 3: the merge requests' author and assignee indexes (older snapshots replay from the log); 4: those indexes hold
+  // sets of ids (they held each merge request's project id, never read).
+  version: 4,
   initial: () => ({ repositories: initialRepositories() }),
   events: repositoryEvents,
   commands: [

@@ -6,6 +6,7 @@
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { MembershipView } from '../members/projection.js';
 import type { SettingsSlice } from '../settings/projection.js';
+import type { OwnerIndexes } from '../shared/owners.js';
 
 /** One access level of a protected ref (`ProtectedRefAccess`): a role here (users and groups are not offered). */
 export interface RefAccessLevel {
@@ -111,18 +112,16 @@ export interface RepositorySequences {
   readonly merge_request_diff: number;
 }
 
-export interface RepositoriesSlice {
+/**
+ * `byAuthor` and `byAssignee` (`OwnerIndexes`): user id → the set of their merge request ids. `GET /merge_requests`
+ * (`scope=created_by_me`, its default, or `assigned_to_me`) reads the caller's own, not every merge request of every
+ * project the caller can see.
+ */
+export interface RepositoriesSlice extends OwnerIndexes {
   /** Project id → its repository. */
   readonly byProject: Table<Repository>;
   /** Merge request id → merge request. */
   readonly mergeRequests: Table<MergeRequest>;
-  /**
-   * Author id → merge request id → its project id: `GET /merge_requests` (`scope=created_by_me`, its default) reads
-   * the caller's own, not every merge request of every project the caller can see.
-   */
-  readonly byAuthor: Table<Table<number>>;
-  /** Assignee id → merge request id → its project id (`scope=assigned_to_me`). */
-  readonly byAssignee: Table<Table<number>>;
   readonly sequences: RepositorySequences;
 }
 

@@ -1,9 +1,11 @@
 /** Reads of the repositories slice. */
-import { tableEntries, tableGet, tableIds, tableValues } from '../../kernel/table.js';
+import { tableEntries, tableGet, tableValues } from '../../kernel/table.js';
+import { idsOwnedBy, type OwnerRole } from '../shared/owners.js';
 import {
   BRANCH_PREFIX,
   TAG_PREFIX,
   branchRef,
+  tagRef,
   type MergeRequest,
   type ProtectedBranch,
   type ProtectedTag,
@@ -19,6 +21,16 @@ export const listRepositories = (repositories: RepositoriesSlice): Generator<Rep
 export const refValue = (repository: Repository, ref: string): string | null => tableGet(repository.refs, ref) ?? null;
 
 export const branchSha = (repository: Repository, name: string): string | null => refValue(repository, branchRef(name));
+
+/**
+ * The commit `ref` resolves to when it can only name the branch the log records (what git's revision lookup would find
+ * first): not a full sha (taken as an object name), not `HEAD`, and no `refs/<ref>` or tag of that name (looked up
+ * before the branches). Null otherwise, or when there is no such branch: ask git.
+ */
+export const unambiguousBranchSha = (repository: Repository, ref: string): string | null => {
+  if (ref === 'HEAD' || /^[0-9a-f]{40}$/i.test(ref) || refValue(repository, `refs/${ref}`) !== null || refValue(repository, tagRef(ref)) !== null) return null;
+  return branchSha(repository, ref);
+};
 
 /** Every ref with its object, sorted by name (what `forgefold verify` compares with git). */
 export const repositoryRefs = (repository: Repository): Record<string, string> => {
@@ -115,11 +127,9 @@ export const mergeRequestsOf = (repositories: RepositoriesSlice, projectId: numb
 };
 
 /** The merge requests `userId` authored (`by: 'author'`) or is assigned (`'assignee'`), from the indexes: O(theirs). */
-export const mergeRequestsOfUser = (repositories: RepositoriesSlice, userId: number, by: 'author' | 'assignee'): MergeRequest[] => {
-  const ids = tableGet(by === 'author' ? repositories.byAuthor : repositories.byAssignee, userId);
-  if (!ids) return [];
+export const mergeRequestsOfUser = (repositories: RepositoriesSlice, userId: number, by: OwnerRole): MergeRequest[] => {
   const out: MergeRequest[] = [];
-  for (const id of tableIds(ids)) {
+  for (const id of idsOwnedBy(repositories, userId, by)) {
     const mergeRequest = tableGet(repositories.mergeRequests, id);
     if (mergeRequest) out.push(mergeRequest);
   }

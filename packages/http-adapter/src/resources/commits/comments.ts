@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BLANK_SHA, findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
 import { lineCode, parseDiffLines } from '@forgefold/git';
-import { ApiError, arraySource, created, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, created, decodeParams, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
@@ -16,8 +16,11 @@ import { must, projectOf, requireRepositoryAbility } from '../repositories/share
 
 const COMMIT_NOT_FOUND = '404 Commit Not Found';
 
-/** `note` required; `line` and `line_type` belong to `given :path` (checked in the handler, only with a path). */
-const createParams = schema(requires('note', T.String), optional('path', T.String), optional('line', T.String), optional('line_type', T.String));
+/** `note` required; `line` and `line_type` belong to `given :path` (`pathParams`, decoded in the handler only with a path). */
+const createParams = schema(requires('note', T.String), optional('path', T.String), optional('line', T.JSON), optional('line_type', T.JSON));
+
+/** `given :path do requires :line, type: Integer; requires :line_type, values: %w[new old], default: 'new' end`. */
+const pathParams = schema(requires('line', T.Integer), optional('line_type', T.String, { values: ['new', 'old'] as const, default: 'new' }));
 
 /**
  * `Entities::CommitNote`: `path`, `line` (`Gitlab::Diff::Line#line`: the new position, or the old one of a removed
@@ -79,14 +82,10 @@ export const commitCommentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         let line: number | null = null;
         let lineType: 'new' | 'old' = 'new';
         if (params.path !== undefined && params.path !== null) {
-          // `given :path do requires :line, type: Integer; requires :line_type, values: %w[new old], default: 'new' end`
-          const errors: string[] = [];
-          if (params.line === undefined || params.line === null) errors.push('line is missing');
-          else if (!/^\s*[+-]?\d+\s*$/.test(params.line)) errors.push('line is invalid');
-          else line = Number(params.line);
-          if (params.line_type !== undefined && params.line_type !== null && params.line_type !== 'new' && params.line_type !== 'old') errors.push('line_type does not have a valid value');
-          else if (params.line_type === 'old') lineType = 'old';
-          if (errors.length > 0) throw ApiError.error(400, errors.join(', '));
+          // A blank or null `line` is nil, which `requires` lets through: a plain note.
+          const given = decodeParams(pathParams, { line: params.line, line_type: params.line_type });
+          if (!given.ok) throw ApiError.error(400, given.message);
+          ({ line, line_type: lineType } = given.value);
         }
         const { ref, parent } = await commitRef(ctx);
         let diff: DiffFact | undefined;

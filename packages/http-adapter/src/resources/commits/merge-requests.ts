@@ -26,6 +26,17 @@ export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const git = deps.repositories.open(project.id);
         const commit = await must(git.findCommit(String(ctx.routeParams['sha'])), '404 Commit Not Found');
+        // Whether the commit is `sha` or one of its ancestors: asked of git once per sha (merge requests share bases,
+        // and heads when a branch is proposed again), never for the commit itself.
+        const reached = new Map<string, boolean>();
+        const reaches = async (sha: string): Promise<boolean> => {
+          let answer = reached.get(sha);
+          if (answer === undefined) {
+            answer = sha === commit.id || (await must(git.isAncestor(commit.id, sha)));
+            reached.set(sha, answer);
+          }
+          return answer;
+        };
         const candidates = [...mergeRequestsOf(deps.app.state.repositories, project.id)].sort((a, b) => b.id - a.id);
         const holding = [];
         for (const mr of candidates) {
@@ -33,8 +44,8 @@ export const commitMergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           if (!version) continue;
           // In the diff's commits (`base..head`): reachable from its head and not from its base; two ancestry
           // checks, not a listing of the diff's commits.
-          if (!(await must(git.isAncestor(commit.id, version.head_commit_sha)))) continue;
-          if (version.base_commit_sha !== null && (await must(git.isAncestor(commit.id, version.base_commit_sha)))) continue;
+          if (!(await reaches(version.head_commit_sha))) continue;
+          if (version.base_commit_sha !== null && (await reaches(version.base_commit_sha))) continue;
           holding.push(mr);
         }
         const view = presentContext(deps, ctx);

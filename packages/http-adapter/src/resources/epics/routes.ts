@@ -52,6 +52,8 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     find: groupOfRoute,
     rows: (ctx, state, group) => {
       const { params } = ctx;
+      // The same answer for every epic (see `reactionMatches`).
+      if (!reactionMatches(params.my_reaction_emoji, viewerId(ctx))) return [];
       const search = params.search;
       const labels = params.labels?.filter((label) => label !== '') ?? [];
       // `EpicsFinder#related_groups`: the group with its descendants (the default) and, if asked, its ancestors;
@@ -69,7 +71,6 @@ export const epicRoutes = (deps: ApiDeps): AnyRouteDef[] => [
             (!search || fullSearchMatches(epic, search)) &&
             (params.author_id === undefined || params.author_id === null || epic.author_id === params.author_id) &&
             (params.confidential === undefined || params.confidential === null || epic.confidential === params.confidential) &&
-            reactionMatches(params.my_reaction_emoji, viewerId(ctx)) &&
             inTimestampWindow(epic, params),
         ),
       );

@@ -2,7 +2,7 @@
  * `IssuesFinder` over a project's issues as `GET /projects/:id/issues` calls it (14.x), for what Forgefold keeps:
  * no milestones, so `milestone=None` keeps every issue and any other milestone none.
  */
-import { findUserByUsername, fuzzyMatches, type Issue, type UsersSlice } from '@forgefold/core';
+import { findUserByUsername, fuzzyMatches, isOwnedBy, type Issue, type OwnerRole, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from './params.js';
 
 interface NegatableFilters {
@@ -149,19 +149,31 @@ const dueDateMatches = (due: string | null, filter: string | null | undefined, t
   }
 };
 
-const scopeMatches = (issue: Issue, scope: string | null | undefined, viewer: number | null): boolean => {
-  switch (scope?.replace(/-/g, '_')) {
-    case 'created_by_me':
-      return viewer !== null && issue.author_id === viewer;
-    case 'assigned_to_me':
-      return viewer !== null && issue.assignee_ids.includes(viewer);
-    default:
-      return true;
-  }
+/** `scope` as the issuable finders read it (hyphens too): `created_by_me` the author's, `assigned_to_me` the assignees', else (`all`) null. */
+const scopeRole = (scope: string | null | undefined): OwnerRole | null => {
+  const by = scope?.replace(/-/g, '_');
+  return by === 'created_by_me' ? 'author' : by === 'assigned_to_me' ? 'assignee' : null;
+};
+
+/**
+ * The index a user list's scope reads (`GET /issues`, `GET /merge_requests`, `issuesOfUser` / `mergeRequestsOfUser`):
+ * `created_by_me` (their default) the author's, `assigned_to_me` the assignee's; null for `all` or an anonymous caller.
+ */
+export const ownScope = (scope: string | null | undefined, viewer: number | null): OwnerRole | null => (viewer === null ? null : scopeRole(scope));
+
+/**
+ * `by_scope` of an issue or merge request list: the viewer's own by `scope` (the rule the indexes keep, `isOwnedBy`),
+ * none of them for an anonymous caller; everything for `all`.
+ */
+export const scopeMatches = (row: Parameters<typeof isOwnedBy>[0], scope: string | null | undefined, viewer: number | null): boolean => {
+  const role = scopeRole(scope);
+  return role === null || (viewer !== null && isOwnedBy(row, role, viewer));
 };
 
 /** The filtered issues in the finder's order: `created_at` or `updated_at`, else by id, newest first. */
 export const filterIssues = (issues: readonly Issue[], params: IssueFilters, users: UsersSlice, viewer: number | null, today: string): Issue[] => {
+  // The same answer for every row (see `reactionMatches`).
+  if (!reactionMatches(params.my_reaction_emoji, viewer)) return [];
   const search = params.search;
   const rows = issues.filter(
     (issue) =>
@@ -171,7 +183,6 @@ export const filterIssues = (issues: readonly Issue[], params: IssueFilters, use
       scopeMatches(issue, params.scope, viewer) &&
       (!search || fullSearchMatches(issue, search, params.in)) &&
       (!given(params.confidential) || issue.confidential === params.confidential) &&
-      reactionMatches(params.my_reaction_emoji, viewer) &&
       // Every issue here is of type `issue`.
       (!given(params.issue_type) || params.issue_type === 'issue') &&
       dueDateMatches(issue.due_date ?? null, params.due_date, today) &&

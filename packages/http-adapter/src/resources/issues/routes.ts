@@ -31,14 +31,14 @@ import {
 } from '@forgefold/core';
 import { arraySource, created, noContent, ok, checkUnmodifiedSince, paginate, paginateLoaded, route, T, withStatus, type AnyRouteDef, type HandlerContext, type HandlerResult } from '../../http/index.js';
 import { commandRoute, groupOfRoute, listRoute, nothing, projectOfRoute } from '../../app/routes.js';
-import { execute, findReadableProject, groupTreeProjects, listableProjects, ownScope, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { execute, findReadableProject, groupTreeProjects, listableProjects, presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { createParams, groupListParams, iidParams, labelsOf, linkParams, listParams, statsParams, unlinkParams, updateParams, userListParams, userStatsParams } from './params.js';
 import type { PresentContext } from '../context.js';
 import { issueBasicEntity, issueEntity, isSubscribed, NO_TIME_STATS, relatedIssueEntity } from './entities.js';
 import { participantsPage } from '../users/entities.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { presentMergeRequest } from '../merge-requests/present.js';
-import { filterIssues } from './filter.js';
+import { filterIssues, ownScope } from './filter.js';
 
 /** `RecordNotFound`, as lib/api/api.rb answers it. */
 const RECORD_NOT_FOUND = notFound(undefined, '404 Not found');

@@ -5,7 +5,7 @@
  */
 import { isDraftTitle, type MergeRequest, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from '../issues/params.js';
-import { fullSearchMatches, idOf, inTimestampWindow, labelsMatch, reactionMatches, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
+import { fullSearchMatches, idOf, inTimestampWindow, labelsMatch, reactionMatches, scopeMatches, sortByTimestamp, type TimestampFilters } from '../issues/filter.js';
 
 interface NegatableFilters {
   readonly author_id?: number | null | undefined;
@@ -64,20 +64,10 @@ const excluded = (mr: MergeRequest, not: NegatableFilters, users: UsersSlice): b
   (given(not.reviewer_username) && mr.reviewer_ids.includes(idOf(users, not.reviewer_username))) ||
   (given(not.labels) && not.labels.some((label) => mr.labels.includes(label)));
 
-/** `by_scope`: `created_by_me` the viewer's, `assigned_to_me` assigned to the viewer (hyphens too), `all` everything. */
-const scopeMatches = (mr: MergeRequest, scope: string | null | undefined, viewer: number | null): boolean => {
-  switch (scope?.replace(/-/g, '_')) {
-    case 'created_by_me':
-      return viewer !== null && mr.author_id === viewer;
-    case 'assigned_to_me':
-      return viewer !== null && mr.assignee_ids.includes(viewer);
-    default:
-      return true;
-  }
-};
-
 /** The filtered merge requests in the finder's order: `created_at` or `updated_at`, ties by id, newest first by default. */
 export const filterMergeRequests = (list: readonly MergeRequest[], params: MergeRequestFilters, users: UsersSlice, viewer: number | null): MergeRequest[] => {
+  // The same answer for every row (see `reactionMatches`).
+  if (!reactionMatches(params.my_reaction_emoji, viewer)) return [];
   const search = params.search;
   const iids = params.iids?.filter((iid): iid is number => iid !== null);
   const rows = list.filter(
@@ -90,7 +80,6 @@ export const filterMergeRequests = (list: readonly MergeRequest[], params: Merge
       matches(mr, params, users) &&
       (!given(params.not) || !excluded(mr, params.not, users)) &&
       scopeMatches(mr, params.scope, viewer) &&
-      reactionMatches(params.my_reaction_emoji, viewer) &&
       // `by_draft` (`wip`): `yes` the drafts, `no` the others.
       (!given(params.wip) || (params.wip === 'yes') === isDraftTitle(mr.title)) &&
       // `Issuable.full_search`, as for issues.

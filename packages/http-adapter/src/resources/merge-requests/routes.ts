@@ -36,11 +36,12 @@ import {
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
-import { diffLimits, execute, groupTreeProjects, listableProjects, ownScope, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
+import { diffLimits, execute, groupTreeProjects, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
+import { ownScope } from '../issues/filter.js';
 import { approvalStateEntity, isSubscribedToMergeRequest, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
 import { participantsPage } from '../users/entities.js';

@@ -14,9 +14,11 @@ import {
   findRepository,
   findUser,
   forbidden,
+  newestPipelineAt,
   pipelinesOfProject,
   RECORD_NOT_FOUND,
   tagNames,
+  unambiguousBranchSha,
   type DomainError,
   type Pipeline,
   type PipelineVariable,
@@ -43,14 +45,14 @@ const latestPipeline = async (deps: ApiDeps, state: State, project: Project, giv
   const repository = findRepository(state.repositories, project.id);
   const ref = given ? given : repository ? defaultBranchOf(repository) : null;
   if (ref === null) return null;
-  const commit = await deps.repositories.open(project.id).findCommit(ref);
-  if (E.isLeft(commit)) return null;
-  const sha = commit.right.id;
-  let latest: Pipeline | null = null;
-  for (const pipeline of pipelinesOfProject(state.pipelines, project.id)) {
-    if (pipeline.ref === ref && pipeline.sha === sha && !DANGLING.has(pipeline.source) && (latest === null || pipeline.id > latest.id)) latest = pipeline;
+  // A branch the log records is read from the state; any other revision from git.
+  let sha = repository ? unambiguousBranchSha(repository, ref) : null;
+  if (sha === null) {
+    const commit = await deps.repositories.open(project.id).findCommit(ref);
+    if (E.isLeft(commit)) return null;
+    sha = commit.right.id;
   }
-  return latest;
+  return newestPipelineAt(state.pipelines, project.id, ref, sha, (pipeline) => !DANGLING.has(pipeline.source));
 };
 
 /** `user_project.all_pipelines.find(params[:pipeline_id])`. */
