@@ -1,8 +1,10 @@
 /**
  * Page cost of the lists of a non-administrator against the size of the instance (issue 16, scale of reads):
  * `GET /groups` (default: the caller's groups; and all_available=true) and `GET /projects` (public, internal and the
- * caller's), per_page=20, as a user who belongs to 20 groups (one project each) and sees 20 public groups and
- * projects, with 1,000 and with BENCH_LISTS_BIG (100,000) private groups and projects of others. Target: the big
+ * caller's), and `GET /groups/hub/projects/shared` (a public group into which the 20 public projects and every private
+ * project of others are shared), per_page=20, as a user who belongs to 20 groups (one project each) and sees 20 public
+ * groups and projects, with 1,000 and with BENCH_LISTS_BIG (100,000) private groups and projects of others (and as
+ * many shares the user cannot see). BENCH_LISTS_CASES (comma-separated case names) runs only those cases. Target: the big
  * instance's page takes < 2x as long. Sequential uncached requests (the user acts through the administrator's token
  * and `Sudo`). Each size is a server process of its own (lists-instance.ts); the two are measured in alternation,
  * BENCH_LISTS_ROUNDS rounds of every case, so that the load of a shared machine weighs on both sides alike: each
@@ -41,10 +43,16 @@ const cpuMs = (pid: number): number | null => {
   }
 };
 
+/**
+ * Makes every request's URL one never asked before, across samples and rounds: the server caches rendered reads until
+ * the state changes, so a nonce that started again at 0 in each sample had every round after the first answered from
+ * that cache (the median of the rounds' medians was then a cached reply's latency).
+ */
+let nonce = 0;
+
 /** `REQUESTS` sequential uncached requests (after a warm-up): their median latency and the server's CPU per request. */
 const sample = async (url: string, pid: number): Promise<{ latency: number; cpu: number | null }> => {
   const separator = url.includes('?') ? '&' : '?';
-  let nonce = 0;
   const once = async (): Promise<void> => {
     const response = await fetch(`${url}${separator}nonce=${nonce++}`, { headers: PAGE_HEADERS });
     if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
@@ -62,17 +70,22 @@ const sample = async (url: string, pid: number): Promise<{ latency: number; cpu:
   return { latency: percentile(latencies, 50), cpu: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / REQUESTS };
 };
 
-const CASES = {
+const ALL_CASES: Record<string, string> = {
   'GET /groups': '/api/v4/groups?per_page=20',
   'GET /groups?all_available=true': '/api/v4/groups?per_page=20&all_available=true',
   'GET /projects': '/api/v4/projects?per_page=20',
   'GET /projects?membership=true': '/api/v4/projects?per_page=20&membership=true',
-} as const;
+  'GET /groups/:id/projects/shared': '/api/v4/groups/hub/projects/shared?per_page=20',
+};
+const SELECTED = process.env['BENCH_LISTS_CASES']?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+const unknown = SELECTED?.filter((name) => !(name in ALL_CASES)) ?? [];
+if (unknown.length > 0) throw new Error(`BENCH_LISTS_CASES: no case ${unknown.join(', ')} (cases: ${Object.keys(ALL_CASES).join(', ')})`);
+const CASES = SELECTED ? Object.fromEntries(SELECTED.map((name) => [name, ALL_CASES[name]!])) : ALL_CASES;
 
 export default async function listsBench(): Promise<void> {
   const report = new Report('Lists of a non-administrator: page cost vs instance size (per_page=20, median of sequential requests)');
   const sizes = [1_000, BIG] as const;
-  log(`building ${sizes.join(' and ')} groups and projects, each in its own process…`);
+  log(`building ${sizes.join(' and ')} groups and projects (and shares), each in its own process…`);
   const instances = await Promise.all(
     sizes.map((size) => startServerProcess([join(benchDir, 'lists-instance.js')], { BENCH_LISTS_SIZE: String(size), BENCH_LISTS_TOKEN: TOKEN })),
   );

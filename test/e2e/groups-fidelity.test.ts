@@ -242,6 +242,55 @@ describe('the projects of a group', () => {
     expect(await detail(alice.token)).toEqual([closed, viaShare, joined, inside, open]);
   });
 
+  it('the projects shared with a group (/projects/shared, with_shared, GroupDetail): a caller without access to it sees the public and internal ones and the private ones its own memberships open', async () => {
+    const hall = await createGroup(server, alice, 'Hall', undefined, 'public');
+    const store = await createGroup(server, carol, 'Store', undefined, 'private');
+    const works = await createGroup(server, carol, 'Works', undefined, 'private');
+    const guild = await createGroup(server, carol, 'Guild', undefined, 'private');
+    const gus = await createPerson(server, 'gus');
+    const hana = await createPerson(server, 'hana', { external: true });
+    const mk = async (name: string, visibility: string, owner: Person, namespaceId?: number) => {
+      const created = await server.request('POST', '/api/v4/projects', { token: owner.token, body: { name, visibility, ...(namespaceId ? { namespace_id: namespaceId } : {}) } });
+      expect(created.status).toBe(201);
+      return created.body.id as number;
+    };
+    const open = await mk('Pub', 'public', carol, store.id);
+    const inside = await mk('Int', 'internal', carol, store.id);
+    const joined = await mk('Mem', 'private', carol, store.id);
+    const viaShare = await mk('Via', 'private', carol, store.id);
+    const inGroup = await mk('Grp', 'private', carol, works.id);
+    const closed = await mk('Hid', 'private', carol, store.id);
+    const personal = await mk('Own', 'private', gus);
+    // Gus: a project membership, a membership of a group another share goes to, one of a project's group, his own project.
+    expect((await server.request('POST', `/api/v4/projects/${joined}/members`, { token: carol.token, body: { user_id: gus.id, access_level: 20 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${guild.id}/members`, { token: carol.token, body: { user_id: gus.id, access_level: 10 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${works.id}/members`, { token: carol.token, body: { user_id: gus.id, access_level: 10 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/projects/${viaShare}/share`, { token: carol.token, body: { group_id: guild.id, group_access: 20 } })).status).toBe(201);
+    for (const [id, token] of [[open, carol.token], [inside, carol.token], [joined, carol.token], [viaShare, carol.token], [inGroup, carol.token], [closed, carol.token], [personal, gus.token]] as const) {
+      expect((await server.request('POST', `/api/v4/projects/${id}/share`, { token, body: { group_id: hall.id, group_access: 30 } })).status).toBe(201);
+    }
+    const everyOne = [open, inside, joined, viaShare, inGroup, closed, personal];
+    const expected: [string | null, number[]][] = [
+      [null, [open]],
+      [hana.token, [open]],
+      [bob.token, [open, inside]],
+      [gus.token, [open, inside, joined, viaShare, inGroup, personal]],
+      [alice.token, everyOne],
+      [server.rootToken, everyOne],
+    ];
+    for (const [token, visible] of expected) {
+      const listed = async (path: string) => {
+        const response = await server.request('GET', `/api/v4/groups/${hall.id}/${path}`, { token });
+        expect(response.status).toBe(200);
+        return response.body.map((p: { id: number }) => p.id);
+      };
+      expect(await listed('projects/shared?order_by=id&sort=asc')).toEqual(visible);
+      expect(await listed('projects?with_shared=true&order_by=id&sort=asc')).toEqual(visible);
+      const detail = (await server.request('GET', `/api/v4/groups/${hall.id}`, { token })).body;
+      expect(detail.shared_projects.map((p: { id: number }) => p.id)).toEqual([...visible].reverse());
+    }
+  });
+
   it('POST /groups/:id/projects/:project_id: administrators move a project into the group', async () => {
     const target = await createGroup(server, alice, 'Dock');
     const project = await server.request('POST', '/api/v4/projects', { token: bob.token, body: { name: 'Boat' } });

@@ -15,7 +15,7 @@ import { findGroup, selfAndAncestors } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
-import { groupAccessLevel, groupOfSource, projectsSharedWithGroup, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
+import { groupAccessLevel, groupOfSource, idsSharedVisibleWithGroup, linkBetween, projectsSharedWithGroup, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
 
 /** What the abilities read. */
 export type AccessView = MembershipView;
@@ -415,27 +415,36 @@ const projectsReachedByNamespace = (state: AccessView, userId: number): Map<numb
 };
 
 /**
- * Projects of some groups (each group's own, not its subgroups') that may pass `canReadProject` for a user (null:
- * anonymous), in id order: every project of a group whose projects the user reads all (any effective access to the
- * group, which `projectAccessLevel` grants on each of its projects; administrators included);
- * otherwise the group's public projects, its internal ones when the user `seesInternal`, and those the user's
- * project memberships and their groups' project shares open. A superset of the readable ones: callers filter them
- * exactly as they would filter every project of the groups, and the list costs what the caller can see (and their
- * memberships), not the size of the groups (`GET /groups/:id/projects`, GroupDetail's `projects`).
+ * Where a list of a group's projects takes them from: `every` project (for a caller who reaches them all through the
+ * group), the ids every caller sees by visibility (`visible`, an index kept by evolve), and the ids a user's own
+ * memberships reach otherwise (`reached`, computed once per list).
  */
-export const groupProjectCandidates = (state: AccessView, userId: number | null, groups: Iterable<Group>): Project[] => {
+interface GroupProjectSource {
+  readonly every: (state: AccessView, group: Group) => Iterable<Project>;
+  readonly visible: (state: AccessView, groupId: number, withInternal: boolean) => Iterable<number>;
+  readonly reached: (state: AccessView, userId: number) => (groupId: number) => Iterable<number>;
+}
+
+/**
+ * Projects of some groups, from `source`, that may pass `canReadProject` for a user (null: anonymous), in id order:
+ * every project of a group when the user has any effective access to it (administrators included); otherwise the
+ * ids every caller sees by visibility (internal ones when the user `seesInternal`) and those the user's own
+ * memberships reach. A superset of the readable ones: callers filter them exactly as they would filter every project
+ * of the source, and the list costs what the caller can see (and their memberships), not the size of the groups.
+ */
+const candidatesOfGroups = (state: AccessView, userId: number | null, groups: Iterable<Group>, source: GroupProjectSource): Project[] => {
   const ids = new Set<number>();
   const internal = seesInternal(state, userId);
-  let reached: Map<number, number[]> | undefined;
+  let reached: ((groupId: number) => Iterable<number>) | undefined;
   for (const group of groups) {
     if (effectiveGroupAccess(state, userId, group) > 0) {
-      for (const project of projectsInNamespace(state.projects, group.id)) ids.add(project.id);
+      for (const project of source.every(state, group)) ids.add(project.id);
       continue;
     }
-    for (const id of idsVisibleInNamespace(state.projects, group.id, internal)) ids.add(id);
+    for (const id of source.visible(state, group.id, internal)) ids.add(id);
     if (userId === null) continue;
-    reached ??= projectsReachedByNamespace(state, userId);
-    for (const id of reached.get(group.id) ?? []) ids.add(id);
+    reached ??= source.reached(state, userId);
+    for (const id of reached(group.id)) ids.add(id);
   }
   const projects: Project[] = [];
   for (const id of ascending(ids)) {
@@ -444,3 +453,48 @@ export const groupProjectCandidates = (state: AccessView, userId: number | null,
   }
   return projects;
 };
+
+/**
+ * A group's own projects: access to the group grants each of them (`projectAccessLevel`); its public and internal
+ * ones are kept per namespace; besides, a user reaches its private ones only through project memberships and project
+ * shares (`projectsReachedByNamespace`).
+ */
+const ownProjects: GroupProjectSource = {
+  every: (state, group) => projectsInNamespace(state.projects, group.id),
+  visible: (state, groupId, withInternal) => idsVisibleInNamespace(state.projects, groupId, withInternal),
+  reached: (state, userId) => {
+    const byNamespace = projectsReachedByNamespace(state, userId);
+    return (groupId) => byNamespace.get(groupId) ?? [];
+  },
+};
+
+/**
+ * The projects shared with a group (`group.shared_projects`): access to the group opens them (the shares); their
+ * public and internal ones are kept per invited group; besides, a user reads a private one only through what their
+ * own memberships reach (project memberships, their groups' projects and the projects shared with those, their
+ * personal namespace's): those of `reachableThroughMemberships` that are shared with the group.
+ */
+const sharedProjects: GroupProjectSource = {
+  every: (state, group) => projectsSharedWithGroup(state, group.id),
+  visible: (state, groupId, withInternal) => idsSharedVisibleWithGroup(state.members, groupId, withInternal),
+  reached: (state, userId) => {
+    const { projects } = reachableThroughMemberships(state, userId);
+    return function* (groupId) {
+      for (const id of projects) if (linkBetween(state.members, 'Project', id, groupId) !== undefined) yield id;
+    };
+  },
+};
+
+/**
+ * Projects of some groups (each group's own, not its subgroups') that may pass `canReadProject` for a user (null:
+ * anonymous), in id order (see `candidatesOfGroups`): `GET /groups/:id/projects`, GroupDetail's `projects`.
+ */
+export const groupProjectCandidates = (state: AccessView, userId: number | null, groups: Iterable<Group>): Project[] =>
+  candidatesOfGroups(state, userId, groups, ownProjects);
+
+/**
+ * The projects shared with a group that may pass `canReadProject` for a user (null: anonymous), in id order (see
+ * `candidatesOfGroups`): `GET /groups/:id/projects/shared`, `with_shared`, GroupDetail's `shared_projects`.
+ */
+export const sharedProjectCandidates = (state: AccessView, userId: number | null, group: Group): Project[] =>
+  candidatesOfGroups(state, userId, [group], sharedProjects);

@@ -2,7 +2,7 @@
  * The members module's evolve: memberships, invitations, shares and LDAP links, with their indexes and read
  * models (see indexes.ts), and the events of other modules it follows to keep them current.
  */
-import { tableDelete, tableGet, tableSet, tableSetIn, type Table } from '../../kernel/table.js';
+import { tableDelete, tableGet, tableIndexUnder, tableSet, tableSetIn, type Table } from '../../kernel/table.js';
 import type { Writable } from '../../kernel/module.js';
 import { advance, type Sequences } from '../../kernel/sequences.js';
 import type { GroupEvent } from '../groups/events.js';
@@ -11,7 +11,9 @@ import type { UserEvent } from '../users/events.js';
 import type { MemberEvent } from './events.js';
 import { changeMember, contribute, contributeLink, onGroupCreated, onGroupDeleted, onGroupMoved, onProjectMoved, onUserBlockedChanging } from './indexes.js';
 import { ldapLinkKey, sourceIndex, sourceKey, sourceUserKey, type GroupLink, type Member, type MembershipView, type SourceType } from './projection.js';
-import { findLink } from './queries.js';
+import { findLink, linksOfSource } from './queries.js';
+import { findProject } from '../projects/queries.js';
+import type { Visibility } from '../shared/access.js';
 import { evolveAccessRequest } from './access-requests.js';
 
 /** Members write their own slice and the member sequence; they read accounts and namespaces. */
@@ -42,6 +44,20 @@ const unindexMember = (state: MembersDraft, member: Member): void => {
 const countInvite = (state: MembersDraft, member: { source_type: SourceType; source_id: number }, delta: number): void => {
   const key = sourceKey(member.source_type, member.source_id);
   tableSet(state.members.invitesBySource, key, (tableGet(state.members.invitesBySource, key) ?? 0) + delta);
+};
+
+/**
+ * Lists a project in its invited group's set for its visibility (`sharedPublicByGroup`, `sharedInternalByGroup`), or
+ * takes it off both (`visibility` null: the share ended, the project went, or before it is listed again).
+ */
+const placeSharedProject = (members: MembersDraft['members'], projectId: number, groupId: number, visibility: Visibility | null): void => {
+  tableIndexUnder(members.sharedPublicByGroup, [groupId], projectId, 1, visibility === 'public');
+  tableIndexUnder(members.sharedInternalByGroup, [groupId], projectId, 1, visibility === 'internal');
+};
+
+/** A project's visibility (null: deleted) moves it between the sets of every group it is shared with. */
+const replaceSharedProject = (state: MembersDraft, projectId: number, visibility: Visibility | null): void => {
+  for (const link of linksOfSource(state.members, 'Project', projectId)) placeSharedProject(state.members, projectId, link.group_id, visibility);
 };
 
 export const evolve = (state: MembersDraft, event: MemberEvent): void => {
@@ -148,6 +164,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       tableSetIn(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id, link.id);
       tableSetIn(members.linksByGroup, link.group_id, link.id, link.id);
       if (link.id > members.linkSequence) members.linkSequence = link.id;
+      if (link.source_type === 'Project') placeSharedProject(members, link.source_id, link.group_id, findProject(state.projects, link.source_id)?.visibility ?? null);
       contributeLink(state, tableGet(members.links, link.id)!, 1);
       return;
     }
@@ -156,6 +173,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
       const link = findLink(members, event.data.id);
       if (!link) return;
       contributeLink(state, link, -1);
+      if (link.source_type === 'Project') placeSharedProject(members, link.source_id, link.group_id, null);
       tableDelete(members.links, link.id);
       removeFromIndex(members.linksBySource, sourceKey(link.source_type, link.source_id), link.group_id);
       removeFromIndex(members.linksByGroup, link.group_id, link.id);
@@ -177,7 +195,7 @@ export const evolve = (state: MembersDraft, event: MemberEvent): void => {
 /** Other modules' events the members read models follow. */
 export type MembersFollowed =
   | Extract<GroupEvent, { type: 'GroupCreated' | 'GroupDeleted' | 'GroupTransferred' }>
-  | Extract<ProjectEvent, { type: 'ProjectTransferred' }>
+  | Extract<ProjectEvent, { type: 'ProjectTransferred' | 'ProjectUpdated' | 'ProjectDeleted' }>
   | Extract<UserEvent, { type: 'UserBlocked' | 'UserUnblocked' | 'UserBanned' | 'UserUnbanned' | 'UserDeactivated' | 'UserActivated' | 'UserDeleted' }>;
 
 export const follows = {
@@ -187,6 +205,12 @@ export const follows = {
   /** A transfer recomputes the read models of the hierarchies it leaves and joins. */
   GroupTransferred: (state: MembersDraft, event: Extract<GroupEvent, { type: 'GroupTransferred' }>) => onGroupMoved(state, event.data.id, event.data.from_parent_id),
   ProjectTransferred: (state: MembersDraft, event: Extract<ProjectEvent, { type: 'ProjectTransferred' }>) => onProjectMoved(state, event.data.id, event.data.from_namespace_id),
+  /** A shared project's new visibility moves it between its invited groups' sets (`sharedPublicByGroup`, …). */
+  ProjectUpdated: (state: MembersDraft, event: Extract<ProjectEvent, { type: 'ProjectUpdated' }>) => {
+    if (event.data.visibility !== undefined) replaceSharedProject(state, event.data.id, event.data.visibility);
+  },
+  /** A deleted project leaves those sets (its shares end before it, so this finds none unless an older log kept one). */
+  ProjectDeleted: (state: MembersDraft, event: Extract<ProjectEvent, { type: 'ProjectDeleted' }>) => replaceSharedProject(state, event.data.id, null),
   /** Blocked users stop being billable. */
   UserBlocked: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserBlocked' }>) => onUserBlockedChanging(state, event.data.id, true),
   UserUnblocked: (state: MembersDraft, event: Extract<UserEvent, { type: 'UserUnblocked' }>) => onUserBlockedChanging(state, event.data.id, false),

@@ -102,6 +102,14 @@ export interface MembersSlice {
   readonly linksBySource: Table<Table<number>>;
   /** Invited group id → link id → link id. */
   readonly linksByGroup: Table<Table<number>>;
+  /**
+   * Invited group id → project id → 1: the public and the internal projects shared with each group (project shares;
+   * a private one is in neither), kept by evolve (share created, removed or expired; the project's visibility
+   * changed; the project deleted), so that a group's shared projects start from what the caller may see by
+   * visibility instead of every share into the group (issue 16).
+   */
+  readonly sharedPublicByGroup: Table<Table<1>>;
+  readonly sharedInternalByGroup: Table<Table<1>>;
   readonly linkSequence: number;
   /** Group id → link key → LDAP link. */
   readonly ldapLinks: Table<Table<LdapLink>>;
@@ -141,6 +149,8 @@ export const initialMembers = (): MembersSlice => ({
   links: emptyTable(),
   linksBySource: emptyTable(),
   linksByGroup: emptyTable(),
+  sharedPublicByGroup: emptyTable(),
+  sharedInternalByGroup: emptyTable(),
   linkSequence: 0,
   ldapLinks: emptyTable(),
   ldapLinkSequence: 0,

@@ -1,4 +1,4 @@
-import { emptyTable, tableGet, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
+import { emptyTable, tableGet, tableIds, tableValues, tableKeys, tableIdsFrom, tableSize, type Table } from '../../kernel/table.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
@@ -122,6 +122,17 @@ export function* projectsSharedWithGroup(state: { readonly members: MembersSlice
     const project = findProject(state.projects, link.source_id);
     if (project) yield project;
   }
+}
+
+/**
+ * Ids of the projects shared with a group that every caller sees by visibility alone: the public ones, and for a
+ * caller who sees internal projects the internal ones too (ascending within each set; the index kept by evolve).
+ */
+export function* idsSharedVisibleWithGroup(members: MembersSlice, groupId: number, withInternal: boolean): Generator<number> {
+  const publicIds = tableGet(members.sharedPublicByGroup, groupId);
+  if (publicIds) yield* tableIds(publicIds);
+  const internalIds = withInternal ? tableGet(members.sharedInternalByGroup, groupId) : undefined;
+  if (internalIds) yield* tableIds(internalIds);
 }
 
 export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: number, groupId: number): GroupLink | undefined => {

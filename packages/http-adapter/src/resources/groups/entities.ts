@@ -1,5 +1,5 @@
 /** The platform's Group and GroupDetail entities. */
-import { canReadProject, groupBranchProtection, groupProjectCandidates, isLdapSynced, ldapLinksOf, projectsSharedWithGroup, type Group, type Project } from '@forgefold/core';
+import { canReadProject, groupBranchProtection, groupProjectCandidates, isLdapSynced, ldapLinksOf, sharedProjectCandidates, type Group, type Project } from '@forgefold/core';
 import { ldapGroupLinkEntity } from '../ldap/entities.js';
 import type { PresentContext } from '../context.js';
 import { projectEntity } from '../projects/entities.js';
@@ -60,10 +60,11 @@ export const groupDetailEntity = (group: Group, ctx: PresentContext) => {
     { shared_with_groups: sharedWithGroupsEntity(group.id, ctx) },
     group.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: false } : {},
     {
-      // GroupProjectsFinder (`only_owned`, then `only_shared`), at most GROUP_DETAIL_PROJECTS_LIMIT of each. The own
-      // projects start from what the viewer may see (`groupProjectCandidates`), not from every project of the group.
+      // GroupProjectsFinder (`only_owned`, then `only_shared`), at most GROUP_DETAIL_PROJECTS_LIMIT of each. Both start
+      // from what the viewer may see (`groupProjectCandidates`, `sharedProjectCandidates`), not from every project of
+      // the group or every share into it.
       projects: newestProjects(groupProjectCandidates(ctx.state, ctx.viewerId, [group]), ctx),
-      shared_projects: newestProjects(projectsSharedWithGroup(ctx.state, group.id), ctx),
+      shared_projects: newestProjects(sharedProjectCandidates(ctx.state, ctx.viewerId, group), ctx),
       // EE GroupDetail
       membership_lock: group.membership_lock,
     },

@@ -16,7 +16,7 @@ import {
   findUserByIdOrUsername,
   findUserByNamespace,
   findUserByUsername,
-  projectsSharedWithGroup,
+  sharedProjectCandidates,
   linksOfSource,
   forksOf,
   groupProjectCandidates,
@@ -229,7 +229,8 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const candidates = new Map<number, Project>();
         const groups = ctx.params.include_subgroups ? selfAndDescendants(state.groups, found.right) : [found.right];
         for (const project of groupProjectCandidates(state, viewerId(ctx), groups)) candidates.set(project.id, project);
-        if (ctx.params.with_shared) for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
+        // `with_shared`: the group's shared projects the same way (`sharedProjectCandidates`), not every share into it.
+        if (ctx.params.with_shared) for (const project of sharedProjectCandidates(state, viewerId(ctx), found.right)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
     }),
@@ -239,12 +240,13 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       auth: 'optional',
       params: listParams,
       handler: (ctx) => {
-        // `find_group_projects(params, { only_shared: true })`: the projects shared with the group.
+        // `find_group_projects(params, { only_shared: true })`: the projects shared with the group, from those the caller
+        // may see by visibility and those its own memberships reach (`sharedProjectCandidates`), not every share.
         const state = deps.app.state;
         const found = groupOfRoute(ctx, state);
         if (E.isLeft(found)) return found.left;
         const candidates = new Map<number, Project>();
-        for (const project of projectsSharedWithGroup(state, found.right.id)) candidates.set(project.id, project);
+        for (const project of sharedProjectCandidates(state, viewerId(ctx), found.right)) candidates.set(project.id, project);
         return groupProjectsPage(ctx, state, candidates);
       },
     }),

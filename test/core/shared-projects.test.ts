@@ -1,0 +1,95 @@
+/**
+ * A group's shared projects cost what the caller can see (issue 16): `sharedProjectCandidates` takes every project
+ * shared with a group only from a caller with access to the group (an administrator, a member, a member of a group
+ * shared into it); for anyone else it starts from the group's public (and internal) shared ids, kept per invited
+ * group by the members evolve, and from the private ones the caller's own memberships reach. Over random command
+ * sequences (hierarchies, memberships, shares, visibility changes, transfers, deletions, blocked users, share locks),
+ * for anonymous, outsider, external, member and administrator callers, the candidates filtered by `canReadProject`
+ * equal every project shared with the group filtered the same way (`GET /groups/:id/projects/shared`, `with_shared`
+ * and GroupDetail's `shared_projects` before); and the per-group id sets equal a scan of the shares, live and after a
+ * replay of the log.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  canReadProject,
+  foldMutable,
+  forgefold,
+  idsSharedVisibleWithGroup,
+  listGroups,
+  projectsSharedWithGroup,
+  sharedProjectCandidates,
+  type Group,
+  type Project,
+  type State,
+} from '@forgefold/core';
+import { makeApp, system, userCommand } from './fixtures.js';
+import { accessSequences, applySteps, USERS } from './random-access.js';
+
+/** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
+const ADMIN = 6;
+const OUTSIDER = 7;
+const EXTERNAL_OUTSIDER = 8;
+/** Anonymous, the users of the steps (user 5 is external), the administrator, the outsiders, an unknown id. */
+const CALLERS = [null, ...USERS, ADMIN, OUTSIDER, EXTERNAL_OUTSIDER, 99];
+
+const sequences = accessSequences();
+
+const ids = (items: Iterable<{ id: number }>): number[] => [...items].map((item) => item.id);
+
+/** The routes' scan before: every project shared with the group, in id order. */
+const everySharedWith = (state: State, group: Group): Project[] => [...projectsSharedWithGroup(state, group.id)].sort((a, b) => a.id - b.id);
+
+/** Each group's public and internal shared ids by the index and by a scan of its shares (deleted groups asked too). */
+const sharedSets = (state: State) => {
+  const asked = [...new Set([...ids(listGroups(state.groups)), ...[...Array(40).keys()]])].sort((a, b) => a - b);
+  return {
+    indexed: asked.map((id) => [id, [...idsSharedVisibleWithGroup(state.members, id, false)], [...idsSharedVisibleWithGroup(state.members, id, true)].sort((a, b) => a - b)]),
+    scanned: asked.map((id) => {
+      const shared = [...projectsSharedWithGroup(state, id)].sort((a, b) => a.id - b.id);
+      return [id, ids(shared.filter((p) => p.visibility === 'public')), ids(shared.filter((p) => p.visibility !== 'private'))];
+    }),
+  };
+};
+
+describe("a group's shared projects (GET /groups/:id/projects/shared, with_shared, GroupDetail's shared_projects)", () => {
+  it('start from candidates that, filtered, equal a filter over every project shared with the group, whatever happened before', async () => {
+    await fc.assert(
+      fc.asyncProperty(sequences, async (drawn) => {
+        const { app, store } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd']) await app.execute(system, userCommand(name));
+        await app.execute(system, userCommand('e', { external: true }));
+        await app.execute(system, userCommand('root', { is_admin: true }));
+        await app.execute(system, userCommand('stranger'));
+        await app.execute(system, userCommand('visitor', { external: true }));
+        await applySteps(app, drawn);
+        const check = (state: State) => {
+          for (const group of listGroups(state.groups)) {
+            const every = everySharedWith(state, group);
+            for (const userId of CALLERS) {
+              const candidates = sharedProjectCandidates(state, userId, group);
+              // In id order, without repeats, and only projects shared with the group.
+              expect(ids(candidates)).toEqual([...new Set(ids(candidates))].sort((a, b) => a - b));
+              expect(ids(candidates).every((id) => every.some((p) => p.id === id))).toBe(true);
+              const readable = ids(every.filter((p) => canReadProject(state, userId, p)));
+              expect(ids(candidates.filter((p) => canReadProject(state, userId, p)))).toEqual(readable);
+              // Without a membership anywhere, the candidates are what the caller sees, not one project more.
+              if (userId === null || userId === OUTSIDER || userId === EXTERNAL_OUTSIDER) expect(ids(candidates)).toEqual(readable);
+            }
+            // The administrator's candidates are every project shared with the group.
+            expect(ids(sharedProjectCandidates(state, ADMIN, group))).toEqual(ids(every));
+          }
+          const { indexed, scanned } = sharedSets(state);
+          expect(indexed).toEqual(scanned);
+        };
+        check(app.state);
+        const replayed = foldMutable(forgefold.decider, forgefold.decider.initialState(), (await store.readAll(0, 1_000_000)).map((e) => ({ type: e.type, data: e.data })) as never);
+        check(replayed);
+        expect(JSON.stringify([replayed.members.sharedPublicByGroup, replayed.members.sharedInternalByGroup])).toBe(
+          JSON.stringify([app.state.members.sharedPublicByGroup, app.state.members.sharedInternalByGroup]),
+        );
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
