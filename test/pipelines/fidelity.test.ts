@@ -72,6 +72,16 @@ describe('GET /pipelines/latest (lib/api/ci/pipelines.rb: `user_project.latest_p
     expect(await api(server, 'GET', `${P}/pipelines/latest?ref=v-latest`, undefined, dev.token)).toMatchObject({ status: 200, body: { id: tagged.id } });
   });
 
+  it('asks git for a ref that is also a full ref name: a branch `refs/tags/v-full` and a tag `v-full` elsewhere', async () => {
+    const P = `/projects/${project.id}`;
+    expect((await api(server, 'POST', `${P}/repository/branches`, { branch: 'refs/tags/v-full', ref: 'main' })).status).toBe(201);
+    await api(server, 'POST', `${P}/repository/commits`, { branch: 'refs/tags/v-full', commit_message: 'ahead', actions: [{ action: 'create', file_path: 'full.txt', content: 'x' }] });
+    expect((await api(server, 'POST', `${P}/repository/tags`, { tag_name: 'v-full', ref: 'main' })).status).toBe(201);
+    // The pipeline is at the branch's commit; git reads `refs/tags/v-full` as the tag (the full name comes first).
+    expect((await api(server, 'POST', `${P}/pipeline`, { ref: 'refs/tags/v-full' }, dev.token)).status).toBe(201);
+    expect(await api(server, 'GET', `${P}/pipelines/latest?ref=refs/tags/v-full`, undefined, dev.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
   it('is read as the pipelines are: 404 for a private project to a stranger, 200 anonymously on a public one', async () => {
     const stranger = await member(server, 'latest-stranger');
     expect(await api(server, 'GET', `/projects/${project.id}/pipelines/latest`, undefined, stranger.token)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });

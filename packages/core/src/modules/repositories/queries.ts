@@ -24,11 +24,14 @@ export const branchSha = (repository: Repository, name: string): string | null =
 
 /**
  * The commit `ref` resolves to when it can only name the branch the log records (what git's revision lookup would find
- * first): not a full sha (taken as an object name), not `HEAD`, and no `refs/<ref>` or tag of that name (looked up
- * before the branches). Null otherwise, or when there is no such branch: ask git.
+ * first): not a full sha (taken as an object name), not a name git looks up in the repository's own directory first
+ * (`HEAD`, `ORIG_HEAD`, …: capitals and underscores), and no ref of that full name (a branch may be called
+ * `refs/tags/v1`), `refs/<ref>` or tag of that name (each looked up before the branches). Null otherwise, or when
+ * there is no such branch: ask git.
  */
 export const unambiguousBranchSha = (repository: Repository, ref: string): string | null => {
-  if (ref === 'HEAD' || /^[0-9a-f]{40}$/i.test(ref) || refValue(repository, `refs/${ref}`) !== null || refValue(repository, tagRef(ref)) !== null) return null;
+  if (/^[A-Z_]+$/.test(ref) || /^[0-9a-f]{40}$/i.test(ref)) return null;
+  if (refValue(repository, ref) !== null || refValue(repository, `refs/${ref}`) !== null || refValue(repository, tagRef(ref)) !== null) return null;
   return branchSha(repository, ref);
 };
 
