@@ -253,6 +253,11 @@ describe('commit comments', () => {
     }
     // Without a path, `line` is not read (Grape skips a `given` block whose parameter is absent).
     expect(await server.call('POST', comments, { note: 'No path', line: 'two' }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null } });
+    // A blank path skips it too (`meets_dependency?` asks `params[:path].blank?`): neither missing nor invalid lines.
+    for (const path of ['', '  ']) {
+      expect(await server.call('POST', comments, { note: 'Blank path', path }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null, line_type: null } });
+      expect(await server.call('POST', comments, { note: 'Blank path', path, line: 'two', line_type: 'both' }, dev.token)).toMatchObject({ status: 201, body: { path: null, line: null } });
+    }
   });
 });
 

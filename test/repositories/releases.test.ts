@@ -80,6 +80,12 @@ describe('releases API', () => {
       status: 400,
       body: { message: 'Validation failed: Links url is blocked: Only allowed schemes are http, https, ftp' },
     });
+    // Two links of one URL: `Release`'s `nested_attributes_duplicates`, not the link's uniqueness (no link is stored yet).
+    const twice = { links: [{ name: 'a', url: 'https://example.com/app' }, { name: 'b', url: 'https://example.com/app' }] };
+    expect(await server.call('POST', url, { tag_name: 'v2.0', ref: 'main', assets: twice }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'Validation failed: Links have duplicate values (https://example.com/app) for #<Release:0x0000000000000000> scope' },
+    });
     expect(await server.call('POST', url, { tag_name: 'v2.0', ref: 'main', milestones: ['1.0'] }, dev.token)).toMatchObject({ status: 400, body: { message: 'Milestone(s) not found: 1.0' } });
     expect(await server.call('GET', `${url}?order_by=name`, undefined, dev.token)).toMatchObject({ status: 400, body: { error: 'order_by does not have a valid value' } });
     expect(await server.call('GET', `${url}/v9`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not Found' } });

@@ -153,6 +153,21 @@ describe('application settings: EE parameter coercion', () => {
     expect(brackets).toMatchObject({ status: 200, body: { searchengine_namespace_ids: [4, 5] } });
     await putForm('searchengine_limit_indexing=false&searchengine_namespace_ids=&searchengine_project_ids=');
   });
+  it('searchengine_url: the setter strips each URL and its trailing slashes; the model checks the schemes', async () => {
+    // `elasticsearch_url=`: `url.strip.gsub(%r{/*\z}, '')`, joined by commas (empty ones at the end are not read back).
+    const set = await putForm(`searchengine_url=${encodeURIComponent(' http://es1.example.com:9200/ ,https://es2.example.com// , /')}`);
+    expect(set).toMatchObject({ status: 200, body: { searchengine_url: ['http://es1.example.com:9200', 'https://es2.example.com'] } });
+    await refused(`searchengine_url=${encodeURIComponent('http://es1.example.com,es2.example.com')}`, { message: { searchengine_url: ['only supports valid HTTP(S) URLs.'] } });
+    await refused('searchengine_indexing=true&searchengine_url=', { message: { searchengine_url: ["can't be blank when indexing is enabled"] } });
+    expect(await putForm('searchengine_url=http://localhost:9200')).toMatchObject({ status: 200, body: { searchengine_url: ['http://localhost:9200'] } });
+  });
+  it('dashboard_url (Grafana): relative or http(s); an absolute one is checked as a system hook URL', async () => {
+    const hint = 'Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana';
+    await refused('dashboard_url=ftp://grafana.example.com', { message: { dashboard_url: [`is blocked: Only allowed schemes are http, https. ${hint}`] } });
+    await refused(`dashboard_url=${encodeURIComponent('http://exa mple.com')}`, { message: { dashboard_url: [`must be a valid relative or absolute URL. ${hint}`] } });
+    expect(await putForm('dashboard_url=https://grafana.example.com')).toMatchObject({ status: 200, body: { dashboard_url: 'https://grafana.example.com' } });
+    expect(await putForm('dashboard_url=/-/grafana')).toMatchObject({ status: 200, body: { dashboard_url: '/-/grafana' } });
+  });
 });
 
 describe('application settings: the external authorization client certificate', () => {

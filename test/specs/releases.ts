@@ -65,11 +65,44 @@ export const releaseSpecs: Record<string, Spec> = {
     when: create({ links: [{ name: 'x', url: 'javascript:alert(1)' }] }),
     error: { _tag: 'BadRequest', message: 'Validation failed: Links url is blocked: Only allowed schemes are http, https, ftp' },
   },
+  // `Release`'s `nested_attributes_duplicates` (the links' own uniqueness queries find no stored link of a new release):
+  // name, url, filepath in that order, each with the release object's `to_s` as its scope.
   'duplicate asset links in one request fail the save': {
     given: base,
     as: 2,
-    when: create({ links: [{ name: 'x', url: 'https://a.example.com' }, { name: 'x', url: 'https://a.example.com' }] }),
-    error: { _tag: 'BadRequest', message: 'Validation failed: Links url has already been taken, Links name has already been taken' },
+    when: create({ links: [{ name: 'x', url: 'https://a.example.com' }, { name: 'x', url: 'https://a.example.com ' }] }),
+    error: {
+      _tag: 'BadRequest',
+      message:
+        'Validation failed: Links have duplicate values (x) for #<Release:0x0000000000000000> scope, Links have duplicate values (https://a.example.com) for #<Release:0x0000000000000000> scope',
+    },
+  },
+  'two asset links with one URL': {
+    given: base,
+    as: 2,
+    when: create({ links: [{ name: 'a', url: 'https://a.example.com' }, { name: 'b', url: 'https://b.example.com' }, { name: 'c', url: 'https://a.example.com' }, { name: 'd', url: 'https://b.example.com' }] }),
+    error: { _tag: 'BadRequest', message: 'Validation failed: Links have duplicate values (https://a.example.com, https://b.example.com) for #<Release:0x0000000000000000> scope' },
+  },
+  'duplicates are not looked for when a link is invalid; every invalid link is reported': {
+    given: base,
+    as: 2,
+    when: create({ links: [{ name: 'x', url: 'https://a.example.com' }, { name: 'x', url: 'javascript:alert(1)' }, { name: '', url: 'ftp://b.example.com' }] }),
+    error: { _tag: 'BadRequest', message: "Validation failed: Links url is blocked: Only allowed schemes are http, https, ftp, Links name can't be blank" },
+  },
+  'the same invalid URL twice is reported once (errors.uniq!)': {
+    given: base,
+    as: 2,
+    when: create({ links: [{ name: 'x', url: 'javascript:1' }, { name: 'y', url: 'javascript:1' }] }),
+    error: { _tag: 'BadRequest', message: 'Validation failed: Links url is blocked: Only allowed schemes are http, https, ftp' },
+  },
+  'links without a file path are no duplicates; a long description comes between the links\' own errors and the duplicates': {
+    given: base,
+    as: 2,
+    when: create({ description: 'd'.repeat(1_000_001), links: [{ name: 'x', url: 'https://a.example.com' }, { name: 'x', url: 'https://b.example.com' }] }),
+    error: {
+      _tag: 'BadRequest',
+      message: 'Validation failed: Description is too long (maximum is 1000000 characters), Links have duplicate values (x) for #<Release:0x0000000000000000> scope',
+    },
   },
   'milestone titles are "not found": none are kept (400)': {
     given: base,

@@ -91,6 +91,53 @@ export const settingSpecs: Record<string, Spec> = {
   },
   // `validate_kroki_url`: UrlBlocker.validate! itself, its reason after "is not valid. ".
   'a diagram renderer URL whose host starts with neither a letter nor a digit': invalid({ diagramrender_enabled: true, diagramrender_url: 'http://-kroki.example.com' }, { diagramrender_url: ['is not valid. Hostname or IP address invalid'] }),
+  // `grafana_url` (ApplicationSetting, 14.7): Addressable must read it ("must be a valid relative or absolute URL",
+  // null too); an absolute one is also `system_hook_url` with the hint after UrlBlocker's reason.
+  'a dashboard URL Addressable cannot read': invalid(
+    { dashboard_url: 'http://exa mple.com/' },
+    { dashboard_url: ['must be a valid relative or absolute URL. Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana'] },
+  ),
+  'a null dashboard URL': invalid(
+    { dashboard_url: null },
+    { dashboard_url: ['must be a valid relative or absolute URL. Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana'] },
+  ),
+  'an absolute dashboard URL with another scheme is blocked': invalid(
+    { dashboard_url: 'ftp://grafana.example.com' },
+    { dashboard_url: ['is blocked: Only allowed schemes are http, https. Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana'] },
+  ),
+  'a dashboard URL without a scheme is relative': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { dashboard_url: 'grafana.example.com' } },
+    then: [changed([{ field: 'dashboard_url', old: '/-/grafana', new: 'grafana.example.com' }])],
+  },
+  'an empty dashboard URL is relative': { given: [root], as: 1, when: { type: 'ChangeSettings', changes: { dashboard_url: '' } }, then: [changed([{ field: 'dashboard_url', old: '/-/grafana', new: '' }])] },
+  'an absolute dashboard URL is kept stripped': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { dashboard_url: 'https://grafana.example.com/d ' } },
+    then: [changed([{ field: 'dashboard_url', old: '/-/grafana', new: 'https://grafana.example.com/d' }])],
+  },
+  // EE `check_elasticsearch_url_scheme` (if changed): every URL of the list through UrlBlocker, http or https.
+  'a search engine URL that is not http(s)': invalid({ searchengine_url: ['http://es1.example.com:9200', 'es2.example.com:9200'] }, { searchengine_url: ['only supports valid HTTP(S) URLs.'] }),
+  'an empty search engine URL in the list': invalid({ searchengine_url: ['', 'http://es.example.com'] }, { searchengine_url: ['only supports valid HTTP(S) URLs.'] }),
+  'a search engine cluster over http and https': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { searchengine_url: ['http://es1.example.com:9200', 'https://es2.example.com'] } },
+    then: [changed([{ field: 'searchengine_url', old: ['http://localhost:9200'], new: ['http://es1.example.com:9200', 'https://es2.example.com'] }])],
+  },
+  // `elasticsearch_aws_region`'s presence: `if: indexing? && aws?`.
+  'the cloud region is not needed while indexing is off': {
+    given: [root],
+    as: 1,
+    when: { type: 'ChangeSettings', changes: { searchengine_cloud: true, searchengine_cloud_region: '' } },
+    then: [changed([{ field: 'searchengine_cloud', old: false, new: true }, { field: 'searchengine_cloud_region', old: 'us-east-1', new: '' }])],
+  },
+  'the cloud region while indexing': invalid(
+    { searchengine_indexing: true, searchengine_cloud: true, searchengine_cloud_region: '' },
+    { searchengine_cloud_region: ["can't be blank when using aws hosted elasticsearch"] },
+  ),
   'the projects limit is not validated': {
     given: [root],
     as: 1,

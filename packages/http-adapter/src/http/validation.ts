@@ -381,7 +381,8 @@ export interface Schema<P> extends t.Type<P, unknown, unknown> {
 /** The names of declarations, each once, in order. */
 const namesOf = (decls: readonly Decl[]): string[] => [...new Set(decls.flatMap((d) => (d.kind === 'param' ? [d.name] : d.names)))];
 
-function isBlank(v: unknown): boolean {
+/** ActiveSupport's `blank?`: nil, a string of whitespace only, an empty array or hash. */
+export function isBlank(v: unknown): boolean {
   if (v === null || v === undefined) return true;
   if (typeof v === 'string') return v.trim() === '';
   if (Array.isArray(v)) return v.length === 0;

@@ -70,21 +70,46 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
 };
 
 /**
- * `release.save!` with nested links: the first invalid one fails the whole save ("Validation failed: …", 400).
- * Public so the shell can refuse before it makes the tag (a refusal changes nothing).
+ * What `Release`'s `nested_attributes_duplicates` prints as the scope: the links' `release`, a new `Release` object,
+ * through Ruby's `Object#to_s` (its class and memory address). The address cannot be reproduced; this one stands in.
  */
-export const assetLinksRefusal = (inputs: readonly ReleaseLinkInput[]): DomainError | null => {
-  const seen: { name: string; url: string; filepath: string | null }[] = [];
-  for (const input of inputs) {
-    const link = normalizeLink(input);
-    const fields = Object.entries(linkErrors(link, seen));
-    if (fields.length > 0) {
-      const messages = fields.flatMap(([field, texts]) => texts.map((text) => `Links ${field.replace('_', ' ')} ${text}`));
-      return { _tag: 'BadRequest', message: `Validation failed: ${messages.join(', ')}` };
+const RELEASE_OBJECT = '#<Release:0x0000000000000000>';
+
+/** `child_attributes: %i[name url filepath]` of that validator. */
+const DUPLICATE_ATTRIBUTES = ['name', 'url', 'filepath'] as const;
+
+/**
+ * `NestedAttributesDuplicatesValidator` on a new release's links: for each attribute, the values more than one link
+ * has (in order of first appearance; Ruby's `any?` ignores a nil one alone), one message each.
+ */
+const duplicateLinkMessages = (links: readonly { name: string; url: string; filepath: string | null }[]): string[] =>
+  DUPLICATE_ATTRIBUTES.flatMap((attribute) => {
+    const counts = new Map<string | null, number>();
+    for (const link of links) counts.set(link[attribute], (counts.get(link[attribute]) ?? 0) + 1);
+    const duplicates = [...counts].filter(([, count]) => count > 1).map(([value]) => value);
+    return duplicates.some((value) => value !== null) ? [`Links have duplicate values (${duplicates.map((value) => value ?? '').join(', ')}) for ${RELEASE_OBJECT} scope`] : [];
+  });
+
+/**
+ * `release.save!` of a new release with nested links (`RecordInvalid`'s "Validation failed: …", 400), its
+ * validations in the model's order: every link's own errors (`validate_associated_records_for_links`, from `has_many`;
+ * a link's uniqueness validators look for stored links of a release that has none yet), `description`'s length, then
+ * `nested_attributes_duplicates`, skipped when a link has an error on a name, url or file path. `errors.uniq!` keeps
+ * each message once. Public so the shell can refuse before it makes the tag (a refusal changes nothing).
+ */
+export const releaseSaveRefusal = (inputs: readonly ReleaseLinkInput[], description?: string): DomainError | null => {
+  const links = inputs.map(normalizeLink);
+  const messages: string[] = [];
+  let attributeErrors = false;
+  for (const link of links) {
+    for (const [field, texts] of Object.entries(linkErrors(link, []))) {
+      if ((DUPLICATE_ATTRIBUTES as readonly string[]).includes(field)) attributeErrors = true;
+      messages.push(...texts.map((text) => `Links ${field.replace('_', ' ')} ${text}`));
     }
-    seen.push(link);
   }
-  return null;
+  if (descriptionTooLong(description)) messages.push(`Description ${DESCRIPTION_TOO_LONG}`);
+  if (!attributeErrors) messages.push(...duplicateLinkMessages(links));
+  return messages.length > 0 ? { _tag: 'BadRequest', message: `Validation failed: ${[...new Set(messages)].join(', ')}` } : null;
 };
 
 /** `user_project` then the ability (403 "403 Forbidden" from `authorize!`). */
@@ -111,8 +136,7 @@ const decideCreate = (issued: IssuedAs<ReleaseCommand, 'CreateRelease'>, state: 
   const repository = findRepository(state.repositories, project.id);
   if (!repository || refValue(repository, tagRef(command.tag)) === null) return E.left(notFound(undefined, RELEASE_MESSAGES.tag_missing));
   // `release.save!`: the model's errors as the exception's message.
-  if (descriptionTooLong(command.description)) return E.left({ _tag: 'BadRequest', message: `Validation failed: Description ${DESCRIPTION_TOO_LONG}` });
-  const refused = assetLinksRefusal(command.links ?? []);
+  const refused = releaseSaveRefusal(command.links ?? [], command.description);
   if (refused) return E.left(refused);
   let next = state.releases.sequences.link;
   const links: ReleaseLinkData[] = (command.links ?? []).map((input) => ({ id: ++next, ...normalizeLink(input), created_at: at }));

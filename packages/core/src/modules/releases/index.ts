@@ -3,4 +3,4 @@ export * from './events.js';
 export * from './projection.js';
 export * from './queries.js';
 export * from './policy.js';
-export { assetLinksRefusal, milestonesRefusal, RELEASE_MESSAGES } from './decider.js';
+export { milestonesRefusal, releaseSaveRefusal, RELEASE_MESSAGES } from './decider.js';

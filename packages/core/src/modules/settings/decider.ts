@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { isAdmin, type AccessView } from '../access/abilities.js';
-import { addressableUrlError, urlBlockedReason } from '../shared/url-blocker.js';
+import { addressableUrlError, parseAddressable, urlBlockedReason } from '../shared/url-blocker.js';
 import { Errors, isEmail, tooLong } from '../shared/validation.js';
 import type { SettingsCommand } from './commands.js';
 import type { SettingsEvent } from './events.js';
@@ -17,6 +17,8 @@ export type SettingsView = AccessView & { readonly settings: SettingsSlice };
 
 const blank = (value: SettingValue | undefined): boolean =>
   value === null || value === undefined || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+
+const same = (a: SettingValue, b: SettingValue): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Storage names the instance has (`Gitlab.config.repositories.storages`). */
 const STORAGES = ['default'];
@@ -59,18 +61,43 @@ const checkAddressableUrl = (errors: Errors, values: ApplicationSettings, field:
   if (problem) errors.add(field, problem);
 };
 
+/** `GRAFANA_URL_ERROR_MESSAGE`: the hint after each of `dashboard_url`'s messages. */
+const DASHBOARD_URL_HINT = 'Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana';
+
+/** `grafana_url_absolute?`: Addressable reads it and finds a scheme (a relative URL such as the default `/-/grafana` has none). */
+const dashboardUrlAbsolute = (values: Readonly<Record<string, SettingValue>>): boolean => {
+  const value = values['dashboard_url'];
+  return typeof value === 'string' && parseAddressable(value)?.scheme !== undefined;
+};
+
+/**
+ * `grafana_url`: `validates … system_hook_url: { blocked_message: "is blocked: %{exception_message}. " + hint }, if:
+ * :grafana_url_absolute?` (the shared `addressable_url` rule, stripped; the local addresses it would refuse are allowed
+ * by `allow_local_requests_from_system_hooks`, on by default, and not checked here), then `validate_grafana_url`:
+ * what `Gitlab::Utils.parse_url` cannot read, null included, "must be a valid relative or absolute URL".
+ */
+const checkDashboardUrl = (errors: Errors, values: ApplicationSettings): void => {
+  const value = text(values, 'dashboard_url');
+  if (value === null || parseAddressable(value) === null) return void errors.add('dashboard_url', `must be a valid relative or absolute URL. ${DASHBOARD_URL_HINT}`);
+  if (!dashboardUrlAbsolute(values)) return;
+  const reason = urlBlockedReason(value.trim());
+  if (reason) errors.add('dashboard_url', `is blocked: ${reason}. ${DASHBOARD_URL_HINT}`);
+};
+
 /**
  * `AddressableUrlValidator#strip_value!`: a URL the validator checks is kept without its surrounding whitespace
  * (it writes the stripped value back to the record before saving). Returns the fields it changed.
  */
 const stripAddressableUrls = (values: Record<string, SettingValue>): string[] => {
   const stripped: string[] = [];
-  for (const rule of ADDRESSABLE_URLS) {
-    const value = values[rule.field];
-    if (!checked(values as ApplicationSettings, rule) || typeof value !== 'string' || value.trim() === '' || value.trim() === value) continue;
-    values[rule.field] = value.trim();
-    stripped.push(rule.field);
-  }
+  const strip = (field: string): void => {
+    const value = values[field];
+    if (typeof value !== 'string' || value.trim() === '' || value.trim() === value) return;
+    values[field] = value.trim();
+    stripped.push(field);
+  };
+  for (const rule of ADDRESSABLE_URLS) if (checked(values as ApplicationSettings, rule)) strip(rule.field);
+  if (dashboardUrlAbsolute(values)) strip('dashboard_url');
   return stripped;
 };
 
@@ -164,16 +191,21 @@ const checkClientCertificate = (errors: Errors, values: ApplicationSettings): vo
   if (certificate && key && !certificate.checkPrivateKey(key)) errors.add('external_auth_client_key', 'private key does not match certificate.');
 };
 
-/** The model's validations over the settings as they would be saved (reference §2.5, §2.8.2). */
-export const validateSettings = (values: ApplicationSettings): Errors => {
+/**
+ * The model's validations over the settings as they would be saved (reference §2.5, §2.8.2); `before`, the stored
+ * ones, for the validations that run only on a changed attribute.
+ */
+export const validateSettings = (values: ApplicationSettings, before: ApplicationSettings): Errors => {
   const errors = new Errors();
   const on = (field: keyof ApplicationSettings) => values[field] === true;
   const present = (field: keyof ApplicationSettings) => !blank(values[field]);
+  const changed = (field: keyof ApplicationSettings) => !same(values[field], before[field]);
   const requirePresent = (field: keyof ApplicationSettings) => errors.check(present(field), field, "can't be blank");
 
   const abuse = text(values, 'abuse_notification_email');
   if (abuse && !isEmail(abuse)) errors.add('abuse_notification_email', 'is invalid');
   for (const field of URL_FIELDS) checkAddressableUrl(errors, values, field);
+  checkDashboardUrl(errors, values);
   errors.maxLength('help_page_documentation_base_url', text(values, 'help_page_documentation_base_url'), 255);
 
   if (on('spamfilter_enabled')) requirePresent('spamfilter_api_key');
@@ -346,7 +378,13 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
   const capacity = values.mirror_max_capacity;
   if (typeof threshold === 'number' && typeof capacity === 'number' && threshold > capacity) errors.add('mirror_capacity_threshold', "Project's mirror capacity threshold can't be higher than it's maximum capacity");
   if (on('searchengine_indexing') && !present('searchengine_url')) errors.add('searchengine_url', "can't be blank when indexing is enabled");
-  if (on('searchengine_cloud') && !present('searchengine_cloud_region')) errors.add('searchengine_cloud_region', "can't be blank when using aws hosted elasticsearch");
+  // `check_elasticsearch_url_scheme, if: :elasticsearch_url_changed?`: each URL of the list through `UrlBlocker.validate!`
+  // (http or https, local addresses allowed, no DNS), one message for the list.
+  const searchUrls = values.searchengine_url;
+  if (changed('searchengine_url') && Array.isArray(searchUrls) && (searchUrls as readonly string[]).some((url) => urlBlockedReason(url) !== null)) {
+    errors.add('searchengine_url', 'only supports valid HTTP(S) URLs.');
+  }
+  if (on('searchengine_indexing') && on('searchengine_cloud') && !present('searchengine_cloud_region')) errors.add('searchengine_cloud_region', "can't be blank when using aws hosted elasticsearch");
   errors.maxLength('searchengine_username', text(values, 'searchengine_username'), 255);
   errors.maxLength('searchengine_password', text(values, 'searchengine_password'), 255);
   numeric(errors, values, 'searchengine_max_bulk_size_mb', { gt: 0 });
@@ -357,8 +395,6 @@ export const validateSettings = (values: ApplicationSettings): Errors => {
 };
 
 const ORDER = new Map<string, number>(SETTING_NAMES.map((name, index) => [name, index]));
-
-const same = (a: SettingValue, b: SettingValue): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** What the event records of a value: write-only secrets as `[FILTERED]` (and null stays null). */
 const recorded = (field: string, value: SettingValue): SettingValue => (isSettingName(field) && 'writeOnly' in SETTING_FIELDS[field] && value !== null && value !== '' ? FILTERED : value);
@@ -371,7 +407,7 @@ export const decide = (issued: Issued<SettingsCommand>, state: SettingsView): E.
   const next: Record<string, SettingValue> = { ...current };
   for (const [field, value] of Object.entries(command.changes)) if (isSettingName(field)) next[field] = value;
   const stripped = stripAddressableUrls(next);
-  const errors = validateSettings(next as ApplicationSettings);
+  const errors = validateSettings(next as ApplicationSettings, current);
   if (!errors.empty) return errors.toEither([]);
   // In the field table's order, whatever order the request named them in; a URL as the validator kept it.
   const fields = new Set([...Object.keys(command.changes).filter(isSettingName), ...stripped]);

@@ -20,8 +20,8 @@ export interface ParsedUrl {
   readonly hostname: string | null;
 }
 
-/** `Addressable::URI.parse`, or null where it raises `InvalidURIError`. */
-const parseAddressable = (value: string): ParsedUrl | null => {
+/** `Addressable::URI.parse` (`Gitlab::Utils.parse_url`), or null where it raises `InvalidURIError`. */
+export const parseAddressable = (value: string): ParsedUrl | null => {
   if (/[\r\n]/.test(value)) return null;
   const parts = URI_PARTS.exec(value);
   if (!parts) return null;

@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BLANK_SHA, findNote, findNoteable, findUser, notesOfNoteable, noteVisibleTo, type DiffFact, type Note, type NoteableRef } from '@forgefold/core';
 import { lineCode, parseDiffLines } from '@forgefold/git';
-import { ApiError, arraySource, created, decodeParams, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
+import { ApiError, arraySource, created, decodeParams, isBlank, optional, paginate, paginationParams, requires, route, schema, T, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import type { PresentContext } from '../context.js';
 import { userBasic } from '../users/entities.js';
@@ -16,7 +16,7 @@ import { must, projectOf, requireRepositoryAbility } from '../repositories/share
 
 const COMMIT_NOT_FOUND = '404 Commit Not Found';
 
-/** `note` required; `line` and `line_type` belong to `given :path` (`pathParams`, decoded in the handler only with a path). */
+/** `note` required; `line` and `line_type` belong to `given :path` (`pathParams`, decoded in the handler only with a path that is not blank). */
 const createParams = schema(requires('note', T.String), optional('path', T.String), optional('line', T.JSON), optional('line_type', T.JSON));
 
 /** `given :path do requires :line, type: Integer; requires :line_type, values: %w[new old], default: 'new' end`. */
@@ -81,8 +81,9 @@ export const commitCommentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const { params } = ctx;
         let line: number | null = null;
         let lineType: 'new' | 'old' = 'new';
-        if (params.path !== undefined && params.path !== null) {
-          // A blank or null `line` is nil, which `requires` lets through: a plain note.
+        // Grape skips a `given` block whose parameter is blank (`meets_dependency?`: `params[:path].blank?`), so a
+        // blank path reads no line. Inside it, a blank or null `line` is nil, which `requires` lets through: a plain note.
+        if (!isBlank(params.path)) {
           const given = decodeParams(pathParams, { line: params.line, line_type: params.line_type });
           if (!given.ok) throw ApiError.error(400, given.message);
           ({ line, line_type: lineType } = given.value);

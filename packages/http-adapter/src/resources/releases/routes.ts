@@ -6,8 +6,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  assetLinksRefusal,
   milestonesRefusal,
+  releaseSaveRefusal,
   canRelease,
   canRepository,
   findRelease,
@@ -123,8 +123,8 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         const links = (params.assets?.links ?? [])
           .filter((link): link is NonNullable<typeof link> => link !== null)
           .map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(link.filepath ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) }));
-        // The links' validation before the tag is made (the platform saves them after it: a refusal there left the tag).
-        const invalid = assetLinksRefusal(links);
+        // The release's validation before the tag is made (the platform saves it after: a refusal there left the tag).
+        const invalid = releaseSaveRefusal(links, params.description ?? undefined);
         if (invalid) return invalid;
         const git = deps.repositories.open(project.id);
         const found = await git.findTag(tag);
