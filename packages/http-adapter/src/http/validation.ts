@@ -53,8 +53,15 @@ const FLOAT_RE = /^\s*[+-]?(?:\d+(?:_\d+)*)?(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
 const TRUE_STRINGS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE_STRINGS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 
+/**
+ * Grape's Integer: dry-types' `Params.to_int`, `Integer(input, 10)` for a string, `Integer(input)` for a JSON number,
+ * which cuts a fraction off toward zero (`Integer(2.5)` is 2).
+ */
 function coerceInteger(u: unknown): number | null | undefined {
-  if (typeof u === 'number') return Number.isSafeInteger(u) ? u : undefined;
+  if (typeof u === 'number') {
+    const n = Math.trunc(u) + 0; // + 0: a cut -0.5 is 0, not -0
+    return Number.isSafeInteger(n) ? n : undefined;
+  }
   if (typeof u === 'string') {
     if (u === '') return null;
     if (!INT_RE.test(u)) return undefined;
