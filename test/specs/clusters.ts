@@ -43,6 +43,31 @@ export const clusterSpecs: Record<string, Spec> = {
       'platform_kubernetes.namespace': ["can contain only lowercase letters, digits, and '-'. Must start with a letter, and cannot end with '-'"],
     }),
   },
+  // UrlBlocker: `validate_local_network` (ipv4_private?, IPv6 site-local and unique local), then `validate_link_local`.
+  'a private address is the local network': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://172.20.0.5:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
+  'a link-local address is the link local network, not the local one': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'http://169.254.169.254/latest' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the link local network are not allowed'] }),
+  },
+  'an IPv6 link-local address is the link local network': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://[fe80::1]:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the link local network are not allowed'] }),
+  },
+  'an IPv6 site-local address is the local network': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://[fec0::1]:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
   'a management project needs admin_pipeline there': {
     given: base,
     as: 2,

@@ -32,6 +32,7 @@ const CLUSTER_MESSAGES = {
   reserved: 'is reserved',
   localhost: 'is blocked: Requests to localhost are not allowed',
   local_network: 'is blocked: Requests to the local network are not allowed',
+  link_local: 'is blocked: Requests to the link local network are not allowed',
   pem: 'must be a valid PEM certificate',
 } as const;
 
@@ -42,8 +43,12 @@ const RESERVED_NAMESPACES = ['gitlab-managed-apps'];
 
 const isLocalhost = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '[::1]' || host === '0.0.0.0';
 
+/** `validate_local_network`: Addrinfo's `ipv4_private?` (10/8, 172.16/12, 192.168/16), IPv6 site-local and unique local. */
 const isLocalNetwork = (host: string): boolean =>
-  /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^169\.254\./.test(host) || /^\[f[cd]/i.test(host) || /^\[fe80:/i.test(host);
+  /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^\[fe[c-f]/i.test(host) || /^\[f[cd]/i.test(host);
+
+/** `validate_link_local`: 169.254/16 and IPv6 link-local (fe80::/10), checked after the local network. */
+const isLinkLocal = (host: string): boolean => /^169\.254\./.test(host) || /^\[fe[89ab]/i.test(host);
 
 /**
  * `public_url` on `api_url`: `addressable_url`'s answers (UrlBlocker's reasons; "must be a valid URL" when blank),
@@ -56,6 +61,7 @@ const apiUrlError = (value: string): string | null => {
   const bracketed = host.includes(':') ? `[${host}]` : host;
   if (isLocalhost(bracketed)) return CLUSTER_MESSAGES.localhost;
   if (isLocalNetwork(bracketed)) return CLUSTER_MESSAGES.local_network;
+  if (isLinkLocal(bracketed)) return CLUSTER_MESSAGES.link_local;
   return null;
 };
 
