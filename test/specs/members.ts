@@ -286,6 +286,34 @@ export const memberSpecs: Record<string, Spec> = {
     when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 },
     then: [{ type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
   },
+  'a token\'s bot does not ask for access elsewhere: its request row fails the bot uniqueness (400)': {
+    given: [alice, bob, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, app, userCreated(6, 'project_1_bot', { bot: 'project_bot' }), memberAdded(2, { project: 1 }, 6, 30), groupCreated(7, 'open', { by: 1, visibility: 'public' })],
+    as: 6,
+    when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 7 },
+    error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
+  },
+  'a bot\'s second request: both uniqueness messages, in the model\'s order': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, groupCreated(7, 'open', { by: 1, visibility: 'public' }), userCreated(6, 'group_9_bot', { bot: 'group_bot' }),
+      { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 7, user_id: 6, at: AT } }, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 6,
+    when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 },
+    error: validation({ user_id: ['already exists in source', 'project bots cannot be added to other groups / projects'] }),
+  },
+  'a bot that holds nothing asks for access; its pending request then counts as held (a Member row)': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, userCreated(6, 'group_9_bot', { bot: 'group_bot' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }, groupCreated(7, 'open', { by: 1 }), memberAdded(2, { group: 7 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 7, user_id: 6, access_level: 30 },
+    error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
+  },
+  'approving a bot\'s request (the same row): valid': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, userCreated(6, 'group_9_bot', { bot: 'group_bot' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 1,
+    when: { type: 'ApproveAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 6 },
+    then: [
+      { type: 'AccessRequestApproved', data: { source_type: 'Namespace', source_id: 4, user_id: 6, access_level: 30, at: AT } },
+      memberAdded(2, { group: 4 }, 6, 30, { by: 1 }) as ForgefoldEvent,
+    ],
+  },
   'a member does not ask for access': { given: [...base, memberAdded(2, { group: 4 }, 2, 30)], as: 2, when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 }, error: forbidden() },
   'an owner approves a request: it becomes a Developer membership': {
     given: [...base, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],

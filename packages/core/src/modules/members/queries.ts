@@ -616,12 +616,14 @@ export const BOT_HELD_ELSEWHERE = 'project bots cannot be added to other groups 
 /**
  * Member's `validates :user_id, uniqueness: { message: … }, if: :project_bot?`: a token's bot holds one membership in
  * all (its resource's), so a membership of it in another source is invalid, whichever path adds it (members,
- * invitations, SCIM); one that holds none passes.
+ * invitations, SCIM, an access request); one that holds none passes. The validation is unscoped over the members
+ * table, where an access request is a row too (`requested_at`), so a pending request elsewhere counts.
  */
 export const botHeldElsewhere = (state: MembershipView, userId: number, sourceType: SourceType, sourceId: number): boolean => {
   if (!isProjectBot(findUser(state.users, userId))) return false;
-  for (const member of membershipsOfUser(state.members, userId)) if (member.source_type !== sourceType || member.source_id !== sourceId) return true;
-  return false;
+  const elsewhere = (row: { readonly source_type: SourceType; readonly source_id: number }) => row.source_type !== sourceType || row.source_id !== sourceId;
+  for (const member of membershipsOfUser(state.members, userId)) if (elsewhere(member)) return true;
+  return accessRequestsOfUser(state, userId).some(elsewhere);
 };
 
 // Access requests: kept apart from memberships (see access-requests.ts).
