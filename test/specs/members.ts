@@ -101,7 +101,28 @@ export const memberSpecs: Record<string, Spec> = {
     as: 1,
     when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', ' carol', 'nobody', 'alice', '2'], access_level: 30 },
     then: [added(3, 'Namespace', 4, 2, 30), { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT } }],
-    outcome: { failures: ['alice: Access level cannot be changed for the last owner'] },
+    // alice, the last owner: `add_user` returns her member unchanged (`last_owner` prevents `update_group_member`).
+    outcome: { failures: [] },
+  },
+  'a comma list leaves the last owner as they are, for an administrator too (a prevent beats `admin`), and succeeds': {
+    given: [...base, userCreated(9, 'root', { admin: true })],
+    as: 9,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['1', '2'], access_level: 10 },
+    then: [added(2, 'Namespace', 4, 2, 10, { created_by_id: 9 })],
+    outcome: { failures: [] },
+  },
+  'the system (no current user: `can_update_member?` allows anything) changes even the last owner': {
+    given: base,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['1'], access_level: 40 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(1, 'Namespace', 4, 1), from: 50, to: 40, at: AT } }],
+    outcome: { failures: [] },
+  },
+  'a comma list reports what `member.invalid?` finds in a member it leaves unchanged (an LDAP row below its inherited level)': {
+    given: [...base, sub, memberAdded(2, { group: 5 }, 2, 30, { ldap: true }), memberAdded(3, { group: 4 }, 2, 40)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 5, user_ids: ['2'], access_level: 50 },
+    then: [],
+    outcome: { failures: ['bob: Access level should be greater than or equal to Maintainer inherited membership from group TEAM'] },
   },
   'an empty comma list': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
   'an owner changes a member’s level and expiry': {
