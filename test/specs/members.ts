@@ -124,6 +124,13 @@ export const memberSpecs: Record<string, Spec> = {
     then: [],
     outcome: { failures: ['bob: Access level should be greater than or equal to Maintainer inherited membership from group TEAM'] },
   },
+  'a member with two failures: their full messages as a sentence (`full_messages.to_sentence`)': {
+    given: [...base, app],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Project', source_id: 1, user_ids: ['2'], access_level: 50, expires_at: '2020-01-01' },
+    then: [],
+    outcome: { failures: ['bob: Access level is not included in the list and Expires at cannot be a date in the past'] },
+  },
   'an empty comma list': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
   'an owner changes a member’s level and expiry': {
     given: [...base, memberAdded(2, { group: 4 }, 2, 30)],
@@ -159,6 +166,13 @@ export const memberSpecs: Record<string, Spec> = {
     when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['new@example.com', 'BOB@example.com', 'bad', 'alice@example.com', 'new@example.com'], access_level: 30 },
     then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.com' }), added(3, 'Namespace', 4, 2, 30)],
     outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'Already a member of TEAM' } },
+  },
+  'an invitation failing twice: the full messages as a sentence (InviteService `full_messages.to_sentence`)': {
+    given: [...base, app],
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Project', source_id: 1, emails: ['bob@example.com'], access_level: 50, expires_at: '2020-01-01' },
+    then: [],
+    outcome: { failures: { 'bob@example.com': 'Access level is not included in the list and Expires at cannot be a date in the past' } },
   },
   'an invitation’s level changes': {
     given: [...base, memberAdded(2, { group: 4 }, null, 30, { email: 'new@example.com' })],

@@ -7,7 +7,7 @@ import type { Group } from '../../groups/projection.js';
 import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
 import { findUser, findUserByIdOrUsername, isProjectBot } from '../../users/queries.js';
-import { dayOf } from '../../shared/validation.js';
+import { dayOf, toSentence } from '../../shared/validation.js';
 import { memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import type { Member, SourceType } from '../projection.js';
@@ -88,7 +88,7 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
       : validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
     if (!errors.empty) {
       const messages = fullMessages(validation(Object.fromEntries([...errorEntries(errors)])));
-      failures.push(`${user.username}: ${messages.join(', ')}`);
+      failures.push(`${user.username}: ${toSentence(messages)}`);
       continue;
     }
     if (unchanged) continue;
