@@ -106,6 +106,31 @@ describe('limits and bots', () => {
     expect((await server.request('GET', `/api/v4/groups/${home.id}/members/${groupBot}`, as(alice))).body.access_level).toBe(30);
   });
 
+  it('the comma list leaves the last owner as they are and reports success (`add_user`: `can_update_member?` is false)', async () => {
+    const group = await createGroup(server, alice, 'LastOwnerList');
+    const base = `/api/v4/groups/${group.id}/members`;
+    expect(await server.request('POST', base, { ...as(alice), body: { user_id: `${alice.id},${bob.id}`, access_level: 30 } })).toMatchObject({ status: 201, body: { status: 'success' } });
+    expect((await server.request('GET', `${base}/${alice.id}`, as(alice))).body.access_level).toBe(50);
+    expect((await server.request('GET', `${base}/${bob.id}`, as(alice))).body.access_level).toBe(30);
+    // The administrator as well: GroupMemberPolicy's `last_owner` prevent beats every enable.
+    expect(await server.request('POST', base, { body: { user_id: `${alice.id},${bob.id}`, access_level: 20 } })).toMatchObject({ status: 201, body: { status: 'success' } });
+    expect((await server.request('GET', `${base}/${alice.id}`, as(alice))).body.access_level).toBe(50);
+    expect((await server.request('GET', `${base}/${bob.id}`, as(alice))).body.access_level).toBe(20);
+  });
+
+  it('a token\'s bot asking for access elsewhere: its request row fails the bot uniqueness, 400 `render_validation_error!`', async () => {
+    const home = await createGroup(server, alice, 'BotAsks');
+    const project = await createProject(server, alice, 'BotAsksProj', home.id);
+    const open = await createGroup(server, alice, 'BotAsksOpen', undefined, 'public');
+    const token = await server.request('POST', `/api/v4/projects/${project.id}/access_tokens`, { ...as(alice), body: { name: 'bot', scopes: ['api'], access_level: 30 } });
+    expect(token.status).toBe(201);
+    expect(await server.request('POST', `/api/v4/groups/${open.id}/access_requests`, { token: token.body.token as string })).toMatchObject({
+      status: 400,
+      body: { message: { user_id: ['project bots cannot be added to other groups / projects'] } },
+    });
+    expect((await server.request('GET', `/api/v4/groups/${open.id}/access_requests`, as(alice))).body).toEqual([]);
+  });
+
   it('a token\'s bot holds one membership (Member `validates :user_id, uniqueness:, if: :project_bot?`), group tokens\' bots included; it may leave its own', async () => {
     const home = await createGroup(server, alice, 'BotOne');
     const other = await createProject(server, alice, 'BotOther', home.id);

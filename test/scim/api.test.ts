@@ -156,6 +156,20 @@ describe('SCIM: POST /Users', () => {
     expect(created.username).toBe('alice');
   });
 
+  it('a token\'s bot reached by its e-mail, holding its project\'s membership, is not linked: 412 (EE `member.valid?`)', async () => {
+    const path = fresh();
+    const project = await server.request('POST', '/api/v4/projects', { body: { name: path, path } });
+    expect(project.status).toBe(201);
+    const token = await server.request('POST', `/api/v4/projects/${project.body.id}/access_tokens`, { body: { name: 'bot', scopes: ['api'], access_level: 30 } });
+    expect(token.status).toBe(201);
+    const email = (await server.request('GET', `/api/v4/users/${token.body.user_id}`)).body.email as string;
+    const res = await scim('POST', '/Users', { body: user('ext-bot', 'bot', email) });
+    expectScimError(res, 412);
+    expect(res.body.detail).toContain('User project bots cannot be added to other groups / projects');
+    expect((await scim('GET', '/Users/ext-bot')).status).toBe(404);
+    expect(membershipOf(server.app.state, group.id, email)).toBeUndefined();
+  });
+
   it('the same externalId again answers 201 with the existing resource, unchanged', async () => {
     const again = await scim('POST', '/Users', { body: user('EXT-1', 'someone-else', 'other@example.com') });
     expect(again.status).toBe(201);

@@ -101,7 +101,35 @@ export const memberSpecs: Record<string, Spec> = {
     as: 1,
     when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', ' carol', 'nobody', 'alice', '2'], access_level: 30 },
     then: [added(3, 'Namespace', 4, 2, 30), { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT } }],
-    outcome: { failures: ['alice: Access level cannot be changed for the last owner'] },
+    // alice, the last owner: `add_user` returns her member unchanged (`last_owner` prevents `update_group_member`).
+    outcome: { failures: [] },
+  },
+  'a comma list leaves the last owner as they are, for an administrator too (a prevent beats `admin`), and succeeds': {
+    given: [...base, userCreated(9, 'root', { admin: true })],
+    as: 9,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['1', '2'], access_level: 10 },
+    then: [added(2, 'Namespace', 4, 2, 10, { created_by_id: 9 })],
+    outcome: { failures: [] },
+  },
+  'the system (no current user: `can_update_member?` allows anything) changes even the last owner': {
+    given: base,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['1'], access_level: 40 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(1, 'Namespace', 4, 1), from: 50, to: 40, at: AT } }],
+    outcome: { failures: [] },
+  },
+  'a comma list reports what `member.invalid?` finds in a member it leaves unchanged (an LDAP row below its inherited level)': {
+    given: [...base, sub, memberAdded(2, { group: 5 }, 2, 30, { ldap: true }), memberAdded(3, { group: 4 }, 2, 40)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 5, user_ids: ['2'], access_level: 50 },
+    then: [],
+    outcome: { failures: ['bob: Access level should be greater than or equal to Maintainer inherited membership from group TEAM'] },
+  },
+  'a member with two failures: their full messages as a sentence (`full_messages.to_sentence`)': {
+    given: [...base, app],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Project', source_id: 1, user_ids: ['2'], access_level: 50, expires_at: '2020-01-01' },
+    then: [],
+    outcome: { failures: ['bob: Access level is not included in the list and Expires at cannot be a date in the past'] },
   },
   'an empty comma list': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
   'an owner changes a member’s level and expiry': {
@@ -138,6 +166,13 @@ export const memberSpecs: Record<string, Spec> = {
     when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['new@example.com', 'BOB@example.com', 'bad', 'alice@example.com', 'new@example.com'], access_level: 30 },
     then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.com' }), added(3, 'Namespace', 4, 2, 30)],
     outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'Already a member of TEAM' } },
+  },
+  'an invitation failing twice: the full messages as a sentence (InviteService `full_messages.to_sentence`)': {
+    given: [...base, app],
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Project', source_id: 1, emails: ['bob@example.com'], access_level: 50, expires_at: '2020-01-01' },
+    then: [],
+    outcome: { failures: { 'bob@example.com': 'Access level is not included in the list and Expires at cannot be a date in the past' } },
   },
   'an invitation’s level changes': {
     given: [...base, memberAdded(2, { group: 4 }, null, 30, { email: 'new@example.com' })],
@@ -285,6 +320,34 @@ export const memberSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 },
     then: [{ type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+  },
+  'a token\'s bot does not ask for access elsewhere: its request row fails the bot uniqueness (400)': {
+    given: [alice, bob, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, app, userCreated(6, 'project_1_bot', { bot: 'project_bot' }), memberAdded(2, { project: 1 }, 6, 30), groupCreated(7, 'open', { by: 1, visibility: 'public' })],
+    as: 6,
+    when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 7 },
+    error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
+  },
+  'a bot\'s second request: both uniqueness messages, in the model\'s order': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, groupCreated(7, 'open', { by: 1, visibility: 'public' }), userCreated(6, 'group_9_bot', { bot: 'group_bot' }),
+      { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 7, user_id: 6, at: AT } }, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 6,
+    when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 },
+    error: validation({ user_id: ['already exists in source', 'project bots cannot be added to other groups / projects'] }),
+  },
+  'a bot that holds nothing asks for access; its pending request then counts as held (a Member row)': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, userCreated(6, 'group_9_bot', { bot: 'group_bot' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }, groupCreated(7, 'open', { by: 1 }), memberAdded(2, { group: 7 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'AddMember', source_type: 'Namespace', source_id: 7, user_id: 6, access_level: 30 },
+    error: validation({ user_id: ['project bots cannot be added to other groups / projects'] }),
+  },
+  'approving a bot\'s request (the same row): valid': {
+    given: [alice, groupCreated(4, 'team', { by: 1, visibility: 'public' }), owner, userCreated(6, 'group_9_bot', { bot: 'group_bot' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 1,
+    when: { type: 'ApproveAccessRequest', source_type: 'Namespace', source_id: 4, user_id: 6 },
+    then: [
+      { type: 'AccessRequestApproved', data: { source_type: 'Namespace', source_id: 4, user_id: 6, access_level: 30, at: AT } },
+      memberAdded(2, { group: 4 }, 6, 30, { by: 1 }) as ForgefoldEvent,
+    ],
   },
   'a member does not ask for access': { given: [...base, memberAdded(2, { group: 4 }, 2, 30)], as: 2, when: { type: 'RequestAccess', source_type: 'Namespace', source_id: 4 }, error: forbidden() },
   'an owner approves a request: it becomes a Developer membership': {

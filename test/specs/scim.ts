@@ -122,6 +122,29 @@ export const scimSpecs: Record<string, Spec> = {
       { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
     ],
   },
+  'provisioning does not link a token\'s bot that holds a membership elsewhere (EE `create_identity_and_member`: `member.valid?` fails, :error)': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40)],
+    when: { ...provision, email: 'group_4_bot@example.com' },
+    error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
+  },
+  'a token\'s bot that holds no membership is provisioned as anyone else': {
+    given: [...base, userCreated(3, 'project_9_bot', { bot: 'project_bot' })],
+    when: { ...provision, email: 'project_9_bot@example.com' },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 3, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
+    ],
+  },
+  'a group token\'s bot already in the group is linked (the identity only)': {
+    given: [...base, userCreated(3, 'group_3_bot', { bot: 'group_bot' }), memberAdded(2, { group: 3 }, 3, 40)],
+    when: { ...provision, email: 'group_3_bot@example.com' },
+    then: [{ type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 3, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } }],
+  },
+  'reprovisioning a bot that now holds a membership elsewhere: the identity is active again, without a membership (ReprovisionService ignores `add_user`\'s unsaved member)': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_3_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 30), identity(1, 3, 'u-3', false)],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-3', changes: { active: true } },
+    then: [{ type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 3, at: AT } }],
+  },
   'updating an unknown identity': { given: base, when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'nope', changes: { active: false } }, error: notFound(undefined, 'Resource nope not found') },
   'deleting an identity removes its memberships and the identity': {
     given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],

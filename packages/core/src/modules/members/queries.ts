@@ -3,7 +3,7 @@ import type { Group } from '../groups/projection.js';
 import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
-import { findUser } from '../users/queries.js';
+import { findUser, isProjectBot } from '../users/queries.js';
 import { sourceIndex, sourceKey, sourceUserKey, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
@@ -608,6 +608,22 @@ export const nextExpiry = (members: MembersSlice): string | null => {
   for (const link of tableValues(members.links)) if (link.expires_at !== null && (earliest === null || link.expires_at < earliest)) earliest = link.expires_at;
   nextExpiryCache.set(key, earliest);
   return earliest;
+};
+
+/** The full message of Member's bot uniqueness validation (ActiveSupport `humanize` drops `_id`). */
+export const BOT_HELD_ELSEWHERE = 'project bots cannot be added to other groups / projects';
+
+/**
+ * Member's `validates :user_id, uniqueness: { message: … }, if: :project_bot?`: a token's bot holds one membership in
+ * all (its resource's), so a membership of it in another source is invalid, whichever path adds it (members,
+ * invitations, SCIM, an access request); one that holds none passes. The validation is unscoped over the members
+ * table, where an access request is a row too (`requested_at`), so a pending request elsewhere counts.
+ */
+export const botHeldElsewhere = (state: MembershipView, userId: number, sourceType: SourceType, sourceId: number): boolean => {
+  if (!isProjectBot(findUser(state.users, userId))) return false;
+  const elsewhere = (row: { readonly source_type: SourceType; readonly source_id: number }) => row.source_type !== sourceType || row.source_id !== sourceId;
+  for (const member of membershipsOfUser(state.members, userId)) if (elsewhere(member)) return true;
+  return accessRequestsOfUser(state, userId).some(elsewhere);
 };
 
 // Access requests: kept apart from memberships (see access-requests.ts).

@@ -15,7 +15,7 @@ import { findGroup, findTopLevelNamespaceByPath, selfAndDescendants } from '../g
 import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
-import { directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
+import { BOT_HELD_ELSEWHERE, botHeldElsewhere, directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
 import { namespacePathReserved } from '../shared/paths.js';
 import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
@@ -84,11 +84,22 @@ export const usernameFor = (state: ScimView, userName: string, selfId: number | 
   for (let n = 1; ; n++) if (!unusable(`${path}${n}`)) return `${path}${n}`;
 };
 
-/** The provider's default role in the group, under the group's user cap (the members module's rule). */
+/**
+ * The provider's default role in the group, under the group's user cap (the members module's rule). `group.add_user`
+ * saves nothing for a member the model finds invalid: a token's bot that holds a membership elsewhere (the only rule a
+ * SCIM membership can fail: the group is top-level, the role one of the provider's, no expiry).
+ */
 const addMembership = (state: ScimView, group: Group, userId: number, role: number, at: string, offset = 0): MemberEvent[] =>
-  directMembership(state.members, 'Namespace', group.id, userId)
+  directMembership(state.members, 'Namespace', group.id, userId) || botHeldElsewhere(state, userId, 'Namespace', group.id)
     ? []
     : [memberAddedWithCap(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: role, at, created_by_id: null }, offset)];
+
+/**
+ * EE `ProvisioningService#create_identity_and_member`: `member.valid? && identity.save`, so an existing account the
+ * membership cannot be saved for (a token's bot holding a membership elsewhere: its e-mail reaches it) gets no
+ * identity either, and the endpoint answers its `:error` status, 412 "Error saving user with …: <full messages>".
+ */
+const BOT_NOT_PROVISIONED = preconditionFailed(`Error saving user: User ${BOT_HELD_ELSEWHERE}`);
 
 /**
  * Removing the user from the group, as `Members::DestroyService` does: the memberships of the group, its
@@ -147,6 +158,7 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
       let userId: number;
       if (existing) {
         userId = existing.id;
+        if (command.active && !directMembership(state.members, 'Namespace', group.id, userId) && botHeldElsewhere(state, userId, 'Namespace', group.id)) return E.left(BOT_NOT_PROVISIONED);
       } else {
         const created = userCreated(state, { username: usernameFor(state, command.user_name), name: command.name, email: command.email }, at, null);
         userId = created.data.id;

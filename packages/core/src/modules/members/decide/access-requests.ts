@@ -7,15 +7,15 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../../kernel/decider.js';
-import { forbidden, notFound, validation } from '../../../kernel/domain-error.js';
+import { forbidden, notFound } from '../../../kernel/domain-error.js';
 import { canReadGroup, canReadProject, isAdmin, visibleByVisibility } from '../../access/abilities.js';
 import { AccessLevel } from '../../shared/access.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
-import { dayOf } from '../../shared/validation.js';
+import { dayOf, Errors } from '../../shared/validation.js';
 import { accessRequestRef, memberAddedWithCap } from '../builders.js';
 import type { MemberCommand } from '../commands.js';
 import type { MemberEvent } from '../events.js';
-import { findAccessRequest, groupAccessLevel, projectAccessLevel } from '../queries.js';
+import { BOT_HELD_ELSEWHERE, botHeldElsewhere, findAccessRequest, groupAccessLevel, projectAccessLevel } from '../queries.js';
 import { mayAdmin, resolveSource, type Either, type MembersView } from './source.js';
 import { toEither, validateMembership } from './validation.js';
 
@@ -39,8 +39,13 @@ export const decideAccessRequest = (issued: Issued<AccessRequestCommand>, state:
       const enabled = source.group ? source.group.request_access_enabled : source.project.request_access_enabled;
       const access = source.group ? groupAccessLevel(state, source.group, actorId, today) : projectAccessLevel(state, source.project, actorId, today);
       if (!enabled || access > 0 || isAdmin(state, actorId) || !visibleByVisibility(state, actorId, source.group ?? source.project)) return E.left(forbidden());
-      // A second request fails the Member model's uniqueness (a 400, as the platform's `render_validation_error!`).
-      if (findAccessRequest(state, source.type, source.id, actorId)) return E.left(validation({ user_id: ['already exists in source'] }));
+      // The request is a Member row (`source.members.create(requested_at:)`): a second one fails the uniqueness in the
+      // source, a token's bot that holds a membership elsewhere the bot uniqueness, in the model's order; the API
+      // answers `render_validation_error!` (400).
+      const errors = new Errors()
+        .check(!findAccessRequest(state, source.type, source.id, actorId), 'user_id', 'already exists in source')
+        .check(!botHeldElsewhere(state, actorId, source.type, source.id), 'user_id', BOT_HELD_ELSEWHERE);
+      if (!errors.empty) return errors.toEither([]);
       return E.right([{ type: 'AccessRequested', data: { source_type: source.type, source_id: source.id, user_id: actorId, at } }]);
     }
     case 'ApproveAccessRequest': {

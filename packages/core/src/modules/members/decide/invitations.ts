@@ -4,7 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { withOutcome, type Decision } from '../../../kernel/decider.js';
 import { notFound, validation } from '../../../kernel/domain-error.js';
 import { findUserByEmail } from '../../users/queries.js';
-import { dayOf, exceedsLength, isEmail, MAX_NAME, normalizedEmail, tooLong } from '../../shared/validation.js';
+import { dayOf, exceedsLength, isEmail, MAX_NAME, normalizedEmail, tooLong, toSentence } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import { directMembership, invitationOf } from '../queries.js';
@@ -57,7 +57,7 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
     const user = findUserByEmail(state.users, email);
     const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
     if (!errors.empty) {
-      failures[email] = fullMessages(validation(Object.fromEntries(errorEntries(errors)))).join(', ');
+      failures[email] = toSentence(fullMessages(validation(Object.fromEntries(errorEntries(errors)))));
       continue;
     }
     if (user) {

@@ -7,7 +7,7 @@ import type { Group } from '../../groups/projection.js';
 import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
 import { findUser, findUserByIdOrUsername, isProjectBot } from '../../users/queries.js';
-import { dayOf } from '../../shared/validation.js';
+import { dayOf, toSentence } from '../../shared/validation.js';
 import { memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import type { Member, SourceType } from '../projection.js';
@@ -56,6 +56,14 @@ export const memberChangeEvents = (member: Member, level: number, expiresAt: str
  */
 const isBotMembership = (state: MembersView, member: Member): boolean => member.user_id !== null && isProjectBot(findUser(state.users, member.user_id));
 
+/**
+ * `update_group_member` / `update_project_member` of a caller who administers the source: prevented for the group's
+ * last owner (GroupMemberPolicy `last_owner`), the personal project's owner (ProjectMemberPolicy `target_is_owner`), an
+ * LDAP-synced membership not overridden (EE) and a token's bot (`~project_bot`).
+ */
+const updatePrevented = (state: MembersView, member: Member): boolean =>
+  isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member);
+
 const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
@@ -71,20 +79,20 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     if (!user || seen.has(user.id)) continue;
     seen.add(user.id);
     const existing = directMembership(state.members, source.type, source.id, user.id);
-    // `Member.add_user` returns a member the actor may not update as it is (the system, no actor, may), and the
-    // service counts it a success.
-    if (existing && actor.userId !== null && isBotMembership(state, existing)) continue;
-    const errors = validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
+    // `Member.add_user` returns a member the actor may not update (`can_update_member?`; the system, no actor, may)
+    // as it is, and `Members::CreateService#process_result` reports only what `member.invalid?` then finds: the
+    // unchanged row, validated at its own level and expiry.
+    const unchanged = existing !== undefined && actor.userId !== null && updatePrevented(state, existing);
+    const errors = unchanged
+      ? validateMembership(state, source, user.id, existing.access_level, existing.expires_at, today)
+      : validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
     if (!errors.empty) {
       const messages = fullMessages(validation(Object.fromEntries([...errorEntries(errors)])));
-      failures.push(`${user.username}: ${messages.join(', ')}`);
+      failures.push(`${user.username}: ${toSentence(messages)}`);
       continue;
     }
+    if (unchanged) continue;
     if (existing) {
-      if (isLastOwner(state, existing) && command.access_level !== existing.access_level) {
-        failures.push(`${user.username}: Access level cannot be changed for the last owner`);
-        continue;
-      }
       events.push(...memberChangeEvents(existing, command.access_level, command.expires_at ?? undefined, at));
       continue;
     }
@@ -152,7 +160,7 @@ export const decideUpdateMember = (issued: Command<'UpdateMember'>, state: Membe
       pipe(
         requireDirectMember(state, source, command.user_id),
         E.chainFirst((member) =>
-          isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member) ? E.left(forbidden()) : E.right(undefined),
+          updatePrevented(state, member) ? E.left(forbidden()) : E.right(undefined),
         ),
         E.chainFirst(() => toEither(validateMembership(state, source, command.user_id, command.access_level, command.expires_at, today))),
         E.map((member) => memberChangeEvents(member, command.access_level, command.expires_at, at)),

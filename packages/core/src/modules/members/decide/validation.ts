@@ -3,8 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { DomainError } from '../../../kernel/domain-error.js';
 import { AccessLevel, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, humanAccess } from '../../shared/access.js';
 import { Errors } from '../../shared/validation.js';
-import { findUser, isProjectBot } from '../../users/queries.js';
-import { inheritedMembership, membershipsOfUser } from '../queries.js';
+import { BOT_HELD_ELSEWHERE, botHeldElsewhere, inheritedMembership } from '../queries.js';
 import type { Either, MembersView, ResolvedSource } from './source.js';
 
 const ACCESS_FIELD = 'access_level';
@@ -30,19 +29,8 @@ export const validateMembership = (
     }
   }
   if (expiresAt !== null && expiresAt !== undefined && expiresAt < today) errors.add('expires_at', 'cannot be a date in the past');
-  if (userId !== null && botHeldElsewhere(state, userId, source)) errors.add('user_id', 'project bots cannot be added to other groups / projects');
+  if (userId !== null && botHeldElsewhere(state, userId, source.type, source.id)) errors.add('user_id', BOT_HELD_ELSEWHERE);
   return errors;
-};
-
-/**
- * Member's `validates :user_id, uniqueness: { message: … }, if: :project_bot?`: a token's bot holds one membership in
- * all (its resource's), so a membership of it in another source is invalid, whichever path adds it (members,
- * invitations); one that holds none passes.
- */
-const botHeldElsewhere = (state: MembersView, userId: number, source: ResolvedSource): boolean => {
-  if (!isProjectBot(findUser(state.users, userId))) return false;
-  for (const member of membershipsOfUser(state.members, userId)) if (member.source_type !== source.type || member.source_id !== source.id) return true;
-  return false;
 };
 
 export const toEither = (errors: Errors): Either<void> => errors.toEither(undefined);
