@@ -23,7 +23,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { makeApp, system, userCommand } from './fixtures.js';
+import { letterUser, makeApp, system, userCommand } from './fixtures.js';
 import { accessSequences, applySteps, USERS } from './random-access.js';
 
 /** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
@@ -56,12 +56,12 @@ describe("a group's shared projects (GET /groups/:id/projects/shared, with_share
   it('start from candidates that, filtered, equal a filter over every project shared with the group, whatever happened before', async () => {
     await fc.assert(
       fc.asyncProperty(sequences, async (drawn) => {
-        const { app, store } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd']) await app.execute(system, userCommand(name));
-        await app.execute(system, userCommand('e', { external: true }));
-        await app.execute(system, userCommand('root', { is_admin: true }));
-        await app.execute(system, userCommand('stranger'));
-        await app.execute(system, userCommand('visitor', { external: true }));
+        const { app, store, ok } = await makeApp();
+        for (const name of ['a', 'b', 'c', 'd']) await ok(system, letterUser(name));
+        await ok(system, letterUser('e', { external: true }));
+        await ok(system, userCommand('root', { is_admin: true }));
+        await ok(system, userCommand('stranger'));
+        await ok(system, userCommand('visitor', { external: true }));
         await applySteps(app, drawn);
         const check = (state: State) => {
           for (const group of listGroups(state.groups)) {
