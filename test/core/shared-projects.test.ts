@@ -2,7 +2,8 @@
  * A group's shared projects cost what the caller can see (issue 16): `sharedProjectCandidates` takes every project
  * shared with a group only from a caller with access to the group (an administrator, a member, a member of a group
  * shared into it); for anyone else it starts from the group's public (and internal) shared ids, kept per invited
- * group by the members evolve, and from the private ones the caller's own memberships reach. Over random command
+ * group by the members evolve, and from the hidden ones (private, and internal for an external caller) either the
+ * caller's own memberships reach or, when fewer, all of them (from the per-group private index). Over random command
  * sequences (hierarchies, memberships, shares, visibility changes, transfers, deletions, blocked users, share locks),
  * for anonymous, outsider, external, member and administrator callers, the candidates filtered by `canReadProject`
  * equal every project shared with the group filtered the same way (`GET /groups/:id/projects/shared`, `with_shared`
@@ -16,6 +17,7 @@ import {
   foldMutable,
   forgefold,
   idsSharedVisibleWithGroup,
+  idsSharedWithGroupOf,
   listGroups,
   projectsSharedWithGroup,
   sharedProjectCandidates,
@@ -40,14 +42,19 @@ const ids = (items: Iterable<{ id: number }>): number[] => [...items].map((item)
 /** The routes' scan before: every project shared with the group, in id order. */
 const everySharedWith = (state: State, group: Group): Project[] => [...projectsSharedWithGroup(state, group.id)].sort((a, b) => a.id - b.id);
 
-/** Each group's public and internal shared ids by the index and by a scan of its shares (deleted groups asked too). */
+/** Each group's public, internal and private shared ids by the indexes and by a scan of its shares (deleted groups asked too). */
 const sharedSets = (state: State) => {
   const asked = [...new Set([...ids(listGroups(state.groups)), ...[...Array(40).keys()]])].sort((a, b) => a - b);
   return {
-    indexed: asked.map((id) => [id, [...idsSharedVisibleWithGroup(state.members, id, false)], [...idsSharedVisibleWithGroup(state.members, id, true)].sort((a, b) => a - b)]),
+    indexed: asked.map((id) => [
+      id,
+      [...idsSharedVisibleWithGroup(state.members, id, false)],
+      [...idsSharedVisibleWithGroup(state.members, id, true)].sort((a, b) => a - b),
+      [...idsSharedWithGroupOf(state.members, id, 'private')],
+    ]),
     scanned: asked.map((id) => {
       const shared = [...projectsSharedWithGroup(state, id)].sort((a, b) => a.id - b.id);
-      return [id, ids(shared.filter((p) => p.visibility === 'public')), ids(shared.filter((p) => p.visibility !== 'private'))];
+      return [id, ids(shared.filter((p) => p.visibility === 'public')), ids(shared.filter((p) => p.visibility !== 'private')), ids(shared.filter((p) => p.visibility === 'private'))];
     }),
   };
 };
@@ -85,9 +92,8 @@ describe("a group's shared projects (GET /groups/:id/projects/shared, with_share
         check(app.state);
         const replayed = foldMutable(forgefold.decider, forgefold.decider.initialState(), (await store.readAll(0, 1_000_000)).map((e) => ({ type: e.type, data: e.data })) as never);
         check(replayed);
-        expect(JSON.stringify([replayed.members.sharedPublicByGroup, replayed.members.sharedInternalByGroup])).toBe(
-          JSON.stringify([app.state.members.sharedPublicByGroup, app.state.members.sharedInternalByGroup]),
-        );
+        const sets = (state: State) => JSON.stringify([state.members.sharedPublicByGroup, state.members.sharedInternalByGroup, state.members.sharedPrivateByGroup]);
+        expect(sets(replayed)).toBe(sets(app.state));
       }),
       { numRuns: 100 },
     );

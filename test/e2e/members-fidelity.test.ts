@@ -187,3 +187,25 @@ describe('a project share opens the private groups above the project (GroupPolic
     expect((await server.request('GET', `/api/v4/groups/${home.id}`, { token: stranger.token })).status).toBe(404);
   });
 });
+
+describe('a group share into a subgroup holding a project opens the groups above it (GroupPolicy `has_projects`)', () => {
+  it('the invited group\'s members read the subgroup\'s ancestors and find them in GET /groups; its siblings stay closed', async () => {
+    const owner = await createPerson(server, 'hg-owner');
+    const member = await createPerson(server, 'hg-member');
+    const root = await createGroup(server, owner, 'HGRoot');
+    const shared = await createGroup(server, owner, 'HGShared', root.id);
+    const sibling = await createGroup(server, owner, 'HGSibling', root.id);
+    await createProject(server, owner, 'HGProject', shared.id, 'private');
+    const team = await createGroup(server, owner, 'HGTeam');
+    expect((await server.request('POST', `/api/v4/groups/${team.id}/members`, { token: owner.token, body: { user_id: member.id, access_level: 30 } })).status).toBe(201);
+    expect((await server.request('POST', `/api/v4/groups/${shared.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30 } })).status).toBe(201);
+    // `Gitlab::ProjectAuthorizations` authorizes the projects of a group shared with one of the user's groups, so
+    // `group_projects_for(root)` finds one: `has_projects` enables `read_group` on the root.
+    expect((await server.request('GET', `/api/v4/groups/${root.id}`, { token: member.token })).status).toBe(200);
+    expect((await server.request('GET', `/api/v4/groups/${sibling.id}`, { token: member.token })).status).toBe(404);
+    const listed = (await server.request('GET', '/api/v4/groups?per_page=100', { token: member.token })).body.map((g: { id: number }) => g.id);
+    expect(listed).toEqual(expect.arrayContaining([root.id, shared.id, team.id]));
+    expect(listed).not.toContain(sibling.id);
+    expect((await server.request('PUT', `/api/v4/groups/${root.id}`, { token: member.token, body: { description: 'x' } })).status).toBe(403);
+  });
+});

@@ -140,7 +140,7 @@ describe('direct members by source (members projections 4 and 5: integer keys an
   it('a snapshot of version 3 (sources keyed "Namespace:5") is not loaded: the state is replayed from the log', async () => {
     const { ok, app, store, parent } = await setup();
     await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 30 });
-    expect(forgefold.projectionVersion).toContain('/members.7/');
+    expect(forgefold.projectionVersion).toContain('/members.8/');
     // What the previous build saved: the same state with string source keys, under its projection version.
     const previous = structuredClone(app.state) as State;
     const byString: Table<Table<number>> = emptyTable();
@@ -150,7 +150,7 @@ describe('direct members by source (members projections 4 and 5: integer keys an
     }
     (previous.members as { bySource: Table<Table<number>> }).bySource = byString;
     const snapshots = new InMemorySnapshotStore();
-    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.7/', '/members.3/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.8/', '/members.3/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
     const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
     expect(restarted.position).toBe(app.position);
     expect([...membersOfSource(restarted.state.members, 'Namespace', parent)].map((m) => m.user_id)).toEqual([1, 2]);
@@ -177,7 +177,7 @@ describe('direct members by source (members projections 4 and 5: integer keys an
     }
     (previous.members as unknown as { byUser: Table<Table<string>> }).byUser = byKey;
     const snapshots = new InMemorySnapshotStore();
-    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.7/', '/members.4/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.8/', '/members.4/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
     const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
     expect(restarted.position).toBe(app.position);
     expect([...tableEntries(tableGet(restarted.state.members.byUser, 2)!)]).toEqual(sources);
@@ -202,7 +202,7 @@ describe('small inner tables (members projection 6)', () => {
     }
     (previous.members as { byUser: Table<Table<number>> }).byUser = asTries;
     const snapshots = new InMemorySnapshotStore();
-    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.7/', '/members.5/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
+    await snapshots.save({ position: app.position, projectionVersion: forgefold.projectionVersion.replace('/members.8/', '/members.5/'), state: previous, takenAt: '2026-01-01T00:00:00.000Z' });
     const restarted = await Application.start<ForgefoldCommand, State>({ ...forgefold, store, snapshots, clock: { now: () => '' }, ids: { eventId: () => '' } });
     expect(restarted.position).toBe(app.position);
     expect((tableGet(restarted.state.members.byUser, 2) as unknown as unknown[])[0]).toBe(-1);

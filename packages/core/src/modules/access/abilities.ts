@@ -11,11 +11,22 @@ import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
 import type { Group } from '../groups/projection.js';
-import { findGroup, selfAndAncestors } from '../groups/queries.js';
+import { findGroup } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findProject, idsVisibleInNamespace, projectsInNamespace } from '../projects/queries.js';
 import type { MembershipView } from '../members/projection.js';
-import { groupAccessLevel, groupOfSource, idsSharedVisibleWithGroup, linkBetween, projectsSharedWithGroup, hasMembershipBelow, linksOfInvitedGroup, membershipsOfUser, projectAccessLevel } from '../members/queries.js';
+import {
+  groupAccessLevel,
+  groupOfSource,
+  hasMembershipBelow,
+  idsSharedVisibleWithGroup,
+  idsSharedWithGroupOf,
+  linkBetween,
+  linksOfInvitedGroup,
+  membershipsOfUser,
+  projectAccessLevel,
+  projectsSharedWithGroup,
+} from '../members/queries.js';
 
 /** What the abilities read. */
 export type AccessView = MembershipView;
@@ -168,29 +179,57 @@ export const canReadGroup = (state: AccessView, userId: number | null, group: Gr
  * `authorized_groups` (their groups and the namespaces of their authorized projects) and the groups below theirs.
  */
 export const hasAccessInOrBelow = (state: AccessView, group: Group, userId: number): boolean =>
-  groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId) || readsSharedProjectBelow(state, group, userId);
+  groupAccessLevel(state, group, userId) > 0 || hasMembershipBelow(state, group, userId) || groupsOpenedByProjects(state, userId).has(group.id);
 
 /**
- * GroupPolicy's `has_projects` for the projects a user reaches through project shares: `group_projects_for` takes the
- * projects of the group and its subgroups `public_or_visible_to_user`, that is those the user holds a project
- * authorization for, and a share into any of them is one (`Gitlab::ProjectAuthorizations`). Memberships below the
- * group are `hasMembershipBelow`'s; the shares are found from the groups `walkMemberships` reaches.
+ * GroupPolicy's `has_projects` beyond the user's own memberships below a group (those are `hasMembershipBelow`'s):
+ * `group_projects_for` takes the projects of the group and its subgroups `public_or_visible_to_user`, that is those
+ * the user holds a project authorization for, and `Gitlab::ProjectAuthorizations` gives one for every project of a
+ * group the user has access to (a group shared with one of their groups and its subgroups included) and for every
+ * project shared with such a group. So the groups a user reads this way are those above (and including) each group
+ * `walkMemberships` reaches that holds a project, when the user has access to it, and those above the group of each
+ * project shared with a reached group, when the user has access to the project.
  */
-const readsSharedProjectBelow = (state: AccessView, group: Group, userId: number): boolean => {
-  let found = false;
+const groupsOpenedThrough = (state: AccessView, userId: number): Set<number> => {
+  // Ancestor-closed: a group in the set has every group above it in the set too.
+  const opened = new Set<number>();
+  const climb = (start: Group): void => {
+    for (let group: Group | undefined = start; group && !opened.has(group.id); group = group.parent_id === null ? undefined : findGroup(state.groups, group.parent_id)) opened.add(group.id);
+  };
   walkMemberships(state, userId, {
-    reached: (reachedGroup) => {
-      if (found) return;
-      for (const project of projectsSharedWithGroup(state, reachedGroup.id)) {
+    reached: (group) => {
+      // A project of the group is authorized with the group (`projects_belonging_directy_to_any_groups_user_has_access_to`).
+      if (!opened.has(group.id) && !projectsInNamespace(state.projects, group.id).next().done && groupAccessLevel(state, group, userId) > 0) climb(group);
+      for (const project of projectsSharedWithGroup(state, group.id)) {
         const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
-        if (home && selfAndAncestors(state.groups, home).some((g) => g.id === group.id) && projectAccessLevel(state, project, userId) > 0) {
-          found = true;
-          return;
-        }
+        if (home && !opened.has(home.id) && projectAccessLevel(state, project, userId) > 0) climb(home);
       }
     },
   });
-  return found;
+  return opened;
+};
+
+/**
+ * `groupsOpenedThrough`, computed once per user and state: `canReadGroup` asks it in loops (GET /groups' filter, a
+ * project's `/members/all`, its `shared_with_groups`), and it costs the user's whole reach. Keyed on the slices it
+ * reads (members, groups, projects), which change only by a new state (see `nextExpiry`).
+ */
+const openedCache = new WeakMap<object, { readonly groups: object; readonly projects: object; readonly byUser: Map<number, ReadonlySet<number>> }>();
+/** Users remembered per state: beyond it the map starts again (a state lives until the next write). */
+const OPENED_USERS = 10_000;
+const groupsOpenedByProjects = (state: AccessView, userId: number): ReadonlySet<number> => {
+  let entry = openedCache.get(state.members);
+  if (!entry || entry.groups !== state.groups || entry.projects !== state.projects) {
+    entry = { groups: state.groups, projects: state.projects, byUser: new Map() };
+    openedCache.set(state.members, entry);
+  }
+  let opened = entry.byUser.get(userId);
+  if (!opened) {
+    if (entry.byUser.size >= OPENED_USERS) entry.byUser.clear();
+    opened = groupsOpenedThrough(state, userId);
+    entry.byUser.set(userId, opened);
+  }
+  return opened;
 };
 
 /** `read_project`. */
@@ -272,11 +311,14 @@ export const authorizeAdmin = (state: AccessView, actorId: number | null): E.Eit
 // ---------------------------------------------------------------------------------------------------------------
 // Candidates of a non-administrator's lists
 
-/** What `walkMemberships` reports: each project membership's project, each group membership's group, each reached group. */
+/**
+ * What `walkMemberships` reports: each project membership's project, each group membership's group, each reached
+ * group. A callback that returns `true` ends the walk (a yes/no that has its answer).
+ */
 type MembershipVisitor = {
-  readonly project?: (projectId: number) => void;
-  readonly memberGroup?: (group: Group) => void;
-  readonly reached: (group: Group) => void;
+  readonly project?: (projectId: number) => boolean | void;
+  readonly memberGroup?: (group: Group) => boolean | void;
+  readonly reached: (group: Group) => boolean | void;
 };
 
 /**
@@ -284,45 +326,47 @@ type MembershipVisitor = {
  * group: `project` for the project of each project membership, `memberGroup` for the group of each group membership,
  * and `reached` once for each group of the subtrees of their groups and of the groups those are shared into (whoever
  * has access to a group has it in its subgroups, and `Gitlab::ProjectAuthorizations` joins a group's shares to every
- * group the user reaches). Each subtree is walked once, so the cost is that of the memberships and of what they open.
+ * group the user reaches). Each subtree is walked once, so the cost is that of the memberships and of what they open,
+ * or less when a callback ends the walk.
  */
 const walkMemberships = (state: AccessView, userId: number, visit: MembershipVisitor): void => {
   const walked = new Set<number>();
-  // Every walk covers a whole subtree, so a group already walked has its subgroups walked too.
-  const walk = (start: Group): void => {
-    const queue: Group[] = [start];
+  // Every walk covers a whole subtree, so a group already walked has its subgroups walked too. True: stopped.
+  // Subgroups are queued by id and looked up when their turn comes, so that a walk ended early has not read them.
+  const walk = (start: Group): boolean => {
+    const queue: number[] = [start.id];
     for (let i = 0; i < queue.length; i++) {
-      const group = queue[i]!;
-      if (walked.has(group.id)) continue;
-      walked.add(group.id);
-      visit.reached(group);
-      for (const childId of group.children) {
-        const child = findGroup(state.groups, childId);
-        if (child && !walked.has(child.id)) queue.push(child);
-      }
+      const id = queue[i]!;
+      if (walked.has(id)) continue;
+      const group = i === 0 ? start : findGroup(state.groups, id);
+      if (!group) continue;
+      walked.add(id);
+      if (visit.reached(group) === true) return true;
+      for (const childId of group.children) if (!walked.has(childId)) queue.push(childId);
     }
+    return false;
   };
   for (const member of membershipsOfUser(state.members, userId)) {
     if (member.source_type === 'Project') {
-      visit.project?.(member.source_id);
+      if (visit.project?.(member.source_id) === true) return;
       continue;
     }
     const group = findGroup(state.groups, member.source_id);
     if (!group) continue;
-    walk(group);
-    visit.memberGroup?.(group);
+    if (walk(group) || visit.memberGroup?.(group) === true) return;
     for (const link of linksOfInvitedGroup(state.members, group.id)) {
       if (link.source_type !== 'Namespace') continue;
       const shared = findGroup(state.groups, link.source_id);
-      if (shared) walk(shared);
+      if (shared && walk(shared)) return;
     }
   }
 };
 
 /**
  * What a user's memberships can open to them (`walkMemberships`): the groups in which, below which or above which
- * they hold a membership, the groups below the groups their groups are shared into, and the projects of all those
- * subtrees and those shared with any group of them, and the projects of their personal namespace.
+ * they hold a membership, the groups below the groups their groups are shared into, the groups above those of them
+ * that hold projects and above the projects shared with any of them, and the projects of all those subtrees and
+ * those shared with any group of them, and the projects of their personal namespace.
  */
 const reachableThroughMemberships = (state: AccessView, userId: number): { groups: Set<number>; projects: Set<number> } => {
   const groups = new Set<number>();
@@ -347,9 +391,15 @@ const reachableThroughMemberships = (state: AccessView, userId: number): { group
     memberGroup: climb,
     reached: (group) => {
       groups.add(group.id);
-      for (const project of projectsInNamespace(state.projects, group.id)) projects.add(project.id);
+      // The group's projects, and with them the groups above it (`groupsOpenedThrough`).
+      let holdsProjects = false;
+      for (const project of projectsInNamespace(state.projects, group.id)) {
+        projects.add(project.id);
+        holdsProjects = true;
+      }
+      if (holdsProjects) climb(group);
       // The projects shared with the group: whoever has access to it reaches them (`Gitlab::ProjectAuthorizations`),
-      // and with them the groups above them (`readsSharedProjectBelow`).
+      // and with them the groups above them (`groupsOpenedThrough`).
       for (const project of projectsSharedWithGroup(state, group.id)) {
         projects.add(project.id);
         const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
@@ -468,19 +518,78 @@ const ownProjects: GroupProjectSource = {
   },
 };
 
+/** Counts the items of an iterable up to `limit + 1` (more than `limit` is all it tells). */
+const countBeyond = (items: Iterable<unknown>, limit: number): number => {
+  let count = 0;
+  for (const _item of items) if (++count > limit) break;
+  return count;
+};
+
+/**
+ * Whether what `reachableThroughMemberships` visits for a user is more than `limit` nodes: the projects of their
+ * personal namespace, their project memberships, the groups `walkMemberships` reaches, their projects and the projects
+ * shared with them. The walk ends as soon as it has seen more.
+ */
+const reachExceeds = (state: AccessView, userId: number, limit: number): boolean => {
+  let seen = 0;
+  const own = findUser(state.users, userId);
+  if (own) seen += countBeyond(projectsInNamespace(state.projects, own.namespace_id), limit);
+  if (seen > limit) return true;
+  walkMemberships(state, userId, {
+    project: () => ++seen > limit,
+    reached: (group) => {
+      if (++seen > limit) return true;
+      seen += countBeyond(projectsInNamespace(state.projects, group.id), limit - seen);
+      if (seen > limit) return true;
+      seen += countBeyond(linksOfInvitedGroup(state.members, group.id), limit - seen);
+      return seen > limit;
+    },
+  });
+  return seen > limit;
+};
+
+/**
+ * The projects shared with a group that a caller does not see by visibility: the private ones, and the internal ones
+ * for a caller who does not `seesInternal` (an external user), ascending within each.
+ */
+function* sharesHiddenFrom(state: AccessView, groupId: number, withInternal: boolean): Generator<number> {
+  yield* idsSharedWithGroupOf(state.members, groupId, 'private');
+  if (!withInternal) yield* idsSharedWithGroupOf(state.members, groupId, 'internal');
+}
+
+/** Whether a caller's hidden shares (`sharesHiddenFrom`) are fewer than their reach (see `sharedProjects`). */
+const hiddenSharesFewerThanReach = (state: AccessView, userId: number, groupId: number, withInternal: boolean): boolean => {
+  // Both sides are counted up to a bound that grows: the answer costs the smaller side (times a constant).
+  for (let bound = 64; ; bound *= 8) {
+    const shares = countBeyond(sharesHiddenFrom(state, groupId, withInternal), bound);
+    if (shares <= bound) return reachExceeds(state, userId, shares);
+    if (!reachExceeds(state, userId, bound)) return false;
+  }
+};
+
 /**
  * The projects shared with a group (`group.shared_projects`): access to the group opens them (the shares); their
  * public and internal ones are kept per invited group; besides, a user reads a private one only through what their
  * own memberships reach (project memberships, their groups' projects and the projects shared with those, their
- * personal namespace's): those of `reachableThroughMemberships` that are shared with the group.
+ * personal namespace's: `reachableThroughMemberships`), and so an internal one for a caller who does not
+ * `seesInternal`. Those hidden shares are found from the per-group indexes (the private ones are kept too): without
+ * any, the caller's reach is not asked; when fewer than the caller's reach, they are the candidates (the callers'
+ * `canReadProject` filter then checks each); otherwise the caller's reach, those of it shared with the group.
  */
 const sharedProjects: GroupProjectSource = {
   every: (state, group) => projectsSharedWithGroup(state, group.id),
   visible: (state, groupId, withInternal) => idsSharedVisibleWithGroup(state.members, groupId, withInternal),
   reached: (state, userId) => {
-    const { projects } = reachableThroughMemberships(state, userId);
+    const withInternal = seesInternal(state, userId);
+    let reach: ReadonlySet<number> | undefined;
     return function* (groupId) {
-      for (const id of projects) if (linkBetween(state.members, 'Project', id, groupId) !== undefined) yield id;
+      if (sharesHiddenFrom(state, groupId, withInternal).next().done) return;
+      if (hiddenSharesFewerThanReach(state, userId, groupId, withInternal)) {
+        yield* sharesHiddenFrom(state, groupId, withInternal);
+        return;
+      }
+      reach ??= reachableThroughMemberships(state, userId).projects;
+      for (const id of reach) if (linkBetween(state.members, 'Project', id, groupId) !== undefined) yield id;
     };
   },
 };

@@ -47,12 +47,13 @@ const countInvite = (state: MembersDraft, member: { source_type: SourceType; sou
 };
 
 /**
- * Lists a project in its invited group's set for its visibility (`sharedPublicByGroup`, `sharedInternalByGroup`), or
- * takes it off both (`visibility` null: the share ended, the project went, or before it is listed again).
+ * Lists a project in its invited group's set for its visibility (`sharedPublicByGroup`, `sharedInternalByGroup`,
+ * `sharedPrivateByGroup`), or takes it off all three (`visibility` null: the share ended, the project went).
  */
 const placeSharedProject = (members: MembersDraft['members'], projectId: number, groupId: number, visibility: Visibility | null): void => {
   tableIndexUnder(members.sharedPublicByGroup, [groupId], projectId, 1, visibility === 'public');
   tableIndexUnder(members.sharedInternalByGroup, [groupId], projectId, 1, visibility === 'internal');
+  tableIndexUnder(members.sharedPrivateByGroup, [groupId], projectId, 1, visibility === 'private');
 };
 
 /** A project's visibility (null: deleted) moves it between the sets of every group it is shared with. */

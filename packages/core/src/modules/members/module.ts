@@ -16,7 +16,8 @@ export const membersModule = defineModule<'members', { readonly members: Members
   // 5: `byUser`'s values are sources as integers (`sourceIndex`) instead of "Namespace:5"; a snapshot of 4 is replayed.
   // 6: inner tables made with their first entry are small tables (`tableOf`); a snapshot of 5 is replayed.
   // 7: the public and internal projects shared with each group (`sharedPublicByGroup`, `sharedInternalByGroup`).
-  version: 7,
+  // 8: the private ones too (`sharedPrivateByGroup`).
+  version: 8,
   initial: () => ({ members: initialMembers() }),
   events: memberEvents,
   commands: [

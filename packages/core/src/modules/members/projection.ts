@@ -110,6 +110,12 @@ export interface MembersSlice {
    */
   readonly sharedPublicByGroup: Table<Table<1>>;
   readonly sharedInternalByGroup: Table<Table<1>>;
+  /**
+   * The same for the private projects shared with each group: whether a group has any (a caller without access to it
+   * reads them only through their own reach, which is skipped when there is none) and, when fewer than what the
+   * caller reaches, the ones to check (`sharedProjectCandidates`).
+   */
+  readonly sharedPrivateByGroup: Table<Table<1>>;
   readonly linkSequence: number;
   /** Group id → link key → LDAP link. */
   readonly ldapLinks: Table<Table<LdapLink>>;
@@ -151,6 +157,7 @@ export const initialMembers = (): MembersSlice => ({
   linksByGroup: emptyTable(),
   sharedPublicByGroup: emptyTable(),
   sharedInternalByGroup: emptyTable(),
+  sharedPrivateByGroup: emptyTable(),
   linkSequence: 0,
   ldapLinks: emptyTable(),
   ldapLinkSequence: 0,

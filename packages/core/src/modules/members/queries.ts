@@ -4,6 +4,7 @@ import { findGroup, selfAndAncestors, selfAndDescendants } from '../groups/queri
 import type { Project } from '../projects/projection.js';
 import { findProject, projectsInNamespace } from '../projects/queries.js';
 import { findUser, isProjectBot } from '../users/queries.js';
+import type { Visibility } from '../shared/access.js';
 import { sourceIndex, sourceKey, sourceUserKey, type AccessRequest, type GroupLink, type LdapLink, type Member, type MembershipView, type MembersSlice, type SourceType } from './projection.js';
 
 export const findMember = (members: MembersSlice, id: number): Member | undefined => tableGet(members.byId, id);
@@ -129,10 +130,14 @@ export function* projectsSharedWithGroup(state: { readonly members: MembersSlice
  * caller who sees internal projects the internal ones too (ascending within each set; the index kept by evolve).
  */
 export function* idsSharedVisibleWithGroup(members: MembersSlice, groupId: number, withInternal: boolean): Generator<number> {
-  const publicIds = tableGet(members.sharedPublicByGroup, groupId);
-  if (publicIds) yield* tableIds(publicIds);
-  const internalIds = withInternal ? tableGet(members.sharedInternalByGroup, groupId) : undefined;
-  if (internalIds) yield* tableIds(internalIds);
+  yield* idsSharedWithGroupOf(members, groupId, 'public');
+  if (withInternal) yield* idsSharedWithGroupOf(members, groupId, 'internal');
+}
+
+/** Ids of the projects of one visibility shared with a group, ascending (the indexes kept by evolve). */
+export function* idsSharedWithGroupOf(members: MembersSlice, groupId: number, visibility: Visibility): Generator<number> {
+  const ids = tableGet(visibility === 'public' ? members.sharedPublicByGroup : visibility === 'internal' ? members.sharedInternalByGroup : members.sharedPrivateByGroup, groupId);
+  if (ids) yield* tableIds(ids);
 }
 
 export const linkBetween = (members: MembersSlice, type: SourceType, sourceId: number, groupId: number): GroupLink | undefined => {
