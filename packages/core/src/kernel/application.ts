@@ -12,6 +12,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { current, Immer, isDraft, produce } from 'immer';
+import { foldedInPlace } from './fold-generation.js';
 import { BatchFold } from './batch-fold.js';
 import type { DomainError } from './domain-error.js';
 import { eventsOf, outcomeOf, type Actor, type Decider, type Issued } from './decider.js';
@@ -72,6 +73,7 @@ const PAGE = 5_000;
 
 /** Applies events to a plain, mutable state: the replay path (no immer, plain mutation speed). */
 export const foldMutable = <S>(decider: Pick<Decider<never, DomainEvent, S>, 'evolve'>, state: S, events: Iterable<DomainEvent>): S => {
+  foldedInPlace();
   for (const event of events) decider.evolve(state, event);
   return state;
 };

@@ -14,6 +14,7 @@ import { freeze, type Immer } from 'immer';
 import type { Decider } from './decider.js';
 import type { DomainEvent } from './envelope.js';
 import { withOwned, type Ownership } from './table.js';
+import { foldedInPlace } from './fold-generation.js';
 
 type Slices = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export class BatchFold<S> {
 
   fold(event: DomainEvent): void {
     this.any = true;
+    foldedInPlace();
     const rule = this.copying ? this.decider.copyOnWrite?.get(event.type) : undefined;
     if (rule !== undefined && rule.when(this.state, event)) {
       if (this.draft !== null) this.endDraft();

@@ -10,6 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { AccessLevel, idsVisibleToAll } from '../shared/access.js';
 import { findUser } from '../users/queries.js';
+import { foldGeneration } from '../../kernel/fold-generation.js';
 import type { Group } from '../groups/projection.js';
 import { findGroup } from '../groups/queries.js';
 import type { Project } from '../projects/projection.js';
@@ -199,10 +200,11 @@ const groupsOpenedThrough = (state: AccessView, userId: number): Set<number> => 
   walkMemberships(state, userId, {
     reached: (group) => {
       // A project of the group is authorized with the group (`projects_belonging_directy_to_any_groups_user_has_access_to`).
-      if (!opened.has(group.id) && !projectsInNamespace(state.projects, group.id).next().done && groupAccessLevel(state, group, userId) > 0) climb(group);
+      // `Gitlab::ProjectAuthorizations` joins memberships above Minimal Access only (`access_level > MINIMAL_ACCESS`).
+      if (!opened.has(group.id) && !projectsInNamespace(state.projects, group.id).next().done && groupAccessLevel(state, group, userId) >= AccessLevel.GUEST) climb(group);
       for (const project of projectsSharedWithGroup(state, group.id)) {
         const home = project.namespace_kind === 'group' ? findGroup(state.groups, project.namespace_id) : undefined;
-        if (home && !opened.has(home.id) && projectAccessLevel(state, project, userId) > 0) climb(home);
+        if (home && !opened.has(home.id) && projectAccessLevel(state, project, userId) >= AccessLevel.GUEST) climb(home);
       }
     },
   });
@@ -212,15 +214,17 @@ const groupsOpenedThrough = (state: AccessView, userId: number): Set<number> => 
 /**
  * `groupsOpenedThrough`, computed once per user and state: `canReadGroup` asks it in loops (GET /groups' filter, a
  * project's `/members/all`, its `shared_with_groups`), and it costs the user's whole reach. Keyed on the slices it
- * reads (members, groups, projects), which change only by a new state (see `nextExpiry`).
+ * reads (members, groups, projects), which a committed state never changes in place, and on the fold generation,
+ * which moves whenever a state is changed in place (a batch's folds, a replay).
  */
-const openedCache = new WeakMap<object, { readonly groups: object; readonly projects: object; readonly byUser: Map<number, ReadonlySet<number>> }>();
+const openedCache = new WeakMap<object, { readonly groups: object; readonly projects: object; readonly generation: number; readonly byUser: Map<number, ReadonlySet<number>> }>();
 /** Users remembered per state: beyond it the map starts again (a state lives until the next write). */
 const OPENED_USERS = 10_000;
 const groupsOpenedByProjects = (state: AccessView, userId: number): ReadonlySet<number> => {
   let entry = openedCache.get(state.members);
-  if (!entry || entry.groups !== state.groups || entry.projects !== state.projects) {
-    entry = { groups: state.groups, projects: state.projects, byUser: new Map() };
+  // A decision inside a batch reads slices that the batch's next folds change in place: the generation tells.
+  if (!entry || entry.groups !== state.groups || entry.projects !== state.projects || entry.generation !== foldGeneration()) {
+    entry = { groups: state.groups, projects: state.projects, generation: foldGeneration(), byUser: new Map() };
     openedCache.set(state.members, entry);
   }
   let opened = entry.byUser.get(userId);
