@@ -11,7 +11,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  canReadProject,
   foldMutable,
   forgefold,
   groupProjectCandidates,
@@ -24,19 +23,10 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { letterUser, makeApp, system, userCommand } from './fixtures.js';
-import { accessSequences, applySteps, USERS } from './random-access.js';
-
-/** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
-const ADMIN = 6;
-const OUTSIDER = 7;
-const EXTERNAL_OUTSIDER = 8;
-/** Anonymous, the users of the steps (user 5 is external), the administrator, the outsiders, an unknown id. */
-const CALLERS = [null, ...USERS, ADMIN, OUTSIDER, EXTERNAL_OUTSIDER, 99];
+import { callersWorld, expectCandidates, ids } from './candidates.js';
+import { accessSequences, applySteps } from './random-access.js';
 
 const sequences = accessSequences();
-
-const ids = (items: Iterable<{ id: number }>): number[] => [...items].map((item) => item.id);
 
 /** The route's scan before: every project of the groups, in id order. */
 const everyProjectOf = (state: State, groups: readonly Group[]): Project[] =>
@@ -60,29 +50,13 @@ describe("a group's project list (GET /groups/:id/projects, GroupDetail's projec
   it('starts from candidates that, filtered, equal a filter over every project of the group, whatever happened before', async () => {
     await fc.assert(
       fc.asyncProperty(sequences, async (drawn) => {
-        const { app, store, ok } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd']) await ok(system, letterUser(name));
-        await ok(system, letterUser('e', { external: true }));
-        await app.execute(system, userCommand('root', { is_admin: true }));
-        await app.execute(system, userCommand('stranger'));
-        await app.execute(system, userCommand('visitor', { external: true }));
+        const { app, store } = await callersWorld();
         await applySteps(app, drawn);
         const check = (state: State) => {
           for (const group of listGroups(state.groups)) {
             for (const groups of [[group], selfAndDescendants(state.groups, group)]) {
               const every = everyProjectOf(state, groups);
-              for (const userId of CALLERS) {
-                const candidates = groupProjectCandidates(state, userId, groups);
-                // In id order, without repeats, and only projects of the groups.
-                expect(ids(candidates)).toEqual([...new Set(ids(candidates))].sort((a, b) => a - b));
-                expect(ids(candidates).every((id) => every.some((p) => p.id === id))).toBe(true);
-                const readable = ids(every.filter((p) => canReadProject(state, userId, p)));
-                expect(ids(candidates.filter((p) => canReadProject(state, userId, p)))).toEqual(readable);
-                // Without a membership anywhere, the candidates are what the caller sees, not one project more.
-                if (userId === null || userId === OUTSIDER || userId === EXTERNAL_OUTSIDER) expect(ids(candidates)).toEqual(readable);
-              }
-              // The administrator's candidates are every project of the groups.
-              expect(ids(groupProjectCandidates(state, ADMIN, groups))).toEqual(ids(every));
+              expectCandidates(state, every, (userId) => groupProjectCandidates(state, userId, groups));
             }
           }
           const { indexed, scanned } = namespaceSets(state);

@@ -13,7 +13,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  canReadProject,
   foldMutable,
   forgefold,
   idsSharedVisibleWithGroup,
@@ -25,19 +24,10 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { letterUser, makeApp, system, userCommand } from './fixtures.js';
-import { accessSequences, applySteps, USERS } from './random-access.js';
-
-/** The administrator (never a member; the steps touch only USERS), and two accounts no step ever gives anything. */
-const ADMIN = 6;
-const OUTSIDER = 7;
-const EXTERNAL_OUTSIDER = 8;
-/** Anonymous, the users of the steps (user 5 is external), the administrator, the outsiders, an unknown id. */
-const CALLERS = [null, ...USERS, ADMIN, OUTSIDER, EXTERNAL_OUTSIDER, 99];
+import { callersWorld, expectCandidates, ids } from './candidates.js';
+import { accessSequences, applySteps } from './random-access.js';
 
 const sequences = accessSequences();
-
-const ids = (items: Iterable<{ id: number }>): number[] => [...items].map((item) => item.id);
 
 /** The routes' scan before: every project shared with the group, in id order. */
 const everySharedWith = (state: State, group: Group): Project[] => [...projectsSharedWithGroup(state, group.id)].sort((a, b) => a.id - b.id);
@@ -63,28 +53,12 @@ describe("a group's shared projects (GET /groups/:id/projects/shared, with_share
   it('start from candidates that, filtered, equal a filter over every project shared with the group, whatever happened before', async () => {
     await fc.assert(
       fc.asyncProperty(sequences, async (drawn) => {
-        const { app, store, ok } = await makeApp();
-        for (const name of ['a', 'b', 'c', 'd']) await ok(system, letterUser(name));
-        await ok(system, letterUser('e', { external: true }));
-        await ok(system, userCommand('root', { is_admin: true }));
-        await ok(system, userCommand('stranger'));
-        await ok(system, userCommand('visitor', { external: true }));
+        const { app, store } = await callersWorld();
         await applySteps(app, drawn);
         const check = (state: State) => {
           for (const group of listGroups(state.groups)) {
             const every = everySharedWith(state, group);
-            for (const userId of CALLERS) {
-              const candidates = sharedProjectCandidates(state, userId, group);
-              // In id order, without repeats, and only projects shared with the group.
-              expect(ids(candidates)).toEqual([...new Set(ids(candidates))].sort((a, b) => a - b));
-              expect(ids(candidates).every((id) => every.some((p) => p.id === id))).toBe(true);
-              const readable = ids(every.filter((p) => canReadProject(state, userId, p)));
-              expect(ids(candidates.filter((p) => canReadProject(state, userId, p)))).toEqual(readable);
-              // Without a membership anywhere, the candidates are what the caller sees, not one project more.
-              if (userId === null || userId === OUTSIDER || userId === EXTERNAL_OUTSIDER) expect(ids(candidates)).toEqual(readable);
-            }
-            // The administrator's candidates are every project shared with the group.
-            expect(ids(sharedProjectCandidates(state, ADMIN, group))).toEqual(ids(every));
+            expectCandidates(state, every, (userId) => sharedProjectCandidates(state, userId, group));
           }
           const { indexed, scanned } = sharedSets(state);
           expect(indexed).toEqual(scanned);
