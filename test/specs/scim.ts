@@ -122,6 +122,13 @@ export const scimSpecs: Record<string, Spec> = {
       { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
     ],
   },
+  // EE ProvisioningService: `Namespace.clean_path` keeps a one-character name, and the new user's save fails on the
+  // namespace's minimum length (:error, 412); a taken one gets a counter (`Uniquify`), which makes it long enough.
+  'provisioning refuses a userName whose username would have one character': {
+    given: base,
+    when: { ...provision, user_name: 'j@example.com' },
+    error: preconditionFailed('Error saving user: Username is too short (minimum is 2 characters)'),
+  },
   'provisioning does not link a token\'s bot that holds a membership elsewhere (EE `create_identity_and_member`: `member.valid?` fails, :error)': {
     given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40)],
     when: { ...provision, email: 'group_4_bot@example.com' },

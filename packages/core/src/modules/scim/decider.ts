@@ -16,7 +16,7 @@ import { memberAddedWithCap } from '../members/builders.js';
 import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { BOT_HELD_ELSEWHERE, botHeldElsewhere, directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
-import { namespacePathReserved } from '../shared/paths.js';
+import { NAMESPACE_PATH_TOO_SHORT, namespacePathReserved, namespacePathTooShort } from '../shared/paths.js';
 import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
@@ -160,7 +160,10 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
         userId = existing.id;
         if (command.active && !directMembership(state.members, 'Namespace', group.id, userId) && botHeldElsewhere(state, userId, 'Namespace', group.id)) return E.left(BOT_NOT_PROVISIONED);
       } else {
-        const created = userCreated(state, { username: usernameFor(state, command.user_name), name: command.name, email: command.email }, at, null);
+        const username = usernameFor(state, command.user_name);
+        // `Namespace.clean_path` keeps a one-character name: the new user's save fails on the namespace's minimum length.
+        if (namespacePathTooShort(username)) return E.left(preconditionFailed(`Error saving user: Username ${NAMESPACE_PATH_TOO_SHORT}`));
+        const created = userCreated(state, { username, name: command.name, email: command.email }, at, null);
         userId = created.data.id;
         events.push(created);
       }
