@@ -59,7 +59,7 @@ export const stoppedReviewApps = (slice: DeploymentsSlice, projectId: number, be
 const isAutoDeletable = (environment: Environment, now: number): boolean =>
   environment.state === 'stopped' && environment.auto_delete_at !== null && Date.parse(environment.auto_delete_at) < now;
 
-/** The `auto_deletable` environments at `now`, in the index's order (only the stopped scheduled ones are looked at). */
+/** The `auto_deletable` environments at `now`, by id (the index's integer keys ascend; only the stopped scheduled ones are looked at). */
 function* autoDeletable(slice: DeploymentsSlice, now: string): Generator<Environment> {
   const at = Date.parse(now);
   for (const id of tableIds(slice.scheduledDeletions)) {
@@ -72,7 +72,7 @@ function* autoDeletable(slice: DeploymentsSlice, now: string): Generator<Environ
 export const anyAutoDeletable = (slice: DeploymentsSlice, now: string): boolean => !autoDeletable(slice, now).next().done;
 
 /** `Environment.auto_deletable`: stopped environments whose `auto_delete_at` is before `now`, by id. */
-export const autoDeletableEnvironments = (slice: DeploymentsSlice, now: string): Environment[] => [...autoDeletable(slice, now)].sort((a, b) => a.id - b.id);
+export const autoDeletableEnvironments = (slice: DeploymentsSlice, now: string): Environment[] => [...autoDeletable(slice, now)];
 
 export const findDeployment = (slice: DeploymentsSlice, projectId: number, id: number): Deployment | undefined => {
   const deployment = tableGet(slice.deployments, id);

@@ -654,12 +654,15 @@ export const accessRequestsOfUser = (state: MembershipView, userId: number): Acc
 
 
 /** Whether access to a group opens a project: one in its subtree, or one shared (live share) with a group of its subtree. */
-const hasProjects = (state: MembershipView, group: Group, today?: string): boolean =>
-  selfAndDescendants(state.groups, group).some(
-    (candidate) =>
-      !projectsInNamespace(state.projects, candidate.id).next().done ||
-      [...linksOfInvitedGroup(state.members, candidate.id)].some((link) => link.source_type === 'Project' && !isExpired(link.expires_at, today) && findProject(state.projects, link.source_id) !== undefined),
-  );
+const hasProjects = (state: MembershipView, group: Group, today?: string): boolean => {
+  for (const candidate of selfAndDescendants(state.groups, group)) {
+    if (!projectsInNamespace(state.projects, candidate.id).next().done) return true;
+    for (const link of linksOfInvitedGroup(state.members, candidate.id)) {
+      if (link.source_type === 'Project' && !isExpired(link.expires_at, today) && findProject(state.projects, link.source_id) !== undefined) return true;
+    }
+  }
+  return false;
+};
 
 /**
  * Whether a user holds a project authorization (`project_authorizations`, what `User.without_projects` tests): a
