@@ -113,11 +113,14 @@ describe('members: add, update, remove', () => {
     expect(groupAccessLevel(app.state, findGroup(app.state.groups, parent)!, 1)).toBe(0);
   });
 
-  it('multiple adds update existing members and report failures per user', async () => {
+  it('multiple adds update existing members by id and drop usernames', async () => {
     const { ok, app, parent } = await setup();
     await ok(as(1), { type: 'AddMember', source_type: 'Namespace', source_id: parent, user_id: 2, access_level: 10 });
+    // A username is no user id nor an address: `parse_users_list` drops it.
     await ok(as(1), { type: 'AddMembers', source_type: 'Namespace', source_id: parent, user_ids: ['2', '3', 'dave'], access_level: 20 });
-    expect([2, 3, 4].map((u) => directMembership(app.state.members, 'Namespace', parent, u)?.access_level)).toEqual([20, 20, 20]);
+    expect([2, 3, 4].map((u) => directMembership(app.state.members, 'Namespace', parent, u)?.access_level)).toEqual([20, 20, undefined]);
+    await ok(as(1), { type: 'AddMembers', source_type: 'Namespace', source_id: parent, user_ids: ['4', '2'], access_level: 30 });
+    expect([2, 3, 4].map((u) => directMembership(app.state.members, 'Namespace', parent, u)?.access_level)).toEqual([30, 20, 30]);
   });
 });
 

@@ -96,13 +96,68 @@ export const memberSpecs: Record<string, Spec> = {
   'groups synced from LDAP take no direct members': { given: [...base, ldapLink], as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 2, access_level: 30 }, error: forbidden() },
   'a source that does not exist': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Project', source_id: 1, user_id: 2, access_level: 30 }, error: notFound('Project') },
   'an unknown user': { given: base, as: 1, when: { type: 'AddMember', source_type: 'Namespace', source_id: 4, user_id: 9, access_level: 30 }, error: notFound('User') },
-  'a comma list adds and updates what it can and reports the rest (planned once, by the decision)': {
+  'a comma list adds and updates the ids\' users; usernames, unknown ids and items with blanks around them are dropped (`parse_users_list`)': {
     given: [...base, memberAdded(2, { group: 4 }, 3, 20)],
     as: 1,
-    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', ' carol', 'nobody', 'alice', '2'], access_level: 30 },
-    then: [added(3, 'Namespace', 4, 2, 30), { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT } }],
-    // alice, the last owner: `add_user` returns her member unchanged (`last_owner` prevents `update_group_member`).
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', ' 3', 'carol', '99', 'nobody', '1', '2', '02'], access_level: 30 },
+    then: [added(3, 'Namespace', 4, 2, 30)],
+    // alice (1), the last owner: `add_user` returns her member unchanged (`last_owner` prevents `update_group_member`).
     outcome: { failures: [] },
+  },
+  'a comma list updates an id\'s existing member and takes a final newline (`/\\A\\d+\\Z/`)': {
+    given: [...base, memberAdded(2, { group: 4 }, 3, 20)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['3\n', 'x'], access_level: 30 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT } }],
+    outcome: { failures: [] },
+  },
+  'a comma list invites an unknown address and adds the user of a known one (any case), addresses first': {
+    given: base,
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['3', 'new@example.org', 'BOB@Example.com', 'not-an-address', 'a@', ' x@example.org'], access_level: 30, expires_at: '2026-03-01' },
+    then: [
+      added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.org', expires_at: '2026-03-01' }),
+      added(3, 'Namespace', 4, 2, 30, { expires_at: '2026-03-01' }),
+      added(4, 'Namespace', 4, 3, 30, { expires_at: '2026-03-01' }),
+    ],
+    outcome: { failures: [] },
+  },
+  'a comma list\'s address of a member, of an access requester, or already invited fails the new row\'s uniqueness': {
+    given: [...base, userCreated(6, 'dave'), memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { group: 4 }, null, 30, { email: 'Old@example.org' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['bob@example.com', 'old@example.org', 'dave@example.com', 'new@example.org', 'NEW@example.org'], access_level: 30 },
+    then: [added(4, 'Namespace', 4, null, 30, { invite_email: 'new@example.org' })],
+    outcome: {
+      failures: [
+        'bob: User already exists in source',
+        "The member's email address has already been taken",
+        'dave: User already exists in source',
+        "The member's email address has already been taken",
+      ],
+    },
+  },
+  'a comma list naming a user by address and by id adds them once; the id\'s new row is not unique': {
+    given: base,
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', 'bob@example.com'], access_level: 30 },
+    then: [added(2, 'Namespace', 4, 2, 30)],
+    outcome: { failures: ['bob: User already exists in source'] },
+  },
+  'a comma list\'s invitation is validated as a member (no prefix: no user)': {
+    given: [...base, app],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Project', source_id: 1, user_ids: ['new@example.org', `${'a'.repeat(250)}@example.org`], access_level: 50 },
+    then: [],
+    outcome: {
+      failures: ['Access level is not included in the list', "Access level is not included in the list and The member's email address is too long (maximum is 255 characters)"],
+    },
+  },
+  'a comma list of more than 100 distinct items is refused whole': {
+    given: base,
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [...Array.from({ length: 100 }, (_, i) => `u${i}`), '2', '2'], access_level: 30 },
+    then: [],
+    outcome: { failures: [], error: 'Too many users specified (limit is 100)' },
   },
   'a comma list leaves the last owner as they are, for an administrator too (a prevent beats `admin`), and succeeds': {
     given: [...base, userCreated(9, 'root', { admin: true })],
@@ -131,7 +186,8 @@ export const memberSpecs: Record<string, Spec> = {
     then: [],
     outcome: { failures: ['bob: Access level is not included in the list and Expires at cannot be a date in the past'] },
   },
-  'an empty comma list': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
+  'an empty comma list (`",".split(",")` is empty)': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [], access_level: 30 }, then: [], outcome: { failures: [], error: 'No users specified.' } },
+  'a comma list of blank items is not empty: nothing is added and nothing fails': { given: base, as: 1, when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: [' ', ''], access_level: 30 }, then: [], outcome: { failures: [] } },
   'an owner changes a member’s level and expiry': {
     given: [...base, memberAdded(2, { group: 4 }, 2, 30)],
     as: 1,

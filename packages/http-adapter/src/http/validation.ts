@@ -159,7 +159,7 @@ export function rubyToI(s: string): number {
 }
 
 /** Ruby's `String#split(',')`: trailing empty fields are dropped. */
-function rubySplitComma(s: string): string[] {
+export function rubySplitComma(s: string): string[] {
   const parts = s.split(',');
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return parts;

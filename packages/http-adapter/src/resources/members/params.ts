@@ -1,5 +1,5 @@
 /** Parameters of the members API (lib/api/members.rb, ee/lib/ee/api/members.rb). */
-import { optional, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
+import { optional, pathParam, requires, rubySplitComma, schema, T, withPagination } from '../../http/index.js';
 
 export const listParams = withPagination(schema(optional('query', T.String), optional('user_ids', T.CommaSeparatedIntegers), optional('show_seat_info', T.Boolean), optional('with_saml_identity', T.Boolean)));
 
@@ -29,6 +29,16 @@ export const addParams = schema(
   optional('tasks_project_id', T.Integer),
   rawSeatInfo,
 );
+
+/**
+ * Whether `user_id` is a comma list (`add_multiple_members?`: its `to_s` holds a comma), and its items as
+ * `Members::CreateService` reads them: `split(',')` (Ruby: trailing empty items dropped), nothing trimmed. What an item
+ * is (an id, an address, or nothing to add) is the decision's to say.
+ */
+export const commaItems = (userId: number | string | null | undefined): string[] | null => {
+  const raw = String(userId ?? '');
+  return raw.includes(',') ? rubySplitComma(raw) : null;
+};
 
 export const updateParams = schema(pathParam('user_id', T.Integer), requires('access_level', T.Integer), optional('expires_at', T.DateTime), rawSeatInfo);
 

@@ -42,7 +42,7 @@ import { presentContext, today, viewerId, type ApiDeps, type Ctx } from '../../a
 import { commandRoute, groupOfRoute, type CommandResultOf } from '../../app/routes.js';
 import { groupSamlIdentity } from '../scim/entities.js';
 import { memberEntity } from './entities.js';
-import { addParams, allParams, deleteParams, listParams, memberIdParams, oneMemberParams, overrideParams, rubyTruthy, updateParams, userIdParams } from './params.js';
+import { addParams, allParams, commaItems, deleteParams, listParams, memberIdParams, oneMemberParams, overrideParams, rubyTruthy, updateParams, userIdParams } from './params.js';
 import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, type SourceKind } from './source.js';
 
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
@@ -236,7 +236,8 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         const expires_at = dateOf(ctx.params.expires_at);
         const raw = String(user_id ?? '');
         // A comma list is planned once, by the decision: its outcome names the failures, its events record the rest.
-        if (raw.includes(',')) return { type: 'AddMembers', source_type: type, source_id: source.id, user_ids: raw.split(','), access_level: access_level ?? 0, expires_at };
+        const items = commaItems(user_id);
+        if (items) return { type: 'AddMembers', source_type: type, source_id: source.id, user_ids: items, access_level: access_level ?? 0, expires_at };
         if (raw.trim() === '') return notFound('User');
         if (!mayAdminSource(ctx, deps.app.state, source, today(deps))) return forbidden();
         const id = typeof user_id === 'number' ? user_id : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : -1;
@@ -244,7 +245,7 @@ const sourceRoutes = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
         return { type: 'AddMember', source_type: type, source_id: source.id, user_id: id, access_level: access_level ?? 0, expires_at };
       },
       present: (done, ctx, source) => {
-        if (String(ctx.params.user_id ?? '').includes(',')) {
+        if (commaItems(ctx.params.user_id)) {
           const outcome = addMembersOutcome(done);
           if (outcome.error) return created({ status: 'error', message: outcome.error });
           if (outcome.failures.length > 0) return created({ status: 'error', message: toSentence(outcome.failures) });

@@ -6,12 +6,12 @@ import { conflict, forbidden, notFound, validation } from '../../../kernel/domai
 import type { Group } from '../../groups/projection.js';
 import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
-import { findUser, findUserByIdOrUsername, isProjectBot } from '../../users/queries.js';
-import { dayOf, toSentence } from '../../shared/validation.js';
-import { memberAddedWithCap, removed } from '../builders.js';
+import { findUser, findUserByEmail, isProjectBot } from '../../users/queries.js';
+import { dayOf, exceedsLength, isEmail, MAX_NAME, tooLong, toSentence, type Errors } from '../../shared/validation.js';
+import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import type { Member, SourceType } from '../projection.js';
-import { directMembership, isLastOwner, membersOfSource } from '../queries.js';
+import { directMembership, findAccessRequest, invitationOf, isLastOwner, membersOfSource } from '../queries.js';
 import {
   administeredSource,
   isMembershipLocked,
@@ -64,21 +64,79 @@ const isBotMembership = (state: MembersView, member: Member): boolean => member.
 const updatePrevented = (state: MembersView, member: Member): boolean =>
   isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member);
 
+/** `Members::CreateService::DEFAULT_INVITE_LIMIT`: the items (distinct as given) one comma list may name. */
+const ADD_LIMIT = 100;
+
+/** `parse_users_list`'s user id: all digits (`/\A\d+\Z/`, so one final newline too); blanks around it make no id. */
+const USER_ID_ITEM = /^\d+\n?$/;
+
+/** `validates :user_id, uniqueness: { message: "already exists in source" }`: a second row for the user in the source. */
+const USER_TAKEN = 'User already exists in source';
+
+/** `invite_email`'s uniqueness in the source, under its 14.7 attribute name ("The member's email address"). */
+const INVITE_TAKEN = "The member's email address has already been taken";
+
+/**
+ * A comma list item by item, as `Members::CreateService` hands `user_id.to_s.split(',').uniq` to `add_users`, whose
+ * `parse_users_list` keeps what is a user id (unknown ids dropped: `User.id_in`) or an e-mail address (`Devise.email_regexp`)
+ * and silently drops the rest (usernames, items with blanks around them, malformed addresses). The addresses go first:
+ * one of a user (any case) adds that user to a new row, one of nobody is an invitation; then the ids' users, whose
+ * existing rows (looked up before anything is added) are updated. A row the request already made, or a member or an
+ * access requester reached through an address, fails the uniqueness validation of the new row it builds.
+ */
 const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
   const { command, at, actor } = issued;
   const today = dayOf(at);
-  const tokens = command.user_ids.map((s) => s.trim()).filter((s) => s !== '');
-  if (tokens.length === 0) return { events: [], failures: [], error: 'No users specified.' };
-  if (tokens.length > 100) return { events: [], failures: [], error: 'Too many users specified (limit is 100)' };
+  const items = [...new Set(command.user_ids)];
+  if (items.length === 0) return { events: [], failures: [], error: 'No users specified.' };
+  if (items.length > ADD_LIMIT) return { events: [], failures: [], error: `Too many users specified (limit is ${ADD_LIMIT})` };
+  const ids = new Set<number>();
+  const emails: string[] = [];
+  for (const item of items) {
+    if (USER_ID_ITEM.test(item)) {
+      const id = Number(item.trim());
+      if (Number.isSafeInteger(id)) ids.add(id);
+    } else if (isEmail(item)) emails.push(item);
+  }
+  const users = [...ids].map((id) => findUser(state.users, id)).filter((user) => user !== undefined);
+  const existingBefore = new Map(users.map((user) => [user.id, directMembership(state.members, source.type, source.id, user.id)] as const));
   const events: MemberEvent[] = [];
   const failures: string[] = [];
-  const seen = new Set<number>();
+  const addedNow = new Set<number>();
+  const invitedNow = new Set<string>();
   let offset = 0;
-  for (const token of tokens) {
-    const user = findUserByIdOrUsername(state.users, token);
-    if (!user || seen.has(user.id)) continue;
-    seen.add(user.id);
-    const existing = directMembership(state.members, source.type, source.id, user.id);
+  const messagesOf = (errors: Errors): string[] => fullMessages(validation(Object.fromEntries(errorEntries(errors))));
+  const failure = (prefix: string, errors: Errors, taken?: string) => failures.push(`${prefix}${toSentence([...(taken ? [taken] : []), ...messagesOf(errors)])}`);
+  const add = (userId: number) => {
+    addedNow.add(userId);
+    events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: userId, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+  };
+  for (const email of emails) {
+    const user = findUserByEmail(state.users, email);
+    const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
+    if (user) {
+      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
+      if (taken || !errors.empty) failure(`${user.username}: `, errors, taken ? USER_TAKEN : undefined);
+      else add(user.id);
+      continue;
+    }
+    const key = email.toLowerCase();
+    const taken = invitedNow.has(key) || invitationOf(state.members, source.type, source.id, email) !== undefined;
+    if (exceedsLength(email, MAX_NAME)) errors.add('invite_email', tooLong(MAX_NAME));
+    if (taken || !errors.empty) {
+      const messages = messagesOf(errors).map((m) => m.replace(/^Invite email /, "The member's email address "));
+      failures.push(toSentence([...(taken ? [INVITE_TAKEN] : []), ...messages]));
+      continue;
+    }
+    invitedNow.add(key);
+    events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+  }
+  for (const user of users) {
+    const existing = existingBefore.get(user.id);
+    if (!existing && addedNow.has(user.id)) {
+      failure(`${user.username}: `, validateMembership(state, source, user.id, command.access_level, command.expires_at, today), USER_TAKEN);
+      continue;
+    }
     // `Member.add_user` returns a member the actor may not update (`can_update_member?`; the system, no actor, may)
     // as it is, and `Members::CreateService#process_result` reports only what `member.invalid?` then finds: the
     // unchanged row, validated at its own level and expiry.
@@ -87,8 +145,7 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
       ? validateMembership(state, source, user.id, existing.access_level, existing.expires_at, today)
       : validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
     if (!errors.empty) {
-      const messages = fullMessages(validation(Object.fromEntries([...errorEntries(errors)])));
-      failures.push(`${user.username}: ${toSentence(messages)}`);
+      failure(`${user.username}: `, errors);
       continue;
     }
     if (unchanged) continue;
@@ -96,7 +153,7 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
       events.push(...memberChangeEvents(existing, command.access_level, command.expires_at ?? undefined, at));
       continue;
     }
-    events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+    add(user.id);
   }
   return { events, failures };
 };
