@@ -161,6 +161,20 @@ describe('application settings: EE parameter coercion', () => {
     await refused('searchengine_indexing=true&searchengine_url=', { message: { searchengine_url: ["can't be blank when indexing is enabled"] } });
     expect(await putForm('searchengine_url=http://localhost:9200')).toMatchObject({ status: 200, body: { searchengine_url: ['http://localhost:9200'] } });
   });
+  it('searchengine_url is a String parameter (a comma-separated list in one string): an array or a hash is "is invalid"', async () => {
+    const putJson = async (body: unknown) => {
+      const before = server.app.position;
+      const response = await server.request('PUT', S, { body });
+      if (response.status !== 200) expect(server.app.position).toBe(before);
+      return { status: response.status, body: response.body };
+    };
+    for (const body of [{ searchengine_url: ['http://es1.example.com'] }, { searchengine_url: { a: 'http://es1.example.com' } }, { searchengine_indexing: true, searchengine_url: ['http://es1.example.com'] }]) {
+      expect(await putJson(body)).toEqual({ status: 400, body: { error: 'searchengine_url is invalid' } });
+    }
+    await refused('searchengine_url[]=http://es1.example.com', { error: 'searchengine_url is invalid' });
+    expect(await putJson({ searchengine_url: 'http://es1.example.com/, https://es2.example.com' })).toMatchObject({ status: 200, body: { searchengine_url: ['http://es1.example.com', 'https://es2.example.com'] } });
+    expect(await putJson({ searchengine_url: 'http://localhost:9200' })).toMatchObject({ status: 200, body: { searchengine_url: ['http://localhost:9200'] } });
+  });
   it('dashboard_url (Grafana): relative or http(s); an absolute one is checked as a system hook URL', async () => {
     const hint = 'Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana';
     await refused('dashboard_url=ftp://grafana.example.com', { message: { dashboard_url: [`is blocked: Only allowed schemes are http, https. ${hint}`] } });
