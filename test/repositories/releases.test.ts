@@ -158,6 +158,48 @@ describe('releases API', () => {
     expect(await server.call('GET', `/projects/${project.id}/releases/v7/assets/links`, undefined, dev.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 
+  it('asset link file paths: Releases::Link’s format, length and uniqueness (blank ones skip all three), kept as sent', async () => {
+    const releases = `/projects/${project.id}/releases`;
+    const links = `${releases}/v5.0/assets/links`;
+    const downloads = `${base()}/-/releases/v5.0/downloads`;
+    const tooLong = 'is too long (maximum is 128 characters)';
+    // On a new release: each link's own errors, then (none on a file path) `nested_attributes_duplicates`, where two
+    // empty file paths are duplicates ("" is truthy in Ruby; nil is not).
+    expect(await server.call('POST', releases, { tag_name: 'v5.0', ref: 'main', assets: { links: [{ name: 'a', url: 'https://example.com/a', filepath: `/${'x'.repeat(128)}-` }] } }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: `Validation failed: Links filepath is in an invalid format, Links filepath ${tooLong}` },
+    });
+    const twoEmpty = { links: [{ name: 'a', url: 'https://example.com/a', filepath: '' }, { name: 'b', url: 'https://example.com/b', filepath: '' }] };
+    expect(await server.call('POST', releases, { tag_name: 'v5.0', ref: 'main', assets: twoEmpty }, dev.token)).toMatchObject({
+      status: 400,
+      body: { message: 'Validation failed: Links have duplicate values () for #<Release:0x0000000000000000> scope' },
+    });
+    const made = await server.call('POST', releases, { tag_name: 'v5.0', ref: 'main', assets: { links: [{ name: 'a', url: 'https://example.com/a', filepath: '' }, { name: 'b', url: 'https://example.com/b' }] } }, dev.token);
+    expect(made.status).toBe(201);
+    // A file path kept as "" still makes a download URL (the entity tests for nil only).
+    expect(made.body.assets.links.map((link: { name: string; direct_asset_url: string }) => [link.name, link.direct_asset_url])).toEqual([
+      ['b', 'https://example.com/b'],
+      ['a', downloads],
+    ]);
+    // The links API: `FILEPATH_REGEX` (after the slash any character but a slash, no `//`, ending in a letter or digit).
+    const post = (filepath: unknown, name = 'c') => server.call('POST', links, { name, url: `https://example.com/${name}`, filepath }, dev.token);
+    for (const filepath of ['/bin/app-', '/bin/app.', '/bin/app_', '/ab', '/bin//app', 'bin/app']) {
+      expect(await post(filepath), filepath).toMatchObject({ status: 400, body: { message: { filepath: ['is in an invalid format'] } } });
+    }
+    expect(await post(`/${'x'.repeat(128)}`)).toMatchObject({ status: 400, body: { message: { filepath: [tooLong] } } });
+    expect(await post(`/${'x'.repeat(127)}`)).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/${'x'.repeat(127)}` } });
+    expect(await post('/?b1', 'd')).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/?b1` } });
+    expect(await post('/?b1', 'e')).toMatchObject({ status: 400, body: { message: { filepath: ['has already been taken'] } } });
+    // A second empty file path is no duplicate for the link's own uniqueness (`allow_blank`).
+    const blank = await post('', 'f');
+    expect(blank).toMatchObject({ status: 201, body: { direct_asset_url: downloads } });
+    // Updated to "" it is kept as ""; to null, the link has no file path.
+    const id = (await post('/bin/g1', 'g')).body.id;
+    expect(await server.call('PUT', `${links}/${id}`, { name: 'g', filepath: '' }, dev.token)).toMatchObject({ status: 200, body: { direct_asset_url: downloads } });
+    expect(await server.call('PUT', `${links}/${id}`, { name: 'g', filepath: null }, dev.token)).toMatchObject({ status: 200, body: { direct_asset_url: 'https://example.com/g' } });
+    expect(await server.call('PUT', `${links}/${blank.body.id}`, { name: 'f', filepath: '/bin/app-' }, dev.token)).toMatchObject({ status: 400, body: { message: { filepath: ['is in an invalid format'] } } });
+  });
+
   it('the tags API shows the release; deleting the tag through the API takes the release along', async () => {
     const tag = await server.call('GET', `/projects/${project.id}/repository/tags/v1.0`, undefined, dev.token);
     expect(tag.body.release).toEqual({ tag_name: 'v1.0', description: 'Notes' });

@@ -170,6 +170,38 @@ describe('SCIM: POST /Users', () => {
     expect(membershipOf(server.app.state, group.id, email)).toBeUndefined();
   });
 
+  it('a token\'s bot held elsewhere is 412 before any uniqueness: its userName or its e-mail already in the group, or the identity of its externalId left the group', async () => {
+    const own = await setupScimGroup(server, fresh());
+    const ownScim = scimClient(own);
+    const emailOf = async (id: number) => (await server.request('GET', `/api/v4/users/${id}`)).body.email as string;
+    const path = fresh();
+    const project = (await server.request('POST', '/api/v4/projects', { body: { name: path, path } })).body;
+    const projectBot = (await server.request('POST', `/api/v4/projects/${project.id}/access_tokens`, { body: { name: 'bot', scopes: ['api'], access_level: 30 } })).body.user_id as number;
+    expect((await ownScim('POST', '/Users', { body: user('ext-dana', 'dana', `dana${seq}@example.com`) })).status).toBe(201);
+    // A userName another identity of the group holds (our own rule, 409 for anyone else): the platform never looks at it.
+    const byUserName = await ownScim('POST', '/Users', { body: user('ext-b1', 'dana', await emailOf(projectBot)) });
+    expectScimError(byUserName, 412);
+    expect(byUserName.body.detail).toBe('Error saving user: User project bots cannot be added to other groups / projects');
+    // The group's own token's bot is linked (it is a member), leaves the group, then joins the project.
+    const groupBot = (await server.request('POST', `/api/v4/groups/${own.id}/access_tokens`, { body: { name: 'bot', scopes: ['api'], access_level: 30 } })).body.user_id as number;
+    const email = await emailOf(groupBot);
+    expect((await ownScim('POST', '/Users', { body: user('ext-b2', 'bot', email) })).status).toBe(201);
+    expect((await ownScim('PATCH', '/Users/ext-b2', { body: { Operations: [{ op: 'replace', path: 'active', value: false }] } })).status).toBe(204);
+    expect(membershipOf(server.app.state, own.id, email)).toBeUndefined();
+    expect((await server.request('POST', `/api/v4/projects/${project.id}/members`, { body: { user_id: groupBot, access_level: 30 } })).status).toBe(201);
+    // Its e-mail already linked under another externalId: `create_identity_and_member`'s `member.valid?` fails before
+    // the identity's "User has already been taken" is looked for.
+    const byEmail = await ownScim('POST', '/Users', { body: user('ext-b3', 'bot', email) });
+    expectScimError(byEmail, 412);
+    expect(byEmail.body.detail).toBe('Error saving user: User project bots cannot be added to other groups / projects');
+    // The same externalId again, its identity's user no longer in the group: not `existing_identity_and_member?`, so the
+    // platform goes on to add the e-mail's user, and fails the same way.
+    expectScimError(await ownScim('POST', '/Users', { body: user('ext-b2', 'bot', email) }), 412);
+    expect(membershipOf(server.app.state, own.id, email)).toBeUndefined();
+    expect((await ownScim('GET', '/Users/ext-b3')).status).toBe(404);
+    expect((await ownScim('GET', '/Users/ext-b2')).body).toMatchObject({ id: 'ext-b2', active: false });
+  });
+
   it('the same externalId again answers 201 with the existing resource, unchanged', async () => {
     const again = await scim('POST', '/Users', { body: user('EXT-1', 'someone-else', 'other@example.com') });
     expect(again.status).toBe(201);

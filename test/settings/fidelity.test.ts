@@ -161,6 +161,47 @@ describe('application settings: EE parameter coercion', () => {
     await refused('searchengine_indexing=true&searchengine_url=', { message: { searchengine_url: ["can't be blank when indexing is enabled"] } });
     expect(await putForm('searchengine_url=http://localhost:9200')).toMatchObject({ status: 200, body: { searchengine_url: ['http://localhost:9200'] } });
   });
+  it('searchengine_url is a String parameter (a comma-separated list in one string): an array or a hash is "is invalid"', async () => {
+    const putJson = async (body: unknown) => {
+      const before = server.app.position;
+      const response = await server.request('PUT', S, { body });
+      if (response.status !== 200) expect(server.app.position).toBe(before);
+      return { status: response.status, body: response.body };
+    };
+    for (const body of [{ searchengine_url: ['http://es1.example.com'] }, { searchengine_url: { a: 'http://es1.example.com' } }, { searchengine_indexing: true, searchengine_url: ['http://es1.example.com'] }]) {
+      expect(await putJson(body)).toEqual({ status: 400, body: { error: 'searchengine_url is invalid' } });
+    }
+    await refused('searchengine_url[]=http://es1.example.com', { error: 'searchengine_url is invalid' });
+    expect(await putJson({ searchengine_url: 'http://es1.example.com/, https://es2.example.com' })).toMatchObject({ status: 200, body: { searchengine_url: ['http://es1.example.com', 'https://es2.example.com'] } });
+    expect(await putJson({ searchengine_url: 'http://localhost:9200' })).toMatchObject({ status: 200, body: { searchengine_url: ['http://localhost:9200'] } });
+  });
+  it('dashboard_url: literal local addresses are refused while allow_local_requests_from_system_hooks is off (as stored before the request)', async () => {
+    const hint = 'Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana';
+    // On (the default): any address.
+    expect(await putForm(`dashboard_url=${encodeURIComponent('http://127.0.0.1:3000')}`)).toMatchObject({ status: 200, body: { dashboard_url: 'http://127.0.0.1:3000' } });
+    // Turned off in the same request: the check reads the setting as stored, still on.
+    expect(await putForm(`allow_local_requests_from_system_hooks=false&dashboard_url=${encodeURIComponent('http://10.0.0.7')}`)).toMatchObject({ status: 200, body: { dashboard_url: 'http://10.0.0.7' } });
+    for (const [url, reason] of [
+      ['http://127.0.0.1:3000', 'Requests to localhost are not allowed'],
+      ['http://localhost:3000', 'Requests to localhost are not allowed'],
+      ['http://[::1]:3000', 'Requests to localhost are not allowed'],
+      ['http://0.0.0.0', 'Requests to localhost are not allowed'],
+      ['http://127.1', 'Requests to localhost are not allowed'],
+      ['http://127.0.0.2', 'Requests to loopback addresses are not allowed'],
+      ['http://10.0.0.7', 'Requests to the local network are not allowed'],
+      ['http://[::ffff:192.168.1.5]', 'Requests to the local network are not allowed'],
+      ['http://[fd00::5]', 'Requests to the local network are not allowed'],
+      ['http://169.254.169.254', 'Requests to the link local network are not allowed'],
+    ]) {
+      await refused(`dashboard_url=${encodeURIComponent(url!)}`, { message: { dashboard_url: [`is blocked: ${reason}. ${hint}`] } });
+    }
+    // A name is not resolved (only `localhost` is known to be local); relative URLs are not checked.
+    expect(await putForm(`dashboard_url=${encodeURIComponent('https://grafana.internal.example')}`)).toMatchObject({ status: 200 });
+    expect(await putForm('dashboard_url=/-/grafana')).toMatchObject({ status: 200 });
+    expect(await putForm('allow_local_requests_from_system_hooks=true')).toMatchObject({ status: 200 });
+    expect(await putForm(`dashboard_url=${encodeURIComponent('http://169.254.169.254')}`)).toMatchObject({ status: 200 });
+    expect(await putForm('dashboard_url=/-/grafana')).toMatchObject({ status: 200, body: { dashboard_url: '/-/grafana' } });
+  });
   it('dashboard_url (Grafana): relative or http(s); an absolute one is checked as a system hook URL', async () => {
     const hint = 'Please check your Grafana URL setting in Admin Area > Settings > Metrics and profiling > Metrics - Grafana';
     await refused('dashboard_url=ftp://grafana.example.com', { message: { dashboard_url: [`is blocked: Only allowed schemes are http, https. ${hint}`] } });

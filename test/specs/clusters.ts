@@ -68,6 +68,26 @@ export const clusterSpecs: Record<string, Spec> = {
     when: add({}, { api_url: 'https://[fec0::1]:6443' }),
     error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
   },
+  // `validate_localhost` knows 0.0.0.0, :: and the machine's own addresses (the loopback interface's 127.0.0.1 and ::1);
+  // the rest of 127.0.0.0/8 is `validate_loopback`'s. A numeric host is read as `getaddrinfo` reads it.
+  'another loopback address is refused as a loopback address': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://127.0.0.2:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to loopback addresses are not allowed'] }),
+  },
+  'a short numeric host is the address getaddrinfo reads (127.1 is 127.0.0.1)': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://127.1:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to localhost are not allowed'] }),
+  },
+  'an IPv4-mapped IPv6 address is read as its IPv4 address': {
+    given: base,
+    as: 2,
+    when: add({}, { api_url: 'https://[::ffff:10.1.2.3]:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
   'a management project needs admin_pipeline there': {
     given: base,
     as: 2,

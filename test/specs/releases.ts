@@ -229,6 +229,24 @@ export const releaseSpecs: Record<string, Spec> = {
     when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: 'bin/app' },
     error: validation({ filepath: ['is in an invalid format'] }),
   },
+  'a file path is checked for its format, then its length (128 characters)': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: `/${'x'.repeat(128)}_` },
+    error: validation({ filepath: ['is in an invalid format', 'is too long (maximum is 128 characters)'] }),
+  },
+  'an empty file path is kept as sent': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: '' },
+    then: [{ type: 'ReleaseLinkUpdated', data: { project_id: 1, release_id: 1, id: 1, filepath: '' } }],
+  },
+  'two empty file paths in one request are duplicates ("" is no nil)': {
+    given: base,
+    as: 2,
+    when: create({ links: [{ name: 'x', url: 'https://a.example.com', filepath: '' }, { name: 'y', url: 'https://b.example.com', filepath: '' }] }),
+    error: { _tag: 'BadRequest', message: 'Validation failed: Links have duplicate values () for #<Release:0x0000000000000000> scope' },
+  },
   'a link is renamed': {
     given: [...base, released],
     as: 2,

@@ -134,6 +134,33 @@ export const scimSpecs: Record<string, Spec> = {
     when: { ...provision, email: 'group_4_bot@example.com' },
     error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
   },
+  // `member.valid?` is the platform's first failure for such a bot: before the identity is saved (its "User has already
+  // been taken"), and the userName (our own uniqueness rule) is nothing to the platform.
+  'a bot held elsewhere already linked under another externalId is 412, not 409': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40), identity(1, 3, 'u-3', false)],
+    when: { ...provision, email: 'group_4_bot@example.com' },
+    error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
+  },
+  'a bot held elsewhere with a userName the group holds is 412': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40), identity(1, 2, 'u-2')],
+    when: { ...provision, user_name: 'u-2@example.com', email: 'group_4_bot@example.com' },
+    error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
+  },
+  'the same externalId again, its user out of the group, for a bot held elsewhere is 412 (not `existing_identity_and_member?`)': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40), identity(1, 3, 'u-1', false)],
+    when: { ...provision, email: 'group_4_bot@example.com' },
+    error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
+  },
+  'the same externalId again, its user in the group, changes nothing whoever the e-mail is': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40), memberAdded(3, { group: 3 }, 2, 30), identity(1, 2, 'u-1')],
+    when: { ...provision, email: 'group_4_bot@example.com' },
+    then: [],
+  },
+  'an account linked under another externalId is 409 (not a bot)': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { ...provision, email: 'bob@example.com' },
+    error: conflict('Email has already been taken'),
+  },
   'a token\'s bot that holds no membership is provisioned as anyone else': {
     given: [...base, userCreated(3, 'project_9_bot', { bot: 'project_bot' })],
     when: { ...provision, email: 'project_9_bot@example.com' },

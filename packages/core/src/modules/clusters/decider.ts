@@ -9,7 +9,7 @@ import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
-import { checkAddressableUrl } from '../shared/url-blocker.js';
+import { checkAddressableUrl, localRequestReason } from '../shared/url-blocker.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
 import type { ClusterEvent } from './events.js';
@@ -30,9 +30,6 @@ const CLUSTER_MESSAGES = {
   namespace_format: "can contain only lowercase letters, digits, and '-'. Must start with a letter, and cannot end with '-'",
   namespace_long: 'is too long (maximum is 63 characters)',
   reserved: 'is reserved',
-  localhost: 'is blocked: Requests to localhost are not allowed',
-  local_network: 'is blocked: Requests to the local network are not allowed',
-  link_local: 'is blocked: Requests to the link local network are not allowed',
   pem: 'must be a valid PEM certificate',
 } as const;
 
@@ -41,15 +38,6 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DOMAIN_LABEL = /^[a-z0-9-]+$/i;
 const RESERVED_NAMESPACES = ['gitlab-managed-apps'];
 
-const isLocalhost = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '[::1]' || host === '0.0.0.0';
-
-/** `validate_local_network`: Addrinfo's `ipv4_private?` (10/8, 172.16/12, 192.168/16), IPv6 site-local and unique local. */
-const isLocalNetwork = (host: string): boolean =>
-  /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^\[fe[c-f]/i.test(host) || /^\[f[cd]/i.test(host);
-
-/** `validate_link_local`: 169.254/16 and IPv6 link-local (fe80::/10), checked after the local network. */
-const isLinkLocal = (host: string): boolean => /^169\.254\./.test(host) || /^\[fe[89ab]/i.test(host);
-
 /**
  * `public_url` on `api_url`: `addressable_url`'s answers (UrlBlocker's reasons; "must be a valid URL" when blank),
  * then, local requests not being allowed (the default setting), localhost and the local network.
@@ -57,12 +45,8 @@ const isLinkLocal = (host: string): boolean => /^169\.254\./.test(host) || /^\[f
 const apiUrlError = (value: string): string | null => {
   const checked = checkAddressableUrl(value);
   if (checked.error !== null) return checked.error;
-  const host = (checked.url.hostname ?? '').toLowerCase();
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  if (isLocalhost(bracketed)) return CLUSTER_MESSAGES.localhost;
-  if (isLocalNetwork(bracketed)) return CLUSTER_MESSAGES.local_network;
-  if (isLinkLocal(bracketed)) return CLUSTER_MESSAGES.link_local;
-  return null;
+  const reason = localRequestReason(checked.url.hostname ?? '', { localhost: false, localNetwork: false });
+  return reason === null ? null : `is blocked: ${reason}`;
 };
 
 /** The validations of `Platforms::Kubernetes`, on the fields given. */

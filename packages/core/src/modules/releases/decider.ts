@@ -8,7 +8,7 @@ import { decideByType, type Decision, type Issued, type IssuedAs } from '../../k
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
-import { changesAnything } from '../shared/validation.js';
+import { changesAnything, exceedsLength, tooLong } from '../shared/validation.js';
 import { addressableUrlError } from '../shared/url-blocker.js';
 import { tagRef } from '../repositories/projection.js';
 import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
@@ -41,8 +41,26 @@ export const milestonesRefusal = (titles: readonly string[] | undefined): Domain
 
 const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
 
-/** `Releases::Link::FILEPATH_REGEX`. */
-const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z_.-]+$/;
+/** A character `\w` or one of `-./` (`[\-\.\w\/]`; Ruby's `\w` is ASCII). */
+const PATH_CHARACTER = /^[-.\w/]$/;
+const ALPHANUMERIC = /^[\da-zA-Z]$/;
+
+/**
+ * 14.7's `Releases::Link::FILEPATH_REGEX`, `\A\/[^\/](?!.*\/\/.*)[\-\.\w\/]+[\da-zA-Z]+\z`, without a regular
+ * expression (its two adjacent `+` backtrack quadratically, and the length is checked after the format): a slash, any
+ * one character but a slash, then at least two of `-`, `.`, `/` or word characters without `//`, the last a letter
+ * or a digit. Characters are code points, as Ruby counts them.
+ */
+const isFilepath = (filepath: string): boolean => {
+  if (!filepath.startsWith('/')) return false;
+  const [second, ...rest] = [...filepath.slice(1)];
+  if (second === undefined || second === '/' || rest.length < 2) return false;
+  if (!ALPHANUMERIC.test(rest[rest.length - 1]!)) return false;
+  return rest.every((character, index) => PATH_CHARACTER.test(character) && !(character === '/' && rest[index - 1] === '/'));
+};
+
+/** `length: { maximum: 128 }` on a link's `filepath`. */
+const MAX_FILEPATH = 128;
 
 /** `addressable_url: { schemes: %w(http https ftp) }` on a link's `url`. */
 const LINK_URL_SCHEMES = ['http', 'https', 'ftp'] as const;
@@ -61,9 +79,12 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
   if ([...link.name].length > 255) add('name', 'is too long (maximum is 255 characters)');
   if (link.name.trim() === '') add('name', "can't be blank");
   else if (others.some((other) => other.name === link.name)) add('name', 'has already been taken');
-  if (link.filepath) {
+  // `validates :filepath, uniqueness: { scope: :release }, format: …, allow_blank: true, length: { maximum: 128 }`:
+  // in that order, none for a blank file path (nil, "" or spaces), which is kept as sent.
+  if (link.filepath !== null && link.filepath.trim() !== '') {
     if (others.some((other) => other.filepath === link.filepath)) add('filepath', 'has already been taken');
-    if (!FILEPATH.test(link.filepath)) add('filepath', 'is in an invalid format');
+    if (!isFilepath(link.filepath)) add('filepath', 'is in an invalid format');
+    if (exceedsLength(link.filepath, MAX_FILEPATH)) add('filepath', tooLong(MAX_FILEPATH));
   }
   if (!(LINK_TYPES as readonly string[]).includes(link.link_type)) add('link_type', 'is not included in the list');
   return errors;
@@ -121,7 +142,8 @@ const locate = (state: State, issued: Issued<{ readonly project_id: number }>): 
 /** `AddressableUrlValidator#strip_value!`: the url is kept without its surrounding whitespace. */
 const strippedUrl = (url: string): string => url.trim();
 
-const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: strippedUrl(input.url), filepath: input.filepath || null, link_type: input.link_type ?? 'other' });
+/** A link as saved: its url stripped, its file path as sent ("" stays "": only nil is none). */
+const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: strippedUrl(input.url), filepath: input.filepath ?? null, link_type: input.link_type ?? 'other' });
 
 const decideCreate = (issued: IssuedAs<ReleaseCommand, 'CreateRelease'>, state: State): Decided => {
   const { command, actor, at } = issued;
@@ -230,7 +252,7 @@ const decideUpdateLink = (issued: IssuedAs<ReleaseCommand, 'UpdateReleaseLink'>,
   const changes = {
     ...(name !== undefined ? { name } : {}),
     ...(url !== undefined ? { url: strippedUrl(url) } : {}),
-    ...(filepath !== undefined ? { filepath: filepath || null } : {}),
+    ...(filepath !== undefined ? { filepath } : {}),
     ...(link_type !== undefined ? { link_type } : {}),
   };
   const errors = linkErrors({ ...current.right, ...changes }, release.links.filter((other) => other.id !== current.right.id));

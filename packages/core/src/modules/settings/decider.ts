@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { isAdmin, type AccessView } from '../access/abilities.js';
-import { addressableUrlError, parseAddressable, urlBlockedReason } from '../shared/url-blocker.js';
+import { addressableUrlError, localRequestReason, parseAddressable, urlBlockedReason } from '../shared/url-blocker.js';
 import { Errors, isEmail, tooLong } from '../shared/validation.js';
 import type { SettingsCommand } from './commands.js';
 import type { SettingsEvent } from './events.js';
@@ -72,15 +72,18 @@ const dashboardUrlAbsolute = (values: Readonly<Record<string, SettingValue>>): b
 
 /**
  * `grafana_url`: `validates … system_hook_url: { blocked_message: "is blocked: %{exception_message}. " + hint }, if:
- * :grafana_url_absolute?` (the shared `addressable_url` rule, stripped; the local addresses it would refuse are allowed
- * by `allow_local_requests_from_system_hooks`, on by default, and not checked here), then `validate_grafana_url`:
- * what `Gitlab::Utils.parse_url` cannot read, null included, "must be a valid relative or absolute URL".
+ * :grafana_url_absolute?` (the shared `addressable_url` rule, stripped), then `validate_grafana_url`: what
+ * `Gitlab::Utils.parse_url` cannot read, null included, "must be a valid relative or absolute URL". `system_hook_url`
+ * refuses localhost and the local network unless `ApplicationSetting.current` (the settings as stored, before this
+ * change) allows local requests from system hooks; a literal address only, names are not resolved.
  */
-const checkDashboardUrl = (errors: Errors, values: ApplicationSettings): void => {
+const checkDashboardUrl = (errors: Errors, values: ApplicationSettings, before: ApplicationSettings): void => {
   const value = text(values, 'dashboard_url');
   if (value === null || parseAddressable(value) === null) return void errors.add('dashboard_url', `must be a valid relative or absolute URL. ${DASHBOARD_URL_HINT}`);
   if (!dashboardUrlAbsolute(values)) return;
-  const reason = urlBlockedReason(value.trim());
+  const url = value.trim();
+  const allowLocal = before.allow_local_requests_from_system_hooks === true;
+  const reason = urlBlockedReason(url) ?? (allowLocal ? null : localRequestReason(parseAddressable(url)?.hostname ?? '', { localhost: false, localNetwork: false }));
   if (reason) errors.add('dashboard_url', `is blocked: ${reason}. ${DASHBOARD_URL_HINT}`);
 };
 
@@ -205,7 +208,7 @@ export const validateSettings = (values: ApplicationSettings, before: Applicatio
   const abuse = text(values, 'abuse_notification_email');
   if (abuse && !isEmail(abuse)) errors.add('abuse_notification_email', 'is invalid');
   for (const field of URL_FIELDS) checkAddressableUrl(errors, values, field);
-  checkDashboardUrl(errors, values);
+  checkDashboardUrl(errors, values, before);
   errors.maxLength('help_page_documentation_base_url', text(values, 'help_page_documentation_base_url'), 255);
 
   if (on('spamfilter_enabled')) requirePresent('spamfilter_api_key');

@@ -65,3 +65,92 @@ export const checkAddressableUrl = (value: string | null | undefined, schemes: r
 
 /** `addressable_url`'s message for a value, or null. */
 export const addressableUrlError = (value: string | null | undefined, schemes: readonly string[] = ['http', 'https']): string | null => checkAddressableUrl(value, schemes).error;
+
+/**
+ * An IPv4 address as `getaddrinfo` reads a numeric host (glibc's `inet_aton`: one to four parts, each decimal, octal
+ * with a leading 0 or hexadecimal with 0x, the last filling the bytes left, so `127.1` is 127.0.0.1), or null.
+ */
+const ipv4Bytes = (host: string): number[] | null => {
+  const parts = host.split('.');
+  if (parts.length > 4) return null;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (/^0x[0-9a-f]+$/i.test(part)) values.push(parseInt(part.slice(2), 16));
+    else if (/^0[0-7]*$/.test(part)) values.push(parseInt(part, 8));
+    else if (/^[1-9]\d*$/.test(part)) values.push(Number(part));
+    else return null;
+  }
+  const last = values.pop()!;
+  if (values.some((value) => value > 255) || last >= 256 ** (4 - values.length)) return null;
+  const tail = [3, 2, 1, 0].slice(values.length).map((shift) => Math.floor(last / 256 ** shift) % 256);
+  return [...values, ...tail];
+};
+
+/** An IPv6 address's eight groups (`::` and a dotted IPv4 tail read), or null. */
+const ipv6Groups = (host: string): number[] | null => {
+  if (!host.includes(':') || !/^[0-9a-f:.]+$/i.test(host)) return null;
+  let text = host;
+  const dotted = /(?:^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const bytes = IPV4.test(dotted[1]!) ? dotted[1]!.split('.').map(Number) : null;
+    if (!bytes) return null;
+    text = `${text.slice(0, text.length - dotted[1]!.length)}${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const groups = (half: string) => (half === '' ? [] : half.split(':'));
+  const head = groups(halves[0]!);
+  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  return all.every((group) => /^[0-9a-f]{1,4}$/i.test(group)) ? all.map((group) => parseInt(group, 16)) : null;
+};
+
+/** Which of `UrlBlocker`'s local checks an address falls under, in its order of checks. */
+type LocalKind = 'localhost' | 'loopback' | 'local_network' | 'link_local' | null;
+
+const ipv4Kind = ([a, b, c, d]: number[]): LocalKind => {
+  // `validate_localhost`: "0.0.0.0" and the machine's own addresses, of which the loopback interface's is known.
+  if ((a === 0 && b === 0 && c === 0 && d === 0) || (a === 127 && b === 0 && c === 0 && d === 1)) return 'localhost';
+  if (a === 127) return 'loopback';
+  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return 'local_network';
+  if (a === 169 && b === 254) return 'link_local';
+  return null;
+};
+
+const ipv6Kind = (groups: number[]): LocalKind => {
+  const [first] = groups;
+  // An IPv4-mapped address is read as its IPv4 address (`ipv6_v4mapped?` → `ipv6_to_ipv4`).
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return ipv4Kind([groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255]);
+  // "::" and the loopback interface's ::1.
+  if (groups.slice(0, 7).every((group) => group === 0) && (groups[7] === 0 || groups[7] === 1)) return 'localhost';
+  // `ipv6_sitelocal?` (fec0::/10), `ipv6_unique_local?` (fc00::/7), `ipv6_linklocal?` (fe80::/10).
+  if ((first! & 0xffc0) === 0xfec0 || (first! & 0xfe00) === 0xfc00) return 'local_network';
+  if ((first! & 0xffc0) === 0xfe80) return 'link_local';
+  return null;
+};
+
+const LOCAL_REASONS = {
+  localhost: 'Requests to localhost are not allowed',
+  loopback: 'Requests to loopback addresses are not allowed',
+  local_network: 'Requests to the local network are not allowed',
+  link_local: 'Requests to the link local network are not allowed',
+} as const;
+
+/**
+ * `UrlBlocker#validate_local_request` on a URL's host, as far as it decides without a resolver: a literal address
+ * (IPv4 in any form `getaddrinfo` reads, IPv6, an IPv4-mapped one) and the name `localhost` (and `*.localhost`), which
+ * the resolver answers with the loopback addresses. Other names are not resolved and pass. Its reason (after
+ * "is blocked: "), or null: unless `localhost` is allowed, localhost then loopback; unless the local network is,
+ * the local network then link local.
+ */
+export const localRequestReason = (hostname: string, allow: { readonly localhost: boolean; readonly localNetwork: boolean }): string | null => {
+  const host = hostname.toLowerCase();
+  const ipv4 = ipv4Bytes(host);
+  const ipv6 = ipv4 ? null : ipv6Groups(host);
+  const kind: LocalKind = ipv4 ? ipv4Kind(ipv4) : ipv6 ? ipv6Kind(ipv6) : host === 'localhost' || host.endsWith('.localhost') ? 'localhost' : null;
+  if (kind === null) return null;
+  const allowed = kind === 'localhost' || kind === 'loopback' ? allow.localhost : allow.localNetwork;
+  return allowed ? null : LOCAL_REASONS[kind];
+};

@@ -12,12 +12,15 @@ const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 
 const releaseUrl = (release: Release, project: Project, ctx: PresentContext): string => `${projectWebUrl(project, ctx)}/-/releases/${encodeUriComponentSafely(release.tag)}`;
 
-/** `Entities::Releases::Link`: `external` unless the URL is inside the project; `direct_asset_url` by the filepath. */
+/**
+ * `Entities::Releases::Link`: `external` unless the URL is inside the project; `direct_asset_url` by the file path
+ * (`return object.url unless object.filepath`: an empty one, kept as sent, still makes a download URL).
+ */
 export const releaseLinkEntity = (link: ReleaseLink, release: Release, project: Project, ctx: PresentContext) => ({
   id: link.id,
   name: link.name,
   url: link.url,
-  direct_asset_url: link.filepath ? `${releaseUrl(release, project, ctx)}/downloads${link.filepath}` : link.url,
+  direct_asset_url: link.filepath !== null ? `${releaseUrl(release, project, ctx)}/downloads${link.filepath}` : link.url,
   external: !link.url.startsWith(projectWebUrl(project, ctx)),
   link_type: link.link_type,
 });

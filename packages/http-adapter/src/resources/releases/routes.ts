@@ -122,7 +122,7 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (noMilestone) return noMilestone;
         const links = (params.assets?.links ?? [])
           .filter((link): link is NonNullable<typeof link> => link !== null)
-          .map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(link.filepath ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) }));
+          .map((link) => ({ name: link.name ?? '', url: link.url ?? '', ...(typeof link.filepath === 'string' ? { filepath: link.filepath } : {}), ...(link.link_type ? { link_type: link.link_type } : {}) }));
         // The release's validation before the tag is made (the platform saves it after: a refusal there left the tag).
         const invalid = releaseSaveRefusal(links, params.description ?? undefined);
         if (invalid) return invalid;
@@ -214,7 +214,7 @@ export const releaseRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         tag: tagOf(ctx),
         name: ctx.params.name ?? '',
         url: ctx.params.url ?? '',
-        ...(ctx.params.filepath ? { filepath: ctx.params.filepath } : {}),
+        ...(typeof ctx.params.filepath === 'string' ? { filepath: ctx.params.filepath } : {}),
         ...(ctx.params.link_type ? { link_type: ctx.params.link_type } : {}),
       }),
       present: (done, ctx, { project }) => {

@@ -83,8 +83,12 @@ const EXTRA: readonly (readonly [string, ParamType<unknown>])[] = [
   ['outbound_local_requests_allowlist_raw', T.String],
 ];
 
-/** `performance_bar_allowed_group_id` takes a group path (a string), moved into the path parameter. */
-const OVERRIDES: Partial<Record<SettingName, ParamType<unknown>>> = { performance_bar_allowed_group_id: T.String };
+/**
+ * Parameters not typed by their column: `performance_bar_allowed_group_id` takes a group path (a string), moved into
+ * the path parameter; `searchengine_url` (EE `elasticsearch_url`, a list kept as one comma-joined column) is declared
+ * `type: String` and split by the model's setter (`settingsChanges`), so an array or a hash is "is invalid".
+ */
+const OVERRIDES: Partial<Record<SettingName, ParamType<unknown>>> = { performance_bar_allowed_group_id: T.String, searchengine_url: T.String };
 
 const NOT_WRITABLE = new Set<string>(['valid_runner_registrars']);
 

@@ -18,11 +18,12 @@ const LEVELS: Readonly<Record<string, string>> = { private: 'private', '0': 'pri
 const splitRaw = (value: string): string[] => [...new Set(value.split(/[,;\s]+/).map((item) => item.trim()).filter((item) => item !== ''))];
 
 /**
- * EE `elasticsearch_url=`: each URL stripped of white space and of its trailing slashes, the list kept joined by commas
- * in one column, whose reader splits it again (Ruby's `split(',')`, which drops the empty ones at the end).
+ * EE `elasticsearch_url=(values)`: the string split on commas, each URL stripped of white space and of its trailing
+ * slashes, the list kept joined by commas in one column, whose reader splits it again (Ruby's `split(',')`, which drops
+ * the empty ones at the end).
  */
-const searchEngineUrls = (urls: readonly string[]): string[] => {
-  const cleaned = urls.map((url) => url.trim().replace(/\/*$/, ''));
+const searchEngineUrls = (value: string): string[] => {
+  const cleaned = value.split(',').map((url) => url.trim().replace(/\/*$/, ''));
   while (cleaned.length > 0 && cleaned[cleaned.length - 1] === '') cleaned.pop();
   return cleaned;
 };
@@ -77,7 +78,7 @@ export const settingsChanges = (params: SettingsParams, state: State): E.Either<
   // No OmniAuth provider is configured: the setter keeps only configured ones.
   if ('disabled_oauth_sign_in_sources' in attrs) attrs['disabled_oauth_sign_in_sources'] = [];
   if (attrs['enabled_git_access_protocol'] === 'nil') attrs['enabled_git_access_protocol'] = null;
-  if (Array.isArray(attrs['searchengine_url'])) attrs['searchengine_url'] = searchEngineUrls(attrs['searchengine_url'] as string[]);
+  if (typeof attrs['searchengine_url'] === 'string') attrs['searchengine_url'] = searchEngineUrls(attrs['searchengine_url']);
   return E.right(attrs as Changes);
 };
 
