@@ -146,6 +146,36 @@ describe('deployments', () => {
     const failed = await deploy({ environment: 'mr-env', sha: head2, ref: 'main', tag: false, status: 'failed' });
     expect((await server.call('GET', `${base()}/deployments/${failed.body.id}/merge_requests`, undefined, reporter.token)).body).toEqual([]);
   });
+
+  it("filters a deployment's merge requests by environment, deployed_before and deployed_after (MergeRequestsFinder#by_deployments)", async () => {
+    await commit('four', 'four.txt', { start_branch: 'main' });
+    const mr = await server.call('POST', `${base()}/merge_requests`, { title: 'Add four', source_branch: 'four', target_branch: 'main' }, dev.token);
+    expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+    const head = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+    const shipped = await deploy({ environment: 'mr-env', sha: head, ref: 'main', tag: false, status: 'success' });
+    // Created successful: `finished_at` is its creation time; the finder compares it strictly.
+    const finished = shipped.body.created_at as string;
+    const iids = async (query: string) => {
+      const answer = await server.call('GET', `${base()}/deployments/${shipped.body.id}/merge_requests?${query}`, undefined, reporter.token);
+      expect(answer.status).toBe(200);
+      return answer.body.map((row: { iid: number }) => row.iid);
+    };
+    const at = (ms: number) => encodeURIComponent(new Date(Date.parse(finished) + ms).toISOString());
+    expect(await iids('')).toEqual([mr.body.iid]);
+    expect(await iids('environment=mr-env')).toEqual([mr.body.iid]);
+    expect(await iids('environment=production')).toEqual([]);
+    // A blank name is a name in Ruby (`deployed_to('')`): no environment has it.
+    expect(await iids('environment=')).toEqual([]);
+    expect(await iids(`deployed_after=${at(-1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids(`deployed_after=${at(0)}`)).toEqual([]);
+    expect(await iids(`deployed_before=${at(1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids(`deployed_before=${at(0)}`)).toEqual([]);
+    expect(await iids(`environment=mr-env&deployed_after=${at(-1000)}&deployed_before=${at(1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids('deployed_before=2000-01-01')).toEqual([]);
+    expect(await iids('deployed_after=2000-01-01')).toEqual([mr.body.iid]);
+    // What no time parses from filters nothing (the later finder's `parse_datetime`; 14.7's SQL cast failed with 500).
+    expect(await iids('deployed_before=soon')).toEqual([mr.body.iid]);
+  });
 });
 
 describe('environments', () => {

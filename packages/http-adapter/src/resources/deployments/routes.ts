@@ -24,7 +24,7 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { arraySource, created, ok, paginate, route, type AnyRouteDef, type HandlerContext, type OffsetSource } from '../../http/index.js';
+import { arraySource, created, ok, paginate, route, T, type AnyRouteDef, type HandlerContext, type OffsetSource } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
@@ -192,13 +192,37 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (E.isLeft(project)) return project.left;
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
-        const list = deployment ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
+        const list = deployment && shippedUnder(state, deployment, ctx.params) ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
         const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },
     }),
   ];
+};
+
+/** A time the finder can compare with, or null: what no time parses from filters nothing. */
+const timeOf = (value: string | null | undefined): number | null => {
+  if (value === undefined || value === null) return null;
+  const parsed = T.DateTime.decode(value);
+  return E.isRight(parsed) && parsed.right !== null ? Date.parse(parsed.right) : null;
+};
+
+/**
+ * `MergeRequestsFinder#by_deployments` on the one deployment the route names: every link of its merge requests is to
+ * it, so the filters keep all of them or none. `environment` is its environment's name (given blank, it is still a
+ * name in Ruby: none); `deployed_before` and `deployed_after` compare its `finished_at`, strictly.
+ */
+const shippedUnder = (state: State, deployment: Deployment, params: { environment?: string | null; deployed_before?: string | null; deployed_after?: string | null }): boolean => {
+  if (params.environment !== undefined && params.environment !== null) {
+    if (findEnvironment(state.deployments, deployment.project_id, deployment.environment_id)?.name !== params.environment) return false;
+  }
+  const before = timeOf(params.deployed_before);
+  const after = timeOf(params.deployed_after);
+  if (before === null && after === null) return true;
+  if (deployment.finished_at === null) return false;
+  const finished = Date.parse(deployment.finished_at);
+  return (before === null || finished < before) && (after === null || finished > after);
 };
 
 /**
