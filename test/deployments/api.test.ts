@@ -175,6 +175,8 @@ describe('deployments', () => {
     expect(await iids('deployed_after=2000-01-01')).toEqual([mr.body.iid]);
     // What no time parses from filters nothing (the later finder's `parse_datetime`; 14.7's SQL cast failed with 500).
     expect(await iids('deployed_before=soon')).toEqual([mr.body.iid]);
+    // The route declares `merge_requests_base_params`, which has no `iids`: `declared_params` drops it.
+    expect(await iids(`iids[]=${mr.body.iid + 100}`)).toEqual([mr.body.iid]);
   });
 });
 

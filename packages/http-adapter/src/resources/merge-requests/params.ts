@@ -46,6 +46,9 @@ const afterScope = [
   optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
 ] as const;
 
+/** `merge_requests_base_params` alone (`GET …/deployments/:deployment_id/merge_requests` declares no more). */
+export const baseListParams = schema(...baseParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
+
 /** `GET /projects/:id/merge_requests`: the base parameters and `iids` (`CommaSeparatedToIntegerArray`). */
 export const listParams = schema(...baseParams, optional('scope', T.String, { values: SCOPES }), ...afterScope, optional('iids', T.CommaSeparatedIntegers));
 
