@@ -13,9 +13,7 @@ import {
   findEnvironment,
   findEnvironmentByName,
   forbidden,
-  mergeRequestsOf,
   notFound,
-  previousSuccessfulDeployment,
   projectDeploymentsFrom,
   projectDeploymentsInOrder,
   type Deployment,
@@ -24,12 +22,13 @@ import {
   type Project,
   type State,
 } from '@forgefold/core';
-import { arraySource, created, ok, paginate, route, T, type AnyRouteDef, type HandlerContext, type OffsetSource } from '../../http/index.js';
+import { arraySource, created, ok, paginate, route, type AnyRouteDef, type HandlerContext, type OffsetSource } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { filterMergeRequests } from '../merge-requests/filter.js';
 import { deploymentEntity } from './entities.js';
+import { deployedMergeRequests, deploymentMatches } from './shipped.js';
 import { createParams, deploymentIdParams, listParams, mergeRequestsParams, updateParams } from './params.js';
 
 const RECORD_NOT_FOUND = '404 Not found';
@@ -192,51 +191,12 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (E.isLeft(project)) return project.left;
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
-        const list = deployment && shippedUnder(state, deployment, ctx.params) ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
+        // Every link of these merge requests is to this deployment: the deployment filters keep all of them or none.
+        const list = deployment && deploymentMatches(state, deployment, ctx.params) ? await deployedMergeRequests(deps, state, deployment) : [];
         const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },
     }),
   ];
-};
-
-/** A time the finder can compare with, or null: what no time parses from filters nothing. */
-const timeOf = (value: string | null | undefined): number | null => {
-  if (value === undefined || value === null) return null;
-  const parsed = T.DateTime.decode(value);
-  return E.isRight(parsed) && parsed.right !== null ? Date.parse(parsed.right) : null;
-};
-
-/**
- * `MergeRequestsFinder#by_deployments` on the one deployment the route names: every link of its merge requests is to
- * it, so the filters keep all of them or none. `environment` is its environment's name (given blank, it is still a
- * name in Ruby: none); `deployed_before` and `deployed_after` compare its `finished_at`, strictly.
- */
-const shippedUnder = (state: State, deployment: Deployment, params: { environment?: string | null; deployed_before?: string | null; deployed_after?: string | null }): boolean => {
-  if (params.environment !== undefined && params.environment !== null) {
-    if (findEnvironment(state.deployments, deployment.project_id, deployment.environment_id)?.name !== params.environment) return false;
-  }
-  const before = timeOf(params.deployed_before);
-  const after = timeOf(params.deployed_after);
-  if (before === null && after === null) return true;
-  if (deployment.finished_at === null) return false;
-  const finished = Date.parse(deployment.finished_at);
-  return (before === null || finished < before) && (after === null || finished > after);
-};
-
-/**
- * `Deployments::LinkMergeRequestsService`, computed when asked: for a successful deployment, the merge requests
- * merged into its ref whose merge commit is in git's range from the environment's previous successful deployment
- * to this one (from the root of history for the first); none for other statuses.
- */
-const deployedMergeRequests = async (deps: ApiDeps, state: State, project: Project, deployment: Deployment) => {
-  if (deployment.status !== 'success') return [];
-  const merged = mergeRequestsOf(state.repositories, project.id).filter((mr) => mr.state === 'merged' && mr.target_branch === deployment.ref && mr.merge_commit_sha !== null);
-  if (merged.length === 0) return [];
-  const previous = previousSuccessfulDeployment(state.deployments, deployment);
-  const range = await deps.repositories.open(project.id).commitsBetween(previous?.sha ?? null, deployment.sha);
-  if (E.isLeft(range)) return [];
-  const shipped = new Set<string>(range.right.items.map((commit) => commit.id));
-  return merged.filter((mr) => shipped.has(mr.merge_commit_sha!));
 };

@@ -41,6 +41,7 @@ import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
+import { filtersByDeployments, shippedByDeployments, type DeploymentFilters } from '../deployments/shipped.js';
 import { ownScope } from '../issues/filter.js';
 import { approvalStateEntity, isSubscribedToMergeRequest, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
@@ -118,7 +119,14 @@ const reviewersAndLabels = (
   return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
 };
 
-const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list: readonly MergeRequest[]) => filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
+/**
+ * The finder's filters; then, when asked, `by_deployments` (`environment`, `deployed_before`, `deployed_after`),
+ * which reads git for what each deployment shipped: a promise only then.
+ */
+const filtered = (deps: ApiDeps, ctx: Ctx & { params: MergeRequestFilters & DeploymentFilters }, state: State, list: readonly MergeRequest[]): MergeRequest[] | Promise<MergeRequest[]> => {
+  const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
+  return filtersByDeployments(ctx.params) ? shippedByDeployments(deps, state, rows, ctx.params) : rows;
+};
 
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const read = requireRepositoryAbility(deps, 'read_merge_request');
@@ -167,9 +175,12 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const state = deps.app.state;
-        const list = filtered(ctx, state, mergeRequestsOf(state.repositories, project.id));
-        const context = presentContext(deps, ctx);
-        return paginate(ctx, arraySource(list), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
+        const list = filtered(deps, ctx, state, mergeRequestsOf(state.repositories, project.id));
+        const page = (rows: readonly MergeRequest[]) => {
+          const context = presentContext(deps, ctx);
+          return paginate(ctx, arraySource(rows), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
+        };
+        return list instanceof Promise ? list.then(page) : page(list);
       },
     }),
     // `GET /merge_requests`: `authenticate! unless params[:scope] == 'all'`; the caller's own by default.
@@ -179,7 +190,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: userListParams,
       find: nothing,
       authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-      rows: (ctx, state) => filtered(ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
+      rows: (ctx, state) => filtered(deps, ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
       present: (mr, view, _found, ctx) => listEntity(mr, view, ctx.params, null),
     }),
     // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`), from what
@@ -191,7 +202,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: groupListParams,
       find: groupOfRoute,
       rows: (ctx, state, group) =>
-        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), groupTreeProjects(ctx, state, group))),
+        filtered(deps, ctx, state, readableMergeRequests(state, viewerId(ctx), groupTreeProjects(ctx, state, group))),
       present: (mr, view, group, ctx) => listEntity(mr, view, ctx.params, { group }),
     }),
     route({
