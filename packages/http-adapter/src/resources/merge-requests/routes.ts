@@ -35,7 +35,7 @@ import {
 } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
+import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams, versionsParams, versionParams } from './params.js';
 import { diffLimits, execute, groupTreeProjects, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
@@ -454,13 +454,14 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return paginate(ctx, arraySource([...commits.items].reverse()), { map: (commit) => commitEntity(commit, project, context) });
       },
     }),
+    // merge_request_diffs.rb: `before { authenticate! }` (401 before anything, public projects too), the integer
+    // ids (400), then the project and `read_merge_request` in the handler.
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions',
-      auth: 'optional',
-      before: readFound,
+      params: versionsParams,
       handler: (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
+        const project = readProject(ctx, MR_NOT_FOUND);
         const mr = find(ctx, project);
         return paginate(ctx, arraySource([...mr.versions].reverse()), { map: (version) => mergeRequestVersionEntity(version, mr, null) });
       },
@@ -468,12 +469,11 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id',
-      auth: 'optional',
-      before: readFound,
+      params: versionParams,
       handler: async (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
+        const project = readProject(ctx, MR_NOT_FOUND);
         const mr = find(ctx, project);
-        const version = mr.versions.find((candidate) => String(candidate.id) === String(ctx.routeParams['version_id']));
+        const version = mr.versions.find((candidate) => candidate.id === ctx.params.version_id);
         if (!version) throw ApiError.message(404, '404 Not found');
         const git = deps.repositories.open(project.id);
         const [commits, comparison] = await Promise.all([
