@@ -146,6 +146,78 @@ describe('deployments', () => {
     const failed = await deploy({ environment: 'mr-env', sha: head2, ref: 'main', tag: false, status: 'failed' });
     expect((await server.call('GET', `${base()}/deployments/${failed.body.id}/merge_requests`, undefined, reporter.token)).body).toEqual([]);
   });
+
+  it("filters a deployment's merge requests by environment, deployed_before and deployed_after (MergeRequestsFinder#by_deployments)", async () => {
+    await commit('four', 'four.txt', { start_branch: 'main' });
+    const mr = await server.call('POST', `${base()}/merge_requests`, { title: 'Add four', source_branch: 'four', target_branch: 'main' }, dev.token);
+    expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+    const head = (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id;
+    const shipped = await deploy({ environment: 'mr-env', sha: head, ref: 'main', tag: false, status: 'success' });
+    // Created successful: `finished_at` is its creation time; the finder compares it strictly.
+    const finished = shipped.body.created_at as string;
+    const iids = async (query: string) => {
+      const answer = await server.call('GET', `${base()}/deployments/${shipped.body.id}/merge_requests?${query}`, undefined, reporter.token);
+      expect(answer.status).toBe(200);
+      return answer.body.map((row: { iid: number }) => row.iid);
+    };
+    const at = (ms: number) => encodeURIComponent(new Date(Date.parse(finished) + ms).toISOString());
+    expect(await iids('')).toEqual([mr.body.iid]);
+    expect(await iids('environment=mr-env')).toEqual([mr.body.iid]);
+    expect(await iids('environment=production')).toEqual([]);
+    // A blank name is a name in Ruby (`deployed_to('')`): no environment has it.
+    expect(await iids('environment=')).toEqual([]);
+    expect(await iids(`deployed_after=${at(-1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids(`deployed_after=${at(0)}`)).toEqual([]);
+    expect(await iids(`deployed_before=${at(1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids(`deployed_before=${at(0)}`)).toEqual([]);
+    expect(await iids(`environment=mr-env&deployed_after=${at(-1000)}&deployed_before=${at(1000)}`)).toEqual([mr.body.iid]);
+    expect(await iids('deployed_before=2000-01-01')).toEqual([]);
+    expect(await iids('deployed_after=2000-01-01')).toEqual([mr.body.iid]);
+    // What no time parses from filters nothing (the later finder's `parse_datetime`; 14.7's SQL cast failed with 500).
+    expect(await iids('deployed_before=soon')).toEqual([mr.body.iid]);
+    // The route declares `merge_requests_base_params`, which has no `iids`: `declared_params` drops it.
+    expect(await iids(`iids[]=${mr.body.iid + 100}`)).toEqual([mr.body.iid]);
+  });
+
+  it('filters the project and user merge request lists by the deployments that shipped them', async () => {
+    const mergeBranch = async (branch: string) => {
+      await commit(branch, `${branch}.txt`, { start_branch: 'main' });
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `Add ${branch}`, source_branch: branch, target_branch: 'main' }, dev.token);
+      expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+      return mr.body.iid as number;
+    };
+    const headOfMain = async () => (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id as string;
+    const five = await mergeBranch('five');
+    // The environment's first successful deployment ships everything merged into its ref so far.
+    const first = await deploy({ environment: 'filter-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const six = await mergeBranch('six');
+    const second = await deploy({ environment: 'filter-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    // Merged, not deployed to filter-env.
+    const seven = await mergeBranch('seven');
+    const sorted = (rows: { iid: number; project_id: number }[]) => rows.filter((row) => row.project_id === project.id).map((row) => row.iid).sort((a, b) => a - b);
+    const lists = async (query: string) => {
+      const own = await server.call('GET', `${base()}/merge_requests?${query}`, undefined, reporter.token);
+      const all = await server.call('GET', `/merge_requests?scope=all&${query}`, undefined, reporter.token);
+      expect([own.status, all.status]).toEqual([200, 200]);
+      expect(sorted(all.body)).toEqual(sorted(own.body));
+      return sorted(own.body);
+    };
+    const merged = await lists('state=merged');
+    expect(merged).toEqual(expect.arrayContaining([five, six, seven]));
+    const before = merged.filter((iid) => iid !== six && iid !== seven);
+    const at = (deployment: { body: { created_at: string } }, ms: number) => encodeURIComponent(new Date(Date.parse(deployment.body.created_at) + ms).toISOString());
+    expect(await lists('environment=filter-env')).toEqual([...before, six]);
+    expect(await lists('environment=filter-env&state=opened')).toEqual([]);
+    expect(await lists('environment=elsewhere')).toEqual([]);
+    expect(await lists('environment=')).toEqual([]);
+    expect(await lists(`environment=filter-env&deployed_after=${at(first, 0)}`)).toEqual([six]);
+    expect(await lists(`environment=filter-env&deployed_before=${at(second, 0)}`)).toEqual(before);
+    expect(await lists(`deployed_after=${at(second, -1000)}&deployed_before=${at(second, 1000)}`)).toEqual([six]);
+    expect(await lists(`deployed_after=${at(second, 0)}`)).toEqual([]);
+    expect(await lists('deployed_before=soon')).toEqual(merged);
+    expect(merged).not.toContain(undefined);
+    expect(seven).toBeGreaterThan(six);
+  });
 });
 
 describe('environments', () => {

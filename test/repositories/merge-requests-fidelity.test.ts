@@ -196,6 +196,14 @@ describe('lookups and permissions', () => {
       expect(await server.call('GET', `${base()}/merge_requests/1${suffix}`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Merge Request Not Found' } });
     }
     expect(await server.call('GET', `${base()}/merge_requests/1/versions`, undefined, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // merge_request_diffs.rb: `before { authenticate! }`, then `requires :merge_request_iid` / `:version_id, type: Integer`.
+    for (const suffix of ['/versions', '/versions/1']) {
+      expect(await server.call('GET', `${base()}/merge_requests/1${suffix}`, undefined, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+      expect(await server.call('GET', `${base()}/merge_requests/abc${suffix}`)).toMatchObject({ status: 400, body: { error: 'merge_request_iid is invalid' } });
+    }
+    expect(await server.call('GET', `${base()}/merge_requests/1/versions/abc`)).toMatchObject({ status: 400, body: { error: 'version_id is invalid' } });
+    expect(await server.call('GET', `${base()}/merge_requests/1/versions/abc`, undefined, guest.token)).toMatchObject({ status: 400, body: { error: 'version_id is invalid' } });
+    expect(await server.call('GET', `${base()}/merge_requests/1/versions/999999`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('PUT', `${base()}/merge_requests/1`, { title: 'x' }, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('PUT', `${base()}/merge_requests/1/merge`, {}, guest.token)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await server.call('GET', `${base()}/merge_requests`, undefined, guest.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });

@@ -80,8 +80,11 @@ export const commandRoute = <P, F>(deps: ApiDeps, spec: CommandRouteSpec<P, F>):
 export interface ListRouteSpec<P, F, T> extends RouteBase<P> {
   readonly find: Find<P, F>;
   readonly authorize?: Authorize<P, F>;
-  /** The rows, in order: an array or a random-access source (a page costs the page). */
-  readonly rows: (ctx: HandlerContext<P>, state: State, found: F) => OffsetSource<T> | readonly T[];
+  /**
+   * The rows, in order: an array or a random-access source (a page costs the page); a promise of them where a
+   * filter must read git first.
+   */
+  readonly rows: (ctx: HandlerContext<P>, state: State, found: F) => OffsetSource<T> | readonly T[] | Promise<readonly T[]>;
   /** `ctx`: the request, for entities its parameters choose (`view=simple`). */
   readonly present: (row: T, view: PresentContext, found: F, ctx: HandlerContext<P>) => unknown;
   readonly paginate?: Omit<PaginateOptions<T>, 'map'>;
@@ -99,8 +102,12 @@ export const listRoute = <P, F, T>(deps: ApiDeps, spec: ListRouteSpec<P, F, T>):
       const refused = spec.authorize?.(ctx, state, found.right) ?? null;
       if (refused) return refused;
       const rows = spec.rows(ctx, state, found.right);
-      const view = presentContext(deps, ctx, state);
-      return paginate(ctx, isSource(rows) ? rows : arraySource(rows), { ...spec.paginate, map: (row) => spec.present(row, view, found.right, ctx) });
+      const page = (listed: OffsetSource<T> | readonly T[]) => {
+        const view = presentContext(deps, ctx, state);
+        return paginate(ctx, isSource(listed) ? listed : arraySource(listed), { ...spec.paginate, map: (row) => spec.present(row, view, found.right, ctx) });
+      };
+      // Only a promise is awaited: the lists that need no git answer in the same turn, as before.
+      return rows instanceof Promise ? rows.then(page) : page(rows);
     },
   });
 

@@ -1,6 +1,6 @@
 /** Parameters of the deployments API (lib/api/deployments.rb, 14.7; reference §3.3–3.6). */
 import { extend, optional, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
-import { listParams as mergeRequestListParams } from '../merge-requests/params.js';
+import { baseListParams as mergeRequestListParams } from '../merge-requests/params.js';
 
 const STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'skipped'] as const;
 /** What create and update accept: not `created` (reference §3.5, §7.5–6). */
@@ -29,5 +29,8 @@ export const createParams = schema(
 
 export const updateParams = schema(pathParam('deployment_id', T.Integer), requires('status', T.String, { values: REQUESTED }));
 
-/** The merge request listing's parameters (the deployment's merge requests are filtered as any listing). */
+/**
+ * The merge request listing's `merge_requests_base_params` (the deployment's merge requests are filtered as any
+ * listing); not the project list's `iids`, which the route does not declare, so that `declared_params` drops it.
+ */
 export const mergeRequestsParams = extend(schema(pathParam('deployment_id', T.Integer)), mergeRequestListParams);

@@ -13,9 +13,7 @@ import {
   findEnvironment,
   findEnvironmentByName,
   forbidden,
-  mergeRequestsOf,
   notFound,
-  previousSuccessfulDeployment,
   projectDeploymentsFrom,
   projectDeploymentsInOrder,
   type Deployment,
@@ -30,6 +28,7 @@ import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
 import { mergeRequestBasicEntity } from '../merge-requests/entities.js';
 import { filterMergeRequests } from '../merge-requests/filter.js';
 import { deploymentEntity } from './entities.js';
+import { deployedMergeRequests, deploymentMatches } from './shipped.js';
 import { createParams, deploymentIdParams, listParams, mergeRequestsParams, updateParams } from './params.js';
 
 const RECORD_NOT_FOUND = '404 Not found';
@@ -192,27 +191,12 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         if (E.isLeft(project)) return project.left;
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
-        const list = deployment ? await deployedMergeRequests(deps, state, project.right, deployment) : [];
+        // Every link of these merge requests is to this deployment: the deployment filters keep all of them or none.
+        const list = deployment && deploymentMatches(state, deployment, ctx.params) ? await deployedMergeRequests(deps, state, deployment) : [];
         const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },
     }),
   ];
-};
-
-/**
- * `Deployments::LinkMergeRequestsService`, computed when asked: for a successful deployment, the merge requests
- * merged into its ref whose merge commit is in git's range from the environment's previous successful deployment
- * to this one (from the root of history for the first); none for other statuses.
- */
-const deployedMergeRequests = async (deps: ApiDeps, state: State, project: Project, deployment: Deployment) => {
-  if (deployment.status !== 'success') return [];
-  const merged = mergeRequestsOf(state.repositories, project.id).filter((mr) => mr.state === 'merged' && mr.target_branch === deployment.ref && mr.merge_commit_sha !== null);
-  if (merged.length === 0) return [];
-  const previous = previousSuccessfulDeployment(state.deployments, deployment);
-  const range = await deps.repositories.open(project.id).commitsBetween(previous?.sha ?? null, deployment.sha);
-  if (E.isLeft(range)) return [];
-  const shipped = new Set<string>(range.right.items.map((commit) => commit.id));
-  return merged.filter((mr) => shipped.has(mr.merge_commit_sha!));
 };

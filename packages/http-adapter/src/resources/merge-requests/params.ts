@@ -1,5 +1,5 @@
 /** Parameters of the merge requests API (lib/api/merge_requests.rb and helpers/merge_requests_helpers.rb, 14.7). */
-import { atLeastOneOf, mutuallyExclusive, optional, pathParam, requires, schema, T } from '../../http/index.js';
+import { atLeastOneOf, mutuallyExclusive, optional, pathParam, requires, schema, T, withPagination } from '../../http/index.js';
 import { authorAndAssigneeParams, IntegerNoneAny } from '../issues/params.js';
 
 /** `merge_requests_negatable_params`: what the list filters on, and what `not[…]` takes. */
@@ -46,6 +46,9 @@ const afterScope = [
   optional('per_page', T.Integer, { default: 20, exceptValues: [0] }),
 ] as const;
 
+/** `merge_requests_base_params` alone (`GET …/deployments/:deployment_id/merge_requests` declares no more). */
+export const baseListParams = schema(...baseParams, optional('scope', T.String, { values: SCOPES }), ...afterScope);
+
 /** `GET /projects/:id/merge_requests`: the base parameters and `iids` (`CommaSeparatedToIntegerArray`). */
 export const listParams = schema(...baseParams, optional('scope', T.String, { values: SCOPES }), ...afterScope, optional('iids', T.CommaSeparatedIntegers));
 
@@ -76,6 +79,12 @@ export const createParams = schema(requires('title', T.String), requires('source
 
 /** `requires :merge_request_iid, type: Integer`: declared for the single GET and DELETE only. */
 export const iidParams = schema(pathParam('merge_request_iid', T.Integer));
+
+/** `GET …/versions` (merge_request_diffs.rb): the iid and `use :pagination`. */
+export const versionsParams = withPagination(schema(pathParam('merge_request_iid', T.Integer)));
+
+/** `GET …/versions/:version_id`: both ids integers. */
+export const versionParams = schema(pathParam('merge_request_iid', T.Integer), pathParam('version_id', T.Integer));
 
 /** The single GET: the iid, and what the entity may include. */
 export const getParams = schema(

@@ -35,12 +35,13 @@ import {
 } from '@forgefold/core';
 import { parseSha } from '@forgefold/git';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, withStatus, type AnyRouteDef } from '../../http/index.js';
-import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams } from './params.js';
+import { listParams, createParams, updateParams, mergeParams, groupListParams, userListParams, iidParams, approveParams, getParams, versionsParams, versionParams } from './params.js';
 import { diffLimits, execute, groupTreeProjects, listableProjects, presentContext, viewerId, type ApiDeps, type Ctx } from '../../app/deps.js';
 import { groupOfRoute, listRoute, nothing } from '../../app/routes.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, diffEntity } from '../repositories/entities.js';
 import { filterMergeRequests, type MergeRequestFilters } from './filter.js';
+import { filtersByDeployments, shippedByDeployments, type DeploymentFilters } from '../deployments/shipped.js';
 import { ownScope } from '../issues/filter.js';
 import { approvalStateEntity, isSubscribedToMergeRequest, mergeRequestBasicEntity, mergeRequestSimpleEntity, mergeRequestVersionEntity, type ReferenceFrom } from './entities.js';
 import { presentMergeRequest } from './present.js';
@@ -118,7 +119,14 @@ const reviewersAndLabels = (
   return { ...(reviewers ? { reviewer_ids: reviewers } : {}), ...(labels ? { labels } : {}) };
 };
 
-const filtered = (ctx: Ctx & { params: MergeRequestFilters }, state: State, list: readonly MergeRequest[]) => filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
+/**
+ * The finder's filters; then, when asked, `by_deployments` (`environment`, `deployed_before`, `deployed_after`),
+ * which reads git for what each deployment shipped: a promise only then.
+ */
+const filtered = (deps: ApiDeps, ctx: Ctx & { params: MergeRequestFilters & DeploymentFilters }, state: State, list: readonly MergeRequest[]): MergeRequest[] | Promise<MergeRequest[]> => {
+  const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
+  return filtersByDeployments(ctx.params) ? shippedByDeployments(deps, state, rows, ctx.params) : rows;
+};
 
 export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const read = requireRepositoryAbility(deps, 'read_merge_request');
@@ -167,9 +175,12 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       handler: (ctx) => {
         const project = projectOf(deps, ctx, 'read_merge_request');
         const state = deps.app.state;
-        const list = filtered(ctx, state, mergeRequestsOf(state.repositories, project.id));
-        const context = presentContext(deps, ctx);
-        return paginate(ctx, arraySource(list), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
+        const list = filtered(deps, ctx, state, mergeRequestsOf(state.repositories, project.id));
+        const page = (rows: readonly MergeRequest[]) => {
+          const context = presentContext(deps, ctx);
+          return paginate(ctx, arraySource(rows), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
+        };
+        return list instanceof Promise ? list.then(page) : page(list);
       },
     }),
     // `GET /merge_requests`: `authenticate! unless params[:scope] == 'all'`; the caller's own by default.
@@ -179,7 +190,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: userListParams,
       find: nothing,
       authorize: (ctx) => (ctx.params.scope !== 'all' && viewerId(ctx) === null ? unauthorized : null),
-      rows: (ctx, state) => filtered(ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
+      rows: (ctx, state) => filtered(deps, ctx, state, ownMergeRequests(state, viewerId(ctx), ctx.params.scope) ?? readableMergeRequests(state, viewerId(ctx), listableProjects(ctx, state, true))),
       present: (mr, view, _found, ctx) => listEntity(mr, view, ctx.params, null),
     }),
     // `GET /groups/:id/merge_requests`: the group's and its subgroups' projects (`include_subgroups: true`), from what
@@ -191,7 +202,7 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       params: groupListParams,
       find: groupOfRoute,
       rows: (ctx, state, group) =>
-        filtered(ctx, state, readableMergeRequests(state, viewerId(ctx), groupTreeProjects(ctx, state, group))),
+        filtered(deps, ctx, state, readableMergeRequests(state, viewerId(ctx), groupTreeProjects(ctx, state, group))),
       present: (mr, view, group, ctx) => listEntity(mr, view, ctx.params, { group }),
     }),
     route({
@@ -443,13 +454,14 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return paginate(ctx, arraySource([...commits.items].reverse()), { map: (commit) => commitEntity(commit, project, context) });
       },
     }),
+    // merge_request_diffs.rb: `before { authenticate! }` (401 before anything, public projects too), the integer
+    // ids (400), then the project and `read_merge_request` in the handler.
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions',
-      auth: 'optional',
-      before: readFound,
+      params: versionsParams,
       handler: (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
+        const project = readProject(ctx, MR_NOT_FOUND);
         const mr = find(ctx, project);
         return paginate(ctx, arraySource([...mr.versions].reverse()), { map: (version) => mergeRequestVersionEntity(version, mr, null) });
       },
@@ -457,12 +469,11 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
     route({
       method: 'GET',
       path: '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id',
-      auth: 'optional',
-      before: readFound,
+      params: versionParams,
       handler: async (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
+        const project = readProject(ctx, MR_NOT_FOUND);
         const mr = find(ctx, project);
-        const version = mr.versions.find((candidate) => String(candidate.id) === String(ctx.routeParams['version_id']));
+        const version = mr.versions.find((candidate) => candidate.id === ctx.params.version_id);
         if (!version) throw ApiError.message(404, '404 Not found');
         const git = deps.repositories.open(project.id);
         const [commits, comparison] = await Promise.all([
