@@ -391,6 +391,12 @@ export const memberSpecs: Record<string, Spec> = {
       { type: 'MemberRemoved', data: { ...ref(3, 'Namespace', 4, 6), at: AT, reason: 'ldap_sync' } },
     ],
   },
+  'the directory sync does not take every owner away: once one is demoted, the other is the last one (review h-rv1)': {
+    given: [...base, ldapLink, memberAdded(2, { group: 4 }, 2, 50, { ldap: true })],
+    as: 1,
+    when: { type: 'SyncLdapGroup', group_id: 4, directory: [{ provider: 'ldapmain', cn: 'devs', user_ids: [1] }] },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(1, 'Namespace', 4, 1), from: 50, to: 30, at: AT, reason: 'ldap_sync' } }],
+  },
   'a billable member is removed from the whole hierarchy': {
     given: [...base, app, memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { project: 1 }, 2, 30)],
     as: 1,
