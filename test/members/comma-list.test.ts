@@ -71,6 +71,19 @@ describe('a comma list of user_id', () => {
     expect(usernames((await server.request('GET', base, as(alice))).body)).toEqual(['carol', 'dave']);
   });
 
+  it('saves row after row: a member named by address and by id is updated once, every owner named leaves the last one', async () => {
+    const group = await createGroup(server, alice, 'CommaRows');
+    const base = `/api/v4/groups/${group.id}/members`;
+    const levels = async () => (await server.request('GET', base, as(alice))).body.map((m: { username: string; access_level: number; expires_at: string | null }) => [m.username, m.access_level, m.expires_at]);
+    await server.request('POST', base, { ...as(alice), body: { user_id: bob.id, access_level: 50 } });
+    await server.request('POST', base, { ...as(alice), body: { user_id: carol.id, access_level: 20, expires_at: '2026-09-01' } });
+    // carol by address and by id: the address reaches the row found for the id (no "User already exists in source");
+    // no expires_at clears hers. alice and bob, both owners: alice goes first, then bob is the last owner and stays.
+    const answer = await server.request('POST', base, { ...as(alice), body: { user_id: `${alice.id},carol@example.com,${bob.id},${carol.id}`, access_level: 30 } });
+    expect(answer).toMatchObject({ status: 201, body: { status: 'success' } });
+    expect(await levels()).toEqual([['alice', 30, null], ['bob', 50, null], ['carol', 30, null]]);
+  });
+
   it('leaves the single user_id as it was: an unknown id, a username or an address alone is 404 User', async () => {
     const group = await createGroup(server, alice, 'CommaSingle');
     const base = `/api/v4/groups/${group.id}/members`;

@@ -143,6 +143,53 @@ export const memberSpecs: Record<string, Spec> = {
     then: [added(2, 'Namespace', 4, 2, 30)],
     outcome: { failures: ['bob: User already exists in source'] },
   },
+  // `parse_users_list` indexes the rows of the ids' users (`members_and_requesters`) and `find_or_initialize_member_by_user`
+  // gives an address of such a user that same row: the address updates it, and the id finds it again (review h-rv1).
+  'a comma list naming a member by address and by id updates that member once, without failure': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 30)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', 'BOB@example.com'], access_level: 40 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 2), from: 30, to: 40, at: AT } }],
+    outcome: { failures: [] },
+  },
+  'a comma list naming an access requester by address and by id grants the request once, without failure': {
+    given: [...base, { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 2, at: AT } }],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['bob@example.com', '2'], access_level: 30 },
+    then: [added(2, 'Namespace', 4, 2, 30)],
+    outcome: { failures: [] },
+  },
+  'a comma list naming the last owner by address and by id leaves them as they are, without failure': {
+    given: base,
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['alice@example.com', '1'], access_level: 30 },
+    then: [],
+    outcome: { failures: [] },
+  },
+  'a member reached by address and by id whose change is invalid fails twice (the same row is saved twice)': {
+    given: [...base, app, memberAdded(2, { project: 1 }, 2, 30)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Project', source_id: 1, user_ids: ['2', 'bob@example.com'], access_level: 50 },
+    then: [],
+    outcome: { failures: ['bob: Access level is not included in the list', 'bob: Access level is not included in the list'] },
+  },
+  // Each row is saved before the next is looked at, and `last_owner` asks the database: once one owner is changed,
+  // the other is the last one (review h-rv1; the list used to demote both and leave the group without an owner).
+  'a comma list does not demote every owner: once the first is changed, the second is the last one': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 50)],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['1', '2'], access_level: 30 },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(1, 'Namespace', 4, 1), from: 50, to: 30, at: AT } }],
+    outcome: { failures: [] },
+  },
+  // `member_attributes` assigns `expires_at: args[:expires_at]`, nil when the request gives none (review h-rv1).
+  'a comma list without expires_at clears an existing member\'s expiry': {
+    given: [...base, memberAdded(2, { group: 4 }, 2, 30, { expires: '2026-06-01' })],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['2', 'x'], access_level: 30 },
+    then: [{ type: 'MemberExpirySet', data: { ...ref(2, 'Namespace', 4, 2), expires_at: null, at: AT } }],
+    outcome: { failures: [] },
+  },
   'a comma list\'s invitation is validated as a member (no prefix: no user)': {
     given: [...base, app],
     as: 1,
@@ -343,6 +390,12 @@ export const memberSpecs: Record<string, Spec> = {
       { type: 'MemberAccessLevelChanged', data: { ...ref(2, 'Namespace', 4, 3), from: 20, to: 30, at: AT, reason: 'ldap_sync' } },
       { type: 'MemberRemoved', data: { ...ref(3, 'Namespace', 4, 6), at: AT, reason: 'ldap_sync' } },
     ],
+  },
+  'the directory sync does not take every owner away: once one is demoted, the other is the last one (review h-rv1)': {
+    given: [...base, ldapLink, memberAdded(2, { group: 4 }, 2, 50, { ldap: true })],
+    as: 1,
+    when: { type: 'SyncLdapGroup', group_id: 4, directory: [{ provider: 'ldapmain', cn: 'devs', user_ids: [1] }] },
+    then: [{ type: 'MemberAccessLevelChanged', data: { ...ref(1, 'Namespace', 4, 1), from: 50, to: 30, at: AT, reason: 'ldap_sync' } }],
   },
   'a billable member is removed from the whole hierarchy': {
     given: [...base, app, memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { project: 1 }, 2, 30)],

@@ -235,23 +235,36 @@ export const inheritedMembership = (state: MembershipView, type: SourceType, sou
   return best;
 };
 
-/** Active owners of a group, counting inherited owners (distinct users). */
-export const ownerIds = (state: MembershipView, group: Group): Set<number> => {
-  const owners = new Set<number>();
+/**
+ * What a decision that saves several rows one after the other has changed so far in a group's owners, before its events
+ * are folded: the owner rows it took below Owner or removed (member ids), and the users it made active owners of that
+ * group.
+ */
+export interface OwnersChanged {
+  readonly demoted: ReadonlySet<number>;
+  readonly added: ReadonlySet<number>;
+}
+
+/** Active owners of a group, counting inherited owners (distinct users); `changed`: see `OwnersChanged`. */
+export const ownerIds = (state: MembershipView, group: Group, changed?: OwnersChanged): Set<number> => {
+  const owners = new Set<number>(changed?.added);
   for (const candidate of selfAndAncestors(state.groups, group)) {
     for (const member of membersOfSource(state.members, 'Namespace', candidate.id)) {
-      if (member.user_id !== null && member.state === 'active' && member.access_level === 50) owners.add(member.user_id);
+      if (member.user_id !== null && member.state === 'active' && member.access_level === 50 && !changed?.demoted.has(member.id)) owners.add(member.user_id);
     }
   }
   return owners;
 };
 
-/** GroupMemberPolicy `last_owner`: the member is an owner and nobody else owns the group (directly or above). */
-export const isLastOwner = (state: MembershipView, member: Member): boolean => {
+/**
+ * GroupMemberPolicy `last_owner`: the member is an owner and nobody else owns the group (directly or above). The policy
+ * asks the database, so a decision changing several rows passes what it changed before this one (`changed`).
+ */
+export const isLastOwner = (state: MembershipView, member: Member, changed?: OwnersChanged): boolean => {
   if (member.source_type !== 'Namespace' || member.user_id === null || member.access_level !== 50 || member.state !== 'active') return false;
   const group = findGroup(state.groups, member.source_id);
   if (!group) return false;
-  const owners = ownerIds(state, group);
+  const owners = ownerIds(state, group, changed);
   return owners.size === 1 && owners.has(member.user_id);
 };
 

@@ -5,6 +5,7 @@ import { tableGet } from '../../../kernel/table.js';
 import { conflict, forbidden, notFound, validation } from '../../../kernel/domain-error.js';
 import type { Group } from '../../groups/projection.js';
 import { findUser } from '../../users/queries.js';
+import { AccessLevel } from '../../shared/access.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
 import { dayOf, exceedsLength, MAX_NAME, tooLong } from '../../shared/validation.js';
 import { memberAddedWithCap, removed } from '../builders.js';
@@ -81,17 +82,25 @@ const ldapSyncEvents = (state: MembersView, group: Group, directory: readonly { 
     }
   }
   const events: MemberEvent[] = [];
+  // The owners as the rows changed so far leave them: one sync never takes the group's last owner away.
+  const owners = { demoted: new Set<number>(), added: new Set<number>() };
   let offset = 0;
   for (const [userId, level] of [...desired].sort((a, b) => a[0] - b[0])) {
     const member = directMembership(state.members, 'Namespace', group.id, userId);
     if (!member) {
-      events.push(memberAddedWithCap(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: level, at, created_by_id: actorId, ldap: true }, offset++));
-    } else if (!member.override && member.access_level !== level && !isLastOwner(state, member)) {
+      const event = memberAddedWithCap(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: level, at, created_by_id: actorId, ldap: true }, offset++);
+      if (level === AccessLevel.OWNER && event.type === 'MemberAdded' && event.data.state === 'active') owners.added.add(userId);
+      events.push(event);
+    } else if (!member.override && member.access_level !== level && !isLastOwner(state, member, owners)) {
       events.push(...memberChangeEvents(member, level, undefined, at, 'ldap_sync'));
+      if (member.access_level === AccessLevel.OWNER) owners.demoted.add(member.id);
     }
   }
   for (const member of membersOfSource(state.members, 'Namespace', group.id)) {
-    if (member.ldap && !member.override && member.user_id !== null && !desired.has(member.user_id) && !isLastOwner(state, member)) events.push(removed(member, at, 'ldap_sync'));
+    if (member.ldap && !member.override && member.user_id !== null && !desired.has(member.user_id) && !isLastOwner(state, member, owners)) {
+      events.push(removed(member, at, 'ldap_sync'));
+      owners.demoted.add(member.id);
+    }
   }
   return events;
 };

@@ -6,12 +6,14 @@ import { conflict, forbidden, notFound, validation } from '../../../kernel/domai
 import type { Group } from '../../groups/projection.js';
 import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
+import type { User } from '../../users/projection.js';
 import { findUser, findUserByEmail, isProjectBot } from '../../users/queries.js';
+import { AccessLevel } from '../../shared/access.js';
 import { dayOf, exceedsLength, isEmail, MAX_NAME, tooLong, toSentence, type Errors } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
 import type { Member, SourceType } from '../projection.js';
-import { directMembership, findAccessRequest, invitationOf, isLastOwner, membersOfSource } from '../queries.js';
+import { directMembership, findAccessRequest, invitationOf, isLastOwner, membersOfSource, type OwnersChanged } from '../queries.js';
 import {
   administeredSource,
   isMembershipLocked,
@@ -61,8 +63,8 @@ const isBotMembership = (state: MembersView, member: Member): boolean => member.
  * last owner (GroupMemberPolicy `last_owner`), the personal project's owner (ProjectMemberPolicy `target_is_owner`), an
  * LDAP-synced membership not overridden (EE) and a token's bot (`~project_bot`).
  */
-const updatePrevented = (state: MembersView, member: Member): boolean =>
-  isLastOwner(state, member) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member);
+const updatePrevented = (state: MembersView, member: Member, owners?: OwnersChanged): boolean =>
+  isLastOwner(state, member, owners) || isPersonalProjectOwner(state, member) || (member.ldap && !member.override) || isBotMembership(state, member);
 
 /** `Members::CreateService::DEFAULT_INVITE_LIMIT`: the items (distinct as given) one comma list may name. */
 const ADD_LIMIT = 100;
@@ -79,10 +81,11 @@ const INVITE_TAKEN = "The member's email address has already been taken";
 /**
  * A comma list item by item, as `Members::CreateService` hands `user_id.to_s.split(',').uniq` to `add_users`, whose
  * `parse_users_list` keeps what is a user id (unknown ids dropped: `User.id_in`) or an e-mail address (`Devise.email_regexp`)
- * and silently drops the rest (usernames, items with blanks around them, malformed addresses). The addresses go first:
- * one of a user (any case) adds that user to a new row, one of nobody is an invitation; then the ids' users, whose
- * existing rows (looked up before anything is added) are updated. A row the request already made, or a member or an
- * access requester reached through an address, fails the uniqueness validation of the new row it builds.
+ * and silently drops the rest (usernames, items with blanks around them, malformed addresses). The addresses go first
+ * (one of nobody is an invitation), then the ids' users. A user's row is the one `existing_members` found for the ids
+ * before anything was saved (a member is updated, an access request granted), reached by every item naming the user,
+ * address or id; else a new row, which fails the uniqueness validation when the user already has one in the source (a
+ * member or a requester named by address only, or a row this list saved). Rows are saved one after the other.
  */
 const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, source: ResolvedSource): AddMembersPlan => {
   const { command, at, actor } = issued;
@@ -99,27 +102,80 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     } else if (isEmail(item)) emails.push(item);
   }
   const users = [...ids].map((id) => findUser(state.users, id)).filter((user) => user !== undefined);
-  const existingBefore = new Map(users.map((user) => [user.id, directMembership(state.members, source.type, source.id, user.id)] as const));
+  // `existing_members` (`members_and_requesters` of the ids' users). A member's entry follows the list's changes, so a
+  // second item naming the user saves it again to no effect; a request's entry, once granted or refused, answers the
+  // same again (the row was saved with the list's values, or fails as it did).
+  const rows = new Map<number, Member | 'request'>();
+  for (const user of users) {
+    const member = directMembership(state.members, source.type, source.id, user.id);
+    if (member) rows.set(user.id, member);
+    else if (findAccessRequest(state, source.type, source.id, user.id)) rows.set(user.id, 'request');
+  }
+  const requestOutcomes = new Map<number, string | null>();
   const events: MemberEvent[] = [];
   const failures: string[] = [];
   const addedNow = new Set<number>();
   const invitedNow = new Set<string>();
+  // The group's owners as the rows saved so far leave them: `last_owner` asks the database before each update.
+  const owners = { demoted: new Set<number>(), added: new Set<number>() };
+  const level = command.access_level;
+  // `member_attributes` assigns `expires_at: args[:expires_at]`: an existing member's expiry goes when none is given.
+  const expiresAt = command.expires_at ?? null;
   let offset = 0;
   const messagesOf = (errors: Errors): string[] => fullMessages(validation(Object.fromEntries(errorEntries(errors))));
-  const failure = (prefix: string, errors: Errors, taken?: string) => failures.push(`${prefix}${toSentence([...(taken ? [taken] : []), ...messagesOf(errors)])}`);
+  const sentence = (prefix: string, errors: Errors, taken?: string): string => `${prefix}${toSentence([...(taken ? [taken] : []), ...messagesOf(errors)])}`;
   const add = (userId: number) => {
     addedNow.add(userId);
-    events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: userId, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+    const event = memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: userId, access_level: level, expires_at: expiresAt, at, created_by_id: actor.userId }, offset++);
+    if (source.type === 'Namespace' && level === AccessLevel.OWNER && event.type === 'MemberAdded' && event.data.state === 'active') owners.added.add(userId);
+    events.push(event);
+  };
+  /** `CreatorService#execute` and `process_result` for one item naming a user: the failure's text, or null. */
+  const settle = (user: User): string | null => {
+    const prefix = `${user.username}: `;
+    const row = rows.get(user.id);
+    if (row === undefined) {
+      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
+      const errors = validateMembership(state, source, user.id, level, expiresAt, today);
+      if (taken || !errors.empty) return sentence(prefix, errors, taken ? USER_TAKEN : undefined);
+      add(user.id);
+      return null;
+    }
+    if (row === 'request') {
+      const known = requestOutcomes.get(user.id);
+      if (known !== undefined) return known;
+      const errors = validateMembership(state, source, user.id, level, expiresAt, today);
+      const outcome = errors.empty ? null : sentence(prefix, errors);
+      if (outcome === null) add(user.id);
+      requestOutcomes.set(user.id, outcome);
+      return outcome;
+    }
+    // `Member.add_user` returns a member the actor may not update (`can_update_member?`; the system, no actor, may)
+    // as it is, and `Members::CreateService#process_result` reports only what `member.invalid?` then finds: the
+    // unchanged row, validated at its own level and expiry.
+    const unchanged = actor.userId !== null && updatePrevented(state, row, owners);
+    const errors = unchanged
+      ? validateMembership(state, source, user.id, row.access_level, row.expires_at, today)
+      : validateMembership(state, source, user.id, level, expiresAt, today);
+    if (!errors.empty) return sentence(prefix, errors);
+    if (unchanged) return null;
+    const changes = memberChangeEvents(row, level, expiresAt, at);
+    if (changes.length === 0) return null;
+    events.push(...changes);
+    if (row.access_level === AccessLevel.OWNER && level !== AccessLevel.OWNER) owners.demoted.add(row.id);
+    rows.set(user.id, { ...row, access_level: level, expires_at: expiresAt });
+    return null;
+  };
+  const report = (failure: string | null) => {
+    if (failure !== null) failures.push(failure);
   };
   for (const email of emails) {
     const user = findUserByEmail(state.users, email);
-    const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
     if (user) {
-      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
-      if (taken || !errors.empty) failure(`${user.username}: `, errors, taken ? USER_TAKEN : undefined);
-      else add(user.id);
+      report(settle(user));
       continue;
     }
+    const errors = validateMembership(state, source, null, level, expiresAt, today);
     const key = email.toLowerCase();
     const taken = invitedNow.has(key) || invitationOf(state.members, source.type, source.id, email) !== undefined;
     if (exceedsLength(email, MAX_NAME)) errors.add('invite_email', tooLong(MAX_NAME));
@@ -129,32 +185,9 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
       continue;
     }
     invitedNow.add(key);
-    events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
+    events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: level, expires_at: expiresAt, at, created_by_id: actor.userId }, offset++));
   }
-  for (const user of users) {
-    const existing = existingBefore.get(user.id);
-    if (!existing && addedNow.has(user.id)) {
-      failure(`${user.username}: `, validateMembership(state, source, user.id, command.access_level, command.expires_at, today), USER_TAKEN);
-      continue;
-    }
-    // `Member.add_user` returns a member the actor may not update (`can_update_member?`; the system, no actor, may)
-    // as it is, and `Members::CreateService#process_result` reports only what `member.invalid?` then finds: the
-    // unchanged row, validated at its own level and expiry.
-    const unchanged = existing !== undefined && actor.userId !== null && updatePrevented(state, existing);
-    const errors = unchanged
-      ? validateMembership(state, source, user.id, existing.access_level, existing.expires_at, today)
-      : validateMembership(state, source, user.id, command.access_level, command.expires_at, today);
-    if (!errors.empty) {
-      failure(`${user.username}: `, errors);
-      continue;
-    }
-    if (unchanged) continue;
-    if (existing) {
-      events.push(...memberChangeEvents(existing, command.access_level, command.expires_at ?? undefined, at));
-      continue;
-    }
-    add(user.id);
-  }
+  for (const user of users) report(settle(user));
   return { events, failures };
 };
 
