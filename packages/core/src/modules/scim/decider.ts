@@ -160,8 +160,8 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
         .maxLength('name.givenName', command.given_name, MAX_NAME)
         .maxLength('name.familyName', command.family_name, MAX_NAME);
       if (!errors.empty) return errors.toEither([]);
-      // Uniqueness after it: the platform never looks at the userName (our rule), and finds the account's other
-      // identity only when the identity is saved, after the membership.
+      // Uniqueness after the bot's refusal: the platform never looks at the userName (our rule), and finds the
+      // account's other identity only when the identity is saved, after the membership.
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) return E.left(taken('Email'));
       const events: Emitted[] = [];
