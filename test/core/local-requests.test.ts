@@ -73,4 +73,10 @@ describe('local requests on a literal host (UrlBlocker, 14.7)', () => {
   ])('%s', (host, reason) => {
     expect(refusal(host)).toBe(reason);
   });
+
+  // `validate_hostname` before any of these: an IP address (`IPAddress.valid?`) or a host starting with a letter or
+  // digit. A bracketed host of colons, hex digits and dots that is no IPv6 address is neither.
+  it.each([':::', '::1::', ':1', '::1.2.3', '::01.2.3.4'])('[%s] is no IP address', (host) => {
+    expect(refusal(`[${host}]`)).toBe('Hostname or IP address invalid');
+  });
 });

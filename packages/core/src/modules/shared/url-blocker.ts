@@ -12,7 +12,29 @@ const SCHEME_FORM = /^[a-z][a-z0-9.+-]*$/i;
 const HOST_INVALID = /[<>{}/\\?#@"\s]/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-const isIpAddress = (host: string): boolean => IPV4.test(host) || (host.includes(':') && /^[0-9a-f:.]+$/i.test(host));
+/** An IPv6 address's eight groups (`::` and a dotted IPv4 tail read), or null. */
+const ipv6Groups = (host: string): number[] | null => {
+  if (!host.includes(':') || !/^[0-9a-f:.]+$/i.test(host)) return null;
+  let text = host;
+  const dotted = /(?:^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const bytes = IPV4.test(dotted[1]!) ? dotted[1]!.split('.').map(Number) : null;
+    if (!bytes) return null;
+    text = `${text.slice(0, text.length - dotted[1]!.length)}${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const groups = (half: string) => (half === '' ? [] : half.split(':'));
+  const head = groups(halves[0]!);
+  const tail = halves.length === 2 ? groups(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  return all.every((group) => /^[0-9a-f]{1,4}$/i.test(group)) ? all.map((group) => parseInt(group, 16)) : null;
+};
+
+/** `IPAddress.valid?` (the ipaddress gem): a dotted-quad IPv4 address or an IPv6 address (mixed notation too). */
+const isIpAddress = (host: string): boolean => IPV4.test(host) || ipv6Groups(host) !== null;
 
 export interface ParsedUrl {
   readonly scheme: string | undefined;
@@ -84,27 +106,6 @@ const ipv4Bytes = (host: string): number[] | null => {
   if (values.some((value) => value > 255) || last >= 256 ** (4 - values.length)) return null;
   const tail = [3, 2, 1, 0].slice(values.length).map((shift) => Math.floor(last / 256 ** shift) % 256);
   return [...values, ...tail];
-};
-
-/** An IPv6 address's eight groups (`::` and a dotted IPv4 tail read), or null. */
-const ipv6Groups = (host: string): number[] | null => {
-  if (!host.includes(':') || !/^[0-9a-f:.]+$/i.test(host)) return null;
-  let text = host;
-  const dotted = /(?:^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const bytes = IPV4.test(dotted[1]!) ? dotted[1]!.split('.').map(Number) : null;
-    if (!bytes) return null;
-    text = `${text.slice(0, text.length - dotted[1]!.length)}${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const groups = (half: string) => (half === '' ? [] : half.split(':'));
-  const head = groups(halves[0]!);
-  const tail = halves.length === 2 ? groups(halves[1]!) : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
-  return all.every((group) => /^[0-9a-f]{1,4}$/i.test(group)) ? all.map((group) => parseInt(group, 16)) : null;
 };
 
 /** Which of `UrlBlocker`'s local checks an address falls under, in its order of checks. */
