@@ -99,6 +99,32 @@ export const clusterSpecs: Record<string, Spec> = {
     when: add({}, { api_url: 'https://10.0.0.5:6443' }),
     then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://10.0.0.5:6443' } } } as ForgefoldEvent],
   },
+  // UrlBlocker reads `outbound_local_requests_whitelist` before the local checks: an address in a listed range, or a
+  // listed host, with the listed port if any (the URL's, else its scheme's default).
+  'an address of the allowlist\'s range passes': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['10.0.0.0/8', 'localhost:6443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://10.0.0.5:6443' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://10.0.0.5:6443' } } } as ForgefoldEvent],
+  },
+  'a listed host with its port passes': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['localhost:6443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://LOCALHOST:6443' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://LOCALHOST:6443' } } } as ForgefoldEvent],
+  },
+  'a listed address on another port is still refused': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['10.0.0.5:443', '[::1]:443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://10.0.0.5:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
+  'the allowlist is read for the address the host is (a mapped IPv6 one as IPv4, the default port)': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['127.0.0.2:443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://[::ffff:7f00:2]' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://[::ffff:7f00:2]' } } } as ForgefoldEvent],
+  },
   'the system hooks\' setting lets no cluster through': {
     given: [...base, settingsChanged('allow_local_requests_from_system_hooks', true, true)],
     as: 2,

@@ -10,7 +10,7 @@ import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
 import type { SettingsSlice } from '../settings/projection.js';
-import { settingBoolean } from '../settings/queries.js';
+import { settingBoolean, settingList } from '../settings/queries.js';
 import { checkAddressableUrl, localRequestReason } from '../shared/url-blocker.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
@@ -43,13 +43,13 @@ const RESERVED_NAMESPACES = ['gitlab-managed-apps'];
 /**
  * `public_url` on `api_url`: `addressable_url`'s answers (UrlBlocker's reasons; "must be a valid URL" when blank),
  * then localhost and the local network, unless `ApplicationSetting.current` (the settings as stored) allows local
- * requests from web hooks and services (off by default), which lets both through.
+ * requests from web hooks and services (off by default), which lets both through, or its allowlist holds the host.
  */
 const apiUrlError = (value: string, settings: SettingsSlice): string | null => {
   const checked = checkAddressableUrl(value);
   if (checked.error !== null) return checked.error;
   const allowLocal = settingBoolean(settings, 'allow_local_requests_from_web_hooks_and_services');
-  const reason = localRequestReason(checked.url.hostname ?? '', { localhost: allowLocal, localNetwork: allowLocal });
+  const reason = localRequestReason(checked.url, { localhost: allowLocal, localNetwork: allowLocal, allowlist: settingList(settings, 'outbound_local_requests_whitelist') });
   return reason === null ? null : `is blocked: ${reason}`;
 };
 
