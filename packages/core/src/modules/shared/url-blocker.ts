@@ -177,12 +177,10 @@ const ipAddrRange = (text: string): { range: Address; prefix: number } | null =>
 };
 
 /**
- * `ApplicationSetting#outbound_local_requests_allowlist_arrays`: an entry that is an IP address or range as a whole, else
- * `[address]:port` or `address:port`, else the entry itself, with no port; its address an IP range or a domain.
+ * `ApplicationSetting#outbound_local_requests_allowlist_arrays` (`separate_allowlists`): an entry is `[address]:port`,
+ * `address:port` (an address without a colon) or the address alone, with no port; the address an IP range or a domain.
  */
 const allowlistEntry = (text: string): AllowlistEntry => {
-  const whole = ipAddrRange(text);
-  if (whole) return { ...whole, port: null };
   const split = /^\[(.*)\]:(\d+)$/.exec(text) ?? /^([^:]+):(\d+)$/.exec(text);
   const [address, port] = split ? [split[1]!, Number(split[2])] : [text, null];
   const range = ipAddrRange(address);
