@@ -169,7 +169,8 @@ const ipAddrRange = (text: string): { range: Address; prefix: number } | null =>
   const [address = '', prefix, extra] = text.split('/');
   if (extra !== undefined) return null;
   const unbracketed = /^\[(.*)\]$/.exec(address)?.[1] ?? address;
-  const range: Address | null = IPV4.test(unbracketed) ? { v4: unbracketed.split('.').map(Number) } : ((groups) => (groups ? { v6: groups } : null))(ipv6Groups(unbracketed));
+  const groups = ipv6Groups(unbracketed);
+  const range: Address | null = IPV4.test(unbracketed) ? { v4: unbracketed.split('.').map(Number) } : groups ? { v6: groups } : null;
   if (!range) return null;
   const width = 'v4' in range ? 32 : 128;
   if (prefix === undefined) return { range, prefix: width };
