@@ -176,10 +176,11 @@ describe('releases API', () => {
     });
     const made = await server.call('POST', releases, { tag_name: 'v5.0', ref: 'main', assets: { links: [{ name: 'a', url: 'https://example.com/a', filepath: '' }, { name: 'b', url: 'https://example.com/b' }] } }, dev.token);
     expect(made.status).toBe(201);
-    // A file path kept as "" still makes a download URL (the entity tests for nil only).
+    // A file path kept as "" still makes a download URL (the entity tests for nil only): `downloads/*filepath` with an
+    // empty glob, the slash kept.
     expect(made.body.assets.links.map((link: { name: string; direct_asset_url: string }) => [link.name, link.direct_asset_url])).toEqual([
       ['b', 'https://example.com/b'],
-      ['a', downloads],
+      ['a', `${downloads}/`],
     ]);
     // The links API: `FILEPATH_REGEX` (after the slash any character but a slash, no `//`, ending in a letter or digit).
     const post = (filepath: unknown, name = 'c') => server.call('POST', links, { name, url: `https://example.com/${name}`, filepath }, dev.token);
@@ -188,14 +189,17 @@ describe('releases API', () => {
     }
     expect(await post(`/${'x'.repeat(128)}`)).toMatchObject({ status: 400, body: { message: { filepath: [tooLong] } } });
     expect(await post(`/${'x'.repeat(127)}`)).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/${'x'.repeat(127)}` } });
-    expect(await post('/?b1', 'd')).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/?b1` } });
+    // The route helper escapes the glob as a path (`escape_path`): a `?` is no query string.
+    expect(await post('/?b1', 'd')).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/%3Fb1` } });
     expect(await post('/?b1', 'e')).toMatchObject({ status: 400, body: { message: { filepath: ['has already been taken'] } } });
     // A second empty file path is no duplicate for the link's own uniqueness (`allow_blank`).
     const blank = await post('', 'f');
-    expect(blank).toMatchObject({ status: 201, body: { direct_asset_url: downloads } });
+    expect(blank).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/` } });
+    // A blank one of spaces is kept too (no check applies), its download URL escaped.
+    expect(await post('  ', 'h')).toMatchObject({ status: 201, body: { direct_asset_url: `${downloads}/%20%20` } });
     // Updated to "" it is kept as ""; to null, the link has no file path.
     const id = (await post('/bin/g1', 'g')).body.id;
-    expect(await server.call('PUT', `${links}/${id}`, { name: 'g', filepath: '' }, dev.token)).toMatchObject({ status: 200, body: { direct_asset_url: downloads } });
+    expect(await server.call('PUT', `${links}/${id}`, { name: 'g', filepath: '' }, dev.token)).toMatchObject({ status: 200, body: { direct_asset_url: `${downloads}/` } });
     expect(await server.call('PUT', `${links}/${id}`, { name: 'g', filepath: null }, dev.token)).toMatchObject({ status: 200, body: { direct_asset_url: 'https://example.com/g' } });
     expect(await server.call('PUT', `${links}/${blank.body.id}`, { name: 'f', filepath: '/bin/app-' }, dev.token)).toMatchObject({ status: 400, body: { message: { filepath: ['is in an invalid format'] } } });
   });

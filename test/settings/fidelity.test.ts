@@ -198,6 +198,15 @@ describe('application settings: EE parameter coercion', () => {
     // A name is not resolved (only `localhost` is known to be local); relative URLs are not checked.
     expect(await putForm(`dashboard_url=${encodeURIComponent('https://grafana.internal.example')}`)).toMatchObject({ status: 200 });
     expect(await putForm('dashboard_url=/-/grafana')).toMatchObject({ status: 200 });
+    // The allowlist (`outbound_local_requests_whitelist`, as stored) is read first: a listed address or range passes.
+    expect(await putForm(`outbound_local_requests_allowlist_raw=${encodeURIComponent('127.0.0.1:3000, 10.0.0.0/8')}`)).toMatchObject({ status: 200 });
+    expect(await putForm(`dashboard_url=${encodeURIComponent('http://127.0.0.1:3000')}`)).toMatchObject({ status: 200, body: { dashboard_url: 'http://127.0.0.1:3000' } });
+    expect(await putForm(`dashboard_url=${encodeURIComponent('http://10.1.2.3')}`)).toMatchObject({ status: 200, body: { dashboard_url: 'http://10.1.2.3' } });
+    await refused(`dashboard_url=${encodeURIComponent('http://127.0.0.1:3001')}`, { message: { dashboard_url: [`is blocked: Requests to localhost are not allowed. ${hint}`] } });
+    // Emptied, the list still lets this request through (as stored); the next save checks the URL against none.
+    expect(await putForm('outbound_local_requests_allowlist_raw=')).toMatchObject({ status: 200 });
+    await refused('after_sign_up_text=hello', { message: { dashboard_url: [`is blocked: Requests to the local network are not allowed. ${hint}`] } });
+    expect(await putForm(`dashboard_url=${encodeURIComponent('https://grafana.example.com')}`)).toMatchObject({ status: 200 });
     expect(await putForm('allow_local_requests_from_system_hooks=true')).toMatchObject({ status: 200 });
     expect(await putForm(`dashboard_url=${encodeURIComponent('http://169.254.169.254')}`)).toMatchObject({ status: 200 });
     expect(await putForm('dashboard_url=/-/grafana')).toMatchObject({ status: 200, body: { dashboard_url: '/-/grafana' } });

@@ -8,6 +8,9 @@ const maint = userCreated(2, 'maint');
 const dev = userCreated(3, 'dev');
 const base: ForgefoldEvent[] = [root, maint, dev, projectCreated(1, 'app', 10), projectCreated(2, 'ops', 10), memberAdded(1, { project: 1 }, 2, 40), memberAdded(2, { project: 1 }, 3, 30)];
 
+const settingsChanged = (field: string, old: unknown, value: unknown): ForgefoldEvent =>
+  ({ type: 'SettingsChanged', data: { changes: [{ field, old, new: value }], actor_id: 1, at: AT } }) as ForgefoldEvent;
+
 const sealed = (name: string) => ({ ciphertext: `v1:${name}`, blank: false });
 const add = (extra: object = {}, platform: object = {}) =>
   ({ type: 'AddCluster', project_id: 1, name: 'prod', platform_kubernetes: { api_url: 'https://k8s.example.com', token: sealed('token'), namespace: 'app', ...platform }, ...extra }) as const;
@@ -87,6 +90,46 @@ export const clusterSpecs: Record<string, Spec> = {
     as: 2,
     when: add({}, { api_url: 'https://[::ffff:10.1.2.3]:6443' }),
     error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
+  // `public_url` lets both through while `ApplicationSetting.current` allows local requests from web hooks and services
+  // (`AddressableUrlValidator.allow_setting_local_requests?`); the system hooks' setting is another one.
+  'local addresses pass while the instance allows local requests from web hooks and services': {
+    given: [...base, settingsChanged('allow_local_requests_from_web_hooks_and_services', false, true)],
+    as: 2,
+    when: add({}, { api_url: 'https://10.0.0.5:6443' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://10.0.0.5:6443' } } } as ForgefoldEvent],
+  },
+  // UrlBlocker reads `outbound_local_requests_whitelist` before the local checks: an address in a listed range, or a
+  // listed host, with the listed port if any (the URL's, else its scheme's default).
+  'an address of the allowlist\'s range passes': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['10.0.0.0/8', 'localhost:6443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://10.0.0.5:6443' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://10.0.0.5:6443' } } } as ForgefoldEvent],
+  },
+  'a listed host with its port passes': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['localhost:6443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://LOCALHOST:6443' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://LOCALHOST:6443' } } } as ForgefoldEvent],
+  },
+  'a listed address on another port is still refused': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['10.0.0.5:443', '[::1]:443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://10.0.0.5:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to the local network are not allowed'] }),
+  },
+  'the allowlist is read for the address the host is (a mapped IPv6 one as IPv4, the default port)': {
+    given: [...base, settingsChanged('outbound_local_requests_whitelist', [], ['127.0.0.2:443'])],
+    as: 2,
+    when: add({}, { api_url: 'https://[::ffff:7f00:2]' }),
+    then: [{ ...added, data: { ...added.data, platform_kubernetes: { ...added.data.platform_kubernetes, api_url: 'https://[::ffff:7f00:2]' } } } as ForgefoldEvent],
+  },
+  'the system hooks\' setting lets no cluster through': {
+    given: [...base, settingsChanged('allow_local_requests_from_system_hooks', true, true)],
+    as: 2,
+    when: add({}, { api_url: 'https://127.0.0.1:6443' }),
+    error: validation({ 'platform_kubernetes.api_url': ['is blocked: Requests to localhost are not allowed'] }),
   },
   'a management project needs admin_pipeline there': {
     given: base,

@@ -241,6 +241,19 @@ export const releaseSpecs: Record<string, Spec> = {
     when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: '' },
     then: [{ type: 'ReleaseLinkUpdated', data: { project_id: 1, release_id: 1, id: 1, filepath: '' } }],
   },
+  // `allow_blank` is ActiveSupport's `blank?` (`[[:space:]]*`): U+0085 is blank, a byte-order mark (U+FEFF) is not.
+  'a file path of Ruby white space only is blank: kept without checks': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: '\u0085\u3000' },
+    then: [{ type: 'ReleaseLinkUpdated', data: { project_id: 1, release_id: 1, id: 1, filepath: '\u0085\u3000' } }],
+  },
+  'a byte-order mark is no white space to Ruby: the format is checked': {
+    given: [...base, released],
+    as: 2,
+    when: { type: 'UpdateReleaseLink', project_id: 1, tag: 'v1.0', link_id: 1, filepath: '\ufeff' },
+    error: validation({ filepath: ['is in an invalid format'] }),
+  },
   'two empty file paths in one request are duplicates ("" is no nil)': {
     given: base,
     as: 2,

@@ -141,6 +141,13 @@ export const scimSpecs: Record<string, Spec> = {
     when: { ...provision, email: 'group_4_bot@example.com' },
     error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
   },
+  // The identity's and a new user's checks come after it too: for an existing account the platform saves no user, and
+  // the identity only once the membership is valid.
+  'a bot held elsewhere is 412 whatever fields the identity or a new user would refuse': {
+    given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40)],
+    when: { ...provision, extern_uid: ' ', user_name: '', name: '', given_name: 'x'.repeat(300), email: 'group_4_bot@example.com' },
+    error: preconditionFailed('Error saving user: User project bots cannot be added to other groups / projects'),
+  },
   'a bot held elsewhere with a userName the group holds is 412': {
     given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_4_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 40), identity(1, 2, 'u-2')],
     when: { ...provision, user_name: 'u-2@example.com', email: 'group_4_bot@example.com' },

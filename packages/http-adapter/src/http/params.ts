@@ -66,6 +66,12 @@ export const toWellFormed = (s: string): string => (SUSPECT_RE.test(s) ? s.repla
  */
 export const encodeUriComponentSafely = (s: string): string => encodeURIComponent(toWellFormed(s));
 
+/**
+ * Rails' `Journey::Router::Utils.escape_path`, how a route helper writes a glob (`*path`) parameter: every character
+ * but the unreserved ones, the sub-delimiters, `:`, `@` and `/` is percent-encoded (UTF-8, upper-case hex).
+ */
+export const escapePath = (s: string): string => toWellFormed(s).replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/gu, (unsafe) => encodeURIComponent(unsafe));
+
 /** Strict UTF-8: invalid bytes are a 400, never silently replaced. */
 function decodeUtf8(bytes: Uint8Array, where: string): string {
   try {

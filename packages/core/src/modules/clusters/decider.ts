@@ -9,6 +9,8 @@ import { decideByType, type Issued } from '../../kernel/decider.js';
 import { authorizeProject, canOnProject } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
+import type { SettingsSlice } from '../settings/projection.js';
+import { settingBoolean, settingList } from '../settings/queries.js';
 import { checkAddressableUrl, localRequestReason } from '../shared/url-blocker.js';
 import { Errors, MAX_NAME } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
@@ -40,20 +42,22 @@ const RESERVED_NAMESPACES = ['gitlab-managed-apps'];
 
 /**
  * `public_url` on `api_url`: `addressable_url`'s answers (UrlBlocker's reasons; "must be a valid URL" when blank),
- * then, local requests not being allowed (the default setting), localhost and the local network.
+ * then localhost and the local network, unless `ApplicationSetting.current` (the settings as stored) allows local
+ * requests from web hooks and services (off by default), which lets both through, or its allowlist holds the host.
  */
-const apiUrlError = (value: string): string | null => {
+const apiUrlError = (value: string, settings: SettingsSlice): string | null => {
   const checked = checkAddressableUrl(value);
   if (checked.error !== null) return checked.error;
-  const reason = localRequestReason(checked.url.hostname ?? '', { localhost: false, localNetwork: false });
+  const allowLocal = settingBoolean(settings, 'allow_local_requests_from_web_hooks_and_services');
+  const reason = localRequestReason(checked.url, { localhost: allowLocal, localNetwork: allowLocal, allowlist: settingList(settings, 'outbound_local_requests_whitelist') });
   return reason === null ? null : `is blocked: ${reason}`;
 };
 
 /** The validations of `Platforms::Kubernetes`, on the fields given. */
-const checkPlatform = (errors: Errors, platform: Partial<PlatformKubernetesInput>): void => {
+const checkPlatform = (errors: Errors, platform: Partial<PlatformKubernetesInput>, settings: SettingsSlice): void => {
   if (platform.api_url !== undefined) {
     // `validates :api_url, public_url: true, presence: true`: a blank one gets both, in that order.
-    const problem = apiUrlError(platform.api_url);
+    const problem = apiUrlError(platform.api_url, settings);
     if (problem) errors.add('platform_kubernetes.api_url', problem);
     if (platform.api_url.trim() === '') errors.add('platform_kubernetes.api_url', CLUSTER_MESSAGES.blank);
   }
@@ -138,7 +142,7 @@ const decideAddCluster = (issued: Issued<Command<'AddCluster'>>, state: State): 
     management_project_id: command.management_project_id ?? null,
   };
   const errors = new Errors();
-  checkPlatform(errors, command.platform_kubernetes);
+  checkPlatform(errors, command.platform_kubernetes, state.settings);
   checkCluster(state, errors, project, candidate, null, new Set(['name', 'domain']));
   const checked = errors.toEither(null);
   if (E.isLeft(checked)) return checked;
@@ -202,7 +206,7 @@ const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: St
     management_project_id: command.management_project_id === undefined ? cluster.management_project_id : command.management_project_id,
   };
   const errors = new Errors();
-  checkPlatform(errors, given);
+  checkPlatform(errors, given, state.settings);
   checkCluster(state, errors, project, candidate, cluster, new Set(changed));
   const checked = errors.toEither(null);
   if (E.isLeft(checked)) return checked;

@@ -1,6 +1,7 @@
 /** The clusters projection: certificate-based project clusters (secrets as ciphertext only). */
 import { emptyTable, type Table } from '../../kernel/table.js';
 import type { MembershipView } from '../members/projection.js';
+import type { SettingsSlice } from '../settings/projection.js';
 import type { PlatformKubernetesData } from './events.js';
 
 export interface Cluster {
@@ -26,6 +27,7 @@ export interface ClustersSlice {
   readonly sequence: number;
 }
 
-export type ClustersView = MembershipView & { readonly clusters: ClustersSlice };
+/** The settings are read for `public_url`'s local requests (`allow_local_requests_from_web_hooks_and_services`). */
+export type ClustersView = MembershipView & { readonly clusters: ClustersSlice; readonly settings: SettingsSlice };
 
 export const initialClusters = (): ClustersSlice => ({ byId: emptyTable(), byProject: emptyTable(), sequence: 0 });

@@ -8,7 +8,7 @@ import { decideByType, type Decision, type Issued, type IssuedAs } from '../../k
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
-import { changesAnything, exceedsLength, tooLong } from '../shared/validation.js';
+import { changesAnything, exceedsLength, isRubyBlank, tooLong } from '../shared/validation.js';
 import { addressableUrlError } from '../shared/url-blocker.js';
 import { tagRef } from '../repositories/projection.js';
 import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
@@ -80,8 +80,8 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
   if (link.name.trim() === '') add('name', "can't be blank");
   else if (others.some((other) => other.name === link.name)) add('name', 'has already been taken');
   // `validates :filepath, uniqueness: { scope: :release }, format: …, allow_blank: true, length: { maximum: 128 }`:
-  // in that order, none for a blank file path (nil, "" or spaces), which is kept as sent.
-  if (link.filepath !== null && link.filepath.trim() !== '') {
+  // in that order, none for a blank file path (nil, "" or white space as Ruby reads it), which is kept as sent.
+  if (link.filepath !== null && !isRubyBlank(link.filepath)) {
     if (others.some((other) => other.filepath === link.filepath)) add('filepath', 'has already been taken');
     if (!isFilepath(link.filepath)) add('filepath', 'is in an invalid format');
     if (exceedsLength(link.filepath, MAX_FILEPATH)) add('filepath', tooLong(MAX_FILEPATH));

@@ -138,12 +138,15 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
     E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
       const existing = findUserByEmail(state.users, command.email);
       // `create_identity_and_member` for an existing account outside the group: `member.valid?` before anything else
-      // fails for a token's bot held elsewhere (412), whatever the identities of the group hold.
-      const botRefused = (): boolean => existing !== undefined && command.active && !directMembership(state.members, 'Namespace', group.id, existing.id) && botHeldElsewhere(state, existing.id, 'Namespace', group.id);
+      // fails for a token's bot held elsewhere (412), whatever the identities of the group hold. No user is saved for
+      // an existing account and the identity only after the membership, so none of their checks comes first.
+      const botRefused = existing !== undefined && command.active && !directMembership(state.members, 'Namespace', group.id, existing.id) && botHeldElsewhere(state, existing.id, 'Namespace', group.id);
       // The same externalId again: the existing resource, unchanged (the adapter answers 201 with it); only an
       // identity whose user is in the group short-cuts the platform's service (`existing_identity_and_member?`).
       const same = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
-      if (same) return !directMembership(state.members, 'Namespace', group.id, same.user_id) && botRefused() ? E.left(BOT_NOT_PROVISIONED) : E.right([]);
+      if (same && directMembership(state.members, 'Namespace', group.id, same.user_id)) return E.right([]);
+      if (botRefused) return E.left(BOT_NOT_PROVISIONED);
+      if (same) return E.right([]);
       const errors = new Errors()
         .check(command.extern_uid.trim() !== '', 'externalId', "can't be blank")
         .check(command.user_name.trim() !== '', 'userName', "can't be blank")
@@ -157,9 +160,8 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
         .maxLength('name.givenName', command.given_name, MAX_NAME)
         .maxLength('name.familyName', command.family_name, MAX_NAME);
       if (!errors.empty) return errors.toEither([]);
-      if (botRefused()) return E.left(BOT_NOT_PROVISIONED);
-      // Uniqueness after it: the platform never looks at the userName (our rule), and finds the account's other
-      // identity only when the identity is saved, after the membership.
+      // Uniqueness after the bot's refusal: the platform never looks at the userName (our rule), and finds the
+      // account's other identity only when the identity is saved, after the membership.
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) return E.left(taken('Email'));
       const events: Emitted[] = [];

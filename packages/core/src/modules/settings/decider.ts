@@ -75,15 +75,18 @@ const dashboardUrlAbsolute = (values: Readonly<Record<string, SettingValue>>): b
  * :grafana_url_absolute?` (the shared `addressable_url` rule, stripped), then `validate_grafana_url`: what
  * `Gitlab::Utils.parse_url` cannot read, null included, "must be a valid relative or absolute URL". `system_hook_url`
  * refuses localhost and the local network unless `ApplicationSetting.current` (the settings as stored, before this
- * change) allows local requests from system hooks; a literal address only, names are not resolved.
+ * change) allows local requests from system hooks or its allowlist holds the host; a literal address only, names are
+ * not resolved.
  */
 const checkDashboardUrl = (errors: Errors, values: ApplicationSettings, before: ApplicationSettings): void => {
   const value = text(values, 'dashboard_url');
   if (value === null || parseAddressable(value) === null) return void errors.add('dashboard_url', `must be a valid relative or absolute URL. ${DASHBOARD_URL_HINT}`);
   if (!dashboardUrlAbsolute(values)) return;
   const url = value.trim();
+  const parsed = parseAddressable(url);
   const allowLocal = before.allow_local_requests_from_system_hooks === true;
-  const reason = urlBlockedReason(url) ?? (allowLocal ? null : localRequestReason(parseAddressable(url)?.hostname ?? '', { localhost: false, localNetwork: false }));
+  const allowlist = Array.isArray(before.outbound_local_requests_whitelist) ? (before.outbound_local_requests_whitelist as readonly string[]) : [];
+  const reason = urlBlockedReason(url) ?? (parsed && !allowLocal ? localRequestReason(parsed, { localhost: false, localNetwork: false, allowlist }) : null);
   if (reason) errors.add('dashboard_url', `is blocked: ${reason}. ${DASHBOARD_URL_HINT}`);
 };
 

@@ -44,3 +44,8 @@ export const personalAccessTokenPrefix = (slice: SettingsSlice): string => str(s
 export const settingBoolean = (slice: SettingsSlice, name: keyof ApplicationSettings): boolean => slice.values[name] === true;
 export const settingInteger = (slice: SettingsSlice, name: keyof ApplicationSettings): number => int(slice.values, name);
 export const settingString = (slice: SettingsSlice, name: keyof ApplicationSettings): string | null => str(slice.values, name);
+/** A list setting's strings (`outbound_local_requests_whitelist`, …); anything else is an empty list. */
+export const settingList = (slice: SettingsSlice, name: keyof ApplicationSettings): readonly string[] => {
+  const value = slice.values[name];
+  return Array.isArray(value) ? (value as readonly unknown[]).filter((item): item is string => typeof item === 'string') : [];
+};

@@ -51,6 +51,13 @@ export { isNamespacePath } from './paths.js';
 export const MAX_NAME = 255;
 export const MAX_PROJECT_DESCRIPTION = 2000;
 
+/**
+ * ActiveSupport's `String#blank?` (`allow_blank`, `presence`): empty or only `[[:space:]]`, Onigmo's Unicode white
+ * space, which has U+0085 and not the byte-order mark U+FEFF (JavaScript's `trim` is the other way round).
+ */
+const RUBY_BLANK = /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+export const isRubyBlank = (value: string): boolean => RUBY_BLANK.test(value);
+
 /** ActiveModel's message for `length: { maximum: max }`. */
 export const tooLong = (max: number): string => `is too long (maximum is ${max} characters)`;
 

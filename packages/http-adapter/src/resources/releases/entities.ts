@@ -1,7 +1,7 @@
 /** `Entities::Release` and `Entities::Releases::Link` (lib/api/entities, 14.7) with `ReleasePresenter`'s URLs. */
 import { canRelease, canRepository, findUser, sortedLinks, type Project, type Release, type ReleaseLink } from '@forgefold/core';
 import type { Commit } from '@forgefold/git';
-import { encodeUriComponentSafely } from '../../http/index.js';
+import { encodeUriComponentSafely, escapePath } from '../../http/index.js';
 import type { PresentContext } from '../context.js';
 import { commitEntity, projectWebUrl } from '../repositories/entities.js';
 import { userBasic } from '../users/entities.js';
@@ -13,14 +13,21 @@ const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 const releaseUrl = (release: Release, project: Project, ctx: PresentContext): string => `${projectWebUrl(project, ctx)}/-/releases/${encodeUriComponentSafely(release.tag)}`;
 
 /**
+ * `ReleasePresenter#download_url`: the file path without its leading slash as the `downloads/*filepath` glob of the
+ * route helper, which escapes it as a path. A blank one (kept as sent) still makes one: "" ends in `downloads/`.
+ */
+const downloadUrl = (filepath: string, release: Release, project: Project, ctx: PresentContext): string =>
+  `${releaseUrl(release, project, ctx)}/downloads/${escapePath(filepath.replace(/^\//, ''))}`;
+
+/**
  * `Entities::Releases::Link`: `external` unless the URL is inside the project; `direct_asset_url` by the file path
- * (`return object.url unless object.filepath`: an empty one, kept as sent, still makes a download URL).
+ * (`return object.url unless object.filepath`: nil only, an empty one still makes a download URL).
  */
 export const releaseLinkEntity = (link: ReleaseLink, release: Release, project: Project, ctx: PresentContext) => ({
   id: link.id,
   name: link.name,
   url: link.url,
-  direct_asset_url: link.filepath !== null ? `${releaseUrl(release, project, ctx)}/downloads${link.filepath}` : link.url,
+  direct_asset_url: link.filepath !== null ? downloadUrl(link.filepath, release, project, ctx) : link.url,
   external: !link.url.startsWith(projectWebUrl(project, ctx)),
   link_type: link.link_type,
 });
