@@ -7,12 +7,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   environmentDeployments,
   environmentsOf,
+  environmentType,
   findEnvironment,
   findEnvironmentByName,
-  mergeRequestsOf,
   previousSuccessfulDeployment,
   type Deployment,
-  type Environment,
   type MergeRequest,
   type State,
 } from '@forgefold/core';
@@ -57,37 +56,49 @@ export const deploymentMatches = (state: State, deployment: Deployment, params: 
 };
 
 /**
- * `Deployments::LinkMergeRequestsService`, computed when asked: for a successful deployment, the merge requests
- * merged into its ref whose merge commit is in git's range from the environment's previous successful deployment
- * to this one (from the root of history for the first); none for other statuses.
+ * `Deployments::LinkMergeRequestsService`, computed when asked, over `candidates` (the rows a listing already
+ * filtered): none for a deployment that is not successful or is a review app's (its environment's name has a folder:
+ * `environment_type`); after the environment's previous successful deployment, the merged merge requests whose merge
+ * commit is in git's range from it to this one, whatever branch they targeted (`merged.by_merge_commit_sha`); for the
+ * first, those merged into its ref whose merge commit is in its history (the platform links all merged into the ref
+ * when the deployment succeeds; ancestry stands for "merged by then"). Git is read only when a candidate may pass.
  */
-export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment): Promise<MergeRequest[]> => {
+export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment, candidates: readonly MergeRequest[]): Promise<MergeRequest[]> => {
   if (deployment.status !== 'success') return [];
-  const merged = mergeRequestsOf(state.repositories, deployment.project_id).filter(
-    (mr) => mr.state === 'merged' && mr.target_branch === deployment.ref && mr.merge_commit_sha !== null,
-  );
-  if (merged.length === 0) return [];
+  const environment = findEnvironment(state.deployments, deployment.project_id, deployment.environment_id);
+  if (!environment || environmentType(environment.name) !== null) return [];
   const previous = previousSuccessfulDeployment(state.deployments, deployment);
+  const linkable = candidates.filter(
+    (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== undefined || mr.target_branch === deployment.ref),
+  );
+  if (linkable.length === 0) return [];
   const range = await deps.repositories.open(deployment.project_id).commitsBetween(previous?.sha ?? null, deployment.sha);
   if (E.isLeft(range)) return [];
   const shipped = new Set<string>(range.right.items.map((commit) => commit.id));
-  return merged.filter((mr) => shipped.has(mr.merge_commit_sha!));
+  return linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
 };
 
 /**
  * `by_deployments` over a listing's rows: those a deployment of their project that passes the filters shipped
- * (`environments.project_id = merge_requests.target_project_id`). Only the rows' projects are read, and in each
- * only its successful deployments (the others link nothing), in the named environment when one is given.
+ * (`environments.project_id = merge_requests.target_project_id`). Only the projects with a merged row are read, in
+ * each only its successful deployments (the others link nothing), in the named environment when one is given, and
+ * only until every merged row of the project was found shipped: a range is read only while it can add a row.
  */
 export const shippedByDeployments = async (deps: ApiDeps, state: State, rows: readonly MergeRequest[], params: DeploymentFilters): Promise<MergeRequest[]> => {
+  const named = params.environment !== undefined && params.environment !== null ? params.environment : null;
   const shipped = new Set<number>();
-  for (const projectId of new Set(rows.map((mr) => mr.project_id))) {
-    const named = params.environment !== undefined && params.environment !== null ? findEnvironmentByName(state.deployments, projectId, params.environment) : undefined;
-    const environments: Environment[] = named ? [named] : params.environment !== undefined && params.environment !== null ? [] : environmentsOf(state.deployments, projectId);
+  const byProject = new Map<number, MergeRequest[]>();
+  for (const mr of rows) if (mr.state === 'merged') byProject.set(mr.project_id, [...(byProject.get(mr.project_id) ?? []), mr]);
+  for (const [projectId, merged] of byProject) {
+    let waiting = merged;
+    const environments = named === null ? environmentsOf(state.deployments, projectId) : [findEnvironmentByName(state.deployments, projectId, named)].filter((found) => found !== undefined);
     for (const environment of environments) {
       for (const deployment of environmentDeployments(state.deployments, environment)) {
+        if (waiting.length === 0) break;
         if (deployment.status !== 'success' || !deploymentMatches(state, deployment, params)) continue;
-        for (const mr of await deployedMergeRequests(deps, state, deployment)) shipped.add(mr.id);
+        const found = new Set((await deployedMergeRequests(deps, state, deployment, waiting)).map((mr) => mr.id));
+        for (const id of found) shipped.add(id);
+        waiting = waiting.filter((mr) => !found.has(mr.id));
       }
     }
   }
