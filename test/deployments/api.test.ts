@@ -253,7 +253,7 @@ describe('deployments', () => {
     expect(await listed(`environment=range-env&deployed_after=${encodeURIComponent(firstRange.body.created_at)}`)).toEqual([intoSide, intoMain].sort((a, b) => a - b));
   });
 
-  it('reads git only for merged rows, and stops once every one was found shipped', async () => {
+  it('reads git only for merged rows, stops once every one was found shipped, and reads a range once', async () => {
     await commit('nine', 'nine.txt', { start_branch: 'main' });
     expect((await server.call('POST', `${base()}/merge_requests`, { title: 'Add nine', source_branch: 'nine', target_branch: 'main' }, dev.token)).status).toBe(201);
     const state = server.app.state;
@@ -280,6 +280,9 @@ describe('deployments', () => {
     expect(merged.length).toBeGreaterThan(1);
     expect((await shippedByDeployments(deps, state, merged, { environment: 'mr-env' })).map((mr) => mr.id)).toEqual(merged.map((mr) => mr.id));
     // mr-env has four successful deployments; its first one (from the root) already shipped every row.
+    expect(calls).toHaveLength(1);
+    // What is between two full shas never changes: the next request reads that range from memory.
+    expect((await shippedByDeployments(deps, state, merged, { environment: 'mr-env' })).map((mr) => mr.id)).toEqual(merged.map((mr) => mr.id));
     expect(calls).toHaveLength(1);
   });
 });

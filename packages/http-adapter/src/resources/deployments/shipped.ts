@@ -72,10 +72,72 @@ export const deployedMergeRequests = async (deps: ApiDeps, state: State, deploym
     (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== undefined || mr.target_branch === deployment.ref),
   );
   if (linkable.length === 0) return [];
-  const range = await deps.repositories.open(deployment.project_id).commitsBetween(previous?.sha ?? null, deployment.sha);
-  if (E.isLeft(range)) return [];
-  const shipped = new Set<string>(range.right.items.map((commit) => commit.id));
-  return linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
+  const shipped = await commitsOfRange(deps, deployment.project_id, previous?.sha ?? null, deployment.sha);
+  return shipped === null ? [] : linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
+};
+
+/** How many commit shas the kept ranges may hold together (a first deployment's range is its whole history). */
+const SHAS_KEPT = 100_000;
+
+/** The ranges read, per repository host; `sizes` has those read (not those in flight), least recently used first. */
+interface KeptRanges {
+  readonly reads: Map<string, Promise<ReadonlySet<string> | null>>;
+  readonly sizes: Map<string, number>;
+  total: number;
+}
+const keptRanges = new WeakMap<object, KeptRanges>();
+
+const isFullSha = (revision: string): boolean => /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(revision);
+
+const forget = (kept: KeptRanges, key: string): void => {
+  kept.reads.delete(key);
+  kept.total -= kept.sizes.get(key) ?? 0;
+  kept.sizes.delete(key);
+};
+
+/**
+ * The shas of git's range `from..to` (null `from`: all of `to`'s history), or null when git cannot read it. What
+ * is between two commits never changes (a full sha names a commit and all its history), so a range read is kept for the
+ * next requests, until `SHAS_KEPT` is reached (the least recently used go first): filtered listings ask for the same
+ * deployments' ranges again and again, and the response cache is emptied by any write. A failed read is not kept.
+ */
+const commitsOfRange = (deps: ApiDeps, projectId: number, from: string | null, to: string): Promise<ReadonlySet<string> | null> => {
+  let kept = keptRanges.get(deps.repositories);
+  if (!kept) keptRanges.set(deps.repositories, (kept = { reads: new Map(), sizes: new Map(), total: 0 }));
+  const ranges = kept;
+  const key = `${projectId}:${from ?? ''}..${to}`;
+  const hit = ranges.reads.get(key);
+  if (hit) {
+    const size = ranges.sizes.get(key);
+    if (size !== undefined) {
+      ranges.sizes.delete(key);
+      ranges.sizes.set(key, size);
+    }
+    return hit;
+  }
+  const read = deps.repositories
+    .open(projectId)
+    .commitsBetween(from, to)
+    .then(
+      (range) => (E.isLeft(range) ? null : new Set(range.right.items.map((commit) => commit.id))),
+      // The port answers failures as values; should it throw, the listing still answers (without those rows).
+      () => null,
+    );
+  // A deployment's `sha` is kept as sent: a branch name or a short sha may name another commit tomorrow.
+  if (!isFullSha(to) || (from !== null && !isFullSha(from))) return read;
+  ranges.reads.set(key, read);
+  void read.then((shas) => {
+    if (ranges.reads.get(key) !== read) return;
+    if (shas === null || shas.size > SHAS_KEPT) return forget(ranges, key);
+    // An empty range (the same sha deployed again) weighs one, so that the number of ranges kept is bounded too.
+    ranges.sizes.set(key, shas.size + 1);
+    ranges.total += shas.size + 1;
+    for (const oldest of ranges.sizes.keys()) {
+      if (ranges.total <= SHAS_KEPT) break;
+      forget(ranges, oldest);
+    }
+  });
+  return read;
 };
 
 /**
