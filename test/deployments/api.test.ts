@@ -253,6 +253,38 @@ describe('deployments', () => {
     expect(await listed(`environment=range-env&deployed_after=${encodeURIComponent(firstRange.body.created_at)}`)).toEqual([intoSide, intoMain].sort((a, b) => a - b));
   });
 
+  it('keeps what a deployment shipped when its status changes after success, and ranges from the previous one it had then', async () => {
+    const headOfMain = async () => (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id as string;
+    const iidsOf = async (deployment: number, query = '') =>
+      (await server.call('GET', `${base()}/deployments/${deployment}/merge_requests?${query}`, undefined, reporter.token)).body.map((row: { iid: number }) => row.iid);
+    const mergeBranch = async (branch: string) => {
+      await commit(branch, `${branch}.txt`, { start_branch: 'main' });
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `Add ${branch}`, source_branch: branch, target_branch: 'main' }, dev.token);
+      expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+      return mr.body.iid as number;
+    };
+    await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const ten = await mergeBranch('ten');
+    const running = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'running' })).body.id as number;
+    const eleven = await mergeBranch('eleven');
+    const later = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' })).body.id as number;
+    expect(await iidsOf(later)).toEqual(expect.arrayContaining([ten, eleven]));
+    // `running` succeeds after `later`: its previous successful deployment (lower id) is the first one, as it was then.
+    expect((await server.call('PUT', `${base()}/deployments/${running}`, { status: 'success' }, dev.token)).status).toBe(200);
+    expect(await iidsOf(running)).toEqual([ten]);
+    // `later` was linked when it succeeded, from the first: a success with a lower id since changes nothing.
+    expect((await iidsOf(later)).sort((a: number, b: number) => a - b)).toEqual([ten, eleven]);
+    // Failed afterwards: the links made on success stay (DeploymentMergeRequest rows), `finished_at` moves.
+    expect((await server.call('PUT', `${base()}/deployments/${running}`, { status: 'failed' }, dev.token)).status).toBe(200);
+    expect(await iidsOf(running)).toEqual([ten]);
+    expect(await iidsOf(running, 'environment=relink-env')).toEqual([ten]);
+    const listed = await server.call('GET', `${base()}/merge_requests?environment=relink-env`, undefined, reporter.token);
+    expect(listed.body.map((row: { iid: number }) => row.iid)).toEqual(expect.arrayContaining([ten, eleven]));
+    // A deployment created failed never succeeded: nothing.
+    const failed = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'failed' })).body.id as number;
+    expect(await iidsOf(failed)).toEqual([]);
+  });
+
   it('reads git only for merged rows, stops once every one was found shipped, and reads a range once', async () => {
     await commit('nine', 'nine.txt', { start_branch: 'main' });
     expect((await server.call('POST', `${base()}/merge_requests`, { title: 'Add nine', source_branch: 'nine', target_branch: 'main' }, dev.token)).status).toBe(201);

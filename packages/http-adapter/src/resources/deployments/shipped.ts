@@ -10,7 +10,6 @@ import {
   environmentType,
   findEnvironment,
   findEnvironmentByName,
-  previousSuccessfulDeployment,
   type Deployment,
   type MergeRequest,
   type State,
@@ -57,22 +56,24 @@ export const deploymentMatches = (state: State, deployment: Deployment, params: 
 
 /**
  * `Deployments::LinkMergeRequestsService`, computed when asked, over `candidates` (the rows a listing already
- * filtered): none for a deployment that is not successful or is a review app's (its environment's name has a folder:
- * `environment_type`); after the environment's previous successful deployment, the merged merge requests whose merge
- * commit is in git's range from it to this one, whatever branch they targeted (`merged.by_merge_commit_sha`); for the
- * first, those merged into its ref whose merge commit is in its history (the platform links all merged into the ref
- * when the deployment succeeds; ancestry stands for "merged by then"). Git is read only when a candidate may pass.
+ * filtered): none for a deployment that never succeeded (the service links on success only, and the links stay when
+ * the status changes again) or is a review app's (its environment's name has a folder: `environment_type`); after the
+ * previous successful deployment it had when it succeeded (`links.previous_sha`), the merged merge requests whose
+ * merge commit is in git's range from that one to this one, whatever branch they targeted
+ * (`merged.by_merge_commit_sha`); for the first, those merged into its ref whose merge commit is in its history (the
+ * platform links all merged into the ref when the deployment succeeds; ancestry stands for "merged by then"). Git is
+ * read only when a candidate may pass.
  */
 export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment, candidates: readonly MergeRequest[]): Promise<MergeRequest[]> => {
-  if (deployment.status !== 'success') return [];
+  if (deployment.links === null) return [];
   const environment = findEnvironment(state.deployments, deployment.project_id, deployment.environment_id);
   if (!environment || environmentType(environment.name) !== null) return [];
-  const previous = previousSuccessfulDeployment(state.deployments, deployment);
+  const previous = deployment.links.previous_sha;
   const linkable = candidates.filter(
-    (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== undefined || mr.target_branch === deployment.ref),
+    (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== null || mr.target_branch === deployment.ref),
   );
   if (linkable.length === 0) return [];
-  const shipped = await commitsOfRange(deps, deployment.project_id, previous?.sha ?? null, deployment.sha);
+  const shipped = await commitsOfRange(deps, deployment.project_id, previous, deployment.sha);
   return shipped === null ? [] : linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
 };
 
@@ -143,7 +144,7 @@ const commitsOfRange = (deps: ApiDeps, projectId: number, from: string | null, t
 /**
  * `by_deployments` over a listing's rows: those a deployment of their project that passes the filters shipped
  * (`environments.project_id = merge_requests.target_project_id`). Only the projects with a merged row are read, in
- * each only its successful deployments (the others link nothing), in the named environment when one is given, and
+ * each only its deployments that succeeded once (the others link nothing), in the named environment when one is given, and
  * only until every merged row of the project was found shipped: a range is read only while it can add a row.
  */
 export const shippedByDeployments = async (deps: ApiDeps, state: State, rows: readonly MergeRequest[], params: DeploymentFilters): Promise<MergeRequest[]> => {
@@ -157,7 +158,7 @@ export const shippedByDeployments = async (deps: ApiDeps, state: State, rows: re
     for (const environment of environments) {
       for (const deployment of environmentDeployments(state.deployments, environment)) {
         if (waiting.length === 0) break;
-        if (deployment.status !== 'success' || !deploymentMatches(state, deployment, params)) continue;
+        if (deployment.links === null || !deploymentMatches(state, deployment, params)) continue;
         const found = new Set((await deployedMergeRequests(deps, state, deployment, waiting)).map((mr) => mr.id));
         for (const id of found) shipped.add(id);
         waiting = waiting.filter((mr) => !found.has(mr.id));
