@@ -144,14 +144,19 @@ const commitsOfRange = (deps: ApiDeps, projectId: number, from: string | null, t
 /**
  * `by_deployments` over a listing's rows: those a deployment of their project that passes the filters shipped
  * (`environments.project_id = merge_requests.target_project_id`). Only the projects with a merged row are read, in
- * each only its deployments that succeeded once (the others link nothing), in the named environment when one is given, and
- * only until every merged row of the project was found shipped: a range is read only while it can add a row.
+ * each only its deployments that succeeded once (the others link nothing), in the named environment when one is
+ * given, and only until every merged row of the project was found shipped: a range is read only while it can add one.
  */
 export const shippedByDeployments = async (deps: ApiDeps, state: State, rows: readonly MergeRequest[], params: DeploymentFilters): Promise<MergeRequest[]> => {
   const named = params.environment !== undefined && params.environment !== null ? params.environment : null;
   const shipped = new Set<number>();
   const byProject = new Map<number, MergeRequest[]>();
-  for (const mr of rows) if (mr.state === 'merged') byProject.set(mr.project_id, [...(byProject.get(mr.project_id) ?? []), mr]);
+  for (const mr of rows) {
+    if (mr.state !== 'merged') continue;
+    const merged = byProject.get(mr.project_id);
+    if (merged) merged.push(mr);
+    else byProject.set(mr.project_id, [mr]);
+  }
   for (const [projectId, merged] of byProject) {
     let waiting = merged;
     const environments = named === null ? environmentsOf(state.deployments, projectId) : [findEnvironmentByName(state.deployments, projectId, named)].filter((found) => found !== undefined);
