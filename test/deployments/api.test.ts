@@ -4,6 +4,10 @@
  * and the merge requests a deployment shipped, from git ancestry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
+import { mergeRequestsOf } from '@forgefold/core';
+import type { ApiDeps } from '../../packages/http-adapter/src/app/deps.js';
+import { shippedByDeployments } from '../../packages/http-adapter/src/resources/deployments/shipped.js';
 import { member, newDataDir, removeDir, start, unprotectDefaultBranches, type Running } from '../repositories/support.js';
 
 let server: Running;
@@ -217,6 +221,101 @@ describe('deployments', () => {
     expect(await lists('deployed_before=soon')).toEqual(merged);
     expect(merged).not.toContain(undefined);
     expect(seven).toBeGreaterThan(six);
+  });
+
+  it('links nothing to a review app (a name with a folder) and, after a previous deployment, whatever the merge request targeted', async () => {
+    const headOfMain = async () => (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id as string;
+    const iidsOf = async (deployment: { body: { id: number } }) =>
+      (await server.call('GET', `${base()}/deployments/${deployment.body.id}/merge_requests`, undefined, reporter.token)).body.map((row: { iid: number }) => row.iid).sort((a: number, b: number) => a - b);
+    const mergeInto = async (source: string, target: string) => {
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `${source} into ${target}`, source_branch: source, target_branch: target }, dev.token);
+      expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+      return mr.body.iid as number;
+    };
+    const firstReview = await deploy({ environment: 'review/eight', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const firstRange = await deploy({ environment: 'range-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    expect(await iidsOf(firstRange)).not.toEqual([]);
+    // `LinkMergeRequestsService`: `return if deployment.environment.environment_type` (review apps link nothing).
+    expect(await iidsOf(firstReview)).toEqual([]);
+    // A merge request into a side branch, the side branch then merged into main.
+    await commit('side', 'side.txt', { start_branch: 'main' });
+    await commit('eight', 'eight.txt', { start_branch: 'side' });
+    const intoSide = await mergeInto('eight', 'side');
+    const intoMain = await mergeInto('side', 'main');
+    const review = await deploy({ environment: 'review/eight', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const range = await deploy({ environment: 'range-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    expect(await iidsOf(review)).toEqual([]);
+    // `link_merge_requests_for_range`: `merged.by_merge_commit_sha(range)`, no target branch condition.
+    expect(await iidsOf(range)).toEqual([intoSide, intoMain].sort((a, b) => a - b));
+    const listed = async (query: string) =>
+      (await server.call('GET', `${base()}/merge_requests?${query}`, undefined, reporter.token)).body.map((row: { iid: number }) => row.iid).sort((a: number, b: number) => a - b);
+    expect(await listed('environment=review/eight')).toEqual([]);
+    expect(await listed(`environment=range-env&deployed_after=${encodeURIComponent(firstRange.body.created_at)}`)).toEqual([intoSide, intoMain].sort((a, b) => a - b));
+  });
+
+  it('keeps what a deployment shipped when its status changes after success, and ranges from the previous one it had then', async () => {
+    const headOfMain = async () => (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id as string;
+    const iidsOf = async (deployment: number, query = '') =>
+      (await server.call('GET', `${base()}/deployments/${deployment}/merge_requests?${query}`, undefined, reporter.token)).body.map((row: { iid: number }) => row.iid);
+    const mergeBranch = async (branch: string) => {
+      await commit(branch, `${branch}.txt`, { start_branch: 'main' });
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `Add ${branch}`, source_branch: branch, target_branch: 'main' }, dev.token);
+      expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+      return mr.body.iid as number;
+    };
+    await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const ten = await mergeBranch('ten');
+    const running = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'running' })).body.id as number;
+    const eleven = await mergeBranch('eleven');
+    const later = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' })).body.id as number;
+    expect(await iidsOf(later)).toEqual(expect.arrayContaining([ten, eleven]));
+    // `running` succeeds after `later`: its previous successful deployment (lower id) is the first one, as it was then.
+    expect((await server.call('PUT', `${base()}/deployments/${running}`, { status: 'success' }, dev.token)).status).toBe(200);
+    expect(await iidsOf(running)).toEqual([ten]);
+    // `later` was linked when it succeeded, from the first: a success with a lower id since changes nothing.
+    expect((await iidsOf(later)).sort((a: number, b: number) => a - b)).toEqual([ten, eleven]);
+    // Failed afterwards: the links made on success stay (DeploymentMergeRequest rows), `finished_at` moves.
+    expect((await server.call('PUT', `${base()}/deployments/${running}`, { status: 'failed' }, dev.token)).status).toBe(200);
+    expect(await iidsOf(running)).toEqual([ten]);
+    expect(await iidsOf(running, 'environment=relink-env')).toEqual([ten]);
+    const listed = await server.call('GET', `${base()}/merge_requests?environment=relink-env`, undefined, reporter.token);
+    expect(listed.body.map((row: { iid: number }) => row.iid)).toEqual(expect.arrayContaining([ten, eleven]));
+    // A deployment created failed never succeeded: nothing.
+    const failed = (await deploy({ environment: 'relink-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'failed' })).body.id as number;
+    expect(await iidsOf(failed)).toEqual([]);
+  });
+
+  it('reads git only for merged rows, stops once every one was found shipped, and reads a range once', async () => {
+    await commit('nine', 'nine.txt', { start_branch: 'main' });
+    expect((await server.call('POST', `${base()}/merge_requests`, { title: 'Add nine', source_branch: 'nine', target_branch: 'main' }, dev.token)).status).toBe(201);
+    const state = server.app.state;
+    const calls: string[] = [];
+    // Every commit "shipped": the range holds every merged merge request's merge commit.
+    const shas = mergeRequestsOf(state.repositories, project.id).flatMap((mr) => (mr.merge_commit_sha ? [mr.merge_commit_sha] : []));
+    const deps = {
+      repositories: {
+        open: () => ({
+          commitsBetween: async (from: string | null, to: string) => {
+            calls.push(`${from}..${to}`);
+            return E.right({ items: shas.map((id) => ({ id })), total: shas.length });
+          },
+        }),
+      },
+    } as unknown as ApiDeps;
+    const all = mergeRequestsOf(state.repositories, project.id);
+    const opened = all.filter((mr) => mr.state !== 'merged');
+    expect(opened).not.toEqual([]);
+    expect(await shippedByDeployments(deps, state, opened, { environment: 'filter-env' })).toEqual([]);
+    expect(calls).toEqual([]);
+    // The first deployment links only what was merged into its ref (`eight` targeted `side`).
+    const merged = all.filter((mr) => mr.state === 'merged' && mr.target_branch === 'main');
+    expect(merged.length).toBeGreaterThan(1);
+    expect((await shippedByDeployments(deps, state, merged, { environment: 'mr-env' })).map((mr) => mr.id)).toEqual(merged.map((mr) => mr.id));
+    // mr-env has four successful deployments; its first one (from the root) already shipped every row.
+    expect(calls).toHaveLength(1);
+    // What is between two full shas never changes: the next request reads that range from memory.
+    expect((await shippedByDeployments(deps, state, merged, { environment: 'mr-env' })).map((mr) => mr.id)).toEqual(merged.map((mr) => mr.id));
+    expect(calls).toHaveLength(1);
   });
 });
 

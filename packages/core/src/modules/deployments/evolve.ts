@@ -32,6 +32,20 @@ const recomputeLastSuccess = (state: DeploymentsDraft, environment: Draft<Enviro
   environment.last_success_id = null;
 };
 
+/**
+ * `Deployment#previous_deployment` when a deployment succeeds: the environment's latest successful deployment with a
+ * lower id (`last_success_id` when it is lower, the usual case; else a walk back), its sha; null for none.
+ */
+const previousSuccessSha = (state: DeploymentsDraft, environment: Draft<Environment>, id: number): string | null => {
+  const last = environment.last_success_id;
+  if (last !== null && last < id) return tableGet(state.deployments.deployments, last)?.sha ?? null;
+  for (let index = environment.deployment_count - 1; index >= 0; index--) {
+    const candidate = tableGet(state.deployments.deployments, tableGet(environment.deployments, index) ?? -1);
+    if (candidate && candidate.id < id && candidate.status === 'success') return candidate.sha;
+  }
+  return null;
+};
+
 /** Keeps `scheduledDeletions` to the stopped environments with an `auto_delete_at`. */
 const indexScheduled = (state: DeploymentsDraft, environment: Draft<Environment>): void => {
   if (environment.state === 'stopped' && environment.auto_delete_at !== null) tableSet(state.deployments.scheduledDeletions, environment.id, 1);
@@ -107,7 +121,8 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       const { project_id, id, iid, environment_id, status, created_at } = event.data;
       const environment = environmentOf(state, environment_id);
       if (!environment) return;
-      tableSet(state.deployments.deployments, id, { ...event.data, updated_at: created_at, finished_at: isFinished(status) ? created_at : null });
+      const links = status === 'success' ? { previous_sha: previousSuccessSha(state, environment, id) } : null;
+      tableSet(state.deployments.deployments, id, { ...event.data, updated_at: created_at, finished_at: isFinished(status) ? created_at : null, links });
       const project = projectOf(state, project_id);
       tableSet(project.deployments, iid, id);
       project.deployment_count += 1;
@@ -121,10 +136,11 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
     case 'DeploymentStatusChanged': {
       const deployment = tableGet(state.deployments.deployments, event.data.id);
       if (!deployment) return;
+      const environment = environmentOf(state, deployment.environment_id);
+      if (environment && event.data.to === 'success' && deployment.links === null) deployment.links = { previous_sha: previousSuccessSha(state, environment, deployment.id) };
       deployment.status = event.data.to;
       deployment.updated_at = event.data.at;
       if (isFinished(event.data.to)) deployment.finished_at = event.data.at;
-      const environment = environmentOf(state, deployment.environment_id);
       if (!environment) return;
       if (event.data.to === 'success') {
         if (environment.last_success_id === null || environment.last_success_id < deployment.id) environment.last_success_id = deployment.id;

@@ -18,7 +18,8 @@ export const deploymentsModule = defineModule<
 >({
   name: 'deployments',
   // 3: `scheduledDeletions` holds ids of the stopped scheduled environments (the date is the environment's).
-  version: 3,
+  // 4: a deployment's `links`, set when it first succeeds.
+  version: 4,
   initial: () => ({ deployments: initialDeployments() }),
   events: deploymentEvents,
   commands: [

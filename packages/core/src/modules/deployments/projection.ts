@@ -41,6 +41,12 @@ export interface Deployment {
   readonly updated_at: string;
   /** Set on entering success, failed or canceled. */
   readonly finished_at: string | null;
+  /**
+   * Set when it first became successful, as `Deployments::LinkMergeRequestsService` then linked what it shipped (the
+   * links stay whatever its status becomes): the sha of the environment's previous successful deployment at that
+   * moment (`previous_deployment`, the range's start), null for its first. Null while it never succeeded.
+   */
+  readonly links: { readonly previous_sha: string | null } | null;
 }
 
 export interface ProjectDeployments {

@@ -119,14 +119,3 @@ export function* projectDeploymentsInOrder(slice: DeploymentsSlice, projectId: n
 /** `last_deployment`: the environment's latest successful deployment. */
 export const lastDeployment = (slice: DeploymentsSlice, environment: Environment): Deployment | undefined =>
   environment.last_success_id === null ? undefined : tableGet(slice.deployments, environment.last_success_id);
-
-/** `Deployment#previous_deployment`: the latest successful deployment of the same environment before this one. */
-export const previousSuccessfulDeployment = (slice: DeploymentsSlice, deployment: Deployment): Deployment | undefined => {
-  const environment = tableGet(slice.environments, deployment.environment_id);
-  if (!environment) return undefined;
-  for (let index = environment.deployment_count - 1; index >= 0; index--) {
-    const candidate = environmentDeploymentAt(slice, environment, index);
-    if (candidate && candidate.id < deployment.id && candidate.status === 'success') return candidate;
-  }
-  return undefined;
-};

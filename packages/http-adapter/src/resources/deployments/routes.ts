@@ -13,6 +13,7 @@ import {
   findEnvironment,
   findEnvironmentByName,
   forbidden,
+  mergeRequestsOf,
   notFound,
   projectDeploymentsFrom,
   projectDeploymentsInOrder,
@@ -192,8 +193,11 @@ export const deploymentRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // `MergeRequestsFinder` filters by `deployment_id` without finding the deployment: an unknown one lists none.
         const deployment = findDeployment(state.deployments, project.right.id, ctx.params.deployment_id);
         // Every link of these merge requests is to this deployment: the deployment filters keep all of them or none.
-        const list = deployment && deploymentMatches(state, deployment, ctx.params) ? await deployedMergeRequests(deps, state, deployment) : [];
-        const rows = filterMergeRequests(list, ctx.params, state.users, viewerId(ctx));
+        // The finder's other filters first, so that git is read only when a merged merge request is left.
+        const rows =
+          deployment && deploymentMatches(state, deployment, ctx.params)
+            ? await deployedMergeRequests(deps, state, deployment, filterMergeRequests(mergeRequestsOf(state.repositories, project.right.id), ctx.params, state.users, viewerId(ctx)))
+            : [];
         const view = presentContext(deps, ctx, state);
         return paginate(ctx, arraySource(rows), { map: (mr) => mergeRequestBasicEntity(mr, project.right, view) });
       },

@@ -7,12 +7,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   environmentDeployments,
   environmentsOf,
+  environmentType,
   findEnvironment,
   findEnvironmentByName,
-  mergeRequestsOf,
-  previousSuccessfulDeployment,
   type Deployment,
-  type Environment,
   type MergeRequest,
   type State,
 } from '@forgefold/core';
@@ -57,37 +55,118 @@ export const deploymentMatches = (state: State, deployment: Deployment, params: 
 };
 
 /**
- * `Deployments::LinkMergeRequestsService`, computed when asked: for a successful deployment, the merge requests
- * merged into its ref whose merge commit is in git's range from the environment's previous successful deployment
- * to this one (from the root of history for the first); none for other statuses.
+ * `Deployments::LinkMergeRequestsService`, computed when asked, over `candidates` (the rows a listing already
+ * filtered): none for a deployment that never succeeded (the service links on success only, and the links stay when
+ * the status changes again) or is a review app's (its environment's name has a folder: `environment_type`); after the
+ * previous successful deployment it had when it succeeded (`links.previous_sha`), the merged merge requests whose
+ * merge commit is in git's range from that one to this one, whatever branch they targeted
+ * (`merged.by_merge_commit_sha`); for the first, those merged into its ref whose merge commit is in its history (the
+ * platform links all merged into the ref when the deployment succeeds; ancestry stands for "merged by then"). Git is
+ * read only when a candidate may pass.
  */
-export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment): Promise<MergeRequest[]> => {
-  if (deployment.status !== 'success') return [];
-  const merged = mergeRequestsOf(state.repositories, deployment.project_id).filter(
-    (mr) => mr.state === 'merged' && mr.target_branch === deployment.ref && mr.merge_commit_sha !== null,
+export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment, candidates: readonly MergeRequest[]): Promise<MergeRequest[]> => {
+  if (deployment.links === null) return [];
+  const environment = findEnvironment(state.deployments, deployment.project_id, deployment.environment_id);
+  if (!environment || environmentType(environment.name) !== null) return [];
+  const previous = deployment.links.previous_sha;
+  const linkable = candidates.filter(
+    (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== null || mr.target_branch === deployment.ref),
   );
-  if (merged.length === 0) return [];
-  const previous = previousSuccessfulDeployment(state.deployments, deployment);
-  const range = await deps.repositories.open(deployment.project_id).commitsBetween(previous?.sha ?? null, deployment.sha);
-  if (E.isLeft(range)) return [];
-  const shipped = new Set<string>(range.right.items.map((commit) => commit.id));
-  return merged.filter((mr) => shipped.has(mr.merge_commit_sha!));
+  if (linkable.length === 0) return [];
+  const shipped = await commitsOfRange(deps, deployment.project_id, previous, deployment.sha);
+  return shipped === null ? [] : linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
+};
+
+/** How many commit shas the kept ranges may hold together (a first deployment's range is its whole history). */
+const SHAS_KEPT = 100_000;
+
+/** The ranges read, per repository host; `sizes` has those read (not those in flight), least recently used first. */
+interface KeptRanges {
+  readonly reads: Map<string, Promise<ReadonlySet<string> | null>>;
+  readonly sizes: Map<string, number>;
+  total: number;
+}
+const keptRanges = new WeakMap<object, KeptRanges>();
+
+const isFullSha = (revision: string): boolean => /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(revision);
+
+const forget = (kept: KeptRanges, key: string): void => {
+  kept.reads.delete(key);
+  kept.total -= kept.sizes.get(key) ?? 0;
+  kept.sizes.delete(key);
+};
+
+/**
+ * The shas of git's range `from..to` (null `from`: all of `to`'s history), or null when git cannot read it. What
+ * is between two commits never changes (a full sha names a commit and all its history), so a range read is kept for the
+ * next requests, until `SHAS_KEPT` is reached (the least recently used go first): filtered listings ask for the same
+ * deployments' ranges again and again, and the response cache is emptied by any write. A failed read is not kept.
+ */
+const commitsOfRange = (deps: ApiDeps, projectId: number, from: string | null, to: string): Promise<ReadonlySet<string> | null> => {
+  let kept = keptRanges.get(deps.repositories);
+  if (!kept) keptRanges.set(deps.repositories, (kept = { reads: new Map(), sizes: new Map(), total: 0 }));
+  const ranges = kept;
+  const key = `${projectId}:${from ?? ''}..${to}`;
+  const hit = ranges.reads.get(key);
+  if (hit) {
+    const size = ranges.sizes.get(key);
+    if (size !== undefined) {
+      ranges.sizes.delete(key);
+      ranges.sizes.set(key, size);
+    }
+    return hit;
+  }
+  const read = deps.repositories
+    .open(projectId)
+    .commitsBetween(from, to)
+    .then(
+      (range) => (E.isLeft(range) ? null : new Set(range.right.items.map((commit) => commit.id))),
+      // The port answers failures as values; should it throw, the listing still answers (without those rows).
+      () => null,
+    );
+  // A deployment's `sha` is kept as sent: a branch name or a short sha may name another commit tomorrow.
+  if (!isFullSha(to) || (from !== null && !isFullSha(from))) return read;
+  ranges.reads.set(key, read);
+  void read.then((shas) => {
+    if (ranges.reads.get(key) !== read) return;
+    if (shas === null || shas.size > SHAS_KEPT) return forget(ranges, key);
+    // An empty range (the same sha deployed again) weighs one, so that the number of ranges kept is bounded too.
+    ranges.sizes.set(key, shas.size + 1);
+    ranges.total += shas.size + 1;
+    for (const oldest of ranges.sizes.keys()) {
+      if (ranges.total <= SHAS_KEPT) break;
+      forget(ranges, oldest);
+    }
+  });
+  return read;
 };
 
 /**
  * `by_deployments` over a listing's rows: those a deployment of their project that passes the filters shipped
- * (`environments.project_id = merge_requests.target_project_id`). Only the rows' projects are read, and in each
- * only its successful deployments (the others link nothing), in the named environment when one is given.
+ * (`environments.project_id = merge_requests.target_project_id`). Only the projects with a merged row are read, in
+ * each only its deployments that succeeded once (the others link nothing), in the named environment when one is
+ * given, and only until every merged row of the project was found shipped: a range is read only while it can add one.
  */
 export const shippedByDeployments = async (deps: ApiDeps, state: State, rows: readonly MergeRequest[], params: DeploymentFilters): Promise<MergeRequest[]> => {
+  const named = params.environment !== undefined && params.environment !== null ? params.environment : null;
   const shipped = new Set<number>();
-  for (const projectId of new Set(rows.map((mr) => mr.project_id))) {
-    const named = params.environment !== undefined && params.environment !== null ? findEnvironmentByName(state.deployments, projectId, params.environment) : undefined;
-    const environments: Environment[] = named ? [named] : params.environment !== undefined && params.environment !== null ? [] : environmentsOf(state.deployments, projectId);
+  const byProject = new Map<number, MergeRequest[]>();
+  for (const mr of rows) {
+    if (mr.state !== 'merged') continue;
+    const merged = byProject.get(mr.project_id);
+    if (merged) merged.push(mr);
+    else byProject.set(mr.project_id, [mr]);
+  }
+  for (const [projectId, merged] of byProject) {
+    let waiting = merged;
+    const environments = named === null ? environmentsOf(state.deployments, projectId) : [findEnvironmentByName(state.deployments, projectId, named)].filter((found) => found !== undefined);
     for (const environment of environments) {
       for (const deployment of environmentDeployments(state.deployments, environment)) {
-        if (deployment.status !== 'success' || !deploymentMatches(state, deployment, params)) continue;
-        for (const mr of await deployedMergeRequests(deps, state, deployment)) shipped.add(mr.id);
+        if (waiting.length === 0) break;
+        if (deployment.links === null || !deploymentMatches(state, deployment, params)) continue;
+        const found = new Set((await deployedMergeRequests(deps, state, deployment, waiting)).map((mr) => mr.id));
+        for (const id of found) shipped.add(id);
+        waiting = waiting.filter((mr) => !found.has(mr.id));
       }
     }
   }

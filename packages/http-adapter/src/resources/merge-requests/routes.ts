@@ -166,22 +166,14 @@ export const mergeRequestRoutes = (deps: ApiDeps): AnyRouteDef[] => {
   const readFound = readOr(MR_NOT_FOUND);
 
   return [
-    route({
-      method: 'GET',
+    listRoute(deps, {
       path: '/projects/:id/merge_requests',
       auth: 'optional',
       before: read,
       params: listParams,
-      handler: (ctx) => {
-        const project = projectOf(deps, ctx, 'read_merge_request');
-        const state = deps.app.state;
-        const list = filtered(deps, ctx, state, mergeRequestsOf(state.repositories, project.id));
-        const page = (rows: readonly MergeRequest[]) => {
-          const context = presentContext(deps, ctx);
-          return paginate(ctx, arraySource(rows), { map: (mr) => listEntity(mr, context, ctx.params, { project }) });
-        };
-        return list instanceof Promise ? list.then(page) : page(list);
-      },
+      find: (ctx, state) => findRepositoryProject(state, ctx, 'read_merge_request'),
+      rows: (ctx, state, project) => filtered(deps, ctx, state, mergeRequestsOf(state.repositories, project.id)),
+      present: (mr, view, project, ctx) => listEntity(mr, view, ctx.params, { project }),
     }),
     // `GET /merge_requests`: `authenticate! unless params[:scope] == 'all'`; the caller's own by default.
     listRoute(deps, {
