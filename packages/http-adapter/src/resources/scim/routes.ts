@@ -13,7 +13,9 @@ import {
   parseFilter,
   parseUserResource,
   patchChanges,
+  provisionFailure,
   requireProvisioningAttributes,
+  SAVE_FAILED_PREFIX,
   scimTokenMatches,
   scimUserView,
   searchScimIdentities,
@@ -47,6 +49,7 @@ import {
   scimUserEntity,
   scimUserLocation,
 } from './entities.js';
+import { inspectedParams } from './params.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -89,6 +92,15 @@ export const fromDomainError = (error: DomainError): ApiError => {
     case 'Unprocessable':
       return scimError(422, error.message ?? 'Unprocessable Entity');
   }
+};
+
+/**
+ * The platform's POST failure text, `"Error saving user with #{params.inspect}: #{message}"`: the core's message
+ * (`Error saving user: …`) with the request's params put in.
+ */
+const withRequestParams = (error: DomainError, params: () => string): DomainError => {
+  if ((error._tag !== 'Conflict' && error._tag !== 'PreconditionFailed') || !error.message?.startsWith(SAVE_FAILED_PREFIX)) return error;
+  return { ...error, message: `Error saving user with ${params()}: ${error.message.slice(SAVE_FAILED_PREFIX.length)}` };
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -211,12 +223,17 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/groups/:group/Users',
     handler: async (ctx) => {
       const scope = scimScope(deps, ctx);
-      const parsed = parseUserResource(jsonBody(ctx));
+      const body = jsonBody(ctx);
+      const parsed = parseUserResource(body);
       if (E.isLeft(parsed)) throw fromRequestError(parsed.left);
       const fields = requireProvisioningAttributes(parsed.right);
       if (E.isLeft(fields)) throw fromRequestError(fields.left);
       const result = await deps.app.execute(scope.actor, { type: 'ProvisionScimIdentity', group_id: scope.group.id, ...fields.right });
-      if (E.isLeft(result)) throw fromDomainError(result.left);
+      // A failed save names the request's params, as the platform's POST does; one after a membership was saved too.
+      const params = () => inspectedParams(ctx.query, body, ctx.routeParams['group']!);
+      if (E.isLeft(result)) throw fromDomainError(withRequestParams(result.left, params));
+      const failure = provisionFailure(result.right);
+      if (failure) throw fromDomainError(withRequestParams(failure, params));
       return userResponse(scope, result.right.state, fields.right.extern_uid, 201);
     },
   }),
