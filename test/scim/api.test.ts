@@ -468,11 +468,17 @@ describe('SCIM: GET, PATCH, PUT, DELETE /Users/:id', () => {
     expect((await scim('GET', '/Users/dora.explorer@idp.example')).body.active).toBe(true);
   });
 
-  it('PATCH changes e-mail, userName and externalId; conflicts are 409 uniqueness', async () => {
+  it('PATCH changes e-mail, userName and externalId; a taken e-mail or userName is 409 uniqueness, a taken externalId 412', async () => {
     expect((await scim('POST', '/Users', { body: user('other', 'other', `other.${group.path}@example.com`) })).status).toBe(201);
     expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'emails[type eq "work"].value', value: `OTHER.${group.path}@example.com` }]), 409, 'uniqueness');
     expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'userName', value: 'Other' }]), 409, 'uniqueness');
-    expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'externalId', value: 'OTHER' }]), 409, 'uniqueness');
+    // EE `update_scim_user`: `identity.update(extern_uid:)` returns false, and the endpoint's 412 names the user and the params.
+    const byExternalId = await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'externalId', value: 'OTHER' }]);
+    expectScimError(byExternalId, 412);
+    expect(byExternalId.body.detail).toBe(
+      'Error updating Dora Marquez with {"schemas"=>["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations"=>[{"op"=>"replace", "path"=>"externalId", "value"=>"OTHER"}], ' +
+        `"version"=>"v2", "group"=>"${group.path}", "id"=>"dora.explorer@idp.example"}`,
+    );
     expect((await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'emails[type eq "work"].value', value: `dora2.${group.path}@example.com` }])).status).toBe(204);
     expect((await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'id', value: 'dora-2' }])).status).toBe(204);
     expect((await scim('GET', '/Users/dora.explorer@idp.example')).status).toBe(404);

@@ -221,6 +221,12 @@ export const scimSpecs: Record<string, Spec> = {
     when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-3', changes: { active: true } },
     then: [{ type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 3, at: AT } }],
   },
+  // `identity.update(extern_uid:)` fails on ScimIdentity's case-insensitive uniqueness; the endpoint answers 412.
+  'an update to an externalId another identity of the group holds: 412 "Error updating <name>"': {
+    given: [...base, identity(1, 2, 'u-2'), identity(2, 1, 'u-1')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'U-1' } },
+    error: preconditionFailed('Error updating BOB'),
+  },
   'updating an unknown identity': { given: base, when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'nope', changes: { active: false } }, error: notFound(undefined, 'Resource nope not found') },
   'deleting an identity removes its memberships and the identity': {
     given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],

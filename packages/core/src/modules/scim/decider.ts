@@ -134,6 +134,8 @@ const removeMemberships = (state: ScimView, group: Group, user: User, at: string
 
 const taken = (attribute: string): DomainError => conflict(`${attribute} has already been taken`);
 
+/** How the platform words a PATCH that failed: `"Error updating #{identity.user.name} with #{params.inspect}"` (the adapter adds the params). */
+export const UPDATE_FAILED_PREFIX = 'Error updating ';
 /** `identity.save` of a new identity for an account that already holds one in the group (ScimIdentity's `user` uniqueness). */
 const USER_TAKEN = conflict(`${SAVE_FAILED_PREFIX}User has already been taken`);
 /**
@@ -263,8 +265,9 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
       if (changes.extern_uid !== undefined && changes.extern_uid !== identity.extern_uid) {
         if (changes.extern_uid.trim() === '') errors.add('externalId', "can't be blank");
         errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
+        // `identity.update(extern_uid:)` fails on its uniqueness and the endpoint answers 412 "Error updating <name> with …".
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
-        if (other && other.id !== identity.id) return E.left(taken('externalId'));
+        if (other && other.id !== identity.id) return E.left(preconditionFailed(`${UPDATE_FAILED_PREFIX}${user.name}`));
         identityChanges.extern_uid = changes.extern_uid;
         changed.push('externalId');
       }

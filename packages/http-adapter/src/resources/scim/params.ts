@@ -70,13 +70,14 @@ const rubyInspect = (value: unknown): string => {
 
 /**
  * The sanitized params' `inspect`: query params, then the body's (a body key replaces a query key in its place, as
- * `Hash#merge` does), then the route's, `version` ("v2") and `group` (Grape's routing args, deep-merged last).
+ * `Hash#merge` does), then the route's: `version` ("v2"), then the path's (`group`, `id`), Grape's routing args,
+ * deep-merged last.
  */
-export const inspectedParams = (query: Readonly<Record<string, unknown>>, body: Readonly<Record<string, unknown>>, group: string): string => {
+export const inspectedParams = (query: Readonly<Record<string, unknown>>, body: Readonly<Record<string, unknown>>, path: Readonly<Record<string, string>>): string => {
   const params: Params = new Map();
   for (const [key, value] of Object.entries(query)) params.set(key, value);
   for (const [key, value] of Object.entries(body)) params.set(key, value);
   params.set('version', 'v2');
-  params.set('group', group);
+  for (const [key, value] of Object.entries(path)) params.set(key, value);
   return rubyInspect(sanitize(params, null));
 };
