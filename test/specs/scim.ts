@@ -174,6 +174,14 @@ export const scimSpecs: Record<string, Spec> = {
     then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
     outcome: { failure: conflict('Error saving user: User has already been taken') },
   },
+  // The platform never looks at the userName: the same person sent again under a new externalId meets the identity's
+  // save, not our userName rule.
+  'an account linked under another externalId, sent again with that identity\'s userName: the identity\'s 409, not the userName rule': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { ...provision, email: 'bob@example.com', user_name: 'u-2@example.com' },
+    then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
+    outcome: { failure: conflict('Error saving user: User has already been taken') },
+  },
   'an account out of the group linked under another externalId, sent inactive: 409, nothing saved (no membership for `active: false`)': {
     given: [...base, identity(1, 2, 'u-2', false)],
     when: { ...provision, email: 'bob@example.com', active: false },

@@ -205,14 +205,15 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
       // A new account for an externalId the group holds: `user.save` fails on its built identity, nothing is saved.
       if (same) return E.left(SCIM_IDENTITIES_INVALID);
       if (botRefused()) return E.left(BOT_NOT_PROVISIONED);
-      // Uniqueness after it: the platform never looks at the userName (our rule), and finds the account's other
-      // identity only when the identity is saved, after the membership.
-      if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
+      // Uniqueness after it. The platform finds the account's other identity only when the identity is saved, after
+      // the membership: `create_identity` (a member) saves nothing, `create_identity_and_member` has saved the
+      // membership first. That comes before our own userName rule (the platform never looks at it), which an
+      // identity provider sending the same person again under a new externalId would meet first otherwise.
       if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) {
-        // `create_identity` (a member) saves nothing; `create_identity_and_member` has saved the membership first.
         const saved = isMember(existing.id) ? [] : joining(existing.id);
         return saved.length === 0 ? E.left(USER_TAKEN) : E.right(withOutcome(saved, { failure: USER_TAKEN } satisfies ProvisionOutcome));
       }
+      if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
       const events: Emitted[] = [];
       let userId: number;
       if (existing) {
