@@ -181,7 +181,7 @@ describe('SCIM: POST /Users', () => {
     // A userName another identity of the group holds (our own rule, 409 for anyone else): the platform never looks at it.
     const byUserName = await ownScim('POST', '/Users', { body: user('ext-b1', 'dana', await emailOf(projectBot)) });
     expectScimError(byUserName, 412);
-    expect(byUserName.body.detail).toBe('Error saving user: User project bots cannot be added to other groups / projects');
+    expect(byUserName.body.detail).toMatch(/^Error saving user with \{"schemas"=>.*"externalId"=>"ext-b1".*\}: User project bots cannot be added to other groups \/ projects$/);
     // The group's own token's bot is linked (it is a member), leaves the group, then joins the project.
     const groupBot = (await server.request('POST', `/api/v4/groups/${own.id}/access_tokens`, { body: { name: 'bot', scopes: ['api'], access_level: 30 } })).body.user_id as number;
     const email = await emailOf(groupBot);
@@ -193,7 +193,7 @@ describe('SCIM: POST /Users', () => {
     // the identity's "User has already been taken" is looked for.
     const byEmail = await ownScim('POST', '/Users', { body: user('ext-b3', 'bot', email) });
     expectScimError(byEmail, 412);
-    expect(byEmail.body.detail).toBe('Error saving user: User project bots cannot be added to other groups / projects');
+    expect(byEmail.body.detail).toMatch(/^Error saving user with \{"schemas"=>.*"externalId"=>"ext-b3".*\}: User project bots cannot be added to other groups \/ projects$/);
     // The same externalId again, its identity's user no longer in the group: not `existing_identity_and_member?`, so the
     // platform goes on to add the e-mail's user, and fails the same way.
     expectScimError(await ownScim('POST', '/Users', { body: user('ext-b2', 'bot', email) }), 412);
@@ -211,9 +211,77 @@ describe('SCIM: POST /Users', () => {
 
   it('409 uniqueness for a userName or an e-mail held by another identity of the group', async () => {
     expectScimError(await scim('POST', '/Users', { body: user('ext-2', 'ALICE', 'new@example.com') }), 409, 'uniqueness');
+    // A member's e-mail: the new identity's save fails on ScimIdentity's `user` uniqueness (EE `create_identity`).
     const byEmail = await scim('POST', '/Users', { body: user('ext-3', 'alice2', 'ALICE@example.com') });
     expectScimError(byEmail, 409, 'uniqueness');
-    expect(byEmail.body.detail).toBe('Email has already been taken');
+    expect(byEmail.body.detail).toBe(
+      'Error saving user with {"schemas"=>["urn:ietf:params:scim:schemas:core:2.0:User"], "externalId"=>"ext-3", "userName"=>"alice2", ' +
+        '"emails"=>[{"primary"=>true, "type"=>"work", "value"=>"ALICE@example.com"}], "name"=>{"formatted"=>"alice2 Person", "givenName"=>"alice2", "familyName"=>"Person"}, ' +
+        `"version"=>"v2", "group"=>"${group.path}"}: User has already been taken`,
+    );
+    expect((await scim('GET', '/Users/ext-3')).status).toBe(404);
+  });
+
+  it('the params in a failure are Ruby 2.7 `inspect`s of the filtered request params', async () => {
+    const body = {
+      ...user('ext-4', 'alice4', 'alice@example.com'),
+      active: null,
+      displayName: 'Say "hi" #{x} \\ #$y\n\u0001é',
+      ratio: 1.5,
+      tiny: 0.00001,
+      certificate: { pem: 'x' },
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { employeeNumber: 7, manager: [{ secretValue: 's', value: 'm' }] },
+    };
+    const res = await scim('POST', '/Users', { body });
+    expectScimError(res, 409, 'uniqueness');
+    expect(res.body.detail).toContain(
+      '"active"=>nil, "displayName"=>"Say \\"hi\\" \\#{x} \\\\ \\#$y\\n\\u0001é", "ratio"=>1.5, "tiny"=>1.0e-05, "certificate"=>"[FILTERED]", ' +
+        '"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"=>{"employeeNumber"=>7, "manager"=>[{"secretValue"=>"[FILTERED]", "value"=>"m"}]}, "version"=>"v2"',
+    );
+  });
+
+  it('an account out of the group linked under another externalId: it joins the group, then 409 "User has already been taken" (no transaction)', async () => {
+    const own = await setupScimGroup(server, fresh());
+    const ownScim = scimClient(own);
+    const email = `lena${seq}@example.com`;
+    expect((await ownScim('POST', '/Users', { body: user('ext-lena', 'lena', email) })).status).toBe(201);
+    expect((await ownScim('PATCH', '/Users/ext-lena', { body: { Operations: [{ op: 'replace', path: 'active', value: false }] } })).status).toBe(204);
+    expect(membershipOf(server.app.state, own.id, email)).toBeUndefined();
+    // Secrets among the params are masked (`filter_parameters`), the query's params come first.
+    // Sent again under a new externalId with the same userName: the platform never looks at the userName (our 409 rule
+    // for it comes after the account's own identity).
+    const res = await ownScim(`POST`, `/Users?access_token=${own.token}`, { body: { ...user('ext-lena-2', 'lena', email), password: 'hunter22' } });
+    expectScimError(res, 409, 'uniqueness');
+    expect(res.body.detail).toBe(
+      'Error saving user with {"access_token"=>"[FILTERED]", "schemas"=>["urn:ietf:params:scim:schemas:core:2.0:User"], "externalId"=>"ext-lena-2", "userName"=>"lena", ' +
+        `"emails"=>[{"primary"=>true, "type"=>"work", "value"=>"${email}"}], "name"=>{"formatted"=>"lena Person", "givenName"=>"lena", "familyName"=>"Person"}, ` +
+        `"password"=>"[FILTERED]", "version"=>"v2", "group"=>"${own.path}"}: User has already been taken`,
+    );
+    // `group.add_user` saved the membership before `identity.save` failed.
+    expect(membershipOf(server.app.state, own.id, email)).toMatchObject({ access_level: 30, state: 'active' });
+    expect((await ownScim('GET', '/Users/ext-lena-2')).status).toBe(404);
+    expect((await ownScim('GET', '/Users/ext-lena')).body).toMatchObject({ id: 'ext-lena', active: false });
+  });
+
+  it('the same externalId again while its user is out of the group: another account with that e-mail joins, the identity stays; a new e-mail is 412', async () => {
+    const own = await setupScimGroup(server, fresh());
+    const ownScim = scimClient(own);
+    const first = `mona${seq}@example.com`;
+    expect((await ownScim('POST', '/Users', { body: user('ext-mona', 'mona', first) })).status).toBe(201);
+    expect((await ownScim('PATCH', '/Users/ext-mona', { body: { Operations: [{ op: 'replace', path: 'active', value: false }] } })).status).toBe(204);
+    // An e-mail no account has: the new account's identity would repeat the externalId; nothing is saved.
+    const fresher = await ownScim('POST', '/Users', { body: user('EXT-MONA', 'nina', `nina${seq}@example.com`) });
+    expectScimError(fresher, 412);
+    expect(fresher.body.detail).toMatch(/^Error saving user with \{"schemas"=>.*"externalId"=>"EXT-MONA".*"group"=>"[^"]+"\}: Scim identities is invalid$/);
+    expect(findUserByEmail(server.app.state.users, `nina${seq}@example.com`)).toBeUndefined();
+    // Another existing account, out of the group: it becomes a member; the answer is the existing resource, unchanged.
+    const other = await newUser(`otto${seq}`);
+    const res = await ownScim('POST', '/Users', { body: user('ext-mona', 'otto', `otto${seq}@example.com`) });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ id: 'ext-mona', userName: 'mona', active: false, emails: [{ value: first }] });
+    expect(membershipOf(server.app.state, own.id, `otto${seq}@example.com`)).toMatchObject({ user_id: other.id, access_level: 30, state: 'active' });
+    expect(membershipOf(server.app.state, own.id, first)).toBeUndefined();
+    expect((await ownScim('GET', '/Users')).body.totalResults).toBe(1);
   });
 
   it('links an existing user with that e-mail, and uniquifies a clashing username for new users', async () => {
@@ -402,11 +470,17 @@ describe('SCIM: GET, PATCH, PUT, DELETE /Users/:id', () => {
     expect((await scim('GET', '/Users/dora.explorer@idp.example')).body.active).toBe(true);
   });
 
-  it('PATCH changes e-mail, userName and externalId; conflicts are 409 uniqueness', async () => {
+  it('PATCH changes e-mail, userName and externalId; a taken e-mail or userName is 409 uniqueness, a taken externalId 412', async () => {
     expect((await scim('POST', '/Users', { body: user('other', 'other', `other.${group.path}@example.com`) })).status).toBe(201);
     expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'emails[type eq "work"].value', value: `OTHER.${group.path}@example.com` }]), 409, 'uniqueness');
     expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'userName', value: 'Other' }]), 409, 'uniqueness');
-    expectScimError(await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'externalId', value: 'OTHER' }]), 409, 'uniqueness');
+    // EE `update_scim_user`: `identity.update(extern_uid:)` returns false, and the endpoint's 412 names the user and the params.
+    const byExternalId = await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'externalId', value: 'OTHER' }]);
+    expectScimError(byExternalId, 412);
+    expect(byExternalId.body.detail).toBe(
+      'Error updating Dora Marquez with {"schemas"=>["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations"=>[{"op"=>"replace", "path"=>"externalId", "value"=>"OTHER"}], ' +
+        `"version"=>"v2", "group"=>"${group.path}", "id"=>"dora.explorer@idp.example"}`,
+    );
     expect((await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'emails[type eq "work"].value', value: `dora2.${group.path}@example.com` }])).status).toBe(204);
     expect((await patch('dora.explorer@idp.example', [{ op: 'replace', path: 'id', value: 'dora-2' }])).status).toBe(204);
     expect((await scim('GET', '/Users/dora.explorer@idp.example')).status).toBe(404);

@@ -95,7 +95,11 @@ export const scimSpecs: Record<string, Spec> = {
       { type: 'ScimIdentityProvisioned', data: { id: 1, group_id: 3, user_id: 2, extern_uid: 'u-1', user_name: 'jane.doe@example.com', given_name: 'Jane', family_name: 'Doe', active: true, at: AT } },
     ],
   },
-  'the same externalId again changes nothing': { given: [...base, identity(1, 2, 'u-1')], when: provision, then: [] },
+  'the same externalId again, its user in the group, changes nothing (`existing_identity_and_member?`)': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-1')],
+    when: provision,
+    then: [],
+  },
   'a userName already provisioned': { given: [...base, identity(1, 2, 'u-2')], when: { ...provision, user_name: 'U-2@example.com' }, error: conflict('userName has already been taken') },
   'a group without SAML': { given: [alice, team, owner], when: provision, error: notFound(undefined, 'Group 3 does not have SAML SSO configured') },
   'an update renames the user and the identity': {
@@ -163,10 +167,56 @@ export const scimSpecs: Record<string, Spec> = {
     when: { ...provision, email: 'group_4_bot@example.com' },
     then: [],
   },
-  'an account linked under another externalId is 409 (not a bot)': {
-    given: [...base, identity(1, 2, 'u-2')],
+  // EE `create_identity` (the account is a member): the new identity's save fails on ScimIdentity's `user` uniqueness.
+  'a member linked under another externalId is 409 "User has already been taken", nothing saved': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],
     when: { ...provision, email: 'bob@example.com' },
-    error: conflict('Email has already been taken'),
+    error: conflict('Error saving user: User has already been taken'),
+  },
+  // EE `create_identity_and_member`: `member.valid?` (`group.add_user` has saved the membership), then `identity.save`
+  // fails; no transaction, so the membership stays and the answer is the identity's 409.
+  'an account out of the group linked under another externalId joins the group, then fails 409': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { ...provision, email: 'bob@example.com' },
+    then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
+    outcome: { failure: conflict('Error saving user: User has already been taken') },
+  },
+  // The platform never looks at the userName: the same person sent again under a new externalId meets the identity's
+  // save, not our userName rule.
+  'an account linked under another externalId, sent again with that identity\'s userName: the identity\'s 409, not the userName rule': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { ...provision, email: 'bob@example.com', user_name: 'u-2@example.com' },
+    then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
+    outcome: { failure: conflict('Error saving user: User has already been taken') },
+  },
+  'an account out of the group linked under another externalId, sent inactive: 409, nothing saved (no membership for `active: false`)': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { ...provision, email: 'bob@example.com', active: false },
+    error: conflict('Error saving user: User has already been taken'),
+  },
+  // Not `existing_identity_and_member?`: the service goes on with the e-mail's account, and `identity.save` saves the
+  // existing identity unchanged.
+  'the same externalId again, its user out of the group, for another account out of the group: that account joins, the identity stays': {
+    given: [...base, userCreated(3, 'carol'), identity(1, 3, 'u-1', false)],
+    when: { ...provision, email: 'bob@example.com' },
+    then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
+  },
+  'the same externalId again, its user out of the group, for a member: nothing changes': {
+    given: [...base, userCreated(3, 'carol'), identity(1, 3, 'u-1', false), memberAdded(2, { group: 3 }, 2, 30)],
+    when: { ...provision, email: 'bob@example.com' },
+    then: [],
+  },
+  'the same externalId again for its own deprovisioned user: the membership comes back, the identity stays inactive': {
+    given: [...base, identity(1, 2, 'u-1', false)],
+    when: { ...provision, email: 'bob@example.com' },
+    then: [{ type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } }],
+  },
+  // EE `create_user_and_member`: the new account's built ScimIdentity fails its `extern_uid` uniqueness, so `user.save`
+  // fails ("Scim identities is invalid", the association has no autosave): :error, nothing saved.
+  'the same externalId again, its user out of the group, for an e-mail no account has: 412, no account': {
+    given: [...base, identity(1, 2, 'u-1', false)],
+    when: provision,
+    error: preconditionFailed('Error saving user: Scim identities is invalid'),
   },
   'a token\'s bot that holds no membership is provisioned as anyone else': {
     given: [...base, userCreated(3, 'project_9_bot', { bot: 'project_bot' })],
@@ -185,6 +235,12 @@ export const scimSpecs: Record<string, Spec> = {
     given: [...base, groupCreated(4, 'other', { by: 1 }), userCreated(3, 'group_3_bot', { bot: 'group_bot' }), memberAdded(2, { group: 4 }, 3, 30), identity(1, 3, 'u-3', false)],
     when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-3', changes: { active: true } },
     then: [{ type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 3, at: AT } }],
+  },
+  // `identity.update(extern_uid:)` fails on ScimIdentity's case-insensitive uniqueness; the endpoint answers 412.
+  'an update to an externalId another identity of the group holds: 412 "Error updating <name>"': {
+    given: [...base, identity(1, 2, 'u-2'), identity(2, 1, 'u-1')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'U-1' } },
+    error: preconditionFailed('Error updating BOB'),
   },
   'updating an unknown identity': { given: base, when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'nope', changes: { active: false } }, error: notFound(undefined, 'Resource nope not found') },
   'deleting an identity removes its memberships and the identity': {

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { conflict, notFound, preconditionFailed, validation, type DomainError } from '../../kernel/domain-error.js';
-import type { Issued, IssuedAs } from '../../kernel/decider.js';
+import { withOutcome, type Decision, type Issued, type IssuedAs } from '../../kernel/decider.js';
 import type { Sequences } from '../../kernel/sequences.js';
 import { tableGet } from '../../kernel/table.js';
 import { authorizeGroup } from '../access/abilities.js';
@@ -95,11 +95,17 @@ const addMembership = (state: ScimView, group: Group, userId: number, role: numb
     : [memberAddedWithCap(state, { source_type: 'Namespace', source_id: group.id, user_id: userId, access_level: role, at, created_by_id: null }, offset)];
 
 /**
+ * How the platform words a provisioning that failed: `"Error saving user with #{params.inspect}: #{message}"`. The
+ * core does not hold the request's params: its message is this prefix and the failure; the SCIM adapter inserts the
+ * request's params (`Error saving user with {…}: …`).
+ */
+export const SAVE_FAILED_PREFIX = 'Error saving user: ';
+/**
  * EE `ProvisioningService#create_identity_and_member`: `member.valid? && identity.save`, so an existing account the
  * membership cannot be saved for (a token's bot holding a membership elsewhere: its e-mail reaches it) gets no
  * identity either, and the endpoint answers its `:error` status, 412 "Error saving user with …: <full messages>".
  */
-const BOT_NOT_PROVISIONED = preconditionFailed(`Error saving user: User ${BOT_HELD_ELSEWHERE}`);
+const BOT_NOT_PROVISIONED = preconditionFailed(`${SAVE_FAILED_PREFIX}User ${BOT_HELD_ELSEWHERE}`);
 
 /**
  * Removing the user from the group, as `Members::DestroyService` does: the memberships of the group, its
@@ -128,25 +134,64 @@ const removeMemberships = (state: ScimView, group: Group, user: User, at: string
 
 const taken = (attribute: string): DomainError => conflict(`${attribute} has already been taken`);
 
-const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
+/** How the platform words a PATCH that failed: `"Error updating #{identity.user.name} with #{params.inspect}"` (the adapter adds the params). */
+export const UPDATE_FAILED_PREFIX = 'Error updating ';
+/** `identity.save` of a new identity for an account that already holds one in the group (ScimIdentity's `user` uniqueness). */
+const USER_TAKEN = conflict(`${SAVE_FAILED_PREFIX}User has already been taken`);
+/**
+ * A new account for an externalId another identity of the group holds: the account's built identity fails its
+ * `extern_uid` uniqueness, which the user's save reports as its association's "is invalid" (no autosave).
+ */
+const SCIM_IDENTITIES_INVALID = preconditionFailed(`${SAVE_FAILED_PREFIX}Scim identities is invalid`);
+
+/** What a provisioning reports beside its events: a failure after something was saved (the platform saves no transaction). */
+export interface ProvisionOutcome {
+  readonly failure: DomainError;
+}
+
+/** The failure a `ProvisionScimIdentity` result reports beside its events, if any. */
+export const provisionFailure = (result: { readonly outcome?: unknown }): DomainError | undefined => {
+  const outcome = result.outcome;
+  return typeof outcome === 'object' && outcome !== null && 'failure' in outcome ? (outcome as ProvisionOutcome).failure : undefined;
+};
+
+/**
+ * EE `ProvisioningService#execute` (14.7, mehulagg `ee/lib/ee/gitlab/scim/provisioning_service.rb`), in its order:
+ * the identity of this externalId whose user is a member answers itself (`existing_identity_and_member?`); else the
+ * account with this e-mail, when there is one, is linked: a member gets the identity only (`create_identity`),
+ * anyone else first the membership, then the identity (`create_identity_and_member`: `member.valid? &&
+ * identity.save`, no transaction); else a new account is made with its membership and identity. The identity "saved"
+ * is the externalId's existing one when there is one, unchanged (its user stays whoever it was).
+ */
+const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>, state: ScimView): E.Either<DomainError, Decision<Emitted>> => {
   const { at } = issued;
   // The account's e-mail as the User model saves it (Devise strips and lower-cases it), so that lookups match.
   const command = { ...issued.command, email: normalizedEmail(issued.command.email) };
   return pipe(
     requireProvider(state, command.group_id),
     E.chain((found) => (found.provider.enabled ? E.right(found) : E.left(preconditionFailed(SSO_DISABLED)))),
-    E.chain(({ provider, group }): E.Either<DomainError, readonly Emitted[]> => {
+    E.chain(({ provider, group }): E.Either<DomainError, Decision<Emitted>> => {
       const existing = findUserByEmail(state.users, command.email);
+      const isMember = (userId: number): boolean => directMembership(state.members, 'Namespace', group.id, userId) !== undefined;
       // `create_identity_and_member` for an existing account outside the group: `member.valid?` before anything else
-      // fails for a token's bot held elsewhere (412), whatever the identities of the group hold. No user is saved for
-      // an existing account and the identity only after the membership, so none of their checks comes first.
-      const botRefused = existing !== undefined && command.active && !directMembership(state.members, 'Namespace', group.id, existing.id) && botHeldElsewhere(state, existing.id, 'Namespace', group.id);
-      // The same externalId again: the existing resource, unchanged (the adapter answers 201 with it); only an
-      // identity whose user is in the group short-cuts the platform's service (`existing_identity_and_member?`).
+      // fails for a token's bot held elsewhere (412), whatever the identities of the group hold.
+      const botRefused = (): boolean => existing !== undefined && command.active && !isMember(existing.id) && botHeldElsewhere(state, existing.id, 'Namespace', group.id);
+      // `group.add_user` for the e-mail's account outside the group (none while `active: false`, our decision).
+      const joining = (userId: number): MemberEvent[] => (command.active ? addMembership(state, group, userId, provider.default_membership_role, at) : []);
       const same = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
-      if (same && directMembership(state.members, 'Namespace', group.id, same.user_id)) return E.right([]);
-      if (botRefused) return E.left(BOT_NOT_PROVISIONED);
-      if (same) return E.right([]);
+      // The same externalId again, its user in the group: the existing resource, unchanged (the adapter answers 201).
+      if (same && isMember(same.user_id)) return E.right([]);
+      // Its user out of the group: the platform goes on with the e-mail's account, and "saves" the existing identity
+      // unchanged, which succeeds. A member is left as it is; anyone else joins the group (the same user again too:
+      // its membership comes back, its identity stays as it was, inactive or not).
+      if (same && existing) {
+        if (isMember(existing.id)) return E.right([]);
+        if (botRefused()) return E.left(BOT_NOT_PROVISIONED);
+        return E.right(joining(existing.id));
+      }
+      // No user is saved for an existing account and the identity only after the membership, so none of their checks
+      // comes before the bot's refusal.
+      if (botRefused()) return E.left(BOT_NOT_PROVISIONED);
       const errors = new Errors()
         .check(command.extern_uid.trim() !== '', 'externalId', "can't be blank")
         .check(command.user_name.trim() !== '', 'userName', "can't be blank")
@@ -160,10 +205,17 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
         .maxLength('name.givenName', command.given_name, MAX_NAME)
         .maxLength('name.familyName', command.family_name, MAX_NAME);
       if (!errors.empty) return errors.toEither([]);
-      // Uniqueness after the bot's refusal: the platform never looks at the userName (our rule), and finds the
-      // account's other identity only when the identity is saved, after the membership.
+      // A new account for an externalId the group holds: `user.save` fails on its built identity, nothing is saved.
+      if (same) return E.left(SCIM_IDENTITIES_INVALID);
+      // Uniqueness after it. The platform finds the account's other identity only when the identity is saved, after
+      // the membership: `create_identity` (a member) saves nothing, `create_identity_and_member` has saved the
+      // membership first. That comes before our own userName rule (the platform never looks at it), which an
+      // identity provider sending the same person again under a new externalId would meet first otherwise.
+      if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) {
+        const saved = isMember(existing.id) ? [] : joining(existing.id);
+        return saved.length === 0 ? E.left(USER_TAKEN) : E.right(withOutcome(saved, { failure: USER_TAKEN } satisfies ProvisionOutcome));
+      }
       if (findScimIdentityByUserName(state.scim, group.id, command.user_name)) return E.left(taken('userName'));
-      if (existing && findScimIdentityOfUser(state.scim, group.id, existing.id)) return E.left(taken('Email'));
       const events: Emitted[] = [];
       let userId: number;
       if (existing) {
@@ -171,12 +223,12 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
       } else {
         const username = usernameFor(state, command.user_name);
         // `Namespace.clean_path` keeps a one-character name: the new user's save fails on the namespace's minimum length.
-        if (namespacePathTooShort(username)) return E.left(preconditionFailed(`Error saving user: Username ${NAMESPACE_PATH_TOO_SHORT}`));
+        if (namespacePathTooShort(username)) return E.left(preconditionFailed(`${SAVE_FAILED_PREFIX}Username ${NAMESPACE_PATH_TOO_SHORT}`));
         const created = userCreated(state, { username, name: command.name, email: command.email }, at, null);
         userId = created.data.id;
         events.push(created);
       }
-      if (command.active) events.push(...addMembership(state, group, userId, provider.default_membership_role, at));
+      events.push(...joining(userId));
       const identity: ScimEvent = {
         type: 'ScimIdentityProvisioned',
         data: {
@@ -216,8 +268,9 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
       if (changes.extern_uid !== undefined && changes.extern_uid !== identity.extern_uid) {
         if (changes.extern_uid.trim() === '') errors.add('externalId', "can't be blank");
         errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
+        // `identity.update(extern_uid:)` fails on its uniqueness and the endpoint answers 412 "Error updating <name> with …".
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
-        if (other && other.id !== identity.id) return E.left(taken('externalId'));
+        if (other && other.id !== identity.id) return E.left(preconditionFailed(`${UPDATE_FAILED_PREFIX}${user.name}`));
         identityChanges.extern_uid = changes.extern_uid;
         changed.push('externalId');
       }
@@ -275,7 +328,7 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
   );
 };
 
-export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
+export const decide = (issued: Issued<ScimCommand>, state: ScimView): E.Either<DomainError, Decision<Emitted>> => {
   const { command, at } = issued;
   switch (command.type) {
     case 'ConfigureSamlProvider':

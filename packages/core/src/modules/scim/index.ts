@@ -4,4 +4,4 @@ export * from './projection.js';
 export * from './queries.js';
 export * from './filter.js';
 export * from './requests.js';
-export { usernameFor } from './decider.js';
+export { provisionFailure, usernameFor, SAVE_FAILED_PREFIX, UPDATE_FAILED_PREFIX } from './decider.js';

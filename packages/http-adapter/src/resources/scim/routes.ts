@@ -13,7 +13,10 @@ import {
   parseFilter,
   parseUserResource,
   patchChanges,
+  provisionFailure,
   requireProvisioningAttributes,
+  SAVE_FAILED_PREFIX,
+  UPDATE_FAILED_PREFIX,
   scimTokenMatches,
   scimUserView,
   searchScimIdentities,
@@ -47,6 +50,7 @@ import {
   scimUserEntity,
   scimUserLocation,
 } from './entities.js';
+import { inspectedParams } from './params.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -90,6 +94,19 @@ export const fromDomainError = (error: DomainError): ApiError => {
       return scimError(422, error.message ?? 'Unprocessable Entity');
   }
 };
+
+/**
+ * The platform's POST failure text, `"Error saving user with #{params.inspect}: #{message}"`: the core's message
+ * (`Error saving user: …`) with the request's params put in.
+ */
+const withRequestParams = (error: DomainError, params: () => string): DomainError => {
+  if ((error._tag !== 'Conflict' && error._tag !== 'PreconditionFailed') || !error.message?.startsWith(SAVE_FAILED_PREFIX)) return error;
+  return { ...error, message: `Error saving user with ${params()}: ${error.message.slice(SAVE_FAILED_PREFIX.length)}` };
+};
+
+/** A failed update, `"Error updating #{identity.user.name} with #{params.inspect}"` (412): the core names the user. */
+const withUpdateParams = (error: DomainError, params: () => string): DomainError =>
+  error._tag === 'PreconditionFailed' && error.message?.startsWith(UPDATE_FAILED_PREFIX) ? { ...error, message: `${error.message} with ${params()}` } : error;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The SCIM API under /api/scim/v2
@@ -211,12 +228,17 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     path: '/groups/:group/Users',
     handler: async (ctx) => {
       const scope = scimScope(deps, ctx);
-      const parsed = parseUserResource(jsonBody(ctx));
+      const body = jsonBody(ctx);
+      const parsed = parseUserResource(body);
       if (E.isLeft(parsed)) throw fromRequestError(parsed.left);
       const fields = requireProvisioningAttributes(parsed.right);
       if (E.isLeft(fields)) throw fromRequestError(fields.left);
       const result = await deps.app.execute(scope.actor, { type: 'ProvisionScimIdentity', group_id: scope.group.id, ...fields.right });
-      if (E.isLeft(result)) throw fromDomainError(result.left);
+      // A failed save names the request's params, as the platform's POST does; one after a membership was saved too.
+      const params = () => inspectedParams(ctx.query, body, { group: ctx.routeParams['group']! });
+      if (E.isLeft(result)) throw fromDomainError(withRequestParams(result.left, params));
+      const failure = provisionFailure(result.right);
+      if (failure) throw fromDomainError(withRequestParams(failure, params));
       return userResponse(scope, result.right.state, fields.right.extern_uid, 201);
     },
   }),
@@ -226,10 +248,11 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     handler: async (ctx) => {
       const scope = scimScope(deps, ctx);
       const identity = requireIdentity(scope, ctx.routeParams['id']!);
-      const changes = patchChanges(jsonBody(ctx));
+      const body = jsonBody(ctx);
+      const changes = patchChanges(body);
       if (E.isLeft(changes)) throw fromRequestError(changes.left);
       const result = await deps.app.execute(scope.actor, { type: 'UpdateScimIdentity', group_id: scope.group.id, extern_uid: identity.extern_uid, changes: changes.right });
-      if (E.isLeft(result)) throw fromDomainError(result.left);
+      if (E.isLeft(result)) throw fromDomainError(withUpdateParams(result.left, () => inspectedParams(ctx.query, body, { group: ctx.routeParams['group']!, id: ctx.routeParams['id']! })));
       return noContent();
     },
   }),
@@ -239,7 +262,8 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     handler: async (ctx) => {
       const scope = scimScope(deps, ctx);
       const identity = requireIdentity(scope, ctx.routeParams['id']!);
-      const parsed = parseUserResource(jsonBody(ctx));
+      const body = jsonBody(ctx);
+      const parsed = parseUserResource(body);
       if (E.isLeft(parsed)) throw fromRequestError(parsed.left);
       // Full replacement (RFC 7644 §3.5.1): the resource's required attributes must all be there; the id (our
       // externalId) stays unless the body names another externalId; an absent `active` leaves it as it is.
@@ -260,7 +284,7 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
           ...(parsed.right.active !== undefined ? { active: parsed.right.active } : {}),
         },
       });
-      if (E.isLeft(result)) throw fromDomainError(result.left);
+      if (E.isLeft(result)) throw fromDomainError(withUpdateParams(result.left, () => inspectedParams(ctx.query, body, { group: ctx.routeParams['group']!, id: ctx.routeParams['id']! })));
       return userResponse(scope, result.right.state, externUid, 200);
     },
   }),
