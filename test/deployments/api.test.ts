@@ -285,6 +285,35 @@ describe('deployments', () => {
     expect(await iidsOf(failed)).toEqual([]);
   });
 
+  it('adds the range from the previous successful deployment it then has each time a deployment succeeds again', async () => {
+    const headOfMain = async () => (await server.call('GET', `${base()}/repository/branches/main`)).body.commit.id as string;
+    const iidsOf = async (deployment: number, query = '') =>
+      (await server.call('GET', `${base()}/deployments/${deployment}/merge_requests?${query}`, undefined, reporter.token)).body.map((row: { iid: number }) => row.iid).sort((a: number, b: number) => a - b);
+    const mergeBranch = async (branch: string) => {
+      await commit(branch, `${branch}.txt`, { start_branch: 'main' });
+      const mr = await server.call('POST', `${base()}/merge_requests`, { title: `Add ${branch}`, source_branch: branch, target_branch: 'main' }, dev.token);
+      expect((await server.call('PUT', `${base()}/merge_requests/${mr.body.iid}/merge`, {}, dev.token)).status).toBe(200);
+      return mr.body.iid as number;
+    };
+    const status = async (id: number, to: string) => expect((await server.call('PUT', `${base()}/deployments/${id}`, { status: to }, dev.token)).status).toBe(200);
+    await deploy({ environment: 'rollback-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' });
+    const twelve = await mergeBranch('twelve');
+    const second = (await deploy({ environment: 'rollback-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' })).body.id as number;
+    const thirteen = await mergeBranch('thirteen');
+    const third = (await deploy({ environment: 'rollback-env', sha: await headOfMain(), ref: 'main', tag: false, status: 'success' })).body.id as number;
+    expect(await iidsOf(second)).toEqual([twelve]);
+    expect(await iidsOf(third)).toEqual([thirteen]);
+    // The second is dropped, the third too, then the third succeeds again: `LinkMergeRequestWorker` runs again, its
+    // previous deployment is now the first, and `ON CONFLICT DO NOTHING` adds the rows of that wider range.
+    await status(second, 'failed');
+    await status(third, 'failed');
+    await status(third, 'success');
+    expect(await iidsOf(third)).toEqual([twelve, thirteen]);
+    expect(await iidsOf(second)).toEqual([twelve]);
+    const listed = await server.call('GET', `${base()}/merge_requests?environment=rollback-env`, undefined, reporter.token);
+    expect(listed.body.map((row: { iid: number }) => row.iid)).toEqual(expect.arrayContaining([twelve, thirteen]));
+  });
+
   it('reads git only for merged rows, stops once every one was found shipped, and reads a range once', async () => {
     await commit('nine', 'nine.txt', { start_branch: 'main' });
     expect((await server.call('POST', `${base()}/merge_requests`, { title: 'Add nine', source_branch: 'nine', target_branch: 'main' }, dev.token)).status).toBe(201);

@@ -4,7 +4,7 @@ import { emptyTable, tableDelete, tableGet, tableSet, tableValues } from '../../
 import type { Writable } from '../../kernel/module.js';
 import type { ProjectEvent } from '../projects/events.js';
 import type { DeploymentEvent } from './events.js';
-import type { DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
+import type { Deployment, DeploymentsSlice, Environment, ProjectDeployments } from './projection.js';
 import { isFinished } from './status.js';
 
 export type DeploymentsDraft = Writable<{ readonly deployments: DeploymentsSlice }, 'deployments'>;
@@ -44,6 +44,16 @@ const previousSuccessSha = (state: DeploymentsDraft, environment: Draft<Environm
     if (candidate && candidate.id < id && candidate.status === 'success') return candidate.sha;
   }
   return null;
+};
+
+/**
+ * `Deployments::LinkMergeRequestWorker` on a transition to success: one more range, from the previous successful
+ * deployment the deployment has now (the rows of an earlier success stay: `ON CONFLICT DO NOTHING` only adds).
+ */
+const link = (state: DeploymentsDraft, environment: Draft<Environment>, deployment: Draft<Deployment>): void => {
+  const from = previousSuccessSha(state, environment, deployment.id);
+  if (deployment.links === null) deployment.links = { previous_shas: [from] };
+  else if (!deployment.links.previous_shas.includes(from)) deployment.links.previous_shas.push(from);
 };
 
 /** Keeps `scheduledDeletions` to the stopped environments with an `auto_delete_at`. */
@@ -121,7 +131,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       const { project_id, id, iid, environment_id, status, created_at } = event.data;
       const environment = environmentOf(state, environment_id);
       if (!environment) return;
-      const links = status === 'success' ? { previous_sha: previousSuccessSha(state, environment, id) } : null;
+      const links = status === 'success' ? { previous_shas: [previousSuccessSha(state, environment, id)] } : null;
       tableSet(state.deployments.deployments, id, { ...event.data, updated_at: created_at, finished_at: isFinished(status) ? created_at : null, links });
       const project = projectOf(state, project_id);
       tableSet(project.deployments, iid, id);
@@ -137,7 +147,7 @@ export const evolve = (state: DeploymentsDraft, event: DeploymentEvent): void =>
       const deployment = tableGet(state.deployments.deployments, event.data.id);
       if (!deployment) return;
       const environment = environmentOf(state, deployment.environment_id);
-      if (environment && event.data.to === 'success' && deployment.links === null) deployment.links = { previous_sha: previousSuccessSha(state, environment, deployment.id) };
+      if (environment && event.data.to === 'success') link(state, environment, deployment);
       deployment.status = event.data.to;
       deployment.updated_at = event.data.at;
       if (isFinished(event.data.to)) deployment.finished_at = event.data.at;

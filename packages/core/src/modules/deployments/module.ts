@@ -19,7 +19,8 @@ export const deploymentsModule = defineModule<
   name: 'deployments',
   // 3: `scheduledDeletions` holds ids of the stopped scheduled environments (the date is the environment's).
   // 4: a deployment's `links`, set when it first succeeds.
-  version: 4,
+  // 5: `links` holds the start of every range linked (each success links one more), not the first one only.
+  version: 5,
   initial: () => ({ deployments: initialDeployments() }),
   events: deploymentEvents,
   commands: [

@@ -42,11 +42,13 @@ export interface Deployment {
   /** Set on entering success, failed or canceled. */
   readonly finished_at: string | null;
   /**
-   * Set when it first became successful, as `Deployments::LinkMergeRequestsService` then linked what it shipped (the
-   * links stay whatever its status becomes): the sha of the environment's previous successful deployment at that
-   * moment (`previous_deployment`, the range's start), null for its first. Null while it never succeeded.
+   * What `Deployments::LinkMergeRequestsService` linked, set each time it became successful (the worker runs on every
+   * transition to success, and `link_merge_requests` only adds rows: `ON CONFLICT DO NOTHING`; the links stay
+   * whatever its status becomes): the start of each range it linked, the sha of the environment's previous successful
+   * deployment at that moment (`previous_deployment`), null for "none" (all merged into its ref), each once, in the
+   * order they were linked. Null while it never succeeded.
    */
-  readonly links: { readonly previous_sha: string | null } | null;
+  readonly links: { readonly previous_shas: readonly (string | null)[] } | null;
 }
 
 export interface ProjectDeployments {

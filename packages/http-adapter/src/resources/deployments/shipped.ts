@@ -57,24 +57,29 @@ export const deploymentMatches = (state: State, deployment: Deployment, params: 
 /**
  * `Deployments::LinkMergeRequestsService`, computed when asked, over `candidates` (the rows a listing already
  * filtered): none for a deployment that never succeeded (the service links on success only, and the links stay when
- * the status changes again) or is a review app's (its environment's name has a folder: `environment_type`); after the
- * previous successful deployment it had when it succeeded (`links.previous_sha`), the merged merge requests whose
- * merge commit is in git's range from that one to this one, whatever branch they targeted
- * (`merged.by_merge_commit_sha`); for the first, those merged into its ref whose merge commit is in its history (the
- * platform links all merged into the ref when the deployment succeeds; ancestry stands for "merged by then"). Git is
- * read only when a candidate may pass.
+ * the status changes again) or is a review app's (its environment's name has a folder: `environment_type`). Each
+ * success linked one range (`links.previous_shas`, their union is what it shipped): after a previous successful
+ * deployment, the merged merge requests whose merge commit is in git's range from that one to this one, whatever
+ * branch they targeted (`merged.by_merge_commit_sha`); with none, those merged into its ref whose merge commit is in
+ * its history (the platform links all merged into the ref at that moment; ancestry stands for "merged by then"). Git
+ * is read only while a candidate may still pass.
  */
 export const deployedMergeRequests = async (deps: ApiDeps, state: State, deployment: Deployment, candidates: readonly MergeRequest[]): Promise<MergeRequest[]> => {
   if (deployment.links === null) return [];
   const environment = findEnvironment(state.deployments, deployment.project_id, deployment.environment_id);
   if (!environment || environmentType(environment.name) !== null) return [];
-  const previous = deployment.links.previous_sha;
-  const linkable = candidates.filter(
-    (mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null && (previous !== null || mr.target_branch === deployment.ref),
-  );
-  if (linkable.length === 0) return [];
-  const shipped = await commitsOfRange(deps, deployment.project_id, previous, deployment.sha);
-  return shipped === null ? [] : linkable.filter((mr) => shipped.has(mr.merge_commit_sha!));
+  let waiting = candidates.filter((mr) => mr.project_id === deployment.project_id && mr.state === 'merged' && mr.merge_commit_sha !== null);
+  const found = new Set<number>();
+  for (const previous of deployment.links.previous_shas) {
+    const linkable = previous === null ? waiting.filter((mr) => mr.target_branch === deployment.ref) : waiting;
+    if (linkable.length === 0) continue;
+    const shipped = await commitsOfRange(deps, deployment.project_id, previous, deployment.sha);
+    if (shipped === null) continue;
+    for (const mr of linkable) if (shipped.has(mr.merge_commit_sha!)) found.add(mr.id);
+    waiting = waiting.filter((mr) => !found.has(mr.id));
+    if (waiting.length === 0) break;
+  }
+  return candidates.filter((mr) => found.has(mr.id));
 };
 
 /** How many commit shas the kept ranges may hold together (a first deployment's range is its whole history). */

@@ -18,14 +18,25 @@ type Params = Map<string, unknown>;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** ParameterFilter#call: a masked key's whole value is masked; hashes, also inside arrays, are filtered in turn. */
+/**
+ * ParameterFilter#call (Rails 6.1 `value_for_key`): a masked key's whole value is masked; hashes are filtered in
+ * turn, and so is every element of an array, under the array's key, however deep (`[[{"token"=>…}]]` too).
+ */
 const sanitize = (value: unknown, key: string | null): unknown => {
   if (key !== null && filtered(key)) return MASK;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, sanitize(v, k)]));
   if (isObject(value)) return new Map(Object.entries(value).map(([k, v]) => [k, sanitize(v, k)]));
-  if (Array.isArray(value)) return value.map((item) => (isObject(item) ? sanitize(item, null) : item));
+  if (Array.isArray(value)) return value.map((item) => sanitize(item, null));
   return value;
 };
+
+/**
+ * The characters Ruby's `String#inspect` escapes in a UTF-8 string besides the named ones: those Onigmo does not
+ * count as printable, the controls but U+0085, the unassigned code points (noncharacters too), the line and paragraph
+ * separators; lone surrogates, which a UTF-8 string cannot hold, are escaped too. (Unassigned is as of this Node's
+ * Unicode, newer than 2.7's 12.1: a character assigned since prints as it is here.)
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cn}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /** Ruby's `String#inspect` (UTF-8): quotes, backslashes, interpolation openers and control characters escaped. */
 const rubyString = (text: string): string => {
@@ -36,24 +47,29 @@ const rubyString = (text: string): string => {
     const code = char.codePointAt(0)!;
     if (named[char] !== undefined) out += named[char];
     else if (char === '#' && ['{', '$', '@'].includes(chars[index + 1] ?? '')) out += '\\#';
-    else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    else if (code !== 0x85 && UNPRINTABLE.test(char)) out += code > 0xffff ? `\\u{${code.toString(16).toUpperCase()}}` : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
     else out += char;
   });
   return `${out}"`;
 };
 
-/** Ruby's `Float#to_s`: a decimal point always, an exponent from 1e16 up and below 1e-4. */
+/**
+ * Ruby's `Float#to_s` (`flo_to_s`) over the shortest digits that read back (`ruby_dtoa` mode 0, as JavaScript's): with
+ * `decpt` the decimal point's place, the point among the digits when `0 < decpt < digits`, else zeros and `.0` while
+ * `decpt <= 15` (DBL_DIG), `0.000ddd` while `decpt > -4`; otherwise `d.ddde+XX` (at least two exponent digits).
+ */
 const rubyFloat = (value: number): string => {
   if (!Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
-  const magnitude = Math.abs(value);
-  if (magnitude !== 0 && (magnitude >= 1e16 || magnitude < 1e-4)) {
-    const [mantissa, exponent] = value.toExponential().split('e') as [string, string];
-    const sign = exponent.startsWith('-') ? '-' : '+';
-    const digits = exponent.replace(/^[+-]/, '').padStart(2, '0');
-    return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}e${sign}${digits}`;
-  }
-  const text = String(value);
-  return text.includes('.') ? text : `${text}.0`;
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  if (value === 0) return `${sign}0.0`;
+  const [mantissa, exponent] = Math.abs(value).toExponential().split('e') as [string, string];
+  const digits = mantissa.replace('.', '');
+  const decpt = Number(exponent) + 1;
+  if (decpt > 0 && decpt < digits.length) return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+  if (decpt > 0 && decpt <= 15) return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
+  if (decpt <= 0 && decpt > -4) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+  const power = decpt - 1;
+  return `${sign}${digits[0]}.${digits.length > 1 ? digits.slice(1) : '0'}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
 };
 
 /** Ruby 2.7's `inspect` of a parsed JSON value: `{"k"=>v}`, `[a, b]`, `nil`, integers and floats. */
@@ -61,8 +77,10 @@ const rubyInspect = (value: unknown): string => {
   if (value === null || value === undefined) return 'nil';
   if (typeof value === 'string') return rubyString(value);
   if (typeof value === 'boolean') return String(value);
-  // JSON's integers are Ruby Integers; the others Floats (`1.0` reads back as 1 here: JSON.parse keeps no difference).
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : rubyFloat(value);
+  // JSON's integers are Ruby Integers, the others Floats. JSON.parse keeps no difference: a whole number below 1e21
+  // is taken for an Integer, written with its shortest digits as JSON.stringify writes it (so `1.0` prints as `1`,
+  // and an integer past 2^53 as sent when it was sent with those digits).
+  if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? String(value) : rubyFloat(value);
   if (Array.isArray(value)) return `[${value.map(rubyInspect).join(', ')}]`;
   const entries = value instanceof Map ? [...(value as Params)] : isObject(value) ? Object.entries(value) : [];
   return `{${entries.map(([k, v]) => `${rubyString(String(k))}=>${rubyInspect(v)}`).join(', ')}}`;
