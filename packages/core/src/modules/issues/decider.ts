@@ -6,7 +6,7 @@ import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin } from '.
 import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
-import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
+import { Errors, isRubyBlank, MAX_NAME, sameMembers } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
@@ -19,7 +19,7 @@ const MAX_DESCRIPTION = 1_048_576;
 
 const checkText = (title: string | undefined, description: string | undefined) =>
   new Errors()
-    .check(title === undefined || title.trim() !== '', 'title', "can't be blank")
+    .check(title === undefined || !isRubyBlank(title), 'title', "can't be blank")
     .maxLength('title', title, MAX_NAME)
     .maxLength('description', description, MAX_DESCRIPTION);
 
