@@ -215,8 +215,8 @@ export function ArrayOf<A>(item: ParamType<A>): ParamType<Array<A | null>> {
 
 /** GitLab `CommaSeparatedToArray`: "a, b" → ["a","b"]; arrays are flattened the same way; anything else → []. */
 export const CommaSeparatedStrings: ParamType<string[]> = paramType('CommaSeparatedToArray', (u) => {
-  if (typeof u === 'string') return rubySplitComma(u).map((s) => s.trim());
-  if (Array.isArray(u)) return u.flatMap((v) => rubySplitComma(toText(v)).map((s) => s.trim()));
+  if (typeof u === 'string') return rubySplitComma(u).map(rubyStrip);
+  if (Array.isArray(u)) return u.flatMap((v) => rubySplitComma(toText(v)).map(rubyStrip));
   if (typeof u === 'number') return [String(u)];
   return [];
 });
@@ -224,9 +224,9 @@ export const CommaSeparatedStrings: ParamType<string[]> = paramType('CommaSepara
 /** GitLab `CommaSeparatedToIntegerArray`: "1,2" or `x[]=1&x[]=2` → [1, 2] (Ruby `to_i`, so "abc" → 0). */
 export const CommaSeparatedIntegers: ParamType<number[]> = paramType('CommaSeparatedToIntegerArray', (u) => {
   if (typeof u === 'number') return Number.isSafeInteger(u) ? [u] : [Math.trunc(u)];
-  if (typeof u === 'string') return rubySplitComma(u).map((s) => rubyToI(s.trim()));
+  if (typeof u === 'string') return rubySplitComma(u).map((s) => rubyToI(rubyStrip(s)));
   if (Array.isArray(u))
-    return u.flatMap((v) => (typeof v === 'number' ? [Math.trunc(v)] : rubySplitComma(toText(v)).map((s) => rubyToI(s.trim()))));
+    return u.flatMap((v) => (typeof v === 'number' ? [Math.trunc(v)] : rubySplitComma(toText(v)).map((s) => rubyToI(rubyStrip(s)))));
   return [];
 });
 

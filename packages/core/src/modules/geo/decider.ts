@@ -23,8 +23,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** `add_ending_slash`: blank values stay as they are. */
 export const withEndingSlash = (value: string): string => (isRubyBlank(value) || value.endsWith('/') ? value : `${value}/`);
 
-/** `strip_attributes`: surrounding whitespace goes, and a blank value becomes nil. */
-const strip = (value: string): string => value.trim();
+/** `StripAttribute` (`strip_attributes :name`, before validation): Ruby's `strip!`. */
+const strip = (value: string): string => rubyStrip(value);
 
 /**
  * `url=` then `AddressableUrlValidator#strip_value!`, which writes the stripped value back through `url=`: the slash
