@@ -18,6 +18,7 @@
  */
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { isRubyBlank, rubyStrip } from '@forgefold/core';
 
 /** A raw parameter value as parsed from query, form, multipart or JSON. */
 export type RawParams = Record<string, unknown>;
@@ -214,8 +215,8 @@ export function ArrayOf<A>(item: ParamType<A>): ParamType<Array<A | null>> {
 
 /** GitLab `CommaSeparatedToArray`: "a, b" → ["a","b"]; arrays are flattened the same way; anything else → []. */
 export const CommaSeparatedStrings: ParamType<string[]> = paramType('CommaSeparatedToArray', (u) => {
-  if (typeof u === 'string') return rubySplitComma(u).map((s) => s.trim());
-  if (Array.isArray(u)) return u.flatMap((v) => rubySplitComma(toText(v)).map((s) => s.trim()));
+  if (typeof u === 'string') return rubySplitComma(u).map(rubyStrip);
+  if (Array.isArray(u)) return u.flatMap((v) => rubySplitComma(toText(v)).map(rubyStrip));
   if (typeof u === 'number') return [String(u)];
   return [];
 });
@@ -223,9 +224,9 @@ export const CommaSeparatedStrings: ParamType<string[]> = paramType('CommaSepara
 /** GitLab `CommaSeparatedToIntegerArray`: "1,2" or `x[]=1&x[]=2` → [1, 2] (Ruby `to_i`, so "abc" → 0). */
 export const CommaSeparatedIntegers: ParamType<number[]> = paramType('CommaSeparatedToIntegerArray', (u) => {
   if (typeof u === 'number') return Number.isSafeInteger(u) ? [u] : [Math.trunc(u)];
-  if (typeof u === 'string') return rubySplitComma(u).map((s) => rubyToI(s.trim()));
+  if (typeof u === 'string') return rubySplitComma(u).map((s) => rubyToI(rubyStrip(s)));
   if (Array.isArray(u))
-    return u.flatMap((v) => (typeof v === 'number' ? [Math.trunc(v)] : rubySplitComma(toText(v)).map((s) => rubyToI(s.trim()))));
+    return u.flatMap((v) => (typeof v === 'number' ? [Math.trunc(v)] : rubySplitComma(toText(v)).map((s) => rubyToI(rubyStrip(s)))));
   return [];
 });
 
@@ -385,13 +386,19 @@ export interface Schema<P> extends t.Type<P, unknown, unknown> {
   readonly names: readonly string[];
 }
 
+/**
+ * Grape's `allow_blank: false` (`AllowBlankValidator`): the value, Ruby-stripped when a string (`value.strip`), is not
+ * `present?`. The strip matters only for NUL: a trailing one goes with the strip, which `blank?` alone keeps.
+ */
+export const isGrapeBlank = (v: unknown): boolean => isBlank(typeof v === 'string' ? rubyStrip(v) : v);
+
 /** The names of declarations, each once, in order. */
 const namesOf = (decls: readonly Decl[]): string[] => [...new Set(decls.flatMap((d) => (d.kind === 'param' ? [d.name] : d.names)))];
 
-/** ActiveSupport's `blank?`: nil, a string of whitespace only, an empty array or hash. */
+/** ActiveSupport's `blank?`: nil, a string of `[[:space:]]` only (`isRubyBlank`), an empty array or hash. */
 export function isBlank(v: unknown): boolean {
   if (v === null || v === undefined) return true;
-  if (typeof v === 'string') return v.trim() === '';
+  if (typeof v === 'string') return isRubyBlank(v);
   if (Array.isArray(v)) return v.length === 0;
   if (isPlainObject(v)) return Object.keys(v).length === 0;
   return false;
@@ -449,7 +456,7 @@ function validateDecls(decls: readonly Decl[], input: unknown, c: t.Context): { 
       continue;
     }
     let v = r.right;
-    if (d.options.allowBlank === false && isBlank(src[d.name])) {
+    if (d.options.allowBlank === false && isGrapeBlank(src[d.name])) {
       errors.push({ value: v, context: ctx, message: M_EMPTY });
       continue;
     }

@@ -12,7 +12,7 @@ import { findProject } from '../projects/queries.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { settingBoolean, settingList } from '../settings/queries.js';
 import { checkAddressableUrl, localRequestReason } from '../shared/url-blocker.js';
-import { Errors, MAX_NAME } from '../shared/validation.js';
+import { Errors, isRubyBlank, MAX_NAME, rubyStrip } from '../shared/validation.js';
 import type { ClusterCommand, PlatformKubernetesInput } from './commands.js';
 import type { ClusterEvent } from './events.js';
 import type { Cluster, ClustersView } from './projection.js';
@@ -59,7 +59,7 @@ const checkPlatform = (errors: Errors, platform: Partial<PlatformKubernetesInput
     // `validates :api_url, public_url: true, presence: true`: a blank one gets both, in that order.
     const problem = apiUrlError(platform.api_url, settings);
     if (problem) errors.add('platform_kubernetes.api_url', problem);
-    if (platform.api_url.trim() === '') errors.add('platform_kubernetes.api_url', CLUSTER_MESSAGES.blank);
+    if (isRubyBlank(platform.api_url)) errors.add('platform_kubernetes.api_url', CLUSTER_MESSAGES.blank);
   }
   if (platform.token?.blank) errors.add('platform_kubernetes.token', CLUSTER_MESSAGES.blank);
   if (platform.ca_cert && !platform.ca_cert.valid_pem) errors.add('platform_kubernetes.ca_cert', CLUSTER_MESSAGES.pem);
@@ -81,7 +81,7 @@ interface Candidate {
 /** The `Cluster` validations over the cluster as it would be (`self`: the cluster being edited). */
 const checkCluster = (state: State, errors: Errors, project: Project, candidate: Candidate, self: Cluster | null, given: ReadonlySet<string>): void => {
   if (given.has('name')) {
-    if (candidate.name.trim() === '') errors.add('name', CLUSTER_MESSAGES.name_blank);
+    if (isRubyBlank(candidate.name)) errors.add('name', CLUSTER_MESSAGES.name_blank);
     errors.maxLength('name', candidate.name, MAX_NAME);
   }
   if (given.has('domain') && candidate.domain) {
@@ -159,7 +159,7 @@ const decideAddCluster = (issued: Issued<Command<'AddCluster'>>, state: State): 
         namespace_per_environment: command.namespace_per_environment ?? true,
         user_id: actor.userId,
         platform_kubernetes: {
-          api_url: platform.api_url.trim(),
+          api_url: rubyStrip(platform.api_url),
           token_encrypted: platform.token.ciphertext,
           ca_cert_encrypted: platform.ca_cert?.ciphertext ?? null,
           namespace: platform.namespace || null,
@@ -194,7 +194,7 @@ const decideUpdateCluster = (issued: Issued<Command<'UpdateCluster'>>, state: St
   const given = command.platform_kubernetes ?? {};
   const platform: Record<string, unknown> = {};
   // `addressable_url` strips what it validates (`strip_value!`).
-  if (given.api_url !== undefined && given.api_url.trim() !== cluster.platform_kubernetes.api_url) platform['api_url'] = given.api_url.trim();
+  if (given.api_url !== undefined && rubyStrip(given.api_url) !== cluster.platform_kubernetes.api_url) platform['api_url'] = rubyStrip(given.api_url);
   // A secret given counts as a change: ciphertexts never compare equal, and the plaintext is not here to compare.
   if (given.token !== undefined) platform['token_encrypted'] = given.token.ciphertext;
   if (given.ca_cert !== undefined) platform['ca_cert_encrypted'] = given.ca_cert?.ciphertext ?? null;

@@ -9,7 +9,7 @@ import { authorizeProject, type ProjectAbility } from '../access/abilities.js';
 import type { Project } from '../projects/projection.js';
 import { findProject } from '../projects/queries.js';
 import { addressableUrlError } from '../shared/url-blocker.js';
-import { changesAnything, DAY_MS, Errors, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, DAY_MS, Errors, isRubyBlank, MAX_NAME, rubyStrip } from '../shared/validation.js';
 import type { DeploymentCommand } from './commands.js';
 import type { DeploymentEvent } from './events.js';
 import type { DeploymentsView, Environment } from './projection.js';
@@ -45,13 +45,13 @@ const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}
  * `external_url` as the model keeps it: blank is nil (`nullify_external_url`), and `addressable_url` strips what it
  * validates (`strip_value!`).
  */
-const storedExternalUrl = (value: string | null | undefined): string | null => (value === null || value === undefined || value.trim() === '' ? null : value.trim());
+const storedExternalUrl = (value: string | null | undefined): string | null => (value === null || value === undefined || isRubyBlank(value) ? null : rubyStrip(value));
 
 const checkEnvironment = (state: State, projectId: number, fields: { name?: string; external_url?: string | null }, self: Environment | null): Errors => {
   const errors = new Errors();
   const { name, external_url } = fields;
   if (name !== undefined) {
-    if (name.trim() === '') errors.add('name', ENVIRONMENT_MESSAGES.blank);
+    if (isRubyBlank(name)) errors.add('name', ENVIRONMENT_MESSAGES.blank);
     else {
       const other = findEnvironmentByName(state.deployments, projectId, name);
       if (other && other.id !== self?.id) errors.add('name', ENVIRONMENT_MESSAGES.taken);
@@ -210,8 +210,8 @@ const decideCreateDeployment = (issued: Issued<Command<'CreateDeployment'>>, sta
     environmentId = created.data.id;
   }
   const errors = new Errors();
-  if (command.sha.trim() === '') errors.add('sha', ENVIRONMENT_MESSAGES.blank);
-  if (command.ref.trim() === '') errors.add('ref', ENVIRONMENT_MESSAGES.blank);
+  if (isRubyBlank(command.sha)) errors.add('sha', ENVIRONMENT_MESSAGES.blank);
+  if (isRubyBlank(command.ref)) errors.add('ref', ENVIRONMENT_MESSAGES.blank);
   if (!command.sha_exists) errors.add('sha', DEPLOYMENT_MESSAGES.sha);
   if (!command.ref_exists) errors.add('ref', DEPLOYMENT_MESSAGES.ref);
   const checked = errors.toEither(null);

@@ -20,6 +20,7 @@ import {
   notesOfDiscussion,
   type Noteable,
 } from './queries.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 type Decided = E.Either<DomainError, readonly DiscussionEvent[]>;
 
@@ -49,7 +50,7 @@ const locate = (state: DiscussionsView, actorId: number | null, ref: NoteableRef
 };
 
 const bodyErrors = (body: string): Record<string, string[]> => {
-  if (body.trim() === '') return { note: ["can't be blank"] };
+  if (isRubyBlank(body)) return { note: ["can't be blank"] };
   if ([...body].length > MAX_NOTE) return { note: [`is too long (maximum is ${MAX_NOTE} characters)`] };
   return {};
 };
@@ -62,7 +63,7 @@ const shasEql = (a: string | null | undefined, b: string | null | undefined): bo
   return length >= 7 && a.slice(0, length) === b.slice(0, length);
 };
 
-const present = (value: string | null | undefined): boolean => value !== null && value !== undefined && value.trim() !== '';
+const present = (value: string | null | undefined): boolean => value !== null && value !== undefined && !isRubyBlank(value);
 
 /** `Position#complete?`: a file path, the formatter's fields (a line; or x, y, width, height), start and head SHAs. */
 const positionComplete = (position: Position): boolean => {

@@ -6,7 +6,7 @@ import { tableGet } from '../../kernel/table.js';
 import { findGroup } from '../groups/queries.js';
 import type { Group } from '../groups/projection.js';
 import { canOnGroup } from '../access/abilities.js';
-import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
+import { Errors, isRubyBlank, MAX_NAME, rubyStrip, sameMembers } from '../shared/validation.js';
 import type { EpicCommand, EpicDates } from './commands.js';
 import type { EpicEvent } from './events.js';
 import type { Epic, EpicsView } from './projection.js';
@@ -14,8 +14,8 @@ import { canCreateEpic, canDestroyEpic, canUpdateEpic, findEpic } from './querie
 
 type Decided = E.Either<DomainError, readonly EpicEvent[]>;
 
-const checkTitle = (title: string | undefined) => new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
-const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+const checkTitle = (title: string | undefined) => new Errors().check(title === undefined || !isRubyBlank(title), 'title', "can't be blank").maxLength('title', title, MAX_NAME);
+const uniq = (values: readonly string[]): string[] => [...new Set(values.map(rubyStrip).filter((value) => value !== ''))];
 
 /** `set_epic_created_at` / `set_epic_updated_at` (EE GroupPolicy): administrators and the group's owners. */
 const mayBackdate = (state: EpicsView, userId: number | null, group: Group): boolean => userId === null || canOnGroup(state, userId, 'admin_group', group);

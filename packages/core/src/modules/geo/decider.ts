@@ -9,7 +9,7 @@ import type { Issued } from '../../kernel/decider.js';
 import { authorizeAdmin, type AccessView } from '../access/abilities.js';
 import { findGroup } from '../groups/queries.js';
 import { findUserByNamespace } from '../users/queries.js';
-import { Errors, exceedsLength, MAX_NAME, tooLong } from '../shared/validation.js';
+import { Errors, exceedsLength, isRubyBlank, MAX_NAME, rubyStrip, tooLong } from '../shared/validation.js';
 import { addressableUrlError, checkAddressableUrl } from '../shared/url-blocker.js';
 import type { GeoCommand, GeoNodeAttributes } from './commands.js';
 import type { GeoEvent } from './events.js';
@@ -21,16 +21,16 @@ export type GeoView = AccessView & { readonly geo: GeoSlice };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `add_ending_slash`: blank values stay as they are. */
-export const withEndingSlash = (value: string): string => (value.trim() === '' || value.endsWith('/') ? value : `${value}/`);
+export const withEndingSlash = (value: string): string => (isRubyBlank(value) || value.endsWith('/') ? value : `${value}/`);
 
-/** `strip_attributes`: surrounding whitespace goes, and a blank value becomes nil. */
-const strip = (value: string): string => value.trim();
+/** `StripAttribute` (`strip_attributes :name`, before validation): Ruby's `strip!`. */
+const strip = (value: string): string => rubyStrip(value);
 
 /**
  * `url=` then `AddressableUrlValidator#strip_value!`, which writes the stripped value back through `url=`: the slash
  * is added, surrounding whitespace goes, and the slash is added again where stripping took it off the end.
  */
-const nodeUrl = (value: string): string => withEndingSlash(withEndingSlash(value).trim());
+const nodeUrl = (value: string): string => withEndingSlash(rubyStrip(withEndingSlash(value)));
 
 /** Applies the attributes given (absent ones keep their values) as the model's writers do. */
 const assign = (base: Mutable<GeoNode>, attributes: GeoNodeAttributes & { readonly primary?: boolean | null }): Mutable<GeoNode> => {
@@ -64,7 +64,7 @@ const validate = (state: GeoView, node: GeoNode, currentNodeName: string): E.Eit
   errors.check(node.name === '' || !others.some((other) => other.name.toLowerCase() === node.name.toLowerCase()), 'name', 'has already been taken');
   errors.check(!exceedsLength(node.name, MAX_NAME), 'name', tooLong(MAX_NAME));
   // `validates :url, presence: true, addressable_url: true` (http and https): a blank url gets both messages.
-  errors.check(node.url.trim() !== '', 'url', "can't be blank");
+  errors.check(!isRubyBlank(node.url), 'url', "can't be blank");
   // A URL without a host (`http:///`, `http:x`) passes `addressable_url`, but a secondary's save builds its OAuth
   // callback URL from the host first (`update_oauth_application!`), which fails without one (a 500 there): it is
   // refused as "must be a valid URL" instead.

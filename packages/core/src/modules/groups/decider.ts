@@ -17,7 +17,7 @@ import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
-import { changesAnything, Errors, isNamespacePath, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, isNamespacePath, isRubyBlank, MAX_NAME } from '../shared/validation.js';
 import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
@@ -73,7 +73,7 @@ const validateGroup = (
 ): E.Either<DomainError, void> => {
   const errors = new Errors();
   // Namespace: name and path at most 255 characters, description at most 255 (checked in the model's order).
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  if (fields.name !== undefined) errors.check(!isRubyBlank(fields.name), 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('description', fields.description, MAX_NAME);
   if (fields.path !== undefined) {
     errors.maxLength('path', fields.path, MAX_NAME);

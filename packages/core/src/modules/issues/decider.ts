@@ -6,7 +6,7 @@ import { canOnProject, canReadProject, effectiveProjectAccess, isAdmin } from '.
 import { AccessLevel } from '../shared/access.js';
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
-import { Errors, MAX_NAME, sameMembers } from '../shared/validation.js';
+import { Errors, isRubyBlank, MAX_NAME, rubyStrip, sameMembers } from '../shared/validation.js';
 import type { IssueCommand } from './commands.js';
 import type { IssueEvent } from './events.js';
 import type { IssuesView } from './projection.js';
@@ -19,7 +19,7 @@ const MAX_DESCRIPTION = 1_048_576;
 
 const checkText = (title: string | undefined, description: string | undefined) =>
   new Errors()
-    .check(title === undefined || title.trim() !== '', 'title', "can't be blank")
+    .check(title === undefined || !isRubyBlank(title), 'title', "can't be blank")
     .maxLength('title', title, MAX_NAME)
     .maxLength('description', description, MAX_DESCRIPTION);
 
@@ -34,7 +34,7 @@ const maySetMetadata = (state: IssuesView, userId: number | null, project: Proje
 const mayBackdateIn = (state: IssuesView, userId: number | null, project: Project): boolean =>
   userId === null || isAdmin(state, userId) || canOnProject(state, userId, 'remove_project', project);
 
-const uniq = (values: readonly string[]): string[] => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+const uniq = (values: readonly string[]): string[] => [...new Set(values.map(rubyStrip).filter((value) => value !== ''))];
 
 const decideCreate = ({ command, actor, at }: IssuedAs<IssueCommand, 'CreateIssue'>, state: IssuesView): Decided => {
   const project = findProject(state.projects, command.project_id);

@@ -14,6 +14,7 @@ import type { PipelineEvent } from './events.js';
 import { createPipelines } from './builders.js';
 import type { Pipeline, PipelineStatus, PipelineVariable, PipelinesView } from './projection.js';
 import { findPipeline, refProtectedFor } from './queries.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 type State = PipelinesView;
 type Result = E.Either<DomainError, readonly PipelineEvent[]>;
@@ -29,7 +30,7 @@ const base = (message: string): DomainError => validation({ base: [message] });
 const variableErrors = (variables: readonly PipelineVariable[]): string[] => {
   const errors: string[] = [];
   for (const variable of variables) {
-    if (variable.key.trim() === '') errors.push("Variables key can't be blank");
+    if (isRubyBlank(variable.key)) errors.push("Variables key can't be blank");
     else if (variable.key.length > 255) errors.push('Variables key is too long (maximum is 255 characters)');
     else if (!/^[a-zA-Z0-9_]+$/.test(variable.key)) errors.push("Variables key can contain only letters, digits and '_'.");
   }

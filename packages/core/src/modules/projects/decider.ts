@@ -14,7 +14,7 @@ import { findGroup } from '../groups/queries.js';
 import { ownGroupAccessLevel } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { isProjectPath, PROJECT_PATH_FORMAT_MESSAGE, projectPathReserved, reservedName } from '../shared/paths.js';
-import { changesAnything, dayOf, Errors, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
+import { changesAnything, dayOf, Errors, isRubyBlank, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace, projectsLimitOf } from '../users/queries.js';
 import { deleteProjectEvents } from './builders.js';
@@ -99,7 +99,7 @@ const validateProject = (state: ProjectsView, fields: { name?: string; path?: st
   const errors = new Errors();
   // Project: description at most 2000 characters, name and path at most 255 (in the model's order).
   errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  if (fields.name !== undefined) errors.check(!isRubyBlank(fields.name), 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   if (fields.path !== undefined) {
     errors.maxLength('path', fields.path, MAX_NAME);
     if (fields.path === '') errors.add('path', "can't be blank");
@@ -203,7 +203,7 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
   const visibility = leastVisible(source.visibility, namespaceVisibility, ...(command.visibility ? [command.visibility] : []));
   const errors = new Errors();
   errors.maxLength('description', description, MAX_PROJECT_DESCRIPTION);
-  errors.check(name.trim() !== '', 'name', "can't be blank").maxLength('name', name, MAX_NAME);
+  errors.check(!isRubyBlank(name), 'name', "can't be blank").maxLength('name', name, MAX_NAME);
   // `validates :name, uniqueness: { scope: :namespace_id }`, as `path` below.
   if ([...projectsInNamespace(state.projects, namespace.id)].some((other) => other.name === name)) errors.add('name', 'has already been taken');
   const pathChecked = validateProject(state, { path }, namespace.full_path, null);

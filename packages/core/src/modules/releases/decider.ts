@@ -8,7 +8,7 @@ import { decideByType, type Decision, type Issued, type IssuedAs } from '../../k
 import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findRepository, refValue } from '../repositories/queries.js';
-import { changesAnything, exceedsLength, isRubyBlank, tooLong } from '../shared/validation.js';
+import { changesAnything, exceedsLength, isRubyBlank, rubyStrip, tooLong } from '../shared/validation.js';
 import { addressableUrlError } from '../shared/url-blocker.js';
 import { tagRef } from '../repositories/projection.js';
 import type { ReleaseCommand, ReleaseLinkInput } from './commands.js';
@@ -71,13 +71,13 @@ const linkErrors = (link: { name: string; url: string; filepath: string | null; 
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   // `validates :url, presence: true, addressable_url: …, uniqueness: …`, in that order: a blank url gets both of
   // the first two messages.
-  if (link.url.trim() === '') add('url', "can't be blank");
+  if (isRubyBlank(link.url)) add('url', "can't be blank");
   const urlIssue = addressableUrlError(link.url, LINK_URL_SCHEMES);
   if (urlIssue) add('url', urlIssue);
   else if (others.some((other) => other.url === link.url)) add('url', 'has already been taken');
   if ([...link.url].length > 2048) add('url', 'is too long (maximum is 2048 characters)');
   if ([...link.name].length > 255) add('name', 'is too long (maximum is 255 characters)');
-  if (link.name.trim() === '') add('name', "can't be blank");
+  if (isRubyBlank(link.name)) add('name', "can't be blank");
   else if (others.some((other) => other.name === link.name)) add('name', 'has already been taken');
   // `validates :filepath, uniqueness: { scope: :release }, format: …, allow_blank: true, length: { maximum: 128 }`:
   // in that order, none for a blank file path (nil, "" or white space as Ruby reads it), which is kept as sent.
@@ -140,7 +140,7 @@ const locate = (state: State, issued: Issued<{ readonly project_id: number }>): 
 };
 
 /** `AddressableUrlValidator#strip_value!`: the url is kept without its surrounding whitespace. */
-const strippedUrl = (url: string): string => url.trim();
+const strippedUrl = (url: string): string => rubyStrip(url);
 
 /** A link as saved: its url stripped, its file path as sent ("" stays "": only nil is none). */
 const normalizeLink = (input: ReleaseLinkInput) => ({ name: input.name, url: strippedUrl(input.url), filepath: input.filepath ?? null, link_type: input.link_type ?? 'other' });

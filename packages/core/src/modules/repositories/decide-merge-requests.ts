@@ -12,7 +12,7 @@ import { versionEvents } from './decide-refs.js';
 import { findProject } from '../projects/queries.js';
 import { effectiveProjectAccess } from '../access/abilities.js';
 import { AccessLevel } from '../shared/access.js';
-import { sameMembers } from '../shared/validation.js';
+import { isRubyBlank, sameMembers } from '../shared/validation.js';
 
 type State = RepositoriesView;
 
@@ -70,7 +70,7 @@ export const decideCreateMergeRequest = (issued: Issued<Command<'CreateMergeRequ
   if (E.isLeft(located)) return located;
   const { project, repository } = located.right;
   if (actor.userId !== null && !canRepository(state, actor.userId, project, 'create_merge_request_in')) return E.left(forbidden());
-  if (command.title.trim() === '') return E.left(validation({ title: ["can't be blank"] }));
+  if (isRubyBlank(command.title)) return E.left(validation({ title: ["can't be blank"] }));
   const refused = checkBranches(state, repository, command.source_branch, command.target_branch, null);
   if (refused) return E.left(refused);
   // The shell read the version from git; the branches must still be where the log has them.
@@ -119,7 +119,7 @@ export const decideUpdateMergeRequest = (issued: Issued<Command<'UpdateMergeRequ
   if (actor.userId !== null && !canUpdateMergeRequest(state, actor.userId, project, mr)) return E.left(forbidden());
   // `filter_params`: without `admin_merge_request` (Developers) labels, assignees, reviewers and the lock are dropped.
   const metadata = actor.userId === null || canRepository(state, actor.userId, project, 'update_merge_request');
-  if (command.title !== undefined && command.title.trim() === '') return E.left(validation({ title: ["can't be blank"] }));
+  if (command.title !== undefined && isRubyBlank(command.title)) return E.left(validation({ title: ["can't be blank"] }));
   const targetChanges = command.target_branch !== undefined && command.target_branch !== mr.target_branch;
   if (targetChanges && mr.state === 'opened') {
     const refused = checkBranches(state, repository, mr.source_branch, command.target_branch!, mr);

@@ -12,6 +12,7 @@ import { drawLevels } from './default-branch-protection.js';
 import { canRepository } from './policy.js';
 import { findProtectedBranch, findProtectedTag } from './queries.js';
 import { requireProject, requireRepository } from './decide-refs.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 type State = RepositoriesView;
 
@@ -36,7 +37,7 @@ const checkLevel = (field: string, level: number): E.Either<DomainError, number>
 
 /** The model's validations: name present and unique in the project (`{name: [...]}`, rendered 422). */
 const checkName = (name: string, taken: boolean): E.Either<DomainError, string> => {
-  if (name.trim() === '') return E.left(validation({ name: ["can't be blank"] }));
+  if (isRubyBlank(name)) return E.left(validation({ name: ["can't be blank"] }));
   if (taken) return E.left(validation({ name: ['has already been taken'] }));
   return E.right(name);
 };

@@ -13,7 +13,7 @@ import { findProject } from '../projects/queries.js';
 import type { Project } from '../projects/projection.js';
 import { findUser } from '../users/queries.js';
 import { createPipelines, type NewPipeline } from '../pipelines/builders.js';
-import { changesAnything } from '../shared/validation.js';
+import { changesAnything, isRubyBlank } from '../shared/validation.js';
 import { refFactOf, refProtectedFor } from '../pipelines/queries.js';
 import type { ScheduleCommand } from './commands.js';
 import type { ScheduleEvent, ScheduleRunSkipReason } from './events.js';
@@ -39,8 +39,8 @@ const scheduleErrors = (fields: { cron: string; cron_timezone: string; ref: stri
   const cron = scheduleCronErrors(fields.cron, fields.cron_timezone);
   if (cron.cron.length > 0) errors['cron'] = cron.cron;
   if (cron.cron_timezone.length > 0) errors['cron_timezone'] = cron.cron_timezone;
-  if (fields.ref.trim() === '') errors['ref'] = [BLANK];
-  if (fields.description.trim() === '') errors['description'] = [BLANK];
+  if (isRubyBlank(fields.ref)) errors['ref'] = [BLANK];
+  if (isRubyBlank(fields.description)) errors['description'] = [BLANK];
   return Object.keys(errors).length > 0 ? validation(errors) : null;
 };
 

@@ -17,7 +17,7 @@ import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { BOT_HELD_ELSEWHERE, botHeldElsewhere, directMembership, membersOfSource, membershipsOfUser } from '../members/queries.js';
 import { NAMESPACE_PATH_TOO_SHORT, namespacePathReserved, namespacePathTooShort } from '../shared/paths.js';
-import { changesAnything, Errors, isEmail, isNamespacePath, MAX_NAME, normalizedEmail } from '../shared/validation.js';
+import { changesAnything, Errors, isEmail, isNamespacePath, isRubyBlank, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import { userCreated, userUpdated } from '../users/builders.js';
 import type { UserEvent } from '../users/events.js';
 import type { User } from '../users/projection.js';
@@ -193,10 +193,10 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
       // comes before the bot's refusal.
       if (botRefused()) return E.left(BOT_NOT_PROVISIONED);
       const errors = new Errors()
-        .check(command.extern_uid.trim() !== '', 'externalId', "can't be blank")
-        .check(command.user_name.trim() !== '', 'userName', "can't be blank")
+        .check(!isRubyBlank(command.extern_uid), 'externalId', "can't be blank")
+        .check(!isRubyBlank(command.user_name), 'userName', "can't be blank")
         .check(isEmail(command.email), 'emails', 'is invalid')
-        .check(command.name.trim() !== '', 'name', "can't be blank")
+        .check(!isRubyBlank(command.name), 'name', "can't be blank")
         // The user and identity columns' limits (User and Namespace models; 255 for the extern_uid too).
         .maxLength('externalId', command.extern_uid, MAX_NAME)
         .maxLength('userName', command.user_name, MAX_NAME)
@@ -266,7 +266,7 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
       const userChanges: { username?: string; name?: string; email?: string } = {};
 
       if (changes.extern_uid !== undefined && changes.extern_uid !== identity.extern_uid) {
-        if (changes.extern_uid.trim() === '') errors.add('externalId', "can't be blank");
+        if (isRubyBlank(changes.extern_uid)) errors.add('externalId', "can't be blank");
         errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
         // `identity.update(extern_uid:)` fails on its uniqueness and the endpoint answers 412 "Error updating <name> with …".
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
@@ -275,7 +275,7 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
         changed.push('externalId');
       }
       if (changes.user_name !== undefined && changes.user_name !== identity.user_name) {
-        if (changes.user_name.trim() === '') errors.add('userName', "can't be blank");
+        if (isRubyBlank(changes.user_name)) errors.add('userName', "can't be blank");
         errors.maxLength('userName', changes.user_name, MAX_NAME);
         const other = findScimIdentityByUserName(state.scim, group.id, changes.user_name);
         if (other && other.id !== identity.id) return E.left(taken('userName'));
@@ -295,7 +295,7 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
         changed.push('emails');
       }
       if (changes.name !== undefined && changes.name !== user.name) {
-        if (changes.name.trim() === '') errors.add('name', "can't be blank");
+        if (isRubyBlank(changes.name)) errors.add('name', "can't be blank");
         errors.maxLength('name', changes.name, MAX_NAME);
         userChanges.name = changes.name;
         changed.push('name.formatted');

@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { parseFilter, compileFilter, type Filter, type FilterSchema } from './filter.js';
 import { scimUserFilterSchema, type ScimEmail } from './queries.js';
 import type { ScimChanges } from './commands.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 export type ScimType = 'invalidFilter' | 'invalidValue' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'uniqueness' | 'mutability' | 'tooMany';
 
@@ -61,7 +62,7 @@ export interface ParsedUser {
   readonly active?: boolean;
 }
 
-const blankToUndefined = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
+const blankToUndefined = (value: string | undefined): string | undefined => (value === undefined || isRubyBlank(value) ? undefined : value);
 
 /**
  * A User resource (POST/PUT body): `externalId`, `userName`, the work (or primary) e-mail, the name — `formatted`,
@@ -159,7 +160,7 @@ const apply = (changes: MutableChanges, op: 'add' | 'replace' | 'remove', target
   const setString = (key: 'extern_uid' | 'user_name' | 'email' | 'name'): E.Either<ScimRequestError, void> => {
     if (op === 'remove') return ok; // required attributes cannot be removed; ignored like the platform ignores `remove`
     const text = scimString(value);
-    if (text === undefined || text.trim() === '') return badValue();
+    if (text === undefined || isRubyBlank(text)) return badValue();
     changes[key] = text;
     return ok;
   };
@@ -170,7 +171,7 @@ const apply = (changes: MutableChanges, op: 'add' | 'replace' | 'remove', target
     }
     const text = scimString(value);
     if (text === undefined) return badValue();
-    changes[key] = text.trim() === '' ? null : text;
+    changes[key] = isRubyBlank(text) ? null : text;
     return ok;
   };
   switch (attr) {

@@ -8,7 +8,7 @@ import type { Issued } from '../../kernel/decider.js';
 import { forbidden, type DomainError } from '../../kernel/domain-error.js';
 import { isAdmin, type AccessView } from '../access/abilities.js';
 import { addressableUrlError, localRequestReason, parseAddressable, urlBlockedReason } from '../shared/url-blocker.js';
-import { Errors, isEmail, tooLong } from '../shared/validation.js';
+import { Errors, isEmail, isRubyBlank, rubyStrip, tooLong } from '../shared/validation.js';
 import type { SettingsCommand } from './commands.js';
 import type { SettingsEvent } from './events.js';
 import { FILTERED, SETTING_FIELDS, SETTING_NAMES, isSettingName, type ApplicationSettings, type SettingValue, type SettingsSlice } from './projection.js';
@@ -16,7 +16,7 @@ import { FILTERED, SETTING_FIELDS, SETTING_NAMES, isSettingName, type Applicatio
 export type SettingsView = AccessView & { readonly settings: SettingsSlice };
 
 const blank = (value: SettingValue | undefined): boolean =>
-  value === null || value === undefined || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+  value === null || value === undefined || (typeof value === 'string' && isRubyBlank(value)) || (Array.isArray(value) && value.length === 0);
 
 const same = (a: SettingValue, b: SettingValue): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -56,7 +56,7 @@ const checkAddressableUrl = (errors: Errors, values: ApplicationSettings, field:
   if (!checked(values, rule)) return;
   const value = values[field];
   const url = typeof value === 'string' ? value : null;
-  if (rule.allowBlank && (url === null || url.trim() === '')) return;
+  if (rule.allowBlank && (url === null || isRubyBlank(url))) return;
   const problem = addressableUrlError(url, rule.schemes);
   if (problem) errors.add(field, problem);
 };
@@ -82,7 +82,7 @@ const checkDashboardUrl = (errors: Errors, values: ApplicationSettings, before: 
   const value = text(values, 'dashboard_url');
   if (value === null || parseAddressable(value) === null) return void errors.add('dashboard_url', `must be a valid relative or absolute URL. ${DASHBOARD_URL_HINT}`);
   if (!dashboardUrlAbsolute(values)) return;
-  const url = value.trim();
+  const url = rubyStrip(value);
   const parsed = parseAddressable(url);
   const allowLocal = before.allow_local_requests_from_system_hooks === true;
   const allowlist = Array.isArray(before.outbound_local_requests_whitelist) ? (before.outbound_local_requests_whitelist as readonly string[]) : [];
@@ -98,8 +98,8 @@ const stripAddressableUrls = (values: Record<string, SettingValue>): string[] =>
   const stripped: string[] = [];
   const strip = (field: string): void => {
     const value = values[field];
-    if (typeof value !== 'string' || value.trim() === '' || value.trim() === value) return;
-    values[field] = value.trim();
+    if (typeof value !== 'string' || isRubyBlank(value) || rubyStrip(value) === value) return;
+    values[field] = rubyStrip(value);
     stripped.push(field);
   };
   for (const rule of ADDRESSABLE_URLS) if (checked(values as ApplicationSettings, rule)) strip(rule.field);
@@ -239,12 +239,12 @@ export const validateSettings = (values: ApplicationSettings, before: Applicatio
   if (on('tracker_enabled')) {
     requirePresent('tracker_collector_hostname');
     const host = text(values, 'tracker_collector_hostname');
-    if (host && host.trim() !== '' && !HOSTNAME.test(host)) errors.add('tracker_collector_hostname', 'is invalid');
+    if (host && !isRubyBlank(host) && !HOSTNAME.test(host)) errors.add('tracker_collector_hostname', 'is invalid');
   }
   if (on('asset_proxy_enabled')) {
     requirePresent('asset_proxy_url');
     const url = text(values, 'asset_proxy_url');
-    const problem = url && url.trim() !== '' ? plainUrlProblem(url) : null;
+    const problem = url && !isRubyBlank(url) ? plainUrlProblem(url) : null;
     if (problem) errors.add('asset_proxy_url', problem);
     requirePresent('asset_proxy_secret_key');
   }
@@ -334,7 +334,7 @@ export const validateSettings = (values: ApplicationSettings, before: Applicatio
     if (!TOKEN_PREFIX.test(prefix)) errors.add('personal_access_token_prefix', "can contain only letters of the Base64 alphabet (RFC4648) with the addition of '@', ':' and '.'");
   }
   const archive = text(values, 'archive_builds_in_human_readable');
-  if (archive && archive.trim() !== '') {
+  if (archive && !isRubyBlank(archive)) {
     const seconds = durationSeconds(archive);
     if (seconds === null || seconds < 86400) errors.add('archive_builds_in_seconds', 'must be at least 1 day');
   }
@@ -368,7 +368,7 @@ export const validateSettings = (values: ApplicationSettings, before: Applicatio
   numeric(errors, values, 'max_ssh_key_lifetime', { gte: 1, lte: 365, allowNil: true });
   numeric(errors, values, 'git_two_factor_session_expiry', { presence: true, gte: 1, lte: 10080 });
   const ips = text(values, 'geo_node_allowed_ips');
-  if (!ips || ips.trim() === '') errors.add('geo_node_allowed_ips', "can't be blank");
+  if (!ips || isRubyBlank(ips)) errors.add('geo_node_allowed_ips', "can't be blank");
   else {
     errors.maxLength('geo_node_allowed_ips', ips, 255);
     const bad = ips

@@ -1,5 +1,6 @@
 /** Reads over the settings slice: other modules' deciders and the adapters read the instance's settings here. */
 import type { ApplicationSettings, SettingsSlice } from './projection.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 type Visibility = 'private' | 'internal' | 'public';
 
@@ -30,7 +31,7 @@ export const defaultProjectCreation = (slice: SettingsSlice): number => int(slic
 /** The initial branch of new repositories (`default_branch_name`), or null for the platform's `master`. */
 export const defaultBranchName = (slice: SettingsSlice): string | null => {
   const name = str(slice.values, 'default_branch_name');
-  return name && name.trim() !== '' ? name : null;
+  return name && !isRubyBlank(name) ? name : null;
 };
 
 /**

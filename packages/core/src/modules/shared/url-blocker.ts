@@ -1,3 +1,4 @@
+import { isRubyBlank, rubyStrip } from './validation.js';
 /**
  * `AddressableUrlValidator` and `Gitlab::UrlBlocker.validate!` (14.7), as far as they decide without the network:
  * a blank value is "must be a valid URL"; anything else is parsed as `Addressable::URI` does ("URI is invalid" for
@@ -81,8 +82,8 @@ export type AddressableUrl = { readonly url: ParsedUrl; readonly error: null } |
  * the host further (`public_url`'s local addresses, a Geo node's host) take it from `url`.
  */
 export const checkAddressableUrl = (value: string | null | undefined, schemes: readonly string[] = ['http', 'https']): AddressableUrl => {
-  if (value === null || value === undefined || value.trim() === '') return { url: null, error: 'must be a valid URL' };
-  const parsed = parseAddressable(value.trim());
+  if (value === null || value === undefined || isRubyBlank(value)) return { url: null, error: 'must be a valid URL' };
+  const parsed = parseAddressable(rubyStrip(value));
   const reason = blockedReason(parsed, schemes);
   return reason === null && parsed ? { url: parsed, error: null } : { url: null, error: `is blocked: ${reason}` };
 };

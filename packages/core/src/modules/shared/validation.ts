@@ -39,7 +39,7 @@ export const DAY_MS = 86_400_000;
  * Devise's `strip_whitespace_keys` and `case_insensitive_keys` (both `[:email]`): an account's e-mail is saved
  * stripped and lower-cased, whichever path creates or changes it (the users API, SCIM, the CLI).
  */
-export const normalizedEmail = (email: string): string => email.trim().toLowerCase();
+export const normalizedEmail = (email: string): string => rubyStrip(email).toLowerCase();
 
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 export const isEmail = (value: string): boolean => EMAIL.test(value);
@@ -57,6 +57,21 @@ export const MAX_PROJECT_DESCRIPTION = 2000;
  */
 const RUBY_BLANK = /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 export const isRubyBlank = (value: string): boolean => RUBY_BLANK.test(value);
+
+const isAsciiSpace = (code: number): boolean => code === 0x20 || (code >= 0x09 && code <= 0x0d);
+
+/**
+ * Ruby 2.7's `String#strip` (the platform's Ruby): ASCII white space only ("\t\n\v\f\r "), and NUL at the end but
+ * not at the start (Ruby 3.0.2 and later take a leading NUL too). Unicode spaces such as U+00A0 or U+3000 stay,
+ * where JavaScript's `trim` takes them (and leaves NUL).
+ */
+export const rubyStrip = (value: string): string => {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isAsciiSpace(value.charCodeAt(start))) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 0 || isAsciiSpace(value.charCodeAt(end - 1)))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+};
 
 /** ActiveModel's message for `length: { maximum: max }`. */
 export const tooLong = (max: number): string => `is too long (maximum is ${max} characters)`;

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { forbidden, forbiddenMessage, notFound, type DomainError } from '../../kernel/domain-error.js';
 import { decideByType, type IssuedAs } from '../../kernel/decider.js';
 import { findProject } from '../projects/queries.js';
-import { Errors, MAX_NAME } from '../shared/validation.js';
+import { Errors, isRubyBlank, MAX_NAME } from '../shared/validation.js';
 import type { SettingsSlice } from '../settings/projection.js';
 import { restrictedVisibilityMessage, settingInteger, visibilityRestricted } from '../settings/queries.js';
 import { isAdmin } from '../access/abilities.js';
@@ -43,7 +43,7 @@ const MAX_FILES = 10;
 
 /** `Snippet` validations and the repository checks of `Snippets::CreateService` (paths unique, at most 10 files). */
 const checkSnippet = (title: string | undefined, files: readonly SnippetFileInput[] | undefined, settings: SettingsSlice) => {
-  const errors = new Errors().check(title === undefined || title.trim() !== '', 'title', "can't be blank").maxLength('title', title, MAX_NAME);
+  const errors = new Errors().check(title === undefined || !isRubyBlank(title), 'title', "can't be blank").maxLength('title', title, MAX_NAME);
   if (files === undefined) return errors;
   errors.check(files.length > 0, 'content', "can't be blank");
   errors.check(files.length <= MAX_FILES, 'files', `are limited to ${MAX_FILES}`);

@@ -11,7 +11,7 @@ import type { MemberEvent } from '../members/events.js';
 import type { MembershipView } from '../members/projection.js';
 import { findProject } from '../projects/queries.js';
 import { AccessLevel } from '../shared/access.js';
-import { dayOf, Errors, MAX_NAME } from '../shared/validation.js';
+import { dayOf, Errors, isRubyBlank, MAX_NAME } from '../shared/validation.js';
 import type { UserEvent } from '../users/events.js';
 import { userCreated, userDeleted } from '../users/builders.js';
 import { findUser, findUserByUsername } from '../users/queries.js';
@@ -33,7 +33,7 @@ const requireAdmin = authorizeAdmin;
  */
 const validateToken = (name: string, scopes: readonly string[], expiresAt: string | null, at: string): E.Either<DomainError, void> =>
   new Errors()
-    .check(name.trim() !== '', 'name', "can't be blank")
+    .check(!isRubyBlank(name), 'name', "can't be blank")
     .maxLength('name', name, MAX_NAME)
     .check(scopes.length > 0, 'scopes', "can't be blank")
     .check(expiresAt === null || expiresAt >= dayOf(at), 'expires_at', 'cannot be a date in the past')

@@ -18,7 +18,7 @@ import { deleteProjectEvents } from '../projects/builders.js';
 import type { ProjectEvent } from '../projects/events.js';
 import { projectsInNamespace } from '../projects/queries.js';
 import { namespacePathErrors } from '../shared/paths.js';
-import { changesAnything, DAY_MS, dayOf, Errors, isEmail, MAX_NAME, normalizedEmail } from '../shared/validation.js';
+import { changesAnything, DAY_MS, dayOf, Errors, isEmail, isRubyBlank, MAX_NAME, normalizedEmail } from '../shared/validation.js';
 import type { IdentityInput, UserCommand } from './commands.js';
 import { userCreated } from './builders.js';
 import type { UserEvent } from './events.js';
@@ -127,7 +127,7 @@ const validateProfile = (
     if (!isStoredAvatar(fields.avatar)) errors.add('avatar', 'is invalid');
     else for (const message of avatarErrors(fields.avatar)) errors.add('avatar', message);
   }
-  if (fields.name !== undefined) errors.check(fields.name.trim() !== '', 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  if (fields.name !== undefined) errors.check(!isRubyBlank(fields.name), 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('public_email', fields.public_email, MAX_NAME);
   // User#owns_public_email (when it changes): a non-blank public address must be one of the user's verified ones,
   // here their primary address (no secondary addresses are kept; every account counts as confirmed).
@@ -166,7 +166,7 @@ const validateProfile = (
 const identityEvents = (state: UsersView, userId: number, identity: IdentityInput | undefined, at: string): E.Either<DomainError, UserEvent[]> => {
   if (identity === undefined) return E.right([]);
   const errors = new Errors()
-    .check(identity.provider.trim() !== '', 'provider', "can't be blank")
+    .check(!isRubyBlank(identity.provider), 'provider', "can't be blank")
     .maxLength('provider', identity.provider, MAX_NAME)
     .maxLength('extern_uid', identity.extern_uid, MAX_NAME);
   const holder = findUserByIdentity(state.users, identity.provider, identity.extern_uid);

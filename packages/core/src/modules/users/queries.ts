@@ -1,6 +1,7 @@
 import { peekField, tableGet, tablePeek, tableValues } from '../../kernel/table.js';
 import { identityKey, type User, type UsersSlice } from './projection.js';
 import { fuzzyMatches } from '../shared/pattern.js';
+import { isRubyBlank } from '../shared/validation.js';
 
 export const findUser = (users: UsersSlice, id: number): User | undefined => tableGet(users.byId, id);
 
@@ -38,7 +39,7 @@ const searchTerm = (query: string): string => (query.startsWith('@') ? query.sli
  */
 export const matchesUserSearch = (user: User, query: string): boolean => {
   const term = searchTerm(query);
-  if (term.trim() === '') return false;
+  if (isRubyBlank(term)) return false;
   return fuzzyMatches(user.name, term) || fuzzyMatches(user.username, term) || user.email.toLowerCase() === term;
 };
 

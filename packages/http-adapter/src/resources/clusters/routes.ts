@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { canOnProject, clustersOf, findCluster, forbidden, notFound, type CaCertInput, type Cluster, type DomainError, type Project, type SecretInput, type State } from '@forgefold/core';
+import { canOnProject, clustersOf, findCluster, forbidden, isRubyBlank, notFound, type CaCertInput, type Cluster, type DomainError, type Project, type SecretInput, type State } from '@forgefold/core';
 import { checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
 import { presentContext, viewerId, type ApiDeps } from '../../app/deps.js';
@@ -30,11 +30,11 @@ const isCertificate = (value: string): boolean => {
   }
 };
 
-const seal = (secrets: SecretBox, value: string): SecretInput => ({ ciphertext: secrets.encrypt(value), blank: value.trim() === '' });
+const seal = (secrets: SecretBox, value: string): SecretInput => ({ ciphertext: secrets.encrypt(value), blank: isRubyBlank(value) });
 
 /** A blank certificate is no certificate (`allow_blank: true`). */
 const sealCertificate = (secrets: SecretBox, value: string | null | undefined): CaCertInput | null =>
-  value === undefined || value === null || value.trim() === '' ? null : { ciphertext: secrets.encrypt(value), blank: false, valid_pem: isCertificate(value) };
+  value === undefined || value === null || isRubyBlank(value) ? null : { ciphertext: secrets.encrypt(value), blank: false, valid_pem: isCertificate(value) };
 
 const clusterOfRoute =
   (ability: ClusterAbility) =>
@@ -130,7 +130,7 @@ export const clusterRoutes = (deps: ApiDeps): AnyRouteDef[] => {
                 platform_kubernetes: {
                   ...defined('api_url', platform.api_url),
                   // `Clusters::UpdateService`: a blank token is dropped from the parameters, so the cluster keeps its own.
-                  ...(platform.token !== undefined && platform.token !== null && platform.token.trim() !== '' ? { token: seal(deps.secrets, platform.token) } : {}),
+                  ...(platform.token !== undefined && platform.token !== null && !isRubyBlank(platform.token) ? { token: seal(deps.secrets, platform.token) } : {}),
                   ...(platform.ca_cert !== undefined ? { ca_cert: sealCertificate(deps.secrets, platform.ca_cert) } : {}),
                   ...(platform.namespace !== undefined ? { namespace: platform.namespace } : {}),
                 },

@@ -1,6 +1,6 @@
 /** Invitations of groups and projects by e-mail (lib/api/invitations.rb). */
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
-import { badRequest, forbidden, invitationOf, inviteOutcome, isEmail, membersOfSource, notFound, type State } from '@forgefold/core';
+import { badRequest, forbidden, invitationOf, inviteOutcome, isEmail, isRubyBlank, membersOfSource, notFound, type State } from '@forgefold/core';
 import { presentContext, today, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute } from '../../app/routes.js';
 import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, type SourceKind } from '../members/source.js';
@@ -41,7 +41,7 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       authorize: adminOnly,
       // `retrieve_member_invitations`: `where(invite_email: query)` when the query is present, the address itself.
       rows: (ctx, state, source) => {
-        const q = (ctx.params.query ?? '').trim() === '' ? null : (ctx.params.query ?? '').toLowerCase();
+        const q = isRubyBlank(ctx.params.query ?? '') ? null : (ctx.params.query ?? '').toLowerCase();
         return [...membersOfSource(state.members, source.type, source.id)].filter((m) => m.user_id === null && m.invite_email !== null && (q === null || m.invite_email.toLowerCase() === q));
       },
       present: invitationEntity,

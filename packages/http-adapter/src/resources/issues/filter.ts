@@ -2,7 +2,7 @@
  * `IssuesFinder` over a project's issues as `GET /projects/:id/issues` calls it (14.x), for what Forgefold keeps:
  * no milestones, so `milestone=None` keeps every issue and any other milestone none.
  */
-import { findUserByUsername, fuzzyMatches, isOwnedBy, type Issue, type OwnerRole, type UsersSlice } from '@forgefold/core';
+import { findUserByUsername, fuzzyMatches, isOwnedBy, isRubyBlank, type Issue, type OwnerRole, type UsersSlice } from '@forgefold/core';
 import type { NoneOrAny } from './params.js';
 
 interface NegatableFilters {
@@ -115,7 +115,7 @@ const excluded = (issue: Issue, not: NegatableFilters, users: UsersSlice): boole
  */
 export const fullSearchMatches = (row: { readonly title: string; readonly description: string }, search: string, columns?: string | null): boolean => {
   // `IssuableFinder#search` is `params[:search].presence`: a blank search is no filter.
-  if (search.trim() === '') return true;
+  if (isRubyBlank(search)) return true;
   const wanted = (columns ?? '').split(',');
   const title = wanted.includes('title');
   const description = wanted.includes('description');

@@ -21,6 +21,7 @@ import {
   forbidden,
   isBillable,
   isExpired,
+  isRubyBlank,
   compareUserSearch,
   matchesUserSearch,
   membersOfSource,
@@ -48,7 +49,7 @@ import { dateOf, findSource, mayAdminSource, sourceTypeOf, type FoundSource, typ
 const lazySource = <T>(count: () => number, slice: (offset: number, limit: number) => readonly T[]): OffsetSource<T> => ({ count, slice });
 
 /** The member search's query (`query`), or null when absent or blank (Rails' `present?`). */
-const searchQuery = (query: string | null | undefined): string | null => (query !== undefined && query !== null && query.trim() !== '' ? query : null);
+const searchQuery = (query: string | null | undefined): string | null => (query !== undefined && query !== null && !isRubyBlank(query) ? query : null);
 
 /**
  * `retrieve_members` merges `User.search`, whose `reorder` replaces the members' order: with a query, a list is in

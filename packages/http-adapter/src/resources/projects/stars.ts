@@ -3,7 +3,7 @@
  * (UsersStarProjectsFinder, the UserStarsProject entity). `GET /users/:user_id/starred_projects` and `starred=true`
  * are with the projects lists (routes.ts).
  */
-import { compareUserSearch, findProject, findUser, matchesUserSearch, starrersOf, type Project, type State, type User } from '@forgefold/core';
+import { compareUserSearch, findProject, findUser, isRubyBlank, matchesUserSearch, starrersOf, type Project, type State, type User } from '@forgefold/core';
 import { created, optional, schema, T, withPagination, withStatus, type AnyRouteDef } from '../../http/index.js';
 import { presentContext, type ApiDeps } from '../../app/deps.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
@@ -25,7 +25,7 @@ interface StarrerRow {
  * project's stars, from their index.
  */
 const starrerRows = (state: State, project: Project, view: PresentContext, search: string | null | undefined): StarrerRow[] => {
-  const query = search !== undefined && search !== null && search.trim() !== '' ? search : null;
+  const query = search !== undefined && search !== null && !isRubyBlank(search) ? search : null;
   const rows: StarrerRow[] = [];
   for (const star of starrersOf(state.projects, project.id)) {
     const user = findUser(state.users, star.user_id);

@@ -5,7 +5,7 @@
  * validation failures are 422 with full messages.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { findProtectedBranch, findProtectedTag, findRepository, fuzzyMatches, type DomainError, type Project } from '@forgefold/core';
+import { findProtectedBranch, findProtectedTag, findRepository, fuzzyMatches, isRubyBlank, type DomainError, type Project } from '@forgefold/core';
 import { ApiError, arraySource, checkUnmodifiedSince, created, noContent, ok, paginate, route, type AnyRouteDef } from '../../http/index.js';
 import { codeOwnerApprovalParams, protectedBranchListParams, protectTagParams, protectBranchParams } from './params.js';
 import { execute, type ApiDeps, type Ctx } from '../../app/deps.js';
@@ -94,7 +94,7 @@ export const protectedRefRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         // `ProtectedBranchesFinder#by_name` (a present `search`): `fuzzy_arel_match(:name, search.downcase)`, so words
         // under three characters match the whole name only.
         const search = ctx.params.search ?? '';
-        const rules = repositoryOf(ctx).repository.protected_branches.filter((rule) => search.trim() === '' || fuzzyMatches(rule.name, search));
+        const rules = repositoryOf(ctx).repository.protected_branches.filter((rule) => isRubyBlank(search) || fuzzyMatches(rule.name, search));
         return paginate(ctx, arraySource(rules), { map: protectedBranchEntity });
       },
     }),

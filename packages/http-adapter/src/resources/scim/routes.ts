@@ -10,6 +10,7 @@ import {
   findGroupByIdOrPath,
   findSamlProvider,
   findScimIdentityByExternUid,
+  isRubyBlank,
   parseFilter,
   parseUserResource,
   patchChanges,
@@ -199,7 +200,7 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const rawFilter = ctx.query['filter'];
       let filter = null;
       let predicate = null;
-      if (rawFilter !== undefined && rawFilter !== null && !(typeof rawFilter === 'string' && rawFilter.trim() === '')) {
+      if (rawFilter !== undefined && rawFilter !== null && !(typeof rawFilter === 'string' && isRubyBlank(rawFilter))) {
         if (typeof rawFilter !== 'string') throw scimError(400, 'The filter must be a string', 'invalidFilter');
         const parsed = parseFilter(rawFilter);
         if (E.isLeft(parsed)) throw scimError(400, parsed.left.detail, 'invalidFilter');

@@ -5,7 +5,7 @@
  * snippet), at one branch: no history.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { canCreateSnippet, canDestroySnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
+import { canCreateSnippet, canDestroySnippet, canReadSnippet, canUpdateSnippet, findSnippet, forbidden, isRubyBlank, notFound, snippetsOf, unauthorized, type DomainError, type Project, type Snippet, type SnippetFileInput, type State } from '@forgefold/core';
 import { ApiError, checkUnmodifiedSince, created, noContent, ok, route, type AnyRouteDef, type HandlerContext } from '../../http/index.js';
 import { checkFilePath } from '../repositories/shared.js';
 import { commandRoute, listRoute, projectOfRoute } from '../../app/routes.js';
@@ -31,7 +31,7 @@ const signedInSnippet = (ctx: HandlerContext<unknown>, state: State): E.Either<D
 
 type FileAction = { action: string | null; content?: string | null | undefined; file_path?: string | null | undefined; previous_path?: string | null | undefined } | null;
 
-const present = (value: string | null | undefined): value is string => typeof value === 'string' && value.trim() !== '';
+const present = (value: string | null | undefined): value is string => typeof value === 'string' && !isRubyBlank(value);
 
 /**
  * `SnippetInputAction`'s validations: a file path; content to create or update; an update's `previous_path`, if

@@ -1,7 +1,7 @@
 /** Users: `/user`, `/users`, `/users/:id` and the administrator's account management (lib/api/users.rb). */
 import { randomBytes } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { avatarErrors, findGroup, findProject, findUser, findUserByIdentity, findUserByUsername, forbidden, compareUserSearch, hasProjectAccess, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
+import { avatarErrors, compareUserSearch, findGroup, findProject, findUser, findUserByIdentity, findUserByUsername, forbidden, hasProjectAccess, isRubyBlank, listUsers, matchesUserSearch, membershipsOfUser, notFound, unauthorized, validation, visibilityRestricted, type Avatar, type DomainError, type IdentityInput, type State, type User, type UserProfile } from '@forgefold/core';
 import { created, noContent, ok, route, type AnyRouteDef, type UploadedFile } from '../../http/index.js';
 import { sha256Hex } from '../../app/uploads.js';
 import { createdId, findUserOr404, presentContext, today, type ApiDeps } from '../../app/deps.js';
@@ -118,7 +118,7 @@ const usersClassRoutes = (deps: ApiDeps): AnyRouteDef[] => [
             ? named(findUserByUsername(state.users, username))
             : [...listUsers(state.users)];
       // UsersFinder#by_search: `params[:search].present?`, so a blank (or whitespace) search is no filter.
-      const search = params.search && params.search.trim() !== '' ? params.search : undefined;
+      const search = params.search && !isRubyBlank(params.search) ? params.search : undefined;
       if (username) users = users.filter((user) => user.username.toLowerCase() === username.toLowerCase());
       if (search) users = users.filter((user) => matchesUserSearch(user, search));
       if (params.blocked) users = users.filter((user) => user.state === 'blocked');
