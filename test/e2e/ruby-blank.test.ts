@@ -1,7 +1,8 @@
 /**
  * Blank as the platform has it (`String#blank?`, `[[:space:]]*`): a value of U+0085 only is blank, one of U+FEFF only
  * is not (JavaScript's `trim` has it the other way round), through model presence (a group's and a user's name).
- * Grape's `allow_blank` is covered by test/core/ruby-blank.test.ts.
+ * Grape's `allow_blank` is covered by test/core/ruby-blank.test.ts. A given empty name or path on PUT /groups/:id (once
+ * dropped by the route, answered 200 changing nothing) reaches the model too; projects: test/e2e/empty-name-path.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
