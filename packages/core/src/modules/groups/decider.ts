@@ -16,7 +16,7 @@ import { projectVisibilityLowered } from '../projects/builders.js';
 import { findProjectByFullPath, projectsInNamespace } from '../projects/queries.js';
 import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
-import { namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
+import { NAMESPACE_FORMAT_MESSAGE, NAMESPACE_PATH_TOO_SHORT, namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
 import { changesAnything, Errors, isNamespacePath, isRubyBlank, MAX_NAME } from '../shared/validation.js';
 import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
@@ -76,13 +76,17 @@ const validateGroup = (
   if (fields.name !== undefined) errors.check(!isRubyBlank(fields.name), 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
   errors.maxLength('description', fields.description, MAX_NAME);
   if (fields.path !== undefined) {
-    errors.maxLength('path', fields.path, MAX_NAME);
+    // `validates :path, presence: true, length: { maximum: 255 }` (presence is `blank?`, so spaces alone are blank).
+    errors.check(!isRubyBlank(fields.path), 'path', "can't be blank").maxLength('path', fields.path, MAX_NAME);
     const fullPath = parent ? `${parent.full_path}/${fields.path}` : fields.path;
-    if (fields.path === '') errors.add('path', "can't be blank");
     // NamespacePathValidator on the full path (`build_full_path`): the format, then TOP_LEVEL_ROUTES at the top and the
     // project route words below; then the minimum length. Checked when the path changes (as a username's), so that a
     // group an old log holds under an older rule keeps its other updates, whether or not they name its path.
-    if (fields.path !== self?.path) for (const message of namespacePathErrors(fields.path, fullPath)) errors.add('path', message);
+    // An empty path runs both too (no `allow_blank`): the format does not match "" and "" is shorter than 2.
+    if (fields.path !== self?.path) {
+      if (fields.path === '') errors.add('path', NAMESPACE_FORMAT_MESSAGE).add('path', NAMESPACE_PATH_TOO_SHORT);
+      else for (const message of namespacePathErrors(fields.path, fullPath)) errors.add('path', message);
+    }
     if (isNamespacePath(fields.path)) {
       // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).
       const holder = findGroupByFullPath(state.groups, fullPath);

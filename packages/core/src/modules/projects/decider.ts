@@ -95,25 +95,61 @@ const resolveNamespace = (state: ProjectsView, actorId: number | null, command: 
     : E.left(NAMESPACE_NOT_VALID);
 };
 
+/**
+ * `Gitlab::Regex.project_name_regex_message` (14.x, before '+' was allowed). The name's format is checked here for
+ * blank names only (a given empty or blank name); other names are not checked against it yet.
+ */
+export const PROJECT_NAME_FORMAT_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
+
+/**
+ * Whether a blank name fails `project_name_regex` (`\A[\p{Alnum}\u{00A9}-\u{1f9ff}_][\p{Alnum}\p{Pd}\u{00A9}-\u{1f9ff}_\. ]*\z`):
+ * the empty name does; of the blank characters, the first may only be one from U+00A9 up (U+1680, U+2000…, U+3000),
+ * the others also a space.
+ */
+const blankNameFailsFormat = (name: string): boolean => {
+  const chars = [...name];
+  if (chars.length === 0) return true;
+  return chars.some((char, index) => char.codePointAt(0)! < 0xa9 && (index === 0 || char !== ' '));
+};
+
 const validateProject = (state: ProjectsView, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
   const errors = new Errors();
-  // Project: description at most 2000 characters, name and path at most 255 (in the model's order).
+  // Project: description at most 2000 characters; `validates :name, presence, length: { maximum: 255 }, format`;
+  // `validates :path, presence, project_path, length: { maximum: 255 }` (in the model's order; none has
+  // `allow_blank`, so an empty path has the presence and the format messages).
   errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
-  if (fields.name !== undefined) errors.check(!isRubyBlank(fields.name), 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+  if (fields.name !== undefined) {
+    const blank = isRubyBlank(fields.name);
+    errors.check(!blank, 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
+    if (blank && blankNameFailsFormat(fields.name)) errors.add('name', PROJECT_NAME_FORMAT_MESSAGE);
+  }
   if (fields.path !== undefined) {
+    errors.check(!isRubyBlank(fields.path), 'path', "can't be blank");
+    const valid = isProjectPath(fields.path);
+    if (!valid) errors.add('path', PROJECT_PATH_FORMAT_MESSAGE);
+    // ProjectPathValidator on the full path: the project route words. Checked when the path changes, so that a
+    // project an old log holds keeps its other updates.
+    else if (fields.path !== self?.path && projectPathReserved(namespacePath, fields.path)) errors.add('path', reservedName(fields.path));
     errors.maxLength('path', fields.path, MAX_NAME);
-    if (fields.path === '') errors.add('path', "can't be blank");
-    else if (!isProjectPath(fields.path)) errors.add('path', PROJECT_PATH_FORMAT_MESSAGE);
-    else {
-      // ProjectPathValidator on the full path: the project route words. Checked when the path changes, so that a
-      // project an old log holds keeps its other updates.
-      if (fields.path !== self?.path && projectPathReserved(namespacePath, fields.path)) errors.add('path', reservedName(fields.path));
+    if (valid) {
       // Routable's route uniqueness, appended after the model's own path errors (`set_path_errors`).
       const holder = findProjectByFullPath(state.projects, `${namespacePath}/${fields.path}`);
       if (holder && holder.id !== self?.id) errors.add('path', 'has already been taken');
     }
   }
   return errors.toEither(undefined);
+};
+
+/**
+ * Projects::CreateService#set_project_name_from_path (forks too, through the same service): both present, kept; a
+ * present path alone names the project; a present name alone gives the path; neither, both kept as given (and refused).
+ */
+const nameAndPath = (name: string | undefined, path: string | undefined): { name: string; path: string } => {
+  const presentName = name !== undefined && !isRubyBlank(name);
+  const presentPath = path !== undefined && !isRubyBlank(path);
+  if (presentPath) return { name: presentName ? name : path, path };
+  if (presentName) return { name, path: pathFromName(name) };
+  return { name: name ?? '', path: path ?? '' };
 };
 
 const requireProject = (state: ProjectsView, id: number): E.Either<DomainError, Project> => {
@@ -197,13 +233,14 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
     // A personal namespace is public.
     namespaceVisibility = group ? group.visibility : 'public';
   }
-  const name = command.name ?? source.name;
-  const path = command.path ?? source.path;
+  // ForkService's `@params[:name] || @project.name` (an empty string is given), then CreateService's defaults.
+  const { name, path } = nameAndPath(command.name ?? source.name, command.path ?? source.path);
   const description = command.description ?? source.description;
   const visibility = leastVisible(source.visibility, namespaceVisibility, ...(command.visibility ? [command.visibility] : []));
   const errors = new Errors();
   errors.maxLength('description', description, MAX_PROJECT_DESCRIPTION);
   errors.check(!isRubyBlank(name), 'name', "can't be blank").maxLength('name', name, MAX_NAME);
+  if (isRubyBlank(name) && blankNameFailsFormat(name)) errors.add('name', PROJECT_NAME_FORMAT_MESSAGE);
   // `validates :name, uniqueness: { scope: :namespace_id }`, as `path` below.
   if ([...projectsInNamespace(state.projects, namespace.id)].some((other) => other.name === name)) errors.add('name', 'has already been taken');
   const pathChecked = validateProject(state, { path }, namespace.full_path, null);
@@ -237,8 +274,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
   const { command, at, actor } = issued;
   switch (command.type) {
     case 'CreateProject': {
-      const name = command.name ?? command.path ?? '';
-      const path = command.path ?? pathFromName(command.name ?? '');
+      const { name, path } = nameAndPath(command.name, command.path);
       // The service's order: a restricted visibility, then the namespace, then the model's validations. With `owner_id`
       // (`POST /projects/user/:user_id`) the service runs as that user, whose level it checks.
       return pipe(
@@ -268,7 +304,7 @@ export const decide = (issued: Issued<ProjectCommand>, state: ProjectsView): E.E
         E.chain((project) => authorizeProject(state, actor.userId, 'admin_project', project, project)),
         // lib/api/projects.rb: `authorize! :rename_project if attrs[:name].present?`, and `:change_visibility_level`
         // whenever a visibility is given (the same one too): both the owner's.
-        E.chainFirst((project) => (command.name ? authorizeProject(state, actor.userId, 'rename_project', project, project) : E.right(project))),
+        E.chainFirst((project) => (command.name !== undefined && !isRubyBlank(command.name) ? authorizeProject(state, actor.userId, 'rename_project', project, project) : E.right(project))),
         E.chainFirst((project) => (command.visibility !== undefined ? authorizeProject(state, actor.userId, 'change_visibility_level', project, project) : E.right(project))),
         E.chainFirst((project) => (command.visibility !== project.visibility ? refuseRestricted(state, actor.userId, command.visibility) : E.right(undefined))),
         E.chainFirst((project) => validateProject(state, command, namespacePathOf(project), project)),

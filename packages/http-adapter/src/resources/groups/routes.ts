@@ -155,8 +155,9 @@ export const groupRoutes = (deps: ApiDeps): AnyRouteDef[] => {
       command: ({ params }, group) => ({
         type: 'UpdateGroup',
         id: group.id,
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.path ? { path: params.path } : {}),
+        // A given name or path, empty or blank, reaches the model (`declared_params(include_missing: false)`).
+        ...(params.name !== undefined && params.name !== null ? { name: params.name } : {}),
+        ...(params.path !== undefined && params.path !== null ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.request_access_enabled !== undefined && params.request_access_enabled !== null ? { request_access_enabled: params.request_access_enabled } : {}),

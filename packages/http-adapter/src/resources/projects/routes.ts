@@ -114,8 +114,9 @@ const createCommand = (params: CreateFields, ownerId?: number): ForgefoldCommand
   if (params.default_branch && !isValidNewRefName(params.default_branch)) throw ApiError.error(400, 'default_branch is invalid');
   return {
   type: 'CreateProject',
-  ...(params.name ? { name: params.name } : {}),
-  ...(params.path ? { path: params.path } : {}),
+  // A given name or path, empty or blank too, reaches the service (`declared_params(include_missing: false)`).
+  ...(params.name !== undefined && params.name !== null ? { name: params.name } : {}),
+  ...(params.path !== undefined && params.path !== null ? { path: params.path } : {}),
   ...(params.namespace_id !== undefined && params.namespace_id !== null ? { namespace_id: params.namespace_id } : {}),
   ...(ownerId !== undefined ? { owner_id: ownerId } : {}),
   ...(params.visibility ? { visibility: params.visibility } : {}),
@@ -351,8 +352,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
         return {
         type: 'UpdateProject',
         id: project.id,
-        ...(params.name ? { name: params.name } : {}),
-        ...(params.path ? { path: params.path } : {}),
+        // A given name or path, empty or blank too, reaches the model (`declared_params(include_missing: false)`).
+        ...(params.name !== undefined && params.name !== null ? { name: params.name } : {}),
+        ...(params.path !== undefined && params.path !== null ? { path: params.path } : {}),
         ...(params.visibility ? { visibility: params.visibility } : {}),
         ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
         ...(params.merge_method ? { merge_method: params.merge_method } : {}),
@@ -404,8 +406,9 @@ export const projectRoutes = (deps: ApiDeps): AnyRouteDef[] => {
           type: 'ForkProject',
           id: project.id,
           ...(namespaceId !== undefined ? { namespace_id: namespaceId } : {}),
-          ...(params.name ? { name: params.name } : {}),
-          ...(params.path ? { path: params.path } : {}),
+          // ForkService's `@params[:name] || @project.name`: an empty string is given (then CreateService's defaults).
+          ...(params.name !== undefined && params.name !== null ? { name: params.name } : {}),
+          ...(params.path !== undefined && params.path !== null ? { path: params.path } : {}),
           ...(params.description !== undefined && params.description !== null ? { description: params.description } : {}),
           ...(params.visibility ? { visibility: params.visibility } : {}),
         };
