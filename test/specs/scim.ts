@@ -259,6 +259,14 @@ export const scimSpecs: Record<string, Spec> = {
       { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
     ],
   },
+  'a PATCH with only a name on an inactive identity reprovisions it and renames nothing (reference §3.7)': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { name: 'Bobby' }, exclusive: true },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
   'a PATCH with an externalId and an e-mail changes the externalId only': {
     given: [...base, identity(1, 2, 'u-2')],
     when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'u-9', email: 'robert@example.com' }, exclusive: true },

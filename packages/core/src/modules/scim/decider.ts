@@ -251,14 +251,14 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
 
 /**
  * The one branch of EE `update_scim_user` (14.7 `ee/lib/api/scim.rb`) a PATCH runs, in its order: `active: false`
- * deprovisions and nothing else (`parser.deprovision_user?`); else `active: true` on an inactive identity reprovisions
- * and nothing else (`reprovisionable? && reprovision_user?`); else a given externalId is the only change
+ * deprovisions and nothing else (`parser.deprovision_user?`); else an inactive identity is reprovisioned and nothing
+ * else (`reprovisionable?`: the reference notes, §3.7, any PATCH that does not deactivate it); else a given externalId is the only change
  * (`identity.update(parsed_hash.slice(:extern_uid))`, its own value too); else the user's attributes, without `active`
  * (`Users::UpdateService` with `parsed_hash.except(:extern_uid, :active)`).
  */
 const patchBranch = (changes: ScimChanges, identityActive: boolean): ScimChanges => {
   if (changes.active === false) return { active: false };
-  if (changes.active === true && !identityActive) return { active: true };
+  if (!identityActive) return { active: true };
   if (changes.extern_uid !== undefined) return { extern_uid: changes.extern_uid };
   const { active: _active, extern_uid: _externUid, ...rest } = changes;
   return rest;
