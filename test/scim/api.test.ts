@@ -611,3 +611,55 @@ describe('SCIM while the group SAML provider is disabled', () => {
     expect(await scim('GET', '/Users/off-1')).toMatchObject({ status: 200, body: { id: 'off-1', active: true } });
   });
 });
+
+// EE `update_scim_user` (14.7): a PATCH runs the first branch that applies (deprovision, else reprovision, else the
+// externalId, else the user's attributes), each answering 204; a failed save is 412 "Error updating <name> with {…}".
+describe('SCIM: PATCH runs one branch of update_scim_user', () => {
+  let group: ScimGroup;
+  let scim: ScimClient;
+  beforeAll(async () => {
+    group = await setupScimGroup(server, fresh());
+    scim = scimClient(group);
+    expect((await scim('POST', '/Users', { body: user('pat-1', 'pat', `pat.${group.path}@example.com`) })).status).toBe(201);
+  });
+  const patch = (id: string, Operations: unknown[]) => scim('PATCH', `/Users/${id}`, { body: { Operations } });
+  const email = () => `pat.${group.path}@example.com`;
+
+  it('active false with a name: deprovisioned, the name unchanged; active true with a name: reprovisioned, the name unchanged', async () => {
+    const before = (await scim('GET', '/Users/pat-1')).body['name.formatted'];
+    const off = await patch('pat-1', [{ op: 'replace', path: 'name.formatted', value: 'Pat Renamed' }, { op: 'replace', path: 'active', value: false }]);
+    expect(off.status).toBe(204);
+    expect(off.text).toBe('');
+    expect(membershipOf(server.app.state, group.id, email())).toBeUndefined();
+    expect((await scim('GET', '/Users/pat-1')).body).toMatchObject({ active: false, 'name.formatted': before });
+    const on = await patch('pat-1', [{ op: 'replace', path: 'active', value: true }, { op: 'replace', path: 'name.formatted', value: 'Pat Renamed' }]);
+    expect(on.status).toBe(204);
+    expect(membershipOf(server.app.state, group.id, email())).toMatchObject({ access_level: 30 });
+    expect((await scim('GET', '/Users/pat-1')).body).toMatchObject({ active: true, 'name.formatted': before });
+  });
+
+  it('active true on an active identity with a name: the name changes', async () => {
+    expect((await patch('pat-1', [{ op: 'replace', path: 'active', value: true }, { op: 'replace', path: 'name.formatted', value: 'Pat Renamed' }])).status).toBe(204);
+    expect((await scim('GET', '/Users/pat-1')).body).toMatchObject({ active: true, 'name.formatted': 'Pat Renamed' });
+  });
+
+  it('an externalId with an e-mail: only the externalId changes (its own value too, then nothing changes)', async () => {
+    const res = await patch('pat-1', [{ op: 'replace', path: 'emails[type eq "work"].value', value: `new.${group.path}@example.com` }, { op: 'replace', path: 'externalId', value: 'pat-2' }]);
+    expect(res.status).toBe(204);
+    expect((await scim('GET', '/Users/pat-2')).body).toMatchObject({ id: 'pat-2', emails: [{ value: email() }] });
+    expect((await patch('pat-2', [{ op: 'replace', path: 'externalId', value: 'pat-2' }, { op: 'replace', path: 'name.formatted', value: 'Pat Again' }])).status).toBe(204);
+    expect((await scim('GET', '/Users/pat-2')).body['name.formatted']).toBe('Pat Renamed');
+  });
+
+  it('a blank name or externalId fails the save: 412 "Error updating <name> with {…}"', async () => {
+    const blankName = await patch('pat-2', [{ op: 'replace', path: 'name.formatted', value: ' ' }]);
+    expectScimError(blankName, 412);
+    expect(blankName.body.detail).toBe(
+      `Error updating Pat Renamed with {"Operations"=>[{"op"=>"replace", "path"=>"name.formatted", "value"=>" "}], "version"=>"v2", "group"=>"${group.path}", "id"=>"pat-2"}`,
+    );
+    const blankId = await patch('pat-2', [{ op: 'replace', path: 'externalId', value: '' }]);
+    expectScimError(blankId, 412);
+    expect(blankId.body.detail).toContain('Error updating Pat Renamed with {');
+    expect((await scim('GET', '/Users/pat-2')).body).toMatchObject({ id: 'pat-2', 'name.formatted': 'Pat Renamed' });
+  });
+});

@@ -242,6 +242,64 @@ export const scimSpecs: Record<string, Spec> = {
     when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'U-1' } },
     error: preconditionFailed('Error updating BOB'),
   },
+  // EE `update_scim_user`: a PATCH runs one branch only (deprovision, else reprovision, else externalId, else the rest).
+  'a PATCH with active false and a name deprovisions only': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { active: false, name: 'Bobby' }, exclusive: true },
+    then: [
+      { type: 'MemberRemoved', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, at: AT } },
+      { type: 'ScimIdentityDeprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
+  'a PATCH with active true on an inactive identity and a name reprovisions only': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { active: true, name: 'Bobby' }, exclusive: true },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
+  'a PATCH with only a name on an inactive identity reprovisions it and renames nothing (reference §3.7)': {
+    given: [...base, identity(1, 2, 'u-2', false)],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { name: 'Bobby' }, exclusive: true },
+    then: [
+      { type: 'MemberAdded', data: { id: 2, source_type: 'Namespace', source_id: 3, user_id: 2, invite_email: null, access_level: 30, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: null } },
+      { type: 'ScimIdentityReprovisioned', data: { id: 1, group_id: 3, user_id: 2, at: AT } },
+    ],
+  },
+  'a PATCH with an externalId and an e-mail changes the externalId only': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'u-9', email: 'robert@example.com' }, exclusive: true },
+    then: [{ type: 'ScimIdentityUpdated', data: { id: 1, group_id: 3, user_id: 2, at: AT, changed: ['externalId'], extern_uid: 'u-9' } }],
+  },
+  'a PATCH with its own externalId and a name changes nothing (`identity.update` of the same value)': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: 'u-2', name: 'Bobby' }, exclusive: true },
+    then: [],
+  },
+  'a PATCH with active true on an active identity and a name renames (the user branch, `active` left out)': {
+    given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { active: true, name: 'Bobby' }, exclusive: true },
+    then: [
+      { type: 'UserUpdated', data: { id: 2, updated_at: AT, name: 'Bobby' } },
+      { type: 'ScimIdentityUpdated', data: { id: 1, group_id: 3, user_id: 2, at: AT, changed: ['name.formatted'] } },
+    ],
+  },
+  'a PATCH with a blank name: the user save fails, 412 "Error updating <name>"': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { name: ' ' }, exclusive: true },
+    error: preconditionFailed('Error updating BOB'),
+  },
+  'a PATCH with a blank externalId: the identity update fails, 412 "Error updating <name>"': {
+    given: [...base, identity(1, 2, 'u-2')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { extern_uid: '' }, exclusive: true },
+    error: preconditionFailed('Error updating BOB'),
+  },
+  'a PATCH with a taken e-mail and a taken userName: the e-mail is looked at first': {
+    given: [...base, identity(1, 2, 'u-2'), identity(2, 1, 'u-1')],
+    when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'u-2', changes: { user_name: 'u-1@example.com', email: 'alice@example.com' }, exclusive: true },
+    error: conflict('Email has already been taken'),
+  },
   'updating an unknown identity': { given: base, when: { type: 'UpdateScimIdentity', group_id: 3, extern_uid: 'nope', changes: { active: false } }, error: notFound(undefined, 'Resource nope not found') },
   'deleting an identity removes its memberships and the identity': {
     given: [...base, memberAdded(2, { group: 3 }, 2, 30), identity(1, 2, 'u-2')],

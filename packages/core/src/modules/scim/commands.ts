@@ -33,5 +33,15 @@ export type ScimCommand =
       readonly family_name: string | null;
       readonly active: boolean;
     }
-  | { readonly type: 'UpdateScimIdentity'; readonly group_id: number; readonly extern_uid: string; readonly changes: ScimChanges }
+  | {
+      readonly type: 'UpdateScimIdentity';
+      readonly group_id: number;
+      readonly extern_uid: string;
+      readonly changes: ScimChanges;
+      /**
+       * A SCIM PATCH: only the first of EE `update_scim_user`'s branches that applies is run (deprovision, else
+       * reprovision, else the externalId, else the user's attributes); without it (our PUT) every change applies.
+       */
+      readonly exclusive?: boolean;
+    }
   | { readonly type: 'DeleteScimIdentity'; readonly group_id: number; readonly extern_uid: string };

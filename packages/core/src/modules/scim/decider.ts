@@ -249,10 +249,25 @@ const decideProvision = (issued: IssuedAs<ScimCommand, 'ProvisionScimIdentity'>,
   );
 };
 
+/**
+ * The one branch of EE `update_scim_user` (14.7 `ee/lib/api/scim.rb`) a PATCH runs, in its order: `active: false`
+ * deprovisions and nothing else (`parser.deprovision_user?`); else an inactive identity is reprovisioned and nothing
+ * else (`reprovisionable?`: the reference notes, §3.7, any PATCH that does not deactivate it); else a given externalId is the only change
+ * (`identity.update(parsed_hash.slice(:extern_uid))`, its own value too); else the user's attributes, without `active`
+ * (`Users::UpdateService` with `parsed_hash.except(:extern_uid, :active)`).
+ */
+const patchBranch = (changes: ScimChanges, identityActive: boolean): ScimChanges => {
+  if (changes.active === false) return { active: false };
+  if (!identityActive) return { active: true };
+  if (changes.extern_uid !== undefined) return { extern_uid: changes.extern_uid };
+  const { active: _active, extern_uid: _externUid, ...rest } = changes;
+  return rest;
+};
+
 const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state: ScimView): E.Either<DomainError, readonly Emitted[]> => {
   const { command, at } = issued;
   // A changed e-mail is saved stripped and lower-cased, as at provisioning.
-  const changes: ScimChanges = command.changes.email === undefined ? command.changes : { ...command.changes, email: normalizedEmail(command.changes.email) };
+  const given: ScimChanges = command.changes.email === undefined ? command.changes : { ...command.changes, email: normalizedEmail(command.changes.email) };
   return pipe(
     requireProvider(state, command.group_id),
     E.chain(requireEnabled(command.extern_uid)),
@@ -260,6 +275,14 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
       const identity = findScimIdentityByExternUid(state.scim, group.id, command.extern_uid);
       const user = identity && findUser(state.users, identity.user_id);
       if (!identity || !user) return E.left(resourceNotFound(command.extern_uid));
+      const changes = command.exclusive === true ? patchBranch(given, identity.active) : given;
+      // A PATCH's failed save (the identity's `update` or `Users::UpdateService`) is the endpoint's 412 naming the user.
+      const updateFailed = preconditionFailed(`${UPDATE_FAILED_PREFIX}${user.name}`);
+      // The user's branch looks at a taken e-mail first (409 "Email has already been taken"), before the service runs.
+      if (command.exclusive === true && changes.email !== undefined && changes.email.toLowerCase() !== user.email.toLowerCase()) {
+        const owner = findUserByEmail(state.users, changes.email);
+        if (owner && owner.id !== user.id) return E.left(taken('Email'));
+      }
       const errors = new Errors();
       const changed: string[] = [];
       const identityChanges: { extern_uid?: string; user_name?: string; given_name?: string | null; family_name?: string | null } = {};
@@ -270,7 +293,7 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
         errors.maxLength('externalId', changes.extern_uid, MAX_NAME);
         // `identity.update(extern_uid:)` fails on its uniqueness and the endpoint answers 412 "Error updating <name> with …".
         const other = findScimIdentityByExternUid(state.scim, group.id, changes.extern_uid);
-        if (other && other.id !== identity.id) return E.left(preconditionFailed(`${UPDATE_FAILED_PREFIX}${user.name}`));
+        if (other && other.id !== identity.id) return E.left(updateFailed);
         identityChanges.extern_uid = changes.extern_uid;
         changed.push('externalId');
       }
@@ -310,7 +333,9 @@ const decideUpdate = (issued: IssuedAs<ScimCommand, 'UpdateScimIdentity'>, state
         identityChanges.family_name = changes.family_name;
         changed.push('name.familyName');
       }
-      if (!errors.empty) return errors.toEither([]);
+      // A PATCH's invalid value fails the model's save (ScimIdentity's extern_uid presence, the User's name and e-mail
+      // rules): 412 "Error updating <name> with …"; our PUT keeps its 400 naming the attributes.
+      if (!errors.empty) return command.exclusive === true ? E.left(updateFailed) : errors.toEither([]);
 
       const events: Emitted[] = [];
       if (Object.keys(userChanges).length > 0) events.push(userUpdated(user.id, at, userChanges));

@@ -160,7 +160,8 @@ const apply = (changes: MutableChanges, op: 'add' | 'replace' | 'remove', target
   const setString = (key: 'extern_uid' | 'user_name' | 'email' | 'name'): E.Either<ScimRequestError, void> => {
     if (op === 'remove') return ok; // required attributes cannot be removed; ignored like the platform ignores `remove`
     const text = scimString(value);
-    if (text === undefined || isRubyBlank(text)) return badValue();
+    // A blank string reaches the decision: the PATCH's branch may leave it out, else the model's save fails (412).
+    if (text === undefined) return badValue();
     changes[key] = text;
     return ok;
   };

@@ -252,7 +252,7 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
       const body = jsonBody(ctx);
       const changes = patchChanges(body);
       if (E.isLeft(changes)) throw fromRequestError(changes.left);
-      const result = await deps.app.execute(scope.actor, { type: 'UpdateScimIdentity', group_id: scope.group.id, extern_uid: identity.extern_uid, changes: changes.right });
+      const result = await deps.app.execute(scope.actor, { type: 'UpdateScimIdentity', group_id: scope.group.id, extern_uid: identity.extern_uid, changes: changes.right, exclusive: true });
       if (E.isLeft(result)) throw fromDomainError(withUpdateParams(result.left, () => inspectedParams(ctx.query, body, { group: ctx.routeParams['group']!, id: ctx.routeParams['id']! })));
       return noContent();
     },
