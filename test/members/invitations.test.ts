@@ -25,6 +25,15 @@ const as = (p: Person) => ({ token: p.token });
 const settings = (body: Record<string, unknown>) => server.request('PUT', '/api/v4/application/settings', { body });
 
 describe('POST …/invitations', () => {
+  it('an empty address list is 201 "Emails cannot be blank"; a missing one 400', async () => {
+    const group = await createGroup(server, alice, 'InviteBlank');
+    const url = `/api/v4/groups/${group.id}/invitations`;
+    for (const email of ['', ',,']) {
+      expect(await server.request('POST', url, { ...as(alice), body: { email, access_level: 30 } })).toMatchObject({ status: 201, body: { status: 'error', message: 'Emails cannot be blank' } });
+    }
+    expect(await server.request('POST', url, { ...as(alice), body: { access_level: 30 } })).toMatchObject({ status: 400 });
+  });
+
   it('a member or an access requester named by address fails the uniqueness; an invited address the invitation one', async () => {
     const group = await createGroup(server, alice, 'InviteTaken', undefined, 'public');
     const base = `/api/v4/groups/${group.id}`;

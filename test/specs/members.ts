@@ -271,6 +271,13 @@ export const memberSpecs: Record<string, Spec> = {
     then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.com' }), added(3, 'Namespace', 4, 2, 30)],
     outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'User already exists in source' } },
   },
+  'invitations: no address at all is the blank-invites failure of the whole request': {
+    given: base,
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: [], access_level: 30 },
+    then: [],
+    outcome: { failures: {}, error: 'Emails cannot be blank' },
+  },
   'invitations: a requester or a member named by address fails the uniqueness (keyed by the primary address), an invited address the invite_email one': {
     given: [...base, userCreated(6, 'dave'), memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { group: 4 }, null, 30, { email: 'old@example.org' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
     as: 1,

@@ -17,7 +17,7 @@ import { errorEntries, fullMessages, signupRestriction, toEither, validateMember
 export interface InviteOutcome {
   /** E-mail → error text, for `{"status":"error","message":{…}}`. */
   readonly failures: Readonly<Record<string, string>>;
-  /** A failure of the whole request (`{"status":"error","message":"<text>"}`): more than 100 addresses. */
+  /** A failure of the whole request (`{"status":"error","message":"<text>"}`): no address, or more than 100. */
   readonly error?: string;
 }
 
@@ -38,6 +38,8 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
   // An address counts once whatever its case or surrounding blanks (the key is `normalizedEmail`); the invitation keeps
   // the address as given, blanks taken off.
   const keys = command.emails.map(normalizedEmail);
+  // `validate_invitable!`: `raise BlankInvitesError, blank_invites_message if invites.blank?`.
+  if (keys.every((key) => key === '')) return { events: [], failures: {}, error: 'Emails cannot be blank' };
   if (new Set(keys.filter((key) => key !== '')).size > INVITE_LIMIT) {
     return { events: [], failures: {}, error: `Too many users specified (limit is ${INVITE_LIMIT})` };
   }
