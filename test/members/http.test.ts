@@ -116,7 +116,7 @@ describe('members over HTTP', () => {
     expect(await server.request('GET', `/api/v4/groups/${parent.id}/invitations`, as(bob))).toMatchObject({ status: 403 });
     expect(await server.request('PUT', `/api/v4/groups/${parent.id}/invitations/newcomer@example.com`, { ...as(alice), body: { access_level: 30 } })).toMatchObject({ status: 200, body: { access_level: 30 } });
     const again = await server.request('POST', `/api/v4/groups/${parent.id}/invitations`, { ...as(alice), body: { email: 'newcomer@example.com', access_level: 20 } });
-    expect(again.body).toEqual({ status: 'error', message: { 'newcomer@example.com': 'Member already invited to Parent' } });
+    expect(again.body).toEqual({ status: 'error', message: { 'newcomer@example.com': "The member's email address has already been taken" } });
     const pending = await server.request('GET', `/api/v4/groups/${parent.id}/pending_members`, as(alice));
     expect(pending.body).toEqual([expect.objectContaining({ email: 'newcomer@example.com', invited: true, approved: true })]);
     expect((await server.request('GET', `/api/v4/groups/${parent.id}/members/all`, as(alice))).body.some((m: { id: number | null }) => m.id === null)).toBe(false);

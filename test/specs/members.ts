@@ -9,6 +9,7 @@ const carol = userCreated(3, 'carol');
 const team = groupCreated(4, 'team', { by: 1 });
 const owner = memberAdded(1, { group: 4 }, 1, 50, { by: 1 });
 const base = [alice, bob, carol, team, owner];
+const settingsChanged = (field: string, old: unknown, value: unknown): ForgefoldEvent => ({ type: 'SettingsChanged', data: { changes: [{ field, old, new: value }], actor_id: 1, at: AT } }) as ForgefoldEvent;
 const sub = groupCreated(5, 'sub', { parent: 4 });
 const app = projectCreated(1, 'app', 4);
 const ref = (id: number, source: 'Namespace' | 'Project', sourceId: number, userId: number | null) => ({ id, source_type: source, source_id: sourceId, user_id: userId });
@@ -268,7 +269,42 @@ export const memberSpecs: Record<string, Spec> = {
     as: 1,
     when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['new@example.com', 'BOB@example.com', 'bad', 'alice@example.com', 'new@example.com'], access_level: 30 },
     then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'new@example.com' }), added(3, 'Namespace', 4, 2, 30)],
-    outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'Already a member of TEAM' } },
+    outcome: { failures: { bad: 'Invite email is invalid', 'alice@example.com': 'User already exists in source' } },
+  },
+  'invitations: no address at all is the blank-invites failure of the whole request': {
+    given: base,
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: [], access_level: 30 },
+    then: [],
+    outcome: { failures: {}, error: 'Emails cannot be blank' },
+  },
+  'invitations: a requester or a member named by address fails the uniqueness (keyed by the primary address), an invited address the invite_email one': {
+    given: [...base, userCreated(6, 'dave'), memberAdded(2, { group: 4 }, 2, 30), memberAdded(3, { group: 4 }, null, 30, { email: 'old@example.org' }), { type: 'AccessRequested', data: { source_type: 'Namespace', source_id: 4, user_id: 6, at: AT } }],
+    as: 1,
+    when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['DAVE@example.com', 'Bob@Example.com', 'old@example.org', 'carol@example.com'], access_level: 30 },
+    then: [added(4, 'Namespace', 4, 3, 30)],
+    outcome: { failures: { 'dave@example.com': 'User already exists in source', 'bob@example.com': 'User already exists in source', 'old@example.org': "The member's email address has already been taken" } },
+  },
+  'invitations: the sign-up allowlist refuses other domains (a non-administrator inviter is told to ask one)': {
+    given: [...base, userCreated(6, 'dave'), memberAdded(2, { group: 4 }, 6, 50), settingsChanged('domain_allowlist', [], ['example.com', '*.corp.example'])],
+    as: 6,
+    when: { type: 'InviteMembers', source_type: 'Namespace', source_id: 4, emails: ['a@EXAMPLE.com', 'b@x.corp.example', 'c@corp.example', 'bob@example.com'], access_level: 30 },
+    then: [added(3, 'Namespace', 4, null, 30, { invite_email: 'a@EXAMPLE.com', created_by_id: 6 }), added(4, 'Namespace', 4, null, 30, { invite_email: 'b@x.corp.example', created_by_id: 6 }), added(5, 'Namespace', 4, 2, 30, { created_by_id: 6 })],
+    outcome: { failures: { 'c@corp.example': 'User is not allowed for this group. Check with your administrator.' } },
+  },
+  'invitations: an enabled denylist refuses its domains; an administrator is told where the rule is': {
+    given: [...base, app, userCreated(6, 'root', { admin: true }), settingsChanged('domain_denylist', [], ['spam.test']), settingsChanged('domain_denylist_enabled', false, true)],
+    as: 6,
+    when: { type: 'InviteMembers', source_type: 'Project', source_id: 1, emails: ['x@spam.test', 'y@ok.test'], access_level: 30 },
+    then: [added(2, 'Project', 1, null, 30, { invite_email: 'y@ok.test', created_by_id: 6 })],
+    outcome: { failures: { 'x@spam.test': 'User is not allowed for this project. Go to the &#39;Admin area &gt; Sign-up restrictions&#39;, and check the &#39;Domain denylist&#39;.' } },
+  },
+  'a comma list\'s new addresses meet the same sign-up rules (an allowlist present, a disabled denylist not consulted)': {
+    given: [...base, settingsChanged('domain_denylist', [], ['spam.test']), settingsChanged('domain_allowlist', [], ['ok.test'])],
+    as: 1,
+    when: { type: 'AddMembers', source_type: 'Namespace', source_id: 4, user_ids: ['x@spam.test', 'y@ok.test', 'z@other.test'], access_level: 30 },
+    then: [added(2, 'Namespace', 4, null, 30, { invite_email: 'y@ok.test' })],
+    outcome: { failures: ['User is not allowed for this group. Check with your administrator.', 'User is not allowed for this group. Check with your administrator.'] },
   },
   'an invitation failing twice: the full messages as a sentence (InviteService `full_messages.to_sentence`)': {
     given: [...base, app],

@@ -23,8 +23,12 @@ const invitationRoutesOf = (deps: ApiDeps, kind: SourceKind): AnyRouteDef[] => {
       // `authorize_admin_source!` answers before the addresses are looked at.
       authorize: adminOnly,
       command: (ctx, source) => {
-        const emails = (ctx.params.email ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
-        if (emails.length === 0) throw ApiError.error(400, 'email is empty');
+        const given = ctx.params.email ?? '';
+        // Ruby's `''.split(',')` and `',,'.split(',')` are empty: `email_or_email_list` passes them (all? of
+        // nothing) and `InviteService#blank_invites_message` answers 201 (the decider's `error`) (invitations_spec "Emails cannot be blank").
+        const blank = /^,*$/.test(given);
+        const emails = blank ? [] : given.split(',').map((e) => e.trim()).filter((e) => e !== '');
+        if (!blank && emails.length === 0) throw ApiError.error(400, 'email is empty');
         if (emails.some((e) => !isEmail(e))) throw ApiError.error(400, 'email contains an invalid email address');
         return { type: 'InviteMembers', source_type: type, source_id: source.id, emails, access_level: ctx.params.access_level, expires_at: dateOf(ctx.params.expires_at) };
       },

@@ -3,20 +3,21 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { withOutcome, type Decision } from '../../../kernel/decider.js';
 import { notFound, validation } from '../../../kernel/domain-error.js';
+import { isAdmin } from '../../access/abilities.js';
 import { findUserByEmail } from '../../users/queries.js';
 import { dayOf, exceedsLength, isEmail, MAX_NAME, normalizedEmail, tooLong, toSentence } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
-import { directMembership, invitationOf } from '../queries.js';
-import { memberChangeEvents } from './memberships.js';
+import { directMembership, findAccessRequest, invitationOf } from '../queries.js';
+import { INVITE_TAKEN, memberChangeEvents, USER_TAKEN } from './memberships.js';
 import { administeredSource, sourceTakingMembers, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
-import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
+import { errorEntries, fullMessages, signupRestriction, toEither, validateMembership } from './validation.js';
 
 /** The outcome of `InviteMembers`. */
 export interface InviteOutcome {
   /** E-mail → error text, for `{"status":"error","message":{…}}`. */
   readonly failures: Readonly<Record<string, string>>;
-  /** A failure of the whole request (`{"status":"error","message":"<text>"}`): more than 100 addresses. */
+  /** A failure of the whole request (`{"status":"error","message":"<text>"}`): no address, or more than 100. */
   readonly error?: string;
 }
 
@@ -37,9 +38,12 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
   // An address counts once whatever its case or surrounding blanks (the key is `normalizedEmail`); the invitation keeps
   // the address as given, blanks taken off.
   const keys = command.emails.map(normalizedEmail);
+  // `validate_invitable!`: `raise BlankInvitesError, blank_invites_message if invites.blank?`.
+  if (keys.every((key) => key === '')) return { events: [], failures: {}, error: 'Emails cannot be blank' };
   if (new Set(keys.filter((key) => key !== '')).size > INVITE_LIMIT) {
     return { events: [], failures: {}, error: `Too many users specified (limit is ${INVITE_LIMIT})` };
   }
+  const addedNow = new Set<number>();
   let offset = 0;
   for (const [index, raw] of command.emails.entries()) {
     const key = keys[index]!;
@@ -56,20 +60,24 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
     }
     const user = findUserByEmail(state.users, email);
     const errors = validateMembership(state, source, user?.id ?? null, command.access_level, command.expires_at, today);
-    if (!errors.empty) {
-      failures[email] = toSentence(fullMessages(validation(Object.fromEntries(errorEntries(errors)))));
-      continue;
-    }
+    const messages = fullMessages(validation(Object.fromEntries(errorEntries(errors))));
     if (user) {
-      if (directMembership(state.members, source.type, source.id, user.id)) {
-        failures[email] = `Already a member of ${source.name}`;
+      // `add_users` builds a new row for a user named by address (only ids' rows are looked up first), so a member or
+      // an access requester fails the uniqueness; `process_result` keys the failure by `member.user.email`.
+      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
+      if (taken || messages.length > 0) {
+        failures[user.email] = toSentence([...(taken ? [USER_TAKEN] : []), ...messages]);
         continue;
       }
+      addedNow.add(user.id);
       events.push(memberAddedWithCap(state, { source_type: source.type, source_id: source.id, user_id: user.id, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));
       continue;
     }
-    if (invitationOf(state.members, source.type, source.id, email)) {
-      failures[email] = `Member already invited to ${source.name}`;
+    // A new invitation: the `invite_email` uniqueness, then the sign-up rules (`signup_email_valid?`), then the rest.
+    const taken = invitationOf(state.members, source.type, source.id, email) !== undefined;
+    const restricted = signupRestriction(state.settings, source, email, isAdmin(state, actor.userId));
+    if (taken || restricted !== null || messages.length > 0) {
+      failures[email] = toSentence([...(taken ? [INVITE_TAKEN] : []), ...(restricted !== null ? [`User ${restricted}`] : []), ...messages]);
       continue;
     }
     events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));

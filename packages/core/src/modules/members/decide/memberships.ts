@@ -8,6 +8,7 @@ import { selfAndDescendants } from '../../groups/queries.js';
 import { projectsInNamespace } from '../../projects/queries.js';
 import type { User } from '../../users/projection.js';
 import { findUser, findUserByEmail, isProjectBot } from '../../users/queries.js';
+import { isAdmin } from '../../access/abilities.js';
 import { AccessLevel } from '../../shared/access.js';
 import { dayOf, exceedsLength, isEmail, MAX_NAME, tooLong, toSentence, type Errors } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
@@ -29,7 +30,7 @@ import {
   type MembersView,
   type ResolvedSource,
 } from './source.js';
-import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
+import { errorEntries, fullMessages, signupRestriction, toEither, validateMembership } from './validation.js';
 
 /** The outcome of `AddMembers`: what the events do not say. */
 export interface AddMembersOutcome {
@@ -73,10 +74,10 @@ const ADD_LIMIT = 100;
 const USER_ID_ITEM = /^\d+\n?$/;
 
 /** `validates :user_id, uniqueness: { message: "already exists in source" }`: a second row for the user in the source. */
-const USER_TAKEN = 'User already exists in source';
+export const USER_TAKEN = 'User already exists in source';
 
 /** `invite_email`'s uniqueness in the source, under its 14.7 attribute name ("The member's email address"). */
-const INVITE_TAKEN = "The member's email address has already been taken";
+export const INVITE_TAKEN = "The member's email address has already been taken";
 
 /**
  * A comma list item by item, as `Members::CreateService` hands `user_id.to_s.split(',').uniq` to `add_users`, whose
@@ -179,9 +180,10 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     const key = email.toLowerCase();
     const taken = invitedNow.has(key) || invitationOf(state.members, source.type, source.id, email) !== undefined;
     if (exceedsLength(email, MAX_NAME)) errors.add('invite_email', tooLong(MAX_NAME));
-    if (taken || !errors.empty) {
+    const restricted = signupRestriction(state.settings, source, email, isAdmin(state, actor.userId));
+    if (taken || restricted !== null || !errors.empty) {
       const messages = messagesOf(errors).map((m) => m.replace(/^Invite email /, "The member's email address "));
-      failures.push(toSentence([...(taken ? [INVITE_TAKEN] : []), ...messages]));
+      failures.push(toSentence([...(taken ? [INVITE_TAKEN] : []), ...(restricted !== null ? [`User ${restricted}`] : []), ...messages]));
       continue;
     }
     invitedNow.add(key);

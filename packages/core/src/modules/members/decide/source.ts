@@ -7,6 +7,7 @@ import { canAdminMembers, canReadGroup } from '../../access/abilities.js';
 import type { Group } from '../../groups/projection.js';
 import { findGroup } from '../../groups/queries.js';
 import type { Project } from '../../projects/projection.js';
+import type { SettingsSlice } from '../../settings/projection.js';
 import { findProject } from '../../projects/queries.js';
 import { findUser } from '../../users/queries.js';
 import { RECORD_NOT_FOUND } from '../../shared/errors.js';
@@ -20,7 +21,7 @@ import { directMembership, isLdapSynced } from '../queries.js';
 export type Either<A> = E.Either<DomainError, A>;
 
 /** What members' decisions read. */
-export type MembersView = MemberBuilderView & { readonly sequences: Sequences };
+export type MembersView = MemberBuilderView & { readonly sequences: Sequences; readonly settings: SettingsSlice };
 
 interface SourceName {
   readonly id: number;
