@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import { createGroup, createPerson, type Person } from '../members/support.js';
 
+/** The Group model's name format (`group_name_regex`), which a blank name fails too (test/e2e/name-format.test.ts). */
+const GROUP_NAME_FORMAT = "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+
 let server: TestServer;
 let alice: Person;
 let acme: { id: number; full_path: string };
@@ -27,7 +30,7 @@ describe('blank is [[:space:]]* (U+0085 yes, U+FEFF no)', () => {
   it("POST /groups: a name of U+0085 only is the model's can't be blank; one of U+FEFF only is a name", async () => {
     const before = server.app.position;
     const blank = await server.request('POST', '/api/v4/groups', { body: { name: '\u0085', path: path() } });
-    expect({ status: blank.status, body: blank.body }).toEqual({ status: 400, body: { message: 'Failed to save group {:name=>["can\'t be blank"]}' } });
+    expect({ status: blank.status, body: blank.body }).toEqual({ status: 400, body: { message: `Failed to save group {:name=>["can't be blank", "${GROUP_NAME_FORMAT}"]}` } });
     expect(server.app.position).toBe(before);
     const bom = await server.request('POST', '/api/v4/groups', { body: { name: '\ufeff', path: path() } });
     expect(bom.status).toBe(201);
@@ -36,7 +39,7 @@ describe('blank is [[:space:]]* (U+0085 yes, U+FEFF no)', () => {
 
   it('PUT /groups/:id and PUT /users/:id: U+0085 is blank, U+FEFF is not', async () => {
     const group = await server.request('PUT', `/api/v4/groups/${acme.id}`, { body: { name: '\u0085' } });
-    expect({ status: group.status, body: group.body }).toEqual({ status: 400, body: { message: { name: ["can't be blank"] } } });
+    expect({ status: group.status, body: group.body }).toEqual({ status: 400, body: { message: { name: ["can't be blank", GROUP_NAME_FORMAT] } } });
     const user = await server.request('PUT', `/api/v4/users/${alice.id}`, { body: { name: '\u0085' } });
     expect({ status: user.status, body: user.body }).toEqual({ status: 400, body: { message: { name: ["can't be blank"] } } });
     expect((await server.request('PUT', `/api/v4/groups/${acme.id}`, { body: { name: '\ufeff' } })).status).toBe(200);
@@ -47,11 +50,11 @@ describe('blank is [[:space:]]* (U+0085 yes, U+FEFF no)', () => {
 describe('PUT /groups/:id: a given empty or blank name or path reaches the model', () => {
   const FORMAT = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 
-  it('name "" and "  ": 400 with the presence message, nothing changed', async () => {
+  it('name "" and "  ": 400 with the presence and the name format messages, nothing changed', async () => {
     const before = server.app.position;
     for (const name of ['', '  ']) {
       const res = await server.request('PUT', `/api/v4/groups/${acme.id}`, { body: { name } });
-      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { message: { name: ["can't be blank"] } } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { message: { name: ["can't be blank", GROUP_NAME_FORMAT] } } });
     }
     expect(server.app.position).toBe(before);
   });

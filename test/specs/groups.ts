@@ -7,6 +7,11 @@ const bob = userCreated(2, 'bob');
 const team = groupCreated(3, 'team', { by: 1 });
 const owner = memberAdded(1, { group: 3 }, 1, 50, { by: 1 });
 
+/** A GroupCreated event under another name (an old log's group, named before the name rule was checked). */
+const named = (event: ReturnType<typeof groupCreated>, name: string): ReturnType<typeof groupCreated> => ({ ...event, data: { ...(event.data as object), name } }) as ReturnType<typeof groupCreated>;
+const GROUP_NAME_FORMAT = "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+const HTML_SAFETY = 'cannot contain HTML/XML tags, including any word between angle brackets (&lt;,&gt;).';
+
 const locked = (event: ReturnType<typeof groupCreated>): ReturnType<typeof groupCreated> => ({ ...event, data: { ...(event.data as object), share_with_group_lock: true } }) as ReturnType<typeof groupCreated>;
 
 export const groupSpecs: Record<string, Spec> = {
@@ -263,6 +268,40 @@ export const groupSpecs: Record<string, Spec> = {
     as: 1,
     when: { type: 'TransferGroup', id: 30, parent_id: 23 },
     error: { _tag: 'BadRequest', message: 'Transfer failed: Validation failed: Path raw is a reserved name, Parent has too deep level of nesting' },
+  },
+  // Group's `validates :name, html_safety: true, format: group_name_regex, if: :name_changed?`.
+  'a new group’s name must match group_name_regex': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: '-abc', path: 'abc' },
+    error: { _tag: 'BadRequest', message: `Failed to save group {:name=>["${GROUP_NAME_FORMAT}"]}` },
+  },
+  'a name with a tag fails HtmlSafetyValidator, then the format': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: '<b>', path: 'abc' },
+    error: { _tag: 'BadRequest', message: `Failed to save group {:name=>["${HTML_SAFETY}", "${GROUP_NAME_FORMAT}"]}` },
+  },
+  'a group name may hold parentheses, letters of any script, emoji, dashes and dots': {
+    given: [alice],
+    as: 1,
+    when: { type: 'CreateGroup', name: 'Ünï (EU) 😀 a.b-c', path: 'abc' },
+    then: [
+      { type: 'GroupCreated', data: { id: 102, name: 'Ünï (EU) 😀 a.b-c', path: 'abc', parent_id: null, visibility: 'private', description: '', request_access_enabled: true, created_at: AT, created_by_id: 1 } },
+      { type: 'MemberAdded', data: { id: 1, source_type: 'Namespace', source_id: 102, user_id: 1, invite_email: null, access_level: 50, expires_at: null, state: 'active', ldap: false, created_at: AT, created_by_id: 1 } },
+    ],
+  },
+  'a renamed group’s name must match, after the visibility rules the Group model declares first': {
+    given: [alice, groupCreated(3, 'team', { by: 1, visibility: 'private' }), owner, groupCreated(4, 'sub', { parent: 3 }), memberAdded(2, { group: 4 }, 1, 50, { by: 1 })],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 4, name: 'a/b', visibility: 'public' },
+    error: validation({ visibility_level: ['public is not allowed since the parent group has a private visibility.'], name: [GROUP_NAME_FORMAT] }),
+  },
+  'a group an old log holds under a name the rule refuses keeps its other updates, that name given or not': {
+    given: [alice, named(groupCreated(3, 'team', { by: 1 }), '-team'), owner],
+    as: 1,
+    when: { type: 'UpdateGroup', id: 3, name: '-team', description: 'd' },
+    then: [{ type: 'GroupUpdated', data: { name: '-team', description: 'd', id: 3, updated_at: AT } }],
   },
 };
 

@@ -12,6 +12,10 @@ const forkOf = (id: number, path: string, source: number, namespace: number): Fo
   { type: 'ProjectForked', data: { id, forked_from_id: source, at: AT } },
 ];
 
+/** A ProjectCreated event under another name (an old log's project, named before the name rule was checked). */
+const named = (event: ForgefoldEvent, name: string): ForgefoldEvent => ({ ...event, data: { ...(event.data as object), name } }) as ForgefoldEvent;
+const PROJECT_NAME_FORMAT = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
+
 export const projectSpecs: Record<string, Spec> = {
   'the owner unlinks a fork from its source': {
     given: [alice, bob, projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), ...forkOf(2, 'app', 1, 103), memberAdded(1, { project: 2 }, 3, 40)],
@@ -286,5 +290,30 @@ export const projectSpecs: Record<string, Spec> = {
     as: 2,
     when: { type: 'ForkProject', id: 1, name: 'Other', path: 'blob' },
     error: validation({ path: ['blob is a reserved name'] }),
+  },
+  // Project's `validates :name, presence, length, format: project_name_regex`.
+  'a new project’s name must match project_name_regex': {
+    given: [alice],
+    as: 2,
+    when: { type: 'CreateProject', name: 'a+b', path: 'ab' },
+    error: validation({ name: [PROJECT_NAME_FORMAT] }),
+  },
+  'a renamed project’s name must match; a too long one has both messages': {
+    given: [root, team, projectCreated(1, 'app', 4)],
+    as: 1,
+    when: { type: 'UpdateProject', id: 1, name: `<${'b'.repeat(255)}>` },
+    error: validation({ name: ['is too long (maximum is 255 characters)', PROJECT_NAME_FORMAT] }),
+  },
+  'a project an old log holds under a name the rule refuses keeps its other updates, that name given or not': {
+    given: [root, team, named(projectCreated(1, 'app', 4), 'App (old)')],
+    as: 1,
+    when: { type: 'UpdateProject', id: 1, name: 'App (old)', description: 'x' },
+    then: [{ type: 'ProjectUpdated', data: { name: 'App (old)', description: 'x', id: 1, updated_at: AT } }],
+  },
+  'a fork takes the source’s name, which a new project must match (an old log’s source)': {
+    given: [alice, bob, named(projectCreated(1, 'app', 102, { kind: 'user', visibility: 'public' }), 'App (old)')],
+    as: 3,
+    when: { type: 'ForkProject', id: 1 },
+    error: validation({ name: [PROJECT_NAME_FORMAT] }),
   },
 };

@@ -19,5 +19,6 @@ export * from './modules/shared/access.js';
 export * from './modules/shared/validation.js';
 export * from './modules/shared/errors.js';
 export * from './modules/shared/pattern.js';
+export * from './modules/shared/names.js';
 export { isOwnedBy, type OwnerRole } from './modules/shared/owners.js';
 export * from './modules/access/index.js';

@@ -14,6 +14,7 @@ import { findGroup } from '../groups/queries.js';
 import { ownGroupAccessLevel } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { isProjectPath, PROJECT_PATH_FORMAT_MESSAGE, projectPathReserved, reservedName } from '../shared/paths.js';
+import { isProjectNameFormat, PROJECT_NAME_FORMAT_MESSAGE } from '../shared/names.js';
 import { changesAnything, dayOf, Errors, isRubyBlank, MAX_NAME, MAX_PROJECT_DESCRIPTION } from '../shared/validation.js';
 import type { User } from '../users/projection.js';
 import { findUser, findUserByNamespace, projectsLimitOf } from '../users/queries.js';
@@ -96,20 +97,13 @@ const resolveNamespace = (state: ProjectsView, actorId: number | null, command: 
 };
 
 /**
- * `Gitlab::Regex.project_name_regex_message` (14.x, before '+' was allowed). The name's format is checked here for
- * blank names only (a given empty or blank name); other names are not checked against it yet.
+ * Project's `validates :name, presence: true, length: { maximum: 255 }, format: project_name_regex`, in that order.
+ * The platform checks the format on every save; here a name is checked when it is new or changes, so that a project an
+ * old log holds under no name rule keeps its other updates (as the path's rules).
  */
-export const PROJECT_NAME_FORMAT_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
-
-/**
- * Whether a blank name fails `project_name_regex` (`\A[\p{Alnum}\u{00A9}-\u{1f9ff}_][\p{Alnum}\p{Pd}\u{00A9}-\u{1f9ff}_\. ]*\z`):
- * the empty name does; of the blank characters, the first may only be one from U+00A9 up (U+1680, U+2000…, U+3000),
- * the others also a space.
- */
-const blankNameFailsFormat = (name: string): boolean => {
-  const chars = [...name];
-  if (chars.length === 0) return true;
-  return chars.some((char, index) => char.codePointAt(0)! < 0xa9 && (index === 0 || char !== ' '));
+const nameErrors = (errors: Errors, name: string, current: string | undefined): Errors => {
+  errors.check(!isRubyBlank(name), 'name', "can't be blank").maxLength('name', name, MAX_NAME);
+  return name === current || isProjectNameFormat(name) ? errors : errors.add('name', PROJECT_NAME_FORMAT_MESSAGE);
 };
 
 const validateProject = (state: ProjectsView, fields: { name?: string; path?: string; description?: string }, namespacePath: string, self: Project | null): E.Either<DomainError, void> => {
@@ -118,11 +112,7 @@ const validateProject = (state: ProjectsView, fields: { name?: string; path?: st
   // `validates :path, presence, project_path, length: { maximum: 255 }` (in the model's order; none has
   // `allow_blank`, so an empty path has the presence and the format messages).
   errors.maxLength('description', fields.description, MAX_PROJECT_DESCRIPTION);
-  if (fields.name !== undefined) {
-    const blank = isRubyBlank(fields.name);
-    errors.check(!blank, 'name', "can't be blank").maxLength('name', fields.name, MAX_NAME);
-    if (blank && blankNameFailsFormat(fields.name)) errors.add('name', PROJECT_NAME_FORMAT_MESSAGE);
-  }
+  if (fields.name !== undefined) nameErrors(errors, fields.name, self?.name);
   if (fields.path !== undefined) {
     errors.check(!isRubyBlank(fields.path), 'path', "can't be blank");
     const valid = isProjectPath(fields.path);
@@ -239,8 +229,7 @@ const decideFork = (state: ProjectsView, actorId: number | null, at: string, com
   const visibility = leastVisible(source.visibility, namespaceVisibility, ...(command.visibility ? [command.visibility] : []));
   const errors = new Errors();
   errors.maxLength('description', description, MAX_PROJECT_DESCRIPTION);
-  errors.check(!isRubyBlank(name), 'name', "can't be blank").maxLength('name', name, MAX_NAME);
-  if (isRubyBlank(name) && blankNameFailsFormat(name)) errors.add('name', PROJECT_NAME_FORMAT_MESSAGE);
+  nameErrors(errors, name, undefined);
   // `validates :name, uniqueness: { scope: :namespace_id }`, as `path` below.
   if ([...projectsInNamespace(state.projects, namespace.id)].some((other) => other.name === name)) errors.add('name', 'has already been taken');
   const pathChecked = validateProject(state, { path }, namespace.full_path, null);
