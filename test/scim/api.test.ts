@@ -222,6 +222,21 @@ describe('SCIM: POST /Users', () => {
     expect((await scim('GET', '/Users/ext-3')).status).toBe(404);
   });
 
+  it('a blank e-mail that is sent is the new account\'s 412 "Email can\'t be blank", nothing saved', async () => {
+    // `post_params` drops only nil values: the blank e-mail reaches the User's save (Devise's presence; the format
+    // check allows blank). Devise strips it, so whitespace only is blank too.
+    for (const [externalId, email] of [['ext-blank-1', ''], ['ext-blank-2', '  ']] as const) {
+      const res = await scim('POST', '/Users', { body: user(externalId, 'blanky', email) });
+      expectScimError(res, 412);
+      expect(res.body.detail).toBe(
+        `Error saving user with {"schemas"=>["urn:ietf:params:scim:schemas:core:2.0:User"], "externalId"=>"${externalId}", "userName"=>"blanky", ` +
+          `"emails"=>[{"primary"=>true, "type"=>"work", "value"=>"${email}"}], "name"=>{"formatted"=>"blanky Person", "givenName"=>"blanky", "familyName"=>"Person"}, ` +
+          `"version"=>"v2", "group"=>"${group.path}"}: Email can't be blank`,
+      );
+      expect((await scim('GET', `/Users/${externalId}`)).status).toBe(404);
+    }
+  });
+
   it('the params in a failure are Ruby 2.7 `inspect`s of the filtered request params', async () => {
     const body = {
       ...user('ext-4', 'alice4', 'alice@example.com'),

@@ -218,6 +218,18 @@ export const scimSpecs: Record<string, Spec> = {
     when: provision,
     error: preconditionFailed('Error saving user: Scim identities is invalid'),
   },
+  // EE `create_user_and_member` with a blank e-mail: no account has it, the new account's save fails on Devise's
+  // presence alone (412), nothing saved.
+  'a blank e-mail: 412 "Email can\'t be blank", no account': {
+    given: base,
+    when: { ...provision, email: ' ' },
+    error: preconditionFailed("Error saving user: Email can't be blank"),
+  },
+  'a blank e-mail beside an over-long name stays our 400': {
+    given: base,
+    when: { ...provision, email: '', name: 'x'.repeat(256) },
+    error: validation({ emails: ["can't be blank"], name: ['is too long (maximum is 255 characters)'] }),
+  },
   'a token\'s bot that holds no membership is provisioned as anyone else': {
     given: [...base, userCreated(3, 'project_9_bot', { bot: 'project_bot' })],
     when: { ...provision, email: 'project_9_bot@example.com' },

@@ -66,9 +66,11 @@ const blankToUndefined = (value: string | undefined): string | undefined => (val
 
 /**
  * A User resource (POST/PUT body): `externalId`, `userName`, the work (or primary) e-mail, the name — `formatted`,
- * else "givenName familyName", else `displayName` — and `active`. Unknown attributes are ignored.
+ * else "givenName familyName", else `displayName` — and `active`. Unknown attributes are ignored. A blank value is
+ * taken for an absent one, but with `keepBlankEmail` (POST) a blank e-mail that is sent stays: the platform's
+ * `post_params` drops only nil values, so the blank e-mail reaches the User's save (412 "… Email can't be blank").
  */
-export const parseUserResource = (body: Record<string, unknown>): E.Either<ScimRequestError, ParsedUser> => {
+export const parseUserResource = (body: Record<string, unknown>, options: { readonly keepBlankEmail?: boolean } = {}): E.Either<ScimRequestError, ParsedUser> => {
   const name = field(body, 'name');
   const nameObject = isObject(name) ? name : {};
   const given = blankToUndefined(scimString(field(nameObject, 'givenName')));
@@ -85,7 +87,7 @@ export const parseUserResource = (body: Record<string, unknown>): E.Either<ScimR
   return E.right({
     ...(blankToUndefined(scimString(externalId)) !== undefined ? { extern_uid: scimString(externalId)! } : {}),
     ...(blankToUndefined(scimString(field(body, 'userName'))) !== undefined ? { user_name: scimString(field(body, 'userName'))! } : {}),
-    ...(blankToUndefined(pickEmail(field(body, 'emails'))) !== undefined ? { email: pickEmail(field(body, 'emails'))! } : {}),
+    ...((options.keepBlankEmail === true ? pickEmail(field(body, 'emails')) : blankToUndefined(pickEmail(field(body, 'emails')))) !== undefined ? { email: pickEmail(field(body, 'emails'))! } : {}),
     ...(formatted !== undefined ? { name: formatted } : {}),
     given_name: given ?? null,
     family_name: family ?? null,

@@ -230,7 +230,7 @@ const usersRoutes = (deps: ApiDeps): AnyRouteDef[] => [
     handler: async (ctx) => {
       const scope = scimScope(deps, ctx);
       const body = jsonBody(ctx);
-      const parsed = parseUserResource(body);
+      const parsed = parseUserResource(body, { keepBlankEmail: true });
       if (E.isLeft(parsed)) throw fromRequestError(parsed.left);
       const fields = requireProvisioningAttributes(parsed.right);
       if (E.isLeft(fields)) throw fromRequestError(fields.left);
