@@ -20,18 +20,12 @@ import {
   notesOfDiscussion,
   type Noteable,
 } from './queries.js';
-import { isRubyBlank } from '../shared/validation.js';
+import { isRubyBlank, rubyErrorsInspect } from '../shared/validation.js';
 
 type Decided = E.Either<DomainError, readonly DiscussionEvent[]>;
 
 /** `Note` validates `note` with `length: { maximum: 1_000_000 }`. */
 const MAX_NOTE = 1_000_000;
-
-/** Ruby 2.7's `Hash#inspect` of `errors.messages`, as the services interpolate it. */
-export const rubyErrors = (errors: Readonly<Record<string, readonly string[]>>): string =>
-  `{${Object.entries(errors)
-    .map(([field, messages]) => `:${field}=>[${messages.map((message) => JSON.stringify(message)).join(', ')}]`)
-    .join(', ')}}`;
 
 export const DISCUSSION_MESSAGES = {
   notResolvable: 'Note is not resolvable',
@@ -100,7 +94,7 @@ const maySetCreatedAt = (state: DiscussionsView, actorId: number | null, noteabl
   (noteable.project !== null && canOnProject(state, actorId, 'remove_project', noteable.project)) ||
   (noteable.group !== null && canOnGroup(state, actorId, 'admin_group', noteable.group));
 
-const refused = (prefix: string, errors: Record<string, string[]>): DomainError => badRequest(`${prefix} ${rubyErrors(errors)}`);
+const refused = (prefix: string, errors: Record<string, string[]>): DomainError => badRequest(`${prefix} ${rubyErrorsInspect(errors)}`);
 
 const decideStart = ({ command, actor, at }: IssuedAs<DiscussionCommand, 'StartDiscussion'>, state: DiscussionsView): Decided => {
   const located = locate(state, actor.userId, command.noteable);

@@ -18,7 +18,7 @@ import { directMembership, membersOfSource } from '../members/queries.js';
 import { AccessLevel, visibilityRank, type Visibility } from '../shared/access.js';
 import { GROUP_NAME_FORMAT_MESSAGE, HTML_SAFETY_MESSAGE, isGroupNameFormat, isHtmlSafe } from '../shared/names.js';
 import { NAMESPACE_FORMAT_MESSAGE, NAMESPACE_PATH_TOO_SHORT, namespacePathErrors, namespacePathReserved, reservedName } from '../shared/paths.js';
-import { changesAnything, Errors, isNamespacePath, isRubyBlank, MAX_NAME } from '../shared/validation.js';
+import { changesAnything, Errors, isNamespacePath, isRubyBlank, MAX_NAME, rubyErrorsInspect } from '../shared/validation.js';
 import { canCreateGroupOf, findUser, findUserByUsername, usernameTaken } from '../users/queries.js';
 import { deleteGroupEvents } from './builders.js';
 import type { GroupCommand } from './commands.js';
@@ -298,11 +298,5 @@ const transferGroupEvents = (state: GroupsView, actorId: number | null, group: G
 
 /** The platform renders a failed save as "Failed to save group {:path=>[…]}"; other errors pass as they are. */
 const failedToSave = (error: DomainError): DomainError =>
-  error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyHash(error.errors)}` } as DomainError) : error;
-
-/** Ruby's Hash#inspect of validation errors: {:path=>["has already been taken"]}. */
-const rubyHash = (errors: Readonly<Record<string, readonly string[]>>): string =>
-  `{${Object.entries(errors)
-    .map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`)
-    .join(', ')}}`;
+  error._tag === 'Validation' ? ({ _tag: 'BadRequest', message: `Failed to save group ${rubyErrorsInspect(error.errors)}` } as DomainError) : error;
 

@@ -73,6 +73,15 @@ export const rubyStrip = (value: string): string => {
   return start === 0 && end === value.length ? value : value.slice(start, end);
 };
 
+/**
+ * Ruby 2.7's `Hash#inspect` of `errors.messages`, as the services interpolate it ("Failed to save group
+ * {:path=>[\"has already been taken\"]}").
+ */
+export const rubyErrorsInspect = (errors: Readonly<Record<string, readonly string[]>>): string =>
+  `{${Object.entries(errors)
+    .map(([field, messages]) => `:${field}=>[${messages.map((message) => JSON.stringify(message)).join(', ')}]`)
+    .join(', ')}}`;
+
 /** ActiveModel's message for `length: { maximum: max }`. */
 export const tooLong = (max: number): string => `is too long (maximum is ${max} characters)`;
 
