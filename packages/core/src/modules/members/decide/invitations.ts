@@ -3,15 +3,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { withOutcome, type Decision } from '../../../kernel/decider.js';
 import { notFound, validation } from '../../../kernel/domain-error.js';
-import { isAdmin } from '../../access/abilities.js';
 import { findUserByEmail } from '../../users/queries.js';
 import { dayOf, exceedsLength, isEmail, MAX_NAME, normalizedEmail, tooLong, toSentence } from '../../shared/validation.js';
 import { memberAdded, memberAddedWithCap, removed } from '../builders.js';
 import type { MemberEvent } from '../events.js';
-import { directMembership, findAccessRequest, invitationOf } from '../queries.js';
-import { INVITE_TAKEN, memberChangeEvents, USER_TAKEN } from './memberships.js';
+import { invitationOf } from '../queries.js';
+import { holdsRowIn, invitationFailure, memberChangeEvents, USER_TAKEN } from './memberships.js';
 import { administeredSource, sourceTakingMembers, type Command, type Either, type MembersView, type ResolvedSource } from './source.js';
-import { errorEntries, fullMessages, signupRestriction, toEither, validateMembership } from './validation.js';
+import { errorEntries, fullMessages, toEither, validateMembership } from './validation.js';
 
 /** The outcome of `InviteMembers`. */
 export interface InviteOutcome {
@@ -64,7 +63,7 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
     if (user) {
       // `add_users` builds a new row for a user named by address (only ids' rows are looked up first), so a member or
       // an access requester fails the uniqueness; `process_result` keys the failure by `member.user.email`.
-      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
+      const taken = addedNow.has(user.id) || holdsRowIn(state, source, user.id);
       if (taken || messages.length > 0) {
         failures[user.email] = toSentence([...(taken ? [USER_TAKEN] : []), ...messages]);
         continue;
@@ -74,10 +73,9 @@ const planInvitations = (issued: Command<'InviteMembers'>, state: MembersView, s
       continue;
     }
     // A new invitation: the `invite_email` uniqueness, then the sign-up rules (`signup_email_valid?`), then the rest.
-    const taken = invitationOf(state.members, source.type, source.id, email) !== undefined;
-    const restricted = signupRestriction(state.settings, source, email, isAdmin(state, actor.userId));
-    if (taken || restricted !== null || messages.length > 0) {
-      failures[email] = toSentence([...(taken ? [INVITE_TAKEN] : []), ...(restricted !== null ? [`User ${restricted}`] : []), ...messages]);
+    const failure = invitationFailure(state, source, email, actor.userId, messages);
+    if (failure !== null) {
+      failures[email] = failure;
       continue;
     }
     events.push(memberAdded(state, { source_type: source.type, source_id: source.id, user_id: null, invite_email: email, access_level: command.access_level, expires_at: command.expires_at ?? null, at, created_by_id: actor.userId }, offset++));

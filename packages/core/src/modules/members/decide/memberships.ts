@@ -79,6 +79,21 @@ export const USER_TAKEN = 'User already exists in source';
 /** `invite_email`'s uniqueness in the source, under its 14.7 attribute name ("The member's email address"). */
 export const INVITE_TAKEN = "The member's email address has already been taken";
 
+/** Whether the user holds a row in the source (a membership or an access request): a new row would fail its uniqueness. */
+export const holdsRowIn = (state: MembersView, source: ResolvedSource, userId: number): boolean =>
+  directMembership(state.members, source.type, source.id, userId) !== undefined || findAccessRequest(state, source.type, source.id, userId) !== undefined;
+
+/**
+ * A new invitation row's failure, or null: the `invite_email` uniqueness (`takenNow`: by this request), then the sign-up
+ * rules (`signup_email_valid?`), then the membership's own messages. The comma list and `/invitations` build it alike.
+ */
+export const invitationFailure = (state: MembersView, source: ResolvedSource, email: string, actorId: number | null, messages: readonly string[], takenNow = false): string | null => {
+  const taken = takenNow || invitationOf(state.members, source.type, source.id, email) !== undefined;
+  const restricted = signupRestriction(state.settings, source, email, isAdmin(state, actorId));
+  if (!taken && restricted === null && messages.length === 0) return null;
+  return toSentence([...(taken ? [INVITE_TAKEN] : []), ...(restricted !== null ? [`User ${restricted}`] : []), ...messages]);
+};
+
 /**
  * A comma list item by item, as `Members::CreateService` hands `user_id.to_s.split(',').uniq` to `add_users`, whose
  * `parse_users_list` keeps what is a user id (unknown ids dropped: `User.id_in`) or an e-mail address (`Devise.email_regexp`)
@@ -136,7 +151,7 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     const prefix = `${user.username}: `;
     const row = rows.get(user.id);
     if (row === undefined) {
-      const taken = addedNow.has(user.id) || directMembership(state.members, source.type, source.id, user.id) !== undefined || findAccessRequest(state, source.type, source.id, user.id) !== undefined;
+      const taken = addedNow.has(user.id) || holdsRowIn(state, source, user.id);
       const errors = validateMembership(state, source, user.id, level, expiresAt, today);
       if (taken || !errors.empty) return sentence(prefix, errors, taken ? USER_TAKEN : undefined);
       add(user.id);
@@ -178,12 +193,11 @@ const planAddMembers = (issued: Command<'AddMembers'>, state: MembersView, sourc
     }
     const errors = validateMembership(state, source, null, level, expiresAt, today);
     const key = email.toLowerCase();
-    const taken = invitedNow.has(key) || invitationOf(state.members, source.type, source.id, email) !== undefined;
     if (exceedsLength(email, MAX_NAME)) errors.add('invite_email', tooLong(MAX_NAME));
-    const restricted = signupRestriction(state.settings, source, email, isAdmin(state, actor.userId));
-    if (taken || restricted !== null || !errors.empty) {
-      const messages = messagesOf(errors).map((m) => m.replace(/^Invite email /, "The member's email address "));
-      failures.push(toSentence([...(taken ? [INVITE_TAKEN] : []), ...(restricted !== null ? [`User ${restricted}`] : []), ...messages]));
+    const messages = messagesOf(errors).map((m) => m.replace(/^Invite email /, "The member's email address "));
+    const failure = invitationFailure(state, source, email, actor.userId, messages, invitedNow.has(key));
+    if (failure !== null) {
+      failures.push(failure);
       continue;
     }
     invitedNow.add(key);
